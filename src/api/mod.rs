@@ -1,0 +1,28 @@
+//! The action contract shared by both front ends: the action names, one flat parameter struct
+//! (the shape of the MCP tool's input and of the CLI's flags), defaults and caps, session ids.
+//! Imports nothing else of kpty's.
+
+pub mod ids;
+pub mod params;
+
+pub use ids::SessionId;
+pub use params::{Action, Params};
+
+/// Default terminal width (`KURORYUU_PTY_COLS`).
+pub const DEFAULT_COLS: u16 = 120;
+/// Default terminal height (`KURORYUU_PTY_ROWS`).
+pub const DEFAULT_ROWS: u16 = 30;
+/// Default `talk` timeout in ms (`KURORYUU_PTY_TIMEOUT_MS`).
+pub const DEFAULT_TALK_TIMEOUT_MS: u64 = 30_000;
+/// Default `read` wait in ms.
+pub const DEFAULT_READ_TIMEOUT_MS: u64 = 5_000;
+/// Default `read` size.
+pub const DEFAULT_READ_MAX_BYTES: usize = 4096;
+/// Largest `read` size.
+pub const MAX_READ_BYTES: usize = 1 << 20;
+/// Default ring-buffer size in bytes (`KURORYUU_PTY_BUFFER_SIZE`).
+pub const DEFAULT_BUFFER_SIZE: usize = 102_400;
+/// Largest accepted command or line, in bytes.
+pub const MAX_INPUT_BYTES: usize = 1 << 20;
+/// Largest timeout accepted (1 hour).
+pub const MAX_TIMEOUT_MS: u64 = 3_600_000;

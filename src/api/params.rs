@@ -1,0 +1,125 @@
+//! One flat parameter struct for every action (the MCP tool's input schema and the CLI's
+//! flags map onto it), and the action names. Every field is optional here; each action checks
+//! what it needs and answers `INVALID_PARAMS` otherwise.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The actions of the `k_pty` contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Available actions, configuration, exit codes.
+    Help,
+    /// Every known session with its honest state.
+    List,
+    /// Start a new local terminal session.
+    Create,
+    /// Type one line and press Enter.
+    SendLine,
+    /// Read recent or incremental raw output.
+    Read,
+    /// Run a command and wait for it to finish.
+    Talk,
+    /// Alias of `talk`.
+    Run,
+    /// Change the terminal size.
+    Resize,
+    /// End a session.
+    Kill,
+    /// Deprecated raw write: always `DEPRECATED`.
+    Write,
+}
+
+impl Action {
+    /// Every action, in help order.
+    pub const ALL: [Action; 10] = [
+        Action::Help,
+        Action::List,
+        Action::Create,
+        Action::SendLine,
+        Action::Read,
+        Action::Talk,
+        Action::Run,
+        Action::Resize,
+        Action::Kill,
+        Action::Write,
+    ];
+
+    /// The wire name (`send_line`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Help => "help",
+            Action::List => "list",
+            Action::Create => "create",
+            Action::SendLine => "send_line",
+            Action::Read => "read",
+            Action::Talk => "talk",
+            Action::Run => "run",
+            Action::Resize => "resize",
+            Action::Kill => "kill",
+            Action::Write => "write",
+        }
+    }
+
+    /// One line on what the action does, for `help`.
+    pub fn summary(self) -> &'static str {
+        match self {
+            Action::Help => "Show available actions, configuration and exit codes.",
+            Action::List => "List sessions with their state: running, exited (with exit code) or dead.",
+            Action::Create => "Create a local PTY session (shell, cwd, cols, rows, label, env); returns once the shell's first prompt is up.",
+            Action::SendLine => "Type one line into a session and press Enter (CR). Embedded CR/LF are stripped.",
+            Action::Read => "Read raw output: the most recent max_bytes, or everything after `since` (absolute offset) with next_offset.",
+            Action::Talk => "Run a command and wait for it to finish: clean output, exit_code, duration_ms.",
+            Action::Run => "Alias of talk.",
+            Action::Resize => "Resize a session's terminal (cols, rows).",
+            Action::Kill => "End a session: hang up its shell and everything it started.",
+            Action::Write => "DEPRECATED: use send_line or talk.",
+        }
+    }
+}
+
+/// Every parameter of every action, all optional. Unknown fields are rejected by the front ends.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Params {
+    /// Target session: id, unique id prefix, or label. Omitted for `talk`/`read`/`send_line`:
+    /// the state directory's default session.
+    pub session_id: Option<String>,
+    /// create: shell executable (default `KURORYUU_PTY_SHELL`, `$SHELL`, `/bin/bash`).
+    pub shell: Option<String>,
+    /// create: working directory (must exist; default the project root).
+    pub cwd: Option<String>,
+    /// create/resize: columns (default 120).
+    pub cols: Option<u16>,
+    /// create/resize: rows (default 30).
+    pub rows: Option<u16>,
+    /// create: a human label, usable wherever a session is named.
+    pub label: Option<String>,
+    /// create: extra environment variables for the shell (override PAGER, TERM …).
+    pub env: Option<BTreeMap<String, String>>,
+    /// create: owner agent id (routing identity).
+    pub owner_agent_id: Option<String>,
+    /// create: owner session id.
+    pub owner_session_id: Option<String>,
+    /// create: owner role, `leader` or `worker`.
+    pub owner_role: Option<String>,
+    /// create: the kind of program in the terminal (e.g. `bash`, `claude`).
+    pub cli_type: Option<String>,
+    /// send_line: the text to type (escape sequences processed; CR/LF stripped).
+    pub data: Option<String>,
+    /// talk: the command to run (escape sequences processed).
+    pub command: Option<String>,
+    /// talk: use the sentinel method with this marker instead of shell integration.
+    pub sentinel: Option<String>,
+    /// talk: timeout in ms (default 30000); read: wait for data in ms (default 5000).
+    pub timeout_ms: Option<u64>,
+    /// read: most bytes to return (default 4096, cap 1 MiB).
+    pub max_bytes: Option<usize>,
+    /// read: absolute offset to read from; the response's next_offset continues it.
+    pub since: Option<u64>,
+    /// read: remove ANSI escape sequences from the output.
+    pub strip_ansi: Option<bool>,
+    /// talk: remove ANSI escapes from `raw_output` too.
+    pub strip_raw: Option<bool>,
+}

@@ -1,0 +1,177 @@
+//! The clap model: one subcommand per action, kebab-case flags mirroring the action's
+//! parameters. Doc comments here are the help text (and the man page and completions).
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Live terminals for agents, people and scripts.
+///
+/// Sessions are real PTYs held by small detached processes, so a session created by one
+/// kpty invocation is live for the next one, for another terminal, and for an MCP client.
+/// State lives in <project root>/ai/checkpoints/pty unless --state-dir says otherwise.
+#[derive(Debug, Parser)]
+#[command(name = "kpty", version, disable_help_subcommand = true, max_term_width = 100)]
+pub struct Cli {
+    /// State directory (default: <project root>/ai/checkpoints/pty).
+    #[arg(long, global = true, env = "KPTY_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+
+    /// Print the action's JSON object instead of human output.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start a new terminal session; prints its id once the shell's first prompt is up.
+    Create(CreateArgs),
+    /// List sessions and their state: running, exited (with exit code), dead.
+    List,
+    /// Run a command in a session, print its output, exit with its exit code.
+    ///
+    /// Without --session, uses this state directory's default session (created on first use).
+    #[command(visible_alias = "run")]
+    Talk(TalkArgs),
+    /// Type one line into a session and press Enter.
+    SendLine(SendLineArgs),
+    /// Print a session's recent output (raw), or follow it.
+    Read(ReadArgs),
+    /// Change a session's terminal size.
+    Resize(ResizeArgs),
+    /// End a session: hang up its shell and everything it started.
+    Kill(KillArgs),
+    /// Show the actions, configuration and exit codes (or help for one command).
+    Help(HelpArgs),
+    /// Run as a session holder (internal).
+    #[command(name = "__holder", hide = true)]
+    Holder,
+    /// Write shell completions and man pages into DIR (maintainers).
+    #[command(name = "__generate-assets", hide = true)]
+    GenerateAssets {
+        /// Output directory (completions/ and man/ are created in it).
+        out: PathBuf,
+    },
+}
+
+/// Which session: id, unique id prefix, or label.
+#[derive(Debug, Args)]
+pub struct SessionArg {
+    /// Session id, unique id prefix, or label (default: the default session).
+    #[arg(short, long, env = "KPTY_SESSION", value_name = "SESSION")]
+    pub session: Option<String>,
+}
+
+/// `create`.
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// Shell to run (default: KURORYUU_PTY_SHELL, $SHELL, /bin/bash).
+    #[arg(long)]
+    pub shell: Option<String>,
+    /// Working directory (default: the project root).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<String>,
+    /// Terminal columns (default: KURORYUU_PTY_COLS or 120).
+    #[arg(long)]
+    pub cols: Option<u16>,
+    /// Terminal rows (default: KURORYUU_PTY_ROWS or 30).
+    #[arg(long)]
+    pub rows: Option<u16>,
+    /// A label to name the session by.
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Extra environment for the shell, KEY=VALUE (repeatable; overrides PAGER, TERM …).
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// Owner agent id (routing identity).
+    #[arg(long)]
+    pub owner_agent_id: Option<String>,
+    /// Owner session id.
+    #[arg(long)]
+    pub owner_session_id: Option<String>,
+    /// Owner role: leader or worker.
+    #[arg(long, value_parser = ["leader", "worker"])]
+    pub owner_role: Option<String>,
+    /// Kind of program in the terminal (e.g. bash, claude).
+    #[arg(long)]
+    pub cli_type: Option<String>,
+}
+
+/// `talk`.
+#[derive(Debug, Args)]
+pub struct TalkArgs {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000).
+    #[arg(long, short = 't', value_name = "MS")]
+    pub timeout_ms: Option<u64>,
+    /// Use the sentinel method with this marker instead of shell integration.
+    #[arg(long)]
+    pub sentinel: Option<String>,
+    /// The command (several words are joined with spaces).
+    #[arg(required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// `send-line`.
+#[derive(Debug, Args)]
+pub struct SendLineArgs {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// The text to type (escapes like \x03 are processed; Enter is added).
+    #[arg(allow_hyphen_values = true, value_name = "DATA")]
+    pub data: String,
+}
+
+/// `read`.
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// Most bytes to return (default 4096, at most 1048576).
+    #[arg(long, value_name = "N")]
+    pub max_bytes: Option<usize>,
+    /// Wait this long for output when there is none yet (default 5000).
+    #[arg(long, value_name = "MS")]
+    pub timeout_ms: Option<u64>,
+    /// Read from this absolute offset (see next_offset in --json output).
+    #[arg(long, value_name = "OFFSET")]
+    pub since: Option<u64>,
+    /// Remove ANSI escape sequences.
+    #[arg(long)]
+    pub strip_ansi: bool,
+    /// Keep printing new output until the session ends or you interrupt.
+    #[arg(long, short = 'f')]
+    pub follow: bool,
+}
+
+/// `resize`.
+#[derive(Debug, Args)]
+pub struct ResizeArgs {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// Columns.
+    #[arg(long)]
+    pub cols: u16,
+    /// Rows.
+    #[arg(long)]
+    pub rows: u16,
+}
+
+/// `kill`.
+#[derive(Debug, Args)]
+pub struct KillArgs {
+    /// Session id, unique id prefix, or label.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+}
+
+/// `help`.
+#[derive(Debug, Args)]
+pub struct HelpArgs {
+    /// Show clap help for this command instead.
+    pub command: Option<String>,
+}

@@ -1,0 +1,148 @@
+//! The CLI front end: clap arguments → [`Params`] → the core → human text or `--json`.
+//! It translates; the core decides. Exit codes: 0 on success, the command's own code for
+//! `talk`, and the error code's table entry (see [`crate::error::ErrorCode::exit_code`]).
+
+pub mod args;
+pub mod assets;
+pub mod render;
+
+use crate::api::{Action, Params};
+use crate::core::{self, Ctx};
+use crate::error::{Error, Result};
+use crate::store::StateDir;
+use args::{Cli, Command};
+use clap::Parser;
+use std::ffi::OsString;
+
+/// Run the CLI; returns the exit code.
+pub fn run(argv: Vec<OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    init_logging();
+    let json = cli.json;
+    match execute(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            if json {
+                render::print_json(&e.to_json());
+            } else {
+                render::print_error(&e);
+            }
+            e.code.exit_code()
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("KPTY_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).try_init();
+}
+
+fn ctx(cli: &Cli) -> Result<Ctx> {
+    let state = match &cli.state_dir {
+        Some(d) => StateDir::at(d)?,
+        None => {
+            let cwd = std::env::current_dir().map_err(|e| Error::internal(format!("cannot read the working directory: {e}")))?;
+            StateDir::discover(&cwd)
+        }
+    };
+    Ctx::new(state)
+}
+
+fn execute(cli: Cli) -> Result<i32> {
+    let (action, params) = match &cli.command {
+        Command::Holder => return Ok(crate::holder::main()),
+        Command::GenerateAssets { out } => {
+            assets::generate(out).map_err(|e| Error::internal(format!("generating assets failed: {e}")))?;
+            return Ok(0);
+        }
+        Command::Help(h) if h.command.is_some() => return Ok(render::clap_help(h.command.as_deref().unwrap_or_default())),
+        Command::Help(_) => (Action::Help, Params::default()),
+        Command::List => (Action::List, Params::default()),
+        Command::Create(a) => (Action::Create, create_params(a)?),
+        Command::Talk(a) => (
+            Action::Talk,
+            Params {
+                session_id: a.session.session.clone(),
+                command: Some(a.command.join(" ")),
+                timeout_ms: a.timeout_ms,
+                sentinel: a.sentinel.clone(),
+                ..Default::default()
+            },
+        ),
+        Command::SendLine(a) => {
+            (Action::SendLine, Params { session_id: a.session.session.clone(), data: Some(a.data.clone()), ..Default::default() })
+        }
+        Command::Read(a) => (
+            Action::Read,
+            Params {
+                session_id: a.session.session.clone(),
+                max_bytes: a.max_bytes,
+                timeout_ms: a.timeout_ms,
+                since: a.since,
+                strip_ansi: Some(a.strip_ansi),
+                ..Default::default()
+            },
+        ),
+        Command::Resize(a) => (
+            Action::Resize,
+            Params { session_id: a.session.session.clone(), cols: Some(a.cols), rows: Some(a.rows), ..Default::default() },
+        ),
+        Command::Kill(a) => (Action::Kill, Params { session_id: Some(a.session.clone()), ..Default::default() }),
+    };
+    let ctx = ctx(&cli)?;
+    if let Command::Read(a) = &cli.command {
+        if a.follow {
+            return render::follow(&ctx, params, cli.json);
+        }
+    }
+    let result = core::dispatch(&ctx, action, &params);
+    match result {
+        Ok(v) => {
+            if cli.json {
+                render::print_json(&v);
+            } else {
+                render::human(action, &v);
+            }
+            Ok(if matches!(action, Action::Talk | Action::Run) { talk_exit_code(&v) } else { 0 })
+        }
+        Err(e) => {
+            if !cli.json {
+                render::before_error(&e);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// `kpty talk` exits with the command's own status (as ssh does), clamped to 0..=255.
+fn talk_exit_code(v: &serde_json::Value) -> i32 {
+    v["exit_code"].as_i64().map(|c| (c & 0xff) as i32).unwrap_or(0)
+}
+
+fn create_params(a: &args::CreateArgs) -> Result<Params> {
+    let mut env = std::collections::BTreeMap::new();
+    for kv in &a.env {
+        let (k, v) = kv.split_once('=').ok_or_else(|| Error::invalid(format!("--env {kv:?} must be KEY=VALUE")))?;
+        env.insert(k.to_string(), v.to_string());
+    }
+    Ok(Params {
+        shell: a.shell.clone(),
+        cwd: a.cwd.clone(),
+        cols: a.cols,
+        rows: a.rows,
+        label: a.label.clone(),
+        env: (!env.is_empty()).then_some(env),
+        owner_agent_id: a.owner_agent_id.clone(),
+        owner_session_id: a.owner_session_id.clone(),
+        owner_role: a.owner_role.clone(),
+        cli_type: a.cli_type.clone(),
+        ..Default::default()
+    })
+}

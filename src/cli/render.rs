@@ -1,0 +1,168 @@
+//! Human output for each action (the `--json` output is the action's object as it is), error
+//! lines on stderr, and `read --follow`. A closed stdout (e.g. `| head`) ends quietly.
+
+use super::args::Cli;
+use crate::api::{Action, Params};
+use crate::core::{self, Ctx};
+use crate::error::{Error, ErrorCode, Result};
+use clap::CommandFactory;
+use serde_json::Value;
+use std::io::Write;
+
+/// Write to stdout; a broken pipe ends the process quietly (exit 0), as ripgrep does.
+fn out(bytes: &[u8]) {
+    let mut o = std::io::stdout().lock();
+    if let Err(e) = o.write_all(bytes).and_then(|_| o.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+    }
+}
+
+/// Print a JSON value on one line.
+pub fn print_json(v: &Value) {
+    let mut s = serde_json::to_string(v).unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    out(s.as_bytes());
+}
+
+/// `kpty: error[CODE]: message` on stderr.
+pub fn print_error(e: &Error) {
+    eprintln!("kpty: error[{}]: {}", e.code, e.message);
+}
+
+/// What to show on stdout before an error line (a timed-out talk's partial output).
+pub fn before_error(e: &Error) {
+    if e.code == ErrorCode::PtyTimeout || e.code == ErrorCode::PtyProcessExited {
+        if let Some(p) = e.details.as_ref().and_then(|d| d["partial_output"].as_str()) {
+            if !p.is_empty() {
+                out(format!("{p}\n").as_bytes());
+            }
+        }
+    }
+}
+
+fn text_line(s: &str) {
+    if s.is_empty() {
+        return;
+    }
+    if s.ends_with('\n') {
+        out(s.as_bytes());
+    } else {
+        out(format!("{s}\n").as_bytes());
+    }
+}
+
+/// Human rendering of a successful action.
+pub fn human(action: Action, v: &Value) {
+    match action {
+        Action::Create => text_line(v["session_id"].as_str().unwrap_or_default()),
+        Action::Talk | Action::Run => text_line(v["output"].as_str().unwrap_or_default()),
+        Action::Read => out(v["output"].as_str().unwrap_or_default().as_bytes()),
+        Action::List => list_table(v),
+        Action::Kill => text_line(&format!("killed {}", v["session_id"].as_str().unwrap_or_default())),
+        Action::Help => text_line(&help_text(v)),
+        Action::SendLine | Action::Resize | Action::Write => {}
+    }
+}
+
+fn list_table(v: &Value) {
+    let empty = vec![];
+    let sessions = v["sessions"].as_array().unwrap_or(&empty);
+    if sessions.is_empty() {
+        eprintln!("no sessions in {}", v["state_dir"].as_str().unwrap_or("this state directory"));
+        return;
+    }
+    let mut rows = vec![["SESSION", "STATE", "PID", "LABEL", "SHELL", "CREATED"].map(String::from).to_vec()];
+    for s in sessions {
+        let state = match s["state"].as_str().unwrap_or("?") {
+            "exited" => format!("exited({})", s["exit_code"].as_i64().map_or("?".into(), |c| c.to_string())),
+            "running" if s["busy"].as_bool() == Some(true) => {
+                format!("running:{}", s["foreground_command"].as_str().unwrap_or("busy"))
+            }
+            other => other.to_string(),
+        };
+        let str_of = |k: &str| s[k].as_str().unwrap_or("-").to_string();
+        rows.push(vec![
+            str_of("session_id"),
+            state,
+            s["pid"].as_u64().map_or("-".into(), |p| p.to_string()),
+            str_of("label"),
+            str_of("shell"),
+            str_of("created_at"),
+        ]);
+    }
+    let widths: Vec<usize> = (0..rows[0].len()).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
+    let mut s = String::new();
+    for r in rows {
+        let line: Vec<String> = r.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        s.push_str(line.join("  ").trim_end());
+        s.push('\n');
+    }
+    out(s.as_bytes());
+}
+
+fn help_text(v: &Value) -> String {
+    let d = &v["data"];
+    let mut s = format!("kpty {} — {}\n\nActions (k_pty contract; CLI verbs use dashes):\n", d["version"].as_str().unwrap_or(""), d["description"].as_str().unwrap_or(""));
+    if let Some(a) = d["actions"].as_object() {
+        for (k, v) in a {
+            s.push_str(&format!("  {k:<12} {}\n", v.as_str().unwrap_or("")));
+        }
+    }
+    s.push_str(&format!("\nState directory: {}\n", d["state_dir"].as_str().unwrap_or("")));
+    s.push_str("\nEnvironment: KPTY_STATE_DIR, KPTY_SESSION, KPTY_LOG, KPTY_RUNTIME_DIR, KPTY_READY_TIMEOUT_MS,\n  KURORYUU_PTY_SHELL, KURORYUU_PTY_COLS, KURORYUU_PTY_ROWS, KURORYUU_PTY_BUFFER_SIZE, KURORYUU_PTY_TIMEOUT_MS\n");
+    s.push_str("\nExit codes: 0 ok; `talk` exits with the command's own code; kpty's failures:\n");
+    if let Some(c) = d["exit_codes"].as_object() {
+        let mut codes: Vec<(&String, i64)> = c.iter().map(|(k, v)| (k, v.as_i64().unwrap_or(0))).collect();
+        codes.sort_by_key(|x| x.1);
+        for (k, n) in codes {
+            s.push_str(&format!("  {n:>3}  {k}\n"));
+        }
+    }
+    s.push_str("    2  usage error\n\n`kpty help COMMAND` or `kpty COMMAND --help` shows a command's flags.");
+    s
+}
+
+/// `kpty help COMMAND`: clap's long help for that subcommand.
+pub fn clap_help(name: &str) -> i32 {
+    let mut cmd = Cli::command();
+    match cmd.find_subcommand_mut(name) {
+        Some(sub) => {
+            let help = sub.render_long_help().to_string();
+            out(format!("{}\n", help.trim_end()).as_bytes());
+            0
+        }
+        None => {
+            print_error(&Error::invalid(format!("no command {name:?}; `kpty --help` lists them")));
+            ErrorCode::InvalidParams.exit_code()
+        }
+    }
+}
+
+/// `kpty read --follow`: print new output as it arrives until the shell ends.
+pub fn follow(ctx: &Ctx, mut p: Params, json: bool) -> Result<i32> {
+    p.timeout_ms = Some(p.timeout_ms.unwrap_or(30_000));
+    if p.since.is_none() {
+        // Start with the recent tail, then follow from its end.
+        let first = core::dispatch(ctx, Action::Read, &Params { timeout_ms: Some(0), ..p.clone() })?;
+        emit(&first, json);
+        p.since = first["next_offset"].as_u64();
+    }
+    loop {
+        let v = core::dispatch(ctx, Action::Read, &p)?;
+        emit(&v, json);
+        p.since = v["next_offset"].as_u64();
+        if v["session_alive"].as_bool() != Some(true) {
+            return Ok(0);
+        }
+    }
+}
+
+fn emit(v: &Value, json: bool) {
+    if json {
+        print_json(v);
+    } else {
+        out(v["output"].as_str().unwrap_or_default().as_bytes());
+    }
+}

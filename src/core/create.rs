@@ -1,0 +1,193 @@
+//! `create`: reserve an id in the registry, start a holder, wait for its first prompt, and
+//! record the session; on failure nothing is left behind but an audit line.
+
+use super::{Ctx, config, launch};
+use crate::api::{Params, SessionId};
+use crate::error::{Error, Result};
+use crate::holder::HolderSpec;
+use crate::store::{Metadata, Registry, RegistryEntry, journal, now_rfc3339};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+/// Validate a label: 1..=64 printable characters.
+pub fn check_label(label: &str) -> Result<()> {
+    if label.trim().is_empty() || label.chars().count() > 64 || label.chars().any(char::is_control) {
+        return Err(Error::invalid(format!("label {label:?} must be 1-64 printable characters")));
+    }
+    Ok(())
+}
+
+/// Validate a terminal size.
+pub fn check_size(cols: u16, rows: u16) -> Result<()> {
+    if !(2..=1000).contains(&cols) || !(1..=1000).contains(&rows) {
+        return Err(Error::invalid(format!("terminal size {cols}x{rows} is out of range (cols 2-1000, rows 1-1000)")));
+    }
+    Ok(())
+}
+
+/// Run `create`.
+pub fn create(ctx: &Ctx, p: &Params) -> Result<Value> {
+    let shell = p.shell.clone().filter(|s| !s.trim().is_empty()).unwrap_or_else(config::default_shell);
+    let cols = p.cols.unwrap_or_else(config::default_cols);
+    let rows = p.rows.unwrap_or_else(config::default_rows);
+    check_size(cols, rows)?;
+    if let Some(l) = &p.label {
+        check_label(l)?;
+    }
+    if let Some(role) = &p.owner_role {
+        if role != "leader" && role != "worker" {
+            return Err(Error::invalid(format!("owner_role {role:?} must be \"leader\" or \"worker\"")));
+        }
+    }
+    let env = p.env.clone().unwrap_or_default();
+    if let Some(k) = env.keys().find(|k| k.is_empty() || k.contains('=') || k.contains('\0')) {
+        return Err(Error::invalid(format!("environment variable name {k:?} is invalid")));
+    }
+    let cwd = match &p.cwd {
+        Some(c) if !c.trim().is_empty() => {
+            let c = PathBuf::from(c);
+            if c.is_absolute() { c } else { std::env::current_dir().map(|d| d.join(&c)).unwrap_or(c) }
+        }
+        _ => ctx.state.project_root(),
+    };
+    if !cwd.is_dir() {
+        return Err(Error::new(
+            crate::error::ErrorCode::PtySpawnFailed,
+            format!("working directory {} does not exist or is not a directory", cwd.display()),
+        ));
+    }
+    let cwd = cwd.canonicalize().unwrap_or(cwd);
+
+    // Reserve an id (and the label) under the registry lock.
+    let created_at = now_rfc3339();
+    let id = Registry::update(&ctx.state, |reg| {
+        if let Some(l) = &p.label {
+            if let Some(other) = reg.sessions.values().find(|e| e.label.as_deref() == Some(l.as_str())) {
+                return Err(Error::invalid(format!(
+                    "label {l:?} is already used by session {}; kill it first or pick another label",
+                    other.session_id
+                )));
+            }
+        }
+        let id = loop {
+            let id = SessionId::new_local();
+            if !reg.sessions.contains_key(id.as_str()) {
+                break id;
+            }
+        };
+        reg.sessions.insert(
+            id.to_string(),
+            RegistryEntry {
+                session_id: id.to_string(),
+                source: "local".into(),
+                cli_type: p.cli_type.clone(),
+                owner_agent_id: p.owner_agent_id.clone(),
+                owner_session_id: p.owner_session_id.clone(),
+                owner_role: p.owner_role.clone(),
+                label: p.label.clone(),
+                created_at: Some(created_at.clone()),
+                last_heartbeat: Some(created_at.clone()),
+                shell: Some(shell.clone()),
+                cwd: Some(cwd.display().to_string()),
+                ..Default::default()
+            },
+        );
+        Ok(id)
+    })?;
+
+    let result = start(ctx, p, &id, &shell, &cwd, cols, rows, env, &created_at);
+    match result {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            let _ = Registry::update(&ctx.state, |reg| {
+                reg.sessions.remove(id.as_str());
+                Ok(())
+            });
+            journal::append(
+                &ctx.state.registry_events(),
+                json!({"event": "session_create_failed", "session_id": id, "error_code": e.code, "message": e.message}),
+            );
+            Err(e)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn start(
+    ctx: &Ctx,
+    p: &Params,
+    id: &SessionId,
+    shell: &str,
+    cwd: &std::path::Path,
+    cols: u16,
+    rows: u16,
+    env: std::collections::BTreeMap<String, String>,
+    created_at: &str,
+) -> Result<Value> {
+    let dir = ctx.state.session_dir(id);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::state(&dir, e))?;
+    let socket = crate::store::paths::socket_path(&ctx.state, id)?;
+    let meta = Metadata {
+        session_id: id.to_string(),
+        source: "local".into(),
+        shell: shell.into(),
+        cwd: cwd.display().to_string(),
+        cols,
+        rows,
+        socket: Some(socket.display().to_string()),
+        state: "starting".into(),
+        label: p.label.clone(),
+        created_at: created_at.into(),
+        protocol_version: crate::proto::PROTOCOL_VERSION,
+        kpty_version: env!("CARGO_PKG_VERSION").into(),
+        buffer_size: config::buffer_size(),
+        ..Default::default()
+    };
+    meta.save(&ctx.state, id)?;
+    let spec = HolderSpec {
+        session_id: id.to_string(),
+        state_dir: ctx.state.path().to_path_buf(),
+        socket: socket.clone(),
+        shell: shell.into(),
+        cwd: cwd.to_path_buf(),
+        cols,
+        rows,
+        env,
+        label: p.label.clone(),
+        buffer_size: config::buffer_size(),
+        ready_timeout_ms: config::ready_timeout_ms(),
+        created_at: created_at.into(),
+    };
+    let ready = launch::start_holder(ctx, &spec, &dir.join("holder.log"))?;
+    Registry::update(&ctx.state, |reg| {
+        if let Some(e) = reg.sessions.get_mut(id.as_str()) {
+            e.pid = ready.pid;
+            e.holder_pid = ready.holder_pid;
+            e.socket = Some(socket.display().to_string());
+            e.shell = ready.shell.clone().or(e.shell.take());
+            if e.cli_type.is_none() {
+                e.cli_type = ready.shell_kind.clone();
+            }
+        }
+        Ok(())
+    })?;
+    journal::append(
+        &ctx.state.registry_events(),
+        json!({"event": "session_created", "session_id": id, "shell": ready.shell, "pid": ready.pid, "label": p.label}),
+    );
+    Ok(json!({
+        "ok": true,
+        "session_id": id,
+        "shell": ready.shell.unwrap_or_else(|| shell.to_string()),
+        "cwd": cwd.display().to_string(),
+        "cols": cols,
+        "rows": rows,
+        "pid": ready.pid,
+        "holder_pid": ready.holder_pid,
+        "label": p.label,
+        "source": "local",
+        "created_at": created_at,
+        "integration": ready.integration,
+        "shell_kind": ready.shell_kind,
+    }))
+}

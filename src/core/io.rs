@@ -1,0 +1,119 @@
+//! `send_line`, `read` and the deprecated `write`: typing into a session and reading what it
+//! printed. Input passes escape processing and dangerous-command blocking before any byte
+//! reaches the terminal; reads of an ended session come from its saved buffer.
+
+use super::{Ctx, sessions};
+use crate::api::{self, Params, SessionId};
+use crate::error::{Error, ErrorCode, Result};
+use crate::holder::ring::{self, Ring};
+use crate::proto::{ReadBody, Request};
+use crate::store::{Metadata, journal};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// Block dangerous input: `DANGEROUS_COMMAND_BLOCKED` naming the pattern.
+pub fn check_safe(text: &str) -> Result<()> {
+    if let Some(m) = crate::safety::check_dangerous(text) {
+        return Err(Error::new(
+            ErrorCode::DangerousCommandBlocked,
+            format!("blocked: the command matches the dangerous-command pattern {} ({}); nothing was typed", m.id, m.description),
+        )
+        .with_details(json!({"pattern": m.id, "category": m.category, "description": m.description})));
+    }
+    Ok(())
+}
+
+/// Refuse oversized input.
+pub fn check_size(what: &str, text: &str) -> Result<()> {
+    if text.len() > api::MAX_INPUT_BYTES {
+        return Err(Error::invalid(format!("{what} is {} bytes; the limit is {} bytes", text.len(), api::MAX_INPUT_BYTES)));
+    }
+    Ok(())
+}
+
+/// Run `send_line`.
+pub fn send_line(ctx: &Ctx, p: &Params) -> Result<Value> {
+    let data = p.data.as_deref().ok_or_else(|| Error::invalid("send_line needs `data`: the text to type"))?;
+    check_size("data", data)?;
+    let line: String = crate::safety::process_escapes(data).chars().filter(|c| *c != '\r' && *c != '\n').collect();
+    check_safe(&line)?;
+    let e = sessions::target(ctx, p.session_id.as_deref(), false)?;
+    let t = Duration::from_secs(10);
+    let typed = sessions::call(ctx, &e, &Request::Write { data: line.clone() }, t)?;
+    let enter = sessions::call(ctx, &e, &Request::Write { data: "\r".into() }, t)?;
+    if let Ok(id) = SessionId::parse(&e.session_id) {
+        journal::append(
+            &ctx.state.session_dir(&id).join("events.jsonl"),
+            json!({"action": "send_line", "session_id": e.session_id, "command": crate::safety::redact(&line), "success": true}),
+        );
+    }
+    Ok(json!({
+        "ok": true,
+        "session_id": e.session_id,
+        "typed": {"ok": true, "bytes_written": typed["bytes_written"]},
+        "enter": {"ok": true, "bytes_written": enter["bytes_written"]},
+    }))
+}
+
+/// Run `read`.
+pub fn read(ctx: &Ctx, p: &Params) -> Result<Value> {
+    let max = p.max_bytes.unwrap_or(api::DEFAULT_READ_MAX_BYTES);
+    if max == 0 || max > api::MAX_READ_BYTES {
+        return Err(Error::invalid(format!("max_bytes must be 1..={}", api::MAX_READ_BYTES)));
+    }
+    let timeout = p.timeout_ms.unwrap_or(api::DEFAULT_READ_TIMEOUT_MS);
+    if timeout > api::MAX_TIMEOUT_MS {
+        return Err(Error::invalid(format!("timeout_ms must be at most {}", api::MAX_TIMEOUT_MS)));
+    }
+    let e = sessions::target(ctx, p.session_id.as_deref(), false)?;
+    let req = Request::Read { since: p.since, max_bytes: max, timeout_ms: timeout };
+    let body: ReadBody = match sessions::call(ctx, &e, &req, Duration::from_millis(timeout + 10_000)) {
+        Ok(v) => serde_json::from_value(v).map_err(|err| Error::new(ErrorCode::PtyReadFailed, format!("malformed read reply: {err}")))?,
+        Err(err) if err.code == ErrorCode::PtyProcessExited => saved_read(ctx, &e.session_id, p.since, max).ok_or(err)?,
+        Err(err) => return Err(err),
+    };
+    let output = if p.strip_ansi.unwrap_or(false) { crate::text::strip_ansi(body.text.as_bytes()) } else { body.text };
+    Ok(json!({
+        "ok": true,
+        "session_id": e.session_id,
+        "output": output,
+        "bytes_read": body.bytes_read,
+        "session_alive": body.alive,
+        "start_offset": body.start_offset,
+        "next_offset": body.next_offset,
+        "dropped": body.dropped,
+        "exit_code": body.exit_code,
+    }))
+}
+
+/// Read from an ended session's `buffer.txt`.
+fn saved_read(ctx: &Ctx, id: &str, since: Option<u64>, max: usize) -> Option<ReadBody> {
+    let id = SessionId::parse(id).ok()?;
+    let meta = Metadata::load(&ctx.state, &id).ok()??;
+    let bytes = std::fs::read(ctx.state.session_dir(&id).join("buffer.txt")).ok()?;
+    let end = meta.output_offset.unwrap_or(bytes.len() as u64);
+    let ring = Ring::from_saved(&bytes, end);
+    let mut s = match since {
+        Some(o) => ring.read_since(o, max),
+        None => ring.tail(max),
+    };
+    if since.is_none() {
+        let skip = ring::leading_continuations(&s.bytes);
+        s.bytes.drain(..skip);
+        s.start += skip as u64;
+    }
+    Some(ReadBody {
+        text: String::from_utf8_lossy(&s.bytes).into_owned(),
+        start_offset: s.start,
+        next_offset: s.start + s.bytes.len() as u64,
+        dropped: s.dropped,
+        bytes_read: s.bytes.len(),
+        alive: false,
+        exit_code: meta.exit_code,
+    })
+}
+
+/// `write` is deprecated, as in the seeds.
+pub fn write_deprecated() -> Error {
+    Error::new(ErrorCode::Deprecated, "write is deprecated: use send_line (type a line + Enter) or talk (run a command and wait)")
+}

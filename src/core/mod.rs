@@ -1,0 +1,57 @@
+//! The session core: one function per action, shared by the CLI and the MCP server. Each takes
+//! the flat [`Params`], validates what it needs, talks to the store and to holders through
+//! `proto`, and returns the action's JSON object (`ok: true …`) or a typed [`Error`].
+
+pub mod config;
+pub mod control;
+pub mod create;
+pub mod help;
+pub mod io;
+pub mod launch;
+pub mod list;
+pub mod sessions;
+pub mod talk;
+
+use crate::api::{Action, Params};
+use crate::error::{Error, Result};
+use crate::store::StateDir;
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// What every action needs: the state directory and the kpty executable (to start holders).
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// The state directory.
+    pub state: StateDir,
+    /// The kpty binary used to start holders.
+    pub exe: PathBuf,
+}
+
+impl Ctx {
+    /// A context for `state`, starting holders with the running executable.
+    pub fn new(state: StateDir) -> Result<Self> {
+        let exe = std::env::current_exe()
+            .map_err(|e| Error::internal(format!("cannot find the kpty executable: {e}")))?;
+        Ok(Self { state, exe })
+    }
+}
+
+/// Run one action.
+pub fn dispatch(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
+    match action {
+        Action::Help => Ok(help::help(ctx)),
+        Action::List => list::list(ctx),
+        Action::Create => create::create(ctx, p),
+        Action::SendLine => io::send_line(ctx, p),
+        Action::Read => io::read(ctx, p),
+        Action::Talk | Action::Run => talk::talk(ctx, p),
+        Action::Resize => control::resize(ctx, p),
+        Action::Kill => control::kill(ctx, p),
+        Action::Write => Err(io::write_deprecated()),
+    }
+}
+
+/// Run one action and always get its JSON: `{ok:true,…}` or `{ok:false, error_code,…}`.
+pub fn dispatch_json(ctx: &Ctx, action: Action, p: &Params) -> Value {
+    dispatch(ctx, action, p).unwrap_or_else(|e| e.to_json())
+}

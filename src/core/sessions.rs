@@ -1,0 +1,199 @@
+//! Naming and reaching sessions: resolve an id / unique prefix / label to a registry entry,
+//! find or create the state directory's default session, probe a holder's liveness honestly,
+//! and call a holder with the right deadline.
+
+use super::Ctx;
+use crate::api::SessionId;
+use crate::error::{Error, ErrorCode, Result};
+use crate::proto::client::{self, Unreachable};
+use crate::proto::{Request, StatusBody};
+use crate::store::{Metadata, Registry, RegistryEntry};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The label of the default session used when no session is named.
+pub const DEFAULT_LABEL: &str = "default";
+/// How long a liveness probe may take.
+pub const PROBE_TIMEOUT: Duration = Duration::from_millis(1000);
+
+/// Resolve a session reference: exact id, then exact label, then unique id prefix.
+pub fn resolve(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
+    let reg = Registry::load(&ctx.state)?;
+    if let Some(e) = reg.sessions.get(reference) {
+        return Ok(e.clone());
+    }
+    let by_label: Vec<&RegistryEntry> = reg.sessions.values().filter(|e| e.label.as_deref() == Some(reference)).collect();
+    match by_label.len() {
+        1 => return Ok(by_label[0].clone()),
+        n if n > 1 => return Err(ambiguous(reference, &by_label)),
+        _ => {}
+    }
+    // Prefixes must themselves look like (the start of) an id: this is where traversal
+    // attempts such as `../../etc` are refused.
+    SessionId::parse(reference)?;
+    let by_prefix: Vec<&RegistryEntry> = reg.sessions.values().filter(|e| e.session_id.starts_with(reference)).collect();
+    match by_prefix.len() {
+        1 if reference.len() >= 3 => Ok(by_prefix[0].clone()),
+        0 | 1 => Err(not_found(reference)),
+        _ => Err(ambiguous(reference, &by_prefix)),
+    }
+}
+
+fn not_found(reference: &str) -> Error {
+    Error::new(
+        ErrorCode::PtySessionNotFound,
+        format!("no session {reference:?} in this state directory; `kpty list` shows the sessions there"),
+    )
+    .with_details(json!({"session_id": reference}))
+}
+
+fn ambiguous(reference: &str, matches: &[&RegistryEntry]) -> Error {
+    let ids: Vec<Value> = matches.iter().map(|e| json!({"session_id": e.session_id, "label": e.label})).collect();
+    Error::new(
+        ErrorCode::Ambiguous,
+        format!("{reference:?} matches {} sessions; use the full session id", matches.len()),
+    )
+    .with_details(json!({"matches": ids}))
+}
+
+/// The entry for `p.session_id`, or the default session (created on demand when `create`).
+pub fn target(ctx: &Ctx, session_id: Option<&str>, create: bool) -> Result<RegistryEntry> {
+    match session_id {
+        Some(r) if !r.trim().is_empty() => resolve(ctx, r),
+        _ => default_session(ctx, create),
+    }
+}
+
+/// The default session, created (under a lock, so concurrent callers share one) when asked to
+/// and missing or no longer running.
+pub fn default_session(ctx: &Ctx, create: bool) -> Result<RegistryEntry> {
+    let find = || -> Result<Option<RegistryEntry>> {
+        let reg = Registry::load(&ctx.state)?;
+        Ok(reg.sessions.values().find(|e| e.label.as_deref() == Some(DEFAULT_LABEL)).cloned())
+    };
+    if !create {
+        return find()?.ok_or_else(|| {
+            Error::new(
+                ErrorCode::PtySessionNotFound,
+                "no session named and no default session yet; `kpty talk CMD` creates one, or pass --session",
+            )
+        });
+    }
+    ctx.state.ensure()?;
+    let lock_path = ctx.state.default_lock();
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .read(true)
+        .write(true)
+        .truncate(false)
+        .open(&lock_path)
+        .map_err(|e| Error::state(&lock_path, e))?;
+    lock.lock().map_err(|e| Error::state(&lock_path, e))?;
+    if let Some(e) = find()? {
+        match probe(ctx, &e) {
+            Liveness::Running(_) => return Ok(e),
+            _ => super::control::forget(ctx, &e, "default_replaced"),
+        }
+    }
+    let p = crate::api::Params { label: Some(DEFAULT_LABEL.into()), ..Default::default() };
+    let v = super::create::create(ctx, &p)?;
+    let id = v["session_id"].as_str().unwrap_or_default().to_string();
+    let reg = Registry::load(&ctx.state)?;
+    reg.sessions.get(&id).cloned().ok_or_else(|| Error::internal("the new default session is not in the registry"))
+}
+
+/// A session's state as far as can be told.
+#[derive(Debug, Clone)]
+pub enum Liveness {
+    /// The holder answered.
+    Running(Box<StatusBody>),
+    /// The shell ended and its holder recorded how.
+    Exited { exit_code: Option<i32>, exit_signal: Option<String>, state: String },
+    /// The holder is gone without recording an exit (killed, crashed, machine rebooted).
+    Dead,
+    /// The holder is there but did not answer in time (stopped or overloaded).
+    Unresponsive(String),
+}
+
+impl Liveness {
+    /// The state name used in JSON.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Liveness::Running(_) => "running",
+            Liveness::Exited { .. } => "exited",
+            Liveness::Dead => "dead",
+            Liveness::Unresponsive(_) => "unresponsive",
+        }
+    }
+}
+
+/// The socket of a local session.
+pub fn socket_of(ctx: &Ctx, e: &RegistryEntry) -> Option<PathBuf> {
+    if let Some(s) = &e.socket {
+        return Some(PathBuf::from(s));
+    }
+    let id = SessionId::parse(&e.session_id).ok()?;
+    Metadata::load(&ctx.state, &id).ok().flatten().and_then(|m| m.socket).map(PathBuf::from)
+}
+
+/// Ask the holder how it is, with a short deadline; never hangs, never panics.
+pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
+    if let Some(sock) = socket_of(ctx, e) {
+        match client::call(&sock, &Request::Status, PROBE_TIMEOUT) {
+            Ok(v) => match serde_json::from_value::<StatusBody>(v) {
+                Ok(s) if s.alive => return Liveness::Running(Box::new(s)),
+                Ok(s) => {
+                    return Liveness::Exited { exit_code: s.exit_code, exit_signal: None, state: "exited".into() };
+                }
+                Err(err) => return Liveness::Unresponsive(format!("unexpected status reply: {err}")),
+            },
+            Err(Unreachable::Gone(err)) => {
+                // dtach: a refused connection means a dead holder; clean its socket.
+                if err.kind() == std::io::ErrorKind::ConnectionRefused {
+                    let _ = std::fs::remove_file(&sock);
+                }
+            }
+            Err(Unreachable::Other(err)) => return Liveness::Unresponsive(err.message),
+        }
+    }
+    let meta = SessionId::parse(&e.session_id).ok().and_then(|id| Metadata::load(&ctx.state, &id).ok().flatten());
+    match meta {
+        Some(m) if m.state == "exited" || m.state == "killed" => {
+            Liveness::Exited { exit_code: m.exit_code, exit_signal: m.exit_signal, state: m.state }
+        }
+        _ => Liveness::Dead,
+    }
+}
+
+/// Call the holder of `e`; a gone holder becomes `PTY_PROCESS_EXITED` with what is known.
+pub fn call(ctx: &Ctx, e: &RegistryEntry, req: &Request, io_timeout: Duration) -> Result<Value> {
+    let gone = |why: String| -> Error {
+        match probe(ctx, e) {
+            Liveness::Exited { exit_code, exit_signal, .. } => Error::new(
+                ErrorCode::PtyProcessExited,
+                format!("the shell of session {} has exited (code {}); create a new session", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
+            )
+            .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal})),
+            _ => Error::new(
+                ErrorCode::PtyProcessExited,
+                format!("the holder of session {} is gone ({why}); its shell is no longer reachable — `kpty kill {}` cleans it up", e.session_id, e.session_id),
+            )
+            .with_details(json!({"session_id": e.session_id, "state": "dead"})),
+        }
+    };
+    if e.source != "local" {
+        return Err(Error::new(
+            ErrorCode::InvalidParams,
+            format!("session {} is a {} session; only local sessions are supported by this build", e.session_id, e.source),
+        ));
+    }
+    let Some(sock) = socket_of(ctx, e) else {
+        return Err(gone("no socket recorded".into()));
+    };
+    match client::call(&sock, req, io_timeout) {
+        Ok(v) => Ok(v),
+        Err(Unreachable::Gone(err)) => Err(gone(err.to_string())),
+        Err(Unreachable::Other(err)) => Err(err),
+    }
+}

@@ -1,0 +1,178 @@
+//! The one error type of kpty: a stable code from the seeds, a message that names the thing
+//! and the fix, optional details, and the process exit code the CLI uses for it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// Stable error codes (the seeds' names; kpty adds `PTY_BUSY`, `INVALID_PARAMS`,
+/// `STATE_ERROR` and `INTERNAL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    /// No session with that id (or prefix, or label).
+    PtySessionNotFound,
+    /// The shell or its holder could not be started.
+    PtySpawnFailed,
+    /// A `talk` or wait ran past its `timeout_ms`.
+    PtyTimeout,
+    /// The session's shell has exited.
+    PtyProcessExited,
+    /// Writing to the terminal failed.
+    PtyWriteFailed,
+    /// Reading from the terminal (or its holder) failed.
+    PtyReadFailed,
+    /// The terminal is busy: another talk, or a foreground program other than the shell.
+    PtyBusy,
+    /// The command matched a dangerous-command pattern; nothing was typed.
+    DangerousCommandBlocked,
+    /// A parameter is missing, malformed or out of range.
+    InvalidParams,
+    /// The action is deprecated (`write`).
+    Deprecated,
+    /// Owner identity matched no session.
+    NotFound,
+    /// A name matched several sessions.
+    Ambiguous,
+    /// The state directory or a registry file is unreadable or corrupt.
+    StateError,
+    /// A bug or an unexpected system failure.
+    Internal,
+}
+
+impl ErrorCode {
+    /// The code as it appears in JSON (`"PTY_TIMEOUT"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PtySessionNotFound => "PTY_SESSION_NOT_FOUND",
+            Self::PtySpawnFailed => "PTY_SPAWN_FAILED",
+            Self::PtyTimeout => "PTY_TIMEOUT",
+            Self::PtyProcessExited => "PTY_PROCESS_EXITED",
+            Self::PtyWriteFailed => "PTY_WRITE_FAILED",
+            Self::PtyReadFailed => "PTY_READ_FAILED",
+            Self::PtyBusy => "PTY_BUSY",
+            Self::DangerousCommandBlocked => "DANGEROUS_COMMAND_BLOCKED",
+            Self::InvalidParams => "INVALID_PARAMS",
+            Self::Deprecated => "DEPRECATED",
+            Self::NotFound => "NOT_FOUND",
+            Self::Ambiguous => "AMBIGUOUS",
+            Self::StateError => "STATE_ERROR",
+            Self::Internal => "INTERNAL",
+        }
+    }
+
+    /// The CLI's exit code for this failure (documented in README "Exit codes").
+    /// They sit in 112..=125 so that `kpty talk` can pass a command's own small codes through.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Self::Deprecated => 112,
+            Self::StateError => 113,
+            Self::Ambiguous => 114,
+            Self::InvalidParams => 115,
+            Self::DangerousCommandBlocked => 116,
+            Self::PtyBusy => 117,
+            Self::PtyProcessExited => 118,
+            Self::PtySessionNotFound | Self::NotFound => 119,
+            Self::PtySpawnFailed => 120,
+            Self::PtyWriteFailed => 121,
+            Self::PtyReadFailed => 122,
+            Self::PtyTimeout => 124,
+            Self::Internal => 125,
+        }
+    }
+
+    /// Every code, for the help action and the docs.
+    pub const ALL: [ErrorCode; 14] = [
+        Self::PtySessionNotFound,
+        Self::PtySpawnFailed,
+        Self::PtyTimeout,
+        Self::PtyProcessExited,
+        Self::PtyWriteFailed,
+        Self::PtyReadFailed,
+        Self::PtyBusy,
+        Self::DangerousCommandBlocked,
+        Self::InvalidParams,
+        Self::Deprecated,
+        Self::NotFound,
+        Self::Ambiguous,
+        Self::StateError,
+        Self::Internal,
+    ];
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failed action: code, human message, optional structured details.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Error {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// What went wrong, naming the thing and the fix.
+    pub message: String,
+    /// Extra fields (e.g. `partial_output` for `PTY_TIMEOUT`, `matches` for `AMBIGUOUS`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+impl Error {
+    /// An error with a code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), details: None }
+    }
+
+    /// Attach details.
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// Shorthand for `INVALID_PARAMS`.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidParams, message)
+    }
+
+    /// Shorthand for `STATE_ERROR` about a path.
+    pub fn state(path: &std::path::Path, err: impl std::fmt::Display) -> Self {
+        Self::new(ErrorCode::StateError, format!("{}: {err}", path.display()))
+    }
+
+    /// Shorthand for `INTERNAL`.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Internal, message)
+    }
+
+    /// The action's JSON for this failure: `{ok:false, error_code, error, message, details?}`.
+    /// `error` and `message` carry the same text: the seeds use both names.
+    pub fn to_json(&self) -> Value {
+        let mut v = json!({
+            "ok": false,
+            "error_code": self.code.as_str(),
+            "error": self.message,
+            "message": self.message,
+        });
+        if let Some(d) = &self.details {
+            // AMBIGUOUS puts `matches` at the top level, as the seeds show.
+            if self.code == ErrorCode::Ambiguous {
+                if let Some(m) = d.get("matches") {
+                    v["matches"] = m.clone();
+                }
+            }
+            v["details"] = d.clone();
+        }
+        v
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Result alias.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,260 @@
+//! Completion detection from what the shell prints: OSC 133 shell-integration markers
+//! (A prompt start, B input start, C output start, D;<exit> finished), scanned incrementally
+//! across reads, and the echo-proof sentinel lines of the fallback method. Pure functions.
+
+use regex::bytes::Regex;
+
+/// A shell-integration marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkKind {
+    /// `A`: a prompt is being drawn.
+    PromptStart,
+    /// `B`: the prompt is drawn, input starts.
+    InputStart,
+    /// `C`: the command line was accepted, its output starts.
+    OutputStart,
+    /// `D;<exit>`: the command finished with that status.
+    Finished(Option<i32>),
+}
+
+/// A marker and where it sits in the output stream (absolute offsets, end exclusive).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    /// Which marker.
+    pub kind: MarkKind,
+    /// Offset of its ESC.
+    pub start: u64,
+    /// Offset just past its terminator.
+    pub end: u64,
+}
+
+const PREFIX: &[u8] = b"\x1b]133;";
+/// Longest payload looked at before a terminator must appear.
+const MAX_PAYLOAD: usize = 128;
+
+/// Finds OSC 133 markers in a byte stream fed in arbitrary chunks.
+#[derive(Debug, Default)]
+pub struct MarkerScanner {
+    carry: Vec<u8>,
+    carry_start: u64,
+}
+
+impl MarkerScanner {
+    /// A scanner at offset 0.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feed `chunk`, which starts at absolute offset `chunk_start`; returns the markers that
+    /// complete in it (a marker split across chunks is reported when its end arrives).
+    pub fn feed(&mut self, chunk: &[u8], chunk_start: u64) -> Vec<Mark> {
+        let mut out = Vec::new();
+        let (data, base): (std::borrow::Cow<[u8]>, u64) = if self.carry.is_empty() {
+            (chunk.into(), chunk_start)
+        } else {
+            let mut d = std::mem::take(&mut self.carry);
+            d.extend_from_slice(chunk);
+            (d.into(), self.carry_start)
+        };
+        let mut i = 0;
+        while let Some(p) = data[i..].iter().position(|&b| b == 0x1b) {
+            let at = i + p;
+            let rest = &data[at..];
+            if rest.len() < PREFIX.len() {
+                if PREFIX.starts_with(rest) {
+                    self.keep(&data[at..], base + at as u64);
+                }
+                break;
+            }
+            if !rest.starts_with(PREFIX) {
+                i = at + 1;
+                continue;
+            }
+            let body = &rest[PREFIX.len()..];
+            let limit = body.len().min(MAX_PAYLOAD);
+            let term = body[..limit].iter().enumerate().find_map(|(j, &b)| match b {
+                0x07 => Some((j, 1)),
+                0x1b if body.get(j + 1) == Some(&b'\\') => Some((j, 2)),
+                _ => None,
+            });
+            match term {
+                Some((j, tlen)) => {
+                    if let Some(kind) = parse_payload(&body[..j]) {
+                        let start = base + at as u64;
+                        let end = start + (PREFIX.len() + j + tlen) as u64;
+                        out.push(Mark { kind, start, end });
+                    }
+                    i = at + PREFIX.len() + j + tlen;
+                }
+                None if body.len() < MAX_PAYLOAD => {
+                    // Unterminated so far: wait for the rest.
+                    self.keep(&data[at..], base + at as u64);
+                    break;
+                }
+                None => i = at + 1,
+            }
+        }
+        out
+    }
+
+    fn keep(&mut self, bytes: &[u8], start: u64) {
+        self.carry = bytes.to_vec();
+        self.carry_start = start;
+    }
+}
+
+fn parse_payload(p: &[u8]) -> Option<MarkKind> {
+    let mut parts = p.split(|&b| b == b';');
+    let kind = parts.next()?;
+    Some(match kind {
+        b"A" => MarkKind::PromptStart,
+        b"B" => MarkKind::InputStart,
+        b"C" => MarkKind::OutputStart,
+        b"D" => MarkKind::Finished(
+            parts.next().and_then(|s| std::str::from_utf8(s).ok()).and_then(|s| s.trim().parse().ok()),
+        ),
+        _ => return None,
+    })
+}
+
+/// The echo-proof sentinel pair for one fallback talk. The shell is told to print
+/// `<sentinel>B` before the command and `<sentinel><status>` after it, with the sentinel split
+/// by an empty quote pair in what is typed, so the echoed command line never matches.
+#[derive(Debug, Clone)]
+pub struct SentinelMatcher {
+    begin: Regex,
+    done: Regex,
+}
+
+/// Where the sentinel lines were found in a capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SentinelHit {
+    /// Index just past the begin line's newline (command output starts here).
+    pub output_start: usize,
+    /// Index where the done sentinel starts (command output ends here).
+    pub output_end: usize,
+    /// The exit status it carried.
+    pub exit_code: i32,
+}
+
+impl SentinelMatcher {
+    /// Matchers for `sentinel`.
+    pub fn new(sentinel: &str) -> Self {
+        let s = regex::escape(sentinel);
+        // Both unwraps are on patterns built from an escaped literal: they cannot fail.
+        #[allow(clippy::unwrap_used)]
+        Self {
+            begin: Regex::new(&format!(r"{s}B\r*\n")).unwrap(),
+            done: Regex::new(&format!(r"(?m){s}(-?[0-9]{{1,10}})\r*$")).unwrap(),
+        }
+    }
+
+    /// Find the begin line at or after `from`; returns the index just past its newline.
+    pub fn find_begin(&self, buf: &[u8], from: usize) -> Option<usize> {
+        self.begin.find_at(buf, from.min(buf.len())).map(|m| m.end())
+    }
+
+    /// Find a complete done line at or after `from`: (index where the sentinel starts, status).
+    pub fn find_done(&self, buf: &[u8], from: usize) -> Option<(usize, i32)> {
+        let mut at = from.min(buf.len());
+        while let Some(c) = self.done.captures_at(buf, at) {
+            let whole = c.get(0)?;
+            // Only a complete line counts: the status digits must be followed by a newline.
+            if buf.get(whole.end()) == Some(&b'\n') {
+                let code = std::str::from_utf8(c.get(1)?.as_bytes()).ok()?.parse().ok()?;
+                return Some((whole.start(), code));
+            }
+            at = whole.end();
+        }
+        None
+    }
+
+    /// Look for both lines in `buf` (the output captured since the command was typed).
+    pub fn find(&self, buf: &[u8]) -> Option<SentinelHit> {
+        let start = self.find_begin(buf, 0)?;
+        let (end, exit_code) = self.find_done(buf, start)?;
+        Some(SentinelHit { output_start: start, output_end: end, exit_code })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan_all(stream: &[u8], chunk: usize) -> Vec<Mark> {
+        let mut s = MarkerScanner::new();
+        let mut out = Vec::new();
+        for (k, c) in stream.chunks(chunk).enumerate() {
+            out.extend(s.feed(c, (k * chunk) as u64));
+        }
+        out
+    }
+
+    /// A recorded bash session: first prompt, `echo hi`, `false`, with colours and
+    /// bracketed-paste toggles as bash 5.2 prints them.
+    const BASH: &[u8] = b"\x1b]133;D;0\x07\x1b]133;A\x07\x1b[?2004h\x1b[01;32muser@host\x1b[00m$ echo hi\r\n\x1b[?2004l\r\x1b]133;C\x07hi\r\n\x1b]133;D;0\x07\x1b]133;A\x07\x1b[?2004h$ false\r\n\x1b[?2004l\r\x1b]133;C\x07\x1b]133;D;1\x1b\\\x1b]133;A\x07$ ";
+
+    #[test]
+    fn finds_markers_at_every_chunk_size() {
+        let whole = scan_all(BASH, BASH.len());
+        let kinds: Vec<_> = whole.iter().map(|m| m.kind).collect();
+        use MarkKind::*;
+        assert_eq!(
+            kinds,
+            vec![Finished(Some(0)), PromptStart, OutputStart, Finished(Some(0)), PromptStart, OutputStart, Finished(Some(1)), PromptStart]
+        );
+        for n in 1..40 {
+            assert_eq!(scan_all(BASH, n), whole, "chunk size {n}");
+        }
+        // offsets point at the ESC and past the terminator
+        let c = whole[2];
+        assert_eq!(&BASH[c.start as usize..c.end as usize], b"\x1b]133;C\x07");
+    }
+
+    #[test]
+    fn the_echoed_command_never_matches() {
+        // What a terminal shows when someone types the marker text: no raw ESC.
+        let echo = b"$ printf '\\e]133;D;0\\a'\r\n";
+        assert!(scan_all(echo, 7).is_empty());
+    }
+
+    #[test]
+    fn ignores_other_osc_and_garbage() {
+        let s = b"\x1b]0;title\x07\x1b]133;Z\x07\x1b]133;D;x\x07\x1b[31m";
+        let m = scan_all(s, 3);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].kind, MarkKind::Finished(None));
+    }
+
+    #[test]
+    fn sentinel_lines_are_found_only_when_printed() {
+        let m = SentinelMatcher::new("__KR_DONE_1234abcd__");
+        let echo = b"$ echo \"__KR_DONE_1234abcd\"\"__B\"; eval 'echo hi'; echo \"__KR_DONE_1234abcd\"\"__$?\"\r\n";
+        assert_eq!(m.find(echo), None);
+        let mut full = echo.to_vec();
+        full.extend_from_slice(b"__KR_DONE_1234abcd__B\r\nhi\r\n");
+        assert_eq!(m.find(&full), None, "no done line yet");
+        full.extend_from_slice(b"__KR_DONE_1234abcd__7");
+        assert_eq!(m.find(&full), None, "line not complete yet");
+        full.extend_from_slice(b"\r\n$ ");
+        let hit = m.find(&full).unwrap();
+        assert_eq!(hit.exit_code, 7);
+        assert_eq!(&full[hit.output_start..hit.output_end], b"hi\r\n");
+    }
+
+    #[test]
+    fn sentinel_after_output_without_newline() {
+        let m = SentinelMatcher::new("S_x__");
+        let s = b"cmd\r\nS_x__B\r\nno-newlineS_x__0\r\n";
+        let hit = m.find(s).unwrap();
+        assert_eq!(&s[hit.output_start..hit.output_end], b"no-newline");
+        assert_eq!(hit.exit_code, 0);
+    }
+
+    #[test]
+    fn a_command_printing_the_prefix_does_not_end_it() {
+        let m = SentinelMatcher::new("__KR_DONE_00000001__");
+        let s = b"S\r\n__KR_DONE_00000001__B\r\n__KR_DONE_\r\n__KR_DONE_00000002__0\r\n";
+        assert_eq!(m.find(s), None);
+    }
+}

@@ -1,0 +1,305 @@
+//! The detached holder process (`kpty __holder`): owns one session's PTY master and shell,
+//! drains output into a ring buffer, detects command completion, serves the socket protocol,
+//! persists buffer and metadata, and exits (cleaning its socket) when the shell ends.
+//!
+//! Lifecycle, the dtach way: the launcher writes a [`HolderSpec`] to our stdin and reads one
+//! JSON line from our stdout — `{"ok":true,…}` once the shell's first prompt is up, or
+//! `{"ok":false,"error":…}` — then stdout is pointed at /dev/null. Logs go to stderr, which the
+//! launcher points at `sessions/<id>/holder.log`.
+
+pub mod markers;
+pub mod persist;
+pub mod ring;
+pub mod server;
+pub mod session;
+pub mod shell;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::store::{Metadata, StateDir};
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use serde::{Deserialize, Serialize};
+use session::Shared;
+use shell::{Integration, ShellKind};
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::os::unix::net::UnixListener;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What the launcher tells a new holder.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HolderSpec {
+    /// Session id (validated by the launcher).
+    pub session_id: String,
+    /// Absolute state directory.
+    pub state_dir: PathBuf,
+    /// Socket path to bind.
+    pub socket: PathBuf,
+    /// Shell program as given.
+    pub shell: String,
+    /// Absolute working directory.
+    pub cwd: PathBuf,
+    /// Columns.
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
+    /// Caller's environment overrides (applied last).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Label.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Ring-buffer size.
+    pub buffer_size: usize,
+    /// How long to wait for the first prompt.
+    pub ready_timeout_ms: u64,
+    /// Creation time (RFC 3339).
+    pub created_at: String,
+}
+
+/// The ready line.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Ready {
+    /// Success flag.
+    pub ok: bool,
+    /// The shell's pid.
+    #[serde(default)]
+    pub pid: Option<u32>,
+    /// The holder's pid.
+    #[serde(default)]
+    pub holder_pid: Option<u32>,
+    /// Completion method in force.
+    #[serde(default)]
+    pub integration: Option<String>,
+    /// Shell family.
+    #[serde(default)]
+    pub shell_kind: Option<String>,
+    /// The resolved shell path.
+    #[serde(default)]
+    pub shell: Option<String>,
+    /// Why it failed.
+    #[serde(default)]
+    pub error: Option<Error>,
+}
+
+/// Entry point of `kpty __holder`; returns the process exit code.
+pub fn main() -> i32 {
+    // Still single-threaded: close inherited descriptors other than stdio before anything
+    // else (portable-pty's helper reads /dev/fd, fine before threads exist).
+    portable_pty::unix::close_random_fds();
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        eprintln!("kpty holder: cannot read the spec: {e}");
+        return 1;
+    }
+    let spec: HolderSpec = match serde_json::from_slice(&input) {
+        Ok(s) => s,
+        Err(e) => {
+            report(&Ready::failed(Error::internal(format!("malformed holder spec: {e}"))));
+            return 1;
+        }
+    };
+    if let Ok(null) = std::fs::File::open("/dev/null") {
+        let _ = rustix::stdio::dup2_stdin(&null);
+    }
+    init_logging();
+    let _ = std::env::set_current_dir("/");
+    tracing::info!("holder {} starting for {}", std::process::id(), spec.session_id);
+    let (shared, listener, state, meta) = match start(&spec) {
+        Ok(x) => x,
+        Err(e) => {
+            tracing::error!("start failed: {e}");
+            report(&Ready::failed(e));
+            return 1;
+        }
+    };
+    report(&Ready {
+        ok: true,
+        pid: Some(shared.pid),
+        holder_pid: Some(std::process::id()),
+        integration: Some(meta.integration.clone()),
+        shell_kind: Some(meta.shell_kind.clone()),
+        shell: Some(meta.shell.clone()),
+        error: None,
+    });
+    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
+        let _ = rustix::stdio::dup2_stdout(&null);
+    }
+    let srv = shared.clone();
+    std::thread::spawn(move || server::serve(listener, srv));
+    let p = shared.clone();
+    let (pstate, pmeta) = (state.clone(), meta.clone());
+    std::thread::spawn(move || persist::debounced(p, pstate, pmeta));
+
+    // Wait for the shell to end.
+    let mut st = shared.lock();
+    while st.exit.is_none() {
+        st = shared.cond.wait(st).unwrap_or_else(|p| p.into_inner());
+    }
+    drop(st);
+    persist::final_save(&shared, &state, &meta);
+    let _ = std::fs::remove_file(&spec.socket);
+    // Let requests in flight (woken by the exit) write their replies.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    let mut st = shared.lock();
+    while st.active_requests > 0 {
+        let (g, up) = shared.wait_until(st, deadline);
+        st = g;
+        if up {
+            break;
+        }
+    }
+    tracing::info!("holder exiting");
+    0
+}
+
+impl Ready {
+    fn failed(e: Error) -> Self {
+        Self { ok: false, pid: None, holder_pid: Some(std::process::id()), integration: None, shell_kind: None, shell: None, error: Some(e) }
+    }
+}
+
+fn report(r: &Ready) {
+    let mut out = std::io::stdout().lock();
+    if let Ok(line) = serde_json::to_string(r) {
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("KPTY_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).try_init();
+}
+
+fn spawn_failed(msg: impl Into<String>) -> Error {
+    Error::new(ErrorCode::PtySpawnFailed, msg)
+}
+
+/// Spawn the shell, bind the socket, start the reader and waiter, wait for the first prompt.
+fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Metadata)> {
+    let state = StateDir::at(&spec.state_dir)?;
+    let id = crate::api::SessionId::parse(&spec.session_id)?;
+    if !spec.cwd.is_dir() {
+        return Err(spawn_failed(format!("working directory {} does not exist or is not a directory", spec.cwd.display())));
+    }
+    let program = shell::resolve_program(&spec.shell)?;
+    let kind = ShellKind::detect(&spec.shell);
+    let integ_dir = crate::store::paths::runtime_dir()?.join(format!("shell-{}", env!("CARGO_PKG_VERSION")));
+    let launch = shell::prepare(kind, &integ_dir)?;
+
+    let pair = native_pty_system()
+        .openpty(PtySize { rows: spec.rows, cols: spec.cols, pixel_width: 0, pixel_height: 0 })
+        .map_err(|e| spawn_failed(format!("cannot open a pseudo-terminal: {e}")))?;
+    let mut cmd = CommandBuilder::new(&program);
+    cmd.args(&launch.args);
+    cmd.cwd(&spec.cwd);
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("PAGER", "cat");
+    cmd.env("GIT_PAGER", "cat");
+    cmd.env("KPTY_SESSION_ID", &spec.session_id);
+    for (k, v) in &launch.env {
+        cmd.env(k, v);
+    }
+    for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
+    // Spawn before any thread exists (portable-pty's pre-exec code is not async-signal-safe).
+    let child = pair
+        .slave
+        .spawn_command(cmd)
+        .map_err(|e| spawn_failed(format!("cannot start {}: {e}", program.display())))?;
+    drop(pair.slave);
+    let pid = child.process_id().ok_or_else(|| spawn_failed("the shell has no pid"))?;
+    let reader = pair.master.try_clone_reader().map_err(|e| spawn_failed(format!("pty reader: {e}")))?;
+    let writer = pair.master.take_writer().map_err(|e| spawn_failed(format!("pty writer: {e}")))?;
+
+    let listener = bind(&spec.socket)?;
+    let shared = Shared::new(pair.master, writer, pid, kind, spec.session_id.clone(), spec.buffer_size, spec.cols, spec.rows);
+    let r = shared.clone();
+    std::thread::spawn(move || r.reader_loop(reader));
+    let w = shared.clone();
+    std::thread::spawn(move || w.waiter(child));
+
+    // Ready: the first prompt marker; for shells without one, the first output followed by a
+    // quiet spell (the only timing-based judgement, and only for unknown shells).
+    let deadline = Instant::now() + Duration::from_millis(spec.ready_timeout_ms);
+    let quiet = Duration::from_millis(300);
+    let mut st = shared.lock();
+    loop {
+        if st.prompt_seen {
+            break;
+        }
+        if let Some(exit) = st.exit.clone() {
+            let out = crate::text::clean_text(&st.ring.contents());
+            let tail: String = out.lines().rev().take(10).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+            drop(st);
+            let _ = std::fs::remove_file(&spec.socket);
+            return Err(spawn_failed(format!("the shell exited during start-up (code {}): {}", exit.code, tail.trim()))
+                .with_details(serde_json::json!({"exit_code": exit.code, "output": out})));
+        }
+        let expects_marker = kind.integration() == Integration::Osc133 || kind == ShellKind::Posix;
+        let wake = if !expects_marker && st.output_seen {
+            let q = st.last_output + quiet;
+            if Instant::now() >= q {
+                break;
+            }
+            q.min(deadline)
+        } else {
+            deadline
+        };
+        let (g, _) = shared.wait_until(st, wake);
+        st = g;
+        if Instant::now() >= deadline {
+            if kind.integration() == Integration::Osc133 {
+                tracing::warn!("no prompt marker within {} ms: the shell's startup files may have replaced kpty's integration; falling back to sentinels", spec.ready_timeout_ms);
+                st.integration = Integration::Sentinel;
+            }
+            break;
+        }
+    }
+    let integration = st.integration;
+    let (cols, rows) = (st.cols, st.rows);
+    drop(st);
+
+    let meta = Metadata {
+        session_id: spec.session_id.clone(),
+        source: "local".into(),
+        shell: program.display().to_string(),
+        shell_args: launch.args.clone(),
+        cwd: spec.cwd.display().to_string(),
+        cols,
+        rows,
+        pid: Some(pid),
+        holder_pid: Some(std::process::id()),
+        socket: Some(spec.socket.display().to_string()),
+        integration: integration.as_str().into(),
+        shell_kind: kind.as_str().into(),
+        state: "running".into(),
+        label: spec.label.clone(),
+        created_at: spec.created_at.clone(),
+        protocol_version: crate::proto::PROTOCOL_VERSION,
+        kpty_version: env!("CARGO_PKG_VERSION").into(),
+        buffer_size: spec.buffer_size,
+        env_keys: spec.env.keys().cloned().collect(),
+        ..Default::default()
+    };
+    meta.save(&state, &id)?;
+    Ok((shared, listener, state, meta))
+}
+
+/// Bind the socket (0600), replacing a stale one; refuse when a live holder answers on it.
+fn bind(path: &std::path::Path) -> Result<UnixListener> {
+    if path.exists() {
+        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+            return Err(spawn_failed(format!("socket {} is in use by another holder", path.display())));
+        }
+        let _ = std::fs::remove_file(path);
+    }
+    let l = UnixListener::bind(path).map_err(|e| spawn_failed(format!("cannot bind {}: {e}", path.display())))?;
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+    Ok(l)
+}

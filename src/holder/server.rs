@@ -1,0 +1,90 @@
+//! The holder's socket server: one thread per connection, peer uid checked, requests decoded
+//! tolerantly (unknown op or version → an error reply, never a panic), answered in order.
+
+use super::session::Shared;
+use crate::error::{Error, ErrorCode};
+use crate::proto::{Envelope, PROTOCOL_VERSION, Reply, Request, frame};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::sync::Arc;
+
+/// Accept connections until the process exits.
+pub fn serve(listener: UnixListener, shared: Arc<Shared>) {
+    let me = rustix::process::getuid();
+    for conn in listener.incoming() {
+        let Ok(stream) = conn else { continue };
+        match rustix::net::sockopt::socket_peercred(&stream) {
+            Ok(cred) if cred.uid == me => {}
+            Ok(cred) => {
+                tracing::warn!("refused a connection from uid {}", cred.uid.as_raw());
+                continue;
+            }
+            Err(e) => {
+                tracing::warn!("cannot check peer credentials: {e}");
+                continue;
+            }
+        }
+        let s = shared.clone();
+        std::thread::spawn(move || handle(stream, s));
+    }
+}
+
+fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
+    loop {
+        let body = match frame::read_frame(&mut stream) {
+            Ok(Some(b)) => b,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::debug!("connection ended: {e}");
+                return;
+            }
+        };
+        shared.lock().active_requests += 1;
+        let reply = answer(&body, &shared);
+        let sent = serde_json::to_vec(&reply).map_err(std::io::Error::other).and_then(|b| frame::write_frame(&mut stream, &b));
+        let mut st = shared.lock();
+        st.active_requests -= 1;
+        drop(st);
+        shared.cond.notify_all();
+        if let Err(e) = sent {
+            tracing::debug!("reply not delivered: {e}");
+            return;
+        }
+    }
+}
+
+fn answer(body: &[u8], shared: &Shared) -> Reply {
+    let env: Envelope = match serde_json::from_slice(body) {
+        Ok(e) => e,
+        Err(e) => return Reply::err(Error::new(ErrorCode::InvalidParams, format!("malformed request: {e}"))),
+    };
+    if env.v != PROTOCOL_VERSION {
+        return Reply::err(Error::new(
+            ErrorCode::PtyReadFailed,
+            format!(
+                "this session's holder speaks protocol {PROTOCOL_VERSION} (kpty {}), the client speaks {}; \
+                 use the kpty that created the session, or kill and recreate it",
+                env!("CARGO_PKG_VERSION"),
+                env.v
+            ),
+        ));
+    }
+    let req: Request = match serde_json::from_value(env.req) {
+        Ok(r) => r,
+        Err(e) => return Reply::err(Error::new(ErrorCode::InvalidParams, format!("unknown or malformed request: {e}"))),
+    };
+    match req {
+        Request::Status => Reply::ok(shared.status()),
+        Request::Write { data } => result(shared.write(&data)),
+        Request::Read { since, max_bytes, timeout_ms } => Reply::ok(shared.read(since, max_bytes, timeout_ms)),
+        Request::Talk(t) => result(shared.talk(&t)),
+        Request::Resize { cols, rows } => result(shared.resize(cols, rows).map(|_| serde_json::json!({"cols": cols, "rows": rows}))),
+        Request::Kill { grace_ms } => Reply::ok(shared.kill(grace_ms)),
+    }
+}
+
+fn result<T: serde::Serialize>(r: crate::error::Result<T>) -> Reply {
+    match r {
+        Ok(b) => Reply::ok(b),
+        Err(e) => Reply::err(e),
+    }
+}

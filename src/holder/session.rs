@@ -1,0 +1,585 @@
+//! The live session inside a holder: shared state behind one mutex and condvar, the reader
+//! thread that drains the PTY (ring buffer, markers, talk capture), the waiter thread that
+//! records the exit status, and every request's logic. Waits are on the condvar with a
+//! deadline, woken by new output or exit — never a poll loop.
+
+use super::markers::{MarkKind, MarkerScanner, SentinelMatcher};
+use super::ring::{self, Ring};
+use super::shell::{Integration, ShellKind, typed_command};
+use crate::error::{Error, ErrorCode, Result};
+use crate::proto::{KillBody, ReadBody, StatusBody, TalkBody, TalkRequest, WriteBody};
+use portable_pty::{MasterPty, PtySize};
+use serde_json::json;
+use std::io::{Read, Write};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Most bytes one talk keeps (the newest are kept when a command prints more).
+pub const TALK_CAPTURE_MAX: usize = 16 << 20;
+
+/// How the shell ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExitInfo {
+    /// Exit code (128+n style codes come through as the shell reported them).
+    pub code: i32,
+    /// Signal name when a signal ended it.
+    pub signal: Option<String>,
+}
+
+/// Output captured for the talk in progress.
+#[derive(Debug)]
+struct Capture {
+    /// Absolute offset of `bytes[0]`.
+    base: u64,
+    /// Absolute offset where the talk began.
+    begin: u64,
+    bytes: Vec<u8>,
+    truncated: bool,
+    /// End of the OSC 133 `C` marker (command output starts).
+    out_start: Option<u64>,
+    /// Start of the `D` marker and its status.
+    finished: Option<(u64, Option<i32>)>,
+}
+
+impl Capture {
+    fn push(&mut self, data: &[u8]) {
+        self.bytes.extend_from_slice(data);
+        if self.bytes.len() > TALK_CAPTURE_MAX {
+            let cut = self.bytes.len() - TALK_CAPTURE_MAX / 2;
+            self.bytes.drain(..cut);
+            self.base += cut as u64;
+            self.truncated = true;
+        }
+    }
+
+    fn idx(&self, abs: u64) -> usize {
+        (abs.saturating_sub(self.base) as usize).min(self.bytes.len())
+    }
+}
+
+/// Mutable state, behind [`Shared::state`].
+#[derive(Debug)]
+pub struct State {
+    /// The output ring.
+    pub ring: Ring,
+    scanner: MarkerScanner,
+    /// Completion method in force.
+    pub integration: Integration,
+    /// A prompt marker has been seen since the last output-start marker.
+    pub at_prompt: bool,
+    /// Any prompt marker was ever seen.
+    pub prompt_seen: bool,
+    /// Any output was ever seen.
+    pub output_seen: bool,
+    /// When output last arrived.
+    pub last_output: Instant,
+    capture: Option<Capture>,
+    /// A talk is in progress.
+    pub talking: bool,
+    /// The shell ended.
+    pub exit: Option<ExitInfo>,
+    /// The PTY reader hit EOF.
+    pub eof: bool,
+    /// Columns.
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
+    /// Output not yet persisted.
+    pub dirty: bool,
+    /// A kill was requested.
+    pub killed: bool,
+    /// Requests being answered right now.
+    pub active_requests: usize,
+}
+
+/// Everything the holder's threads share.
+pub struct Shared {
+    /// The state.
+    pub state: Mutex<State>,
+    /// Signalled on output, markers, exit, talk end.
+    pub cond: Condvar,
+    writer: Mutex<Box<dyn Write + Send>>,
+    master: Mutex<Box<dyn MasterPty + Send>>,
+    /// The shell's pid (also its process group).
+    pub pid: u32,
+    /// The shell family.
+    pub kind: ShellKind,
+    /// The session id (for messages).
+    pub session_id: String,
+}
+
+impl Shared {
+    /// Wrap a freshly spawned PTY.
+    pub fn new(
+        master: Box<dyn MasterPty + Send>,
+        writer: Box<dyn Write + Send>,
+        pid: u32,
+        kind: ShellKind,
+        session_id: String,
+        buffer_size: usize,
+        cols: u16,
+        rows: u16,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            state: Mutex::new(State {
+                ring: Ring::new(buffer_size),
+                scanner: MarkerScanner::new(),
+                integration: kind.integration(),
+                at_prompt: false,
+                prompt_seen: false,
+                output_seen: false,
+                last_output: Instant::now(),
+                capture: None,
+                talking: false,
+                exit: None,
+                eof: false,
+                cols,
+                rows,
+                dirty: false,
+                killed: false,
+                active_requests: 0,
+            }),
+            cond: Condvar::new(),
+            writer: Mutex::new(writer),
+            master: Mutex::new(master),
+            pid,
+            kind,
+            session_id,
+        })
+    }
+
+    /// Lock the state (a poisoned lock is recovered: the state stays consistent per field).
+    pub fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Wait on the condvar until `deadline`; returns the guard and whether time is up.
+    pub fn wait_until<'a>(&self, g: MutexGuard<'a, State>, deadline: Instant) -> (MutexGuard<'a, State>, bool) {
+        let now = Instant::now();
+        if now >= deadline {
+            return (g, true);
+        }
+        let (g, _) = self.cond.wait_timeout(g, deadline - now).unwrap_or_else(|p| p.into_inner());
+        let up = Instant::now() >= deadline;
+        (g, up)
+    }
+
+    /// The reader thread body: drain the PTY until EOF.
+    pub fn reader_loop(self: &Arc<Self>, mut reader: Box<dyn Read + Send>) {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    tracing::debug!("pty read ended: {e}");
+                    break;
+                }
+            };
+            self.ingest(&buf[..n]);
+        }
+        let mut st = self.lock();
+        st.eof = true;
+        drop(st);
+        self.cond.notify_all();
+    }
+
+    /// Feed output into ring, markers and capture.
+    fn ingest(&self, chunk: &[u8]) {
+        let mut st = self.lock();
+        let st = &mut *st;
+        let off = st.ring.end();
+        st.ring.push(chunk);
+        if let Some(c) = st.capture.as_mut() {
+            c.push(chunk);
+        }
+        for m in st.scanner.feed(chunk, off) {
+            match m.kind {
+                MarkKind::PromptStart | MarkKind::InputStart => {
+                    st.at_prompt = true;
+                    st.prompt_seen = true;
+                }
+                MarkKind::OutputStart => {
+                    st.at_prompt = false;
+                    if let Some(c) = st.capture.as_mut() {
+                        if m.start >= c.begin && c.out_start.is_none() && c.finished.is_none() {
+                            c.out_start = Some(m.end);
+                        }
+                    }
+                }
+                MarkKind::Finished(code) => {
+                    st.at_prompt = true;
+                    if let Some(c) = st.capture.as_mut() {
+                        if m.start >= c.begin && c.finished.is_none() {
+                            c.finished = Some((m.start, code));
+                        }
+                    }
+                }
+            }
+        }
+        st.output_seen = true;
+        st.last_output = Instant::now();
+        st.dirty = true;
+        self.cond.notify_all();
+    }
+
+    /// The waiter thread body: wait for the child, let the reader catch up, record the exit.
+    pub fn waiter(self: &Arc<Self>, mut child: Box<dyn portable_pty::Child + Send + Sync>) {
+        let status = child.wait();
+        let info = match status {
+            Ok(s) => ExitInfo { code: i32::try_from(s.exit_code()).unwrap_or(i32::MAX), signal: s.signal().map(str::to_string) },
+            Err(e) => {
+                tracing::warn!("waiting for the shell failed: {e}");
+                ExitInfo { code: -1, signal: None }
+            }
+        };
+        // Give the reader a moment to drain what the shell printed last (EOF comes right
+        // after exit unless a background job still holds the terminal).
+        let deadline = Instant::now() + Duration::from_millis(500);
+        let mut st = self.lock();
+        while !st.eof {
+            let (g, up) = self.wait_until(st, deadline);
+            st = g;
+            if up {
+                break;
+            }
+        }
+        tracing::info!("shell exited: code {} signal {:?}", info.code, info.signal);
+        st.exit = Some(info);
+        st.dirty = true;
+        drop(st);
+        self.cond.notify_all();
+    }
+
+    /// The foreground process group leader when it is not the shell: (pid, command name).
+    pub fn foreground_other(&self) -> Option<(u32, Option<String>)> {
+        let fg = self.master.lock().unwrap_or_else(|p| p.into_inner()).process_group_leader()?;
+        let fg = u32::try_from(fg).ok()?;
+        if fg == self.pid || fg == 0 {
+            return None;
+        }
+        let name = std::fs::read_to_string(format!("/proc/{fg}/comm")).ok().map(|s| s.trim().to_string());
+        Some((fg, name))
+    }
+
+    fn write_all(&self, data: &[u8]) -> Result<()> {
+        let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        w.write_all(data).and_then(|_| w.flush()).map_err(|e| {
+            Error::new(ErrorCode::PtyWriteFailed, format!("writing to the terminal of {} failed: {e}", self.session_id))
+        })
+    }
+
+    fn exited_error(&self, exit: &ExitInfo) -> Error {
+        Error::new(
+            ErrorCode::PtyProcessExited,
+            format!("the shell of session {} has exited (code {}); create a new session", self.session_id, exit.code),
+        )
+        .with_details(json!({"session_id": self.session_id, "exit_code": exit.code, "exit_signal": exit.signal}))
+    }
+
+    /// `Status`.
+    pub fn status(&self) -> StatusBody {
+        let fg = self.foreground_other();
+        let st = self.lock();
+        StatusBody {
+            pid: self.pid,
+            holder_pid: std::process::id(),
+            alive: st.exit.is_none(),
+            exit_code: st.exit.as_ref().map(|e| e.code),
+            cols: st.cols,
+            rows: st.rows,
+            integration: st.integration.as_str().into(),
+            shell_kind: self.kind.as_str().into(),
+            foreground_pid: fg.as_ref().map(|f| f.0),
+            foreground_command: fg.and_then(|f| f.1),
+            at_prompt: st.at_prompt,
+            talking: st.talking,
+            output_offset: st.ring.end(),
+            protocol_version: crate::proto::PROTOCOL_VERSION,
+            kpty_version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+
+    /// `Write`.
+    pub fn write(&self, data: &str) -> Result<WriteBody> {
+        if let Some(exit) = self.lock().exit.clone() {
+            return Err(self.exited_error(&exit));
+        }
+        self.write_all(data.as_bytes())?;
+        Ok(WriteBody { bytes_written: data.len() })
+    }
+
+    /// `Read`: wait up to `timeout_ms` for data (past `since` when given), then return it.
+    pub fn read(&self, since: Option<u64>, max_bytes: usize, timeout_ms: u64) -> ReadBody {
+        let deadline = Instant::now() + Duration::from_millis(timeout_ms);
+        let mut st = self.lock();
+        loop {
+            let has = match since {
+                Some(s) => st.ring.end() > s,
+                None => !st.ring.is_empty(),
+            };
+            if has || st.exit.is_some() {
+                break;
+            }
+            let (g, up) = self.wait_until(st, deadline);
+            st = g;
+            if up {
+                break;
+            }
+        }
+        let mut slice = match since {
+            Some(s) => st.ring.read_since(s, max_bytes),
+            None => st.ring.tail(max_bytes),
+        };
+        if since.is_none() {
+            let skip = ring::leading_continuations(&slice.bytes);
+            slice.bytes.drain(..skip);
+            slice.start += skip as u64;
+        }
+        let live_end = slice.start + slice.bytes.len() as u64 == st.ring.end();
+        if live_end && st.exit.is_none() {
+            let keep = slice.bytes.len() - ring::incomplete_utf8_tail(&slice.bytes);
+            slice.bytes.truncate(keep);
+        }
+        ReadBody {
+            text: String::from_utf8_lossy(&slice.bytes).into_owned(),
+            start_offset: slice.start,
+            next_offset: slice.start + slice.bytes.len() as u64,
+            dropped: slice.dropped,
+            bytes_read: slice.bytes.len(),
+            alive: st.exit.is_none(),
+            exit_code: st.exit.as_ref().map(|e| e.code),
+        }
+    }
+
+    /// `Resize`.
+    pub fn resize(&self, cols: u16, rows: u16) -> Result<()> {
+        self.master
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .resize(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 })
+            .map_err(|e| Error::new(ErrorCode::PtyWriteFailed, format!("resize failed: {e}")))?;
+        let mut st = self.lock();
+        st.cols = cols;
+        st.rows = rows;
+        st.dirty = true;
+        Ok(())
+    }
+
+    /// `Kill`: SIGHUP the shell's process group (and the foreground job's), SIGKILL after
+    /// `grace_ms`, and wait for the exit to be recorded.
+    pub fn kill(&self, grace_ms: u64) -> KillBody {
+        use rustix::process::{Pid, Signal, kill_process_group};
+        let groups: Vec<u32> = std::iter::once(self.pid).chain(self.foreground_other().map(|f| f.0)).collect();
+        let signal_all = |sig: Signal| {
+            for g in &groups {
+                if let Some(pid) = Pid::from_raw(*g as i32) {
+                    let _ = kill_process_group(pid, sig);
+                }
+            }
+        };
+        self.lock().killed = true;
+        signal_all(Signal::HUP);
+        signal_all(Signal::CONT);
+        let mut st = self.lock();
+        for (sig, wait) in [(None, grace_ms), (Some(Signal::KILL), 3000)] {
+            if let Some(sig) = sig {
+                if st.exit.is_none() {
+                    drop(st);
+                    signal_all(sig);
+                    st = self.lock();
+                }
+            }
+            let deadline = Instant::now() + Duration::from_millis(wait);
+            while st.exit.is_none() {
+                let (g, up) = self.wait_until(st, deadline);
+                st = g;
+                if up {
+                    break;
+                }
+            }
+        }
+        KillBody { exit_code: st.exit.as_ref().map(|e| e.code), exit_signal: st.exit.as_ref().and_then(|e| e.signal.clone()) }
+    }
+
+    /// `Talk`: type the command, wait for its completion marker, return its output.
+    pub fn talk(&self, req: &TalkRequest) -> Result<TalkBody> {
+        let started = Instant::now();
+        let deadline = started + Duration::from_millis(req.timeout_ms);
+        let mut st = self.lock();
+        while st.talking && st.exit.is_none() {
+            let (g, up) = self.wait_until(st, deadline);
+            st = g;
+            if up && st.talking {
+                return Err(Error::new(
+                    ErrorCode::PtyBusy,
+                    format!("another talk is running on {} and did not finish within {} ms; try again later", self.session_id, req.timeout_ms),
+                ));
+            }
+        }
+        if let Some(exit) = st.exit.clone() {
+            return Err(self.exited_error(&exit));
+        }
+        drop(st);
+        if let Some((pid, name)) = self.foreground_other() {
+            let what = name.clone().unwrap_or_else(|| format!("pid {pid}"));
+            return Err(Error::new(
+                ErrorCode::PtyBusy,
+                format!(
+                    "{} is busy: `{what}` is running in the foreground, not the shell; wait for it, \
+                     answer it with send_line, or interrupt it with send_line data=\"\\x03\"",
+                    self.session_id
+                ),
+            )
+            .with_details(json!({"session_id": self.session_id, "foreground_pid": pid, "foreground_command": name})));
+        }
+        let mut st = self.lock();
+        let method = if req.sentinel.is_some() { Integration::Sentinel } else { st.integration };
+        if method == Integration::Osc133 && !st.at_prompt {
+            return Err(Error::new(
+                ErrorCode::PtyBusy,
+                format!(
+                    "{} is busy: the shell has not shown a prompt since its last command started; \
+                     read its output, or interrupt it with send_line data=\"\\x03\"",
+                    self.session_id
+                ),
+            )
+            .with_details(json!({"session_id": self.session_id})));
+        }
+        let sentinel = req.sentinel.clone().unwrap_or_else(new_sentinel);
+        let begin = st.ring.end();
+        st.talking = true;
+        st.capture = Some(Capture {
+            base: begin,
+            begin,
+            bytes: Vec::new(),
+            truncated: false,
+            out_start: None,
+            finished: None,
+        });
+        drop(st);
+
+        let typed = typed_command(self.kind, method, &req.command, &sentinel);
+        if let Err(e) = self.write_all(typed.as_bytes()) {
+            self.end_talk();
+            return Err(e);
+        }
+
+        let matcher = (method == Integration::Sentinel).then(|| SentinelMatcher::new(&sentinel));
+        let mut begin_at: Option<u64> = None; // sentinel: absolute end of the begin line
+        let mut scanned: u64 = begin; // sentinel: done lines are searched from here
+        let mut st = self.lock();
+        let outcome = loop {
+            let cap = st.capture.as_ref();
+            let done = match (cap, &matcher) {
+                (Some(c), None) => c.finished.map(|(d, code)| {
+                    let from = match c.out_start {
+                        Some(o) => o,
+                        // No output-start marker (an empty or comment-only line): the output
+                        // is what follows the echoed line.
+                        None => c.bytes[..c.idx(d)].iter().position(|&b| b == b'\n').map(|p| c.base + p as u64 + 1).unwrap_or(d),
+                    };
+                    (from.min(d), d, code)
+                }),
+                (Some(c), Some(m)) => {
+                    if begin_at.is_none() {
+                        begin_at = m.find_begin(&c.bytes, c.idx(scanned)).map(|i| c.base + i as u64);
+                        if let Some(b) = begin_at {
+                            scanned = b;
+                        }
+                    }
+                    let found = begin_at.and_then(|b| {
+                        m.find_done(&c.bytes, c.idx(scanned.max(b))).map(|(i, code)| (b, c.base + i as u64, Some(code)))
+                    });
+                    if found.is_none() {
+                        // Next time, search only what is new (minus one possible partial line).
+                        let back = sentinel.len() as u64 + 16;
+                        scanned = (c.base + c.bytes.len() as u64).saturating_sub(back).max(begin_at.unwrap_or(begin));
+                    }
+                    found
+                }
+                (None, _) => None,
+            };
+            if let Some(d) = done {
+                break Ok(d);
+            }
+            if let Some(exit) = st.exit.clone() {
+                break Err(Some(exit));
+            }
+            let (g, up) = self.wait_until(st, deadline);
+            st = g;
+            if up {
+                break Err(None);
+            }
+        };
+        let cap = st.capture.take();
+        st.talking = false;
+        let end_offset = st.ring.end();
+        drop(st);
+        self.cond.notify_all();
+        let Some(cap) = cap else {
+            return Err(Error::internal("talk capture vanished"));
+        };
+        let duration_ms = started.elapsed().as_millis() as u64;
+        let raw_output = String::from_utf8_lossy(&cap.bytes).into_owned();
+        match outcome {
+            Ok((from, to, code)) => {
+                let region = &cap.bytes[cap.idx(from)..cap.idx(to)];
+                Ok(TalkBody {
+                    output_raw: String::from_utf8_lossy(region).into_owned(),
+                    raw_output,
+                    exit_code: code,
+                    completion: method.as_str().into(),
+                    sentinel,
+                    duration_ms,
+                    truncated: cap.truncated || cap.base > from,
+                    start_offset: begin,
+                    end_offset,
+                })
+            }
+            Err(exit) => {
+                // Partial output: after the output-start marker (or begin line) when seen.
+                let from = cap.out_start.or(begin_at).unwrap_or(cap.base);
+                let partial = crate::text::clean_text(&cap.bytes[cap.idx(from)..]);
+                let details = json!({
+                    "session_id": self.session_id,
+                    "command": req.command,
+                    "partial_output": partial,
+                    "timeout_ms": req.timeout_ms,
+                    "duration_ms": duration_ms,
+                    "sentinel": sentinel,
+                    "completion": method.as_str(),
+                });
+                Err(match exit {
+                    None => Error::new(
+                        ErrorCode::PtyTimeout,
+                        format!("Command timed out after {}ms", req.timeout_ms),
+                    )
+                    .with_details(details),
+                    Some(exit) => {
+                        let mut e = self.exited_error(&exit);
+                        let mut d = details;
+                        d["exit_code"] = json!(exit.code);
+                        e.details = Some(d);
+                        e
+                    }
+                })
+            }
+        }
+    }
+
+    fn end_talk(&self) {
+        let mut st = self.lock();
+        st.capture = None;
+        st.talking = false;
+        drop(st);
+        self.cond.notify_all();
+    }
+}
+
+/// A fresh `__KR_DONE_<8 hex>__` sentinel.
+pub fn new_sentinel() -> String {
+    let hex = uuid::Uuid::new_v4().simple().to_string();
+    format!("__KR_DONE_{}__", &hex[..8])
+}

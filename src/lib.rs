@@ -1,0 +1,35 @@
+//! kpty: live terminals for agents, people and scripts.
+//!
+//! One binary, three roles:
+//! - `kpty <verb>` — the CLI front end ([`cli`]): argv → [`api::Params`] → [`core`] → human
+//!   text or the action's JSON (`--json`).
+//! - `kpty __holder` — a detached per-session holder ([`holder`]): owns the PTY master and the
+//!   shell, keeps a ring buffer with absolute offsets, detects command completion from OSC 133
+//!   shell-integration markers (or echo-proof sentinels), and serves a versioned, length-framed
+//!   protocol ([`proto`]) on a private Unix socket.
+//! - (`kpty mcp` — the MCP server, sharing the same core — lands separately.)
+//!
+//! The core ([`core`]) is one function per action of the `k_pty` contract; it reaches holders
+//! only through [`proto`] and keeps state under `ai/checkpoints/pty` through [`store`].
+//! Pure logic — dangerous-command patterns, escapes, redaction ([`safety`]), clean text
+//! ([`text`]), ring, markers — is unit-tested beside its code.
+
+pub mod api;
+pub mod cli;
+pub mod core;
+pub mod error;
+pub mod holder;
+pub mod proto;
+pub mod safety;
+pub mod store;
+pub mod sys;
+pub mod text;
+
+/// Run kpty with the process's arguments; returns the exit code.
+pub fn run() -> i32 {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "__holder") {
+        return holder::main();
+    }
+    cli::run(args)
+}

@@ -1,0 +1,205 @@
+//! The holder wire protocol: versioned, length-framed JSON messages over a Unix socket.
+//! Wire types and framing here (no sockets); the blocking client in `client.rs`.
+//!
+//! Frame: 4-byte big-endian length, then that many bytes of JSON. Lengths above
+//! [`MAX_FRAME`] are refused before the body is read. Every request and reply carries `v`
+//! (the protocol version); unknown fields are ignored, unknown requests get an error reply.
+
+pub mod client;
+pub mod frame;
+
+use crate::error::Error;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Protocol version spoken by this build.
+pub const PROTOCOL_VERSION: u32 = 1;
+/// Largest frame accepted in either direction (64 MiB).
+pub const MAX_FRAME: usize = 64 << 20;
+
+/// A request envelope.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Envelope {
+    /// Protocol version of the sender.
+    pub v: u32,
+    /// The request itself (decoded by the holder, so an unknown op is an error reply).
+    pub req: Value,
+}
+
+/// Requests a client may send to a holder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// Liveness and state.
+    Status,
+    /// Type bytes (already escape-processed and checked by the core).
+    Write {
+        /// Text to write.
+        data: String,
+    },
+    /// Read output.
+    Read {
+        /// Absolute offset to read from; `None` = the most recent `max_bytes`.
+        #[serde(default)]
+        since: Option<u64>,
+        /// Most bytes to return.
+        max_bytes: usize,
+        /// Wait this long for data when there is none yet.
+        timeout_ms: u64,
+    },
+    /// Run a command and wait for completion.
+    Talk(TalkRequest),
+    /// Change the terminal size.
+    Resize {
+        /// Columns.
+        cols: u16,
+        /// Rows.
+        rows: u16,
+    },
+    /// Hang up the shell and end the holder.
+    Kill {
+        /// How long to wait after SIGHUP before SIGKILL.
+        #[serde(default = "default_grace")]
+        grace_ms: u64,
+    },
+}
+
+fn default_grace() -> u64 {
+    1000
+}
+
+/// The `talk` request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TalkRequest {
+    /// The command (escape-processed, checked).
+    pub command: String,
+    /// Force the sentinel method with this marker.
+    #[serde(default)]
+    pub sentinel: Option<String>,
+    /// Give up after this long.
+    pub timeout_ms: u64,
+}
+
+/// A reply envelope: `{v, ok: true, body}` or `{v, ok: false, error}`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Reply {
+    /// Protocol version of the holder.
+    pub v: u32,
+    /// Success flag.
+    pub ok: bool,
+    /// The body on success.
+    #[serde(default)]
+    pub body: Value,
+    /// The error on failure.
+    #[serde(default)]
+    pub error: Option<Error>,
+}
+
+impl Reply {
+    /// A success reply.
+    pub fn ok(body: impl Serialize) -> Self {
+        Self { v: PROTOCOL_VERSION, ok: true, body: serde_json::to_value(body).unwrap_or(Value::Null), error: None }
+    }
+
+    /// A failure reply.
+    pub fn err(error: Error) -> Self {
+        Self { v: PROTOCOL_VERSION, ok: false, body: Value::Null, error: Some(error) }
+    }
+}
+
+/// What `Status` returns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StatusBody {
+    /// The shell's pid.
+    pub pid: u32,
+    /// The holder's pid.
+    pub holder_pid: u32,
+    /// True while the shell runs.
+    pub alive: bool,
+    /// Exit code once it ended.
+    pub exit_code: Option<i32>,
+    /// Columns.
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
+    /// `osc133` or `sentinel`.
+    pub integration: String,
+    /// Shell family.
+    pub shell_kind: String,
+    /// Foreground process group leader, when it is not the shell.
+    pub foreground_pid: Option<u32>,
+    /// Its command name.
+    pub foreground_command: Option<String>,
+    /// True when the shell sits at a prompt (as far as its markers tell).
+    pub at_prompt: bool,
+    /// A `talk` is in progress.
+    pub talking: bool,
+    /// Absolute offset of the end of output.
+    pub output_offset: u64,
+    /// Holder protocol version.
+    pub protocol_version: u32,
+    /// kpty version of the holder.
+    pub kpty_version: String,
+}
+
+/// What `Write` returns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WriteBody {
+    /// Bytes written.
+    pub bytes_written: usize,
+}
+
+/// What `Read` returns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReadBody {
+    /// The bytes as text (invalid UTF-8 → U+FFFD; never splits a character at the end).
+    pub text: String,
+    /// Absolute offset of the first returned byte.
+    pub start_offset: u64,
+    /// Offset to pass as `since` next time.
+    pub next_offset: u64,
+    /// Bytes requested with `since` that had already left the ring.
+    pub dropped: u64,
+    /// Bytes returned.
+    pub bytes_read: usize,
+    /// True while the shell runs.
+    pub alive: bool,
+    /// Exit code once it ended.
+    pub exit_code: Option<i32>,
+}
+
+/// What `Talk` returns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TalkBody {
+    /// The command's own output bytes (between the start and end markers), as text.
+    pub output_raw: String,
+    /// Everything the terminal printed during the talk, as text.
+    pub raw_output: String,
+    /// The command's exit status.
+    pub exit_code: Option<i32>,
+    /// `osc133` or `sentinel`.
+    pub completion: String,
+    /// The sentinel (typed for the sentinel method; the talk's id otherwise).
+    pub sentinel: String,
+    /// Wall time from typing to completion.
+    pub duration_ms: u64,
+    /// Output past the capture cap was dropped.
+    pub truncated: bool,
+    /// Absolute offset where the talk's output starts in the session stream.
+    pub start_offset: u64,
+    /// Absolute offset after the talk.
+    pub end_offset: u64,
+}
+
+/// What `Kill` returns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct KillBody {
+    /// The shell's exit code.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it.
+    pub exit_signal: Option<String>,
+}

@@ -1,0 +1,18 @@
+//! Everything kpty keeps on disk: state-directory discovery, atomic JSON writes, the locked
+//! session registry, per-session metadata, and append-only JSONL journals.
+
+pub mod atomic;
+pub mod journal;
+pub mod metadata;
+pub mod paths;
+pub mod registry;
+
+pub use metadata::Metadata;
+pub use paths::StateDir;
+pub use registry::{Registry, RegistryEntry};
+
+/// Now as an RFC 3339 timestamp (`2026-11-22T05:15:45.063Z`).
+pub fn now_rfc3339() -> String {
+    let ts = jiff::Timestamp::now();
+    format!("{ts:.3}")
+}

@@ -1,0 +1,189 @@
+//! Where state lives: the state directory (`<project root>/ai/checkpoints/pty`, or
+//! `--state-dir` / `KPTY_STATE_DIR`) and the private per-user runtime directory for sockets.
+
+use crate::api::SessionId;
+use crate::error::{Error, ErrorCode, Result};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// The state directory's path below a project root.
+pub const STATE_SUBDIR: &str = "ai/checkpoints/pty";
+
+/// A resolved, absolute state directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateDir {
+    root: PathBuf,
+}
+
+impl StateDir {
+    /// Use `dir` as the state directory (created on first write).
+    pub fn at(dir: impl Into<PathBuf>) -> Result<Self> {
+        let dir = dir.into();
+        let abs = if dir.is_absolute() {
+            dir
+        } else {
+            std::env::current_dir()
+                .map_err(|e| Error::new(ErrorCode::StateError, format!("cannot read the working directory: {e}")))?
+                .join(dir)
+        };
+        Ok(Self { root: abs })
+    }
+
+    /// Discover the state directory from `cwd`: the nearest ancestor that has
+    /// `ai/checkpoints/pty`, else the nearest with `.git`, else `cwd` itself.
+    pub fn discover(cwd: &Path) -> Self {
+        Self { root: project_root(cwd).join(STATE_SUBDIR) }
+    }
+
+    /// The project root this state directory belongs to (two levels above `ai/checkpoints/pty`),
+    /// or the directory itself when it was given explicitly elsewhere.
+    pub fn project_root(&self) -> PathBuf {
+        if self.root.ends_with(STATE_SUBDIR) {
+            self.root.ancestors().nth(3).map(Path::to_path_buf).unwrap_or_else(|| self.root.clone())
+        } else {
+            std::env::current_dir().unwrap_or_else(|_| self.root.clone())
+        }
+    }
+
+    /// The directory itself.
+    pub fn path(&self) -> &Path {
+        &self.root
+    }
+
+    /// `_registry.json`.
+    pub fn registry_file(&self) -> PathBuf {
+        self.root.join("_registry.json")
+    }
+
+    /// The lock file guarding registry read-modify-write (never renamed).
+    pub fn registry_lock(&self) -> PathBuf {
+        self.root.join("_registry.lock")
+    }
+
+    /// The lock file guarding "find or create the default session".
+    pub fn default_lock(&self) -> PathBuf {
+        self.root.join("_default.lock")
+    }
+
+    /// `_registry_events.jsonl`.
+    pub fn registry_events(&self) -> PathBuf {
+        self.root.join("_registry_events.jsonl")
+    }
+
+    /// `sessions/<id>/`.
+    pub fn session_dir(&self, id: &SessionId) -> PathBuf {
+        self.root.join("sessions").join(id.as_str())
+    }
+
+    /// Create the directory (and `sessions/`) if missing.
+    pub fn ensure(&self) -> Result<()> {
+        std::fs::create_dir_all(self.root.join("sessions"))
+            .map_err(|e| Error::state(&self.root, format!("cannot create the state directory: {e}")))
+    }
+
+    /// A short stable tag for this state directory, used to keep socket names of different
+    /// state directories apart in the shared runtime directory.
+    pub fn tag(&self) -> String {
+        // FNV-1a: stable across Rust versions, unlike DefaultHasher.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in self.root.as_os_str().as_encoded_bytes() {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("{:08x}", (h >> 32) as u32 ^ h as u32)
+    }
+}
+
+/// The project root for `cwd` (see [`StateDir::discover`]).
+pub fn project_root(cwd: &Path) -> PathBuf {
+    if let Some(p) = cwd.ancestors().find(|p| p.join(STATE_SUBDIR).is_dir()) {
+        return p.to_path_buf();
+    }
+    if let Some(p) = cwd.ancestors().find(|p| p.join(".git").exists()) {
+        return p.to_path_buf();
+    }
+    cwd.to_path_buf()
+}
+
+/// The private runtime directory for holder sockets: `$XDG_RUNTIME_DIR/kpty`, else
+/// `<tmp>/kpty-<uid>`; created 0700 and refused if another user owns it or others can enter it.
+pub fn runtime_dir() -> Result<PathBuf> {
+    if let Ok(dir) = std::env::var("KPTY_RUNTIME_DIR") {
+        if !dir.is_empty() {
+            return ensure_private_dir(Path::new(&dir));
+        }
+    }
+    let uid = rustix::process::getuid().as_raw();
+    let base = match std::env::var_os("XDG_RUNTIME_DIR") {
+        Some(d) if !d.is_empty() && Path::new(&d).is_dir() => PathBuf::from(d).join("kpty"),
+        _ => std::env::temp_dir().join(format!("kpty-{uid}")),
+    };
+    ensure_private_dir(&base)
+}
+
+fn ensure_private_dir(dir: &Path) -> Result<PathBuf> {
+    match std::fs::DirBuilder::new().mode(0o700).recursive(true).create(dir) {
+        Ok(()) => {}
+        Err(e) => return Err(Error::state(dir, format!("cannot create the runtime directory: {e}"))),
+    }
+    let md = std::fs::symlink_metadata(dir).map_err(|e| Error::state(dir, e))?;
+    let uid = rustix::process::getuid().as_raw();
+    if !md.is_dir() || md.uid() != uid {
+        return Err(Error::state(
+            dir,
+            "the runtime directory is not a directory owned by you; remove it or set KPTY_RUNTIME_DIR",
+        ));
+    }
+    if md.mode() & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| Error::state(dir, format!("cannot make the runtime directory private: {e}")))?;
+    }
+    Ok(dir.to_path_buf())
+}
+
+/// The socket path for a session; errors when it would not fit in `sun_path`.
+pub fn socket_path(state: &StateDir, id: &SessionId) -> Result<PathBuf> {
+    let path = runtime_dir()?.join(format!("{}-{}.sock", state.tag(), id));
+    let len = path.as_os_str().len();
+    if len >= 108 {
+        return Err(Error::new(
+            ErrorCode::PtySpawnFailed,
+            format!(
+                "socket path {} is {len} bytes, over the 107-byte Unix socket limit; set \
+                 KPTY_RUNTIME_DIR to a shorter directory",
+                path.display()
+            ),
+        ));
+    }
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discovery_prefers_existing_state_dir_then_git() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        let deep = root.join("a/b/c");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(project_root(&deep), deep);
+        std::fs::create_dir_all(root.join("a/.git")).unwrap();
+        assert_eq!(project_root(&deep), root.join("a"));
+        std::fs::create_dir_all(root.join(STATE_SUBDIR)).unwrap();
+        assert_eq!(project_root(&deep), root.to_path_buf());
+        let sd = StateDir::discover(&deep);
+        assert_eq!(sd.path(), root.join(STATE_SUBDIR));
+        assert_eq!(sd.project_root(), root.to_path_buf());
+    }
+
+    #[test]
+    fn tags_differ_and_are_stable() {
+        let a = StateDir::at("/x/a").unwrap();
+        let b = StateDir::at("/x/b").unwrap();
+        assert_ne!(a.tag(), b.tag());
+        assert_eq!(a.tag(), StateDir::at("/x/a").unwrap().tag());
+        assert_eq!(a.tag().len(), 8);
+    }
+}
