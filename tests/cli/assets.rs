@@ -1,0 +1,1 @@
+//! Generated assets (completions/, man/) are fresh.

@@ -1,0 +1,1 @@
+//! insta snapshots of help texts and JSON shapes.
