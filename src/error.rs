@@ -120,7 +120,11 @@ pub struct Error {
 impl Error {
     /// An error with a code and message.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), details: None }
+        Self {
+            code,
+            message: message.into(),
+            details: None,
+        }
     }
 
     /// Attach details.
@@ -155,10 +159,10 @@ impl Error {
         });
         if let Some(d) = &self.details {
             // AMBIGUOUS puts `matches` at the top level, as the seeds show.
-            if self.code == ErrorCode::Ambiguous {
-                if let Some(m) = d.get("matches") {
-                    v["matches"] = m.clone();
-                }
+            if self.code == ErrorCode::Ambiguous
+                && let Some(m) = d.get("matches")
+            {
+                v["matches"] = m.clone();
             }
             v["details"] = d.clone();
         }

@@ -38,7 +38,9 @@ impl SessionId {
         let s = self.0.as_str();
         s.len() == 12
             && s.starts_with("pty_")
-            && s[4..].bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+            && s[4..]
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
     }
 }
 
@@ -48,7 +50,8 @@ pub fn is_valid(s: &str) -> bool {
         && s.len() <= 64
         && !s.starts_with('.')
         && !s.starts_with('-')
-        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
 }
 
 impl TryFrom<String> for SessionId {
@@ -86,8 +89,18 @@ mod tests {
     #[test]
     fn rejects_traversal_and_junk() {
         for bad in [
-            "", "../../etc", "..", ".", "a/b", "a\\b", "-rf", ".hidden", "pty_1234\0", "a b",
-            "ä", &"x".repeat(65),
+            "",
+            "../../etc",
+            "..",
+            ".",
+            "a/b",
+            "a\\b",
+            "-rf",
+            ".hidden",
+            "pty_1234\0",
+            "a b",
+            "ä",
+            &"x".repeat(65),
         ] {
             assert!(SessionId::parse(bad).is_err(), "{bad:?} accepted");
         }
@@ -98,6 +111,10 @@ mod tests {
         for ok in ["pty_a3f87c2d", "9ccd99b1bdd8710e", "term-1", "Worker.A_2"] {
             assert!(SessionId::parse(ok).is_ok(), "{ok:?} rejected");
         }
-        assert!(!SessionId::parse("9ccd99b1bdd8710e").unwrap().is_local_form());
+        assert!(
+            !SessionId::parse("9ccd99b1bdd8710e")
+                .unwrap()
+                .is_local_form()
+        );
     }
 }

@@ -66,11 +66,21 @@ impl Action {
     pub fn summary(self) -> &'static str {
         match self {
             Action::Help => "Show available actions, configuration and exit codes.",
-            Action::List => "List sessions with their state: running, exited (with exit code) or dead.",
-            Action::Create => "Create a local PTY session (shell, cwd, cols, rows, label, env); returns once the shell's first prompt is up.",
-            Action::SendLine => "Type one line into a session and press Enter (CR). Embedded CR/LF are stripped.",
-            Action::Read => "Read raw output: the most recent max_bytes, or everything after `since` (absolute offset) with next_offset.",
-            Action::Talk => "Run a command and wait for it to finish: clean output, exit_code, duration_ms.",
+            Action::List => {
+                "List sessions with their state: running, exited (with exit code) or dead."
+            }
+            Action::Create => {
+                "Create a local PTY session (shell, cwd, cols, rows, label, env); returns once the shell's first prompt is up."
+            }
+            Action::SendLine => {
+                "Type one line into a session and press Enter (CR). Embedded CR/LF are stripped."
+            }
+            Action::Read => {
+                "Read raw output: the most recent max_bytes, or everything after `since` (absolute offset) with next_offset."
+            }
+            Action::Talk => {
+                "Run a command and wait for it to finish: clean output, exit_code, duration_ms."
+            }
             Action::Run => "Alias of talk.",
             Action::Resize => "Resize a session's terminal (cols, rows).",
             Action::Kill => "End a session: hang up its shell and everything it started.",

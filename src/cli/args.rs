@@ -10,10 +10,15 @@ use std::path::PathBuf;
 /// kpty invocation is live for the next one, for another terminal, and for an MCP client.
 /// State lives in <project root>/ai/checkpoints/pty unless --state-dir says otherwise.
 #[derive(Debug, Parser)]
-#[command(name = "kpty", version, disable_help_subcommand = true, max_term_width = 100)]
+#[command(
+    name = "kpty",
+    version,
+    disable_help_subcommand = true,
+    max_term_width = 100
+)]
 pub struct Cli {
     /// State directory (default: <project root>/ai/checkpoints/pty).
-    #[arg(long, global = true, env = "KPTY_STATE_DIR", value_name = "DIR")]
+    #[arg(long, global = true, env = "KPTY_STATE_DIR", hide_env_values = true, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
 
     /// Print the action's JSON object instead of human output.
@@ -61,7 +66,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct SessionArg {
     /// Session id, unique id prefix, or label (default: the default session).
-    #[arg(short, long, env = "KPTY_SESSION", value_name = "SESSION")]
+    #[arg(short, long, env = "KPTY_SESSION", hide_env_values = true, value_name = "SESSION")]
     pub session: Option<String>,
 }
 

@@ -41,14 +41,19 @@ pub fn run(argv: Vec<OsString>) -> i32 {
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("KPTY_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init();
 }
 
 fn ctx(cli: &Cli) -> Result<Ctx> {
     let state = match &cli.state_dir {
         Some(d) => StateDir::at(d)?,
         None => {
-            let cwd = std::env::current_dir().map_err(|e| Error::internal(format!("cannot read the working directory: {e}")))?;
+            let cwd = std::env::current_dir()
+                .map_err(|e| Error::internal(format!("cannot read the working directory: {e}")))?;
             StateDir::discover(&cwd)
         }
     };
@@ -59,10 +64,13 @@ fn execute(cli: Cli) -> Result<i32> {
     let (action, params) = match &cli.command {
         Command::Holder => return Ok(crate::holder::main()),
         Command::GenerateAssets { out } => {
-            assets::generate(out).map_err(|e| Error::internal(format!("generating assets failed: {e}")))?;
+            assets::generate(out)
+                .map_err(|e| Error::internal(format!("generating assets failed: {e}")))?;
             return Ok(0);
         }
-        Command::Help(h) if h.command.is_some() => return Ok(render::clap_help(h.command.as_deref().unwrap_or_default())),
+        Command::Help(h) if h.command.is_some() => {
+            return Ok(render::clap_help(h.command.as_deref().unwrap_or_default()));
+        }
         Command::Help(_) => (Action::Help, Params::default()),
         Command::List => (Action::List, Params::default()),
         Command::Create(a) => (Action::Create, create_params(a)?),
@@ -76,9 +84,14 @@ fn execute(cli: Cli) -> Result<i32> {
                 ..Default::default()
             },
         ),
-        Command::SendLine(a) => {
-            (Action::SendLine, Params { session_id: a.session.session.clone(), data: Some(a.data.clone()), ..Default::default() })
-        }
+        Command::SendLine(a) => (
+            Action::SendLine,
+            Params {
+                session_id: a.session.session.clone(),
+                data: Some(a.data.clone()),
+                ..Default::default()
+            },
+        ),
         Command::Read(a) => (
             Action::Read,
             Params {
@@ -92,15 +105,26 @@ fn execute(cli: Cli) -> Result<i32> {
         ),
         Command::Resize(a) => (
             Action::Resize,
-            Params { session_id: a.session.session.clone(), cols: Some(a.cols), rows: Some(a.rows), ..Default::default() },
+            Params {
+                session_id: a.session.session.clone(),
+                cols: Some(a.cols),
+                rows: Some(a.rows),
+                ..Default::default()
+            },
         ),
-        Command::Kill(a) => (Action::Kill, Params { session_id: Some(a.session.clone()), ..Default::default() }),
+        Command::Kill(a) => (
+            Action::Kill,
+            Params {
+                session_id: Some(a.session.clone()),
+                ..Default::default()
+            },
+        ),
     };
     let ctx = ctx(&cli)?;
-    if let Command::Read(a) = &cli.command {
-        if a.follow {
-            return render::follow(&ctx, params, cli.json);
-        }
+    if let Command::Read(a) = &cli.command
+        && a.follow
+    {
+        return render::follow(&ctx, params, cli.json);
     }
     let result = core::dispatch(&ctx, action, &params);
     match result {
@@ -110,7 +134,11 @@ fn execute(cli: Cli) -> Result<i32> {
             } else {
                 render::human(action, &v);
             }
-            Ok(if matches!(action, Action::Talk | Action::Run) { talk_exit_code(&v) } else { 0 })
+            Ok(if matches!(action, Action::Talk | Action::Run) {
+                talk_exit_code(&v)
+            } else {
+                0
+            })
         }
         Err(e) => {
             if !cli.json {
@@ -123,13 +151,18 @@ fn execute(cli: Cli) -> Result<i32> {
 
 /// `kpty talk` exits with the command's own status (as ssh does), clamped to 0..=255.
 fn talk_exit_code(v: &serde_json::Value) -> i32 {
-    v["exit_code"].as_i64().map(|c| (c & 0xff) as i32).unwrap_or(0)
+    v["exit_code"]
+        .as_i64()
+        .map(|c| (c & 0xff) as i32)
+        .unwrap_or(0)
 }
 
 fn create_params(a: &args::CreateArgs) -> Result<Params> {
     let mut env = std::collections::BTreeMap::new();
     for kv in &a.env {
-        let (k, v) = kv.split_once('=').ok_or_else(|| Error::invalid(format!("--env {kv:?} must be KEY=VALUE")))?;
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| Error::invalid(format!("--env {kv:?} must be KEY=VALUE")))?;
         env.insert(k.to_string(), v.to_string());
     }
     Ok(Params {

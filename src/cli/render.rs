@@ -12,10 +12,10 @@ use std::io::Write;
 /// Write to stdout; a broken pipe ends the process quietly (exit 0), as ripgrep does.
 fn out(bytes: &[u8]) {
     let mut o = std::io::stdout().lock();
-    if let Err(e) = o.write_all(bytes).and_then(|_| o.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
+    if let Err(e) = o.write_all(bytes).and_then(|_| o.flush())
+        && e.kind() == std::io::ErrorKind::BrokenPipe
+    {
+        std::process::exit(0);
     }
 }
 
@@ -33,12 +33,14 @@ pub fn print_error(e: &Error) {
 
 /// What to show on stdout before an error line (a timed-out talk's partial output).
 pub fn before_error(e: &Error) {
-    if e.code == ErrorCode::PtyTimeout || e.code == ErrorCode::PtyProcessExited {
-        if let Some(p) = e.details.as_ref().and_then(|d| d["partial_output"].as_str()) {
-            if !p.is_empty() {
-                out(format!("{p}\n").as_bytes());
-            }
-        }
+    if (e.code == ErrorCode::PtyTimeout || e.code == ErrorCode::PtyProcessExited)
+        && let Some(p) = e
+            .details
+            .as_ref()
+            .and_then(|d| d["partial_output"].as_str())
+        && !p.is_empty()
+    {
+        out(format!("{p}\n").as_bytes());
     }
 }
 
@@ -60,7 +62,10 @@ pub fn human(action: Action, v: &Value) {
         Action::Talk | Action::Run => text_line(v["output"].as_str().unwrap_or_default()),
         Action::Read => out(v["output"].as_str().unwrap_or_default().as_bytes()),
         Action::List => list_table(v),
-        Action::Kill => text_line(&format!("killed {}", v["session_id"].as_str().unwrap_or_default())),
+        Action::Kill => text_line(&format!(
+            "killed {}",
+            v["session_id"].as_str().unwrap_or_default()
+        )),
         Action::Help => text_line(&help_text(v)),
         Action::SendLine | Action::Resize | Action::Write => {}
     }
@@ -70,15 +75,30 @@ fn list_table(v: &Value) {
     let empty = vec![];
     let sessions = v["sessions"].as_array().unwrap_or(&empty);
     if sessions.is_empty() {
-        eprintln!("no sessions in {}", v["state_dir"].as_str().unwrap_or("this state directory"));
+        eprintln!(
+            "no sessions in {}",
+            v["state_dir"].as_str().unwrap_or("this state directory")
+        );
         return;
     }
-    let mut rows = vec![["SESSION", "STATE", "PID", "LABEL", "SHELL", "CREATED"].map(String::from).to_vec()];
+    let mut rows = vec![
+        ["SESSION", "STATE", "PID", "LABEL", "SHELL", "CREATED"]
+            .map(String::from)
+            .to_vec(),
+    ];
     for s in sessions {
         let state = match s["state"].as_str().unwrap_or("?") {
-            "exited" => format!("exited({})", s["exit_code"].as_i64().map_or("?".into(), |c| c.to_string())),
+            "exited" => format!(
+                "exited({})",
+                s["exit_code"]
+                    .as_i64()
+                    .map_or("?".into(), |c| c.to_string())
+            ),
             "running" if s["busy"].as_bool() == Some(true) => {
-                format!("running:{}", s["foreground_command"].as_str().unwrap_or("busy"))
+                format!(
+                    "running:{}",
+                    s["foreground_command"].as_str().unwrap_or("busy")
+                )
             }
             other => other.to_string(),
         };
@@ -92,10 +112,16 @@ fn list_table(v: &Value) {
             str_of("created_at"),
         ]);
     }
-    let widths: Vec<usize> = (0..rows[0].len()).map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
     let mut s = String::new();
     for r in rows {
-        let line: Vec<String> = r.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        let line: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
         s.push_str(line.join("  ").trim_end());
         s.push('\n');
     }
@@ -104,17 +130,27 @@ fn list_table(v: &Value) {
 
 fn help_text(v: &Value) -> String {
     let d = &v["data"];
-    let mut s = format!("kpty {} — {}\n\nActions (k_pty contract; CLI verbs use dashes):\n", d["version"].as_str().unwrap_or(""), d["description"].as_str().unwrap_or(""));
+    let mut s = format!(
+        "kpty {} — {}\n\nActions (k_pty contract; CLI verbs use dashes):\n",
+        d["version"].as_str().unwrap_or(""),
+        d["description"].as_str().unwrap_or("")
+    );
     if let Some(a) = d["actions"].as_object() {
         for (k, v) in a {
             s.push_str(&format!("  {k:<12} {}\n", v.as_str().unwrap_or("")));
         }
     }
-    s.push_str(&format!("\nState directory: {}\n", d["state_dir"].as_str().unwrap_or("")));
+    s.push_str(&format!(
+        "\nState directory: {}\n",
+        d["state_dir"].as_str().unwrap_or("")
+    ));
     s.push_str("\nEnvironment: KPTY_STATE_DIR, KPTY_SESSION, KPTY_LOG, KPTY_RUNTIME_DIR, KPTY_READY_TIMEOUT_MS,\n  KURORYUU_PTY_SHELL, KURORYUU_PTY_COLS, KURORYUU_PTY_ROWS, KURORYUU_PTY_BUFFER_SIZE, KURORYUU_PTY_TIMEOUT_MS\n");
     s.push_str("\nExit codes: 0 ok; `talk` exits with the command's own code; kpty's failures:\n");
     if let Some(c) = d["exit_codes"].as_object() {
-        let mut codes: Vec<(&String, i64)> = c.iter().map(|(k, v)| (k, v.as_i64().unwrap_or(0))).collect();
+        let mut codes: Vec<(&String, i64)> = c
+            .iter()
+            .map(|(k, v)| (k, v.as_i64().unwrap_or(0)))
+            .collect();
         codes.sort_by_key(|x| x.1);
         for (k, n) in codes {
             s.push_str(&format!("  {n:>3}  {k}\n"));
@@ -134,7 +170,9 @@ pub fn clap_help(name: &str) -> i32 {
             0
         }
         None => {
-            print_error(&Error::invalid(format!("no command {name:?}; `kpty --help` lists them")));
+            print_error(&Error::invalid(format!(
+                "no command {name:?}; `kpty --help` lists them"
+            )));
             ErrorCode::InvalidParams.exit_code()
         }
     }
@@ -145,7 +183,14 @@ pub fn follow(ctx: &Ctx, mut p: Params, json: bool) -> Result<i32> {
     p.timeout_ms = Some(p.timeout_ms.unwrap_or(30_000));
     if p.since.is_none() {
         // Start with the recent tail, then follow from its end.
-        let first = core::dispatch(ctx, Action::Read, &Params { timeout_ms: Some(0), ..p.clone() })?;
+        let first = core::dispatch(
+            ctx,
+            Action::Read,
+            &Params {
+                timeout_ms: Some(0),
+                ..p.clone()
+            },
+        )?;
         emit(&first, json);
         p.since = first["next_offset"].as_u64();
     }

@@ -9,10 +9,10 @@ fn env_num<T: std::str::FromStr>(name: &str) -> Option<T> {
 /// Default shell: `KURORYUU_PTY_SHELL`, else `$SHELL`, else `/bin/bash`.
 pub fn default_shell() -> String {
     for var in ["KURORYUU_PTY_SHELL", "SHELL"] {
-        if let Ok(s) = std::env::var(var) {
-            if !s.trim().is_empty() {
-                return s;
-            }
+        if let Ok(s) = std::env::var(var)
+            && !s.trim().is_empty()
+        {
+            return s;
         }
     }
     "/bin/bash".into()
@@ -30,7 +30,9 @@ pub fn default_rows() -> u16 {
 
 /// Ring size (`KURORYUU_PTY_BUFFER_SIZE`, else 100 KiB; 1 KiB ..= 64 MiB).
 pub fn buffer_size() -> usize {
-    env_num("KURORYUU_PTY_BUFFER_SIZE").unwrap_or(api::DEFAULT_BUFFER_SIZE).clamp(1024, 64 << 20)
+    env_num("KURORYUU_PTY_BUFFER_SIZE")
+        .unwrap_or(api::DEFAULT_BUFFER_SIZE)
+        .clamp(1024, 64 << 20)
 }
 
 /// Default talk timeout (`KURORYUU_PTY_TIMEOUT_MS`, else 30 s).

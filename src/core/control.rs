@@ -15,9 +15,17 @@ pub fn resize(ctx: &Ctx, p: &Params) -> Result<Value> {
     };
     create::check_size(cols, rows)?;
     let e = sessions::target(ctx, p.session_id.as_deref(), false)?;
-    sessions::call(ctx, &e, &Request::Resize { cols, rows }, Duration::from_secs(5))?;
+    sessions::call(
+        ctx,
+        &e,
+        &Request::Resize { cols, rows },
+        Duration::from_secs(5),
+    )?;
     if let Ok(id) = SessionId::parse(&e.session_id) {
-        journal::append(&ctx.state.session_dir(&id).join("events.jsonl"), json!({"action": "resize", "session_id": e.session_id, "cols": cols, "rows": rows, "success": true}));
+        journal::append(
+            &ctx.state.session_dir(&id).join("events.jsonl"),
+            json!({"action": "resize", "session_id": e.session_id, "cols": cols, "rows": rows, "success": true}),
+        );
     }
     Ok(json!({"ok": true, "session_id": e.session_id, "cols": cols, "rows": rows}))
 }
@@ -25,21 +33,36 @@ pub fn resize(ctx: &Ctx, p: &Params) -> Result<Value> {
 /// Run `kill`: hang up the shell (and everything it started), wait for it, forget the session.
 pub fn kill(ctx: &Ctx, p: &Params) -> Result<Value> {
     let Some(r) = p.session_id.as_deref().filter(|s| !s.trim().is_empty()) else {
-        return Err(Error::invalid("kill needs `session_id` (an id, unique prefix, or label)"));
+        return Err(Error::invalid(
+            "kill needs `session_id` (an id, unique prefix, or label)",
+        ));
     };
     let e = sessions::resolve(ctx, r)?;
     let before = sessions::probe(ctx, &e);
     let mut body = KillBody::default();
     if let sessions::Liveness::Running(_) | sessions::Liveness::Unresponsive(_) = before {
-        match sessions::call(ctx, &e, &Request::Kill { grace_ms: 1000 }, Duration::from_secs(10)) {
+        match sessions::call(
+            ctx,
+            &e,
+            &Request::Kill { grace_ms: 1000 },
+            Duration::from_secs(10),
+        ) {
             Ok(v) => body = serde_json::from_value(v).unwrap_or_default(),
             Err(err) => {
                 tracing::warn!("kill via holder failed ({err}); signalling directly");
                 signal_direct(&e);
             }
         }
-    } else if let sessions::Liveness::Exited { exit_code, exit_signal, .. } = &before {
-        body = KillBody { exit_code: *exit_code, exit_signal: exit_signal.clone() };
+    } else if let sessions::Liveness::Exited {
+        exit_code,
+        exit_signal,
+        ..
+    } = &before
+    {
+        body = KillBody {
+            exit_code: *exit_code,
+            exit_signal: exit_signal.clone(),
+        };
     }
     forget(ctx, &e, "session_killed");
     Ok(json!({
@@ -69,10 +92,13 @@ pub fn forget(ctx: &Ctx, e: &RegistryEntry, event: &str) {
         reg.sessions.remove(&e.session_id);
         Ok(())
     });
-    if let Some(sock) = sessions::socket_of(ctx, e) {
-        if std::os::unix::net::UnixStream::connect(&sock).is_err() {
-            let _ = std::fs::remove_file(sock);
-        }
+    if let Some(sock) = sessions::socket_of(ctx, e)
+        && std::os::unix::net::UnixStream::connect(&sock).is_err()
+    {
+        let _ = std::fs::remove_file(sock);
     }
-    journal::append(&ctx.state.registry_events(), json!({"event": event, "session_id": e.session_id, "label": e.label}));
+    journal::append(
+        &ctx.state.registry_events(),
+        json!({"event": event, "session_id": e.session_id, "label": e.label}),
+    );
 }

@@ -11,8 +11,11 @@ use std::path::PathBuf;
 
 /// Validate a label: 1..=64 printable characters.
 pub fn check_label(label: &str) -> Result<()> {
-    if label.trim().is_empty() || label.chars().count() > 64 || label.chars().any(char::is_control) {
-        return Err(Error::invalid(format!("label {label:?} must be 1-64 printable characters")));
+    if label.trim().is_empty() || label.chars().count() > 64 || label.chars().any(char::is_control)
+    {
+        return Err(Error::invalid(format!(
+            "label {label:?} must be 1-64 printable characters"
+        )));
     }
     Ok(())
 }
@@ -20,40 +23,61 @@ pub fn check_label(label: &str) -> Result<()> {
 /// Validate a terminal size.
 pub fn check_size(cols: u16, rows: u16) -> Result<()> {
     if !(2..=1000).contains(&cols) || !(1..=1000).contains(&rows) {
-        return Err(Error::invalid(format!("terminal size {cols}x{rows} is out of range (cols 2-1000, rows 1-1000)")));
+        return Err(Error::invalid(format!(
+            "terminal size {cols}x{rows} is out of range (cols 2-1000, rows 1-1000)"
+        )));
     }
     Ok(())
 }
 
 /// Run `create`.
 pub fn create(ctx: &Ctx, p: &Params) -> Result<Value> {
-    let shell = p.shell.clone().filter(|s| !s.trim().is_empty()).unwrap_or_else(config::default_shell);
+    let shell = p
+        .shell
+        .clone()
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(config::default_shell);
     let cols = p.cols.unwrap_or_else(config::default_cols);
     let rows = p.rows.unwrap_or_else(config::default_rows);
     check_size(cols, rows)?;
     if let Some(l) = &p.label {
         check_label(l)?;
     }
-    if let Some(role) = &p.owner_role {
-        if role != "leader" && role != "worker" {
-            return Err(Error::invalid(format!("owner_role {role:?} must be \"leader\" or \"worker\"")));
-        }
+    if let Some(role) = &p.owner_role
+        && role != "leader"
+        && role != "worker"
+    {
+        return Err(Error::invalid(format!(
+            "owner_role {role:?} must be \"leader\" or \"worker\""
+        )));
     }
     let env = p.env.clone().unwrap_or_default();
-    if let Some(k) = env.keys().find(|k| k.is_empty() || k.contains('=') || k.contains('\0')) {
-        return Err(Error::invalid(format!("environment variable name {k:?} is invalid")));
+    if let Some(k) = env
+        .keys()
+        .find(|k| k.is_empty() || k.contains('=') || k.contains('\0'))
+    {
+        return Err(Error::invalid(format!(
+            "environment variable name {k:?} is invalid"
+        )));
     }
     let cwd = match &p.cwd {
         Some(c) if !c.trim().is_empty() => {
             let c = PathBuf::from(c);
-            if c.is_absolute() { c } else { std::env::current_dir().map(|d| d.join(&c)).unwrap_or(c) }
+            if c.is_absolute() {
+                c
+            } else {
+                std::env::current_dir().map(|d| d.join(&c)).unwrap_or(c)
+            }
         }
         _ => ctx.state.project_root(),
     };
     if !cwd.is_dir() {
         return Err(Error::new(
             crate::error::ErrorCode::PtySpawnFailed,
-            format!("working directory {} does not exist or is not a directory", cwd.display()),
+            format!(
+                "working directory {} does not exist or is not a directory",
+                cwd.display()
+            ),
         ));
     }
     let cwd = cwd.canonicalize().unwrap_or(cwd);
@@ -61,13 +85,16 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<Value> {
     // Reserve an id (and the label) under the registry lock.
     let created_at = now_rfc3339();
     let id = Registry::update(&ctx.state, |reg| {
-        if let Some(l) = &p.label {
-            if let Some(other) = reg.sessions.values().find(|e| e.label.as_deref() == Some(l.as_str())) {
-                return Err(Error::invalid(format!(
-                    "label {l:?} is already used by session {}; kill it first or pick another label",
-                    other.session_id
-                )));
-            }
+        if let Some(l) = &p.label
+            && let Some(other) = reg
+                .sessions
+                .values()
+                .find(|e| e.label.as_deref() == Some(l.as_str()))
+        {
+            return Err(Error::invalid(format!(
+                "label {l:?} is already used by session {}; kill it first or pick another label",
+                other.session_id
+            )));
         }
         let id = loop {
             let id = SessionId::new_local();

@@ -12,7 +12,10 @@ pub fn help(ctx: &Ctx) -> Value {
     for a in Action::ALL {
         actions.insert(a.as_str().into(), json!(a.summary()));
     }
-    let codes: Map<String, Value> = ErrorCode::ALL.iter().map(|c| (c.as_str().to_string(), json!(c.exit_code()))).collect();
+    let codes: Map<String, Value> = ErrorCode::ALL
+        .iter()
+        .map(|c| (c.as_str().to_string(), json!(c.exit_code())))
+        .collect();
     json!({
         "ok": true,
         "data": {

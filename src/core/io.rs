@@ -26,16 +26,26 @@ pub fn check_safe(text: &str) -> Result<()> {
 /// Refuse oversized input.
 pub fn check_size(what: &str, text: &str) -> Result<()> {
     if text.len() > api::MAX_INPUT_BYTES {
-        return Err(Error::invalid(format!("{what} is {} bytes; the limit is {} bytes", text.len(), api::MAX_INPUT_BYTES)));
+        return Err(Error::invalid(format!(
+            "{what} is {} bytes; the limit is {} bytes",
+            text.len(),
+            api::MAX_INPUT_BYTES
+        )));
     }
     Ok(())
 }
 
 /// Run `send_line`.
 pub fn send_line(ctx: &Ctx, p: &Params) -> Result<Value> {
-    let data = p.data.as_deref().ok_or_else(|| Error::invalid("send_line needs `data`: the text to type"))?;
+    let data = p
+        .data
+        .as_deref()
+        .ok_or_else(|| Error::invalid("send_line needs `data`: the text to type"))?;
     check_size("data", data)?;
-    let line: String = crate::safety::process_escapes(data).chars().filter(|c| *c != '\r' && *c != '\n').collect();
+    let line: String = crate::safety::process_escapes(data)
+        .chars()
+        .filter(|c| *c != '\r' && *c != '\n')
+        .collect();
     check_safe(&line)?;
     let e = sessions::target(ctx, p.session_id.as_deref(), false)?;
     let t = Duration::from_secs(10);
@@ -59,20 +69,42 @@ pub fn send_line(ctx: &Ctx, p: &Params) -> Result<Value> {
 pub fn read(ctx: &Ctx, p: &Params) -> Result<Value> {
     let max = p.max_bytes.unwrap_or(api::DEFAULT_READ_MAX_BYTES);
     if max == 0 || max > api::MAX_READ_BYTES {
-        return Err(Error::invalid(format!("max_bytes must be 1..={}", api::MAX_READ_BYTES)));
+        return Err(Error::invalid(format!(
+            "max_bytes must be 1..={}",
+            api::MAX_READ_BYTES
+        )));
     }
     let timeout = p.timeout_ms.unwrap_or(api::DEFAULT_READ_TIMEOUT_MS);
     if timeout > api::MAX_TIMEOUT_MS {
-        return Err(Error::invalid(format!("timeout_ms must be at most {}", api::MAX_TIMEOUT_MS)));
+        return Err(Error::invalid(format!(
+            "timeout_ms must be at most {}",
+            api::MAX_TIMEOUT_MS
+        )));
     }
     let e = sessions::target(ctx, p.session_id.as_deref(), false)?;
-    let req = Request::Read { since: p.since, max_bytes: max, timeout_ms: timeout };
-    let body: ReadBody = match sessions::call(ctx, &e, &req, Duration::from_millis(timeout + 10_000)) {
-        Ok(v) => serde_json::from_value(v).map_err(|err| Error::new(ErrorCode::PtyReadFailed, format!("malformed read reply: {err}")))?,
-        Err(err) if err.code == ErrorCode::PtyProcessExited => saved_read(ctx, &e.session_id, p.since, max).ok_or(err)?,
-        Err(err) => return Err(err),
+    let req = Request::Read {
+        since: p.since,
+        max_bytes: max,
+        timeout_ms: timeout,
     };
-    let output = if p.strip_ansi.unwrap_or(false) { crate::text::strip_ansi(body.text.as_bytes()) } else { body.text };
+    let body: ReadBody =
+        match sessions::call(ctx, &e, &req, Duration::from_millis(timeout + 10_000)) {
+            Ok(v) => serde_json::from_value(v).map_err(|err| {
+                Error::new(
+                    ErrorCode::PtyReadFailed,
+                    format!("malformed read reply: {err}"),
+                )
+            })?,
+            Err(err) if err.code == ErrorCode::PtyProcessExited => {
+                saved_read(ctx, &e.session_id, p.since, max).ok_or(err)?
+            }
+            Err(err) => return Err(err),
+        };
+    let output = if p.strip_ansi.unwrap_or(false) {
+        crate::text::strip_ansi(body.text.as_bytes())
+    } else {
+        body.text
+    };
     Ok(json!({
         "ok": true,
         "session_id": e.session_id,
@@ -115,5 +147,8 @@ fn saved_read(ctx: &Ctx, id: &str, since: Option<u64>, max: usize) -> Option<Rea
 
 /// `write` is deprecated, as in the seeds.
 pub fn write_deprecated() -> Error {
-    Error::new(ErrorCode::Deprecated, "write is deprecated: use send_line (type a line + Enter) or talk (run a command and wait)")
+    Error::new(
+        ErrorCode::Deprecated,
+        "write is deprecated: use send_line (type a line + Enter) or talk (run a command and wait)",
+    )
 }

@@ -17,14 +17,27 @@ pub fn start_holder(ctx: &Ctx, spec: &HolderSpec, log: &std::path::Path) -> Resu
         .open(log)
         .map_err(|e| fail(format!("cannot open {}: {e}", log.display())))?;
     let mut cmd = Command::new(&ctx.exe);
-    cmd.arg("__holder").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::from(log_file));
+    cmd.arg("__holder")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(log_file));
     crate::sys::setsid_on_spawn(&mut cmd);
-    let mut child = cmd.spawn().map_err(|e| fail(format!("cannot start the session holder {}: {e}", ctx.exe.display())))?;
+    let mut child = cmd.spawn().map_err(|e| {
+        fail(format!(
+            "cannot start the session holder {}: {e}",
+            ctx.exe.display()
+        ))
+    })?;
     let spec_json = serde_json::to_vec(spec).map_err(|e| Error::internal(e.to_string()))?;
     if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(&spec_json).map_err(|e| fail(format!("cannot hand the spec to the holder: {e}")))?;
+        stdin
+            .write_all(&spec_json)
+            .map_err(|e| fail(format!("cannot hand the spec to the holder: {e}")))?;
     }
-    let stdout = child.stdout.take().ok_or_else(|| fail("the holder has no stdout".into()))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| fail("the holder has no stdout".into()))?;
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut line = String::new();
@@ -41,7 +54,13 @@ pub fn start_holder(ctx: &Ctx, spec: &HolderSpec, log: &std::path::Path) -> Resu
     let line = match line {
         Ok(Ok(l)) => l,
         Ok(Err(e)) => return Err(fail(format!("reading the holder's ready line failed: {e}"))),
-        Err(_) => return Err(fail(format!("the holder did not report ready within {} ms; see {}", wait.as_millis(), log.display()))),
+        Err(_) => {
+            return Err(fail(format!(
+                "the holder did not report ready within {} ms; see {}",
+                wait.as_millis(),
+                log.display()
+            )));
+        }
     };
     if line.trim().is_empty() {
         let tail = std::fs::read_to_string(log).unwrap_or_default();
@@ -51,10 +70,13 @@ pub fn start_holder(ctx: &Ctx, spec: &HolderSpec, log: &std::path::Path) -> Resu
             tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
         )));
     }
-    let ready: Ready = serde_json::from_str(line.trim()).map_err(|e| fail(format!("malformed ready line from the holder: {e}")))?;
+    let ready: Ready = serde_json::from_str(line.trim())
+        .map_err(|e| fail(format!("malformed ready line from the holder: {e}")))?;
     if ready.ok {
         Ok(ready)
     } else {
-        Err(ready.error.unwrap_or_else(|| fail("the holder failed without saying why".into())))
+        Err(ready
+            .error
+            .unwrap_or_else(|| fail("the holder failed without saying why".into())))
     }
 }

@@ -22,7 +22,11 @@ pub fn session_json(e: &RegistryEntry, live: &Liveness) -> Value {
             v["foreground_command"] = json!(s.foreground_command);
             v["output_offset"] = json!(s.output_offset);
         }
-        Liveness::Exited { exit_code, exit_signal, .. } => {
+        Liveness::Exited {
+            exit_code,
+            exit_signal,
+            ..
+        } => {
             v["exit_code"] = json!(exit_code);
             v["exit_signal"] = json!(exit_signal);
         }
@@ -36,12 +40,23 @@ pub fn session_json(e: &RegistryEntry, live: &Liveness) -> Value {
 pub fn list(ctx: &Ctx) -> Result<Value> {
     let reg = Registry::load(&ctx.state)?;
     let mut entries: Vec<&RegistryEntry> = reg.sessions.values().collect();
-    entries.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.session_id.cmp(&b.session_id)));
+    entries.sort_by(|a, b| {
+        a.created_at
+            .cmp(&b.created_at)
+            .then(a.session_id.cmp(&b.session_id))
+    });
     let lives: Vec<Liveness> = std::thread::scope(|s| {
         let handles: Vec<_> = entries.iter().map(|e| s.spawn(|| probe(ctx, e))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or(Liveness::Dead)).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or(Liveness::Dead))
+            .collect()
     });
-    let sessions: Vec<Value> = entries.iter().zip(&lives).map(|(e, l)| session_json(e, l)).collect();
+    let sessions: Vec<Value> = entries
+        .iter()
+        .zip(&lives)
+        .map(|(e, l)| session_json(e, l))
+        .collect();
     let local = entries.iter().filter(|e| e.source == "local").count();
     let desktop = entries.iter().filter(|e| e.source == "desktop").count();
     Ok(json!({

@@ -23,7 +23,11 @@ pub fn resolve(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
     if let Some(e) = reg.sessions.get(reference) {
         return Ok(e.clone());
     }
-    let by_label: Vec<&RegistryEntry> = reg.sessions.values().filter(|e| e.label.as_deref() == Some(reference)).collect();
+    let by_label: Vec<&RegistryEntry> = reg
+        .sessions
+        .values()
+        .filter(|e| e.label.as_deref() == Some(reference))
+        .collect();
     match by_label.len() {
         1 => return Ok(by_label[0].clone()),
         n if n > 1 => return Err(ambiguous(reference, &by_label)),
@@ -32,7 +36,11 @@ pub fn resolve(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
     // Prefixes must themselves look like (the start of) an id: this is where traversal
     // attempts such as `../../etc` are refused.
     SessionId::parse(reference)?;
-    let by_prefix: Vec<&RegistryEntry> = reg.sessions.values().filter(|e| e.session_id.starts_with(reference)).collect();
+    let by_prefix: Vec<&RegistryEntry> = reg
+        .sessions
+        .values()
+        .filter(|e| e.session_id.starts_with(reference))
+        .collect();
     match by_prefix.len() {
         1 if reference.len() >= 3 => Ok(by_prefix[0].clone()),
         0 | 1 => Err(not_found(reference)),
@@ -43,16 +51,24 @@ pub fn resolve(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
 fn not_found(reference: &str) -> Error {
     Error::new(
         ErrorCode::PtySessionNotFound,
-        format!("no session {reference:?} in this state directory; `kpty list` shows the sessions there"),
+        format!(
+            "no session {reference:?} in this state directory; `kpty list` shows the sessions there"
+        ),
     )
     .with_details(json!({"session_id": reference}))
 }
 
 fn ambiguous(reference: &str, matches: &[&RegistryEntry]) -> Error {
-    let ids: Vec<Value> = matches.iter().map(|e| json!({"session_id": e.session_id, "label": e.label})).collect();
+    let ids: Vec<Value> = matches
+        .iter()
+        .map(|e| json!({"session_id": e.session_id, "label": e.label}))
+        .collect();
     Error::new(
         ErrorCode::Ambiguous,
-        format!("{reference:?} matches {} sessions; use the full session id", matches.len()),
+        format!(
+            "{reference:?} matches {} sessions; use the full session id",
+            matches.len()
+        ),
     )
     .with_details(json!({"matches": ids}))
 }
@@ -70,7 +86,11 @@ pub fn target(ctx: &Ctx, session_id: Option<&str>, create: bool) -> Result<Regis
 pub fn default_session(ctx: &Ctx, create: bool) -> Result<RegistryEntry> {
     let find = || -> Result<Option<RegistryEntry>> {
         let reg = Registry::load(&ctx.state)?;
-        Ok(reg.sessions.values().find(|e| e.label.as_deref() == Some(DEFAULT_LABEL)).cloned())
+        Ok(reg
+            .sessions
+            .values()
+            .find(|e| e.label.as_deref() == Some(DEFAULT_LABEL))
+            .cloned())
     };
     if !create {
         return find()?.ok_or_else(|| {
@@ -96,11 +116,17 @@ pub fn default_session(ctx: &Ctx, create: bool) -> Result<RegistryEntry> {
             _ => super::control::forget(ctx, &e, "default_replaced"),
         }
     }
-    let p = crate::api::Params { label: Some(DEFAULT_LABEL.into()), ..Default::default() };
+    let p = crate::api::Params {
+        label: Some(DEFAULT_LABEL.into()),
+        ..Default::default()
+    };
     let v = super::create::create(ctx, &p)?;
     let id = v["session_id"].as_str().unwrap_or_default().to_string();
     let reg = Registry::load(&ctx.state)?;
-    reg.sessions.get(&id).cloned().ok_or_else(|| Error::internal("the new default session is not in the registry"))
+    reg.sessions
+        .get(&id)
+        .cloned()
+        .ok_or_else(|| Error::internal("the new default session is not in the registry"))
 }
 
 /// A session's state as far as can be told.
@@ -109,7 +135,11 @@ pub enum Liveness {
     /// The holder answered.
     Running(Box<StatusBody>),
     /// The shell ended and its holder recorded how.
-    Exited { exit_code: Option<i32>, exit_signal: Option<String>, state: String },
+    Exited {
+        exit_code: Option<i32>,
+        exit_signal: Option<String>,
+        state: String,
+    },
     /// The holder is gone without recording an exit (killed, crashed, machine rebooted).
     Dead,
     /// The holder is there but did not answer in time (stopped or overloaded).
@@ -134,7 +164,11 @@ pub fn socket_of(ctx: &Ctx, e: &RegistryEntry) -> Option<PathBuf> {
         return Some(PathBuf::from(s));
     }
     let id = SessionId::parse(&e.session_id).ok()?;
-    Metadata::load(&ctx.state, &id).ok().flatten().and_then(|m| m.socket).map(PathBuf::from)
+    Metadata::load(&ctx.state, &id)
+        .ok()
+        .flatten()
+        .and_then(|m| m.socket)
+        .map(PathBuf::from)
 }
 
 /// Ask the holder how it is, with a short deadline; never hangs, never panics.
@@ -144,9 +178,15 @@ pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
             Ok(v) => match serde_json::from_value::<StatusBody>(v) {
                 Ok(s) if s.alive => return Liveness::Running(Box::new(s)),
                 Ok(s) => {
-                    return Liveness::Exited { exit_code: s.exit_code, exit_signal: None, state: "exited".into() };
+                    return Liveness::Exited {
+                        exit_code: s.exit_code,
+                        exit_signal: None,
+                        state: "exited".into(),
+                    };
                 }
-                Err(err) => return Liveness::Unresponsive(format!("unexpected status reply: {err}")),
+                Err(err) => {
+                    return Liveness::Unresponsive(format!("unexpected status reply: {err}"));
+                }
             },
             Err(Unreachable::Gone(err)) => {
                 // dtach: a refused connection means a dead holder; clean its socket.
@@ -157,11 +197,15 @@ pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
             Err(Unreachable::Other(err)) => return Liveness::Unresponsive(err.message),
         }
     }
-    let meta = SessionId::parse(&e.session_id).ok().and_then(|id| Metadata::load(&ctx.state, &id).ok().flatten());
+    let meta = SessionId::parse(&e.session_id)
+        .ok()
+        .and_then(|id| Metadata::load(&ctx.state, &id).ok().flatten());
     match meta {
-        Some(m) if m.state == "exited" || m.state == "killed" => {
-            Liveness::Exited { exit_code: m.exit_code, exit_signal: m.exit_signal, state: m.state }
-        }
+        Some(m) if m.state == "exited" || m.state == "killed" => Liveness::Exited {
+            exit_code: m.exit_code,
+            exit_signal: m.exit_signal,
+            state: m.state,
+        },
         _ => Liveness::Dead,
     }
 }
@@ -185,7 +229,10 @@ pub fn call(ctx: &Ctx, e: &RegistryEntry, req: &Request, io_timeout: Duration) -
     if e.source != "local" {
         return Err(Error::new(
             ErrorCode::InvalidParams,
-            format!("session {} is a {} session; only local sessions are supported by this build", e.session_id, e.source),
+            format!(
+                "session {} is a {} session; only local sessions are supported by this build",
+                e.session_id, e.source
+            ),
         ));
     }
     let Some(sock) = socket_of(ctx, e) else {

@@ -11,17 +11,24 @@ use std::time::Duration;
 
 /// Check a caller-chosen sentinel: 4-64 chars of `[A-Za-z0-9_:.-]`.
 pub fn check_sentinel(s: &str) -> Result<()> {
-    let ok = (4..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"_:.-".contains(&b));
+    let ok = (4..=64).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_:.-".contains(&b));
     if ok {
         Ok(())
     } else {
-        Err(Error::invalid(format!("sentinel {s:?} must be 4-64 characters of letters, digits, '_', ':', '.', '-'")))
+        Err(Error::invalid(format!(
+            "sentinel {s:?} must be 4-64 characters of letters, digits, '_', ':', '.', '-'"
+        )))
     }
 }
 
 /// Run `talk`.
 pub fn talk(ctx: &Ctx, p: &Params) -> Result<Value> {
-    let raw = p.command.as_deref().ok_or_else(|| Error::invalid("talk needs `command`: the command to run"))?;
+    let raw = p
+        .command
+        .as_deref()
+        .ok_or_else(|| Error::invalid("talk needs `command`: the command to run"))?;
     io::check_size("command", raw)?;
     let command = crate::safety::process_escapes(raw);
     if command.trim().is_empty() {
@@ -33,13 +40,26 @@ pub fn talk(ctx: &Ctx, p: &Params) -> Result<Value> {
     }
     let timeout = p.timeout_ms.unwrap_or_else(config::talk_timeout_ms);
     if timeout == 0 || timeout > api::MAX_TIMEOUT_MS {
-        return Err(Error::invalid(format!("timeout_ms must be 1..={}", api::MAX_TIMEOUT_MS)));
+        return Err(Error::invalid(format!(
+            "timeout_ms must be 1..={}",
+            api::MAX_TIMEOUT_MS
+        )));
     }
     let e = sessions::target(ctx, p.session_id.as_deref(), true)?;
-    let req = Request::Talk(TalkRequest { command: command.clone(), sentinel: p.sentinel.clone(), timeout_ms: timeout });
-    let res = sessions::call(ctx, &e, &req, Duration::from_millis(timeout + 15_000)).and_then(|v| {
-        serde_json::from_value::<TalkBody>(v).map_err(|err| Error::new(crate::error::ErrorCode::PtyReadFailed, format!("malformed talk reply: {err}")))
+    let req = Request::Talk(TalkRequest {
+        command: command.clone(),
+        sentinel: p.sentinel.clone(),
+        timeout_ms: timeout,
     });
+    let res =
+        sessions::call(ctx, &e, &req, Duration::from_millis(timeout + 15_000)).and_then(|v| {
+            serde_json::from_value::<TalkBody>(v).map_err(|err| {
+                Error::new(
+                    crate::error::ErrorCode::PtyReadFailed,
+                    format!("malformed talk reply: {err}"),
+                )
+            })
+        });
     if let Ok(id) = SessionId::parse(&e.session_id) {
         let mut ev = json!({"action": "talk", "session_id": e.session_id, "command": crate::safety::redact(&command)});
         match &res {

@@ -72,11 +72,14 @@ impl MarkerScanner {
             }
             let body = &rest[PREFIX.len()..];
             let limit = body.len().min(MAX_PAYLOAD);
-            let term = body[..limit].iter().enumerate().find_map(|(j, &b)| match b {
-                0x07 => Some((j, 1)),
-                0x1b if body.get(j + 1) == Some(&b'\\') => Some((j, 2)),
-                _ => None,
-            });
+            let term = body[..limit]
+                .iter()
+                .enumerate()
+                .find_map(|(j, &b)| match b {
+                    0x07 => Some((j, 1)),
+                    0x1b if body.get(j + 1) == Some(&b'\\') => Some((j, 2)),
+                    _ => None,
+                });
             match term {
                 Some((j, tlen)) => {
                     if let Some(kind) = parse_payload(&body[..j]) {
@@ -111,7 +114,10 @@ fn parse_payload(p: &[u8]) -> Option<MarkKind> {
         b"B" => MarkKind::InputStart,
         b"C" => MarkKind::OutputStart,
         b"D" => MarkKind::Finished(
-            parts.next().and_then(|s| std::str::from_utf8(s).ok()).and_then(|s| s.trim().parse().ok()),
+            parts
+                .next()
+                .and_then(|s| std::str::from_utf8(s).ok())
+                .and_then(|s| s.trim().parse().ok()),
         ),
         _ => return None,
     })
@@ -151,7 +157,9 @@ impl SentinelMatcher {
 
     /// Find the begin line at or after `from`; returns the index just past its newline.
     pub fn find_begin(&self, buf: &[u8], from: usize) -> Option<usize> {
-        self.begin.find_at(buf, from.min(buf.len())).map(|m| m.end())
+        self.begin
+            .find_at(buf, from.min(buf.len()))
+            .map(|m| m.end())
     }
 
     /// Find a complete done line at or after `from`: (index where the sentinel starts, status).
@@ -161,7 +169,10 @@ impl SentinelMatcher {
             let whole = c.get(0)?;
             // Only a complete line counts: the status digits must be followed by a newline.
             if buf.get(whole.end()) == Some(&b'\n') {
-                let code = std::str::from_utf8(c.get(1)?.as_bytes()).ok()?.parse().ok()?;
+                let code = std::str::from_utf8(c.get(1)?.as_bytes())
+                    .ok()?
+                    .parse()
+                    .ok()?;
                 return Some((whole.start(), code));
             }
             at = whole.end();
@@ -173,7 +184,11 @@ impl SentinelMatcher {
     pub fn find(&self, buf: &[u8]) -> Option<SentinelHit> {
         let start = self.find_begin(buf, 0)?;
         let (end, exit_code) = self.find_done(buf, start)?;
-        Some(SentinelHit { output_start: start, output_end: end, exit_code })
+        Some(SentinelHit {
+            output_start: start,
+            output_end: end,
+            exit_code,
+        })
     }
 }
 
@@ -201,7 +216,16 @@ mod tests {
         use MarkKind::*;
         assert_eq!(
             kinds,
-            vec![Finished(Some(0)), PromptStart, OutputStart, Finished(Some(0)), PromptStart, OutputStart, Finished(Some(1)), PromptStart]
+            vec![
+                Finished(Some(0)),
+                PromptStart,
+                OutputStart,
+                Finished(Some(0)),
+                PromptStart,
+                OutputStart,
+                Finished(Some(1)),
+                PromptStart
+            ]
         );
         for n in 1..40 {
             assert_eq!(scan_all(BASH, n), whole, "chunk size {n}");

@@ -96,7 +96,9 @@ pub fn main() -> i32 {
     let spec: HolderSpec = match serde_json::from_slice(&input) {
         Ok(s) => s,
         Err(e) => {
-            report(&Ready::failed(Error::internal(format!("malformed holder spec: {e}"))));
+            report(&Ready::failed(Error::internal(format!(
+                "malformed holder spec: {e}"
+            ))));
             return 1;
         }
     };
@@ -105,7 +107,11 @@ pub fn main() -> i32 {
     }
     init_logging();
     let _ = std::env::set_current_dir("/");
-    tracing::info!("holder {} starting for {}", std::process::id(), spec.session_id);
+    tracing::info!(
+        "holder {} starting for {}",
+        std::process::id(),
+        spec.session_id
+    );
     let (shared, listener, state, meta) = match start(&spec) {
         Ok(x) => x,
         Err(e) => {
@@ -156,7 +162,15 @@ pub fn main() -> i32 {
 
 impl Ready {
     fn failed(e: Error) -> Self {
-        Self { ok: false, pid: None, holder_pid: Some(std::process::id()), integration: None, shell_kind: None, shell: None, error: Some(e) }
+        Self {
+            ok: false,
+            pid: None,
+            holder_pid: Some(std::process::id()),
+            integration: None,
+            shell_kind: None,
+            shell: None,
+            error: Some(e),
+        }
     }
 }
 
@@ -171,7 +185,11 @@ fn report(r: &Ready) {
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("KPTY_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_env_filter(filter).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init();
 }
 
 fn spawn_failed(msg: impl Into<String>) -> Error {
@@ -183,15 +201,24 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
     let state = StateDir::at(&spec.state_dir)?;
     let id = crate::api::SessionId::parse(&spec.session_id)?;
     if !spec.cwd.is_dir() {
-        return Err(spawn_failed(format!("working directory {} does not exist or is not a directory", spec.cwd.display())));
+        return Err(spawn_failed(format!(
+            "working directory {} does not exist or is not a directory",
+            spec.cwd.display()
+        )));
     }
     let program = shell::resolve_program(&spec.shell)?;
     let kind = ShellKind::detect(&spec.shell);
-    let integ_dir = crate::store::paths::runtime_dir()?.join(format!("shell-{}", env!("CARGO_PKG_VERSION")));
+    let integ_dir =
+        crate::store::paths::runtime_dir()?.join(format!("shell-{}", env!("CARGO_PKG_VERSION")));
     let launch = shell::prepare(kind, &integ_dir)?;
 
     let pair = native_pty_system()
-        .openpty(PtySize { rows: spec.rows, cols: spec.cols, pixel_width: 0, pixel_height: 0 })
+        .openpty(PtySize {
+            rows: spec.rows,
+            cols: spec.cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
         .map_err(|e| spawn_failed(format!("cannot open a pseudo-terminal: {e}")))?;
     let mut cmd = CommandBuilder::new(&program);
     cmd.args(&launch.args);
@@ -212,12 +239,28 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         .spawn_command(cmd)
         .map_err(|e| spawn_failed(format!("cannot start {}: {e}", program.display())))?;
     drop(pair.slave);
-    let pid = child.process_id().ok_or_else(|| spawn_failed("the shell has no pid"))?;
-    let reader = pair.master.try_clone_reader().map_err(|e| spawn_failed(format!("pty reader: {e}")))?;
-    let writer = pair.master.take_writer().map_err(|e| spawn_failed(format!("pty writer: {e}")))?;
+    let pid = child
+        .process_id()
+        .ok_or_else(|| spawn_failed("the shell has no pid"))?;
+    let reader = pair
+        .master
+        .try_clone_reader()
+        .map_err(|e| spawn_failed(format!("pty reader: {e}")))?;
+    let writer = pair
+        .master
+        .take_writer()
+        .map_err(|e| spawn_failed(format!("pty writer: {e}")))?;
 
     let listener = bind(&spec.socket)?;
-    let shared = Shared::new(pair.master, writer, pid, kind, spec.session_id.clone(), spec.buffer_size, spec.cols, spec.rows);
+    let shared = Shared::new(
+        pair.master,
+        writer,
+        pid,
+        kind,
+        spec.session_id.clone(),
+        spec.buffer_size,
+        (spec.cols, spec.rows),
+    );
     let r = shared.clone();
     std::thread::spawn(move || r.reader_loop(reader));
     let w = shared.clone();
@@ -234,11 +277,23 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         }
         if let Some(exit) = st.exit.clone() {
             let out = crate::text::clean_text(&st.ring.contents());
-            let tail: String = out.lines().rev().take(10).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+            let tail: String = out
+                .lines()
+                .rev()
+                .take(10)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect::<Vec<_>>()
+                .join("\n");
             drop(st);
             let _ = std::fs::remove_file(&spec.socket);
-            return Err(spawn_failed(format!("the shell exited during start-up (code {}): {}", exit.code, tail.trim()))
-                .with_details(serde_json::json!({"exit_code": exit.code, "output": out})));
+            return Err(spawn_failed(format!(
+                "the shell exited during start-up (code {}): {}",
+                exit.code,
+                tail.trim()
+            ))
+            .with_details(serde_json::json!({"exit_code": exit.code, "output": out})));
         }
         let expects_marker = kind.integration() == Integration::Osc133 || kind == ShellKind::Posix;
         let wake = if !expects_marker && st.output_seen {
@@ -254,7 +309,10 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         st = g;
         if Instant::now() >= deadline {
             if kind.integration() == Integration::Osc133 {
-                tracing::warn!("no prompt marker within {} ms: the shell's startup files may have replaced kpty's integration; falling back to sentinels", spec.ready_timeout_ms);
+                tracing::warn!(
+                    "no prompt marker within {} ms: the shell's startup files may have replaced kpty's integration; falling back to sentinels",
+                    spec.ready_timeout_ms
+                );
                 st.integration = Integration::Sentinel;
             }
             break;
@@ -294,11 +352,15 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
 fn bind(path: &std::path::Path) -> Result<UnixListener> {
     if path.exists() {
         if std::os::unix::net::UnixStream::connect(path).is_ok() {
-            return Err(spawn_failed(format!("socket {} is in use by another holder", path.display())));
+            return Err(spawn_failed(format!(
+                "socket {} is in use by another holder",
+                path.display()
+            )));
         }
         let _ = std::fs::remove_file(path);
     }
-    let l = UnixListener::bind(path).map_err(|e| spawn_failed(format!("cannot bind {}: {e}", path.display())))?;
+    let l = UnixListener::bind(path)
+        .map_err(|e| spawn_failed(format!("cannot bind {}: {e}", path.display())))?;
     use std::os::unix::fs::PermissionsExt;
     let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
     Ok(l)

@@ -12,7 +12,9 @@ const DEBOUNCE: Duration = Duration::from_secs(1);
 
 /// The persistence thread: save whenever something changed, at most once per [`DEBOUNCE`].
 pub fn debounced(shared: Arc<Shared>, state: StateDir, meta: Metadata) {
-    let Ok(id) = SessionId::parse(&meta.session_id) else { return };
+    let Ok(id) = SessionId::parse(&meta.session_id) else {
+        return;
+    };
     let mut meta = meta;
     loop {
         let mut st = shared.lock();
@@ -50,12 +52,18 @@ pub fn debounced(shared: Arc<Shared>, state: StateDir, meta: Metadata) {
 
 /// The final save once the shell has ended: buffer, exit status, state.
 pub fn final_save(shared: &Shared, state: &StateDir, meta: &Metadata) {
-    let Ok(id) = SessionId::parse(&meta.session_id) else { return };
+    let Ok(id) = SessionId::parse(&meta.session_id) else {
+        return;
+    };
     let st = shared.lock();
     let bytes = st.ring.contents();
     let mut meta = meta.clone();
     (meta.cols, meta.rows) = (st.cols, st.rows);
-    meta.state = if st.killed { "killed".into() } else { "exited".into() };
+    meta.state = if st.killed {
+        "killed".into()
+    } else {
+        "exited".into()
+    };
     meta.exit_code = st.exit.as_ref().map(|e| e.code);
     meta.exit_signal = st.exit.as_ref().and_then(|e| e.signal.clone());
     meta.exited_at = Some(crate::store::now_rfc3339());

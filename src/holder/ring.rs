@@ -28,7 +28,11 @@ impl Ring {
     /// An empty ring holding at most `capacity` bytes (at least 1).
     pub fn new(capacity: usize) -> Self {
         let capacity = capacity.max(1);
-        Self { buf: VecDeque::with_capacity(capacity.min(1 << 16)), capacity, start: 0 }
+        Self {
+            buf: VecDeque::with_capacity(capacity.min(1 << 16)),
+            capacity,
+            start: 0,
+        }
     }
 
     /// A ring rebuilt from a saved buffer whose last byte sat at absolute offset `end - 1`.
@@ -84,7 +88,11 @@ impl Ring {
         let from = since.clamp(self.start, self.end());
         let idx = (from - self.start) as usize;
         let n = max.min(self.buf.len() - idx);
-        Slice { bytes: self.buf.range(idx..idx + n).copied().collect(), start: from, dropped }
+        Slice {
+            bytes: self.buf.range(idx..idx + n).copied().collect(),
+            start: from,
+            dropped,
+        }
     }
 
     /// The most recent `max` bytes.
@@ -122,7 +130,11 @@ pub fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
 
 /// How many leading bytes are UTF-8 continuation bytes (a slice that starts mid-character).
 pub fn leading_continuations(bytes: &[u8]) -> usize {
-    bytes.iter().take(3).take_while(|b| *b & 0xC0 == 0x80).count()
+    bytes
+        .iter()
+        .take(3)
+        .take_while(|b| *b & 0xC0 == 0x80)
+        .count()
 }
 
 #[cfg(test)]
@@ -142,7 +154,10 @@ mod tests {
         assert_eq!(s.start, 3);
         assert_eq!(s.bytes, b"3456789abc");
         let s = r.read_since(11, 100);
-        assert_eq!((s.bytes.as_slice(), s.start, s.dropped), (&b"bc"[..], 11, 0));
+        assert_eq!(
+            (s.bytes.as_slice(), s.start, s.dropped),
+            (&b"bc"[..], 11, 0)
+        );
         let s = r.read_since(99, 100);
         assert_eq!((s.bytes.len(), s.start), (0, 13));
         assert_eq!(r.tail(4).bytes, b"9abc");

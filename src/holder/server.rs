@@ -40,7 +40,9 @@ fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
         };
         shared.lock().active_requests += 1;
         let reply = answer(&body, &shared);
-        let sent = serde_json::to_vec(&reply).map_err(std::io::Error::other).and_then(|b| frame::write_frame(&mut stream, &b));
+        let sent = serde_json::to_vec(&reply)
+            .map_err(std::io::Error::other)
+            .and_then(|b| frame::write_frame(&mut stream, &b));
         let mut st = shared.lock();
         st.active_requests -= 1;
         drop(st);
@@ -55,7 +57,12 @@ fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
 fn answer(body: &[u8], shared: &Shared) -> Reply {
     let env: Envelope = match serde_json::from_slice(body) {
         Ok(e) => e,
-        Err(e) => return Reply::err(Error::new(ErrorCode::InvalidParams, format!("malformed request: {e}"))),
+        Err(e) => {
+            return Reply::err(Error::new(
+                ErrorCode::InvalidParams,
+                format!("malformed request: {e}"),
+            ));
+        }
     };
     if env.v != PROTOCOL_VERSION {
         return Reply::err(Error::new(
@@ -70,14 +77,27 @@ fn answer(body: &[u8], shared: &Shared) -> Reply {
     }
     let req: Request = match serde_json::from_value(env.req) {
         Ok(r) => r,
-        Err(e) => return Reply::err(Error::new(ErrorCode::InvalidParams, format!("unknown or malformed request: {e}"))),
+        Err(e) => {
+            return Reply::err(Error::new(
+                ErrorCode::InvalidParams,
+                format!("unknown or malformed request: {e}"),
+            ));
+        }
     };
     match req {
         Request::Status => Reply::ok(shared.status()),
         Request::Write { data } => result(shared.write(&data)),
-        Request::Read { since, max_bytes, timeout_ms } => Reply::ok(shared.read(since, max_bytes, timeout_ms)),
+        Request::Read {
+            since,
+            max_bytes,
+            timeout_ms,
+        } => Reply::ok(shared.read(since, max_bytes, timeout_ms)),
         Request::Talk(t) => result(shared.talk(&t)),
-        Request::Resize { cols, rows } => result(shared.resize(cols, rows).map(|_| serde_json::json!({"cols": cols, "rows": rows}))),
+        Request::Resize { cols, rows } => result(
+            shared
+                .resize(cols, rows)
+                .map(|_| serde_json::json!({"cols": cols, "rows": rows})),
+        ),
         Request::Kill { grace_ms } => Reply::ok(shared.kill(grace_ms)),
     }
 }

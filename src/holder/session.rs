@@ -117,8 +117,7 @@ impl Shared {
         kind: ShellKind,
         session_id: String,
         buffer_size: usize,
-        cols: u16,
-        rows: u16,
+        (cols, rows): (u16, u16),
     ) -> Arc<Self> {
         Arc::new(Self {
             state: Mutex::new(State {
@@ -154,12 +153,19 @@ impl Shared {
     }
 
     /// Wait on the condvar until `deadline`; returns the guard and whether time is up.
-    pub fn wait_until<'a>(&self, g: MutexGuard<'a, State>, deadline: Instant) -> (MutexGuard<'a, State>, bool) {
+    pub fn wait_until<'a>(
+        &self,
+        g: MutexGuard<'a, State>,
+        deadline: Instant,
+    ) -> (MutexGuard<'a, State>, bool) {
         let now = Instant::now();
         if now >= deadline {
             return (g, true);
         }
-        let (g, _) = self.cond.wait_timeout(g, deadline - now).unwrap_or_else(|p| p.into_inner());
+        let (g, _) = self
+            .cond
+            .wait_timeout(g, deadline - now)
+            .unwrap_or_else(|p| p.into_inner());
         let up = Instant::now() >= deadline;
         (g, up)
     }
@@ -202,18 +208,21 @@ impl Shared {
                 }
                 MarkKind::OutputStart => {
                     st.at_prompt = false;
-                    if let Some(c) = st.capture.as_mut() {
-                        if m.start >= c.begin && c.out_start.is_none() && c.finished.is_none() {
-                            c.out_start = Some(m.end);
-                        }
+                    if let Some(c) = st.capture.as_mut()
+                        && m.start >= c.begin
+                        && c.out_start.is_none()
+                        && c.finished.is_none()
+                    {
+                        c.out_start = Some(m.end);
                     }
                 }
                 MarkKind::Finished(code) => {
                     st.at_prompt = true;
-                    if let Some(c) = st.capture.as_mut() {
-                        if m.start >= c.begin && c.finished.is_none() {
-                            c.finished = Some((m.start, code));
-                        }
+                    if let Some(c) = st.capture.as_mut()
+                        && m.start >= c.begin
+                        && c.finished.is_none()
+                    {
+                        c.finished = Some((m.start, code));
                     }
                 }
             }
@@ -228,10 +237,16 @@ impl Shared {
     pub fn waiter(self: &Arc<Self>, mut child: Box<dyn portable_pty::Child + Send + Sync>) {
         let status = child.wait();
         let info = match status {
-            Ok(s) => ExitInfo { code: i32::try_from(s.exit_code()).unwrap_or(i32::MAX), signal: s.signal().map(str::to_string) },
+            Ok(s) => ExitInfo {
+                code: i32::try_from(s.exit_code()).unwrap_or(i32::MAX),
+                signal: s.signal().map(str::to_string),
+            },
             Err(e) => {
                 tracing::warn!("waiting for the shell failed: {e}");
-                ExitInfo { code: -1, signal: None }
+                ExitInfo {
+                    code: -1,
+                    signal: None,
+                }
             }
         };
         // Give the reader a moment to drain what the shell printed last (EOF comes right
@@ -254,19 +269,28 @@ impl Shared {
 
     /// The foreground process group leader when it is not the shell: (pid, command name).
     pub fn foreground_other(&self) -> Option<(u32, Option<String>)> {
-        let fg = self.master.lock().unwrap_or_else(|p| p.into_inner()).process_group_leader()?;
+        let fg = self
+            .master
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .process_group_leader()?;
         let fg = u32::try_from(fg).ok()?;
         if fg == self.pid || fg == 0 {
             return None;
         }
-        let name = std::fs::read_to_string(format!("/proc/{fg}/comm")).ok().map(|s| s.trim().to_string());
+        let name = std::fs::read_to_string(format!("/proc/{fg}/comm"))
+            .ok()
+            .map(|s| s.trim().to_string());
         Some((fg, name))
     }
 
     fn write_all(&self, data: &[u8]) -> Result<()> {
         let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         w.write_all(data).and_then(|_| w.flush()).map_err(|e| {
-            Error::new(ErrorCode::PtyWriteFailed, format!("writing to the terminal of {} failed: {e}", self.session_id))
+            Error::new(
+                ErrorCode::PtyWriteFailed,
+                format!("writing to the terminal of {} failed: {e}", self.session_id),
+            )
         })
     }
 
@@ -307,7 +331,9 @@ impl Shared {
             return Err(self.exited_error(&exit));
         }
         self.write_all(data.as_bytes())?;
-        Ok(WriteBody { bytes_written: data.len() })
+        Ok(WriteBody {
+            bytes_written: data.len(),
+        })
     }
 
     /// `Read`: wait up to `timeout_ms` for data (past `since` when given), then return it.
@@ -358,7 +384,12 @@ impl Shared {
         self.master
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .resize(PtySize { rows, cols, pixel_width: 0, pixel_height: 0 })
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
             .map_err(|e| Error::new(ErrorCode::PtyWriteFailed, format!("resize failed: {e}")))?;
         let mut st = self.lock();
         st.cols = cols;
@@ -371,7 +402,9 @@ impl Shared {
     /// `grace_ms`, and wait for the exit to be recorded.
     pub fn kill(&self, grace_ms: u64) -> KillBody {
         use rustix::process::{Pid, Signal, kill_process_group};
-        let groups: Vec<u32> = std::iter::once(self.pid).chain(self.foreground_other().map(|f| f.0)).collect();
+        let groups: Vec<u32> = std::iter::once(self.pid)
+            .chain(self.foreground_other().map(|f| f.0))
+            .collect();
         let signal_all = |sig: Signal| {
             for g in &groups {
                 if let Some(pid) = Pid::from_raw(*g as i32) {
@@ -384,12 +417,12 @@ impl Shared {
         signal_all(Signal::CONT);
         let mut st = self.lock();
         for (sig, wait) in [(None, grace_ms), (Some(Signal::KILL), 3000)] {
-            if let Some(sig) = sig {
-                if st.exit.is_none() {
-                    drop(st);
-                    signal_all(sig);
-                    st = self.lock();
-                }
+            if let Some(sig) = sig
+                && st.exit.is_none()
+            {
+                drop(st);
+                signal_all(sig);
+                st = self.lock();
             }
             let deadline = Instant::now() + Duration::from_millis(wait);
             while st.exit.is_none() {
@@ -400,7 +433,10 @@ impl Shared {
                 }
             }
         }
-        KillBody { exit_code: st.exit.as_ref().map(|e| e.code), exit_signal: st.exit.as_ref().and_then(|e| e.signal.clone()) }
+        KillBody {
+            exit_code: st.exit.as_ref().map(|e| e.code),
+            exit_signal: st.exit.as_ref().and_then(|e| e.signal.clone()),
+        }
     }
 
     /// `Talk`: type the command, wait for its completion marker, return its output.
@@ -414,7 +450,10 @@ impl Shared {
             if up && st.talking {
                 return Err(Error::new(
                     ErrorCode::PtyBusy,
-                    format!("another talk is running on {} and did not finish within {} ms; try again later", self.session_id, req.timeout_ms),
+                    format!(
+                        "another talk is running on {} and did not finish within {} ms; try again later",
+                        self.session_id, req.timeout_ms
+                    ),
                 ));
             }
         }
@@ -435,7 +474,11 @@ impl Shared {
             .with_details(json!({"session_id": self.session_id, "foreground_pid": pid, "foreground_command": name})));
         }
         let mut st = self.lock();
-        let method = if req.sentinel.is_some() { Integration::Sentinel } else { st.integration };
+        let method = if req.sentinel.is_some() {
+            Integration::Sentinel
+        } else {
+            st.integration
+        };
         if method == Integration::Osc133 && !st.at_prompt {
             return Err(Error::new(
                 ErrorCode::PtyBusy,
@@ -478,24 +521,33 @@ impl Shared {
                         Some(o) => o,
                         // No output-start marker (an empty or comment-only line): the output
                         // is what follows the echoed line.
-                        None => c.bytes[..c.idx(d)].iter().position(|&b| b == b'\n').map(|p| c.base + p as u64 + 1).unwrap_or(d),
+                        None => c.bytes[..c.idx(d)]
+                            .iter()
+                            .position(|&b| b == b'\n')
+                            .map(|p| c.base + p as u64 + 1)
+                            .unwrap_or(d),
                     };
                     (from.min(d), d, code)
                 }),
                 (Some(c), Some(m)) => {
                     if begin_at.is_none() {
-                        begin_at = m.find_begin(&c.bytes, c.idx(scanned)).map(|i| c.base + i as u64);
+                        begin_at = m
+                            .find_begin(&c.bytes, c.idx(scanned))
+                            .map(|i| c.base + i as u64);
                         if let Some(b) = begin_at {
                             scanned = b;
                         }
                     }
                     let found = begin_at.and_then(|b| {
-                        m.find_done(&c.bytes, c.idx(scanned.max(b))).map(|(i, code)| (b, c.base + i as u64, Some(code)))
+                        m.find_done(&c.bytes, c.idx(scanned.max(b)))
+                            .map(|(i, code)| (b, c.base + i as u64, Some(code)))
                     });
                     if found.is_none() {
                         // Next time, search only what is new (minus one possible partial line).
                         let back = sentinel.len() as u64 + 16;
-                        scanned = (c.base + c.bytes.len() as u64).saturating_sub(back).max(begin_at.unwrap_or(begin));
+                        scanned = (c.base + c.bytes.len() as u64)
+                            .saturating_sub(back)
+                            .max(begin_at.unwrap_or(begin));
                     }
                     found
                 }

@@ -46,13 +46,20 @@ impl Integration {
 impl ShellKind {
     /// Classify a shell program by its file name.
     pub fn detect(program: &str) -> Self {
-        let name = program.rsplit(['/', '\\']).next().unwrap_or(program).trim_start_matches('-').to_ascii_lowercase();
+        let name = program
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(program)
+            .trim_start_matches('-')
+            .to_ascii_lowercase();
         let name = name.strip_suffix(".exe").unwrap_or(&name);
         match name {
             "bash" => Self::Bash,
             "zsh" => Self::Zsh,
             "fish" => Self::Fish,
-            "sh" | "dash" | "ash" | "ksh" | "mksh" | "pdksh" | "busybox" | "yash" | "posh" => Self::Posix,
+            "sh" | "dash" | "ash" | "ksh" | "mksh" | "pdksh" | "busybox" | "yash" | "posh" => {
+                Self::Posix
+            }
             "pwsh" | "powershell" => Self::Pwsh,
             "cmd" => Self::Cmd,
             _ => Self::Other,
@@ -169,12 +176,20 @@ pub fn prepare(kind: ShellKind, dir: &Path) -> Result<Launch> {
         }
         ShellKind::Fish => {
             let f = write("kpty.fish", FISH_INIT)?;
-            l.args = vec!["--interactive".into(), "--init-command".into(), format!("source {}", fish_quote(&path_str(&f)?))];
+            l.args = vec![
+                "--interactive".into(),
+                "--init-command".into(),
+                format!("source {}", fish_quote(&path_str(&f)?)),
+            ];
         }
         ShellKind::Posix => {
             // A prompt marker in PS1 (raw ESC bytes: sh does no backslash escapes) lets
             // kpty see the first prompt; completion uses sentinels.
-            let sign = if rustix::process::getuid().is_root() { "# " } else { "$ " };
+            let sign = if rustix::process::getuid().is_root() {
+                "# "
+            } else {
+                "$ "
+            };
             l.env.push(("PS1".into(), format!("\x1b]133;A\x07{sign}")));
             l.args = vec!["-i".into()];
         }
@@ -186,7 +201,10 @@ pub fn prepare(kind: ShellKind, dir: &Path) -> Result<Launch> {
 
 fn path_str(p: &Path) -> Result<String> {
     p.to_str().map(str::to_string).ok_or_else(|| {
-        Error::new(ErrorCode::PtySpawnFailed, format!("path {} is not valid UTF-8", p.display()))
+        Error::new(
+            ErrorCode::PtySpawnFailed,
+            format!("path {} is not valid UTF-8", p.display()),
+        )
     })
 }
 
@@ -214,7 +232,12 @@ fn split(sentinel: &str) -> (&str, &str) {
 /// `eval` so that it runs, and finishes, as one unit). With the sentinel method the shell
 /// prints `<sentinel>B` first and `<sentinel><status>` last; the command runs through `eval`
 /// so a trailing comment cannot swallow the sentinel.
-pub fn typed_command(kind: ShellKind, method: Integration, command: &str, sentinel: &str) -> String {
+pub fn typed_command(
+    kind: ShellKind,
+    method: Integration,
+    command: &str,
+    sentinel: &str,
+) -> String {
     let multi = command.contains('\n') || command.contains('\r');
     match method {
         Integration::Osc133 => match kind {
@@ -230,12 +253,17 @@ pub fn typed_command(kind: ShellKind, method: Integration, command: &str, sentin
                 ),
                 // `call` re-expands %ERRORLEVEL% after the command ran; `^` keeps the typed
                 // sentinel from matching.
-                ShellKind::Cmd => format!("echo {a}^{b}B & {command} & call echo {a}^{b}%^ERRORLEVEL%\r"),
+                ShellKind::Cmd => {
+                    format!("echo {a}^{b}B & {command} & call echo {a}^{b}%^ERRORLEVEL%\r")
+                }
                 ShellKind::Fish => format!(
                     "echo \"{a}\"\"{b}B\"; eval {}; echo \"{a}\"\"{b}$status\"\r",
                     fish_quote(command)
                 ),
-                _ => format!("echo \"{a}\"\"{b}B\"; eval {}; echo \"{a}\"\"{b}$?\"\r", sh_quote(command)),
+                _ => format!(
+                    "echo \"{a}\"\"{b}B\"; eval {}; echo \"{a}\"\"{b}$?\"\r",
+                    sh_quote(command)
+                ),
             }
         }
     }
@@ -249,7 +277,9 @@ pub fn resolve_program(program: &str) -> Result<PathBuf> {
     }
     let is_exec = |p: &Path| {
         use std::os::unix::fs::PermissionsExt;
-        p.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+        p.metadata()
+            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .unwrap_or(false)
     };
     if program.contains('/') {
         let p = PathBuf::from(program);
@@ -286,7 +316,13 @@ mod tests {
     #[test]
     fn typed_sentinel_never_contains_the_sentinel() {
         let s = "__KR_DONE_0123abcd__";
-        for kind in [ShellKind::Bash, ShellKind::Posix, ShellKind::Fish, ShellKind::Pwsh, ShellKind::Cmd] {
+        for kind in [
+            ShellKind::Bash,
+            ShellKind::Posix,
+            ShellKind::Fish,
+            ShellKind::Pwsh,
+            ShellKind::Cmd,
+        ] {
             let t = typed_command(kind, Integration::Sentinel, "echo a # note", s);
             assert!(!t.contains(s), "{kind:?}: {t}");
             assert!(t.ends_with('\r'));
@@ -295,9 +331,17 @@ mod tests {
 
     #[test]
     fn osc_typing_is_plain_unless_multiline() {
-        assert_eq!(typed_command(ShellKind::Bash, Integration::Osc133, "ls -l", "x"), "ls -l\r");
         assert_eq!(
-            typed_command(ShellKind::Bash, Integration::Osc133, "echo 'a'\necho b", "x"),
+            typed_command(ShellKind::Bash, Integration::Osc133, "ls -l", "x"),
+            "ls -l\r"
+        );
+        assert_eq!(
+            typed_command(
+                ShellKind::Bash,
+                Integration::Osc133,
+                "echo 'a'\necho b",
+                "x"
+            ),
             "eval 'echo '\\''a'\\''\necho b'\r"
         );
     }

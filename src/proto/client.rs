@@ -17,50 +17,84 @@ pub enum Unreachable {
 }
 
 /// Connect with a deadline on every later read and write.
-pub fn connect(socket: &Path, io_timeout: Duration) -> std::result::Result<UnixStream, Unreachable> {
+pub fn connect(
+    socket: &Path,
+    io_timeout: Duration,
+) -> std::result::Result<UnixStream, Unreachable> {
     let s = UnixStream::connect(socket).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => Unreachable::Gone(e),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
+            Unreachable::Gone(e)
+        }
         _ => Unreachable::Other(Error::new(
             ErrorCode::PtyReadFailed,
-            format!("cannot connect to the session holder at {}: {e}", socket.display()),
+            format!(
+                "cannot connect to the session holder at {}: {e}",
+                socket.display()
+            ),
         )),
     })?;
     let t = Some(io_timeout.max(Duration::from_millis(1)));
-    s.set_read_timeout(t).and_then(|_| s.set_write_timeout(t)).map_err(|e| {
-        Unreachable::Other(Error::new(ErrorCode::PtyReadFailed, format!("socket setup failed: {e}")))
-    })?;
+    s.set_read_timeout(t)
+        .and_then(|_| s.set_write_timeout(t))
+        .map_err(|e| {
+            Unreachable::Other(Error::new(
+                ErrorCode::PtyReadFailed,
+                format!("socket setup failed: {e}"),
+            ))
+        })?;
     Ok(s)
 }
 
 /// Send `req` over `stream` and return the reply body (or the holder's error).
 pub fn call_on(stream: &mut UnixStream, req: &Request) -> Result<serde_json::Value> {
-    let env = Envelope { v: PROTOCOL_VERSION, req: serde_json::to_value(req).map_err(|e| Error::internal(e.to_string()))? };
+    let env = Envelope {
+        v: PROTOCOL_VERSION,
+        req: serde_json::to_value(req).map_err(|e| Error::internal(e.to_string()))?,
+    };
     let body = serde_json::to_vec(&env).map_err(|e| Error::internal(e.to_string()))?;
     frame::write_frame(stream, &body).map_err(|e| io_err("send a request to", e))?;
     let reply = frame::read_frame(stream)
         .map_err(|e| io_err("read the reply of", e))?
         .ok_or_else(|| Error::new(ErrorCode::PtyReadFailed, "the session holder closed the connection without replying (it may have just exited)"))?;
     let reply: Reply = serde_json::from_slice(&reply).map_err(|e| {
-        Error::new(ErrorCode::PtyReadFailed, format!("malformed reply from the session holder: {e}"))
+        Error::new(
+            ErrorCode::PtyReadFailed,
+            format!("malformed reply from the session holder: {e}"),
+        )
     })?;
     if reply.ok {
         Ok(reply.body)
     } else {
-        Err(reply.error.unwrap_or_else(|| Error::new(ErrorCode::PtyReadFailed, "the session holder failed without saying why")))
+        Err(reply.error.unwrap_or_else(|| {
+            Error::new(
+                ErrorCode::PtyReadFailed,
+                "the session holder failed without saying why",
+            )
+        }))
     }
 }
 
 /// Connect, call, close.
-pub fn call(socket: &Path, req: &Request, io_timeout: Duration) -> std::result::Result<serde_json::Value, Unreachable> {
+pub fn call(
+    socket: &Path,
+    req: &Request,
+    io_timeout: Duration,
+) -> std::result::Result<serde_json::Value, Unreachable> {
     let mut s = connect(socket, io_timeout)?;
     call_on(&mut s, req).map_err(Unreachable::Other)
 }
 
 fn io_err(what: &str, e: std::io::Error) -> Error {
-    let hint = if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) {
+    let hint = if matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    ) {
         " (timed out: the holder did not answer in time)"
     } else {
         ""
     };
-    Error::new(ErrorCode::PtyReadFailed, format!("could not {what} the session holder: {e}{hint}"))
+    Error::new(
+        ErrorCode::PtyReadFailed,
+        format!("could not {what} the session holder: {e}{hint}"),
+    )
 }

@@ -6,9 +6,13 @@ use std::io::{self, Read, Write};
 /// Write one frame.
 pub fn write_frame(w: &mut impl Write, body: &[u8]) -> io::Result<()> {
     if body.len() > MAX_FRAME {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("frame of {} bytes is over the limit", body.len())));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("frame of {} bytes is over the limit", body.len()),
+        ));
     }
-    let len = u32::try_from(body.len()).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "frame too large"))?;
+    let len = u32::try_from(body.len())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "frame too large"))?;
     let mut buf = Vec::with_capacity(4 + body.len());
     buf.extend_from_slice(&len.to_be_bytes());
     buf.extend_from_slice(body);
@@ -26,7 +30,10 @@ pub fn read_frame(r: &mut impl Read) -> io::Result<Option<Vec<u8>>> {
     }
     let len = u32::from_be_bytes(len) as usize;
     if len > MAX_FRAME {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("frame length {len} is over the limit")));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("frame length {len} is over the limit"),
+        ));
     }
     let mut body = vec![0u8; len];
     r.read_exact(&mut body)?;

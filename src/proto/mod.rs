@@ -98,12 +98,22 @@ pub struct Reply {
 impl Reply {
     /// A success reply.
     pub fn ok(body: impl Serialize) -> Self {
-        Self { v: PROTOCOL_VERSION, ok: true, body: serde_json::to_value(body).unwrap_or(Value::Null), error: None }
+        Self {
+            v: PROTOCOL_VERSION,
+            ok: true,
+            body: serde_json::to_value(body).unwrap_or(Value::Null),
+            error: None,
+        }
     }
 
     /// A failure reply.
     pub fn err(error: Error) -> Self {
-        Self { v: PROTOCOL_VERSION, ok: false, body: Value::Null, error: Some(error) }
+        Self {
+            v: PROTOCOL_VERSION,
+            ok: false,
+            body: Value::Null,
+            error: Some(error),
+        }
     }
 }
 

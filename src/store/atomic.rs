@@ -7,14 +7,18 @@ use std::path::Path;
 
 /// Atomically replace `path` with `bytes`.
 pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().ok_or_else(|| Error::state(path, "no parent directory"))?;
+    let dir = path
+        .parent()
+        .ok_or_else(|| Error::state(path, "no parent directory"))?;
     std::fs::create_dir_all(dir).map_err(|e| Error::state(dir, e))?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".tmp-")
         .tempfile_in(dir)
         .map_err(|e| Error::state(dir, format!("cannot create a temp file: {e}")))?;
     tmp.write_all(bytes).map_err(|e| Error::state(path, e))?;
-    tmp.as_file().sync_all().map_err(|e| Error::state(path, e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| Error::state(path, e))?;
     tmp.persist(path).map_err(|e| Error::state(path, e.error))?;
     Ok(())
 }

@@ -9,7 +9,8 @@ use std::path::Path;
 /// returned: an audit line never fails the action it records.
 pub fn append(path: &Path, mut event: Value) {
     if let Some(obj) = event.as_object_mut() {
-        obj.entry("ts").or_insert_with(|| Value::String(super::now_rfc3339()));
+        obj.entry("ts")
+            .or_insert_with(|| Value::String(super::now_rfc3339()));
     }
     let mut line = match serde_json::to_vec(&event) {
         Ok(l) => l,
@@ -23,7 +24,10 @@ pub fn append(path: &Path, mut event: Value) {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
         f.write_all(&line)
     })();
     if let Err(e) = res {

@@ -23,7 +23,12 @@ impl StateDir {
             dir
         } else {
             std::env::current_dir()
-                .map_err(|e| Error::new(ErrorCode::StateError, format!("cannot read the working directory: {e}")))?
+                .map_err(|e| {
+                    Error::new(
+                        ErrorCode::StateError,
+                        format!("cannot read the working directory: {e}"),
+                    )
+                })?
                 .join(dir)
         };
         Ok(Self { root: abs })
@@ -32,14 +37,20 @@ impl StateDir {
     /// Discover the state directory from `cwd`: the nearest ancestor that has
     /// `ai/checkpoints/pty`, else the nearest with `.git`, else `cwd` itself.
     pub fn discover(cwd: &Path) -> Self {
-        Self { root: project_root(cwd).join(STATE_SUBDIR) }
+        Self {
+            root: project_root(cwd).join(STATE_SUBDIR),
+        }
     }
 
     /// The project root this state directory belongs to (two levels above `ai/checkpoints/pty`),
     /// or the directory itself when it was given explicitly elsewhere.
     pub fn project_root(&self) -> PathBuf {
         if self.root.ends_with(STATE_SUBDIR) {
-            self.root.ancestors().nth(3).map(Path::to_path_buf).unwrap_or_else(|| self.root.clone())
+            self.root
+                .ancestors()
+                .nth(3)
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| self.root.clone())
         } else {
             std::env::current_dir().unwrap_or_else(|_| self.root.clone())
         }
@@ -77,8 +88,12 @@ impl StateDir {
 
     /// Create the directory (and `sessions/`) if missing.
     pub fn ensure(&self) -> Result<()> {
-        std::fs::create_dir_all(self.root.join("sessions"))
-            .map_err(|e| Error::state(&self.root, format!("cannot create the state directory: {e}")))
+        std::fs::create_dir_all(self.root.join("sessions")).map_err(|e| {
+            Error::state(
+                &self.root,
+                format!("cannot create the state directory: {e}"),
+            )
+        })
     }
 
     /// A short stable tag for this state directory, used to keep socket names of different
@@ -108,10 +123,10 @@ pub fn project_root(cwd: &Path) -> PathBuf {
 /// The private runtime directory for holder sockets: `$XDG_RUNTIME_DIR/kpty`, else
 /// `<tmp>/kpty-<uid>`; created 0700 and refused if another user owns it or others can enter it.
 pub fn runtime_dir() -> Result<PathBuf> {
-    if let Ok(dir) = std::env::var("KPTY_RUNTIME_DIR") {
-        if !dir.is_empty() {
-            return ensure_private_dir(Path::new(&dir));
-        }
+    if let Ok(dir) = std::env::var("KPTY_RUNTIME_DIR")
+        && !dir.is_empty()
+    {
+        return ensure_private_dir(Path::new(&dir));
     }
     let uid = rustix::process::getuid().as_raw();
     let base = match std::env::var_os("XDG_RUNTIME_DIR") {
@@ -122,9 +137,18 @@ pub fn runtime_dir() -> Result<PathBuf> {
 }
 
 fn ensure_private_dir(dir: &Path) -> Result<PathBuf> {
-    match std::fs::DirBuilder::new().mode(0o700).recursive(true).create(dir) {
+    match std::fs::DirBuilder::new()
+        .mode(0o700)
+        .recursive(true)
+        .create(dir)
+    {
         Ok(()) => {}
-        Err(e) => return Err(Error::state(dir, format!("cannot create the runtime directory: {e}"))),
+        Err(e) => {
+            return Err(Error::state(
+                dir,
+                format!("cannot create the runtime directory: {e}"),
+            ));
+        }
     }
     let md = std::fs::symlink_metadata(dir).map_err(|e| Error::state(dir, e))?;
     let uid = rustix::process::getuid().as_raw();
@@ -135,8 +159,12 @@ fn ensure_private_dir(dir: &Path) -> Result<PathBuf> {
         ));
     }
     if md.mode() & 0o077 != 0 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| Error::state(dir, format!("cannot make the runtime directory private: {e}")))?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| {
+            Error::state(
+                dir,
+                format!("cannot make the runtime directory private: {e}"),
+            )
+        })?;
     }
     Ok(dir.to_path_buf())
 }

@@ -26,7 +26,11 @@ pub struct Registry {
 
 impl Default for Registry {
     fn default() -> Self {
-        Self { schema: SCHEMA.into(), updated_at: None, sessions: BTreeMap::new() }
+        Self {
+            schema: SCHEMA.into(),
+            updated_at: None,
+            sessions: BTreeMap::new(),
+        }
     }
 }
 
@@ -94,7 +98,8 @@ impl Registry {
             .truncate(false)
             .open(&lock_path)
             .map_err(|e| Error::state(&lock_path, e))?;
-        lock.lock().map_err(|e| Error::state(&lock_path, format!("cannot lock: {e}")))?;
+        lock.lock()
+            .map_err(|e| Error::state(&lock_path, format!("cannot lock: {e}")))?;
         let mut reg = Self::load(state)?;
         let out = f(&mut reg)?;
         reg.updated_at = Some(super::now_rfc3339());
@@ -113,7 +118,10 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let sd = StateDir::at(t.path()).unwrap();
         Registry::update(&sd, |r| {
-            let mut e = RegistryEntry { session_id: "pty_00000001".into(), ..Default::default() };
+            let mut e = RegistryEntry {
+                session_id: "pty_00000001".into(),
+                ..Default::default()
+            };
             e.extra.insert("future".into(), Value::from(7));
             r.sessions.insert(e.session_id.clone(), e);
             Ok(())

@@ -1,1 +1,74 @@
-//! insta snapshots of help texts and JSON shapes.
+//! insta snapshots of what users and scripts read: help texts and every action's JSON shape
+//! (ids, times, pids and offsets redacted). Snapshots live in the top-level snapshots/.
+
+use crate::support::Env;
+use serde_json::Value;
+
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    s.set_prepend_module_to_snapshot(false);
+    s.add_filter(r"\d+\.\d+\.\d+", "[version]");
+    s
+}
+
+/// Replace values that change between runs, keeping the shape (keys and types).
+fn shape(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let volatile = [
+                        "session_id", "created_at", "last_heartbeat", "pid", "holder_pid", "duration_ms", "start_offset",
+                        "end_offset", "next_offset", "output_offset", "sentinel", "raw_output", "cwd", "socket", "state_dir",
+                        "shell", "bytes_read", "ts",
+                    ]
+                    .contains(&k.as_str());
+                    let nv = match (volatile, v) {
+                        (true, Value::String(_)) => Value::String(format!("[{k}]")),
+                        (true, Value::Number(_)) => Value::String(format!("[{k}:number]")),
+                        _ => shape(v),
+                    };
+                    (k.clone(), nv)
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(shape).collect()),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn help_texts() {
+    let env = Env::new();
+    settings().bind(|| {
+        insta::assert_snapshot!("help_main", env.ok(&["--help"]));
+        insta::assert_snapshot!("help_talk", env.ok(&["talk", "--help"]));
+        insta::assert_snapshot!("help_create", env.ok(&["create", "--help"]));
+        insta::assert_snapshot!("help_read", env.ok(&["read", "--help"]));
+    });
+}
+
+#[test]
+fn action_json_shapes() {
+    let env = Env::new();
+    let id = env.create(&["--label", "snap", "--cols", "80", "--rows", "24"]);
+    let created = env.json(&["list"]);
+    let talk = env.json(&["talk", "-s", &id, "echo hi"]);
+    let send = env.json(&["send-line", "-s", &id, "echo sent"]);
+    let read = env.json(&["read", "-s", &id, "--max-bytes", "16", "--since", "0"]);
+    let resize = env.json(&["resize", "-s", &id, "--cols", "100", "--rows", "40"]);
+    let timeout = env.json(&["talk", "-s", &id, "-t", "300", "sleep 2"]);
+    let missing = env.json(&["talk", "-s", "pty_00000000", "echo"]);
+    let kill = env.json(&["kill", &id]);
+    settings().bind(|| {
+        insta::assert_json_snapshot!("json_list", shape(&created));
+        insta::assert_json_snapshot!("json_talk", shape(&talk));
+        insta::assert_json_snapshot!("json_send_line", shape(&send));
+        insta::assert_json_snapshot!("json_read", shape(&read));
+        insta::assert_json_snapshot!("json_resize", shape(&resize));
+        insta::assert_json_snapshot!("json_error_timeout", shape(&timeout));
+        insta::assert_json_snapshot!("json_error_not_found", shape(&missing));
+        insta::assert_json_snapshot!("json_kill", shape(&kill));
+    });
+}

@@ -1,0 +1,101 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kpty_global_optspecs
+    string join \n state-dir= json h/help V/version
+end
+
+function __fish_kpty_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kpty_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kpty_using_subcommand
+    set -l cmd (__fish_kpty_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kpty -n "__fish_kpty_needs_command" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_needs_command" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kpty -n "__fish_kpty_needs_command" -s V -l version -d 'Print version'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "create" -d 'Start a new terminal session; prints its id once the shell\'s first prompt is up'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "list" -d 'List sessions and their state: running, exited (with exit code), dead'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "talk" -d 'Run a command in a session, print its output, exit with its exit code'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "run" -d 'Run a command in a session, print its output, exit with its exit code'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "send-line" -d 'Type one line into a session and press Enter'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "read" -d 'Print a session\'s recent output (raw), or follow it'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "resize" -d 'Change a session\'s terminal size'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "kill" -d 'End a session: hang up its shell and everything it started'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "help" -d 'Show the actions, configuration and exit codes (or help for one command)'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "__holder" -d 'Run as a session holder (internal)'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "__generate-assets" -d 'Write shell completions and man pages into DIR (maintainers)'
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l shell -d 'Shell to run (default: KURORYUU_PTY_SHELL, $SHELL, /bin/bash)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l cwd -d 'Working directory (default: the project root)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l cols -d 'Terminal columns (default: KURORYUU_PTY_COLS or 120)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l rows -d 'Terminal rows (default: KURORYUU_PTY_ROWS or 30)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l label -d 'A label to name the session by' -r
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l env -d 'Extra environment for the shell, KEY=VALUE (repeatable; overrides PAGER, TERM …)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l owner-agent-id -d 'Owner agent id (routing identity)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l owner-session-id -d 'Owner session id' -r
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l owner-role -d 'Owner role: leader or worker' -r -f -a "leader\t''
+worker\t''"
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l cli-type -d 'Kind of program in the terminal (e.g. bash, claude)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand create" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand list" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand list" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand list" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand talk" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand talk" -s t -l timeout-ms -d 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand talk" -l sentinel -d 'Use the sentinel method with this marker instead of shell integration' -r
+complete -c kpty -n "__fish_kpty_using_subcommand talk" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand talk" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand talk" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kpty -n "__fish_kpty_using_subcommand run" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand run" -s t -l timeout-ms -d 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand run" -l sentinel -d 'Use the sentinel method with this marker instead of shell integration' -r
+complete -c kpty -n "__fish_kpty_using_subcommand run" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand run" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kpty -n "__fish_kpty_using_subcommand send-line" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand send-line" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand read" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand read" -l max-bytes -d 'Most bytes to return (default 4096, at most 1048576)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand read" -l timeout-ms -d 'Wait this long for output when there is none yet (default 5000)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand read" -l since -d 'Read from this absolute offset (see next_offset in --json output)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand read" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand read" -l strip-ansi -d 'Remove ANSI escape sequences'
+complete -c kpty -n "__fish_kpty_using_subcommand read" -s f -l follow -d 'Keep printing new output until the session ends or you interrupt'
+complete -c kpty -n "__fish_kpty_using_subcommand read" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand read" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand resize" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand resize" -l cols -d 'Columns' -r
+complete -c kpty -n "__fish_kpty_using_subcommand resize" -l rows -d 'Rows' -r
+complete -c kpty -n "__fish_kpty_using_subcommand resize" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand resize" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand resize" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand kill" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand kill" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand kill" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand help" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand help" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand help" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand __holder" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand __holder" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand __holder" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand __generate-assets" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand __generate-assets" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand __generate-assets" -s h -l help -d 'Print help'
