@@ -18,7 +18,13 @@ use std::path::PathBuf;
 )]
 pub struct Cli {
     /// State directory (default: <project root>/ai/checkpoints/pty).
-    #[arg(long, global = true, env = "KPTY_STATE_DIR", hide_env_values = true, value_name = "DIR")]
+    #[arg(
+        long,
+        global = true,
+        env = "KPTY_STATE_DIR",
+        hide_env_values = true,
+        value_name = "DIR"
+    )]
     pub state_dir: Option<PathBuf>,
 
     /// Print the action's JSON object instead of human output.
@@ -66,7 +72,13 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct SessionArg {
     /// Session id, unique id prefix, or label (default: the default session).
-    #[arg(short, long, env = "KPTY_SESSION", hide_env_values = true, value_name = "SESSION")]
+    #[arg(
+        short,
+        long,
+        env = "KPTY_SESSION",
+        hide_env_values = true,
+        value_name = "SESSION"
+    )]
     pub session: Option<String>,
 }
 

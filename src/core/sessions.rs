@@ -81,25 +81,36 @@ pub fn target(ctx: &Ctx, session_id: Option<&str>, create: bool) -> Result<Regis
     }
 }
 
-/// The default session, created (under a lock, so concurrent callers share one) when asked to
-/// and missing or no longer running.
+/// The default session. When `create` is set and it is missing or no longer running, a new
+/// one is made under a lock, so concurrent first callers share one session.
+///
+/// The fast path (an existing default) costs one registry read and no probe: callers that
+/// find its holder gone call [`replace_default`] and retry once.
 pub fn default_session(ctx: &Ctx, create: bool) -> Result<RegistryEntry> {
-    let find = || -> Result<Option<RegistryEntry>> {
-        let reg = Registry::load(&ctx.state)?;
-        Ok(reg
-            .sessions
-            .values()
-            .find(|e| e.label.as_deref() == Some(DEFAULT_LABEL))
-            .cloned())
-    };
-    if !create {
-        return find()?.ok_or_else(|| {
-            Error::new(
-                ErrorCode::PtySessionNotFound,
-                "no session named and no default session yet; `kpty talk CMD` creates one, or pass --session",
-            )
-        });
+    if let Some(e) = find_default(ctx)? {
+        return Ok(e);
     }
+    if !create {
+        return Err(Error::new(
+            ErrorCode::PtySessionNotFound,
+            "no session named and no default session yet; `kpty talk CMD` creates one, or pass --session",
+        ));
+    }
+    replace_default(ctx)
+}
+
+fn find_default(ctx: &Ctx) -> Result<Option<RegistryEntry>> {
+    let reg = Registry::load(&ctx.state)?;
+    Ok(reg
+        .sessions
+        .values()
+        .find(|e| e.label.as_deref() == Some(DEFAULT_LABEL))
+        .cloned())
+}
+
+/// Under the default-session lock: keep the current default if it runs, else forget it and
+/// create a new one.
+pub fn replace_default(ctx: &Ctx) -> Result<RegistryEntry> {
     ctx.state.ensure()?;
     let lock_path = ctx.state.default_lock();
     let lock = std::fs::OpenOptions::new()
@@ -110,10 +121,13 @@ pub fn default_session(ctx: &Ctx, create: bool) -> Result<RegistryEntry> {
         .open(&lock_path)
         .map_err(|e| Error::state(&lock_path, e))?;
     lock.lock().map_err(|e| Error::state(&lock_path, e))?;
-    if let Some(e) = find()? {
+    if let Some(e) = find_default(ctx)? {
         match probe(ctx, &e) {
-            Liveness::Running(_) => return Ok(e),
-            _ => super::control::forget(ctx, &e, "default_replaced"),
+            // Reachable (perhaps because another caller replaced the stale one meanwhile).
+            Liveness::Running(_) | Liveness::Unresponsive(_) => return Ok(e),
+            Liveness::Dead | Liveness::Exited { .. } => {
+                super::control::forget(ctx, &e, "default_replaced")
+            }
         }
     }
     let p = crate::api::Params {
@@ -127,6 +141,15 @@ pub fn default_session(ctx: &Ctx, create: bool) -> Result<RegistryEntry> {
         .get(&id)
         .cloned()
         .ok_or_else(|| Error::internal("the new default session is not in the registry"))
+}
+
+/// True when `err` says the holder could not be reached at all (nothing was typed).
+pub fn is_unreachable(err: &Error) -> bool {
+    err.code == ErrorCode::PtyProcessExited
+        && err
+            .details
+            .as_ref()
+            .is_some_and(|d| d["unreachable"] == Value::Bool(true))
 }
 
 /// A session's state as far as can be told.
@@ -194,20 +217,28 @@ pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
                     let _ = std::fs::remove_file(&sock);
                 }
             }
-            Err(Unreachable::Other(err)) => return Liveness::Unresponsive(err.message),
+            Err(Unreachable::Other(err)) => {
+                // A holder that is just finishing closes connections as it goes: its
+                // metadata already says how the shell ended.
+                return match saved_exit(ctx, e) {
+                    Some(l) => l,
+                    None => Liveness::Unresponsive(err.message),
+                };
+            }
         }
     }
-    let meta = SessionId::parse(&e.session_id)
-        .ok()
-        .and_then(|id| Metadata::load(&ctx.state, &id).ok().flatten());
-    match meta {
-        Some(m) if m.state == "exited" || m.state == "killed" => Liveness::Exited {
-            exit_code: m.exit_code,
-            exit_signal: m.exit_signal,
-            state: m.state,
-        },
-        _ => Liveness::Dead,
-    }
+    saved_exit(ctx, e).unwrap_or(Liveness::Dead)
+}
+
+/// How the shell ended, from the metadata its holder saved.
+fn saved_exit(ctx: &Ctx, e: &RegistryEntry) -> Option<Liveness> {
+    let id = SessionId::parse(&e.session_id).ok()?;
+    let m = Metadata::load(&ctx.state, &id).ok()??;
+    (m.state == "exited" || m.state == "killed").then(|| Liveness::Exited {
+        exit_code: m.exit_code,
+        exit_signal: m.exit_signal,
+        state: m.state,
+    })
 }
 
 /// Call the holder of `e`; a gone holder becomes `PTY_PROCESS_EXITED` with what is known.
@@ -218,12 +249,12 @@ pub fn call(ctx: &Ctx, e: &RegistryEntry, req: &Request, io_timeout: Duration) -
                 ErrorCode::PtyProcessExited,
                 format!("the shell of session {} has exited (code {}); create a new session", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
             )
-            .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal})),
+            .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal, "unreachable": true})),
             _ => Error::new(
                 ErrorCode::PtyProcessExited,
                 format!("the holder of session {} is gone ({why}); its shell is no longer reachable — `kpty kill {}` cleans it up", e.session_id, e.session_id),
             )
-            .with_details(json!({"session_id": e.session_id, "state": "dead"})),
+            .with_details(json!({"session_id": e.session_id, "state": "dead", "unreachable": true})),
         }
     };
     if e.source != "local" {

@@ -45,21 +45,33 @@ pub fn talk(ctx: &Ctx, p: &Params) -> Result<Value> {
             api::MAX_TIMEOUT_MS
         )));
     }
-    let e = sessions::target(ctx, p.session_id.as_deref(), true)?;
+    let named = p
+        .session_id
+        .as_deref()
+        .is_some_and(|s| !s.trim().is_empty());
+    let mut e = sessions::target(ctx, p.session_id.as_deref(), true)?;
     let req = Request::Talk(TalkRequest {
         command: command.clone(),
         sentinel: p.sentinel.clone(),
         timeout_ms: timeout,
     });
-    let res =
-        sessions::call(ctx, &e, &req, Duration::from_millis(timeout + 15_000)).and_then(|v| {
-            serde_json::from_value::<TalkBody>(v).map_err(|err| {
-                Error::new(
-                    crate::error::ErrorCode::PtyReadFailed,
-                    format!("malformed talk reply: {err}"),
-                )
-            })
-        });
+    let io_timeout = Duration::from_millis(timeout + 15_000);
+    let mut res = sessions::call(ctx, &e, &req, io_timeout);
+    if let Err(err) = &res {
+        // The default session ended since it was last used: replace it and try once more.
+        if !named && sessions::is_unreachable(err) {
+            e = sessions::replace_default(ctx)?;
+            res = sessions::call(ctx, &e, &req, io_timeout);
+        }
+    }
+    let res = res.and_then(|v| {
+        serde_json::from_value::<TalkBody>(v).map_err(|err| {
+            Error::new(
+                crate::error::ErrorCode::PtyReadFailed,
+                format!("malformed talk reply: {err}"),
+            )
+        })
+    });
     if let Ok(id) = SessionId::parse(&e.session_id) {
         let mut ev = json!({"action": "talk", "session_id": e.session_id, "command": crate::safety::redact(&command)});
         match &res {
