@@ -1,15 +1,9 @@
-//! TEMPORARY stub until the safety module lands.
-pub struct BlockedMatch {
-    pub id: &'static str,
-    pub category: &'static str,
-    pub description: &'static str,
-}
-pub fn check_dangerous(_c: &str) -> Option<BlockedMatch> {
-    None
-}
-pub fn process_escapes(s: &str) -> String {
-    s.to_string()
-}
-pub fn redact(s: &str) -> std::borrow::Cow<'_, str> {
-    s.into()
-}
+//! Safety filters: dangerous-command blocking, escape-sequence decoding and secret redaction.
+
+pub mod dangerous;
+pub mod escapes;
+pub mod redact;
+
+pub use dangerous::{BlockedMatch, PATTERNS, check_dangerous};
+pub use escapes::process_escapes;
+pub use redact::redact;

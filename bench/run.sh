@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# bench/run.sh — whole-process benchmarks of kpty against a hand-written tmux loop and a plain
+# `bash -c` floor, all measured in the same run so the ratios compare like with like.
+#
+#   bash bench/run.sh            # from the repo root; takes about a minute on 2 cores
+#
+# Measures (hyperfine medians, BENCH_RUNS runs after BENCH_WARMUP warm-ups, default 30 and 3):
+#   (a) `kpty talk 'echo hi'` on a pre-created, warmed session
+#       vs bench/tmux_talk.sh (send-keys + unique sentinel + capture-pane polling)
+#       vs `bash -c 'echo hi'` (the floor: one fresh process, no terminal)
+#   (b) `kpty talk 'seq 1 200000'` vs the tmux loop capturing all 200000 lines
+#       vs `bash -c 'seq 1 200000'`; every tool's output is checked once before timing
+#   (c) idle RSS: the kpty holder (and, separately, its shell) vs the tmux server with one pane
+# Writes bench/results/ (raw JSON, git-ignored, plus summary.md) and regenerates BENCHMARKS.md.
+#
+# Both shells are interactive bash started without the user's ~/.bashrc (kpty via
+# KPTY_USER_BASHRC=/dev/null, tmux via --rcfile /dev/null), so a PROMPT_COMMAND from the
+# user's config (pyenv, starship, ...) does not land in the figures. BENCH_USER_RC=1 keeps it.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$(pwd)
+BENCH="$ROOT/bench"
+RES="$BENCH/results"
+RUNS=${BENCH_RUNS:-30}
+WARMUP=${BENCH_WARMUP:-3}
+SOCK=kpty-bench          # private tmux server: tmux -L kpty-bench
+SEQ_N=200000
+HISTORY=300000           # tmux history-limit, > SEQ_N, set before the pane is created
+
+log() { printf '\n== %s\n' "$*" >&2; }
+die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
+
+# --- tools ------------------------------------------------------------------------------------
+command -v tmux >/dev/null || die "tmux is needed (apt-get install tmux)"
+command -v python3 >/dev/null || die "python3 is needed (for bench/summarize.py)"
+command -v cargo >/dev/null || die "cargo is needed to build the release binary"
+if ! command -v hyperfine >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    log "installing hyperfine"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hyperfine >/dev/null 2>&1 ||
+      { apt-get update -qq >/dev/null 2>&1 &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hyperfine >/dev/null; } ||
+      die "could not install hyperfine with apt-get"
+  else
+    die "hyperfine is not installed: install it (apt-get install hyperfine, or cargo install hyperfine) and run again"
+  fi
+fi
+
+log "building the release binary"
+cargo build --release --quiet
+KPTY="$ROOT/target/release/kpty"
+[ -x "$KPTY" ] || die "no $KPTY after the build"
+
+# --- private state, cleaned up whatever happens -------------------------------------------------
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/kpty-bench.XXXXXX")
+export KPTY_STATE_DIR="$WORK/state"
+export TMUX_BENCH_SOCKET="$SOCK"
+unset KPTY_SESSION TMUX
+if [ "${BENCH_USER_RC:-0}" = 1 ]; then
+  PANE_SHELL="bash -i"
+else
+  export KPTY_USER_BASHRC=/dev/null
+  PANE_SHELL="bash --rcfile /dev/null -i"
+fi
+HOLDER_PIDS=()
+
+t() { tmux -L "$SOCK" "$@"; }
+
+cleanup() {
+  local rc=$?
+  set +e
+  if [ -x "$KPTY" ] && [ -d "$KPTY_STATE_DIR" ]; then
+    "$KPTY" list --json 2>/dev/null |
+      python3 -c 'import json,sys; [print(s["session_id"]) for s in json.load(sys.stdin).get("sessions", [])]' 2>/dev/null |
+      while read -r sid; do "$KPTY" kill "$sid" >/dev/null 2>&1; done
+  fi
+  # Belt and braces: the holders this run started, by pid, if `kill` left any.
+  for pid in "${HOLDER_PIDS[@]}"; do
+    kill -0 "$pid" 2>/dev/null && kill "$pid" 2>/dev/null
+  done
+  t kill-server 2>/dev/null
+  rm -rf "$WORK"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mkdir -p "$RES"
+rm -f "$RES"/*.json
+
+# A leftover server from an interrupted run would keep its old history-limit.
+t kill-server 2>/dev/null || true
+
+# --- set-up: one tmux pane, one kpty session, both warmed --------------------------------------
+log "starting tmux (-L $SOCK, history-limit $HISTORY) and a kpty session"
+t -f /dev/null start-server \; set -g history-limit "$HISTORY" \; \
+  new-session -d -s bench -x 120 -y 30 -c "$WORK" "$PANE_SHELL"
+TMUX_TALK=(bash "$BENCH/tmux_talk.sh" bench)
+for _ in 1 2 3 4 5; do "${TMUX_TALK[@]}" true >/dev/null; done
+"$KPTY" talk true >/dev/null # creates the state dir's default session
+for _ in 1 2 3 4 5; do "$KPTY" talk true >/dev/null; done
+
+read -r HOLDER_PID SHELL_PID < <("$KPTY" list --json | python3 -c '
+import json, sys
+s = [s for s in json.load(sys.stdin)["sessions"] if s.get("state") == "running"]
+assert len(s) == 1, s
+print(s[0]["holder_pid"], s[0]["pid"])')
+HOLDER_PIDS+=("$HOLDER_PID")
+TMUX_PID=$(t display-message -p '#{pid}')
+PANE_PID=$(t display-message -p -t bench '#{pane_pid}')
+
+# --- (c) idle RSS, before any load -------------------------------------------------------------
+rss() { ps -o rss= -p "$1" | tr -d ' '; }
+status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null || echo null; }
+proc_json() { # name pid -> {"rss_kb":..,"anon_kb":..,"file_kb":..}
+  printf '"%s": {"pid": %s, "rss_kb": %s, "anon_kb": %s, "file_kb": %s}' \
+    "$1" "$2" "$(rss "$2")" "$(status_kb "$2" RssAnon)" "$(status_kb "$2" RssFile)"
+}
+sleep 1
+IDLE_JSON="{$(proc_json kpty_holder "$HOLDER_PID"), $(proc_json kpty_shell "$SHELL_PID"), $(proc_json tmux_server "$TMUX_PID"), $(proc_json tmux_pane_shell "$PANE_PID")}"
+
+# --- correctness, once, before timing ----------------------------------------------------------
+log "checking outputs"
+expect_seq="$WORK/seq.expected"
+seq 1 "$SEQ_N" >"$expect_seq"
+check() { # name file expected-file -> JSON member
+  local lines ok=false
+  lines=$(wc -l <"$2" | tr -d ' ')
+  cmp -s "$2" "$3" && ok=true
+  printf '"%s": {"lines": %s, "identical": %s}' "$1" "$lines" "$ok"
+  $ok || printf 'bench: WARNING: %s output differs from the expected output (%s lines)\n' "$1" "$lines" >&2
+}
+printf 'hi\n' >"$WORK/hi.expected"
+"$KPTY" talk 'echo hi' >"$WORK/a.kpty"
+"${TMUX_TALK[@]}" 'echo hi' >"$WORK/a.tmux"
+bash -c 'echo hi' >"$WORK/a.floor"
+"$KPTY" talk "seq 1 $SEQ_N" >"$WORK/b.kpty"
+"${TMUX_TALK[@]}" "seq 1 $SEQ_N" >"$WORK/b.tmux"
+bash -c "seq 1 $SEQ_N" >"$WORK/b.floor"
+cat >"$RES/checks.json" <<EOF
+{"a": {$(check kpty "$WORK/a.kpty" "$WORK/hi.expected"), $(check tmux "$WORK/a.tmux" "$WORK/hi.expected"), $(check floor "$WORK/a.floor" "$WORK/hi.expected")},
+ "b": {$(check kpty "$WORK/b.kpty" "$expect_seq"), $(check tmux "$WORK/b.tmux" "$expect_seq"), $(check floor "$WORK/b.floor" "$expect_seq")}}
+EOF
+
+# --- timing ------------------------------------------------------------------------------------
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+hf() { # json-file then name/command pairs
+  local out=$1; shift
+  local args=()
+  while (($#)); do args+=(-n "$1" "$2"); shift 2; done
+  hyperfine -N --style basic --runs "$RUNS" --warmup "$WARMUP" --export-json "$out" "${args[@]}"
+}
+q() { printf '%q' "$1"; }
+
+log "(a) talk 'echo hi'"
+hf "$RES/a_talk.json" \
+  "kpty talk" "$(q "$KPTY") talk 'echo hi'" \
+  "tmux loop" "bash $(q "$BENCH/tmux_talk.sh") bench 'echo hi'" \
+  "bash -c (floor)" "bash -c 'echo hi'"
+
+log "(b) talk 'seq 1 $SEQ_N', full output"
+hf "$RES/b_seq.json" \
+  "kpty talk" "$(q "$KPTY") talk 'seq 1 $SEQ_N'" \
+  "tmux loop" "bash $(q "$BENCH/tmux_talk.sh") bench 'seq 1 $SEQ_N'" \
+  "bash -c (floor)" "bash -c 'seq 1 $SEQ_N'"
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# --- (c) again, after the load ------------------------------------------------------------------
+sleep 1
+LOADED_JSON="{$(proc_json kpty_holder "$HOLDER_PID"), $(proc_json kpty_shell "$SHELL_PID"), $(proc_json tmux_server "$TMUX_PID"), $(proc_json tmux_pane_shell "$PANE_PID")}"
+printf '{"idle": %s,\n "after_bench": %s}\n' "$IDLE_JSON" "$LOADED_JSON" >"$RES/rss.json"
+
+# --- report ------------------------------------------------------------------------------------
+log "writing bench/results/summary.md and BENCHMARKS.md"
+python3 "$BENCH/summarize.py" "$RES" >"$RES/summary.md"
+
+MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+REV=$(git -C "$ROOT" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+{
+  cat <<EOF
+# Benchmarks
+
+Generated by \`bash bench/run.sh\` — do not edit by hand; run it again.
+
+- Date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')
+- Machine: $(nproc) CPUs, ${MODEL:-unknown CPU}, Linux $(uname -r)
+- kpty: \`$REV\` (release build), $("$KPTY" --version 2>/dev/null || echo kpty)
+- Tools: $(hyperfine --version), $(tmux -V), $(bash --version | head -1 | sed 's/ (.*//')
+- Method: hyperfine \`-N --runs $RUNS --warmup $WARMUP\`, whole processes, medians; every ratio
+  compares figures from this same run. Load average before/after timing: $LOAD_BEFORE / $LOAD_AFTER.
+- Shells: interactive bash in both tools, $(if [ "${BENCH_USER_RC:-0}" = 1 ]; then echo "with the user's ~/.bashrc"; else echo "without the user's ~/.bashrc (KPTY_USER_BASHRC=/dev/null; tmux pane: bash --rcfile /dev/null -i)"; fi), 120×30.
+
+EOF
+  cat "$RES/summary.md"
+  cat <<'EOF'
+
+## What is compared
+
+- **kpty talk**: `kpty talk CMD` against the state directory's default session, created and
+  warmed before timing. One process: connect to the holder's socket, run, print the clean
+  output, exit with the command's status.
+- **tmux loop**: [`bench/tmux_talk.sh`](bench/tmux_talk.sh), the loop a careful person writes on
+  tmux: `clear-history`, `send-keys -l` of `echo BEGIN; CMD; echo END:$?` with markers unique to
+  the call (typed split by `''`, so the echoed command line never matches), poll the visible
+  screen with `capture-pane -p` every 0.01 s until the end marker shows, then one
+  `capture-pane -p -J -S -` and print what lies between the markers; exits with CMD's status.
+  Full output for (b) comes from the pane's scrollback: `history-limit 300000` is set on the
+  private server (`tmux -L kpty-bench`) before its pane is created (checked: all 200000 lines,
+  byte-identical to `seq`). `pipe-pane` was not used: it yields the raw byte stream (echoed
+  command line, prompts, CRs and escapes) that would need its own cleaning.
+- **bash -c (floor)**: `bash -c CMD`, a fresh shell with no terminal and no session: the least
+  any tool that runs a shell command can cost.
+- **RSS**: `ps -o rss=` (KiB) of the kpty holder and of its shell, and of the tmux server and of
+  its pane's shell; anon/file split from `/proc/PID/status`. "Idle" is after creation and five
+  warm-up commands; "after" is after all the timed runs above.
+
+## How to run
+
+```sh
+bash bench/run.sh                 # builds target/release/kpty, needs tmux, python3, hyperfine
+BENCH_RUNS=50 bash bench/run.sh   # more runs (default 30, warm-up BENCH_WARMUP=3)
+BENCH_USER_RC=1 bash bench/run.sh # let both shells load ~/.bashrc (PROMPT_COMMAND and all)
+```
+
+hyperfine is installed with `apt-get` when missing and running as root; otherwise install it
+yourself. The run uses a temporary `KPTY_STATE_DIR` and a private tmux server, and kills both
+on exit. Raw hyperfine JSON lands in `bench/results/*.json` (git-ignored);
+`bench/results/summary.md` holds the tables. On a busy machine the absolute times move; the
+ratios, taken within one run, move less.
+EOF
+} >"$ROOT/BENCHMARKS.md"
+
+log "done"
+cat "$RES/summary.md"
