@@ -49,11 +49,14 @@ fi
 
 log "building the release binary"
 cargo build --release --quiet
-KPTY="$ROOT/target/release/kpty"
-[ -x "$KPTY" ] || die "no $KPTY after the build"
+[ -x "$ROOT/target/release/kpty" ] || die "no target/release/kpty after the build"
+REV=$(git -C "$ROOT" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 
 # --- private state, cleaned up whatever happens -------------------------------------------------
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kpty-bench.XXXXXX")
+# Time a private copy, so a rebuild of target/ during the run cannot swap binaries mid-way.
+KPTY="$WORK/kpty"
+cp "$ROOT/target/release/kpty" "$KPTY"
 export KPTY_STATE_DIR="$WORK/state"
 export TMUX_BENCH_SOCKET="$SOCK"
 unset KPTY_SESSION TMUX
@@ -120,10 +123,7 @@ proc_json() { # name pid -> {"rss_kb":..,"anon_kb":..,"file_kb":..}
 sleep 1
 IDLE_JSON="{$(proc_json kpty_holder "$HOLDER_PID"), $(proc_json kpty_shell "$SHELL_PID"), $(proc_json tmux_server "$TMUX_PID"), $(proc_json tmux_pane_shell "$PANE_PID")}"
 
-# --- correctness, once, before timing ----------------------------------------------------------
-log "checking outputs"
-expect_seq="$WORK/seq.expected"
-seq 1 "$SEQ_N" >"$expect_seq"
+# --- correctness (once per scenario, just before it is timed) and timing ---------------------
 check() { # name file expected-file -> JSON member
   local lines ok=false
   lines=$(wc -l <"$2" | tr -d ' ')
@@ -131,40 +131,57 @@ check() { # name file expected-file -> JSON member
   printf '"%s": {"lines": %s, "identical": %s}' "$1" "$lines" "$ok"
   $ok || printf 'bench: WARNING: %s output differs from the expected output (%s lines)\n' "$1" "$lines" >&2
 }
+hf() { # json-file then name/command pairs; adds the informational PTY floor when `script` exists
+  local out=$1; shift
+  local args=()
+  while (($#)); do args+=(-n "$1" "$2"); shift 2; done
+  if [ -n "$PTY_FLOOR" ]; then args+=(-n "script (PTY floor)" "script -qec $(q "$PTY_FLOOR") /dev/null"); fi
+  hyperfine -N --style basic --runs "$RUNS" --warmup "$WARMUP" --export-json "$out" "${args[@]}"
+}
+HAVE_SCRIPT=$(command -v script >/dev/null && echo 1 || true)
+q() { printf '%q' "$1"; }
+
+# How busy the machine is right now (all CPUs, 1 s sample; the build above is over by now,
+# unlike in the 1-minute load average).
+cpu_busy() {
+  local a b
+  a=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat)
+  sleep 1
+  b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat)
+  awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " ");
+    d = y[2] - x[2]; printf "%d", d > 0 ? 100 * (y[1] - x[1]) / d : 0 }'
+}
+BUSY_BEFORE=$(cpu_busy)
+if [ "$BUSY_BEFORE" -gt 20 ]; then
+  printf 'bench: WARNING: the CPUs are %s%% busy with other work: it will show in the timings\n' \
+    "$BUSY_BEFORE" >&2
+fi
+
+log "(a) talk 'echo hi': checking outputs, then timing"
+PTY_FLOOR= # script(1) has a fixed cost of its own (~20 ms here) that would swamp 'echo hi'.
 printf 'hi\n' >"$WORK/hi.expected"
 "$KPTY" talk 'echo hi' >"$WORK/a.kpty"
 "${TMUX_TALK[@]}" 'echo hi' >"$WORK/a.tmux"
 bash -c 'echo hi' >"$WORK/a.floor"
-"$KPTY" talk "seq 1 $SEQ_N" >"$WORK/b.kpty"
-"${TMUX_TALK[@]}" "seq 1 $SEQ_N" >"$WORK/b.tmux"
-bash -c "seq 1 $SEQ_N" >"$WORK/b.floor"
-cat >"$RES/checks.json" <<EOF
-{"a": {$(check kpty "$WORK/a.kpty" "$WORK/hi.expected"), $(check tmux "$WORK/a.tmux" "$WORK/hi.expected"), $(check floor "$WORK/a.floor" "$WORK/hi.expected")},
- "b": {$(check kpty "$WORK/b.kpty" "$expect_seq"), $(check tmux "$WORK/b.tmux" "$expect_seq"), $(check floor "$WORK/b.floor" "$expect_seq")}}
-EOF
-
-# --- timing ------------------------------------------------------------------------------------
-LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-hf() { # json-file then name/command pairs
-  local out=$1; shift
-  local args=()
-  while (($#)); do args+=(-n "$1" "$2"); shift 2; done
-  hyperfine -N --style basic --runs "$RUNS" --warmup "$WARMUP" --export-json "$out" "${args[@]}"
-}
-q() { printf '%q' "$1"; }
-
-log "(a) talk 'echo hi'"
+CHECK_A="$(check kpty "$WORK/a.kpty" "$WORK/hi.expected"), $(check tmux "$WORK/a.tmux" "$WORK/hi.expected"), $(check floor "$WORK/a.floor" "$WORK/hi.expected")"
 hf "$RES/a_talk.json" \
   "kpty talk" "$(q "$KPTY") talk 'echo hi'" \
   "tmux loop" "bash $(q "$BENCH/tmux_talk.sh") bench 'echo hi'" \
   "bash -c (floor)" "bash -c 'echo hi'"
 
-log "(b) talk 'seq 1 $SEQ_N', full output"
+log "(b) talk 'seq 1 $SEQ_N', full output: checking outputs, then timing"
+PTY_FLOOR=${HAVE_SCRIPT:+seq 1 $SEQ_N}
+expect_seq="$WORK/seq.expected"
+seq 1 "$SEQ_N" >"$expect_seq"
+"$KPTY" talk "seq 1 $SEQ_N" >"$WORK/b.kpty"
+"${TMUX_TALK[@]}" "seq 1 $SEQ_N" >"$WORK/b.tmux"
+bash -c "seq 1 $SEQ_N" >"$WORK/b.floor"
+CHECK_B="$(check kpty "$WORK/b.kpty" "$expect_seq"), $(check tmux "$WORK/b.tmux" "$expect_seq"), $(check floor "$WORK/b.floor" "$expect_seq")"
+printf '{"a": {%s},\n "b": {%s}}\n' "$CHECK_A" "$CHECK_B" >"$RES/checks.json"
 hf "$RES/b_seq.json" \
   "kpty talk" "$(q "$KPTY") talk 'seq 1 $SEQ_N'" \
   "tmux loop" "bash $(q "$BENCH/tmux_talk.sh") bench 'seq 1 $SEQ_N'" \
   "bash -c (floor)" "bash -c 'seq 1 $SEQ_N'"
-LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- (c) again, after the load ------------------------------------------------------------------
 sleep 1
@@ -176,7 +193,6 @@ log "writing bench/results/summary.md and BENCHMARKS.md"
 python3 "$BENCH/summarize.py" "$RES" >"$RES/summary.md"
 
 MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
-REV=$(git -C "$ROOT" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 {
   cat <<EOF
 # Benchmarks
@@ -188,7 +204,7 @@ Generated by \`bash bench/run.sh\` — do not edit by hand; run it again.
 - kpty: \`$REV\` (release build), $("$KPTY" --version 2>/dev/null || echo kpty)
 - Tools: $(hyperfine --version), $(tmux -V), $(bash --version | head -1 | sed 's/ (.*//')
 - Method: hyperfine \`-N --runs $RUNS --warmup $WARMUP\`, whole processes, medians; every ratio
-  compares figures from this same run. Load average before/after timing: $LOAD_BEFORE / $LOAD_AFTER.
+  compares figures from this same run. Other work on the machine just before timing: ${BUSY_BEFORE}% CPU.
 - Shells: interactive bash in both tools, $(if [ "${BENCH_USER_RC:-0}" = 1 ]; then echo "with the user's ~/.bashrc"; else echo "without the user's ~/.bashrc (KPTY_USER_BASHRC=/dev/null; tmux pane: bash --rcfile /dev/null -i)"; fi), 120×30.
 
 EOF
@@ -211,6 +227,10 @@ EOF
   command line, prompts, CRs and escapes) that would need its own cleaning.
 - **bash -c (floor)**: `bash -c CMD`, a fresh shell with no terminal and no session: the least
   any tool that runs a shell command can cost.
+- **script (PTY floor)**, in (b) only, for information (no target): `script -qec CMD /dev/null`,
+  a fresh shell in a fresh pseudo-terminal, output thrown away: roughly what pushing 1.3 MB
+  through a terminal costs by itself on this kernel (plus script's own fixed start/stop cost,
+  which is why it is left out of (a)). Its output is not checked (it has CRLF line ends).
 - **RSS**: `ps -o rss=` (KiB) of the kpty holder and of its shell, and of the tmux server and of
   its pane's shell; anon/file split from `/proc/PID/status`. "Idle" is after creation and five
   warm-up commands; "after" is after all the timed runs above.

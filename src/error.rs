@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// Stable error codes (the seeds' names; kpty adds `PTY_BUSY`, `INVALID_PARAMS`,
-/// `STATE_ERROR` and `INTERNAL`).
+/// `STATE_ERROR`, `CANCELLED` and `INTERNAL`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
@@ -35,6 +35,8 @@ pub enum ErrorCode {
     Ambiguous,
     /// The state directory or a registry file is unreadable or corrupt.
     StateError,
+    /// The call was cancelled by its caller (MCP `notifications/cancelled`, Ctrl-C).
+    Cancelled,
     /// A bug or an unexpected system failure.
     Internal,
 }
@@ -56,12 +58,13 @@ impl ErrorCode {
             Self::NotFound => "NOT_FOUND",
             Self::Ambiguous => "AMBIGUOUS",
             Self::StateError => "STATE_ERROR",
+            Self::Cancelled => "CANCELLED",
             Self::Internal => "INTERNAL",
         }
     }
 
     /// The CLI's exit code for this failure (documented in README "Exit codes").
-    /// They sit in 112..=125 so that `kpty talk` can pass a command's own small codes through.
+    /// They sit in 112..=125 (130 for a cancelled call, as for Ctrl-C) so that `kpty talk` can pass a command's own small codes through.
     pub fn exit_code(self) -> i32 {
         match self {
             Self::Deprecated => 112,
@@ -77,11 +80,12 @@ impl ErrorCode {
             Self::PtyReadFailed => 122,
             Self::PtyTimeout => 124,
             Self::Internal => 125,
+            Self::Cancelled => 130,
         }
     }
 
     /// Every code, for the help action and the docs.
-    pub const ALL: [ErrorCode; 14] = [
+    pub const ALL: [ErrorCode; 15] = [
         Self::PtySessionNotFound,
         Self::PtySpawnFailed,
         Self::PtyTimeout,
@@ -95,6 +99,7 @@ impl ErrorCode {
         Self::NotFound,
         Self::Ambiguous,
         Self::StateError,
+        Self::Cancelled,
         Self::Internal,
     ];
 }

@@ -7,7 +7,7 @@
 //!   shell, keeps a ring buffer with absolute offsets, detects command completion from OSC 133
 //!   shell-integration markers (or echo-proof sentinels), and serves a versioned, length-framed
 //!   protocol ([`proto`]) on a private Unix socket.
-//! - (`kpty mcp` — the MCP server, sharing the same core — lands separately.)
+//! - `kpty mcp` — the stdio MCP server ([`mcp`], rmcp): one tool, `k_pty`, over the same core.
 //!
 //! The core ([`core`]) is one function per action of the `k_pty` contract; it reaches holders
 //! only through [`proto`] and keeps state under `ai/checkpoints/pty` through [`store`].
@@ -19,6 +19,7 @@ pub mod cli;
 pub mod core;
 pub mod error;
 pub mod holder;
+pub mod mcp;
 pub mod proto;
 pub mod safety;
 pub mod store;
@@ -32,4 +33,17 @@ pub fn run() -> i32 {
         return holder::main();
     }
     cli::run(args)
+}
+
+/// Log to stderr (never stdout: in MCP mode it carries the protocol). The filter comes from
+/// `KPTY_LOG`, else `RUST_LOG`, else `default`.
+pub fn init_logging(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("KPTY_LOG")
+        .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init();
 }

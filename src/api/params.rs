@@ -5,29 +5,21 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The actions of the `k_pty` contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The actions of the `k_pty` contract (what each does: [`Action::summary`]). Variants carry
+/// no doc comments so that the schema is a plain string enum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[schemars(inline)]
 pub enum Action {
-    /// Available actions, configuration, exit codes.
     Help,
-    /// Every known session with its honest state.
     List,
-    /// Start a new local terminal session.
     Create,
-    /// Type one line and press Enter.
     SendLine,
-    /// Read recent or incremental raw output.
     Read,
-    /// Run a command and wait for it to finish.
     Talk,
-    /// Alias of `talk`.
     Run,
-    /// Change the terminal size.
     Resize,
-    /// End a session.
     Kill,
-    /// Deprecated raw write: always `DEPRECATED`.
     Write,
 }
 
@@ -90,21 +82,21 @@ impl Action {
 }
 
 /// Every parameter of every action, all optional. Unknown fields are rejected by the front ends.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct Params {
-    /// Target session: id, unique id prefix, or label. Omitted for `talk`/`read`/`send_line`:
-    /// the state directory's default session.
+    /// Target session: id (`pty_a3f87c2d`), unique id prefix, or label. Omitted: the state
+    /// directory's default session (`talk` creates it on first use).
     pub session_id: Option<String>,
     /// create: shell executable (default `KURORYUU_PTY_SHELL`, `$SHELL`, `/bin/bash`).
     pub shell: Option<String>,
     /// create: working directory (must exist; default the project root).
     pub cwd: Option<String>,
-    /// create/resize: columns (default 120).
+    /// create/resize: columns (default 120, `KURORYUU_PTY_COLS`; 2-1000).
     pub cols: Option<u16>,
-    /// create/resize: rows (default 30).
+    /// create/resize: rows (default 30, `KURORYUU_PTY_ROWS`; 1-1000).
     pub rows: Option<u16>,
-    /// create: a human label, usable wherever a session is named.
+    /// create: a human label (1-64 chars, unique), usable wherever a session is named.
     pub label: Option<String>,
     /// create: extra environment variables for the shell (override PAGER, TERM …).
     pub env: Option<BTreeMap<String, String>>,
@@ -120,16 +112,16 @@ pub struct Params {
     pub data: Option<String>,
     /// talk: the command to run (escape sequences processed).
     pub command: Option<String>,
-    /// talk: use the sentinel method with this marker instead of shell integration.
+    /// talk: force the sentinel method with this marker (4-64 chars of `[A-Za-z0-9_:.-]`)
+    /// instead of shell integration; usually leave it out.
     pub sentinel: Option<String>,
-    /// talk: timeout in ms (default 30000); read: wait for data in ms (default 5000).
+    /// talk: give up after this many ms (default 30000, `KURORYUU_PTY_TIMEOUT_MS`); read: wait
+    /// this long for new data (default 5000). At most 3600000.
     pub timeout_ms: Option<u64>,
     /// read: most bytes to return (default 4096, cap 1 MiB).
     pub max_bytes: Option<usize>,
     /// read: absolute offset to read from; the response's next_offset continues it.
     pub since: Option<u64>,
-    /// read: remove ANSI escape sequences from the output.
+    /// read: remove ANSI escape sequences from the output (default false).
     pub strip_ansi: Option<bool>,
-    /// talk: remove ANSI escapes from `raw_output` too.
-    pub strip_raw: Option<bool>,
 }

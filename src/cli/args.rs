@@ -57,6 +57,8 @@ pub enum Command {
     Kill(KillArgs),
     /// Show the actions, configuration and exit codes (or help for one command).
     Help(HelpArgs),
+    /// Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
+    Mcp,
     /// Run as a session holder (internal).
     #[command(name = "__holder", hide = true)]
     Holder,

@@ -23,7 +23,7 @@ pub fn run(argv: Vec<OsString>) -> i32 {
             return e.exit_code();
         }
     };
-    init_logging();
+    crate::init_logging("warn");
     let json = cli.json;
     match execute(cli) {
         Ok(code) => code,
@@ -36,16 +36,6 @@ pub fn run(argv: Vec<OsString>) -> i32 {
             e.code.exit_code()
         }
     }
-}
-
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("KPTY_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_env_filter(filter)
-        .try_init();
 }
 
 fn ctx(cli: &Cli) -> Result<Ctx> {
@@ -63,6 +53,7 @@ fn ctx(cli: &Cli) -> Result<Ctx> {
 fn execute(cli: Cli) -> Result<i32> {
     let (action, params) = match &cli.command {
         Command::Holder => return Ok(crate::holder::main()),
+        Command::Mcp => return Ok(crate::mcp::run(ctx(&cli)?)),
         Command::GenerateAssets { out } => {
             assets::generate(out)
                 .map_err(|e| Error::internal(format!("generating assets failed: {e}")))?;

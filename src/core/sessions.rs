@@ -243,6 +243,17 @@ fn saved_exit(ctx: &Ctx, e: &RegistryEntry) -> Option<Liveness> {
 
 /// Call the holder of `e`; a gone holder becomes `PTY_PROCESS_EXITED` with what is known.
 pub fn call(ctx: &Ctx, e: &RegistryEntry, req: &Request, io_timeout: Duration) -> Result<Value> {
+    call_with(ctx, e, req, io_timeout, &mut |_| {})
+}
+
+/// Like [`call`], handing intermediate progress frames to `on_progress`.
+pub fn call_with(
+    ctx: &Ctx,
+    e: &RegistryEntry,
+    req: &Request,
+    io_timeout: Duration,
+    on_progress: &mut dyn FnMut(Value),
+) -> Result<Value> {
     let gone = |why: String| -> Error {
         match probe(ctx, e) {
             Liveness::Exited { exit_code, exit_signal, .. } => Error::new(
@@ -269,9 +280,10 @@ pub fn call(ctx: &Ctx, e: &RegistryEntry, req: &Request, io_timeout: Duration) -
     let Some(sock) = socket_of(ctx, e) else {
         return Err(gone("no socket recorded".into()));
     };
-    match client::call(&sock, req, io_timeout) {
-        Ok(v) => Ok(v),
-        Err(Unreachable::Gone(err)) => Err(gone(err.to_string())),
-        Err(Unreachable::Other(err)) => Err(err),
-    }
+    let mut stream = match client::connect(&sock, io_timeout) {
+        Ok(s) => s,
+        Err(Unreachable::Gone(err)) => return Err(gone(err.to_string())),
+        Err(Unreachable::Other(err)) => return Err(err),
+    };
+    client::call_with_progress(&mut stream, req, on_progress)
 }

@@ -1,11 +1,12 @@
 //! `talk` (alias `run`): run one command in a session and return its clean output, exit code
 //! and duration. Completion is detected inside the holder from what the shell prints.
+//! Front ends that can show progress or cancel use [`prepare`] + [`run`] + [`cancel`].
 
 use super::{Ctx, config, io, sessions};
 use crate::api::{self, Params, SessionId};
-use crate::error::{Error, Result};
-use crate::proto::{Request, TalkBody, TalkRequest};
-use crate::store::journal;
+use crate::error::{Error, ErrorCode, Result};
+use crate::proto::{ProgressBody, Request, TalkBody, TalkRequest, client};
+use crate::store::{RegistryEntry, journal};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -23,8 +24,19 @@ pub fn check_sentinel(s: &str) -> Result<()> {
     }
 }
 
-/// Run `talk`.
-pub fn talk(ctx: &Ctx, p: &Params) -> Result<Value> {
+/// A validated talk, bound to its session.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The session it runs in.
+    pub entry: RegistryEntry,
+    /// The holder request.
+    pub req: TalkRequest,
+    /// True when the caller named the session (no default-session replacement then).
+    pub named: bool,
+}
+
+/// Validate the parameters and find (or create) the session.
+pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
     let raw = p
         .command
         .as_deref()
@@ -49,48 +61,63 @@ pub fn talk(ctx: &Ctx, p: &Params) -> Result<Value> {
         .session_id
         .as_deref()
         .is_some_and(|s| !s.trim().is_empty());
-    let mut e = sessions::target(ctx, p.session_id.as_deref(), true)?;
-    let req = Request::Talk(TalkRequest {
-        command: command.clone(),
+    let entry = sessions::target(ctx, p.session_id.as_deref(), true)?;
+    let req = TalkRequest {
+        command,
         sentinel: p.sentinel.clone(),
         timeout_ms: timeout,
-    });
-    let io_timeout = Duration::from_millis(timeout + 15_000);
-    let mut res = sessions::call(ctx, &e, &req, io_timeout);
+        progress_ms: None,
+    };
+    Ok(Prepared { entry, req, named })
+}
+
+/// Run `talk`.
+pub fn talk(ctx: &Ctx, p: &Params) -> Result<Value> {
+    let prepared = prepare(ctx, p)?;
+    run(ctx, prepared, None)
+}
+
+/// Run a prepared talk; with `progress`, `(interval, sink)` receives the output so far.
+pub fn run(
+    ctx: &Ctx,
+    mut t: Prepared,
+    mut progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
+) -> Result<Value> {
+    t.req.progress_ms = progress.as_ref().map(|(d, _)| d.as_millis() as u64);
+    let io_timeout = Duration::from_millis(t.req.timeout_ms + 15_000);
+    let mut attempt = |e: &RegistryEntry| -> Result<Value> {
+        let req = Request::Talk(t.req.clone());
+        match progress.as_mut() {
+            None => sessions::call(ctx, e, &req, io_timeout),
+            Some((_, sink)) => sessions::call_with(ctx, e, &req, io_timeout, &mut |v| {
+                if let Ok(b) = serde_json::from_value(v) {
+                    sink(b);
+                }
+            }),
+        }
+    };
+    let mut entry = t.entry.clone();
+    let mut res = attempt(&entry);
     if let Err(err) = &res {
         // The default session ended since it was last used: replace it and try once more.
-        if !named && sessions::is_unreachable(err) {
-            e = sessions::replace_default(ctx)?;
-            res = sessions::call(ctx, &e, &req, io_timeout);
+        if !t.named && sessions::is_unreachable(err) {
+            entry = sessions::replace_default(ctx)?;
+            res = attempt(&entry);
         }
     }
     let res = res.and_then(|v| {
         serde_json::from_value::<TalkBody>(v).map_err(|err| {
             Error::new(
-                crate::error::ErrorCode::PtyReadFailed,
+                ErrorCode::PtyReadFailed,
                 format!("malformed talk reply: {err}"),
             )
         })
     });
-    if let Ok(id) = SessionId::parse(&e.session_id) {
-        let mut ev = json!({"action": "talk", "session_id": e.session_id, "command": crate::safety::redact(&command)});
-        match &res {
-            Ok(b) => {
-                ev["success"] = json!(true);
-                ev["exit_code"] = json!(b.exit_code);
-                ev["duration_ms"] = json!(b.duration_ms);
-            }
-            Err(err) => {
-                ev["success"] = json!(false);
-                ev["error_code"] = json!(err.code);
-            }
-        }
-        journal::append(&ctx.state.session_dir(&id).join("events.jsonl"), ev);
-    }
+    record(ctx, &entry, &t.req.command, &res);
     let b = res?;
     Ok(json!({
         "ok": true,
-        "session_id": e.session_id,
+        "session_id": entry.session_id,
         "output": crate::text::clean_text(b.output_raw.as_bytes()),
         "sentinel": b.sentinel,
         "raw_output": b.raw_output,
@@ -101,4 +128,39 @@ pub fn talk(ctx: &Ctx, p: &Params) -> Result<Value> {
         "start_offset": b.start_offset,
         "end_offset": b.end_offset,
     }))
+}
+
+/// Stop a talk in progress on `entry`; with `interrupt`, also type Ctrl-C into the terminal
+/// so the command stops and the session is free again.
+pub fn cancel(ctx: &Ctx, entry: &RegistryEntry, interrupt: bool) -> Result<Value> {
+    let sock = sessions::socket_of(ctx, entry)
+        .ok_or_else(|| Error::new(ErrorCode::PtySessionNotFound, "no socket recorded"))?;
+    client::call(
+        &sock,
+        &Request::Cancel { interrupt },
+        Duration::from_secs(5),
+    )
+    .map_err(|e| match e {
+        client::Unreachable::Gone(err) => Error::new(ErrorCode::PtyProcessExited, err.to_string()),
+        client::Unreachable::Other(err) => err,
+    })
+}
+
+fn record(ctx: &Ctx, e: &RegistryEntry, command: &str, res: &Result<TalkBody>) {
+    let Ok(id) = SessionId::parse(&e.session_id) else {
+        return;
+    };
+    let mut ev = json!({"action": "talk", "session_id": e.session_id, "command": crate::safety::redact(command)});
+    match res {
+        Ok(b) => {
+            ev["success"] = json!(true);
+            ev["exit_code"] = json!(b.exit_code);
+            ev["duration_ms"] = json!(b.duration_ms);
+        }
+        Err(err) => {
+            ev["success"] = json!(false);
+            ev["error_code"] = json!(err.code);
+        }
+    }
+    journal::append(&ctx.state.session_dir(&id).join("events.jsonl"), ev);
 }

@@ -105,7 +105,7 @@ pub fn main() -> i32 {
     if let Ok(null) = std::fs::File::open("/dev/null") {
         let _ = rustix::stdio::dup2_stdin(&null);
     }
-    init_logging();
+    crate::init_logging("info");
     let _ = std::env::set_current_dir("/");
     tracing::info!(
         "holder {} starting for {}",
@@ -180,16 +180,6 @@ fn report(r: &Ready) {
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
     }
-}
-
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("KPTY_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_env_filter(filter)
-        .try_init();
 }
 
 fn spawn_failed(msg: impl Into<String>) -> Error {
@@ -272,7 +262,9 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
     let quiet = Duration::from_millis(300);
     let mut st = shared.lock();
     loop {
-        if st.prompt_seen {
+        // Ready once the prompt is fully drawn (B) where the integration marks it, else at the
+        // prompt's start (A): typing before that would be echoed by the tty, not the shell.
+        if st.prompt_seen && (st.input_seen || !kind.marks_input_start()) {
             break;
         }
         if let Some(exit) = st.exit.clone() {
@@ -308,7 +300,7 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         let (g, _) = shared.wait_until(st, wake);
         st = g;
         if Instant::now() >= deadline {
-            if kind.integration() == Integration::Osc133 {
+            if kind.integration() == Integration::Osc133 && !st.prompt_seen {
                 tracing::warn!(
                     "no prompt marker within {} ms: the shell's startup files may have replaced kpty's integration; falling back to sentinels",
                     spec.ready_timeout_ms

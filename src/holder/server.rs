@@ -3,7 +3,7 @@
 
 use super::session::Shared;
 use crate::error::{Error, ErrorCode};
-use crate::proto::{Envelope, PROTOCOL_VERSION, Reply, Request, frame};
+use crate::proto::{Envelope, PROTOCOL_VERSION, ProgressBody, Reply, Request, frame};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::sync::Arc;
 
@@ -39,7 +39,7 @@ fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
             }
         };
         shared.lock().active_requests += 1;
-        let reply = answer(&body, &shared);
+        let reply = answer(&body, &shared, &stream);
         let sent = serde_json::to_vec(&reply)
             .map_err(std::io::Error::other)
             .and_then(|b| frame::write_frame(&mut stream, &b));
@@ -54,7 +54,7 @@ fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
     }
 }
 
-fn answer(body: &[u8], shared: &Shared) -> Reply {
+fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {
     let env: Envelope = match serde_json::from_slice(body) {
         Ok(e) => e,
         Err(e) => {
@@ -92,7 +92,24 @@ fn answer(body: &[u8], shared: &Shared) -> Reply {
             max_bytes,
             timeout_ms,
         } => Reply::ok(shared.read(since, max_bytes, timeout_ms)),
-        Request::Talk(t) => result(shared.talk(&t)),
+        Request::Talk(t) => {
+            // Progress frames go out on a clone of the connection; a failed write means the
+            // client is gone, and the talk stops waiting for it.
+            let mut out = stream.try_clone().ok();
+            let mut send = |p: &ProgressBody| {
+                let Some(s) = out.as_mut() else { return false };
+                serde_json::to_vec(&Reply::progress(p))
+                    .is_ok_and(|b| frame::write_frame(s, &b).is_ok())
+            };
+            let progress = t.progress_ms.map(|ms| {
+                (
+                    std::time::Duration::from_millis(ms.max(50)),
+                    &mut send as &mut dyn FnMut(&ProgressBody) -> bool,
+                )
+            });
+            result(shared.talk(&t, progress))
+        }
+        Request::Cancel { interrupt } => result(shared.cancel_talk(interrupt)),
         Request::Resize { cols, rows } => result(
             shared
                 .resize(cols, rows)

@@ -7,7 +7,9 @@ use super::markers::{MarkKind, MarkerScanner, SentinelMatcher};
 use super::ring::{self, Ring};
 use super::shell::{Integration, ShellKind, typed_command};
 use crate::error::{Error, ErrorCode, Result};
-use crate::proto::{KillBody, ReadBody, StatusBody, TalkBody, TalkRequest, WriteBody};
+use crate::proto::{
+    KillBody, ProgressBody, ReadBody, StatusBody, TalkBody, TalkRequest, WriteBody,
+};
 use portable_pty::{MasterPty, PtySize};
 use serde_json::json;
 use std::io::{Read, Write};
@@ -69,6 +71,8 @@ pub struct State {
     pub at_prompt: bool,
     /// Any prompt marker was ever seen.
     pub prompt_seen: bool,
+    /// An input-start marker (end of prompt) was ever seen.
+    pub input_seen: bool,
     /// Any output was ever seen.
     pub output_seen: bool,
     /// When output last arrived.
@@ -88,6 +92,8 @@ pub struct State {
     pub dirty: bool,
     /// A kill was requested.
     pub killed: bool,
+    /// The talk in progress was asked to stop.
+    pub cancel: bool,
     /// Requests being answered right now.
     pub active_requests: usize,
 }
@@ -126,6 +132,7 @@ impl Shared {
                 integration: kind.integration(),
                 at_prompt: false,
                 prompt_seen: false,
+                input_seen: false,
                 output_seen: false,
                 last_output: Instant::now(),
                 capture: None,
@@ -136,6 +143,7 @@ impl Shared {
                 rows,
                 dirty: false,
                 killed: false,
+                cancel: false,
                 active_requests: 0,
             }),
             cond: Condvar::new(),
@@ -202,9 +210,14 @@ impl Shared {
         }
         for m in st.scanner.feed(chunk, off) {
             match m.kind {
-                MarkKind::PromptStart | MarkKind::InputStart => {
+                MarkKind::PromptStart => {
                     st.at_prompt = true;
                     st.prompt_seen = true;
+                }
+                MarkKind::InputStart => {
+                    st.at_prompt = true;
+                    st.prompt_seen = true;
+                    st.input_seen = true;
                 }
                 MarkKind::OutputStart => {
                     st.at_prompt = false;
@@ -440,7 +453,7 @@ impl Shared {
     }
 
     /// `Talk`: type the command, wait for its completion marker, return its output.
-    pub fn talk(&self, req: &TalkRequest) -> Result<TalkBody> {
+    pub fn talk(&self, req: &TalkRequest, mut progress: Option<Progress<'_>>) -> Result<TalkBody> {
         let started = Instant::now();
         let deadline = started + Duration::from_millis(req.timeout_ms);
         let mut st = self.lock();
@@ -493,6 +506,7 @@ impl Shared {
         let sentinel = req.sentinel.clone().unwrap_or_else(new_sentinel);
         let begin = st.ring.end();
         st.talking = true;
+        st.cancel = false;
         st.capture = Some(Capture {
             base: begin,
             begin,
@@ -512,6 +526,8 @@ impl Shared {
         let matcher = (method == Integration::Sentinel).then(|| SentinelMatcher::new(&sentinel));
         let mut begin_at: Option<u64> = None; // sentinel: absolute end of the begin line
         let mut scanned: u64 = begin; // sentinel: done lines are searched from here
+        let mut last_progress = Instant::now();
+        let mut sent_bytes: u64 = 0;
         let mut st = self.lock();
         let outcome = loop {
             let cap = st.capture.as_ref();
@@ -557,12 +573,47 @@ impl Shared {
                 break Ok(d);
             }
             if let Some(exit) = st.exit.clone() {
-                break Err(Some(exit));
+                break Err(Stop::Exited(exit));
             }
-            let (g, up) = self.wait_until(st, deadline);
+            if st.cancel {
+                break Err(Stop::Cancelled);
+            }
+            // Progress: the output so far, at most once per interval, only when it grew.
+            let grown = st.capture.as_ref().map(|c| {
+                let from = c.out_start.or(begin_at).unwrap_or(c.base);
+                (from, (c.base + c.bytes.len() as u64).saturating_sub(from))
+            });
+            let mut wake = deadline;
+            if let (Some((every, send)), Some((from, total))) = (progress.as_mut(), grown) {
+                if total != sent_bytes {
+                    let due = last_progress + *every;
+                    if Instant::now() >= due {
+                        let c = st.capture.as_ref().map(|c| {
+                            let i = c.idx(from).max(c.bytes.len().saturating_sub(PROGRESS_TAIL));
+                            c.bytes[i..].to_vec()
+                        });
+                        drop(st);
+                        let body = ProgressBody {
+                            output: crate::text::clean_text(&c.unwrap_or_default()),
+                            bytes: total,
+                            elapsed_ms: started.elapsed().as_millis() as u64,
+                        };
+                        let alive = send(&body);
+                        last_progress = Instant::now();
+                        sent_bytes = total;
+                        st = self.lock();
+                        if !alive {
+                            break Err(Stop::ClientGone);
+                        }
+                        continue;
+                    }
+                    wake = wake.min(due);
+                }
+            }
+            let (g, _) = self.wait_until(st, wake);
             st = g;
-            if up {
-                break Err(None);
+            if Instant::now() >= deadline {
+                break Err(Stop::Timeout);
             }
         };
         let cap = st.capture.take();
@@ -590,7 +641,7 @@ impl Shared {
                     end_offset,
                 })
             }
-            Err(exit) => {
+            Err(stop) => {
                 // Partial output: after the output-start marker (or begin line) when seen.
                 let from = cap.out_start.or(begin_at).unwrap_or(cap.base);
                 let partial = crate::text::clean_text(&cap.bytes[cap.idx(from)..]);
@@ -603,13 +654,21 @@ impl Shared {
                     "sentinel": sentinel,
                     "completion": method.as_str(),
                 });
-                Err(match exit {
-                    None => Error::new(
+                Err(match stop {
+                    Stop::Cancelled | Stop::ClientGone => Error::new(
+                        ErrorCode::Cancelled,
+                        format!(
+                            "the talk on {} was cancelled by its caller",
+                            self.session_id
+                        ),
+                    )
+                    .with_details(details),
+                    Stop::Timeout => Error::new(
                         ErrorCode::PtyTimeout,
                         format!("Command timed out after {}ms", req.timeout_ms),
                     )
                     .with_details(details),
-                    Some(exit) => {
+                    Stop::Exited(exit) => {
                         let mut e = self.exited_error(&exit);
                         let mut d = details;
                         d["exit_code"] = json!(exit.code);
@@ -621,6 +680,21 @@ impl Shared {
         }
     }
 
+    /// `Cancel`: stop the talk in progress; with `interrupt`, type Ctrl-C as well.
+    pub fn cancel_talk(&self, interrupt: bool) -> Result<serde_json::Value> {
+        let mut st = self.lock();
+        let talking = st.talking;
+        if talking {
+            st.cancel = true;
+        }
+        drop(st);
+        self.cond.notify_all();
+        if talking && interrupt {
+            self.write_all(b"\x03")?;
+        }
+        Ok(json!({"cancelled": talking}))
+    }
+
     fn end_talk(&self) {
         let mut st = self.lock();
         st.capture = None;
@@ -629,6 +703,21 @@ impl Shared {
         self.cond.notify_all();
     }
 }
+
+/// How a talk stopped without completing.
+enum Stop {
+    Timeout,
+    Exited(ExitInfo),
+    Cancelled,
+    ClientGone,
+}
+
+/// Progress reporting for a talk: the interval, and a sink that returns false once the
+/// client is gone.
+pub type Progress<'a> = (Duration, &'a mut dyn FnMut(&ProgressBody) -> bool);
+
+/// Most output bytes a progress frame looks at (its tail).
+const PROGRESS_TAIL: usize = 8 * 1024;
 
 /// A fresh `__KR_DONE_<8 hex>__` sentinel.
 pub fn new_sentinel() -> String {

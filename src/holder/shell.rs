@@ -79,6 +79,11 @@ impl ShellKind {
         }
     }
 
+    /// True when the integration marks the end of the prompt (`B`): readiness waits for it.
+    pub fn marks_input_start(self) -> bool {
+        matches!(self, Self::Bash | Self::Zsh)
+    }
+
     /// The method this shell supports natively.
     pub fn integration(self) -> Integration {
         match self {
@@ -111,10 +116,19 @@ __kpty_prompt() {
   printf '\033]133;D;%s\007\033]133;A\007' "$s"
   return $s
 }
+# B (input starts) at the end of the prompt, re-added if your PROMPT_COMMAND rewrites PS1.
+__kpty_input() {
+  local s=$?
+  [[ $PS1 == *'133;B'* ]] || PS1="$PS1"'\[\033]133;B\007\]'
+  return $s
+}
 if [[ "$(declare -p PROMPT_COMMAND 2>/dev/null)" == "declare -a"* ]]; then
-  PROMPT_COMMAND=(__kpty_prompt "${PROMPT_COMMAND[@]}")
+  PROMPT_COMMAND=(__kpty_prompt "${PROMPT_COMMAND[@]}" __kpty_input)
 else
-  PROMPT_COMMAND="__kpty_prompt${PROMPT_COMMAND:+;$PROMPT_COMMAND}"
+  __kpty_pc=${PROMPT_COMMAND-}
+  while [[ $__kpty_pc == *[\;\ ] ]]; do __kpty_pc=${__kpty_pc%?}; done
+  PROMPT_COMMAND="__kpty_prompt${__kpty_pc:+;$__kpty_pc};__kpty_input"
+  unset __kpty_pc
 fi
 PS0=$'\033]133;C\007'"${PS0-}"
 "#;
@@ -134,7 +148,8 @@ unset __kpty_user_zdotdir __kpty_zdotdir KPTY_ZDOTDIR_ORIG
 [[ "$ZDOTDIR" == "$HOME" ]] && unset ZDOTDIR
 __kpty_precmd() { local s=$?; printf '\033]133;D;%s\007\033]133;A\007' "$s"; }
 __kpty_preexec() { printf '\033]133;C\007'; }
-precmd_functions=(__kpty_precmd $precmd_functions)
+__kpty_input() { [[ $PS1 == *'133;B'* ]] || PS1="$PS1%{"$'\e]133;B\a'"%}"; }
+precmd_functions=(__kpty_precmd $precmd_functions __kpty_input)
 preexec_functions+=(__kpty_preexec)
 "#;
 

@@ -47,30 +47,48 @@ pub fn connect(
 
 /// Send `req` over `stream` and return the reply body (or the holder's error).
 pub fn call_on(stream: &mut UnixStream, req: &Request) -> Result<serde_json::Value> {
+    call_with_progress(stream, req, &mut |_| {})
+}
+
+/// Like [`call_on`], handing each intermediate progress frame's body to `on_progress`.
+pub fn call_with_progress(
+    stream: &mut UnixStream,
+    req: &Request,
+    on_progress: &mut dyn FnMut(serde_json::Value),
+) -> Result<serde_json::Value> {
     let env = Envelope {
         v: PROTOCOL_VERSION,
         req: serde_json::to_value(req).map_err(|e| Error::internal(e.to_string()))?,
     };
     let body = serde_json::to_vec(&env).map_err(|e| Error::internal(e.to_string()))?;
     frame::write_frame(stream, &body).map_err(|e| io_err("send a request to", e))?;
-    let reply = frame::read_frame(stream)
-        .map_err(|e| io_err("read the reply of", e))?
-        .ok_or_else(|| Error::new(ErrorCode::PtyReadFailed, "the session holder closed the connection without replying (it may have just exited)"))?;
-    let reply: Reply = serde_json::from_slice(&reply).map_err(|e| {
-        Error::new(
-            ErrorCode::PtyReadFailed,
-            format!("malformed reply from the session holder: {e}"),
-        )
-    })?;
-    if reply.ok {
-        Ok(reply.body)
-    } else {
-        Err(reply.error.unwrap_or_else(|| {
+    loop {
+        let reply = frame::read_frame(stream).map_err(|e| io_err("read the reply of", e))?.ok_or_else(|| {
             Error::new(
                 ErrorCode::PtyReadFailed,
-                "the session holder failed without saying why",
+                "the session holder closed the connection without replying (it may have just exited)",
             )
-        }))
+        })?;
+        let reply: Reply = serde_json::from_slice(&reply).map_err(|e| {
+            Error::new(
+                ErrorCode::PtyReadFailed,
+                format!("malformed reply from the session holder: {e}"),
+            )
+        })?;
+        if reply.progress {
+            on_progress(reply.body);
+            continue;
+        }
+        return if reply.ok {
+            Ok(reply.body)
+        } else {
+            Err(reply.error.unwrap_or_else(|| {
+                Error::new(
+                    ErrorCode::PtyReadFailed,
+                    "the session holder failed without saying why",
+                )
+            }))
+        };
     }
 }
 

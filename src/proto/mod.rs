@@ -62,6 +62,13 @@ pub enum Request {
         #[serde(default = "default_grace")]
         grace_ms: u64,
     },
+    /// Stop the talk in progress (it answers `CANCELLED`); with `interrupt`, also type Ctrl-C
+    /// so the command itself stops and the session is free again.
+    Cancel {
+        /// Type Ctrl-C into the terminal too.
+        #[serde(default)]
+        interrupt: bool,
+    },
 }
 
 fn default_grace() -> u64 {
@@ -78,6 +85,21 @@ pub struct TalkRequest {
     pub sentinel: Option<String>,
     /// Give up after this long.
     pub timeout_ms: u64,
+    /// Send progress frames (the output so far) at most this often; none when absent.
+    #[serde(default)]
+    pub progress_ms: Option<u64>,
+}
+
+/// A progress frame's body during a `talk`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProgressBody {
+    /// The command's output so far, as clean text (the last 8 KiB at most).
+    pub output: String,
+    /// Bytes of output so far.
+    pub bytes: u64,
+    /// Time since the command was typed.
+    pub elapsed_ms: u64,
 }
 
 /// A reply envelope: `{v, ok: true, body}` or `{v, ok: false, error}`.
@@ -93,6 +115,9 @@ pub struct Reply {
     /// The error on failure.
     #[serde(default)]
     pub error: Option<Error>,
+    /// True on an intermediate progress frame (the final reply follows).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub progress: bool,
 }
 
 impl Reply {
@@ -103,6 +128,15 @@ impl Reply {
             ok: true,
             body: serde_json::to_value(body).unwrap_or(Value::Null),
             error: None,
+            progress: false,
+        }
+    }
+
+    /// An intermediate progress frame.
+    pub fn progress(body: &ProgressBody) -> Self {
+        Self {
+            progress: true,
+            ..Self::ok(body)
         }
     }
 
@@ -113,6 +147,7 @@ impl Reply {
             ok: false,
             body: Value::Null,
             error: Some(error),
+            progress: false,
         }
     }
 }

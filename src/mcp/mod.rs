@@ -1,0 +1,60 @@
+//! `kpty mcp`: the stdio MCP server (rmcp). One tool, `k_pty`, over the same core as the CLI;
+//! sessions it creates are the CLI's sessions and outlive the server. Nothing but JSON-RPC is
+//! written to stdout; logs go to stderr (`KPTY_LOG`, else `RUST_LOG`, else `warn`).
+
+pub mod schema;
+pub mod server;
+
+use crate::core::Ctx;
+use rmcp::ServiceExt;
+use std::time::Duration;
+
+/// Serve MCP on stdin/stdout until the client goes away; returns the exit code.
+pub fn run(ctx: Ctx) -> i32 {
+    crate::init_logging("warn");
+    // Built by hand (not #[tokio::main]) so that shutdown cannot hang on a blocking stdin read.
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("kpty mcp: cannot start the runtime: {e}");
+            return 1;
+        }
+    };
+    let code = rt.block_on(async move {
+        let service = match server::KptyServer::new(ctx)
+            .serve(rmcp::transport::stdio_pipes())
+            .await
+        {
+            Ok(s) => s,
+            Err(e) => {
+                // The client left before (or while) initializing: not a crash.
+                tracing::info!("client went away during initialization: {e}");
+                return 0;
+            }
+        };
+        let ct = service.cancellation_token();
+        tokio::spawn(async move {
+            if let Ok(mut term) =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            {
+                term.recv().await;
+                ct.cancel();
+            }
+        });
+        match service.waiting().await {
+            Ok(reason) => {
+                tracing::info!("MCP session ended: {reason:?}");
+                0
+            }
+            Err(e) => {
+                tracing::warn!("MCP session ended with an error: {e}");
+                0
+            }
+        }
+    });
+    rt.shutdown_timeout(Duration::from_millis(200));
+    code
+}

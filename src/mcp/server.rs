@@ -1,0 +1,169 @@
+//! The MCP server handler: `initialize` info, `tools/list` with the one `k_pty` tool, and
+//! `tools/call`, which runs the core's action on the blocking pool (calls run concurrently),
+//! streams talk progress when the client asked for it, and turns a cancellation into a
+//! cancelled talk plus Ctrl-C so the session stays usable.
+
+use super::schema;
+use crate::api::Action;
+use crate::core::{self, Ctx};
+use crate::error::{Error, ErrorCode};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How often talk progress is reported at most.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
+const INSTRUCTIONS: &str = "kpty gives you live terminal sessions through one tool, k_pty. \
+Typical flow: k_pty(action=\"create\") → session_id; k_pty(action=\"talk\", session_id, \
+command=\"git status\") → {output, exit_code}; for interactive programs use send_line and read \
+(read with since=next_offset to get only new output). Sessions persist across calls and are \
+shared with the `kpty` CLI. Keep reads small (max_bytes) to save context. A PTY_BUSY error \
+means a program other than the shell is in the foreground: answer it with send_line or stop \
+it with send_line data=\"\\x03\". Dangerous commands (rm -rf /, mkfs, shutdown …) are blocked.";
+
+/// The MCP server state: the core context shared by every call.
+#[derive(Clone)]
+pub struct KptyServer {
+    ctx: Arc<Ctx>,
+}
+
+impl KptyServer {
+    /// A server over `ctx`.
+    pub fn new(ctx: Ctx) -> Self {
+        Self { ctx: Arc::new(ctx) }
+    }
+
+    async fn run(
+        &self,
+        action: Action,
+        params: crate::api::Params,
+        rc: &RequestContext<RoleServer>,
+    ) -> Value {
+        let ctx = self.ctx.clone();
+        let talk = matches!(action, Action::Talk | Action::Run);
+        if !talk {
+            let work =
+                tokio::task::spawn_blocking(move || core::dispatch_json(&ctx, action, &params));
+            return tokio::select! {
+                r = work => r.unwrap_or_else(|e| Error::internal(format!("action panicked: {e}")).to_json()),
+                // Non-talk actions are short; a cancelled one is simply not answered.
+                _ = rc.ct.cancelled() => Error::new(ErrorCode::Cancelled, "cancelled").to_json(),
+            };
+        }
+        // talk: prepare (validate, find or create the session), then run with progress.
+        let c2 = ctx.clone();
+        let prepared =
+            match tokio::task::spawn_blocking(move || core::talk::prepare(&c2, &params)).await {
+                Ok(Ok(p)) => p,
+                Ok(Err(e)) => return e.to_json(),
+                Err(e) => return Error::internal(format!("action panicked: {e}")).to_json(),
+            };
+        let entry = prepared.entry.clone();
+        let token = rc.meta.get_progress_token();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::proto::ProgressBody>();
+        let c3 = ctx.clone();
+        let with_progress = token.is_some();
+        let mut work = tokio::task::spawn_blocking(move || {
+            let mut sink = |b| {
+                let _ = tx.send(b);
+            };
+            let progress =
+                with_progress.then_some((PROGRESS_EVERY, &mut sink as &mut dyn FnMut(_)));
+            core::talk::run(&c3, prepared, progress).unwrap_or_else(|e| e.to_json())
+        });
+        let peer = rc.peer.clone();
+        let mut step = 0.0;
+        loop {
+            tokio::select! {
+                r = &mut work => {
+                    return r.unwrap_or_else(|e| Error::internal(format!("action panicked: {e}")).to_json());
+                }
+                Some(p) = rx.recv() => {
+                    if let Some(t) = &token {
+                        step += 1.0;
+                        let _ = peer.notify_progress(
+                            ProgressNotificationParam::new(t.clone(), step).with_message(p.output),
+                        ).await;
+                    }
+                }
+                _ = rc.ct.cancelled() => {
+                    // Stop waiting now; tell the holder to end the talk and interrupt the
+                    // command, so the next talk finds the shell at its prompt.
+                    let c4 = ctx.clone();
+                    let _ = tokio::task::spawn_blocking(move || core::talk::cancel(&c4, &entry, true)).await;
+                    return Error::new(ErrorCode::Cancelled, "cancelled by the client").to_json();
+                }
+            }
+        }
+    }
+}
+
+/// Redact secrets in every string of a result before it reaches an agent.
+pub fn redact_value(v: &mut Value) {
+    match v {
+        Value::String(s) => {
+            if let std::borrow::Cow::Owned(r) = crate::safety::redact(s) {
+                *s = r;
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(redact_value),
+        Value::Object(o) => o.values_mut().for_each(redact_value),
+        _ => {}
+    }
+}
+
+/// The action's JSON as a tool result: structured content plus the same JSON as text, and
+/// `isError` exactly when `ok` is false.
+pub fn to_result(mut v: Value) -> CallToolResult {
+    redact_value(&mut v);
+    if v["ok"] == Value::Bool(true) {
+        CallToolResult::structured(v)
+    } else {
+        CallToolResult::structured_error(v)
+    }
+}
+
+impl ServerHandler for KptyServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("kpty", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(vec![schema::tool()]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        if request.name != schema::TOOL_NAME {
+            return Err(McpError::invalid_params(
+                format!(
+                    "tool not found: {} (kpty has one tool, {})",
+                    request.name,
+                    schema::TOOL_NAME
+                ),
+                None,
+            ));
+        }
+        let value = match schema::parse(request.arguments) {
+            Ok((action, params)) => self.run(action, params, &context).await,
+            Err(e) => e.to_json(),
+        };
+        Ok(to_result(value).into())
+    }
+}
