@@ -234,7 +234,7 @@ pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
 fn saved_exit(ctx: &Ctx, e: &RegistryEntry) -> Option<Liveness> {
     let id = SessionId::parse(&e.session_id).ok()?;
     let m = Metadata::load(&ctx.state, &id).ok()??;
-    (m.state == "exited" || m.state == "killed").then(|| Liveness::Exited {
+    (m.state == "exited" || m.state == "killed").then_some(Liveness::Exited {
         exit_code: m.exit_code,
         exit_signal: m.exit_signal,
         state: m.state,

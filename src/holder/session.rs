@@ -584,8 +584,10 @@ impl Shared {
                 (from, (c.base + c.bytes.len() as u64).saturating_sub(from))
             });
             let mut wake = deadline;
-            if let (Some((every, send)), Some((from, total))) = (progress.as_mut(), grown) {
-                if total != sent_bytes {
+            if let (Some((every, send)), Some((from, total))) = (progress.as_mut(), grown)
+                && total != sent_bytes
+            {
+                {
                     let due = last_progress + *every;
                     if Instant::now() >= due {
                         let c = st.capture.as_ref().map(|c| {
