@@ -587,30 +587,28 @@ impl Shared {
             if let (Some((every, send)), Some((from, total))) = (progress.as_mut(), grown)
                 && total != sent_bytes
             {
-                {
-                    let due = last_progress + *every;
-                    if Instant::now() >= due {
-                        let c = st.capture.as_ref().map(|c| {
-                            let i = c.idx(from).max(c.bytes.len().saturating_sub(PROGRESS_TAIL));
-                            c.bytes[i..].to_vec()
-                        });
-                        drop(st);
-                        let body = ProgressBody {
-                            output: crate::text::clean_text(&c.unwrap_or_default()),
-                            bytes: total,
-                            elapsed_ms: started.elapsed().as_millis() as u64,
-                        };
-                        let alive = send(&body);
-                        last_progress = Instant::now();
-                        sent_bytes = total;
-                        st = self.lock();
-                        if !alive {
-                            break Err(Stop::ClientGone);
-                        }
-                        continue;
+                let due = last_progress + *every;
+                if Instant::now() >= due {
+                    let c = st.capture.as_ref().map(|c| {
+                        let i = c.idx(from).max(c.bytes.len().saturating_sub(PROGRESS_TAIL));
+                        c.bytes[i..].to_vec()
+                    });
+                    drop(st);
+                    let body = ProgressBody {
+                        output: crate::text::clean_text(&c.unwrap_or_default()),
+                        bytes: total,
+                        elapsed_ms: started.elapsed().as_millis() as u64,
+                    };
+                    let alive = send(&body);
+                    last_progress = Instant::now();
+                    sent_bytes = total;
+                    st = self.lock();
+                    if !alive {
+                        break Err(Stop::ClientGone);
                     }
-                    wake = wake.min(due);
+                    continue;
                 }
+                wake = wake.min(due);
             }
             let (g, _) = self.wait_until(st, wake);
             st = g;
