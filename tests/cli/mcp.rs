@@ -1,0 +1,444 @@
+//! `kpty mcp` driven by rmcp's own client over the child's stdio: initialize, the tool's
+//! schema, every action, errors as `isError` results, sessions shared with the CLI, progress,
+//! cancellation, concurrency, restarts, and a garbage-proof stdin.
+
+use crate::support::Env;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientRequest, ProgressNotificationParam, Request,
+    ServerResult,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A client that records progress notifications.
+#[derive(Clone, Default)]
+struct Client {
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl ClientHandler for Client {
+    async fn on_progress(&self, p: ProgressNotificationParam, _: NotificationContext<RoleClient>) {
+        self.progress.lock().expect("progress lock").push(p);
+    }
+}
+
+struct Mcp {
+    client: RunningService<RoleClient, Client>,
+    handler: Client,
+    pid: u32,
+}
+
+async fn start(env: &Env) -> Mcp {
+    let mut cmd = tokio::process::Command::from(env.cmd(&["mcp"]));
+    cmd.stderr(Stdio::null());
+    let (proc, _) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn kpty mcp");
+    let pid = proc.id().expect("server pid");
+    let handler = Client::default();
+    let client = handler.clone().serve(proc).await.expect("initialize");
+    Mcp {
+        client,
+        handler,
+        pid,
+    }
+}
+
+impl Mcp {
+    async fn call(&self, args: Value) -> CallToolResult {
+        let args = args.as_object().expect("object args").clone();
+        self.client
+            .call_tool(CallToolRequestParams::new("k_pty").with_arguments(args))
+            .await
+            .expect("tools/call")
+    }
+
+    /// Call and return the structured content, asserting `isError` agrees with `ok`.
+    async fn json(&self, args: Value) -> Value {
+        let r = self.call(args).await;
+        let v = r.structured_content.clone().expect("structured content");
+        assert_eq!(
+            r.is_error,
+            Some(v["ok"] != true),
+            "isError must mirror ok: {v}"
+        );
+        let text = r
+            .content
+            .first()
+            .and_then(|c| c.as_text())
+            .map(|t| t.text.clone())
+            .expect("text content");
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).expect("text is JSON"),
+            v,
+            "text and structured content agree"
+        );
+        v
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn initialize_and_tool_schema() {
+    let env = Env::new();
+    let m = start(&env).await;
+    let info = m.client.peer_info().expect("server info");
+    assert_eq!(info.server_info.as_ref().expect("server_info").name, "kpty");
+    assert!(
+        info.instructions
+            .as_deref()
+            .is_some_and(|i| i.contains("talk"))
+    );
+    let tools = m.client.list_all_tools().await.expect("tools/list");
+    assert_eq!(tools.len(), 1);
+    let schema = Value::Object((*tools[0].input_schema).clone());
+    assert_eq!(schema["type"], "object");
+    for k in ["oneOf", "anyOf", "allOf"] {
+        assert!(
+            schema.get(k).is_none(),
+            "top-level {k} is rejected by Claude Code"
+        );
+    }
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    s.set_prepend_module_to_snapshot(false);
+    s.bind(|| {
+        insta::assert_json_snapshot!(
+            "mcp_tool",
+            json!({
+                "name": tools[0].name,
+                "annotations": tools[0].annotations,
+                "inputSchema": schema,
+            })
+        )
+    });
+    m.client.cancel().await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_action_round_trips_and_failures_are_is_error() {
+    let env = Env::new();
+    let m = start(&env).await;
+    assert_eq!(
+        m.json(json!({"action": "help"})).await["data"]["tool"],
+        "k_pty"
+    );
+    let c = m
+        .json(json!({"action": "create", "label": "mcp", "cols": 90, "rows": 20}))
+        .await;
+    let id = c["session_id"].as_str().expect("id").to_string();
+    let t = m
+        .json(json!({"action": "talk", "session_id": id, "command": "echo hi; (exit 3)"}))
+        .await;
+    assert_eq!(
+        (t["output"].as_str(), t["exit_code"].as_i64()),
+        (Some("hi"), Some(3))
+    );
+    let r = m
+        .json(json!({"action": "run", "session_id": "mcp", "command": "stty size"}))
+        .await;
+    assert_eq!(r["output"], "20 90");
+    let s = m
+        .json(json!({"action": "send_line", "session_id": id, "data": "echo typed"}))
+        .await;
+    assert_eq!(s["enter"]["bytes_written"], 1);
+    let rd = m
+        .json(json!({"action": "read", "session_id": id, "since": 0, "max_bytes": 100000}))
+        .await;
+    assert!(rd["output"].as_str().is_some_and(|o| o.contains("typed")));
+    m.json(json!({"action": "resize", "session_id": id, "cols": 100, "rows": 30}))
+        .await;
+    let l = m.json(json!({"action": "list"})).await;
+    assert_eq!(l["count"], 1);
+    assert_eq!(l["sessions"][0]["state"], "running");
+    // failures: all isError results with the seeds' codes, none a JSON-RPC error
+    for (args, code) in [
+        (
+            json!({"action": "write", "session_id": id, "data": "x"}),
+            "DEPRECATED",
+        ),
+        (
+            json!({"action": "talk", "session_id": "pty_00000000", "command": "ls"}),
+            "PTY_SESSION_NOT_FOUND",
+        ),
+        (
+            json!({"action": "talk", "session_id": "../../etc", "command": "ls"}),
+            "INVALID_PARAMS",
+        ),
+        (
+            json!({"action": "talk", "session_id": id, "command": "rm -rf /"}),
+            "DANGEROUS_COMMAND_BLOCKED",
+        ),
+        (
+            json!({"action": "talk", "session_id": id, "command": "sleep 3", "timeout_ms": 300}),
+            "PTY_TIMEOUT",
+        ),
+        (
+            json!({"action": "read", "session_id": id, "max_bytes": 0}),
+            "INVALID_PARAMS",
+        ),
+        (json!({"action": "list", "bogus": 1}), "INVALID_PARAMS"),
+        (json!({"action": "nope"}), "INVALID_PARAMS"),
+        (json!({"command": "ls"}), "INVALID_PARAMS"),
+    ] {
+        let v = m.json(args.clone()).await;
+        assert_eq!(v["error_code"], code, "{args} → {v}");
+    }
+    let k = m.json(json!({"action": "kill", "session_id": id})).await;
+    assert_eq!(k["killed"], true);
+    // an unknown tool is the one JSON-RPC error
+    let e = m.client.call_tool(CallToolRequestParams::new("nope")).await;
+    assert!(e.is_err());
+    m.client.cancel().await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sessions_are_shared_with_the_cli_and_survive_the_server() {
+    let env = Env::new();
+    let m = start(&env).await;
+    let id = m.json(json!({"action": "create", "label": "shared"})).await["session_id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    m.json(json!({"action": "talk", "session_id": id, "command": "X=from-mcp"}))
+        .await;
+    assert_eq!(
+        env.ok(&["talk", "-s", "shared", "echo $X"]).trim(),
+        "from-mcp"
+    );
+    let cli = env.create(&["--label", "cli"]);
+    env.ok(&["talk", "-s", &cli, "Y=from-cli"]);
+    assert_eq!(
+        m.json(json!({"action": "talk", "session_id": "cli", "command": "echo $Y"}))
+            .await["output"],
+        "from-cli"
+    );
+    // SIGKILL the server: the sessions live on, a new server uses them
+    crate::support::kill_9(u64::from(m.pid));
+    drop(m);
+    let m2 = start(&env).await;
+    assert_eq!(
+        m2.json(json!({"action": "talk", "session_id": id, "command": "echo $X"}))
+            .await["output"],
+        "from-mcp"
+    );
+    m2.client.cancel().await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slow_talk_does_not_delay_other_calls() {
+    let env = Env::new();
+    let m = Arc::new(start(&env).await);
+    let a = env.create(&[]);
+    let b = env.create(&[]);
+    let m2 = m.clone();
+    let a2 = a.clone();
+    let slow = tokio::spawn(async move {
+        m2.json(json!({"action": "talk", "session_id": a2, "command": "sleep 2; echo slow"}))
+            .await
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await; // let the slow call start first
+    let t0 = Instant::now();
+    assert_eq!(m.json(json!({"action": "list"})).await["count"], 2);
+    assert_eq!(
+        m.json(json!({"action": "talk", "session_id": b, "command": "echo fast"}))
+            .await["output"],
+        "fast"
+    );
+    assert!(
+        !slow.is_finished(),
+        "the fast calls finished while the slow talk still ran"
+    );
+    let done = slow.await.expect("slow talk");
+    assert_eq!(done["output"], "slow");
+    assert!(t0.elapsed() < Duration::from_secs(20));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn progress_and_cancellation() {
+    let env = Env::new();
+    let m = start(&env).await;
+    let id = env.create(&[]);
+    let peer = m.client.peer().clone();
+    let call = |cmd: &str| {
+        ClientRequest::CallToolRequest(Request::new(
+            CallToolRequestParams::new("k_pty").with_arguments(
+                json!({"action": "talk", "session_id": id, "command": cmd})
+                    .as_object()
+                    .expect("obj")
+                    .clone(),
+            ),
+        ))
+    };
+    // progress: a token is attached by send_cancellable_request; output so far arrives
+    let h = peer
+        .send_cancellable_request(
+            call("for i in 1 2 3 4; do echo line$i; sleep 0.4; done"),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .expect("send");
+    let r = h.await_response().await.expect("response");
+    let ServerResult::CallToolResult(r) = r else {
+        panic!("unexpected result {r:?}")
+    };
+    assert_eq!(
+        r.structured_content.expect("content")["output"],
+        "line1\nline2\nline3\nline4"
+    );
+    let seen = m.handler.progress.lock().expect("lock").clone();
+    assert!(!seen.is_empty(), "no progress notifications");
+    assert!(
+        seen.iter()
+            .any(|p| p.message.as_deref().is_some_and(|t| t.contains("line1"))),
+        "{seen:?}"
+    );
+    // cancellation: the call stops, the command is interrupted, the session is usable at once
+    let h = peer
+        .send_cancellable_request(call("sleep 30"), PeerRequestOptions::no_options())
+        .await
+        .expect("send");
+    tokio::time::sleep(Duration::from_millis(300)).await; // let the talk start
+    h.cancel(Some("test".into())).await.expect("cancel");
+    let t0 = Instant::now();
+    let v = m.json(json!({"action": "talk", "session_id": id, "command": "echo after", "timeout_ms": 10000})).await;
+    assert_eq!(v["output"], "after", "{v}");
+    assert!(
+        t0.elapsed() < Duration::from_secs(8),
+        "the cancelled sleep still held the session"
+    );
+    m.client.cancel().await.expect("close");
+}
+
+#[test]
+fn raw_stdio_protocol_versions_garbage_and_eof() {
+    use std::io::{BufRead, BufReader, Write};
+    let env = Env::new();
+    let mut child = env
+        .cmd(&["mcp"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let lines = [
+        r#"this is not json"#.to_string(),
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}).to_string(),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string(),
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/ca".to_string(),
+        json!({"jsonrpc":"2.0","id":3,"method":"no/such/method"}).to_string(),
+        json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"k_pty","arguments":{"action":"talk","command":"echo raw"}}}).to_string(),
+        json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"k_pty","arguments":{"action":"talk","command":"x".repeat(2_000_000)}}}).to_string(),
+    ];
+    for l in &lines {
+        writeln!(stdin, "{l}").expect("write");
+    }
+    drop(stdin); // EOF: answer what is in flight, then exit cleanly
+    let out = BufReader::new(child.stdout.take().expect("stdout"));
+    let replies: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(&l.expect("line")).expect("only JSON-RPC on stdout"))
+        .collect();
+    let st = child.wait().expect("wait");
+    assert!(st.success(), "exit status {st:?}");
+    let by_id = |id: i64| replies.iter().find(|r| r["id"] == id).cloned();
+    assert_eq!(
+        by_id(1).expect("init")["result"]["protocolVersion"],
+        "2024-11-05"
+    );
+    assert!(by_id(3).expect("unknown method")["error"].is_object());
+    let talk = by_id(4).expect("talk reply");
+    assert_eq!(talk["result"]["structuredContent"]["output"], "raw");
+    let huge = by_id(5).expect("huge reply");
+    assert_eq!(huge["result"]["isError"], true);
+    assert_eq!(
+        huge["result"]["structuredContent"]["error_code"],
+        "INVALID_PARAMS"
+    );
+    // the default session outlives the server
+    let l = env.ok_json(&["list"]);
+    assert_eq!(l["sessions"][0]["state"], "running");
+}
+
+/// The contract: for each action the CLI's `--json` object and the MCP structured content
+/// are the same object, ids, times and offsets aside.
+#[tokio::test(flavor = "multi_thread")]
+async fn cli_json_and_mcp_results_are_the_same_object() {
+    fn norm(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .map(|(k, v)| {
+                        let vol = [
+                            "session_id",
+                            "created_at",
+                            "last_heartbeat",
+                            "pid",
+                            "holder_pid",
+                            "duration_ms",
+                            "start_offset",
+                            "end_offset",
+                            "next_offset",
+                            "output_offset",
+                            "sentinel",
+                            "raw_output",
+                            "bytes_read",
+                        ]
+                        .contains(&k.as_str());
+                        (
+                            k.clone(),
+                            if vol {
+                                Value::String("*".into())
+                            } else {
+                                norm(v)
+                            },
+                        )
+                    })
+                    .collect(),
+            ),
+            Value::Array(a) => Value::Array(a.iter().map(norm).collect()),
+            o => o.clone(),
+        }
+    }
+    let env = Env::new();
+    let m = start(&env).await;
+    let a = env.create(&["--label", "a"]);
+    let b = m.json(json!({"action": "create", "label": "b"})).await["session_id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    let pairs: Vec<(Vec<&str>, Value)> = vec![
+        (
+            vec!["talk", "-s", &a, "echo x"],
+            json!({"action": "talk", "session_id": b, "command": "echo x"}),
+        ),
+        (
+            vec!["talk", "-s", &a, "-t", "200", "sleep 1"],
+            json!({"action": "talk", "session_id": b, "command": "sleep 1", "timeout_ms": 200}),
+        ),
+        (
+            vec!["send-line", "-s", &a, "true"],
+            json!({"action": "send_line", "session_id": b, "data": "true"}),
+        ),
+        (
+            vec!["resize", "-s", &a, "--cols", "81", "--rows", "21"],
+            json!({"action": "resize", "session_id": b, "cols": 81, "rows": 21}),
+        ),
+        (
+            vec!["read", "-s", "pty_00000000"],
+            json!({"action": "read", "session_id": "pty_00000000"}),
+        ),
+        (vec!["help"], json!({"action": "help"})),
+    ];
+    for (cli, mcp) in pairs {
+        let c = env.json(&cli);
+        let mv = m.json(mcp.clone()).await;
+        assert_eq!(norm(&c), norm(&mv), "CLI {cli:?} vs MCP {mcp}");
+    }
+    m.client.cancel().await.expect("close");
+}
