@@ -13,6 +13,7 @@ use crate::store::StateDir;
 use args::{Cli, Command};
 use clap::Parser;
 use std::ffi::OsString;
+use std::io::IsTerminal;
 
 /// Run the CLI; returns the exit code.
 pub fn run(argv: Vec<OsString>) -> i32 {
@@ -117,7 +118,11 @@ fn execute(cli: Cli) -> Result<i32> {
     {
         return render::follow(&ctx, params, cli.json);
     }
-    let result = core::dispatch(&ctx, action, &params);
+    let result = if action == Action::Talk && std::io::stdin().is_terminal() {
+        talk_forwarding_ctrl_c(&ctx, &params)
+    } else {
+        core::dispatch(&ctx, action, &params)
+    };
     match result {
         Ok(v) => {
             if cli.json {
@@ -138,6 +143,25 @@ fn execute(cli: Cli) -> Result<i32> {
             Err(e)
         }
     }
+}
+
+/// An interactive `kpty talk`: Ctrl-C is forwarded to the session (as ssh does) — the command
+/// is interrupted and kpty exits 130 — instead of killing kpty and leaving the command running.
+fn talk_forwarding_ctrl_c(ctx: &Ctx, params: &Params) -> Result<serde_json::Value> {
+    let prepared = core::talk::prepare(ctx, params)?;
+    let (c2, entry) = (ctx.clone(), prepared.entry.clone());
+    std::thread::spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()
+        else {
+            return;
+        };
+        if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
+            let _ = core::talk::cancel(&c2, &entry, true);
+        }
+    });
+    core::talk::run(ctx, prepared, None)
 }
 
 /// `kpty talk` exits with the command's own status (as ssh does), clamped to 0..=255.
