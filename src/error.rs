@@ -35,6 +35,8 @@ pub enum ErrorCode {
     Ambiguous,
     /// The state directory or a registry file is unreadable or corrupt.
     StateError,
+    /// The operation is refused for this session (a leader's terminal without `force`).
+    PtyAccessDenied,
     /// The call was cancelled by its caller (MCP `notifications/cancelled`, Ctrl-C).
     Cancelled,
     /// A bug or an unexpected system failure.
@@ -58,16 +60,18 @@ impl ErrorCode {
             Self::NotFound => "NOT_FOUND",
             Self::Ambiguous => "AMBIGUOUS",
             Self::StateError => "STATE_ERROR",
+            Self::PtyAccessDenied => "PTY_ACCESS_DENIED",
             Self::Cancelled => "CANCELLED",
             Self::Internal => "INTERNAL",
         }
     }
 
     /// The CLI's exit code for this failure (documented in README "Exit codes").
-    /// They sit in 112..=125 (130 for a cancelled call, as for Ctrl-C) so that `kpty talk` can pass a command's own small codes through.
+    /// They sit in 111..=125 (130 for a cancelled call, as for Ctrl-C) so that `kpty talk` can pass a command's own small codes through.
     pub fn exit_code(self) -> i32 {
         match self {
             Self::Deprecated => 112,
+            Self::PtyAccessDenied => 111,
             Self::StateError => 113,
             Self::Ambiguous => 114,
             Self::InvalidParams => 115,
@@ -85,7 +89,7 @@ impl ErrorCode {
     }
 
     /// Every code, for the help action and the docs.
-    pub const ALL: [ErrorCode; 15] = [
+    pub const ALL: [ErrorCode; 16] = [
         Self::PtySessionNotFound,
         Self::PtySpawnFailed,
         Self::PtyTimeout,
@@ -99,6 +103,7 @@ impl ErrorCode {
         Self::NotFound,
         Self::Ambiguous,
         Self::StateError,
+        Self::PtyAccessDenied,
         Self::Cancelled,
         Self::Internal,
     ];

@@ -21,11 +21,18 @@ pub enum Action {
     Resize,
     Kill,
     Write,
+    Resolve,
+    SendLineToAgent,
+    Register,
+    Unregister,
+    Heartbeat,
+    UpdateOwnership,
+    Prune,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 10] = [
+    pub const ALL: [Action; 17] = [
         Action::Help,
         Action::List,
         Action::Create,
@@ -36,6 +43,13 @@ impl Action {
         Action::Resize,
         Action::Kill,
         Action::Write,
+        Action::Resolve,
+        Action::SendLineToAgent,
+        Action::Register,
+        Action::Unregister,
+        Action::Heartbeat,
+        Action::UpdateOwnership,
+        Action::Prune,
     ];
 
     /// The wire name (`send_line`).
@@ -51,6 +65,13 @@ impl Action {
             Action::Resize => "resize",
             Action::Kill => "kill",
             Action::Write => "write",
+            Action::Resolve => "resolve",
+            Action::SendLineToAgent => "send_line_to_agent",
+            Action::Register => "register",
+            Action::Unregister => "unregister",
+            Action::Heartbeat => "heartbeat",
+            Action::UpdateOwnership => "update_ownership",
+            Action::Prune => "prune",
         }
     }
 
@@ -77,6 +98,25 @@ impl Action {
             Action::Resize => "Resize a session's terminal (cols, rows).",
             Action::Kill => "End a session: hang up its shell and everything it started.",
             Action::Write => "DEPRECATED: use send_line or talk.",
+            Action::Resolve => {
+                "Find the one session owned by agent_id / owner_session_id / label; NOT_FOUND or AMBIGUOUS otherwise. Never broadcasts."
+            }
+            Action::SendLineToAgent => {
+                "resolve + send_line: type a line into the session an agent owns."
+            }
+            Action::Register => {
+                "Register an external (desktop) session reached through its bridge (desktop_url), with owner fields."
+            }
+            Action::Unregister => "Remove a registered session (a leader's only with force).",
+            Action::Heartbeat => {
+                "Mark a session as alive now (registered sessions are pruned after 7 days without one)."
+            }
+            Action::UpdateOwnership => {
+                "Change a session's owner_agent_id / owner_session_id / owner_role / label / cli_type."
+            }
+            Action::Prune => {
+                "Remove registered sessions without a heartbeat for 7 days, and (with force) dead or exited local ones."
+            }
         }
     }
 }
@@ -124,4 +164,14 @@ pub struct Params {
     pub since: Option<u64>,
     /// read: remove ANSI escape sequences from the output (default false).
     pub strip_ansi: Option<bool>,
+    /// resolve/send_line_to_agent: the owner agent id to route to (primary key).
+    pub agent_id: Option<String>,
+    /// register: where the session lives, `desktop` (default) or another external source.
+    pub source: Option<String>,
+    /// register: the bridge serving the session (e.g. `http://127.0.0.1:8201`).
+    pub desktop_url: Option<String>,
+    /// register: the process id of the program in the terminal.
+    pub pid: Option<u32>,
+    /// unregister: also remove a leader's session; prune: also remove dead/exited local sessions.
+    pub force: Option<bool>,
 }

@@ -57,6 +57,20 @@ pub enum Command {
     Kill(KillArgs),
     /// Show the actions, configuration and exit codes (or help for one command).
     Help(HelpArgs),
+    /// Print the id of the one session an agent (or owner session, or label) owns.
+    Resolve(IdentityArgs),
+    /// Type a line into the session an agent owns (resolve + send-line).
+    SendLineToAgent(SendLineToAgentArgs),
+    /// Change a session's owner, role, label or cli type.
+    UpdateOwnership(UpdateOwnershipArgs),
+    /// Register an external (desktop) session reached through its bridge.
+    Register(RegisterArgs),
+    /// Remove a registered session (a leader's needs --force).
+    Unregister(UnregisterArgs),
+    /// Mark a session as alive now.
+    Heartbeat(HeartbeatArgs),
+    /// Remove registered sessions without a heartbeat for 7 days (and, with --force, ended local ones).
+    Prune(PruneArgs),
     /// Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
     Mcp,
     /// Run as a session holder (internal).
@@ -70,7 +84,7 @@ pub enum Command {
     },
 }
 
-/// Which session: id, unique id prefix, or label.
+/// Which session: id, unique id prefix, or label — or the one owned by an agent.
 #[derive(Debug, Args)]
 pub struct SessionArg {
     /// Session id, unique id prefix, or label (default: the default session).
@@ -82,6 +96,46 @@ pub struct SessionArg {
         value_name = "SESSION"
     )]
     pub session: Option<String>,
+    /// The session owned by this agent (resolved; exactly one must match).
+    #[arg(long, value_name = "AGENT_ID", conflicts_with = "session")]
+    pub agent: Option<String>,
+    /// The session with this label (resolved; exactly one must match).
+    #[arg(long, value_name = "LABEL", conflicts_with = "session")]
+    pub label: Option<String>,
+}
+
+/// Owner identity to resolve (at least one).
+#[derive(Debug, Args)]
+pub struct IdentityArgs {
+    /// Owner agent id (primary routing key).
+    #[arg(long = "agent", visible_alias = "agent-id", value_name = "AGENT_ID")]
+    pub agent_id: Option<String>,
+    /// Owner session id.
+    #[arg(long, value_name = "ID")]
+    pub owner_session_id: Option<String>,
+    /// Label.
+    #[arg(long)]
+    pub label: Option<String>,
+}
+
+/// Owner fields to set.
+#[derive(Debug, Args)]
+pub struct OwnerArgs {
+    /// Owner agent id (routing identity).
+    #[arg(long)]
+    pub owner_agent_id: Option<String>,
+    /// Owner session id.
+    #[arg(long)]
+    pub owner_session_id: Option<String>,
+    /// Owner role: leader or worker.
+    #[arg(long, value_parser = ["leader", "worker"])]
+    pub owner_role: Option<String>,
+    /// A label to name the session by.
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Kind of program in the terminal (e.g. bash, claude).
+    #[arg(long)]
+    pub cli_type: Option<String>,
 }
 
 /// `create`.
@@ -184,8 +238,80 @@ pub struct ResizeArgs {
 #[derive(Debug, Args)]
 pub struct KillArgs {
     /// Session id, unique id prefix, or label.
+    #[arg(value_name = "SESSION", required_unless_present_any = ["agent", "label"])]
+    pub session: Option<String>,
+    /// The session owned by this agent.
+    #[arg(long, value_name = "AGENT_ID", conflicts_with = "session")]
+    pub agent: Option<String>,
+    /// The session with this label.
+    #[arg(long, value_name = "LABEL", conflicts_with = "session")]
+    pub label: Option<String>,
+}
+
+/// `send-line-to-agent`.
+#[derive(Debug, Args)]
+pub struct SendLineToAgentArgs {
+    #[command(flatten)]
+    pub who: IdentityArgs,
+    /// The text to type (escapes processed; Enter is added).
+    #[arg(allow_hyphen_values = true, value_name = "DATA")]
+    pub data: String,
+}
+
+/// `update-ownership`.
+#[derive(Debug, Args)]
+pub struct UpdateOwnershipArgs {
+    /// Session id, unique id prefix, or label.
     #[arg(value_name = "SESSION")]
     pub session: String,
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+}
+
+/// `register`.
+#[derive(Debug, Args)]
+pub struct RegisterArgs {
+    /// The external session's id.
+    #[arg(value_name = "SESSION_ID")]
+    pub session: String,
+    /// The bridge that serves it (e.g. http://127.0.0.1:8201).
+    #[arg(long, value_name = "URL")]
+    pub desktop_url: Option<String>,
+    /// Where it lives (default: desktop).
+    #[arg(long)]
+    pub source: Option<String>,
+    /// Process id of the program in the terminal.
+    #[arg(long)]
+    pub pid: Option<u32>,
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+}
+
+/// `unregister`.
+#[derive(Debug, Args)]
+pub struct UnregisterArgs {
+    /// The registered session's id.
+    #[arg(value_name = "SESSION_ID")]
+    pub session: String,
+    /// Also remove a leader's session.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `heartbeat`.
+#[derive(Debug, Args)]
+pub struct HeartbeatArgs {
+    /// Session id, unique id prefix, or label.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+}
+
+/// `prune`.
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// Also remove local sessions whose shell has ended or whose holder is gone.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `help`.

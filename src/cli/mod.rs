@@ -69,45 +69,90 @@ fn execute(cli: Cli) -> Result<i32> {
         Command::Talk(a) => (
             Action::Talk,
             Params {
-                session_id: a.session.session.clone(),
                 command: Some(a.command.join(" ")),
                 timeout_ms: a.timeout_ms,
                 sentinel: a.sentinel.clone(),
-                ..Default::default()
+                ..who(&a.session)
             },
         ),
         Command::SendLine(a) => (
             Action::SendLine,
             Params {
-                session_id: a.session.session.clone(),
                 data: Some(a.data.clone()),
-                ..Default::default()
+                ..who(&a.session)
             },
         ),
         Command::Read(a) => (
             Action::Read,
             Params {
-                session_id: a.session.session.clone(),
                 max_bytes: a.max_bytes,
                 timeout_ms: a.timeout_ms,
                 since: a.since,
                 strip_ansi: Some(a.strip_ansi),
-                ..Default::default()
+                ..who(&a.session)
             },
         ),
         Command::Resize(a) => (
             Action::Resize,
             Params {
-                session_id: a.session.session.clone(),
                 cols: Some(a.cols),
                 rows: Some(a.rows),
-                ..Default::default()
+                ..who(&a.session)
             },
         ),
         Command::Kill(a) => (
             Action::Kill,
             Params {
+                session_id: a.session.clone(),
+                agent_id: a.agent.clone(),
+                label: a.label.clone(),
+                ..Default::default()
+            },
+        ),
+        Command::Resolve(a) => (Action::Resolve, identity(a)),
+        Command::SendLineToAgent(a) => (
+            Action::SendLineToAgent,
+            Params {
+                data: Some(a.data.clone()),
+                ..identity(&a.who)
+            },
+        ),
+        Command::UpdateOwnership(a) => (
+            Action::UpdateOwnership,
+            Params {
                 session_id: Some(a.session.clone()),
+                ..owner(&a.owner)
+            },
+        ),
+        Command::Register(a) => (
+            Action::Register,
+            Params {
+                session_id: Some(a.session.clone()),
+                desktop_url: a.desktop_url.clone(),
+                source: a.source.clone(),
+                pid: a.pid,
+                ..owner(&a.owner)
+            },
+        ),
+        Command::Unregister(a) => (
+            Action::Unregister,
+            Params {
+                session_id: Some(a.session.clone()),
+                force: Some(a.force),
+                ..Default::default()
+            },
+        ),
+        Command::Heartbeat(a) => (
+            Action::Heartbeat,
+            Params {
+                session_id: Some(a.session.clone()),
+                ..Default::default()
+            },
+        ),
+        Command::Prune(a) => (
+            Action::Prune,
+            Params {
+                force: Some(a.force),
                 ..Default::default()
             },
         ),
@@ -170,6 +215,36 @@ fn talk_exit_code(v: &serde_json::Value) -> i32 {
         .as_i64()
         .map(|c| (c & 0xff) as i32)
         .unwrap_or(0)
+}
+
+/// The session-naming flags as parameters.
+fn who(s: &args::SessionArg) -> Params {
+    Params {
+        session_id: s.session.clone(),
+        agent_id: s.agent.clone(),
+        label: s.label.clone(),
+        ..Default::default()
+    }
+}
+
+fn identity(a: &args::IdentityArgs) -> Params {
+    Params {
+        agent_id: a.agent_id.clone(),
+        owner_session_id: a.owner_session_id.clone(),
+        label: a.label.clone(),
+        ..Default::default()
+    }
+}
+
+fn owner(a: &args::OwnerArgs) -> Params {
+    Params {
+        owner_agent_id: a.owner_agent_id.clone(),
+        owner_session_id: a.owner_session_id.clone(),
+        owner_role: a.owner_role.clone(),
+        label: a.label.clone(),
+        cli_type: a.cli_type.clone(),
+        ..Default::default()
+    }
 }
 
 fn create_params(a: &args::CreateArgs) -> Result<Params> {

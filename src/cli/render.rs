@@ -67,7 +67,38 @@ pub fn human(action: Action, v: &Value) {
             v["session_id"].as_str().unwrap_or_default()
         )),
         Action::Help => text_line(&help_text(v)),
-        Action::SendLine | Action::Resize | Action::Write => {}
+        Action::Resolve | Action::Register => {
+            text_line(v["session_id"].as_str().unwrap_or_default())
+        }
+        Action::SendLineToAgent => text_line(v["resolved_session_id"].as_str().unwrap_or_default()),
+        Action::Unregister => text_line(&format!(
+            "unregistered {}",
+            v["session_id"].as_str().unwrap_or_default()
+        )),
+        Action::Prune => {
+            for k in ["pruned", "pruned_local"] {
+                for id in v[k].as_array().into_iter().flatten() {
+                    text_line(&format!("pruned {}", id.as_str().unwrap_or_default()));
+                }
+            }
+            for e in v["ended_local"].as_array().into_iter().flatten() {
+                if v["pruned_local"]
+                    .as_array()
+                    .is_none_or(|p| !p.contains(&e["session_id"]))
+                {
+                    eprintln!(
+                        "{} is {} (prune --force removes it)",
+                        e["session_id"].as_str().unwrap_or_default(),
+                        e["state"].as_str().unwrap_or_default()
+                    );
+                }
+            }
+        }
+        Action::SendLine
+        | Action::Resize
+        | Action::Write
+        | Action::Heartbeat
+        | Action::UpdateOwnership => {}
     }
 }
 
@@ -137,7 +168,7 @@ fn help_text(v: &Value) -> String {
     );
     if let Some(a) = d["actions"].as_object() {
         for (k, v) in a {
-            s.push_str(&format!("  {k:<12} {}\n", v.as_str().unwrap_or("")));
+            s.push_str(&format!("  {k:<19} {}\n", v.as_str().unwrap_or("")));
         }
     }
     s.push_str(&format!(

@@ -14,7 +14,7 @@ pub fn resize(ctx: &Ctx, p: &Params) -> Result<Value> {
         return Err(Error::invalid("resize needs `cols` and `rows`"));
     };
     create::check_size(cols, rows)?;
-    let e = sessions::target(ctx, p.session_id.as_deref(), false)?;
+    let e = sessions::target(ctx, p, false)?;
     sessions::call(
         ctx,
         &e,
@@ -32,12 +32,15 @@ pub fn resize(ctx: &Ctx, p: &Params) -> Result<Value> {
 
 /// Run `kill`: hang up the shell (and everything it started), wait for it, forget the session.
 pub fn kill(ctx: &Ctx, p: &Params) -> Result<Value> {
-    let Some(r) = p.session_id.as_deref().filter(|s| !s.trim().is_empty()) else {
-        return Err(Error::invalid(
-            "kill needs `session_id` (an id, unique prefix, or label)",
-        ));
+    let e = match p.session_id.as_deref().filter(|s| !s.trim().is_empty()) {
+        Some(r) => sessions::resolve(ctx, r)?,
+        None if super::routing::has_identity(p) => super::routing::resolve_entry(ctx, p)?,
+        None => {
+            return Err(Error::invalid(
+                "kill needs `session_id` (an id, unique prefix, or label) or an owner identity",
+            ));
+        }
     };
-    let e = sessions::resolve(ctx, r)?;
     let before = sessions::probe(ctx, &e);
     let mut body = KillBody::default();
     if let sessions::Liveness::Running(_) | sessions::Liveness::Unresponsive(_) = before {

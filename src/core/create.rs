@@ -20,6 +20,17 @@ pub fn check_label(label: &str) -> Result<()> {
     Ok(())
 }
 
+/// Validate an owner role.
+pub fn check_role(role: &str) -> Result<()> {
+    if role == "leader" || role == "worker" {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "owner_role {role:?} must be \"leader\" or \"worker\""
+        )))
+    }
+}
+
 /// Validate a terminal size.
 pub fn check_size(cols: u16, rows: u16) -> Result<()> {
     if !(2..=1000).contains(&cols) || !(1..=1000).contains(&rows) {

@@ -47,7 +47,7 @@ pub fn send_line(ctx: &Ctx, p: &Params) -> Result<Value> {
         .filter(|c| *c != '\r' && *c != '\n')
         .collect();
     check_safe(&line)?;
-    let e = sessions::target(ctx, p.session_id.as_deref(), false)?;
+    let e = sessions::target(ctx, p, false)?;
     let t = Duration::from_secs(10);
     let typed = sessions::call(ctx, &e, &Request::Write { data: line.clone() }, t)?;
     let enter = sessions::call(ctx, &e, &Request::Write { data: "\r".into() }, t)?;
@@ -81,7 +81,7 @@ pub fn read(ctx: &Ctx, p: &Params) -> Result<Value> {
             api::MAX_TIMEOUT_MS
         )));
     }
-    let e = sessions::target(ctx, p.session_id.as_deref(), false)?;
+    let e = sessions::target(ctx, p, false)?;
     let req = Request::Read {
         since: p.since,
         max_bytes: max,

@@ -30,7 +30,7 @@ pub fn session_json(e: &RegistryEntry, live: &Liveness) -> Value {
             v["exit_code"] = json!(exit_code);
             v["exit_signal"] = json!(exit_signal);
         }
-        Liveness::Dead => {}
+        Liveness::Dead | Liveness::Registered => {}
         Liveness::Unresponsive(why) => v["problem"] = json!(why),
     }
     v

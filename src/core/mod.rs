@@ -9,6 +9,8 @@ pub mod help;
 pub mod io;
 pub mod launch;
 pub mod list;
+pub mod registered;
+pub mod routing;
 pub mod sessions;
 pub mod talk;
 
@@ -48,6 +50,13 @@ pub fn dispatch(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
         Action::Resize => control::resize(ctx, p),
         Action::Kill => control::kill(ctx, p),
         Action::Write => Err(io::write_deprecated()),
+        Action::Resolve => routing::resolve(ctx, p),
+        Action::SendLineToAgent => routing::send_line_to_agent(ctx, p),
+        Action::UpdateOwnership => routing::update_ownership(ctx, p),
+        Action::Register => registered::register(ctx, p),
+        Action::Unregister => registered::unregister(ctx, p),
+        Action::Heartbeat => registered::heartbeat(ctx, p),
+        Action::Prune => registered::prune(ctx, p),
     }
 }
 

@@ -74,9 +74,14 @@ fn ambiguous(reference: &str, matches: &[&RegistryEntry]) -> Error {
 }
 
 /// The entry for `p.session_id`, or the default session (created on demand when `create`).
-pub fn target(ctx: &Ctx, session_id: Option<&str>, create: bool) -> Result<RegistryEntry> {
-    match session_id {
+///
+/// Without a session id, owner identity (`agent_id`, `owner_session_id`, `label`) picks the
+/// session through [`super::routing::resolve_entry`]; with none of those either, the default
+/// session is used.
+pub fn target(ctx: &Ctx, p: &crate::api::Params, create: bool) -> Result<RegistryEntry> {
+    match p.session_id.as_deref() {
         Some(r) if !r.trim().is_empty() => resolve(ctx, r),
+        _ if super::routing::has_identity(p) => super::routing::resolve_entry(ctx, p),
         _ => default_session(ctx, create),
     }
 }
@@ -124,7 +129,9 @@ pub fn replace_default(ctx: &Ctx) -> Result<RegistryEntry> {
     if let Some(e) = find_default(ctx)? {
         match probe(ctx, &e) {
             // Reachable (perhaps because another caller replaced the stale one meanwhile).
-            Liveness::Running(_) | Liveness::Unresponsive(_) => return Ok(e),
+            Liveness::Running(_) | Liveness::Unresponsive(_) | Liveness::Registered => {
+                return Ok(e);
+            }
             Liveness::Dead | Liveness::Exited { .. } => {
                 super::control::forget(ctx, &e, "default_replaced")
             }
@@ -167,6 +174,8 @@ pub enum Liveness {
     Dead,
     /// The holder is there but did not answer in time (stopped or overloaded).
     Unresponsive(String),
+    /// An external session (e.g. a desktop app's), known from its registration.
+    Registered,
 }
 
 impl Liveness {
@@ -177,6 +186,7 @@ impl Liveness {
             Liveness::Exited { .. } => "exited",
             Liveness::Dead => "dead",
             Liveness::Unresponsive(_) => "unresponsive",
+            Liveness::Registered => "registered",
         }
     }
 }
@@ -196,6 +206,9 @@ pub fn socket_of(ctx: &Ctx, e: &RegistryEntry) -> Option<PathBuf> {
 
 /// Ask the holder how it is, with a short deadline; never hangs, never panics.
 pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
+    if e.source != "local" {
+        return Liveness::Registered;
+    }
     if let Some(sock) = socket_of(ctx, e) {
         match client::call(&sock, &Request::Status, PROBE_TIMEOUT) {
             Ok(v) => match serde_json::from_value::<StatusBody>(v) {

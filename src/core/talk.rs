@@ -61,7 +61,7 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
         .session_id
         .as_deref()
         .is_some_and(|s| !s.trim().is_empty());
-    let entry = sessions::target(ctx, p.session_id.as_deref(), true)?;
+    let entry = sessions::target(ctx, p, true)?;
     let req = TalkRequest {
         command,
         sentinel: p.sentinel.clone(),

@@ -1,0 +1,223 @@
+//! Registered (external) sessions: terminals kpty does not hold itself — a desktop app's,
+//! reached through its HTTP bridge — recorded in the registry with their owner identity:
+//! `register`, `unregister` (leader-protected), `heartbeat`, and `prune`.
+
+use super::sessions::{Liveness, probe};
+use super::{Ctx, create, list};
+use crate::api::{Params, SessionId};
+use crate::error::{Error, ErrorCode, Result};
+use crate::store::{Registry, RegistryEntry, journal, now_rfc3339};
+use serde_json::{Value, json};
+
+/// Registered sessions without a heartbeat for this long are pruned.
+pub const STALE_AFTER_DAYS: i64 = 7;
+
+fn need_id(p: &Params, action: &str) -> Result<String> {
+    let id = p
+        .session_id
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+        .ok_or_else(|| Error::invalid(format!("{action} needs `session_id`")))?;
+    Ok(SessionId::parse(id)?.to_string())
+}
+
+/// Run `register`: add (or refresh) an external session.
+pub fn register(ctx: &Ctx, p: &Params) -> Result<Value> {
+    let id = need_id(p, "register")?;
+    let source = p.source.clone().unwrap_or_else(|| "desktop".into());
+    if source == "local" {
+        return Err(Error::invalid(
+            "register is for external sessions; local sessions come from create",
+        ));
+    }
+    if !source
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        || source.is_empty()
+    {
+        return Err(Error::invalid(format!(
+            "source {source:?} must be a word like \"desktop\""
+        )));
+    }
+    let url = p
+        .desktop_url
+        .clone()
+        .or_else(|| std::env::var("KURORYUU_DESKTOP_URL").ok())
+        .filter(|u| !u.is_empty());
+    if let Some(u) = &url {
+        if !(u.starts_with("http://") || u.starts_with("https://")) {
+            return Err(Error::invalid(format!(
+                "desktop_url {u:?} must be an http(s) URL"
+            )));
+        }
+    } else if source == "desktop" {
+        return Err(Error::invalid(
+            "register of a desktop session needs `desktop_url` (its bridge, e.g. http://127.0.0.1:8201)",
+        ));
+    }
+    if let Some(r) = &p.owner_role {
+        create::check_role(r)?;
+    }
+    if let Some(l) = &p.label {
+        create::check_label(l)?;
+    }
+    let now = now_rfc3339();
+    let entry = Registry::update(&ctx.state, |reg| {
+        if let Some(e) = reg.sessions.get(&id) {
+            if e.source == "local" {
+                return Err(Error::invalid(format!(
+                    "{id} is a local session; pick another id"
+                )));
+            }
+        }
+        if let Some(l) = &p.label {
+            if let Some(o) = reg
+                .sessions
+                .values()
+                .find(|o| o.label.as_deref() == Some(l) && o.session_id != id)
+            {
+                return Err(Error::invalid(format!(
+                    "label {l:?} is already used by session {}",
+                    o.session_id
+                )));
+            }
+        }
+        let prev = reg.sessions.get(&id).cloned().unwrap_or_default();
+        let e = RegistryEntry {
+            session_id: id.clone(),
+            source: source.clone(),
+            cli_type: p.cli_type.clone().or(prev.cli_type),
+            pid: p.pid.or(prev.pid),
+            owner_agent_id: p.owner_agent_id.clone().or(prev.owner_agent_id),
+            owner_session_id: p.owner_session_id.clone().or(prev.owner_session_id),
+            owner_role: p.owner_role.clone().or(prev.owner_role),
+            label: p.label.clone().or(prev.label),
+            created_at: prev.created_at.or_else(|| Some(now.clone())),
+            last_heartbeat: Some(now.clone()),
+            cwd: p.cwd.clone().or(prev.cwd),
+            extra: {
+                let mut x = prev.extra;
+                if let Some(u) = &url {
+                    x.insert("desktop_url".into(), json!(u));
+                }
+                x
+            },
+            ..Default::default()
+        };
+        reg.sessions.insert(id.clone(), e.clone());
+        Ok(e)
+    })?;
+    journal::append(
+        &ctx.state.registry_events(),
+        json!({"event": "registered", "action": "register", "session_id": id, "source": source, "desktop_url": url,
+               "owner_agent_id": entry.owner_agent_id, "owner_role": entry.owner_role, "label": entry.label}),
+    );
+    Ok(
+        json!({"ok": true, "session_id": id, "session": list::session_json(&entry, &Liveness::Registered)}),
+    )
+}
+
+/// Run `unregister`: remove an external session; a leader's needs `force`.
+pub fn unregister(ctx: &Ctx, p: &Params) -> Result<Value> {
+    let id = need_id(p, "unregister")?;
+    let force = p.force.unwrap_or(false);
+    let removed = Registry::update(&ctx.state, |reg| {
+        let e = reg.sessions.get(&id).ok_or_else(|| {
+            Error::new(
+                ErrorCode::PtySessionNotFound,
+                format!("no session {id:?} is registered"),
+            )
+        })?;
+        if e.source == "local" {
+            return Err(Error::invalid(format!("{id} is a local session: use kill")));
+        }
+        if e.owner_role.as_deref() == Some("leader") && !force {
+            return Err(Error::new(
+                ErrorCode::PtyAccessDenied,
+                format!("{id} is the leader's terminal; unregister it with force=true if you really mean to"),
+            )
+            .with_details(json!({"session_id": id, "owner_role": "leader"})));
+        }
+        Ok(reg.sessions.remove(&id))
+    })?;
+    journal::append(
+        &ctx.state.registry_events(),
+        json!({"event": "unregistered", "action": "unregister", "session_id": id, "force": force}),
+    );
+    Ok(json!({"ok": true, "session_id": id, "unregistered": removed.is_some()}))
+}
+
+/// Run `heartbeat`: the session is alive now.
+pub fn heartbeat(ctx: &Ctx, p: &Params) -> Result<Value> {
+    let r = p
+        .session_id
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+        .ok_or_else(|| Error::invalid("heartbeat needs `session_id`"))?;
+    let target = super::sessions::resolve(ctx, r)?;
+    let now = now_rfc3339();
+    Registry::update(&ctx.state, |reg| {
+        let e = reg.sessions.get_mut(&target.session_id).ok_or_else(|| {
+            Error::new(
+                ErrorCode::PtySessionNotFound,
+                format!("session {} vanished from the registry", target.session_id),
+            )
+        })?;
+        e.last_heartbeat = Some(now.clone());
+        Ok(())
+    })?;
+    Ok(json!({"ok": true, "session_id": target.session_id, "last_heartbeat": now}))
+}
+
+/// Age of a heartbeat in whole days (None when missing or unparsable).
+fn age_days(ts: Option<&str>, now: jiff::Timestamp) -> Option<i64> {
+    let t: jiff::Timestamp = ts?.parse().ok()?;
+    Some(now.duration_since(t).as_secs() / 86_400)
+}
+
+/// Run `prune`: drop registered sessions without a heartbeat for 7 days; report dead or exited
+/// local sessions, and drop them too with `force`.
+pub fn prune(ctx: &Ctx, p: &Params) -> Result<Value> {
+    let force = p.force.unwrap_or(false);
+    let now = jiff::Timestamp::now();
+    let reg = Registry::load(&ctx.state)?;
+    let mut stale = Vec::new();
+    let mut ended = Vec::new();
+    for e in reg.sessions.values() {
+        if e.source == "local" {
+            let live = probe(ctx, e);
+            if matches!(live, Liveness::Dead | Liveness::Exited { .. }) {
+                ended.push(
+                    json!({"session_id": e.session_id, "state": live.name(), "label": e.label}),
+                );
+            }
+        } else if age_days(e.last_heartbeat.as_deref().or(e.created_at.as_deref()), now)
+            .is_none_or(|d| d >= STALE_AFTER_DAYS)
+        {
+            stale.push(e.session_id.clone());
+        }
+    }
+    let drop_local: Vec<String> = if force {
+        ended
+            .iter()
+            .filter_map(|v| v["session_id"].as_str().map(String::from))
+            .collect()
+    } else {
+        vec![]
+    };
+    if !stale.is_empty() || !drop_local.is_empty() {
+        Registry::update(&ctx.state, |reg| {
+            for id in stale.iter().chain(&drop_local) {
+                reg.sessions.remove(id);
+            }
+            Ok(())
+        })?;
+        for id in stale.iter().chain(&drop_local) {
+            journal::append(
+                &ctx.state.registry_events(),
+                json!({"event": "pruned", "action": "prune", "session_id": id}),
+            );
+        }
+    }
+    Ok(json!({"ok": true, "pruned": stale, "pruned_local": drop_local, "ended_local": ended}))
+}

@@ -1,0 +1,195 @@
+//! Identity routing: `resolve` a session by who owns it (`agent_id`, `owner_session_id`,
+//! `label`) — exactly one match or an explicit error, never a broadcast — plus
+//! `send_line_to_agent` and `update_ownership`.
+
+use super::sessions::{Liveness, probe};
+use super::{Ctx, io, list};
+use crate::api::{Action, Params};
+use crate::error::{Error, ErrorCode, Result};
+use crate::store::{Registry, RegistryEntry, journal};
+use serde_json::{Value, json};
+
+/// True when `p` names an owner identity.
+pub fn has_identity(p: &Params) -> bool {
+    [&p.agent_id, &p.owner_session_id, &p.label]
+        .iter()
+        .any(|v| v.as_deref().is_some_and(|s| !s.trim().is_empty()))
+}
+
+fn query_text(p: &Params) -> String {
+    let mut parts = Vec::new();
+    for (k, v) in [
+        ("agent_id", &p.agent_id),
+        ("owner_session_id", &p.owner_session_id),
+        ("label", &p.label),
+    ] {
+        if let Some(v) = v {
+            parts.push(format!("{k}={v}"));
+        }
+    }
+    parts.join(", ")
+}
+
+/// The one live session matching any of the given keys.
+pub fn resolve_entry(ctx: &Ctx, p: &Params) -> Result<RegistryEntry> {
+    if !has_identity(p) {
+        return Err(Error::invalid(
+            "resolve needs at least one of agent_id, owner_session_id, label",
+        ));
+    }
+    let reg = Registry::load(&ctx.state)?;
+    let is = |field: &Option<String>, want: &Option<String>| {
+        want.is_some() && field.as_deref() == want.as_deref()
+    };
+    let mut matches: Vec<(RegistryEntry, Liveness)> = Vec::new();
+    for e in reg.sessions.values() {
+        if !(is(&e.owner_agent_id, &p.agent_id)
+            || is(&e.owner_session_id, &p.owner_session_id)
+            || is(&e.label, &p.label))
+        {
+            continue;
+        }
+        // A local session whose shell is gone is history, not a routing target.
+        let live = if e.source == "local" {
+            probe(ctx, e)
+        } else {
+            Liveness::Registered
+        };
+        if matches!(live, Liveness::Dead | Liveness::Exited { .. }) {
+            continue;
+        }
+        matches.push((e.clone(), live));
+    }
+    match matches.len() {
+        1 => Ok(matches.remove(0).0),
+        0 => Err(Error::new(
+            ErrorCode::NotFound,
+            format!("No PTY found for: {}", query_text(p)),
+        )
+        .with_details(json!({"query": query_json(p)}))),
+        n => {
+            let list: Vec<Value> = matches
+                .iter()
+                .map(|(e, l)| list::session_json(e, l))
+                .collect();
+            Err(Error::new(
+                ErrorCode::Ambiguous,
+                format!("Multiple PTYs match query ({n} found). Use more specific criteria."),
+            )
+            .with_details(json!({"matches": list, "query": query_json(p)})))
+        }
+    }
+}
+
+fn query_json(p: &Params) -> Value {
+    json!({"agent_id": p.agent_id, "owner_session_id": p.owner_session_id, "label": p.label})
+}
+
+/// Run `resolve`.
+pub fn resolve(ctx: &Ctx, p: &Params) -> Result<Value> {
+    let e = resolve_entry(ctx, p)?;
+    let live = if e.source == "local" {
+        probe(ctx, &e)
+    } else {
+        Liveness::Registered
+    };
+    journal::append(
+        &ctx.state.registry_events(),
+        json!({"event": "resolved", "action": "resolve", "session_id": e.session_id, "query": query_json(p)}),
+    );
+    Ok(json!({"ok": true, "session_id": e.session_id, "session": list::session_json(&e, &live)}))
+}
+
+/// Run `send_line_to_agent`: resolve, then `send_line` to that session.
+pub fn send_line_to_agent(ctx: &Ctx, p: &Params) -> Result<Value> {
+    if p.data.is_none() {
+        return Err(Error::invalid(
+            "send_line_to_agent needs `data`: the text to type",
+        ));
+    }
+    let e = resolve_entry(ctx, p)?;
+    let live = if e.source == "local" {
+        probe(ctx, &e)
+    } else {
+        Liveness::Registered
+    };
+    let sp = Params {
+        session_id: Some(e.session_id.clone()),
+        data: p.data.clone(),
+        ..Default::default()
+    };
+    match io::send_line(ctx, &sp) {
+        Ok(r) => Ok(json!({
+            "ok": true,
+            "resolved_session_id": e.session_id,
+            "resolved_session": list::session_json(&e, &live),
+            "send_result": r,
+        })),
+        Err(mut err) => {
+            let mut d = err.details.take().unwrap_or_else(|| json!({}));
+            d["resolved_session_id"] = json!(e.session_id);
+            err.details = Some(d);
+            Err(err)
+        }
+    }
+}
+
+/// Run `update_ownership`: change owner fields, label or cli_type of a session.
+pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<Value> {
+    let Some(r) = p.session_id.as_deref().filter(|s| !s.trim().is_empty()) else {
+        return Err(Error::invalid("update_ownership needs `session_id`"));
+    };
+    if let Some(role) = &p.owner_role {
+        super::create::check_role(role)?;
+    }
+    if let Some(l) = &p.label {
+        super::create::check_label(l)?;
+    }
+    let target = super::sessions::resolve(ctx, r)?;
+    let entry = Registry::update(&ctx.state, |reg| {
+        if let Some(l) = &p.label {
+            if let Some(o) = reg
+                .sessions
+                .values()
+                .find(|o| o.label.as_deref() == Some(l) && o.session_id != target.session_id)
+            {
+                return Err(Error::invalid(format!(
+                    "label {l:?} is already used by session {}",
+                    o.session_id
+                )));
+            }
+        }
+        let e = reg.sessions.get_mut(&target.session_id).ok_or_else(|| {
+            Error::new(
+                ErrorCode::PtySessionNotFound,
+                format!("session {} vanished from the registry", target.session_id),
+            )
+        })?;
+        for (field, value) in [
+            (&mut e.owner_agent_id, &p.owner_agent_id),
+            (&mut e.owner_session_id, &p.owner_session_id),
+            (&mut e.owner_role, &p.owner_role),
+            (&mut e.label, &p.label),
+            (&mut e.cli_type, &p.cli_type),
+        ] {
+            if let Some(v) = value {
+                *field = (!v.is_empty()).then(|| v.clone());
+            }
+        }
+        Ok(e.clone())
+    })?;
+    journal::append(
+        &ctx.state.registry_events(),
+        json!({"event": "ownership_updated", "action": Action::UpdateOwnership.as_str(), "session_id": entry.session_id,
+               "owner_agent_id": entry.owner_agent_id, "owner_session_id": entry.owner_session_id,
+               "owner_role": entry.owner_role, "label": entry.label}),
+    );
+    let live = if entry.source == "local" {
+        probe(ctx, &entry)
+    } else {
+        Liveness::Registered
+    };
+    Ok(
+        json!({"ok": true, "session_id": entry.session_id, "session": list::session_json(&entry, &live)}),
+    )
+}
