@@ -71,6 +71,8 @@ pub enum Command {
     Heartbeat(HeartbeatArgs),
     /// Remove registered sessions without a heartbeat for 7 days (and, with --force, ended local ones).
     Prune(PruneArgs),
+    /// Show the audit trail: every send-line, talk, resolve, register … with its outcome.
+    Log(LogArgs),
     /// Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
     Mcp,
     /// Run as a session holder (internal).
@@ -319,4 +321,30 @@ pub struct PruneArgs {
 pub struct HelpArgs {
     /// Show clap help for this command instead.
     pub command: Option<String>,
+}
+
+/// `log`.
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// Only this session (id).
+    #[arg(short, long, value_name = "SESSION")]
+    pub session: Option<String>,
+    /// Only events of this agent.
+    #[arg(long, value_name = "AGENT_ID")]
+    pub agent: Option<String>,
+    /// Only this action (e.g. talk, send_line).
+    #[arg(long)]
+    pub action: Option<String>,
+    /// Only failed actions.
+    #[arg(long)]
+    pub errors_only: bool,
+    /// Only blocked (dangerous) commands.
+    #[arg(long)]
+    pub blocked_only: bool,
+    /// Only events since this time: RFC 3339 (2026-11-22T07:00:00Z) or an age (10m, 2h, 1d).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Keep printing new events as they are recorded.
+    #[arg(long, short = 'f')]
+    pub follow: bool,
 }

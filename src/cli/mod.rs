@@ -26,7 +26,11 @@ pub fn run(argv: Vec<OsString>) -> i32 {
     };
     crate::init_logging("warn");
     let json = cli.json;
-    match execute(cli) {
+    let code = execute(cli);
+    // Let audit events still on their way to a gateway arrive (bounded: a dead gateway
+    // never holds the command up for long).
+    core::audit::flush(std::time::Duration::from_millis(500));
+    match code {
         Ok(code) => code,
         Err(e) => {
             if json {
@@ -55,6 +59,7 @@ fn execute(cli: Cli) -> Result<i32> {
     let (action, params) = match &cli.command {
         Command::Holder => return Ok(crate::holder::main()),
         Command::Mcp => return Ok(crate::mcp::run(ctx(&cli)?)),
+        Command::Log(a) => return render::log(&ctx(&cli)?, a, cli.json),
         Command::GenerateAssets { out } => {
             assets::generate(out)
                 .map_err(|e| Error::internal(format!("generating assets failed: {e}")))?;
@@ -193,20 +198,21 @@ fn execute(cli: Cli) -> Result<i32> {
 /// An interactive `kpty talk`: Ctrl-C is forwarded to the session (as ssh does) — the command
 /// is interrupted and kpty exits 130 — instead of killing kpty and leaving the command running.
 fn talk_forwarding_ctrl_c(ctx: &Ctx, params: &Params) -> Result<serde_json::Value> {
-    let prepared = core::talk::prepare(ctx, params)?;
-    let (c2, entry) = (ctx.clone(), prepared.entry.clone());
-    std::thread::spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-            .enable_io()
-            .build()
-        else {
-            return;
-        };
-        if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
-            let _ = core::talk::cancel(&c2, &entry, true);
-        }
-    });
-    core::talk::run(ctx, prepared, None)
+    let mut on_entry = |entry: &crate::store::RegistryEntry| {
+        let (c2, entry) = (ctx.clone(), entry.clone());
+        std::thread::spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_io()
+                .build()
+            else {
+                return;
+            };
+            if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
+                let _ = core::talk::cancel(&c2, &entry, true);
+            }
+        });
+    };
+    core::talk::talk_with(ctx, params, &mut on_entry, None)
 }
 
 /// `kpty talk` exits with the command's own status (as ssh does), clamped to 0..=255.

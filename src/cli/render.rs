@@ -242,3 +242,110 @@ fn emit(v: &Value, json: bool) {
         out(v["output"].as_str().unwrap_or_default().as_bytes());
     }
 }
+
+/// `kpty log`: the audit trail, filtered; `--follow` keeps printing new events.
+pub fn log(ctx: &Ctx, a: &super::args::LogArgs, json: bool) -> Result<i32> {
+    use crate::core::trail;
+    let since = match a.since.as_deref() {
+        None => None,
+        Some(w) => Some(parse_since(w)?),
+    };
+    let f = trail::Filter {
+        session: a.session.clone(),
+        agent: a.agent.clone(),
+        action: a.action.clone(),
+        errors_only: a.errors_only,
+        blocked_only: a.blocked_only,
+        since,
+    };
+    let show = |e: &Value| {
+        if json {
+            print_json(e);
+        } else {
+            out(format!("{}\n", log_line(e)).as_bytes());
+        }
+    };
+    for e in trail::query(ctx, &f) {
+        show(&e);
+    }
+    if !a.follow {
+        return Ok(0);
+    }
+    // Follow: remember how far each file was read and print what is appended. Files are
+    // re-checked every 250 ms — the one polling loop in kpty, for a human watching a log.
+    let mut seen: std::collections::HashMap<std::path::PathBuf, u64> =
+        trail::files(ctx, a.session.as_deref())
+            .into_iter()
+            .map(|p| {
+                let n = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+                (p, n)
+            })
+            .collect();
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        for p in trail::files(ctx, a.session.as_deref()) {
+            let from = seen.get(&p).copied().unwrap_or(0);
+            let Ok(bytes) = std::fs::read(&p) else {
+                continue;
+            };
+            if (bytes.len() as u64) <= from {
+                continue;
+            }
+            let (events, used) = trail::parse_lines(&bytes[from as usize..]);
+            seen.insert(p.clone(), from + used as u64);
+            for e in events.iter().filter(|e| f.matches(e)) {
+                show(e);
+            }
+        }
+    }
+}
+
+fn parse_since(w: &str) -> Result<jiff::Timestamp> {
+    if let Ok(t) = w.parse::<jiff::Timestamp>() {
+        return Ok(t);
+    }
+    let (num, unit) = w.split_at(w.find(|c: char| !c.is_ascii_digit()).unwrap_or(w.len()));
+    let n: i64 = num.parse().map_err(|_| {
+        Error::invalid(format!(
+            "--since {w:?}: use RFC 3339 or an age like 10m, 2h, 1d"
+        ))
+    })?;
+    let secs = match unit {
+        "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86_400,
+        _ => {
+            return Err(Error::invalid(format!(
+                "--since {w:?}: use RFC 3339 or an age like 10m, 2h, 1d"
+            )));
+        }
+    };
+    jiff::Timestamp::now()
+        .checked_sub(jiff::SignedDuration::from_secs(secs))
+        .map_err(|e| Error::invalid(format!("--since {w:?}: {e}")))
+}
+
+fn log_line(e: &Value) -> String {
+    let s = |k: &str| e[k].as_str().unwrap_or("-").to_string();
+    let outcome = if e["blocked"] == Value::Bool(true) {
+        format!("BLOCKED({})", s("blocked_pattern"))
+    } else if e["success"] == Value::Bool(true) {
+        "ok".into()
+    } else {
+        format!("ERR {}", s("error_code"))
+    };
+    let cmd = e["command"]
+        .as_str()
+        .map(|c| c.replace('\n', "\\n"))
+        .unwrap_or_default();
+    format!(
+        "{}  {:<18} {:<16} {:<28} {:>6}ms  {}",
+        s("ts"),
+        s("action"),
+        s("session_id"),
+        outcome,
+        e["duration_ms"].as_u64().unwrap_or(0),
+        cmd
+    )
+}

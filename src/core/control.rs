@@ -1,7 +1,7 @@
 //! `resize` and `kill`, and forgetting a session that is gone.
 
 use super::{Ctx, create, sessions};
-use crate::api::{Params, SessionId};
+use crate::api::Params;
 use crate::error::{Error, Result};
 use crate::proto::{KillBody, Request};
 use crate::store::{Registry, RegistryEntry, journal};
@@ -21,12 +21,6 @@ pub fn resize(ctx: &Ctx, p: &Params) -> Result<Value> {
         &Request::Resize { cols, rows },
         Duration::from_secs(5),
     )?;
-    if let Ok(id) = SessionId::parse(&e.session_id) {
-        journal::append(
-            &ctx.state.session_dir(&id).join("events.jsonl"),
-            json!({"action": "resize", "session_id": e.session_id, "cols": cols, "rows": rows, "success": true}),
-        );
-    }
     Ok(json!({"ok": true, "session_id": e.session_id, "cols": cols, "rows": rows}))
 }
 

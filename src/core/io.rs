@@ -7,7 +7,7 @@ use crate::api::{self, Params, SessionId};
 use crate::error::{Error, ErrorCode, Result};
 use crate::holder::ring::{self, Ring};
 use crate::proto::{ReadBody, Request};
-use crate::store::{Metadata, journal};
+use crate::store::Metadata;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -51,12 +51,6 @@ pub fn send_line(ctx: &Ctx, p: &Params) -> Result<Value> {
     let t = Duration::from_secs(10);
     let typed = sessions::call(ctx, &e, &Request::Write { data: line.clone() }, t)?;
     let enter = sessions::call(ctx, &e, &Request::Write { data: "\r".into() }, t)?;
-    if let Ok(id) = SessionId::parse(&e.session_id) {
-        journal::append(
-            &ctx.state.session_dir(&id).join("events.jsonl"),
-            json!({"action": "send_line", "session_id": e.session_id, "command": crate::safety::redact(&line), "success": true}),
-        );
-    }
     Ok(json!({
         "ok": true,
         "session_id": e.session_id,

@@ -2,6 +2,7 @@
 //! the flat [`Params`], validates what it needs, talks to the store and to holders through
 //! `proto`, and returns the action's JSON object (`ok: true …`) or a typed [`Error`].
 
+pub mod audit;
 pub mod config;
 pub mod control;
 pub mod create;
@@ -13,6 +14,7 @@ pub mod registered;
 pub mod routing;
 pub mod sessions;
 pub mod talk;
+pub mod trail;
 
 use crate::api::{Action, Params};
 use crate::error::{Error, Result};
@@ -38,8 +40,15 @@ impl Ctx {
     }
 }
 
-/// Run one action.
+/// Run one action, and record it in the audit trail.
 pub fn dispatch(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
+    let started = std::time::Instant::now();
+    let result = run_action(ctx, action, p);
+    audit::record(ctx, action, p, &result, started);
+    result
+}
+
+fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
     match action {
         Action::Help => Ok(help::help(ctx)),
         Action::List => list::list(ctx),

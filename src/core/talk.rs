@@ -3,10 +3,10 @@
 //! Front ends that can show progress or cancel use [`prepare`] + [`run`] + [`cancel`].
 
 use super::{Ctx, config, io, sessions};
-use crate::api::{self, Params, SessionId};
+use crate::api::{self, Params};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{ProgressBody, Request, TalkBody, TalkRequest, client};
-use crate::store::{RegistryEntry, journal};
+use crate::store::RegistryEntry;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -77,6 +77,23 @@ pub fn talk(ctx: &Ctx, p: &Params) -> Result<Value> {
     run(ctx, prepared, None)
 }
 
+/// A talk for front ends that stream progress or cancel: `on_entry` learns the session
+/// before the command is typed (to cancel it later); the call is recorded in the audit trail.
+pub fn talk_with(
+    ctx: &Ctx,
+    p: &Params,
+    on_entry: &mut dyn FnMut(&RegistryEntry),
+    progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
+) -> Result<Value> {
+    let started = std::time::Instant::now();
+    let res = prepare(ctx, p).and_then(|t| {
+        on_entry(&t.entry);
+        run(ctx, t, progress)
+    });
+    super::audit::record(ctx, crate::api::Action::Talk, p, &res, started);
+    res
+}
+
 /// Run a prepared talk; with `progress`, `(interval, sink)` receives the output so far.
 pub fn run(
     ctx: &Ctx,
@@ -113,7 +130,6 @@ pub fn run(
             )
         })
     });
-    record(ctx, &entry, &t.req.command, &res);
     let b = res?;
     Ok(json!({
         "ok": true,
@@ -144,23 +160,4 @@ pub fn cancel(ctx: &Ctx, entry: &RegistryEntry, interrupt: bool) -> Result<Value
         client::Unreachable::Gone(err) => Error::new(ErrorCode::PtyProcessExited, err.to_string()),
         client::Unreachable::Other(err) => err,
     })
-}
-
-fn record(ctx: &Ctx, e: &RegistryEntry, command: &str, res: &Result<TalkBody>) {
-    let Ok(id) = SessionId::parse(&e.session_id) else {
-        return;
-    };
-    let mut ev = json!({"action": "talk", "session_id": e.session_id, "command": crate::safety::redact(command)});
-    match res {
-        Ok(b) => {
-            ev["success"] = json!(true);
-            ev["exit_code"] = json!(b.exit_code);
-            ev["duration_ms"] = json!(b.duration_ms);
-        }
-        Err(err) => {
-            ev["success"] = json!(false);
-            ev["error_code"] = json!(err.code);
-        }
-    }
-    journal::append(&ctx.state.session_dir(&id).join("events.jsonl"), ev);
 }

@@ -12,6 +12,11 @@ use std::time::Duration;
 /// Serve MCP on stdin/stdout until the client goes away; returns the exit code.
 pub fn run(ctx: Ctx) -> i32 {
     crate::init_logging("warn");
+    // Registered sessions without a heartbeat for 7 days are dropped when a server starts.
+    match crate::core::registered::prune(&ctx, &crate::api::Params::default()) {
+        Ok(v) => tracing::info!("prune at start: {}", v["pruned"]),
+        Err(e) => tracing::warn!("prune at start failed: {e}"),
+    }
     // Built by hand (not #[tokio::main]) so that shutdown cannot hang on a blocking stdin read.
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -7,6 +7,7 @@ use super::schema;
 use crate::api::Action;
 use crate::core::{self, Ctx};
 use crate::error::{Error, ErrorCode};
+use crate::store::RegistryEntry;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig,
@@ -57,26 +58,27 @@ impl KptyServer {
                 _ = rc.ct.cancelled() => Error::new(ErrorCode::Cancelled, "cancelled").to_json(),
             };
         }
-        // talk: prepare (validate, find or create the session), then run with progress.
-        let c2 = ctx.clone();
-        let prepared =
-            match tokio::task::spawn_blocking(move || core::talk::prepare(&c2, &params)).await {
-                Ok(Ok(p)) => p,
-                Ok(Err(e)) => return e.to_json(),
-                Err(e) => return Error::internal(format!("action panicked: {e}")).to_json(),
-            };
-        let entry = prepared.entry.clone();
+        // talk: runs with progress when the client asked for it; the session it runs in is
+        // kept so that a cancellation can stop it.
+        let entry: Arc<std::sync::Mutex<Option<RegistryEntry>>> = Arc::default();
         let token = rc.meta.get_progress_token();
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::proto::ProgressBody>();
         let c3 = ctx.clone();
         let with_progress = token.is_some();
+        let seen = entry.clone();
         let mut work = tokio::task::spawn_blocking(move || {
             let mut sink = |b| {
                 let _ = tx.send(b);
             };
             let progress =
                 with_progress.then_some((PROGRESS_EVERY, &mut sink as &mut dyn FnMut(_)));
-            core::talk::run(&c3, prepared, progress).unwrap_or_else(|e| e.to_json())
+            let mut on_entry = |e: &RegistryEntry| {
+                if let Ok(mut s) = seen.lock() {
+                    *s = Some(e.clone());
+                }
+            };
+            core::talk::talk_with(&c3, &params, &mut on_entry, progress)
+                .unwrap_or_else(|e| e.to_json())
         });
         let peer = rc.peer.clone();
         let mut step = 0.0;
@@ -97,7 +99,10 @@ impl KptyServer {
                     // Stop waiting now; tell the holder to end the talk and interrupt the
                     // command, so the next talk finds the shell at its prompt.
                     let c4 = ctx.clone();
-                    let _ = tokio::task::spawn_blocking(move || core::talk::cancel(&c4, &entry, true)).await;
+                    let target = entry.lock().ok().and_then(|e| e.clone());
+                    if let Some(target) = target {
+                        let _ = tokio::task::spawn_blocking(move || core::talk::cancel(&c4, &target, true)).await;
+                    }
                     return Error::new(ErrorCode::Cancelled, "cancelled by the client").to_json();
                 }
             }

@@ -1,0 +1,110 @@
+//! Reading the audit trail back (`kpty log`): every session's `events.jsonl` plus the
+//! traffic lines of `_registry_events.jsonl`, filtered and in time order.
+
+use super::Ctx;
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// What to show.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Only this session id.
+    pub session: Option<String>,
+    /// Only events by (or routed to) this agent.
+    pub agent: Option<String>,
+    /// Only this action.
+    pub action: Option<String>,
+    /// Only failures.
+    pub errors_only: bool,
+    /// Only blocked commands.
+    pub blocked_only: bool,
+    /// Only events at or after this RFC 3339 time.
+    pub since: Option<jiff::Timestamp>,
+}
+
+impl Filter {
+    /// True when `e` passes.
+    pub fn matches(&self, e: &Value) -> bool {
+        let s = |k: &str| e[k].as_str();
+        if e.get("action").is_none() {
+            return false; // lifecycle lines (session_created …) are not traffic
+        }
+        if self
+            .session
+            .as_deref()
+            .is_some_and(|w| s("session_id") != Some(w))
+        {
+            return false;
+        }
+        if self
+            .agent
+            .as_deref()
+            .is_some_and(|w| s("agent_id") != Some(w))
+        {
+            return false;
+        }
+        if self
+            .action
+            .as_deref()
+            .is_some_and(|w| s("action") != Some(w))
+        {
+            return false;
+        }
+        if self.errors_only && e["success"] != Value::Bool(false) {
+            return false;
+        }
+        if self.blocked_only && e["blocked"] != Value::Bool(true) {
+            return false;
+        }
+        if let Some(since) = self.since {
+            match s("ts").and_then(|t| t.parse::<jiff::Timestamp>().ok()) {
+                Some(t) if t >= since => {}
+                _ => return false,
+            }
+        }
+        true
+    }
+}
+
+/// The files that hold traffic events.
+pub fn files(ctx: &Ctx, session: Option<&str>) -> Vec<PathBuf> {
+    let mut out = vec![ctx.state.registry_events()];
+    let dir = ctx.state.path().join("sessions");
+    if let Ok(rd) = std::fs::read_dir(&dir) {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if session.is_none_or(|s| s == name) {
+                out.push(e.path().join("events.jsonl"));
+            }
+        }
+    }
+    out
+}
+
+/// Parse the complete lines of `bytes` (a torn last line is left for later).
+pub fn parse_lines(bytes: &[u8]) -> (Vec<Value>, usize) {
+    let mut events = Vec::new();
+    let mut used = 0;
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        if !line.ends_with(b"\n") {
+            break;
+        }
+        used += line.len();
+        if let Ok(v) = serde_json::from_slice::<Value>(line) {
+            events.push(v);
+        }
+    }
+    (events, used)
+}
+
+/// Every matching event, oldest first.
+pub fn query(ctx: &Ctx, f: &Filter) -> Vec<Value> {
+    let mut all: Vec<Value> = files(ctx, f.session.as_deref())
+        .iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .flat_map(|b| parse_lines(&b).0)
+        .filter(|e| f.matches(e))
+        .collect();
+    all.sort_by(|a, b| a["ts"].as_str().cmp(&b["ts"].as_str()));
+    all
+}
