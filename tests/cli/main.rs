@@ -1,0 +1,25 @@
+//! kpty's one integration-test binary: every test drives the real `kpty` executable against
+//! real holders, real PTYs and real shells, each in its own temporary state directory.
+//!
+//! - `support` — the helper language: [`support::Env`] (temp state dir and HOME, kills its
+//!   holders on Drop), command runners, JSON helpers and [`support::wait_for`].
+//! - `sessions` — create, list, naming, isolation, environment, persistence, kill, exit, death,
+//!   concurrency and the default session.
+//! - `talk` — exit codes, clean output, both completion methods, timeouts, busy sessions, big
+//!   and odd output.
+//! - `io` — send-line, read (waiting, offsets, dropped bytes, strip-ansi), escapes, resize.
+//! - `errors` — error codes and exit codes, parameter checks, dangerous commands, corrupt state.
+//! - `mcp` — `kpty mcp` through rmcp's client: schema, actions, errors, progress, cancellation.
+//! - `assets`, `snapshots` — generated files are fresh; help texts and JSON shapes.
+
+mod support;
+
+mod assets;
+mod snapshots;
+
+mod errors;
+mod io;
+mod mcp;
+mod routing;
+mod sessions;
+mod talk;
