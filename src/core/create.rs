@@ -20,6 +20,23 @@ pub fn check_label(label: &str) -> Result<()> {
     Ok(())
 }
 
+/// Refuse a label another session (other than `except`) already carries: labels name
+/// sessions, so they must stay unique.
+pub fn label_free(reg: &Registry, label: Option<&str>, except: &str) -> Result<()> {
+    let Some(l) = label else { return Ok(()) };
+    match reg
+        .sessions
+        .values()
+        .find(|e| e.label.as_deref() == Some(l) && e.session_id != except)
+    {
+        Some(other) => Err(Error::invalid(format!(
+            "label {l:?} is already used by session {}; kill or relabel it first, or pick another label",
+            other.session_id
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Validate an owner role.
 pub fn check_role(role: &str) -> Result<()> {
     if role == "leader" || role == "worker" {
@@ -96,17 +113,7 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<Value> {
     // Reserve an id (and the label) under the registry lock.
     let created_at = now_rfc3339();
     let id = Registry::update(&ctx.state, |reg| {
-        if let Some(l) = &p.label
-            && let Some(other) = reg
-                .sessions
-                .values()
-                .find(|e| e.label.as_deref() == Some(l.as_str()))
-        {
-            return Err(Error::invalid(format!(
-                "label {l:?} is already used by session {}; kill it first or pick another label",
-                other.session_id
-            )));
-        }
+        label_free(reg, p.label.as_deref(), "")?;
         let id = loop {
             let id = SessionId::new_local();
             if !reg.sessions.contains_key(id.as_str()) {

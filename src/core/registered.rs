@@ -63,25 +63,12 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<Value> {
     }
     let now = now_rfc3339();
     let entry = Registry::update(&ctx.state, |reg| {
-        if let Some(e) = reg.sessions.get(&id) {
-            if e.source == "local" {
-                return Err(Error::invalid(format!(
-                    "{id} is a local session; pick another id"
-                )));
-            }
+        if reg.sessions.get(&id).is_some_and(|e| e.source == "local") {
+            return Err(Error::invalid(format!(
+                "{id} is a local session; pick another id"
+            )));
         }
-        if let Some(l) = &p.label {
-            if let Some(o) = reg
-                .sessions
-                .values()
-                .find(|o| o.label.as_deref() == Some(l) && o.session_id != id)
-            {
-                return Err(Error::invalid(format!(
-                    "label {l:?} is already used by session {}",
-                    o.session_id
-                )));
-            }
-        }
+        create::label_free(reg, p.label.as_deref(), &id)?;
         let prev = reg.sessions.get(&id).cloned().unwrap_or_default();
         let e = RegistryEntry {
             session_id: id.clone(),

@@ -147,18 +147,7 @@ pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<Value> {
     }
     let target = super::sessions::resolve(ctx, r)?;
     let entry = Registry::update(&ctx.state, |reg| {
-        if let Some(l) = &p.label {
-            if let Some(o) = reg
-                .sessions
-                .values()
-                .find(|o| o.label.as_deref() == Some(l) && o.session_id != target.session_id)
-            {
-                return Err(Error::invalid(format!(
-                    "label {l:?} is already used by session {}",
-                    o.session_id
-                )));
-            }
-        }
+        super::create::label_free(reg, p.label.as_deref(), &target.session_id)?;
         let e = reg.sessions.get_mut(&target.session_id).ok_or_else(|| {
             Error::new(
                 ErrorCode::PtySessionNotFound,

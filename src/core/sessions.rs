@@ -298,5 +298,16 @@ pub fn call_with(
         Err(Unreachable::Gone(err)) => return Err(gone(err.to_string())),
         Err(Unreachable::Other(err)) => return Err(err),
     };
-    client::call_with_progress(&mut stream, req, on_progress)
+    client::call_with_progress(&mut stream, req, on_progress).map_err(|err| {
+        // The connection broke because the holder was finishing (its shell just exited): say
+        // so, with how it ended. (Not marked unreachable: the request may have been typed.)
+        match (err.code, saved_exit(ctx, e)) {
+            (ErrorCode::PtyReadFailed, Some(Liveness::Exited { exit_code, exit_signal, .. })) => Error::new(
+                ErrorCode::PtyProcessExited,
+                format!("the shell of session {} has exited (code {})", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
+            )
+            .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal})),
+            _ => err,
+        }
+    })
 }

@@ -149,7 +149,7 @@ pub fn main() -> i32 {
     // Let requests in flight (woken by the exit) write their replies.
     let deadline = Instant::now() + Duration::from_secs(2);
     let mut st = shared.lock();
-    while st.active_requests > 0 {
+    while st.open_connections > 0 {
         let (g, up) = shared.wait_until(st, deadline);
         st = g;
         if up {

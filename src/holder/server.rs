@@ -29,29 +29,29 @@ pub fn serve(listener: UnixListener, shared: Arc<Shared>) {
 }
 
 fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
+    // Counted per connection, not per request: a holder that is exiting still answers a
+    // client that connected before the socket went away.
+    shared.lock().open_connections += 1;
     loop {
         let body = match frame::read_frame(&mut stream) {
             Ok(Some(b)) => b,
-            Ok(None) => return,
+            Ok(None) => break,
             Err(e) => {
                 tracing::debug!("connection ended: {e}");
-                return;
+                break;
             }
         };
-        shared.lock().active_requests += 1;
         let reply = answer(&body, &shared, &stream);
         let sent = serde_json::to_vec(&reply)
             .map_err(std::io::Error::other)
             .and_then(|b| frame::write_frame(&mut stream, &b));
-        let mut st = shared.lock();
-        st.active_requests -= 1;
-        drop(st);
-        shared.cond.notify_all();
         if let Err(e) = sent {
             tracing::debug!("reply not delivered: {e}");
-            return;
+            break;
         }
     }
+    shared.lock().open_connections -= 1;
+    shared.cond.notify_all();
 }
 
 fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {

@@ -94,8 +94,11 @@ pub struct State {
     pub killed: bool,
     /// The talk in progress was asked to stop.
     pub cancel: bool,
-    /// Requests being answered right now.
-    pub active_requests: usize,
+    /// When a cancelled talk's command was interrupted (Ctrl-C) and the shell has not shown
+    /// its prompt since: new talks wait (briefly) for it instead of answering `PTY_BUSY`.
+    pub interrupted: Option<Instant>,
+    /// Client connections being served right now.
+    pub open_connections: usize,
 }
 
 /// Everything the holder's threads share.
@@ -144,7 +147,8 @@ impl Shared {
                 dirty: false,
                 killed: false,
                 cancel: false,
-                active_requests: 0,
+                interrupted: None,
+                open_connections: 0,
             }),
             cond: Condvar::new(),
             writer: Mutex::new(writer),
@@ -213,6 +217,7 @@ impl Shared {
                 MarkKind::PromptStart => {
                     st.at_prompt = true;
                     st.prompt_seen = true;
+                    st.interrupted = None;
                 }
                 MarkKind::InputStart => {
                     st.at_prompt = true;
@@ -456,6 +461,9 @@ impl Shared {
     pub fn talk(&self, req: &TalkRequest, mut progress: Option<Progress<'_>>) -> Result<TalkBody> {
         let started = Instant::now();
         let deadline = started + Duration::from_millis(req.timeout_ms);
+        // Everything from "is anyone else talking" to "talking = true" happens under one lock,
+        // so two talks can never both type (the foreground check takes the master's own lock,
+        // which is never held while waiting for this one).
         let mut st = self.lock();
         while st.talking && st.exit.is_none() {
             let (g, up) = self.wait_until(st, deadline);
@@ -470,10 +478,20 @@ impl Shared {
                 ));
             }
         }
+        // A talk cancelled just before this one had its command interrupted: give the shell a
+        // moment to come back to its prompt rather than calling the session busy.
+        while let Some(at) = st.interrupted {
+            let settle = (at + INTERRUPT_SETTLE).min(deadline);
+            if Instant::now() >= settle || st.exit.is_some() {
+                st.interrupted = None;
+                break;
+            }
+            let (g, _) = self.wait_until(st, settle);
+            st = g;
+        }
         if let Some(exit) = st.exit.clone() {
             return Err(self.exited_error(&exit));
         }
-        drop(st);
         if let Some((pid, name)) = self.foreground_other() {
             let what = name.clone().unwrap_or_else(|| format!("pid {pid}"));
             return Err(Error::new(
@@ -486,7 +504,6 @@ impl Shared {
             )
             .with_details(json!({"session_id": self.session_id, "foreground_pid": pid, "foreground_command": name})));
         }
-        let mut st = self.lock();
         let method = if req.sentinel.is_some() {
             Integration::Sentinel
         } else {
@@ -686,6 +703,9 @@ impl Shared {
         let talking = st.talking;
         if talking {
             st.cancel = true;
+            if interrupt {
+                st.interrupted = Some(Instant::now());
+            }
         }
         drop(st);
         self.cond.notify_all();
@@ -715,6 +735,9 @@ enum Stop {
 /// Progress reporting for a talk: the interval, and a sink that returns false once the
 /// client is gone.
 pub type Progress<'a> = (Duration, &'a mut dyn FnMut(&ProgressBody) -> bool);
+
+/// How long a talk waits for the prompt after an interrupted (cancelled) talk.
+const INTERRUPT_SETTLE: Duration = Duration::from_secs(3);
 
 /// Most output bytes a progress frame looks at (its tail).
 const PROGRESS_TAIL: usize = 8 * 1024;

@@ -7,7 +7,9 @@ use std::path::Path;
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     for sub in ["completions", "man"] {
-        let Ok(rd) = std::fs::read_dir(dir.join(sub)) else { continue };
+        let Ok(rd) = std::fs::read_dir(dir.join(sub)) else {
+            continue;
+        };
         for e in rd.flatten() {
             let name = format!("{sub}/{}", e.file_name().to_string_lossy());
             out.insert(name, std::fs::read(e.path()).expect("read asset"));

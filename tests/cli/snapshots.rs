@@ -19,9 +19,24 @@ fn shape(v: &Value) -> Value {
             m.iter()
                 .map(|(k, v)| {
                     let volatile = [
-                        "session_id", "created_at", "last_heartbeat", "pid", "holder_pid", "duration_ms", "start_offset",
-                        "end_offset", "next_offset", "output_offset", "sentinel", "raw_output", "cwd", "socket", "state_dir",
-                        "shell", "bytes_read", "ts",
+                        "session_id",
+                        "created_at",
+                        "last_heartbeat",
+                        "pid",
+                        "holder_pid",
+                        "duration_ms",
+                        "start_offset",
+                        "end_offset",
+                        "next_offset",
+                        "output_offset",
+                        "sentinel",
+                        "raw_output",
+                        "cwd",
+                        "socket",
+                        "state_dir",
+                        "shell",
+                        "bytes_read",
+                        "ts",
                     ]
                     .contains(&k.as_str());
                     let nv = match (volatile, v) {
