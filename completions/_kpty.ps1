@@ -36,6 +36,15 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('resize', 'resize', [CompletionResultType]::ParameterValue, 'Change a session''s terminal size')
             [CompletionResult]::new('kill', 'kill', [CompletionResultType]::ParameterValue, 'End a session: hang up its shell and everything it started')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Show the actions, configuration and exit codes (or help for one command)')
+            [CompletionResult]::new('resolve', 'resolve', [CompletionResultType]::ParameterValue, 'Print the id of the one session an agent (or owner session, or label) owns')
+            [CompletionResult]::new('send-line-to-agent', 'send-line-to-agent', [CompletionResultType]::ParameterValue, 'Type a line into the session an agent owns (resolve + send-line)')
+            [CompletionResult]::new('update-ownership', 'update-ownership', [CompletionResultType]::ParameterValue, 'Change a session''s owner, role, label or cli type')
+            [CompletionResult]::new('register', 'register', [CompletionResultType]::ParameterValue, 'Register an external (desktop) session reached through its bridge')
+            [CompletionResult]::new('unregister', 'unregister', [CompletionResultType]::ParameterValue, 'Remove a registered session (a leader''s needs --force)')
+            [CompletionResult]::new('heartbeat', 'heartbeat', [CompletionResultType]::ParameterValue, 'Mark a session as alive now')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Remove registered sessions without a heartbeat for 7 days (and, with --force, ended local ones)')
+            [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show the audit trail: every send-line, talk, resolve, register … with its outcome')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`)')
             [CompletionResult]::new('__holder', '__holder', [CompletionResultType]::ParameterValue, 'Run as a session holder (internal)')
             [CompletionResult]::new('__generate-assets', '__generate-assets', [CompletionResultType]::ParameterValue, 'Write shell completions and man pages into DIR (maintainers)')
             break
@@ -67,6 +76,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
         'kpty;talk' {
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Session id, unique id prefix, or label (default: the default session)')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session id, unique id prefix, or label (default: the default session)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The session owned by this agent (resolved; exactly one must match)')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'The session with this label (resolved; exactly one must match)')
             [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)')
             [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)')
             [CompletionResult]::new('--sentinel', '--sentinel', [CompletionResultType]::ParameterName, 'Use the sentinel method with this marker instead of shell integration')
@@ -79,6 +90,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
         'kpty;run' {
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Session id, unique id prefix, or label (default: the default session)')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session id, unique id prefix, or label (default: the default session)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The session owned by this agent (resolved; exactly one must match)')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'The session with this label (resolved; exactly one must match)')
             [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)')
             [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)')
             [CompletionResult]::new('--sentinel', '--sentinel', [CompletionResultType]::ParameterName, 'Use the sentinel method with this marker instead of shell integration')
@@ -91,6 +104,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
         'kpty;send-line' {
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Session id, unique id prefix, or label (default: the default session)')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session id, unique id prefix, or label (default: the default session)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The session owned by this agent (resolved; exactly one must match)')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'The session with this label (resolved; exactly one must match)')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -100,6 +115,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
         'kpty;read' {
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Session id, unique id prefix, or label (default: the default session)')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session id, unique id prefix, or label (default: the default session)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The session owned by this agent (resolved; exactly one must match)')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'The session with this label (resolved; exactly one must match)')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Most bytes to return (default 4096, at most 1048576)')
             [CompletionResult]::new('--timeout-ms', '--timeout-ms', [CompletionResultType]::ParameterName, 'Wait this long for output when there is none yet (default 5000)')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Read from this absolute offset (see next_offset in --json output)')
@@ -115,6 +132,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
         'kpty;resize' {
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Session id, unique id prefix, or label (default: the default session)')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session id, unique id prefix, or label (default: the default session)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The session owned by this agent (resolved; exactly one must match)')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'The session with this label (resolved; exactly one must match)')
             [CompletionResult]::new('--cols', '--cols', [CompletionResultType]::ParameterName, 'Columns')
             [CompletionResult]::new('--rows', '--rows', [CompletionResultType]::ParameterName, 'Rows')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
@@ -124,6 +143,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             break
         }
         'kpty;kill' {
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The session owned by this agent')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'The session with this label')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -131,6 +152,101 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             break
         }
         'kpty;help' {
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kpty;resolve' {
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Owner agent id (primary routing key)')
+            [CompletionResult]::new('--agent-id', '--agent-id', [CompletionResultType]::ParameterName, 'Owner agent id (primary routing key)')
+            [CompletionResult]::new('--owner-session-id', '--owner-session-id', [CompletionResultType]::ParameterName, 'Owner session id')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'Label')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kpty;send-line-to-agent' {
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Owner agent id (primary routing key)')
+            [CompletionResult]::new('--agent-id', '--agent-id', [CompletionResultType]::ParameterName, 'Owner agent id (primary routing key)')
+            [CompletionResult]::new('--owner-session-id', '--owner-session-id', [CompletionResultType]::ParameterName, 'Owner session id')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'Label')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kpty;update-ownership' {
+            [CompletionResult]::new('--owner-agent-id', '--owner-agent-id', [CompletionResultType]::ParameterName, 'Owner agent id (routing identity)')
+            [CompletionResult]::new('--owner-session-id', '--owner-session-id', [CompletionResultType]::ParameterName, 'Owner session id')
+            [CompletionResult]::new('--owner-role', '--owner-role', [CompletionResultType]::ParameterName, 'Owner role: leader or worker')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label to name the session by')
+            [CompletionResult]::new('--cli-type', '--cli-type', [CompletionResultType]::ParameterName, 'Kind of program in the terminal (e.g. bash, claude)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kpty;register' {
+            [CompletionResult]::new('--desktop-url', '--desktop-url', [CompletionResultType]::ParameterName, 'The bridge that serves it (e.g. http://127.0.0.1:8201)')
+            [CompletionResult]::new('--source', '--source', [CompletionResultType]::ParameterName, 'Where it lives (default: desktop)')
+            [CompletionResult]::new('--pid', '--pid', [CompletionResultType]::ParameterName, 'Process id of the program in the terminal')
+            [CompletionResult]::new('--owner-agent-id', '--owner-agent-id', [CompletionResultType]::ParameterName, 'Owner agent id (routing identity)')
+            [CompletionResult]::new('--owner-session-id', '--owner-session-id', [CompletionResultType]::ParameterName, 'Owner session id')
+            [CompletionResult]::new('--owner-role', '--owner-role', [CompletionResultType]::ParameterName, 'Owner role: leader or worker')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label to name the session by')
+            [CompletionResult]::new('--cli-type', '--cli-type', [CompletionResultType]::ParameterName, 'Kind of program in the terminal (e.g. bash, claude)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kpty;unregister' {
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Also remove a leader''s session')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kpty;heartbeat' {
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kpty;prune' {
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Also remove local sessions whose shell has ended or whose holder is gone')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kpty;log' {
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Only this session (id)')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Only this session (id)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'Only events of this agent')
+            [CompletionResult]::new('--action', '--action', [CompletionResultType]::ParameterName, 'Only this action (e.g. talk, send_line)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only events since this time: RFC 3339 (2026-11-22T07:00:00Z) or an age (10m, 2h, 1d)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
+            [CompletionResult]::new('--errors-only', '--errors-only', [CompletionResultType]::ParameterName, 'Only failed actions')
+            [CompletionResult]::new('--blocked-only', '--blocked-only', [CompletionResultType]::ParameterName, 'Only blocked (dangerous) commands')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Keep printing new events as they are recorded')
+            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Keep printing new events as they are recorded')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kpty;mcp' {
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')

@@ -33,6 +33,15 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand resize 'Change a session''s terminal size'
             cand kill 'End a session: hang up its shell and everything it started'
             cand help 'Show the actions, configuration and exit codes (or help for one command)'
+            cand resolve 'Print the id of the one session an agent (or owner session, or label) owns'
+            cand send-line-to-agent 'Type a line into the session an agent owns (resolve + send-line)'
+            cand update-ownership 'Change a session''s owner, role, label or cli type'
+            cand register 'Register an external (desktop) session reached through its bridge'
+            cand unregister 'Remove a registered session (a leader''s needs --force)'
+            cand heartbeat 'Mark a session as alive now'
+            cand prune 'Remove registered sessions without a heartbeat for 7 days (and, with --force, ended local ones)'
+            cand log 'Show the audit trail: every send-line, talk, resolve, register … with its outcome'
+            cand mcp 'Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`)'
             cand __holder 'Run as a session holder (internal)'
             cand __generate-assets 'Write shell completions and man pages into DIR (maintainers)'
         }
@@ -61,6 +70,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
         &'kpty;talk'= {
             cand -s 'Session id, unique id prefix, or label (default: the default session)'
             cand --session 'Session id, unique id prefix, or label (default: the default session)'
+            cand --agent 'The session owned by this agent (resolved; exactly one must match)'
+            cand --label 'The session with this label (resolved; exactly one must match)'
             cand -t 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)'
             cand --timeout-ms 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)'
             cand --sentinel 'Use the sentinel method with this marker instead of shell integration'
@@ -72,6 +83,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
         &'kpty;run'= {
             cand -s 'Session id, unique id prefix, or label (default: the default session)'
             cand --session 'Session id, unique id prefix, or label (default: the default session)'
+            cand --agent 'The session owned by this agent (resolved; exactly one must match)'
+            cand --label 'The session with this label (resolved; exactly one must match)'
             cand -t 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)'
             cand --timeout-ms 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)'
             cand --sentinel 'Use the sentinel method with this marker instead of shell integration'
@@ -83,6 +96,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
         &'kpty;send-line'= {
             cand -s 'Session id, unique id prefix, or label (default: the default session)'
             cand --session 'Session id, unique id prefix, or label (default: the default session)'
+            cand --agent 'The session owned by this agent (resolved; exactly one must match)'
+            cand --label 'The session with this label (resolved; exactly one must match)'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
             cand -h 'Print help'
@@ -91,6 +106,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
         &'kpty;read'= {
             cand -s 'Session id, unique id prefix, or label (default: the default session)'
             cand --session 'Session id, unique id prefix, or label (default: the default session)'
+            cand --agent 'The session owned by this agent (resolved; exactly one must match)'
+            cand --label 'The session with this label (resolved; exactly one must match)'
             cand --max-bytes 'Most bytes to return (default 4096, at most 1048576)'
             cand --timeout-ms 'Wait this long for output when there is none yet (default 5000)'
             cand --since 'Read from this absolute offset (see next_offset in --json output)'
@@ -105,6 +122,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
         &'kpty;resize'= {
             cand -s 'Session id, unique id prefix, or label (default: the default session)'
             cand --session 'Session id, unique id prefix, or label (default: the default session)'
+            cand --agent 'The session owned by this agent (resolved; exactly one must match)'
+            cand --label 'The session with this label (resolved; exactly one must match)'
             cand --cols 'Columns'
             cand --rows 'Rows'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
@@ -113,12 +132,100 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --help 'Print help'
         }
         &'kpty;kill'= {
+            cand --agent 'The session owned by this agent'
+            cand --label 'The session with this label'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'kpty;help'= {
+            cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
+            cand --json 'Print the action''s JSON object instead of human output'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kpty;resolve'= {
+            cand --agent 'Owner agent id (primary routing key)'
+            cand --agent-id 'Owner agent id (primary routing key)'
+            cand --owner-session-id 'Owner session id'
+            cand --label 'Label'
+            cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
+            cand --json 'Print the action''s JSON object instead of human output'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kpty;send-line-to-agent'= {
+            cand --agent 'Owner agent id (primary routing key)'
+            cand --agent-id 'Owner agent id (primary routing key)'
+            cand --owner-session-id 'Owner session id'
+            cand --label 'Label'
+            cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
+            cand --json 'Print the action''s JSON object instead of human output'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kpty;update-ownership'= {
+            cand --owner-agent-id 'Owner agent id (routing identity)'
+            cand --owner-session-id 'Owner session id'
+            cand --owner-role 'Owner role: leader or worker'
+            cand --label 'A label to name the session by'
+            cand --cli-type 'Kind of program in the terminal (e.g. bash, claude)'
+            cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
+            cand --json 'Print the action''s JSON object instead of human output'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kpty;register'= {
+            cand --desktop-url 'The bridge that serves it (e.g. http://127.0.0.1:8201)'
+            cand --source 'Where it lives (default: desktop)'
+            cand --pid 'Process id of the program in the terminal'
+            cand --owner-agent-id 'Owner agent id (routing identity)'
+            cand --owner-session-id 'Owner session id'
+            cand --owner-role 'Owner role: leader or worker'
+            cand --label 'A label to name the session by'
+            cand --cli-type 'Kind of program in the terminal (e.g. bash, claude)'
+            cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
+            cand --json 'Print the action''s JSON object instead of human output'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kpty;unregister'= {
+            cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
+            cand --force 'Also remove a leader''s session'
+            cand --json 'Print the action''s JSON object instead of human output'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kpty;heartbeat'= {
+            cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
+            cand --json 'Print the action''s JSON object instead of human output'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kpty;prune'= {
+            cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
+            cand --force 'Also remove local sessions whose shell has ended or whose holder is gone'
+            cand --json 'Print the action''s JSON object instead of human output'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kpty;log'= {
+            cand -s 'Only this session (id)'
+            cand --session 'Only this session (id)'
+            cand --agent 'Only events of this agent'
+            cand --action 'Only this action (e.g. talk, send_line)'
+            cand --since 'Only events since this time: RFC 3339 (2026-11-22T07:00:00Z) or an age (10m, 2h, 1d)'
+            cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
+            cand --errors-only 'Only failed actions'
+            cand --blocked-only 'Only blocked (dangerous) commands'
+            cand -f 'Keep printing new events as they are recorded'
+            cand --follow 'Keep printing new events as they are recorded'
+            cand --json 'Print the action''s JSON object instead of human output'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'kpty;mcp'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
             cand -h 'Print help'

@@ -37,6 +37,15 @@ complete -c kpty -n "__fish_kpty_needs_command" -f -a "read" -d 'Print a session
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "resize" -d 'Change a session\'s terminal size'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "kill" -d 'End a session: hang up its shell and everything it started'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "help" -d 'Show the actions, configuration and exit codes (or help for one command)'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "resolve" -d 'Print the id of the one session an agent (or owner session, or label) owns'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "send-line-to-agent" -d 'Type a line into the session an agent owns (resolve + send-line)'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "update-ownership" -d 'Change a session\'s owner, role, label or cli type'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "register" -d 'Register an external (desktop) session reached through its bridge'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "unregister" -d 'Remove a registered session (a leader\'s needs --force)'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "heartbeat" -d 'Mark a session as alive now'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "prune" -d 'Remove registered sessions without a heartbeat for 7 days (and, with --force, ended local ones)'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "log" -d 'Show the audit trail: every send-line, talk, resolve, register … with its outcome'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "mcp" -d 'Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`)'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "__holder" -d 'Run as a session holder (internal)'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "__generate-assets" -d 'Write shell completions and man pages into DIR (maintainers)'
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l shell -d 'Shell to run (default: KURORYUU_PTY_SHELL, $SHELL, /bin/bash)' -r
@@ -57,22 +66,30 @@ complete -c kpty -n "__fish_kpty_using_subcommand list" -l state-dir -d 'State d
 complete -c kpty -n "__fish_kpty_using_subcommand list" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand list" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand talk" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand talk" -l label -d 'The session with this label (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -s t -l timeout-ms -d 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l sentinel -d 'Use the sentinel method with this marker instead of shell integration' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kpty -n "__fish_kpty_using_subcommand run" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand run" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand run" -l label -d 'The session with this label (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -s t -l timeout-ms -d 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l sentinel -d 'Use the sentinel method with this marker instead of shell integration' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l label -d 'The session with this label (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand read" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand read" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand read" -l label -d 'The session with this label (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l max-bytes -d 'Most bytes to return (default 4096, at most 1048576)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l timeout-ms -d 'Wait this long for output when there is none yet (default 5000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l since -d 'Read from this absolute offset (see next_offset in --json output)' -r
@@ -82,17 +99,78 @@ complete -c kpty -n "__fish_kpty_using_subcommand read" -s f -l follow -d 'Keep 
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand read" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand resize" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand resize" -l label -d 'The session with this label (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l cols -d 'Columns' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l rows -d 'Rows' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand kill" -l agent -d 'The session owned by this agent' -r
+complete -c kpty -n "__fish_kpty_using_subcommand kill" -l label -d 'The session with this label' -r
 complete -c kpty -n "__fish_kpty_using_subcommand kill" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand kill" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand kill" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand help" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand help" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand help" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l agent -l agent-id -d 'Owner agent id (primary routing key)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l owner-session-id -d 'Owner session id' -r
+complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l label -d 'Label' -r
+complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand resolve" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l agent -l agent-id -d 'Owner agent id (primary routing key)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l owner-session-id -d 'Owner session id' -r
+complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l label -d 'Label' -r
+complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l owner-agent-id -d 'Owner agent id (routing identity)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l owner-session-id -d 'Owner session id' -r
+complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l owner-role -d 'Owner role: leader or worker' -r -f -a "leader\t''
+worker\t''"
+complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l label -d 'A label to name the session by' -r
+complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l cli-type -d 'Kind of program in the terminal (e.g. bash, claude)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand register" -l desktop-url -d 'The bridge that serves it (e.g. http://127.0.0.1:8201)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand register" -l source -d 'Where it lives (default: desktop)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand register" -l pid -d 'Process id of the program in the terminal' -r
+complete -c kpty -n "__fish_kpty_using_subcommand register" -l owner-agent-id -d 'Owner agent id (routing identity)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand register" -l owner-session-id -d 'Owner session id' -r
+complete -c kpty -n "__fish_kpty_using_subcommand register" -l owner-role -d 'Owner role: leader or worker' -r -f -a "leader\t''
+worker\t''"
+complete -c kpty -n "__fish_kpty_using_subcommand register" -l label -d 'A label to name the session by' -r
+complete -c kpty -n "__fish_kpty_using_subcommand register" -l cli-type -d 'Kind of program in the terminal (e.g. bash, claude)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand register" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand register" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand register" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand unregister" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand unregister" -l force -d 'Also remove a leader\'s session'
+complete -c kpty -n "__fish_kpty_using_subcommand unregister" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand unregister" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand heartbeat" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand heartbeat" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand heartbeat" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand prune" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand prune" -l force -d 'Also remove local sessions whose shell has ended or whose holder is gone'
+complete -c kpty -n "__fish_kpty_using_subcommand prune" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand prune" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand log" -s s -l session -d 'Only this session (id)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand log" -l agent -d 'Only events of this agent' -r
+complete -c kpty -n "__fish_kpty_using_subcommand log" -l action -d 'Only this action (e.g. talk, send_line)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand log" -l since -d 'Only events since this time: RFC 3339 (2026-11-22T07:00:00Z) or an age (10m, 2h, 1d)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand log" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand log" -l errors-only -d 'Only failed actions'
+complete -c kpty -n "__fish_kpty_using_subcommand log" -l blocked-only -d 'Only blocked (dangerous) commands'
+complete -c kpty -n "__fish_kpty_using_subcommand log" -s f -l follow -d 'Keep printing new events as they are recorded'
+complete -c kpty -n "__fish_kpty_using_subcommand log" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand log" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand mcp" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand mcp" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand mcp" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand __holder" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand __holder" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand __holder" -s h -l help -d 'Print help'
