@@ -284,3 +284,32 @@ fn concurrent_first_talks_share_one_default_session() {
     assert!(sessions.values().all(|e| e["label"] == "default"), "{reg}");
     assert!(ids.iter().all(|id| sessions.contains_key(*id)), "{reg}");
 }
+
+/// A client speaking another protocol version gets a clear error reply, not a hang or a
+/// crash; the holder keeps serving the right version afterwards.
+#[test]
+fn holder_answers_a_protocol_mismatch_with_an_error() {
+    use kpty::proto::{Reply, frame};
+    let env = Env::new();
+    let id = env.create(&[]);
+    let socket = env.entry(&id)["socket"]
+        .as_str()
+        .expect("socket")
+        .to_string();
+    let mut s = std::os::unix::net::UnixStream::connect(&socket).expect("connect");
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .expect("timeout");
+    for body in [
+        serde_json::json!({"v": 99, "req": {"op": "status"}}).to_string(),
+        serde_json::json!({"v": 1, "req": {"op": "teleport"}}).to_string(),
+        "not json".to_string(),
+    ] {
+        frame::write_frame(&mut s, body.as_bytes()).expect("send");
+        let reply: Reply =
+            serde_json::from_slice(&frame::read_frame(&mut s).expect("read").expect("a reply"))
+                .expect("reply JSON");
+        assert!(!reply.ok, "{body}");
+        assert!(reply.error.is_some_and(|e| !e.message.is_empty()));
+    }
+    assert_eq!(env.out(&id, "echo still-fine"), "still-fine");
+}
