@@ -155,24 +155,11 @@ pub struct CreateArgs {
     /// Terminal rows (default: KURORYUU_PTY_ROWS or 30).
     #[arg(long)]
     pub rows: Option<u16>,
-    /// A label to name the session by.
-    #[arg(long)]
-    pub label: Option<String>,
     /// Extra environment for the shell, KEY=VALUE (repeatable; overrides PAGER, TERM …).
     #[arg(long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,
-    /// Owner agent id (routing identity).
-    #[arg(long)]
-    pub owner_agent_id: Option<String>,
-    /// Owner session id.
-    #[arg(long)]
-    pub owner_session_id: Option<String>,
-    /// Owner role: leader or worker.
-    #[arg(long, value_parser = ["leader", "worker"])]
-    pub owner_role: Option<String>,
-    /// Kind of program in the terminal (e.g. bash, claude).
-    #[arg(long)]
-    pub cli_type: Option<String>,
+    #[command(flatten)]
+    pub owner: OwnerArgs,
 }
 
 /// `talk`.

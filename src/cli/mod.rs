@@ -266,12 +266,7 @@ fn create_params(a: &args::CreateArgs) -> Result<Params> {
         cwd: a.cwd.clone(),
         cols: a.cols,
         rows: a.rows,
-        label: a.label.clone(),
         env: (!env.is_empty()).then_some(env),
-        owner_agent_id: a.owner_agent_id.clone(),
-        owner_session_id: a.owner_session_id.clone(),
-        owner_role: a.owner_role.clone(),
-        cli_type: a.cli_type.clone(),
-        ..Default::default()
+        ..owner(&a.owner)
     })
 }

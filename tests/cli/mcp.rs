@@ -370,40 +370,22 @@ fn raw_stdio_protocol_versions_garbage_and_eof() {
 #[tokio::test(flavor = "multi_thread")]
 async fn cli_json_and_mcp_results_are_the_same_object() {
     fn norm(v: &Value) -> Value {
-        match v {
-            Value::Object(m) => Value::Object(
-                m.iter()
-                    .map(|(k, v)| {
-                        let vol = [
-                            "session_id",
-                            "created_at",
-                            "last_heartbeat",
-                            "pid",
-                            "holder_pid",
-                            "duration_ms",
-                            "start_offset",
-                            "end_offset",
-                            "next_offset",
-                            "output_offset",
-                            "sentinel",
-                            "raw_output",
-                            "bytes_read",
-                        ]
-                        .contains(&k.as_str());
-                        (
-                            k.clone(),
-                            if vol {
-                                Value::String("*".into())
-                            } else {
-                                norm(v)
-                            },
-                        )
-                    })
-                    .collect(),
-            ),
-            Value::Array(a) => Value::Array(a.iter().map(norm).collect()),
-            o => o.clone(),
-        }
+        const VOLATILE: &[&str] = &[
+            "session_id",
+            "created_at",
+            "last_heartbeat",
+            "pid",
+            "holder_pid",
+            "duration_ms",
+            "start_offset",
+            "end_offset",
+            "next_offset",
+            "output_offset",
+            "sentinel",
+            "raw_output",
+            "bytes_read",
+        ];
+        crate::support::mask(v, VOLATILE, &|_, _| Value::String("*".into()))
     }
     let env = Env::new();
     let m = start(&env).await;

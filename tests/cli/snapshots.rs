@@ -14,43 +14,30 @@ fn settings() -> insta::Settings {
 
 /// Replace values that change between runs, keeping the shape (keys and types).
 fn shape(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| {
-                    let volatile = [
-                        "session_id",
-                        "created_at",
-                        "last_heartbeat",
-                        "pid",
-                        "holder_pid",
-                        "duration_ms",
-                        "start_offset",
-                        "end_offset",
-                        "next_offset",
-                        "output_offset",
-                        "sentinel",
-                        "raw_output",
-                        "cwd",
-                        "socket",
-                        "state_dir",
-                        "shell",
-                        "bytes_read",
-                        "ts",
-                    ]
-                    .contains(&k.as_str());
-                    let nv = match (volatile, v) {
-                        (true, Value::String(_)) => Value::String(format!("[{k}]")),
-                        (true, Value::Number(_)) => Value::String(format!("[{k}:number]")),
-                        _ => shape(v),
-                    };
-                    (k.clone(), nv)
-                })
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(shape).collect()),
-        other => other.clone(),
-    }
+    const VOLATILE: &[&str] = &[
+        "session_id",
+        "created_at",
+        "last_heartbeat",
+        "pid",
+        "holder_pid",
+        "duration_ms",
+        "start_offset",
+        "end_offset",
+        "next_offset",
+        "output_offset",
+        "sentinel",
+        "raw_output",
+        "cwd",
+        "socket",
+        "state_dir",
+        "shell",
+        "bytes_read",
+        "ts",
+    ];
+    crate::support::mask(v, VOLATILE, &|k, x| match x {
+        Value::Number(_) => Value::String(format!("[{k}:number]")),
+        _ => Value::String(format!("[{k}]")),
+    })
 }
 
 #[test]

@@ -418,3 +418,28 @@ pub fn pid_gone(pid: u64) -> bool {
             .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
     }
 }
+
+/// `v` with the values of `keys` (at any depth) replaced by `with(key, value)`: keeps a JSON
+/// shape comparable across runs (ids, times, pids, offsets).
+pub fn mask(v: &Value, keys: &[&str], with: &dyn Fn(&str, &Value) -> Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| {
+                    let nx = if keys.contains(&k.as_str())
+                        && !x.is_object()
+                        && !x.is_array()
+                        && !x.is_null()
+                    {
+                        with(k, x)
+                    } else {
+                        mask(x, keys, with)
+                    };
+                    (k.clone(), nx)
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|x| mask(x, keys, with)).collect()),
+        other => other.clone(),
+    }
+}
