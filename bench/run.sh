@@ -90,7 +90,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 mkdir -p "$RES"
-rm -f "$RES"/*.json
+rm -f "$RES"/a_talk.json "$RES"/b_seq.json "$RES"/rss.json "$RES"/checks.json # only this script's own files
 
 # A leftover server from an interrupted run would keep its old history-limit.
 t kill-server 2>/dev/null || true
@@ -116,9 +116,10 @@ PANE_PID=$(t display-message -p -t bench '#{pane_pid}')
 # --- (c) idle RSS, before any load -------------------------------------------------------------
 rss() { ps -o rss= -p "$1" | tr -d ' '; }
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null || echo null; }
-proc_json() { # name pid -> {"rss_kb":..,"anon_kb":..,"file_kb":..}
-  printf '"%s": {"pid": %s, "rss_kb": %s, "anon_kb": %s, "file_kb": %s}' \
-    "$1" "$2" "$(rss "$2")" "$(status_kb "$2" RssAnon)" "$(status_kb "$2" RssFile)"
+pss_kb() { awk '$1 == "Pss:" { print $2; f = 1 } END { if (!f) print "null" }' "/proc/$1/smaps_rollup" 2>/dev/null || echo null; }
+proc_json() { # name pid -> {"rss_kb":..,"anon_kb":..,"file_kb":..,"pss_kb":..}
+  printf '"%s": {"pid": %s, "rss_kb": %s, "anon_kb": %s, "file_kb": %s, "pss_kb": %s}' \
+    "$1" "$2" "$(rss "$2")" "$(status_kb "$2" RssAnon)" "$(status_kb "$2" RssFile)" "$(pss_kb "$2")"
 }
 sleep 1
 IDLE_JSON="{$(proc_json kpty_holder "$HOLDER_PID"), $(proc_json kpty_shell "$SHELL_PID"), $(proc_json tmux_server "$TMUX_PID"), $(proc_json tmux_pane_shell "$PANE_PID")}"
@@ -149,7 +150,7 @@ cpu_busy() {
   sleep 1
   b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat)
   awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " ");
-    d = y[2] - x[2]; printf "%d", d > 0 ? 100 * (y[1] - x[1]) / d : 0 }'
+    d = y[2] - x[2]; printf "%d", (d > 0) ? 100 * (y[1] - x[1]) / d : 0 }'
 }
 BUSY_BEFORE=$(cpu_busy)
 if [ "$BUSY_BEFORE" -gt 20 ]; then
@@ -232,7 +233,8 @@ EOF
   through a terminal costs by itself on this kernel (plus script's own fixed start/stop cost,
   which is why it is left out of (a)). Its output is not checked (it has CRLF line ends).
 - **RSS**: `ps -o rss=` (KiB) of the kpty holder and of its shell, and of the tmux server and of
-  its pane's shell; anon/file split from `/proc/PID/status`. "Idle" is after creation and five
+  its pane's shell; anon/file split from `/proc/PID/status`; PSS (shared pages divided among the
+  processes that map them) from `/proc/PID/smaps_rollup`. "Idle" is after creation and five
   warm-up commands; "after" is after all the timed runs above.
 
 ## How to run

@@ -79,20 +79,22 @@ def rss_table(rss):
     out = [
         "### (c) Resident memory (RSS)",
         "",
-        "| process | idle RSS | (anon + file) | after the timed runs | (anon + file) |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        "| process | idle RSS | (anon + file) | idle PSS | after the timed runs: RSS | (anon + file) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
 
     def cell(d):
+        pss = d.get("pss_kb")
         return (
             f"{d['rss_kb']} KB = {mb(d['rss_kb'])}",
             f"{d.get('anon_kb')} + {d.get('file_kb')} KB",
+            f"{pss} KB" if pss is not None else "n/a",
         )
 
     for key, label in names:
         a = cell(rss["idle"][key])
         b = cell(rss["after_bench"][key])
-        out.append(f"| {label} | {a[0]} | {a[1]} | {b[0]} | {b[1]} |")
+        out.append(f"| {label} | {a[0]} | {a[1]} | {a[2]} | {b[0]} | {b[1]} |")
     idle = rss["idle"]
     kt = idle["kpty_holder"]["rss_kb"] + idle["kpty_shell"]["rss_kb"]
     tt = idle["tmux_server"]["rss_kb"] + idle["tmux_pane_shell"]["rss_kb"]

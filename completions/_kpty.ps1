@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a command in a session, print its output, exit with its exit code')
             [CompletionResult]::new('send-line', 'send-line', [CompletionResultType]::ParameterValue, 'Type one line into a session and press Enter')
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Print a session''s recent output (raw), or follow it')
+            [CompletionResult]::new('term-read', 'term-read', [CompletionResultType]::ParameterValue, 'Print the rendered terminal screen (no escape codes): tail, viewport or delta')
             [CompletionResult]::new('resize', 'resize', [CompletionResultType]::ParameterValue, 'Change a session''s terminal size')
             [CompletionResult]::new('kill', 'kill', [CompletionResultType]::ParameterValue, 'End a session: hang up its shell and everything it started')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Show the actions, configuration and exit codes (or help for one command)')
@@ -45,6 +46,7 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Remove registered sessions without a heartbeat for 7 days (and, with --force, ended local ones)')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show the audit trail: every send-line, talk, resolve, register … with its outcome')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`)')
+            [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve this state directory''s sessions over HTTP as a desktop bridge (loopback only)')
             [CompletionResult]::new('__holder', '__holder', [CompletionResultType]::ParameterValue, 'Run as a session holder (internal)')
             [CompletionResult]::new('__generate-assets', '__generate-assets', [CompletionResultType]::ParameterValue, 'Write shell completions and man pages into DIR (maintainers)')
             break
@@ -54,11 +56,11 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Working directory (default: the project root)')
             [CompletionResult]::new('--cols', '--cols', [CompletionResultType]::ParameterName, 'Terminal columns (default: KURORYUU_PTY_COLS or 120)')
             [CompletionResult]::new('--rows', '--rows', [CompletionResultType]::ParameterName, 'Terminal rows (default: KURORYUU_PTY_ROWS or 30)')
-            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label to name the session by')
             [CompletionResult]::new('--env', '--env', [CompletionResultType]::ParameterName, 'Extra environment for the shell, KEY=VALUE (repeatable; overrides PAGER, TERM …)')
             [CompletionResult]::new('--owner-agent-id', '--owner-agent-id', [CompletionResultType]::ParameterName, 'Owner agent id (routing identity)')
             [CompletionResult]::new('--owner-session-id', '--owner-session-id', [CompletionResultType]::ParameterName, 'Owner session id')
             [CompletionResult]::new('--owner-role', '--owner-role', [CompletionResultType]::ParameterName, 'Owner role: leader or worker')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label to name the session by')
             [CompletionResult]::new('--cli-type', '--cli-type', [CompletionResultType]::ParameterName, 'Kind of program in the terminal (e.g. bash, claude)')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
@@ -124,6 +126,23 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--strip-ansi', '--strip-ansi', [CompletionResultType]::ParameterName, 'Remove ANSI escape sequences')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Keep printing new output until the session ends or you interrupt')
             [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Keep printing new output until the session ends or you interrupt')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kpty;term-read' {
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Session id, unique id prefix, or label (default: the default session)')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session id, unique id prefix, or label (default: the default session)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The session owned by this agent (resolved; exactly one must match)')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'The session with this label (resolved; exactly one must match)')
+            [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'tail: the last lines of scrollback + screen; viewport: the visible screen; delta: only lines added since --marker')
+            [CompletionResult]::new('--max-lines', '--max-lines', [CompletionResultType]::ParameterName, 'Most lines (default 40, at most 200)')
+            [CompletionResult]::new('--max-chars', '--max-chars', [CompletionResultType]::ParameterName, 'Most characters (default 12000, at most 50000)')
+            [CompletionResult]::new('--marker', '--marker', [CompletionResultType]::ParameterName, 'With --mode delta: the marker_id of the previous term-read (see --json)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
+            [CompletionResult]::new('--no-merge-wrapped', '--no-merge-wrapped', [CompletionResultType]::ParameterName, 'Keep soft-wrapped rows as separate lines')
+            [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Redraw the visible screen whenever the session prints, until interrupted')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -251,6 +270,14 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kpty;serve' {
+            [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'Port to listen on; when taken, the next free one (up to +20). 0: any free port. Default: KURORYUU_PTY_BRIDGE_PORT or 8201')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'kpty;__holder' {

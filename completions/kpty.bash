@@ -67,8 +67,14 @@ _kpty() {
             kpty,send-line-to-agent)
                 cmd="kpty__subcmd__send__subcmd__line__subcmd__to__subcmd__agent"
                 ;;
+            kpty,serve)
+                cmd="kpty__subcmd__serve"
+                ;;
             kpty,talk)
                 cmd="kpty__subcmd__talk"
+                ;;
+            kpty,term-read)
+                cmd="kpty__subcmd__term__subcmd__read"
                 ;;
             kpty,unregister)
                 cmd="kpty__subcmd__unregister"
@@ -83,7 +89,7 @@ _kpty() {
 
     case "${cmd}" in
         kpty)
-            opts="-h -V --state-dir --json --help --version create list talk run send-line read resize kill help resolve send-line-to-agent update-ownership register unregister heartbeat prune log mcp __holder __generate-assets"
+            opts="-h -V --state-dir --json --help --version create list talk run send-line read term-read resize kill help resolve send-line-to-agent update-ownership register unregister heartbeat prune log mcp serve __holder __generate-assets"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -137,7 +143,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__create)
-            opts="-h --shell --cwd --cols --rows --label --env --owner-agent-id --owner-session-id --owner-role --cli-type --state-dir --json --help"
+            opts="-h --shell --cwd --cols --rows --env --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -159,10 +165,6 @@ _kpty() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --label)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --env)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -177,6 +179,10 @@ _kpty() {
                     ;;
                 --owner-role)
                     COMPREPLY=($(compgen -W "leader worker" -- "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --cli-type)
@@ -588,6 +594,28 @@ _kpty() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kpty__subcmd__serve)
+            opts="-h --port --state-dir --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kpty__subcmd__talk)
             opts="-s -t -h --session --agent --label --timeout-ms --sentinel --state-dir --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -620,6 +648,56 @@ _kpty() {
                     return 0
                     ;;
                 --sentinel)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kpty__subcmd__term__subcmd__read)
+            opts="-s -h --session --agent --label --mode --max-lines --max-chars --marker --no-merge-wrapped --watch --state-dir --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "tail viewport delta" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-chars)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --marker)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -34,6 +34,7 @@ complete -c kpty -n "__fish_kpty_needs_command" -f -a "talk" -d 'Run a command i
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "run" -d 'Run a command in a session, print its output, exit with its exit code'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "send-line" -d 'Type one line into a session and press Enter'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "read" -d 'Print a session\'s recent output (raw), or follow it'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "term-read" -d 'Print the rendered terminal screen (no escape codes): tail, viewport or delta'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "resize" -d 'Change a session\'s terminal size'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "kill" -d 'End a session: hang up its shell and everything it started'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "help" -d 'Show the actions, configuration and exit codes (or help for one command)'
@@ -46,18 +47,19 @@ complete -c kpty -n "__fish_kpty_needs_command" -f -a "heartbeat" -d 'Mark a ses
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "prune" -d 'Remove registered sessions without a heartbeat for 7 days (and, with --force, ended local ones)'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "log" -d 'Show the audit trail: every send-line, talk, resolve, register … with its outcome'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "mcp" -d 'Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`)'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "serve" -d 'Serve this state directory\'s sessions over HTTP as a desktop bridge (loopback only)'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "__holder" -d 'Run as a session holder (internal)'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "__generate-assets" -d 'Write shell completions and man pages into DIR (maintainers)'
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l shell -d 'Shell to run (default: KURORYUU_PTY_SHELL, $SHELL, /bin/bash)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l cwd -d 'Working directory (default: the project root)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l cols -d 'Terminal columns (default: KURORYUU_PTY_COLS or 120)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l rows -d 'Terminal rows (default: KURORYUU_PTY_ROWS or 30)' -r
-complete -c kpty -n "__fish_kpty_using_subcommand create" -l label -d 'A label to name the session by' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l env -d 'Extra environment for the shell, KEY=VALUE (repeatable; overrides PAGER, TERM …)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l owner-agent-id -d 'Owner agent id (routing identity)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l owner-session-id -d 'Owner session id' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l owner-role -d 'Owner role: leader or worker' -r -f -a "leader\t''
 worker\t''"
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l label -d 'A label to name the session by' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l cli-type -d 'Kind of program in the terminal (e.g. bash, claude)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l json -d 'Print the action\'s JSON object instead of human output'
@@ -98,6 +100,20 @@ complete -c kpty -n "__fish_kpty_using_subcommand read" -l strip-ansi -d 'Remove
 complete -c kpty -n "__fish_kpty_using_subcommand read" -s f -l follow -d 'Keep printing new output until the session ends or you interrupt'
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand read" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l label -d 'The session with this label (resolved; exactly one must match)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l mode -d 'tail: the last lines of scrollback + screen; viewport: the visible screen; delta: only lines added since --marker' -r -f -a "tail\t''
+viewport\t''
+delta\t''"
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l max-lines -d 'Most lines (default 40, at most 200)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l max-chars -d 'Most characters (default 12000, at most 50000)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l marker -d 'With --mode delta: the marker_id of the previous term-read (see --json)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l no-merge-wrapped -d 'Keep soft-wrapped rows as separate lines'
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l watch -d 'Redraw the visible screen whenever the session prints, until interrupted'
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l label -d 'The session with this label (resolved; exactly one must match)' -r
@@ -171,6 +187,10 @@ complete -c kpty -n "__fish_kpty_using_subcommand log" -s h -l help -d 'Print he
 complete -c kpty -n "__fish_kpty_using_subcommand mcp" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand mcp" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand mcp" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand serve" -l port -d 'Port to listen on; when taken, the next free one (up to +20). 0: any free port. Default: KURORYUU_PTY_BRIDGE_PORT or 8201' -r
+complete -c kpty -n "__fish_kpty_using_subcommand serve" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand serve" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kpty -n "__fish_kpty_using_subcommand __holder" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand __holder" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand __holder" -s h -l help -d 'Print help'

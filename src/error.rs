@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// Stable error codes (the seeds' names; kpty adds `PTY_BUSY`, `INVALID_PARAMS`,
-/// `STATE_ERROR`, `CANCELLED` and `INTERNAL`).
+/// `STATE_ERROR`, `CANCELLED`, `INTERNAL`, `BRIDGE_ERROR` and `BRIDGE_UNAVAILABLE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
@@ -41,6 +41,14 @@ pub enum ErrorCode {
     Cancelled,
     /// A bug or an unexpected system failure.
     Internal,
+    /// A desktop session's bridge answered with a failure status or an unreadable body.
+    BridgeError,
+    /// A desktop session's bridge could not be reached (refused, unknown host, timed out).
+    BridgeUnavailable,
+    /// Desktop terminals are resized in the desktop UI, not through kpty.
+    DesktopResizeDisabled,
+    /// `term_read` is turned off (`KURORYUU_TERM_BUFFER_ACCESS=off`).
+    TermReadDisabled,
 }
 
 impl ErrorCode {
@@ -63,13 +71,21 @@ impl ErrorCode {
             Self::PtyAccessDenied => "PTY_ACCESS_DENIED",
             Self::Cancelled => "CANCELLED",
             Self::Internal => "INTERNAL",
+            Self::BridgeError => "BRIDGE_ERROR",
+            Self::BridgeUnavailable => "BRIDGE_UNAVAILABLE",
+            Self::DesktopResizeDisabled => "DESKTOP_RESIZE_DISABLED",
+            Self::TermReadDisabled => "TERM_READ_DISABLED",
         }
     }
 
     /// The CLI's exit code for this failure (documented in README "Exit codes").
-    /// They sit in 111..=125 (130 for a cancelled call, as for Ctrl-C) so that `kpty talk` can pass a command's own small codes through.
+    /// They sit in 107..=125 (130 for a cancelled call, as for Ctrl-C) so that `kpty talk` can pass a command's own small codes through.
     pub fn exit_code(self) -> i32 {
         match self {
+            Self::TermReadDisabled => 107,
+            Self::BridgeError => 108,
+            Self::BridgeUnavailable => 109,
+            Self::DesktopResizeDisabled => 110,
             Self::Deprecated => 112,
             Self::PtyAccessDenied => 111,
             Self::StateError => 113,
@@ -89,7 +105,7 @@ impl ErrorCode {
     }
 
     /// Every code, for the help action and the docs.
-    pub const ALL: [ErrorCode; 16] = [
+    pub const ALL: [ErrorCode; 20] = [
         Self::PtySessionNotFound,
         Self::PtySpawnFailed,
         Self::PtyTimeout,
@@ -106,6 +122,10 @@ impl ErrorCode {
         Self::PtyAccessDenied,
         Self::Cancelled,
         Self::Internal,
+        Self::BridgeError,
+        Self::BridgeUnavailable,
+        Self::DesktopResizeDisabled,
+        Self::TermReadDisabled,
     ];
 }
 

@@ -1,6 +1,6 @@
 //! kpty: live terminals for agents, people and scripts.
 //!
-//! One binary, three roles:
+//! One binary, four roles:
 //! - `kpty <verb>` — the CLI front end ([`cli`]): argv → [`api::Params`] → [`core`] → human
 //!   text or the action's JSON (`--json`).
 //! - `kpty __holder` — a detached per-session holder ([`holder`]): owns the PTY master and the
@@ -8,6 +8,9 @@
 //!   shell-integration markers (or echo-proof sentinels), and serves a versioned, length-framed
 //!   protocol ([`proto`]) on a private Unix socket.
 //! - `kpty mcp` — the stdio MCP server ([`mcp`], rmcp): one tool, `k_pty`, over the same core.
+//! - `kpty serve` — the desktop-bridge HTTP API ([`serve`], axum) over the same core, so another
+//!   kpty (or a desktop app's client) reaches these sessions; sessions registered from elsewhere
+//!   are reached the other way, through [`bridge`].
 //!
 //! The core ([`core`]) is one function per action of the `k_pty` contract; it reaches holders
 //! only through [`proto`] and keeps state under `ai/checkpoints/pty` through [`store`].
@@ -15,6 +18,7 @@
 //! ([`text`]), ring, markers — is unit-tested beside its code.
 
 pub mod api;
+pub mod bridge;
 pub mod cli;
 pub mod core;
 pub mod error;
@@ -22,6 +26,7 @@ pub mod holder;
 pub mod mcp;
 pub mod proto;
 pub mod safety;
+pub mod serve;
 pub mod store;
 pub mod sys;
 pub mod text;

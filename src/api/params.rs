@@ -28,16 +28,18 @@ pub enum Action {
     Heartbeat,
     UpdateOwnership,
     Prune,
+    TermRead,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 17] = [
+    pub const ALL: [Action; 18] = [
         Action::Help,
         Action::List,
         Action::Create,
         Action::SendLine,
         Action::Read,
+        Action::TermRead,
         Action::Talk,
         Action::Run,
         Action::Resize,
@@ -72,6 +74,7 @@ impl Action {
             Action::Heartbeat => "heartbeat",
             Action::UpdateOwnership => "update_ownership",
             Action::Prune => "prune",
+            Action::TermRead => "term_read",
         }
     }
 
@@ -113,6 +116,9 @@ impl Action {
             }
             Action::UpdateOwnership => {
                 "Change a session's owner_agent_id / owner_session_id / owner_role / label / cli_type."
+            }
+            Action::TermRead => {
+                "Read the rendered terminal screen (no escape codes): mode tail (last max_lines of scrollback+screen), viewport (visible screen) or delta (lines since marker_id); secrets redacted."
             }
             Action::Prune => {
                 "Remove registered sessions without a heartbeat for 7 days, and (with force) dead or exited local ones."
@@ -174,4 +180,17 @@ pub struct Params {
     pub pid: Option<u32>,
     /// unregister: also remove a leader's session; prune: also remove dead/exited local sessions.
     pub force: Option<bool>,
+    /// term_read: `tail` (default: the last max_lines lines of scrollback + screen), `viewport`
+    /// (the visible screen) or `delta` (only lines added since marker_id).
+    pub mode: Option<String>,
+    /// term_read: most lines to return (default 40, cap 200).
+    pub max_lines: Option<usize>,
+    /// term_read: most characters of text (default 12000, cap 50000); cuts are reported in
+    /// truncated / dropped_chars.
+    pub max_chars: Option<usize>,
+    /// term_read: join soft-wrapped rows into one line (default true).
+    pub merge_wrapped: Option<bool>,
+    /// term_read mode=delta: the marker_id from the previous term_read; omitted, delta starts
+    /// with the tail and returns a marker.
+    pub marker_id: Option<u64>,
 }

@@ -51,6 +51,8 @@ pub enum Command {
     SendLine(SendLineArgs),
     /// Print a session's recent output (raw), or follow it.
     Read(ReadArgs),
+    /// Print the rendered terminal screen (no escape codes): tail, viewport or delta.
+    TermRead(TermReadArgs),
     /// Change a session's terminal size.
     Resize(ResizeArgs),
     /// End a session: hang up its shell and everything it started.
@@ -75,6 +77,14 @@ pub enum Command {
     Log(LogArgs),
     /// Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
     Mcp,
+    /// Serve this state directory's sessions over HTTP as a desktop bridge (loopback only).
+    ///
+    /// Prints one JSON line, {"ok":true,"url":…,"secret_file":…}, then serves until SIGTERM or
+    /// Ctrl-C. Every request needs the secret stored in <state dir>/_bridge_secret (made on
+    /// first start, mode 0600) as X-Kuroryuu-Desktop-Secret or Authorization: Bearer. Another
+    /// kpty reaches a session here with `kpty register ID --desktop-url URL` and
+    /// KURORYUU_DESKTOP_SECRET set to that secret.
+    Serve(ServeArgs),
     /// Run as a session holder (internal).
     #[command(name = "__holder", hide = true)]
     Holder,
@@ -210,6 +220,32 @@ pub struct ReadArgs {
     pub follow: bool,
 }
 
+/// `term-read`.
+#[derive(Debug, Args)]
+pub struct TermReadArgs {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// tail: the last lines of scrollback + screen; viewport: the visible screen; delta: only
+    /// lines added since --marker.
+    #[arg(long, value_parser = ["tail", "viewport", "delta"], default_value = "tail")]
+    pub mode: String,
+    /// Most lines (default 40, at most 200).
+    #[arg(long, value_name = "N")]
+    pub max_lines: Option<usize>,
+    /// Most characters (default 12000, at most 50000).
+    #[arg(long, value_name = "N")]
+    pub max_chars: Option<usize>,
+    /// With --mode delta: the marker_id of the previous term-read (see --json).
+    #[arg(long = "marker", value_name = "ID")]
+    pub marker: Option<u64>,
+    /// Keep soft-wrapped rows as separate lines.
+    #[arg(long)]
+    pub no_merge_wrapped: bool,
+    /// Redraw the visible screen whenever the session prints, until interrupted.
+    #[arg(long, conflicts_with_all = ["marker", "json"])]
+    pub watch: bool,
+}
+
 /// `resize`.
 #[derive(Debug, Args)]
 pub struct ResizeArgs {
@@ -301,6 +337,15 @@ pub struct PruneArgs {
     /// Also remove local sessions whose shell has ended or whose holder is gone.
     #[arg(long)]
     pub force: bool,
+}
+
+/// `serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Port to listen on; when taken, the next free one (up to +20). 0: any free port.
+    /// Default: KURORYUU_PTY_BRIDGE_PORT or 8201.
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<u16>,
 }
 
 /// `help`.

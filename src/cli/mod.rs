@@ -59,6 +59,7 @@ fn execute(cli: Cli) -> Result<i32> {
     let (action, params) = match &cli.command {
         Command::Holder => return Ok(crate::holder::main()),
         Command::Mcp => return Ok(crate::mcp::run(ctx(&cli)?)),
+        Command::Serve(a) => return Ok(crate::serve::run(ctx(&cli)?, a.port)),
         Command::Log(a) => return render::log(&ctx(&cli)?, a, cli.json),
         Command::GenerateAssets { out } => {
             assets::generate(out)
@@ -94,6 +95,17 @@ fn execute(cli: Cli) -> Result<i32> {
                 timeout_ms: a.timeout_ms,
                 since: a.since,
                 strip_ansi: Some(a.strip_ansi),
+                ..who(&a.session)
+            },
+        ),
+        Command::TermRead(a) => (
+            Action::TermRead,
+            Params {
+                mode: Some(a.mode.clone()),
+                max_lines: a.max_lines,
+                max_chars: a.max_chars,
+                marker_id: a.marker,
+                merge_wrapped: Some(!a.no_merge_wrapped),
                 ..who(&a.session)
             },
         ),
@@ -167,6 +179,11 @@ fn execute(cli: Cli) -> Result<i32> {
         && a.follow
     {
         return render::follow(&ctx, params, cli.json);
+    }
+    if let Command::TermRead(a) = &cli.command
+        && a.watch
+    {
+        return render::watch(&ctx, params);
     }
     let result = if action == Action::Talk && std::io::stdin().is_terminal() {
         talk_forwarding_ctrl_c(&ctx, &params)

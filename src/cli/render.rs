@@ -61,6 +61,7 @@ pub fn human(action: Action, v: &Value) {
         Action::Create => text_line(v["session_id"].as_str().unwrap_or_default()),
         Action::Talk | Action::Run => text_line(v["output"].as_str().unwrap_or_default()),
         Action::Read => out(v["output"].as_str().unwrap_or_default().as_bytes()),
+        Action::TermRead => text_line(v["text"].as_str().unwrap_or_default()),
         Action::List => list_table(v),
         Action::Kill => text_line(&format!(
             "killed {}",
@@ -175,7 +176,7 @@ fn help_text(v: &Value) -> String {
         "\nState directory: {}\n",
         d["state_dir"].as_str().unwrap_or("")
     ));
-    s.push_str("\nEnvironment: KPTY_STATE_DIR, KPTY_SESSION, KPTY_LOG, KPTY_RUNTIME_DIR, KPTY_READY_TIMEOUT_MS,\n  KURORYUU_PTY_SHELL, KURORYUU_PTY_COLS, KURORYUU_PTY_ROWS, KURORYUU_PTY_BUFFER_SIZE, KURORYUU_PTY_TIMEOUT_MS\n");
+    s.push_str("\nEnvironment: KPTY_STATE_DIR, KPTY_SESSION, KPTY_LOG, KPTY_RUNTIME_DIR, KPTY_READY_TIMEOUT_MS, KPTY_SCROLLBACK,\n  KURORYUU_PTY_SHELL, KURORYUU_PTY_COLS, KURORYUU_PTY_ROWS, KURORYUU_PTY_BUFFER_SIZE, KURORYUU_PTY_TIMEOUT_MS\n");
     s.push_str("\nExit codes: 0 ok; `talk` exits with the command's own code; kpty's failures:\n");
     if let Some(c) = d["exit_codes"].as_object() {
         let mut codes: Vec<(&String, i64)> = c
@@ -231,6 +232,76 @@ pub fn follow(ctx: &Ctx, mut p: Params, json: bool) -> Result<i32> {
         p.since = v["next_offset"].as_u64();
         if v["session_alive"].as_bool() != Some(true) {
             return Ok(0);
+        }
+    }
+}
+
+/// `kpty term-read --watch`: clear the terminal and draw the visible screen each time the
+/// session's output moves on. New output is waited for with `read --since` (the holder wakes
+/// the read on output), not on a timer. Calls the core directly: a watch is not audited.
+pub fn watch(ctx: &Ctx, p: Params) -> Result<i32> {
+    let view = Params {
+        mode: Some("viewport".into()),
+        max_lines: Some(p.max_lines.unwrap_or(crate::core::term::MAX_LINES)),
+        marker_id: None,
+        ..p.clone()
+    };
+    let reader = |since: Option<u64>, timeout_ms: u64| {
+        core::io::read(
+            ctx,
+            &Params {
+                since,
+                max_bytes: Some(1),
+                timeout_ms: Some(timeout_ms),
+                mode: None,
+                max_lines: None,
+                max_chars: None,
+                merge_wrapped: None,
+                ..p.clone()
+            },
+        )
+    };
+    // The offset is taken before each draw, so output during the draw wakes the next wait.
+    let mut since = reader(None, 0)?["next_offset"].as_u64().unwrap_or(0);
+    loop {
+        let v = core::term::term_read(ctx, &view)?;
+        let title = v["title"].as_str().unwrap_or("");
+        let head = format!(
+            "{} [{}{}] {}x{}{}",
+            v["session_id"].as_str().unwrap_or_default(),
+            v["terminal_state"].as_str().unwrap_or("?"),
+            if v["buffer_type"] == "alternate" {
+                ", alternate screen"
+            } else {
+                ""
+            },
+            v["cols"],
+            v["rows"],
+            if title.is_empty() {
+                String::new()
+            } else {
+                format!(" — {title}")
+            }
+        );
+        out(format!(
+            "\x1b[H\x1b[2J{head}\n{}\n",
+            v["text"].as_str().unwrap_or_default()
+        )
+        .as_bytes());
+        loop {
+            let r = reader(Some(since), 60_000)?;
+            if r["session_alive"].as_bool() != Some(true) {
+                return Ok(0);
+            }
+            let next = r["next_offset"].as_u64().unwrap_or(since);
+            if next > since {
+                // Redraw from the newest state: skip straight to the current end.
+                since = reader(None, 0)?["next_offset"]
+                    .as_u64()
+                    .unwrap_or(next)
+                    .max(next);
+                break;
+            }
         }
     }
 }

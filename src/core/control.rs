@@ -15,6 +15,9 @@ pub fn resize(ctx: &Ctx, p: &Params) -> Result<Value> {
     };
     create::check_size(cols, rows)?;
     let e = sessions::target(ctx, p, false)?;
+    if crate::bridge::is_remote(&e) {
+        return Err(crate::bridge::resize_disabled(&e));
+    }
     sessions::call(
         ctx,
         &e,

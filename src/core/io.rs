@@ -48,6 +48,9 @@ pub fn send_line(ctx: &Ctx, p: &Params) -> Result<Value> {
         .collect();
     check_safe(&line)?;
     let e = sessions::target(ctx, p, false)?;
+    if crate::bridge::is_remote(&e) {
+        return crate::bridge::send_line(&e, &line);
+    }
     let t = Duration::from_secs(10);
     let typed = sessions::call(ctx, &e, &Request::Write { data: line.clone() }, t)?;
     let enter = sessions::call(ctx, &e, &Request::Write { data: "\r".into() }, t)?;
@@ -57,6 +60,18 @@ pub fn send_line(ctx: &Ctx, p: &Params) -> Result<Value> {
         "typed": {"ok": true, "bytes_written": typed["bytes_written"]},
         "enter": {"ok": true, "bytes_written": enter["bytes_written"]},
     }))
+}
+
+/// Type raw `data` into a local session: no escape processing, no Enter appended (the
+/// bridge API's `POST /pty/write`, e.g. Ctrl-C or a `y` answer). Dangerous-command blocking
+/// still applies. The `write` action itself stays deprecated.
+pub fn write_raw(ctx: &Ctx, session: &str, data: &str) -> Result<Value> {
+    check_size("data", data)?;
+    check_safe(data)?;
+    let e = sessions::resolve(ctx, session)?;
+    let req = Request::Write { data: data.into() };
+    let v = sessions::call(ctx, &e, &req, Duration::from_secs(10))?;
+    Ok(json!({"ok": true, "session_id": e.session_id, "bytes_written": v["bytes_written"]}))
 }
 
 /// Run `read`.
@@ -76,6 +91,9 @@ pub fn read(ctx: &Ctx, p: &Params) -> Result<Value> {
         )));
     }
     let e = sessions::target(ctx, p, false)?;
+    if crate::bridge::is_remote(&e) {
+        return crate::bridge::read(&e, timeout, max, p.strip_ansi.unwrap_or(false));
+    }
     let req = Request::Read {
         since: p.since,
         max_bytes: max,
@@ -109,6 +127,8 @@ pub fn read(ctx: &Ctx, p: &Params) -> Result<Value> {
         "next_offset": body.next_offset,
         "dropped": body.dropped,
         "exit_code": body.exit_code,
+        "screen": body.screen,
+        "terminal_state": body.terminal_state,
     }))
 }
 
@@ -136,6 +156,8 @@ fn saved_read(ctx: &Ctx, id: &str, since: Option<u64>, max: usize) -> Option<Rea
         bytes_read: s.bytes.len(),
         alive: false,
         exit_code: meta.exit_code,
+        screen: None,
+        terminal_state: None,
     })
 }
 

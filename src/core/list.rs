@@ -21,6 +21,14 @@ pub fn session_json(e: &RegistryEntry, live: &Liveness) -> Value {
             v["busy"] = json!(s.talking || s.foreground_pid.is_some() || !s.at_prompt);
             v["foreground_command"] = json!(s.foreground_command);
             v["output_offset"] = json!(s.output_offset);
+            // `state` keeps its meaning (running/exited/dead); the terminal's own state —
+            // prompt, running or full_screen — is `terminal_state`.
+            if let Some(t) = &s.terminal_state {
+                v["terminal_state"] = json!(t);
+            }
+            if let Some(sc) = &s.screen {
+                v["screen"] = json!(sc);
+            }
         }
         Liveness::Exited {
             exit_code,

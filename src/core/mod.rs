@@ -14,6 +14,7 @@ pub mod registered;
 pub mod routing;
 pub mod sessions;
 pub mod talk;
+pub mod term;
 pub mod trail;
 
 use crate::api::{Action, Params};
@@ -55,6 +56,7 @@ fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
         Action::Create => create::create(ctx, p),
         Action::SendLine => io::send_line(ctx, p),
         Action::Read => io::read(ctx, p),
+        Action::TermRead => term::term_read(ctx, p),
         Action::Talk | Action::Run => talk::talk(ctx, p),
         Action::Resize => control::resize(ctx, p),
         Action::Kill => control::kill(ctx, p),

@@ -100,6 +100,9 @@ pub fn run(
     mut t: Prepared,
     mut progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
 ) -> Result<Value> {
+    if crate::bridge::is_remote(&t.entry) {
+        return crate::bridge::talk(&t.entry, &t.req);
+    }
     t.req.progress_ms = progress.as_ref().map(|(d, _)| d.as_millis() as u64);
     let io_timeout = Duration::from_millis(t.req.timeout_ms + 15_000);
     let mut attempt = |e: &RegistryEntry| -> Result<Value> {
@@ -143,6 +146,8 @@ pub fn run(
         "truncated": b.truncated,
         "start_offset": b.start_offset,
         "end_offset": b.end_offset,
+        "screen": b.screen,
+        "terminal_state": b.terminal_state,
     }))
 }
 

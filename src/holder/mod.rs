@@ -10,6 +10,7 @@
 pub mod markers;
 pub mod persist;
 pub mod ring;
+pub mod screen;
 pub mod server;
 pub mod session;
 pub mod shell;

@@ -116,6 +116,7 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {
                 .map(|_| serde_json::json!({"cols": cols, "rows": rows})),
         ),
         Request::Kill { grace_ms } => Reply::ok(shared.kill(grace_ms)),
+        Request::TermRead(t) => result(shared.term_read(&t)),
     }
 }
 

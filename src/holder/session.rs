@@ -5,10 +5,12 @@
 
 use super::markers::{MarkKind, MarkerScanner, SentinelMatcher};
 use super::ring::{self, Ring};
+use super::screen::{self, Screen};
 use super::shell::{Integration, ShellKind, typed_command};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{
-    KillBody, ProgressBody, ReadBody, StatusBody, TalkBody, TalkRequest, WriteBody,
+    CursorPos, KillBody, ProgressBody, ReadBody, ScreenInfo, StatusBody, TalkBody, TalkRequest,
+    TermReadBody, TermReadRequest, WriteBody,
 };
 use portable_pty::{MasterPty, PtySize};
 use serde_json::json;
@@ -64,6 +66,10 @@ impl Capture {
 pub struct State {
     /// The output ring.
     pub ring: Ring,
+    /// The terminal-emulator screen, fed the same bytes as the ring.
+    pub screen: Screen,
+    /// Lines of scrollback the screen keeps.
+    pub scrollback: usize,
     scanner: MarkerScanner,
     /// Completion method in force.
     pub integration: Integration,
@@ -131,6 +137,8 @@ impl Shared {
         Arc::new(Self {
             state: Mutex::new(State {
                 ring: Ring::new(buffer_size),
+                screen: Screen::new(cols, rows, screen::scrollback_from_env()),
+                scrollback: screen::scrollback_from_env(),
                 scanner: MarkerScanner::new(),
                 integration: kind.integration(),
                 at_prompt: false,
@@ -209,6 +217,7 @@ impl Shared {
         let st = &mut *st;
         let off = st.ring.end();
         st.ring.push(chunk);
+        st.screen.feed(chunk);
         if let Some(c) = st.capture.as_mut() {
             c.push(chunk);
         }
@@ -324,7 +333,10 @@ impl Shared {
     pub fn status(&self) -> StatusBody {
         let fg = self.foreground_other();
         let st = self.lock();
+        let (screen, terminal_state) = screen_state(&st, fg.is_some());
         StatusBody {
+            screen: Some(screen),
+            terminal_state: Some(terminal_state.into()),
             pid: self.pid,
             holder_pid: std::process::id(),
             alive: st.exit.is_none(),
@@ -357,6 +369,7 @@ impl Shared {
     /// `Read`: wait up to `timeout_ms` for data (past `since` when given), then return it.
     pub fn read(&self, since: Option<u64>, max_bytes: usize, timeout_ms: u64) -> ReadBody {
         let deadline = Instant::now() + Duration::from_millis(timeout_ms);
+        let fg = self.foreground_other().is_some();
         let mut st = self.lock();
         loop {
             let has = match since {
@@ -381,6 +394,7 @@ impl Shared {
             slice.bytes.drain(..skip);
             slice.start += skip as u64;
         }
+        let (screen, terminal_state) = screen_state(&st, fg);
         let live_end = slice.start + slice.bytes.len() as u64 == st.ring.end();
         if live_end && st.exit.is_none() {
             let keep = slice.bytes.len() - ring::incomplete_utf8_tail(&slice.bytes);
@@ -394,7 +408,58 @@ impl Shared {
             bytes_read: slice.bytes.len(),
             alive: st.exit.is_none(),
             exit_code: st.exit.as_ref().map(|e| e.code),
+            screen: Some(screen),
+            terminal_state: Some(terminal_state.into()),
         }
+    }
+
+    /// `TermRead`: render the screen model (no history replay; cost ∝ lines returned).
+    pub fn term_read(&self, req: &TermReadRequest) -> Result<TermReadBody> {
+        let mode = screen::Mode::parse(&req.mode).ok_or_else(|| {
+            Error::invalid(format!(
+                "mode {:?} must be tail, viewport or delta",
+                req.mode
+            ))
+        })?;
+        let fg = self.foreground_other().is_some();
+        let mut st = self.lock();
+        let q = screen::Query {
+            mode,
+            max_lines: req.max_lines.max(1),
+            max_chars: req.max_chars.max(1),
+            merge_wrapped: req.merge_wrapped,
+            marker_id: req.marker_id,
+        };
+        let v = st.screen.read(&q).map_err(|screen::UnknownMarker(id)| {
+            Error::invalid(format!(
+                "marker_id {id} is unknown to session {} (markers live in its holder and only \
+                 the newest {} are kept); call term_read mode=delta without marker_id to start over",
+                self.session_id,
+                screen::MAX_MARKERS
+            ))
+            .with_details(json!({"session_id": self.session_id, "marker_id": id}))
+        })?;
+        let (info, state) = screen_state(&st, fg);
+        Ok(TermReadBody {
+            lines: v.lines,
+            truncated: v.truncated,
+            dropped_chars: v.dropped_chars as u64,
+            cursor_line: v.cursor_line,
+            cursor_col: v.cursor_col as u64,
+            viewport_y: v.viewport_y,
+            rows: v.rows as u64,
+            cols: v.cols as u64,
+            buffer_type: info.buffer_type,
+            first_line: v.first_line,
+            marker_id: v.marker_id,
+            marker_line: v.marker_line,
+            marker_disposed: v.marker_disposed,
+            lines_lost: v.lines_lost,
+            more: v.more,
+            title: info.title,
+            terminal_state: state.into(),
+            scrollback: st.scrollback as u64,
+        })
     }
 
     /// `Resize`.
@@ -412,6 +477,7 @@ impl Shared {
         let mut st = self.lock();
         st.cols = cols;
         st.rows = rows;
+        st.screen.resize(cols, rows);
         st.dirty = true;
         Ok(())
     }
@@ -491,6 +557,30 @@ impl Shared {
         }
         if let Some(exit) = st.exit.clone() {
             return Err(self.exited_error(&exit));
+        }
+        if st.screen.alternate() {
+            // An editor, pager or TUI owns the screen: typing a command would edit its buffer.
+            let fg = self.foreground_other();
+            let what = match &fg {
+                Some((_, Some(name))) => format!("`{name}`"),
+                Some((pid, None)) => format!("pid {pid}"),
+                None => "a full-screen program".into(),
+            };
+            return Err(Error::new(
+                ErrorCode::PtyBusy,
+                format!(
+                    "{} is busy: {what} is running full-screen (alternate screen); talk would type \
+                     into it. Read it with term_read mode=viewport, drive it with send_line, or \
+                     quit it first (e.g. send_line data=\"q\" for a pager)",
+                    self.session_id
+                ),
+            )
+            .with_details(json!({
+                "session_id": self.session_id,
+                "terminal_state": "full_screen",
+                "foreground_pid": fg.as_ref().map(|f| f.0),
+                "foreground_command": fg.and_then(|f| f.1),
+            })));
         }
         if let Some((pid, name)) = self.foreground_other() {
             let what = name.clone().unwrap_or_else(|| format!("pid {pid}"));
@@ -636,6 +726,8 @@ impl Shared {
         let cap = st.capture.take();
         st.talking = false;
         let end_offset = st.ring.end();
+        // The shell is back at its prompt when the talk completed (no foreground program).
+        let (screen_after, state_after) = screen_state(&st, outcome.is_err());
         drop(st);
         self.cond.notify_all();
         let Some(cap) = cap else {
@@ -656,6 +748,8 @@ impl Shared {
                     truncated: cap.truncated || cap.base > from,
                     start_offset: begin,
                     end_offset,
+                    screen: Some(screen_after),
+                    terminal_state: Some(state_after.into()),
                 })
             }
             Err(stop) => {
@@ -722,6 +816,34 @@ impl Shared {
         drop(st);
         self.cond.notify_all();
     }
+}
+
+/// The screen summary and the terminal state (`prompt` | `running` | `full_screen`);
+/// `foreground` says a program other than the shell holds the terminal.
+fn screen_state(st: &State, foreground: bool) -> (ScreenInfo, &'static str) {
+    let alternate = st.screen.alternate();
+    let (line, col) = st.screen.cursor();
+    let info = ScreenInfo {
+        buffer_type: if alternate { "alternate" } else { "normal" }.into(),
+        title: st.screen.title().map(str::to_string),
+        cursor: CursorPos {
+            line: line as u64,
+            col: col as u64,
+        },
+    };
+    let at_prompt = match st.integration {
+        // Shell integration says where the prompt is; the sentinel method cannot tell.
+        Integration::Osc133 => st.at_prompt,
+        Integration::Sentinel => true,
+    };
+    let state = if alternate {
+        "full_screen"
+    } else if at_prompt && !foreground && !st.talking {
+        "prompt"
+    } else {
+        "running"
+    };
+    (info, state)
 }
 
 /// How a talk stopped without completing.

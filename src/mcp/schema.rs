@@ -16,9 +16,9 @@ pub const TOOL_NAME: &str = "k_pty";
 /// The tool's arguments: the action and its parameters, flat.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct KptyArgs {
-    /// What to do: help | list | create | send_line | read | talk | run (alias of talk) |
-    /// resize | kill | write (deprecated). Start with create, then talk; read output with
-    /// read (raw, incremental via since/next_offset).
+    /// What to do: help | list | create | send_line | read | term_read | talk | run (alias of
+    /// talk) | resize | kill | write (deprecated). Start with create, then talk; read output with
+    /// read (raw, incremental via since/next_offset) or term_read (the rendered screen).
     pub action: Action,
     /// The action's parameters.
     #[serde(flatten)]
@@ -29,8 +29,9 @@ const DESCRIPTION: &str = "Drive live terminal (PTY) sessions that persist acros
 processes. `talk` runs a command in a session and returns its clean output and exit_code \
 (completion detected from the shell itself); `create` starts a session (returns session_id); \
 `send_line` types a line + Enter (for prompts, REPLs, Ctrl-C as \\x03); `read` returns raw \
-recent output, or everything after `since` (use next_offset); `list` shows sessions and their \
-state; `resize`; `kill`. Without session_id, talk/read/send_line use a default session. Every \
+recent output, or everything after `since` (use next_offset); `term_read` returns the rendered \
+screen as text (mode tail | viewport | delta with marker_id; for TUIs, pagers, progress bars); \
+`list` shows sessions and their state (terminal_state prompt | running | full_screen); `resize`; `kill`. Without session_id, talk/read/send_line use a default session. Every \
 result is a JSON object with `ok`; failures carry `error_code` (PTY_TIMEOUT with \
 details.partial_output, PTY_BUSY, PTY_SESSION_NOT_FOUND, DANGEROUS_COMMAND_BLOCKED …).";
 

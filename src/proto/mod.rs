@@ -69,6 +69,94 @@ pub enum Request {
         #[serde(default)]
         interrupt: bool,
     },
+    /// Read the terminal screen (`term_read`). Holders older than this variant answer an
+    /// "unknown request" error.
+    TermRead(TermReadRequest),
+}
+
+/// The `term_read` request (validated and capped by the core).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TermReadRequest {
+    /// `tail`, `viewport` or `delta`.
+    pub mode: String,
+    /// Most lines.
+    pub max_lines: usize,
+    /// Most characters of text.
+    pub max_chars: usize,
+    /// Join soft-wrapped rows.
+    #[serde(default = "yes")]
+    pub merge_wrapped: bool,
+    /// Delta: the previous call's marker.
+    #[serde(default)]
+    pub marker_id: Option<u64>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The screen's state as `list`, `read` and `talk` report it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ScreenInfo {
+    /// `normal` or `alternate`.
+    pub buffer_type: String,
+    /// The last OSC 0/2 title.
+    pub title: Option<String>,
+    /// The cursor: visible row (0-based) and column.
+    pub cursor: CursorPos,
+}
+
+/// A cursor position on the visible screen (0-based).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CursorPos {
+    /// Row.
+    pub line: u64,
+    /// Column.
+    pub col: u64,
+}
+
+/// What `TermRead` returns (the core adds redaction and the final caps).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TermReadBody {
+    /// The lines (soft wraps joined unless asked otherwise; trailing blanks trimmed).
+    pub lines: Vec<String>,
+    /// The character cap cut something.
+    pub truncated: bool,
+    /// Characters cut by the cap.
+    pub dropped_chars: u64,
+    /// Absolute line of the cursor (row on the alternate screen).
+    pub cursor_line: u64,
+    /// Cursor column.
+    pub cursor_col: u64,
+    /// Absolute line of the top visible row (0 on the alternate screen).
+    pub viewport_y: u64,
+    /// Rows.
+    pub rows: u64,
+    /// Columns.
+    pub cols: u64,
+    /// `normal` or `alternate`.
+    pub buffer_type: String,
+    /// Absolute line of the first returned line.
+    pub first_line: u64,
+    /// The new marker.
+    pub marker_id: u64,
+    /// The absolute line it points at.
+    pub marker_line: u64,
+    /// The given marker's line had left the scrollback.
+    pub marker_disposed: bool,
+    /// Lines lost to the scrollback limit since the given marker.
+    pub lines_lost: u64,
+    /// Delta: more lines wait past the caps.
+    pub more: bool,
+    /// The last OSC 0/2 title.
+    pub title: Option<String>,
+    /// `prompt`, `running` or `full_screen`.
+    pub terminal_state: String,
+    /// Lines of scrollback the holder keeps.
+    pub scrollback: u64,
 }
 
 fn default_grace() -> u64 {
@@ -186,6 +274,10 @@ pub struct StatusBody {
     pub protocol_version: u32,
     /// kpty version of the holder.
     pub kpty_version: String,
+    /// The screen (absent from holders without a screen model).
+    pub screen: Option<ScreenInfo>,
+    /// `prompt`, `running` or `full_screen` (absent from older holders).
+    pub terminal_state: Option<String>,
 }
 
 /// What `Write` returns.
@@ -213,6 +305,10 @@ pub struct ReadBody {
     pub alive: bool,
     /// Exit code once it ended.
     pub exit_code: Option<i32>,
+    /// The screen (absent from older holders).
+    pub screen: Option<ScreenInfo>,
+    /// `prompt`, `running` or `full_screen` (absent from older holders).
+    pub terminal_state: Option<String>,
 }
 
 /// What `Talk` returns.
@@ -237,6 +333,10 @@ pub struct TalkBody {
     pub start_offset: u64,
     /// Absolute offset after the talk.
     pub end_offset: u64,
+    /// The screen after the talk (absent from older holders).
+    pub screen: Option<ScreenInfo>,
+    /// `prompt`, `running` or `full_screen` after the talk (absent from older holders).
+    pub terminal_state: Option<String>,
 }
 
 /// What `Kill` returns.

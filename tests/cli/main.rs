@@ -9,12 +9,15 @@
 //!   and odd output.
 //! - `io` — send-line, read (waiting, offsets, dropped bytes, strip-ansi), escapes, resize.
 //! - `errors` — error codes and exit codes, parameter checks, dangerous commands, corrupt state.
+//! - `term` — term-read: tail/viewport/delta, markers, caps, redaction, full-screen state.
 //! - `mcp` — `kpty mcp` through rmcp's client: schema, actions, errors, progress, cancellation.
+//! - `bridge` — desktop sessions through `kpty serve`: routing, refusals, the secret, the API.
 //! - `assets`, `snapshots` — generated files are fresh; help texts and JSON shapes.
 
 mod support;
 
 mod assets;
+mod bridge;
 mod snapshots;
 
 mod errors;
@@ -23,3 +26,4 @@ mod mcp;
 mod routing;
 mod sessions;
 mod talk;
+mod term;

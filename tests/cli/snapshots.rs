@@ -33,6 +33,9 @@ fn shape(v: &Value) -> Value {
         "shell",
         "bytes_read",
         "ts",
+        // The cursor (col, line) when a talk completes races the prompt being drawn.
+        "col",
+        "line",
     ];
     crate::support::mask(v, VOLATILE, &|k, x| match x {
         Value::Number(_) => Value::String(format!("[{k}:number]")),

@@ -1,0 +1,133 @@
+//! One blocking JSON call to a bridge: proxy off, a global deadline per call, the desktop
+//! secret header, and every failure mapped to a kpty error — unreachable → `BRIDGE_UNAVAILABLE`,
+//! a failure status or an unreadable body → `BRIDGE_ERROR`, a kpty error answer passed through.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::store::RegistryEntry;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// The header that carries the shared secret (the seeds' name).
+pub const SECRET_HEADER: &str = "X-Kuroryuu-Desktop-Secret";
+/// The environment variable holding the secret a bridge expects.
+pub const SECRET_ENV: &str = "KURORYUU_DESKTOP_SECRET";
+/// How much of a failing answer's body an error quotes.
+const BODY_QUOTE: usize = 200;
+/// Largest answer read (a `read` or `talk` carries at most a few MiB of output).
+const MAX_ANSWER: u64 = 64 << 20;
+
+/// The bridge URL of a registered session: its `desktop_url`, else `KURORYUU_DESKTOP_URL`.
+pub fn base_url(e: &RegistryEntry) -> Result<String> {
+    e.extra
+        .get("desktop_url")
+        .and_then(Value::as_str)
+        .map(String::from)
+        .or_else(|| std::env::var("KURORYUU_DESKTOP_URL").ok())
+        .filter(|u| !u.is_empty())
+        .map(|u| u.trim_end_matches('/').to_string())
+        .ok_or_else(|| {
+            Error::new(
+                ErrorCode::BridgeUnavailable,
+                format!(
+                    "session {} ({}) has no bridge URL: register it again with --desktop-url",
+                    e.session_id, e.source
+                ),
+            )
+            .with_details(json!({"session_id": e.session_id}))
+        })
+}
+
+/// `POST {bridge}{path}` with `body`, answering within `timeout`; returns the answer's JSON
+/// object (which may still say `ok: false` without a kpty error code).
+pub fn post(e: &RegistryEntry, path: &str, body: &Value, timeout: Duration) -> Result<Value> {
+    let base = base_url(e)?;
+    let url = format!("{base}{path}");
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .proxy(None)
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut req = agent.post(&url);
+    if let Ok(secret) = std::env::var(SECRET_ENV)
+        && !secret.is_empty()
+    {
+        req = req.header(SECRET_HEADER, &secret);
+    }
+    let unavailable = |err: ureq::Error| {
+        Error::new(
+            ErrorCode::BridgeUnavailable,
+            format!("the bridge {base} of session {} cannot be reached ({err}); is the desktop app (or `kpty serve`) running there?", e.session_id),
+        )
+        .with_details(json!({"session_id": e.session_id, "desktop_url": base, "url": url}))
+    };
+    let mut resp = req.send_json(body).map_err(unavailable)?;
+    let status = resp.status().as_u16();
+    let text = match resp
+        .body_mut()
+        .with_config()
+        .limit(MAX_ANSWER)
+        .read_to_string()
+    {
+        Ok(t) => t,
+        Err(ureq::Error::BodyExceedsLimit(n)) => {
+            return Err(Error::new(
+                ErrorCode::BridgeError,
+                format!("the bridge {url} answered more than {n} bytes (HTTP {status})"),
+            )
+            .with_details(
+                json!({"session_id": e.session_id, "desktop_url": base, "status": status}),
+            ));
+        }
+        Err(err) => return Err(unavailable(err)),
+    };
+    let bridge_error = |why: &str| {
+        let quote: String = text.chars().take(BODY_QUOTE).collect();
+        Error::new(
+            ErrorCode::BridgeError,
+            format!("the bridge {url} answered {why} (HTTP {status}): {quote}"),
+        )
+        .with_details(
+            json!({"session_id": e.session_id, "desktop_url": base, "status": status, "body": quote}),
+        )
+    };
+    let ok_status = (200..300).contains(&status);
+    match serde_json::from_str::<Value>(&text) {
+        Ok(v @ Value::Object(_)) => match kpty_error(&v, &base) {
+            Some(err) => Err(err),
+            None if ok_status => Ok(v),
+            None => Err(bridge_error("with a failure")),
+        },
+        _ if ok_status => Err(bridge_error("with malformed JSON")),
+        _ => Err(bridge_error("with a failure")),
+    }
+}
+
+/// An answer `{ok:false, error_code}` with a code kpty knows, as that error (a kpty bridge
+/// answers so; the message names the bridge).
+fn kpty_error(v: &Value, base: &str) -> Option<Error> {
+    if v["ok"] != Value::Bool(false) {
+        return None;
+    }
+    let code: ErrorCode = serde_json::from_value(v["error_code"].clone()).ok()?;
+    let msg = v["message"].as_str().or(v["error"].as_str()).unwrap_or("");
+    let mut err = Error::new(code, format!("bridge {base}: {msg}"));
+    err.details = v.get("details").cloned();
+    Some(err)
+}
+
+/// A non-kpty `{ok:false, error}` answer as `BRIDGE_ERROR`.
+pub fn refused(e: &RegistryEntry, path: &str, v: &Value) -> Error {
+    let why = v["error"]
+        .as_str()
+        .or(v["message"].as_str())
+        .unwrap_or("no reason given");
+    Error::new(
+        ErrorCode::BridgeError,
+        format!(
+            "the bridge of session {} refused {path}: {why}",
+            e.session_id
+        ),
+    )
+    .with_details(json!({"session_id": e.session_id, "answer": v}))
+}

@@ -1,0 +1,177 @@
+//! Sessions kpty does not hold itself (`source != "local"`, e.g. a desktop app's), reached
+//! through their HTTP bridge (seed 000 §6): `send_line`, `talk`, `read` and the terminal
+//! buffer map onto `POST /pty/write|talk|read|buffer`, answering the local actions' JSON
+//! shapes as far as a bridge can fill them. Desktop terminals are not resized from here.
+//! The core calls in with one early branch per action; nothing here knows of holders.
+
+pub mod client;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::proto::TalkRequest;
+use crate::store::RegistryEntry;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// Deadline of a bridge call other than `talk`.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+/// What a `talk` through a bridge may take beyond its own `timeout_ms`.
+pub const TALK_GRACE: Duration = Duration::from_secs(5);
+
+/// True when `e` lives behind a bridge rather than in a kpty holder.
+pub fn is_remote(e: &RegistryEntry) -> bool {
+    e.source != "local"
+}
+
+/// `send_line`: the (checked, escape-processed) line, then Enter, as two raw writes.
+pub fn send_line(e: &RegistryEntry, line: &str) -> Result<Value> {
+    let typed = write(e, line)?;
+    let enter = write(e, "\r")?;
+    Ok(json!({
+        "ok": true,
+        "session_id": e.session_id,
+        "typed": {"ok": true, "bytes_written": typed},
+        "enter": {"ok": true, "bytes_written": enter},
+    }))
+}
+
+/// One `POST /pty/write`; the bytes written (as the bridge reports, else the data's length).
+fn write(e: &RegistryEntry, data: &str) -> Result<u64> {
+    let v = client::post(
+        e,
+        "/pty/write",
+        &json!({"session_id": e.session_id, "data": data}),
+        CALL_TIMEOUT,
+    )?;
+    if v["ok"] == false {
+        return Err(client::refused(e, "/pty/write", &v));
+    }
+    Ok(v["bytes_written"].as_u64().unwrap_or(data.len() as u64))
+}
+
+/// `talk` through `POST /pty/talk`, in the local talk's shape (`completion: "bridge"`; the
+/// offsets are unknown; `exit_code` only when the bridge reports one, as `kpty serve` does).
+/// No sentinel found (or `ok: false`) is `PTY_TIMEOUT` with `details.partial_output`.
+pub fn talk(e: &RegistryEntry, req: &TalkRequest) -> Result<Value> {
+    let sentinel = req.sentinel.clone().unwrap_or_else(|| {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        format!("__KR_DONE_{}__", &id[..12])
+    });
+    let started = Instant::now();
+    let v = client::post(
+        e,
+        "/pty/talk",
+        &json!({"session_id": e.session_id, "command": req.command, "sentinel": sentinel, "timeout_ms": req.timeout_ms}),
+        Duration::from_millis(req.timeout_ms) + TALK_GRACE,
+    )?;
+    let duration_ms = started.elapsed().as_millis() as u64;
+    let raw = v["output"].as_str().unwrap_or_default();
+    let output = crate::text::clean_text(raw.as_bytes());
+    if v["ok"] != true || v["sentinel_found"] == false {
+        return Err(Error::new(
+            ErrorCode::PtyTimeout,
+            format!(
+                "the command in session {} did not finish within {} ms (its bridge found no completion)",
+                e.session_id, req.timeout_ms
+            ),
+        )
+        .with_details(json!({
+            "session_id": e.session_id, "command": req.command, "partial_output": output,
+            "timeout_ms": req.timeout_ms, "duration_ms": duration_ms, "sentinel": sentinel,
+            "completion": "bridge", "bridge_error": v.get("error"),
+        })));
+    }
+    Ok(json!({
+        "ok": true,
+        "session_id": e.session_id,
+        "output": output,
+        "sentinel": sentinel,
+        "raw_output": raw,
+        "exit_code": v["exit_code"].as_i64(),
+        "duration_ms": v["duration_ms"].as_u64().unwrap_or(duration_ms),
+        "completion": "bridge",
+        "truncated": v["truncated"].as_bool().unwrap_or(false),
+        "start_offset": null,
+        "end_offset": null,
+    }))
+}
+
+/// `read` through `POST /pty/read`: what the session prints during the bridge's window (at
+/// most 5 s there), in the local read's shape; `since` does not apply (offsets are null), and
+/// only the last `max_bytes` are kept.
+pub fn read(e: &RegistryEntry, timeout_ms: u64, max_bytes: usize, strip: bool) -> Result<Value> {
+    let v = client::post(
+        e,
+        "/pty/read",
+        &json!({"session_id": e.session_id, "timeout_ms": timeout_ms}),
+        Duration::from_millis(timeout_ms.min(5_000)) + CALL_TIMEOUT,
+    )?;
+    if v["ok"] == false {
+        return Err(client::refused(e, "/pty/read", &v));
+    }
+    let mut output = v["output"].as_str().unwrap_or_default().to_string();
+    let mut bytes_read = v["bytes_read"].as_u64().unwrap_or(output.len() as u64);
+    if output.len() > max_bytes {
+        let mut cut = output.len() - max_bytes;
+        while !output.is_char_boundary(cut) {
+            cut += 1;
+        }
+        output.drain(..cut);
+        bytes_read = output.len() as u64;
+    }
+    if strip {
+        output = crate::text::strip_ansi(output.as_bytes());
+    }
+    Ok(json!({
+        "ok": true,
+        "session_id": e.session_id,
+        "output": output,
+        "bytes_read": bytes_read,
+        "session_alive": true,
+        "start_offset": null,
+        "next_offset": null,
+        "dropped": null,
+        "exit_code": null,
+    }))
+}
+
+/// What `POST /pty/buffer` takes (seed 000 §6), for `term_read` of a bridged session.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BufferParams {
+    /// `tail`, `viewport` or `delta`.
+    pub mode: String,
+    /// Most lines to return.
+    pub max_lines: u32,
+    /// Join soft-wrapped lines.
+    pub merge_wrapped: bool,
+    /// For `delta`: the marker to read from.
+    pub marker_id: Option<Value>,
+}
+
+/// The terminal buffer snapshot from `POST /pty/buffer`, as the bridge answers it (the
+/// caller applies its caps and redaction).
+pub fn buffer(e: &RegistryEntry, p: &BufferParams) -> Result<Value> {
+    let v = client::post(
+        e,
+        "/pty/buffer",
+        &json!({"session_id": e.session_id, "mode": p.mode, "max_lines": p.max_lines,
+                "merge_wrapped": p.merge_wrapped, "marker_id": p.marker_id}),
+        CALL_TIMEOUT,
+    )?;
+    if v["ok"] == false {
+        return Err(client::refused(e, "/pty/buffer", &v));
+    }
+    Ok(v)
+}
+
+/// `resize` of a bridged session: refused, as in the seeds.
+pub fn resize_disabled(e: &RegistryEntry) -> Error {
+    Error::new(
+        ErrorCode::DesktopResizeDisabled,
+        format!(
+            "session {} is a {} terminal: resize it in the desktop UI (kpty does not resize terminals it does not hold)",
+            e.session_id, e.source
+        ),
+    )
+    .with_details(json!({"session_id": e.session_id, "source": e.source}))
+}

@@ -1,0 +1,251 @@
+//! `term_read`: the rendered terminal screen of a session (no escape codes) — the last lines
+//! of scrollback + screen (`tail`), the visible screen (`viewport`), or only what was added
+//! since a marker (`delta`). Local sessions are rendered by their holder's screen model;
+//! bridged (desktop) sessions by their bridge's `POST /pty/buffer`. Either way the caps and
+//! secret redaction are applied here, before anything is returned.
+
+use super::{Ctx, config, sessions};
+use crate::error::{Error, ErrorCode, Result};
+use crate::proto::{Request, TermReadBody, TermReadRequest};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// Default `max_lines`.
+pub const DEFAULT_MAX_LINES: usize = 40;
+/// Largest `max_lines`.
+pub const MAX_LINES: usize = 200;
+/// Default `max_chars`.
+pub const DEFAULT_MAX_CHARS: usize = 12_000;
+/// Largest `max_chars`.
+pub const MAX_CHARS: usize = 50_000;
+
+/// The validated request (caps applied: values above a cap are lowered to it).
+pub fn request(p: &crate::api::Params) -> Result<TermReadRequest> {
+    let mode = p.mode.clone().unwrap_or_else(|| "tail".into());
+    if !matches!(mode.as_str(), "tail" | "viewport" | "delta") {
+        return Err(Error::invalid(format!(
+            "mode {mode:?} must be tail, viewport or delta"
+        )));
+    }
+    let max_lines = p.max_lines.unwrap_or(DEFAULT_MAX_LINES);
+    let max_chars = p.max_chars.unwrap_or(DEFAULT_MAX_CHARS);
+    if max_lines == 0 || max_chars == 0 {
+        return Err(Error::invalid("max_lines and max_chars must be at least 1"));
+    }
+    if p.marker_id.is_some() && mode != "delta" {
+        return Err(Error::invalid(
+            "marker_id is only used with mode=delta (every term_read returns a new marker_id)",
+        ));
+    }
+    Ok(TermReadRequest {
+        mode,
+        max_lines: max_lines.min(MAX_LINES),
+        max_chars: max_chars.min(MAX_CHARS),
+        merge_wrapped: p.merge_wrapped.unwrap_or(true),
+        marker_id: p.marker_id,
+    })
+}
+
+/// Run `term_read`.
+pub fn term_read(ctx: &Ctx, p: &crate::api::Params) -> Result<Value> {
+    if config::term_buffer_access() == "off" {
+        return Err(Error::new(
+            ErrorCode::TermReadDisabled,
+            "term_read is disabled (KURORYUU_TERM_BUFFER_ACCESS=off); set it to on, or use read",
+        ));
+    }
+    let req = request(p)?;
+    let e = sessions::target(ctx, p, false)?;
+    if crate::bridge::is_remote(&e) {
+        return bridged(&e, &req);
+    }
+    let v = sessions::call(
+        ctx,
+        &e,
+        &Request::TermRead(req.clone()),
+        Duration::from_secs(10),
+    )
+    .map_err(|err| {
+        if err.code == ErrorCode::InvalidParams && err.message.contains("unknown or malformed") {
+            Error::new(
+                ErrorCode::PtyReadFailed,
+                format!(
+                    "the holder of {} predates term_read (it was started by an older kpty); \
+                         recreate the session to read its screen",
+                    e.session_id
+                ),
+            )
+        } else {
+            err
+        }
+    })?;
+    let b: TermReadBody = serde_json::from_value(v).map_err(|err| {
+        Error::new(
+            ErrorCode::PtyReadFailed,
+            format!("malformed term_read reply: {err}"),
+        )
+    })?;
+    let (lines, text, truncated, dropped) =
+        finish(b.lines, req.max_chars, b.truncated, b.dropped_chars);
+    let mut out = json!({
+        "ok": true,
+        "session_id": e.session_id,
+        "mode": req.mode,
+        "text": text,
+        "lines": lines,
+        "truncated": truncated,
+        "dropped_chars": dropped,
+        "cursor_line": b.cursor_line,
+        "cursor_col": b.cursor_col,
+        "viewport_y": b.viewport_y,
+        "rows": b.rows,
+        "cols": b.cols,
+        "buffer_type": b.buffer_type,
+        "first_line": b.first_line,
+        "marker_id": b.marker_id,
+        "marker_line": b.marker_line,
+        "marker_disposed": b.marker_disposed,
+        "title": b.title,
+        "terminal_state": b.terminal_state,
+        "scrollback": b.scrollback,
+    });
+    if req.mode == "delta" {
+        out["lines_lost"] = json!(b.lines_lost);
+        out["more"] = json!(b.more);
+    }
+    Ok(out)
+}
+
+/// Redact, then enforce `max_chars` again (redaction can lengthen a line): returns the lines,
+/// the text, and the truncation fields.
+fn finish(
+    lines: Vec<String>,
+    max_chars: usize,
+    truncated: bool,
+    dropped: u64,
+) -> (Vec<String>, String, bool, u64) {
+    let mut lines: Vec<String> = lines
+        .into_iter()
+        .map(|l| crate::safety::redact(&l).into_owned())
+        .collect();
+    let mut dropped = dropped;
+    let mut total: usize =
+        lines.iter().map(|l| l.chars().count()).sum::<usize>() + lines.len().saturating_sub(1);
+    while total > max_chars {
+        let count = lines.len();
+        let Some(last) = lines.last_mut() else { break };
+        let n = last.chars().count();
+        let over = total - max_chars;
+        if over > n && count > 1 {
+            lines.pop();
+            total -= n + 1;
+            dropped += (n + 1) as u64;
+        } else {
+            let keep = n.saturating_sub(over);
+            *last = last.chars().take(keep).collect();
+            total -= n - keep;
+            dropped += (n - keep) as u64;
+        }
+    }
+    let text = lines.join("\n");
+    (lines, text, truncated || dropped > 0, dropped)
+}
+
+/// A bridged session's buffer, with kpty's caps and redaction.
+fn bridged(e: &crate::store::RegistryEntry, req: &TermReadRequest) -> Result<Value> {
+    let bp = crate::bridge::BufferParams {
+        mode: req.mode.clone(),
+        max_lines: req.max_lines as u32,
+        merge_wrapped: req.merge_wrapped,
+        marker_id: req.marker_id.map(|m| json!(m)),
+    };
+    let mut v = crate::bridge::buffer(e, &bp)?;
+    let lines: Vec<String> = match v["lines"].as_array() {
+        Some(a) => a
+            .iter()
+            .map(|l| l.as_str().unwrap_or_default().to_string())
+            .collect(),
+        None => v["text"]
+            .as_str()
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect(),
+    };
+    // Keep the newest lines within max_lines, as the local screen does.
+    let skip = lines.len().saturating_sub(req.max_lines);
+    let lines = lines[skip..].to_vec();
+    let already = v["dropped_chars"].as_u64().unwrap_or(0);
+    let (lines, text, truncated, dropped) = finish(lines, req.max_chars, false, already);
+    v["ok"] = json!(true);
+    v["session_id"] = json!(e.session_id);
+    v["mode"] = json!(req.mode);
+    v["text"] = json!(text);
+    v["lines"] = json!(lines);
+    v["truncated"] = json!(truncated || v["truncated"] == true);
+    v["dropped_chars"] = json!(dropped);
+    for k in [
+        "marker_id",
+        "marker_line",
+        "cursor_line",
+        "viewport_y",
+        "rows",
+        "cols",
+    ] {
+        if v.get(k).is_none() {
+            v[k] = Value::Null;
+        }
+    }
+    if v.get("buffer_type").is_none() {
+        v["buffer_type"] = json!("normal");
+    }
+    if v.get("marker_disposed").is_none() {
+        v["marker_disposed"] = json!(false);
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caps_and_defaults() {
+        let p = crate::api::Params::default();
+        let r = request(&p).expect("defaults");
+        assert_eq!(
+            (r.mode.as_str(), r.max_lines, r.max_chars),
+            ("tail", 40, 12_000)
+        );
+        assert!(r.merge_wrapped);
+        let p = crate::api::Params {
+            max_lines: Some(10_000),
+            max_chars: Some(1 << 30),
+            ..Default::default()
+        };
+        let r = request(&p).expect("capped");
+        assert_eq!((r.max_lines, r.max_chars), (200, 50_000));
+        let bad = crate::api::Params {
+            mode: Some("all".into()),
+            ..Default::default()
+        };
+        assert!(request(&bad).is_err());
+    }
+
+    #[test]
+    fn finish_redacts_then_caps() {
+        let lines = vec![
+            "token sk-abcdefghijklmnopqrstuvwx".to_string(),
+            "export GITHUB_TOKEN=abc".into(),
+        ];
+        let (l, text, truncated, dropped) = finish(lines, 1000, false, 0);
+        assert!(!text.contains("sk-abc") && !text.contains("=abc"), "{text}");
+        assert_eq!(l.len(), 2);
+        assert!(!truncated && dropped == 0);
+        let (l, text, truncated, dropped) = finish(vec!["abcdef".into(), "gh".into()], 4, false, 0);
+        assert_eq!(
+            (l.len(), text.as_str(), truncated, dropped),
+            (1, "abcd", true, 5)
+        );
+    }
+}

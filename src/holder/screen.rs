@@ -1,0 +1,835 @@
+//! The terminal-emulator screen inside the holder (`term_read`): the same output stream as the
+//! ring buffer, fed through `avt` (the only module naming it) with a split-safe UTF-8 decoder,
+//! plus a tiny OSC 0/2 title scanner (avt drops titles).
+//!
+//! Lines are numbered absolutely: line `n` is the `n`-th row ever held by the primary screen
+//! (rows evicted from the scrollback, or dropped by a hard reset, keep their numbers), so a
+//! delta marker is just a line number kept in the holder. Every read walks only the lines it
+//! returns (VecDeque iterators skip in O(1)); nothing replays history.
+
+use avt::parser::Function;
+use avt::{Line, Observation, Observer, Operation, ScreenKind, Terminal};
+use std::collections::BTreeMap;
+
+/// Default scrollback (lines), overridden by `KPTY_SCROLLBACK`.
+pub const DEFAULT_SCROLLBACK: usize = 10_000;
+/// Most markers a holder remembers (the oldest are forgotten first).
+pub const MAX_MARKERS: usize = 4096;
+/// Longest title kept (bytes).
+const MAX_TITLE: usize = 512;
+
+/// The scrollback from `KPTY_SCROLLBACK` (0..=1 000 000), else [`DEFAULT_SCROLLBACK`].
+pub fn scrollback_from_env() -> usize {
+    std::env::var("KPTY_SCROLLBACK")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .map_or(DEFAULT_SCROLLBACK, |n| n.min(1_000_000))
+}
+
+/// Which part of the terminal a read returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The last lines of scrollback + screen.
+    Tail,
+    /// The visible screen.
+    Viewport,
+    /// Lines added since a marker.
+    Delta,
+}
+
+impl Mode {
+    /// Parse `tail` | `viewport` | `delta`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "tail" => Some(Self::Tail),
+            "viewport" => Some(Self::Viewport),
+            "delta" => Some(Self::Delta),
+            _ => None,
+        }
+    }
+}
+
+/// A read request (already validated and capped by the core).
+#[derive(Debug, Clone, Copy)]
+pub struct Query {
+    /// Mode.
+    pub mode: Mode,
+    /// Most (logical) lines.
+    pub max_lines: usize,
+    /// Most characters of text (lines joined with `\n`).
+    pub max_chars: usize,
+    /// Join soft-wrapped rows into one line.
+    pub merge_wrapped: bool,
+    /// Delta: the marker from the previous call.
+    pub marker_id: Option<u64>,
+}
+
+/// What a read returns.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct View {
+    /// The lines, trailing blanks trimmed.
+    pub lines: Vec<String>,
+    /// The character cap cut something.
+    pub truncated: bool,
+    /// Characters cut by the character cap.
+    pub dropped_chars: usize,
+    /// Absolute line of the cursor (primary screen); the row on the alternate screen.
+    pub cursor_line: u64,
+    /// Cursor column.
+    pub cursor_col: usize,
+    /// Absolute line of the top visible row (0 on the alternate screen).
+    pub viewport_y: u64,
+    /// Rows.
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+    /// The alternate screen is active.
+    pub alternate: bool,
+    /// Absolute line of the first returned line (primary screen).
+    pub first_line: u64,
+    /// The new marker (every call gets one).
+    pub marker_id: u64,
+    /// The absolute line it points at.
+    pub marker_line: u64,
+    /// The given marker's line had left the scrollback.
+    pub marker_disposed: bool,
+    /// Lines lost between the given marker and the oldest line still held.
+    pub lines_lost: u64,
+    /// Delta: more lines are waiting past `max_lines` / `max_chars` (call again).
+    pub more: bool,
+}
+
+/// An unknown marker id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownMarker(pub u64);
+
+/// The screen model of one session.
+pub struct Screen {
+    term: Terminal,
+    carry: Vec<u8>,
+    text: String,
+    counts: Counts,
+    titles: TitleScanner,
+    markers: BTreeMap<u64, u64>,
+    next_marker: u64,
+}
+
+impl std::fmt::Debug for Screen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Screen")
+            .field("size", &self.term.size())
+            .field("alternate", &self.alternate())
+            .field("counts", &self.counts)
+            .field("title", &self.titles.title)
+            .field("markers", &self.markers.len())
+            .finish()
+    }
+}
+
+/// Line bookkeeping, updated by avt's observer hooks.
+#[derive(Debug, Default)]
+struct Counts {
+    /// Absolute number of the first primary line held.
+    base: u64,
+    /// Lines below this number were lost to the scrollback limit (not to a reset).
+    overflow_end: u64,
+}
+
+impl Observer for Counts {
+    type Output = ();
+
+    fn before(&mut self, cx: &mut Observation<'_>, op: &Operation) {
+        // A hard reset replaces the primary buffer: its lines are gone, numbers move on.
+        if let Operation::Function(Function::Ris) = op {
+            self.base += len(cx.terminal().primary_screen()) as u64;
+        }
+    }
+
+    fn evicted(&mut self, _: &mut Observation<'_>, _: &Line) {
+        self.base += 1;
+        self.overflow_end = self.base;
+    }
+
+    fn end(&mut self, _: &mut Observation<'_>) {}
+}
+
+/// Lines held by a screen (O(1): the VecDeque iterator knows its length).
+fn len(s: avt::Screen<'_>) -> usize {
+    s.all_lines().size_hint().0
+}
+
+impl Screen {
+    /// A screen of `cols`×`rows` keeping `scrollback` lines of history.
+    pub fn new(cols: u16, rows: u16, scrollback: usize) -> Self {
+        let term = Terminal::with_scrollback(
+            usize::from(cols.max(1)),
+            usize::from(rows.max(1)),
+            Some(scrollback),
+        )
+        .unwrap_or_else(|_| unreachable_size());
+        Self {
+            term,
+            carry: Vec::new(),
+            text: String::new(),
+            counts: Counts::default(),
+            titles: TitleScanner::default(),
+            markers: BTreeMap::new(),
+            next_marker: 1,
+        }
+    }
+
+    /// Feed output bytes (any chunking; invalid UTF-8 becomes U+FFFD).
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.titles.feed(chunk);
+        decode_utf8(&mut self.carry, chunk, &mut self.text);
+        if !self.text.is_empty() {
+            self.term.feed_with(self.text.as_str(), &mut self.counts);
+        }
+    }
+
+    /// Resize (the primary screen reflows).
+    pub fn resize(&mut self, cols: u16, rows: u16) {
+        self.term.resize_with(
+            usize::from(cols.max(1)),
+            usize::from(rows.max(1)),
+            &mut self.counts,
+        );
+    }
+
+    /// The alternate screen is active (an editor, pager or TUI).
+    pub fn alternate(&self) -> bool {
+        self.term.active_screen_kind() == ScreenKind::Alternate
+    }
+
+    /// The last OSC 0/2 title.
+    pub fn title(&self) -> Option<&str> {
+        self.titles.title.as_deref()
+    }
+
+    /// Cursor (visible row, column).
+    pub fn cursor(&self) -> (usize, usize) {
+        let c = self.term.cursor();
+        (c.row, c.col)
+    }
+
+    /// Absolute number of the line the cursor is on (primary screen).
+    fn abs_cursor(&self) -> u64 {
+        let (_, rows) = self.term.size();
+        let p = self.term.primary_screen();
+        self.counts.base + (len(p) - rows) as u64 + self.term.cursor().row as u64
+    }
+
+    /// Index (in the primary buffer) just past the last line with content: the cursor's line
+    /// or the last non-blank visible row, whichever is lower on the screen.
+    fn content_end(&self) -> usize {
+        let (_, rows) = self.term.size();
+        let p = self.term.primary_screen();
+        let top = len(p) - rows;
+        let mut end = top;
+        for (i, l) in p.visible_lines().enumerate() {
+            if l.cells().iter().any(|c| c.char() != ' ') {
+                end = top + i + 1;
+            }
+        }
+        if !self.alternate() {
+            end = end.max(top + self.term.cursor().row + 1);
+        }
+        end
+    }
+
+    /// Read per `q`. Unknown markers are an error (they live only in this holder).
+    pub fn read(&mut self, q: &Query) -> Result<View, UnknownMarker> {
+        let (cols, rows) = self.term.size();
+        let alternate = self.alternate();
+        let (crow, ccol) = self.cursor();
+        let mut v = View {
+            rows,
+            cols,
+            alternate,
+            cursor_col: ccol,
+            ..View::default()
+        };
+        let primary = self.term.primary_screen();
+        let plen = len(primary);
+        let top = plen - rows;
+        if alternate {
+            v.cursor_line = crow as u64;
+            v.viewport_y = 0;
+        } else {
+            v.cursor_line = self.abs_cursor();
+            v.viewport_y = self.counts.base + top as u64;
+        }
+        let end = self.content_end();
+        // The start of the logical line holding the last content line: where the next
+        // delta starts once this one is caught up (that line may still change).
+        let mut resume = end.saturating_sub(1);
+        while resume > 0
+            && primary
+                .all_lines()
+                .nth(resume - 1)
+                .is_some_and(Line::is_wrapped)
+        {
+            resume -= 1;
+        }
+        match q.mode {
+            Mode::Viewport => {
+                let screen = self.term.screen();
+                let mut lines = group(screen.visible_lines(), q.merge_wrapped, usize::MAX).0;
+                while lines.last().is_some_and(|l| l.is_empty()) {
+                    lines.pop();
+                }
+                let skip = lines.len().saturating_sub(q.max_lines);
+                lines.drain(..skip);
+                v.first_line = if alternate { 0 } else { v.viewport_y };
+                (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, true);
+            }
+            Mode::Tail if alternate => {
+                let screen = self.term.screen();
+                let mut lines = group(screen.visible_lines(), q.merge_wrapped, usize::MAX).0;
+                while lines.last().is_some_and(|l| l.is_empty()) {
+                    lines.pop();
+                }
+                let skip = lines.len().saturating_sub(q.max_lines);
+                lines.drain(..skip);
+                (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, true);
+            }
+            Mode::Tail => {
+                let (start, lines) = tail(primary, end, q.max_lines, q.merge_wrapped);
+                v.first_line = self.counts.base + start as u64;
+                (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, true);
+            }
+            Mode::Delta => {
+                let base = self.counts.base;
+                let start = match q.marker_id {
+                    None => None,
+                    Some(id) => Some(*self.markers.get(&id).ok_or(UnknownMarker(id))?),
+                };
+                let (from, lines, used) = match start {
+                    // First call: the tail, and a marker after it.
+                    None => {
+                        let (s, lines) = tail(primary, end, q.max_lines, q.merge_wrapped);
+                        (s, lines, end - s)
+                    }
+                    Some(line) => {
+                        let from = if line < base {
+                            v.marker_disposed = true;
+                            v.lines_lost = self.counts.overflow_end.saturating_sub(line);
+                            0
+                        } else {
+                            // A reflow can shrink the history under a marker: clamp.
+                            ((line - base) as usize).min(resume)
+                        };
+                        let it = primary.all_lines().skip(from).take(end - from);
+                        let (lines, used) = group(it, q.merge_wrapped, q.max_lines);
+                        (from, lines, used)
+                    }
+                };
+                // Cap characters from the front, whole lines only (a single over-long first
+                // line is cut), so the marker passes exactly what was returned.
+                let rows_per = physical_counts(primary, from, &lines, q.merge_wrapped);
+                let (mut total, mut kept, mut rows_kept) = (0usize, 0usize, 0usize);
+                for (i, l) in lines.iter().enumerate() {
+                    let n = l.chars().count() + usize::from(i > 0);
+                    if kept > 0 && total + n > q.max_chars {
+                        break;
+                    }
+                    total += n;
+                    kept += 1;
+                    rows_kept += rows_per.get(i).copied().unwrap_or(1);
+                }
+                let mut lines = lines;
+                let cut = kept < lines.len();
+                lines.truncate(kept);
+                (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, false);
+                let consumed = from + if cut { rows_kept } else { used };
+                v.more = consumed < end;
+                // Caught up: the next delta starts again at the cursor's (logical) line,
+                // which may still change.
+                let next = if consumed > resume { resume } else { consumed };
+                v.first_line = base + from as u64;
+                v.marker_line = base + next as u64;
+            }
+        }
+        v.truncated = v.dropped_chars > 0;
+        if q.mode != Mode::Delta {
+            v.marker_line = self.counts.base + resume as u64;
+        }
+        v.marker_id = self.new_marker(v.marker_line);
+        Ok(v)
+    }
+
+    fn new_marker(&mut self, line: u64) -> u64 {
+        let id = self.next_marker;
+        self.next_marker += 1;
+        self.markers.insert(id, line);
+        while self.markers.len() > MAX_MARKERS {
+            self.markers.pop_first();
+        }
+        id
+    }
+}
+
+fn unreachable_size() -> Terminal {
+    // Sizes are clamped to at least 1×1 above, which avt always accepts.
+    Terminal::new(1, 1).unwrap_or_else(|_| panic!("avt rejects a 1x1 terminal"))
+}
+
+/// Physical rows each logical line of `lines` (read from `from`) spans.
+fn physical_counts(s: avt::Screen<'_>, from: usize, lines: &[String], merge: bool) -> Vec<usize> {
+    if !merge {
+        return vec![1; lines.len()];
+    }
+    let mut out = Vec::with_capacity(lines.len());
+    let mut n = 0;
+    for l in s.all_lines().skip(from) {
+        if out.len() == lines.len() {
+            break;
+        }
+        n += 1;
+        if !l.is_wrapped() {
+            out.push(n);
+            n = 0;
+        }
+    }
+    if n > 0 && out.len() < lines.len() {
+        out.push(n);
+    }
+    out
+}
+
+/// The last `max_lines` logical lines ending before index `end`; returns their first index.
+fn tail(s: avt::Screen<'_>, end: usize, max_lines: usize, merge: bool) -> (usize, Vec<String>) {
+    // Walk back over physical rows counting logical starts; only the returned rows are read.
+    let mut start = end;
+    let mut logical = 0;
+    while start > 0 && logical < max_lines {
+        start -= 1;
+        // Row `start` begins a logical line when the row before it does not wrap.
+        let begins =
+            !merge || start == 0 || !s.all_lines().nth(start - 1).is_some_and(Line::is_wrapped);
+        if begins {
+            logical += 1;
+        }
+    }
+    let lines = group(
+        s.all_lines().skip(start).take(end - start),
+        merge,
+        usize::MAX,
+    )
+    .0;
+    (start, lines)
+}
+
+/// Turn physical rows into lines (joining soft wraps when `merge`), at most `max` lines;
+/// returns the lines and how many rows were used.
+fn group<'a>(
+    rows: impl Iterator<Item = &'a Line>,
+    merge: bool,
+    max: usize,
+) -> (Vec<String>, usize) {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut open = false;
+    let mut used = 0;
+    for l in rows {
+        if out.len() >= max {
+            break;
+        }
+        used += 1;
+        cur.push_str(&l.text());
+        open = true;
+        if !(merge && l.is_wrapped()) {
+            out.push(std::mem::take(&mut cur).trim_end().to_string());
+            open = false;
+        }
+    }
+    if open && out.len() < max {
+        out.push(cur.trim_end().to_string());
+    }
+    (out, used)
+}
+
+/// Cap `lines` joined by `\n` at `max` characters: keep the end (`keep_end`, for tail and
+/// viewport) or the start; returns the lines and how many characters were dropped.
+pub fn cap_chars(mut lines: Vec<String>, max: usize, keep_end: bool) -> (Vec<String>, usize) {
+    let total: usize =
+        lines.iter().map(|l| l.chars().count()).sum::<usize>() + lines.len().saturating_sub(1);
+    if total <= max {
+        return (lines, 0);
+    }
+    let mut dropped = 0;
+    if keep_end {
+        lines.reverse();
+    }
+    let mut budget = max;
+    let mut out = Vec::new();
+    for (i, l) in lines.into_iter().enumerate() {
+        let sep = usize::from(i > 0);
+        let n = l.chars().count();
+        if budget >= n + sep {
+            budget -= n + sep;
+            out.push(l);
+        } else if out.is_empty() {
+            // The first line alone is longer than the budget: keep part of it.
+            let take = budget;
+            let part: String = if keep_end {
+                l.chars().skip(n - take).collect()
+            } else {
+                l.chars().take(take).collect()
+            };
+            dropped += n - take;
+            budget = 0;
+            out.push(part);
+        } else {
+            dropped += n + sep;
+            budget = 0;
+        }
+    }
+    if keep_end {
+        out.reverse();
+    }
+    (out, dropped)
+}
+
+/// Split-safe UTF-8: decode `chunk` (after what `carry` holds) into `out`, keeping an
+/// incomplete tail for the next chunk; invalid bytes become U+FFFD. (CRATES.md §3.)
+fn decode_utf8(carry: &mut Vec<u8>, chunk: &[u8], out: &mut String) {
+    out.clear();
+    carry.extend_from_slice(chunk);
+    let mut used = 0;
+    for part in carry.utf8_chunks() {
+        out.push_str(part.valid());
+        let bad = part.invalid();
+        used += part.valid().len() + bad.len();
+        if !bad.is_empty() {
+            let need = match bad[0] {
+                0xC2..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF4 => 4,
+                _ => 0,
+            };
+            if used == carry.len() && bad.len() < need {
+                used -= bad.len(); // an incomplete tail: wait for the rest
+            } else {
+                out.push('\u{FFFD}');
+            }
+        }
+    }
+    carry.drain(..used);
+}
+
+/// Finds OSC 0 / OSC 2 (window title) in a byte stream fed in arbitrary chunks.
+#[derive(Debug, Default)]
+struct TitleScanner {
+    state: TState,
+    num: u32,
+    buf: Vec<u8>,
+    title: Option<String>,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum TState {
+    #[default]
+    Ground,
+    Esc,
+    Num,
+    Text,
+    TextEsc,
+    Skip,
+    SkipEsc,
+}
+
+impl TitleScanner {
+    fn feed(&mut self, chunk: &[u8]) {
+        let mut i = 0;
+        while i < chunk.len() {
+            if self.state == TState::Ground {
+                match chunk[i..].iter().position(|&b| b == 0x1b) {
+                    Some(p) => {
+                        i += p + 1;
+                        self.state = TState::Esc;
+                    }
+                    None => return,
+                }
+                continue;
+            }
+            let b = chunk[i];
+            i += 1;
+            self.state = match (self.state, b) {
+                (TState::Esc, b']') => {
+                    self.num = 0;
+                    TState::Num
+                }
+                (TState::Esc, 0x1b) => TState::Esc,
+                (TState::Esc, _) => TState::Ground,
+                (TState::Num, b'0'..=b'9') => {
+                    self.num = (self.num * 10 + u32::from(b - b'0')).min(10_000);
+                    TState::Num
+                }
+                (TState::Num, b';') if self.num == 0 || self.num == 2 => {
+                    self.buf.clear();
+                    TState::Text
+                }
+                (TState::Num, 0x07) => TState::Ground,
+                (TState::Num, _) => TState::Skip,
+                (TState::Text, 0x07) => {
+                    self.finish();
+                    TState::Ground
+                }
+                (TState::Text | TState::TextEsc, 0x1b) => TState::TextEsc,
+                (TState::TextEsc, b'\\') => {
+                    self.finish();
+                    TState::Ground
+                }
+                (TState::TextEsc, _) => TState::Ground,
+                (TState::Text, 0x18 | 0x1a) => TState::Ground,
+                (TState::Text, _) => {
+                    if self.buf.len() < MAX_TITLE {
+                        self.buf.push(b);
+                    }
+                    TState::Text
+                }
+                (TState::Skip, 0x07) => TState::Ground,
+                (TState::Skip | TState::SkipEsc, 0x1b) => TState::SkipEsc,
+                (TState::SkipEsc, _) => TState::Ground,
+                (TState::Skip, _) => TState::Skip,
+                (TState::Ground, _) => TState::Ground,
+            };
+        }
+    }
+
+    fn finish(&mut self) {
+        let t = String::from_utf8_lossy(&self.buf).into_owned();
+        self.title = Some(t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> insta::Settings {
+        let mut s = insta::Settings::clone_current();
+        s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+        s.set_prepend_module_to_snapshot(false);
+        s
+    }
+
+    fn q(mode: Mode, max_lines: usize, marker_id: Option<u64>) -> Query {
+        Query {
+            mode,
+            max_lines,
+            max_chars: 50_000,
+            merge_wrapped: true,
+            marker_id,
+        }
+    }
+
+    /// Feed in odd-sized chunks (split sequences and characters on purpose).
+    fn fed(bytes: &[u8], cols: u16, rows: u16) -> Screen {
+        let mut s = Screen::new(cols, rows, 1000);
+        for c in bytes.chunks(7) {
+            s.feed(c);
+        }
+        s
+    }
+
+    /// A rendering for snapshots: state line, then the viewport rows as `|text|`.
+    fn render(s: &mut Screen, mode: Mode) -> String {
+        let v = s.read(&q(mode, 200, None)).expect("read");
+        let mut out = format!(
+            "buffer={} cursor=({},{}) viewport_y={} title={:?}\n",
+            if v.alternate { "alternate" } else { "normal" },
+            v.cursor_line,
+            v.cursor_col,
+            v.viewport_y,
+            s.title()
+        );
+        for l in v.lines {
+            out.push_str(&format!("|{l}|\n"));
+        }
+        out
+    }
+
+    macro_rules! fixture_snapshot {
+        ($name:ident, $file:literal, $cols:expr, $rows:expr, $mode:expr) => {
+            #[test]
+            fn $name() {
+                let bytes = include_bytes!(concat!("../../tests/fixtures/", $file));
+                let mut s = fed(bytes, $cols, $rows);
+                let r = render(&mut s, $mode);
+                settings().bind(|| insta::assert_snapshot!(stringify!($name), r));
+            }
+        };
+    }
+
+    fixture_snapshot!(screen_ls_color, "ls_color.bin", 60, 10, Mode::Viewport);
+    fixture_snapshot!(screen_progress, "progress.bin", 60, 6, Mode::Viewport);
+    fixture_snapshot!(screen_long_line, "long_line.bin", 20, 6, Mode::Tail);
+    fixture_snapshot!(screen_clear, "clear.bin", 40, 5, Mode::Viewport);
+    fixture_snapshot!(
+        screen_alt_inside,
+        "alt_screen_open.bin",
+        40,
+        5,
+        Mode::Viewport
+    );
+    fixture_snapshot!(screen_alt_after, "alt_screen.bin", 40, 5, Mode::Viewport);
+    fixture_snapshot!(screen_wide, "wide.bin", 20, 5, Mode::Viewport);
+    fixture_snapshot!(
+        screen_invalid_utf8,
+        "invalid_utf8.bin",
+        40,
+        4,
+        Mode::Viewport
+    );
+
+    #[test]
+    fn unmerged_long_line_keeps_rows() {
+        let mut s = fed(include_bytes!("../../tests/fixtures/long_line.bin"), 20, 6);
+        let v = s
+            .read(&Query {
+                merge_wrapped: false,
+                ..q(Mode::Tail, 200, None)
+            })
+            .expect("read");
+        let merged = s.read(&q(Mode::Tail, 200, None)).expect("read");
+        assert!(v.lines.len() > merged.lines.len(), "{v:?} vs {merged:?}");
+        assert!(v.lines.iter().all(|l| l.chars().count() <= 20));
+    }
+
+    #[test]
+    fn alternate_screen_detected_and_left() {
+        let mut s = fed(
+            include_bytes!("../../tests/fixtures/alt_screen_open.bin"),
+            40,
+            5,
+        );
+        assert!(s.alternate());
+        s.feed(b"\x1b[?1049l");
+        assert!(!s.alternate());
+    }
+
+    #[test]
+    fn title_from_osc_0_and_2_across_chunks() {
+        let mut s = Screen::new(20, 3, 10);
+        for b in b"x\x1b]0;first\x07y\x1b]2;sec".iter() {
+            s.feed(std::slice::from_ref(b));
+        }
+        assert_eq!(s.title(), Some("first"));
+        s.feed(b"ond\x1b\\ \x1b]133;A\x07\x1b]7;file://h/x\x07");
+        assert_eq!(s.title(), Some("second"));
+    }
+
+    #[test]
+    fn delta_chain_has_no_gap_or_repeat() {
+        let mut s = Screen::new(30, 5, 100);
+        let r = s.read(&q(Mode::Delta, 10, None)).expect("first");
+        let mut marker = r.marker_id;
+        let mut seen: Vec<String> = Vec::new();
+        for n in 1..=60 {
+            s.feed(format!("{n}\r\n").as_bytes());
+            if n % 13 == 0 {
+                loop {
+                    let v = s.read(&q(Mode::Delta, 7, Some(marker))).expect("delta");
+                    assert!(!v.marker_disposed);
+                    seen.extend(v.lines.iter().filter(|l| !l.is_empty()).cloned());
+                    marker = v.marker_id;
+                    if !v.more {
+                        break;
+                    }
+                }
+            }
+        }
+        let want: Vec<String> = (1..=52).map(|n| n.to_string()).collect();
+        assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn delta_reports_disposed_marker_and_lost_lines() {
+        let mut s = Screen::new(30, 5, 10);
+        let m = s.read(&q(Mode::Delta, 10, None)).expect("first").marker_id;
+        for n in 1..=50 {
+            s.feed(format!("{n}\r\n").as_bytes());
+        }
+        let v = s.read(&q(Mode::Delta, 200, Some(m))).expect("delta");
+        assert!(v.marker_disposed);
+        // 51 rows ever (50 lines + the cursor's), 15 held (10 history + 5 visible).
+        assert_eq!(v.lines_lost, 36, "{v:?}");
+        assert_eq!(v.lines.first().map(String::as_str), Some("37"));
+        assert!(s.read(&q(Mode::Delta, 10, Some(999))).is_err());
+    }
+
+    #[test]
+    fn delta_across_clear_continues() {
+        let mut s = Screen::new(30, 5, 100);
+        s.feed(b"a\r\nb\r\n$ ");
+        let m = s.read(&q(Mode::Delta, 10, None)).expect("first").marker_id;
+        s.feed(b"clear\r\n\x1b[H\x1b[2J\x1b[3Jafter\r\n$ ");
+        let v = s.read(&q(Mode::Delta, 10, Some(m))).expect("delta");
+        assert!(!v.marker_disposed);
+        assert_eq!(v.lines.last().map(String::as_str), Some("$"));
+        assert!(v.lines.contains(&"after".to_string()), "{v:?}");
+        assert!(!v.lines.contains(&"a".to_string()), "{v:?}");
+    }
+
+    #[test]
+    fn resize_reflows_long_line() {
+        let mut s = Screen::new(10, 4, 100);
+        s.feed(b"0123456789abcdefghij\r\n");
+        let narrow = s.read(&Query {
+            merge_wrapped: false,
+            ..q(Mode::Tail, 10, None)
+        });
+        assert_eq!(
+            narrow.expect("read").lines[..2],
+            ["0123456789", "abcdefghij"]
+        );
+        s.resize(30, 4);
+        let wide = s
+            .read(&Query {
+                merge_wrapped: false,
+                ..q(Mode::Tail, 10, None)
+            })
+            .expect("read");
+        assert_eq!(wide.lines[0], "0123456789abcdefghij");
+        assert_eq!(wide.cols, 30);
+    }
+
+    #[test]
+    fn char_cap_reports_dropped() {
+        let mut s = Screen::new(40, 5, 100);
+        s.feed(b"aaaaaaaaaa\r\nbbbbbbbbbb\r\ncccccccccc");
+        let v = s
+            .read(&Query {
+                max_chars: 15,
+                ..q(Mode::Tail, 10, None)
+            })
+            .expect("read");
+        // Whole lines only, newest kept; a single too-long line is cut.
+        assert!(v.truncated);
+        assert_eq!(v.lines, ["cccccccccc"]);
+        assert_eq!(v.dropped_chars, 32 - 10);
+        let (one, dropped) = cap_chars(vec!["0123456789".into()], 4, true);
+        assert_eq!((one, dropped), (vec!["6789".to_string()], 6));
+    }
+
+    #[test]
+    fn utf8_split_anywhere_decodes() {
+        let text = "héllo 世界 🎉 ok";
+        for size in 1..6 {
+            let mut carry = Vec::new();
+            let mut all = String::new();
+            let mut out = String::new();
+            for c in text.as_bytes().chunks(size) {
+                decode_utf8(&mut carry, c, &mut out);
+                all.push_str(&out);
+            }
+            assert_eq!(all, text);
+        }
+        let mut carry = Vec::new();
+        let mut out = String::new();
+        decode_utf8(&mut carry, b"a\xffb\xe4", &mut out);
+        assert_eq!(out, "a\u{FFFD}b");
+    }
+}

@@ -1,0 +1,251 @@
+//! `kpty serve`: the desktop-bridge HTTP API (seed 000 §6 and the registry endpoints of §13)
+//! over this state directory's own local sessions, on 127.0.0.1, every request authenticated
+//! with the bridge secret. Another kpty reaches these sessions by registering them with
+//! `--desktop-url`. Handlers translate HTTP to the core and run it on blocking threads.
+
+mod pty;
+mod registry;
+pub mod secret;
+
+use crate::core::Ctx;
+use crate::error::{Error, ErrorCode, Result};
+use axum::Router;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{DefaultBodyLimit, FromRequest, Json, Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// The port tried first without `--port` or `KURORYUU_PTY_BRIDGE_PORT`.
+pub const DEFAULT_PORT: u16 = 8201;
+/// How many following ports are tried when the first is taken.
+pub const PORT_TRIES: u16 = 20;
+/// Largest request body accepted (larger: 413).
+pub const MAX_BODY: usize = 2 << 20;
+/// How long in-flight requests may run on after a shutdown signal.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// What every handler shares.
+struct App {
+    ctx: Ctx,
+    secret: String,
+    port: u16,
+}
+
+type Shared = Arc<App>;
+
+/// Run the server until SIGTERM or Ctrl-C; returns the exit code.
+pub fn run(ctx: Ctx, port: Option<u16>) -> i32 {
+    match serve(ctx, port) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("kpty serve: error[{}]: {}", e.code, e.message);
+            e.code.exit_code()
+        }
+    }
+}
+
+fn serve(ctx: Ctx, port: Option<u16>) -> Result<()> {
+    let first = match port {
+        Some(p) => p,
+        None => match std::env::var("KURORYUU_PTY_BRIDGE_PORT") {
+            Ok(s) if !s.trim().is_empty() => s.trim().parse().map_err(|_| {
+                Error::invalid(format!(
+                    "KURORYUU_PTY_BRIDGE_PORT={s:?} is not a port number"
+                ))
+            })?,
+            _ => DEFAULT_PORT,
+        },
+    };
+    match crate::core::registered::prune(&ctx, &crate::api::Params::default()) {
+        Ok(v) => tracing::info!("prune at start: {}", v["pruned"]),
+        Err(e) => tracing::warn!("prune at start failed: {e}"),
+    }
+    let secret = secret::load_or_create(&ctx.state)?;
+    let secret_file = secret::path(&ctx.state);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::internal(format!("cannot start the runtime: {e}")))?;
+    let res = rt.block_on(async move {
+        let listener = bind(first).await?;
+        let port = listener
+            .local_addr()
+            .map_err(|e| Error::internal(format!("no local address: {e}")))?
+            .port();
+        let url = format!("http://127.0.0.1:{port}");
+        // Written by hand to keep the documented key order: ok, url, secret_file.
+        let line = format!(
+            "{{\"ok\":true,\"url\":{},\"secret_file\":{}}}",
+            json!(url),
+            json!(secret_file.display().to_string())
+        );
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}").and_then(|_| out.flush());
+        drop(out);
+        tracing::info!("kpty serve: listening on {url}");
+        let app = router(Arc::new(App { ctx, secret, port }));
+        let stop = CancellationToken::new();
+        let server =
+            axum::serve(listener, app).with_graceful_shutdown(stop.clone().cancelled_owned());
+        let mut server = std::pin::pin!(server.into_future());
+        tokio::select! {
+            r = &mut server => return r.map_err(|e| Error::internal(format!("server failed: {e}"))),
+            () = shutdown_signal() => stop.cancel(),
+        }
+        // Let requests in flight finish, but not forever (a talk may wait an hour).
+        let _ = tokio::time::timeout(SHUTDOWN_GRACE, server).await;
+        Ok(())
+    });
+    // Blocking handlers still running (a long talk) must not hold the exit.
+    rt.shutdown_timeout(Duration::from_millis(500));
+    res
+}
+
+/// Bind 127.0.0.1 at `first`, else the next free port up to `first + PORT_TRIES` (0: any).
+async fn bind(first: u16) -> Result<tokio::net::TcpListener> {
+    let last = if first == 0 {
+        0
+    } else {
+        first.saturating_add(PORT_TRIES)
+    };
+    let mut why = String::new();
+    for port in first..=last {
+        match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
+            Ok(l) => return Ok(l),
+            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+                why = e.to_string();
+                tracing::info!("port {port} is taken; trying the next");
+            }
+            Err(e) => {
+                return Err(Error::internal(format!(
+                    "cannot listen on 127.0.0.1:{port}: {e}"
+                )));
+            }
+        }
+    }
+    Err(Error::invalid(format!(
+        "ports {first}..={last} on 127.0.0.1 are all taken ({why}); pick another with --port"
+    )))
+}
+
+/// SIGTERM or Ctrl-C (SIGINT).
+async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let term = async {
+        match signal(SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = term => {}
+    }
+    tracing::info!("kpty serve: shutting down");
+}
+
+fn router(app: Shared) -> Router {
+    Router::new()
+        .merge(pty::routes())
+        .merge(registry::routes())
+        .fallback(|| async {
+            fail(
+                StatusCode::NOT_FOUND,
+                "NOT_FOUND",
+                "no such endpoint: kpty serve answers /health, /pty/{talk,write,read,buffer,list,is-leader} and /v1/pty/{register,unregister,sessions,heartbeat,update-ownership,reset}",
+            )
+        })
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(middleware::from_fn_with_state(app.clone(), authenticate))
+        .with_state(app)
+}
+
+/// Refuse any request that does not present the secret, before anything is read or touched.
+async fn authenticate(State(app): State<Shared>, req: Request, next: Next) -> Response {
+    if presented(req.headers()).is_some_and(|s| secret::matches(s, app.secret.as_bytes())) {
+        next.run(req).await
+    } else {
+        fail(
+            StatusCode::UNAUTHORIZED,
+            "UNAUTHORIZED",
+            "this bridge needs its secret (the contents of _bridge_secret in its state directory) as X-Kuroryuu-Desktop-Secret or Authorization: Bearer",
+        )
+    }
+}
+
+/// The secret a request presents: the desktop header, else a bearer token.
+fn presented(h: &HeaderMap) -> Option<&[u8]> {
+    if let Some(v) = h.get(crate::bridge::client::SECRET_HEADER) {
+        return Some(v.as_bytes());
+    }
+    let auth = h.get(axum::http::header::AUTHORIZATION)?.as_bytes();
+    auth.strip_prefix(b"Bearer ")
+}
+
+/// A failure answer that is not a core error: `{ok:false, error_code, error, message}`.
+fn fail(status: StatusCode, code: &str, message: &str) -> Response {
+    (
+        status,
+        Json(json!({"ok": false, "error_code": code, "error": message, "message": message})),
+    )
+        .into_response()
+}
+
+/// The HTTP status of a core error.
+fn status_of(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::NotFound | ErrorCode::PtySessionNotFound => StatusCode::NOT_FOUND,
+        ErrorCode::InvalidParams => StatusCode::BAD_REQUEST,
+        ErrorCode::DangerousCommandBlocked => StatusCode::FORBIDDEN,
+        ErrorCode::PtyTimeout => StatusCode::GATEWAY_TIMEOUT,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// An action's result as an answer: 200 with its JSON, or the error's status with its JSON.
+fn reply(r: Result<Value>) -> Response {
+    match r {
+        Ok(v) => (StatusCode::OK, Json(v)).into_response(),
+        Err(e) => (status_of(e.code), Json(e.to_json())).into_response(),
+    }
+}
+
+/// Run blocking core work off the async threads.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| Err(Error::internal(format!("the request's worker failed: {e}"))))
+}
+
+/// A JSON request body; a malformed one is refused with 400, one over [`MAX_BODY`] with 413,
+/// in the usual `{ok:false, error_code, …}` shape.
+struct JsonBody<T>(T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = Response;
+
+    async fn from_request(req: Request, state: &S) -> std::result::Result<Self, Response> {
+        match Json::<T>::from_request(req, state).await {
+            Ok(Json(v)) => Ok(Self(v)),
+            Err(rej) => Err(refuse(rej)),
+        }
+    }
+}
+
+fn refuse(rej: JsonRejection) -> Response {
+    let status = rej.status();
+    let code = if status == StatusCode::PAYLOAD_TOO_LARGE {
+        "PAYLOAD_TOO_LARGE"
+    } else {
+        "INVALID_PARAMS"
+    };
+    fail(status, code, &rej.body_text())
+}

@@ -1,0 +1,234 @@
+//! The bridge endpoints (seed 000 §6): `POST /pty/talk|write|read|buffer`, `GET /pty/list`,
+//! `GET /pty/is-leader`, `GET /health` — over this state directory's local sessions only.
+
+use super::{JsonBody, Shared, blocking, fail, reply};
+use crate::api::{self, Action, Params};
+use crate::core::{Ctx, dispatch, io, list, sessions};
+use crate::error::{Error, ErrorCode, Result};
+use crate::store::{Registry, RegistryEntry};
+use axum::extract::{Json, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// The longest `/pty/read` collects output, as the seed's bridge.
+const READ_WINDOW_MS: u64 = 5_000;
+
+pub(super) fn routes() -> axum::Router<Shared> {
+    axum::Router::new()
+        .route("/pty/talk", post(talk))
+        .route("/pty/write", post(write))
+        .route("/pty/read", post(read))
+        .route("/pty/buffer", post(buffer))
+        .route("/pty/list", get(pty_list))
+        .route("/pty/is-leader", get(is_leader))
+        .route("/health", get(health))
+}
+
+/// What the `/pty/*` requests carry (unknown fields are ignored).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct PtyReq {
+    session_id: Option<String>,
+    command: Option<String>,
+    data: Option<String>,
+    sentinel: Option<String>,
+    timeout_ms: Option<u64>,
+}
+
+/// The named session, which must be one of this state directory's own (local) sessions: a
+/// registered one would be proxied on, perhaps back here.
+fn local(ctx: &Ctx, id: Option<&str>) -> Result<RegistryEntry> {
+    let id = id
+        .filter(|s| !s.trim().is_empty())
+        .ok_or_else(|| Error::invalid("the bridge needs `session_id`"))?;
+    let e = sessions::resolve(ctx, id)?;
+    if crate::bridge::is_remote(&e) {
+        return Err(Error::new(
+            ErrorCode::PtySessionNotFound,
+            format!(
+                "{} is a registered {} session, not one this bridge holds",
+                e.session_id, e.source
+            ),
+        ));
+    }
+    Ok(e)
+}
+
+/// `POST /pty/talk` → `{ok, output, sentinel_found, exit_code, duration_ms, …}`. Completion
+/// comes from the session's own detection; the requested sentinel is echoed back. A timeout
+/// answers 504 with `sentinel_found: false` and the partial output.
+async fn talk(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Response {
+    let ctx = app.ctx.clone();
+    let res = blocking(move || {
+        let e = local(&ctx, r.session_id.as_deref())?;
+        let p = Params {
+            session_id: Some(e.session_id),
+            command: r.command,
+            timeout_ms: r.timeout_ms,
+            ..Default::default()
+        };
+        let v = dispatch(&ctx, Action::Talk, &p)?;
+        Ok(json!({
+            "ok": true, "session_id": v["session_id"], "output": v["output"], "sentinel_found": true,
+            "sentinel": r.sentinel.unwrap_or_else(|| v["sentinel"].as_str().unwrap_or_default().into()),
+            "exit_code": v["exit_code"], "duration_ms": v["duration_ms"],
+            "completion": v["completion"], "truncated": v["truncated"],
+        }))
+    })
+    .await;
+    match res {
+        Err(e) if e.code == ErrorCode::PtyTimeout => {
+            let mut v = e.to_json();
+            v["sentinel_found"] = json!(false);
+            v["output"] = e
+                .details
+                .as_ref()
+                .map_or(json!(""), |d| d["partial_output"].clone());
+            (StatusCode::GATEWAY_TIMEOUT, Json(v)).into_response()
+        }
+        r => reply(r),
+    }
+}
+
+/// `POST /pty/write`: raw data, no Enter appended, still dangerous-command checked.
+async fn write(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Response {
+    let ctx = app.ctx.clone();
+    reply(
+        blocking(move || {
+            let data = r
+                .data
+                .ok_or_else(|| Error::invalid("/pty/write needs `data`"))?;
+            let e = local(&ctx, r.session_id.as_deref())?;
+            io::write_raw(&ctx, &e.session_id, &data)
+        })
+        .await,
+    )
+}
+
+/// `POST /pty/read`: everything the session prints during `min(timeout_ms, 5000)` ms from now
+/// → `{ok, output, bytes_read}`. Each holder read wakes on new output (no polling).
+async fn read(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Response {
+    let ctx = app.ctx.clone();
+    reply(blocking(move || collect(&ctx, r.session_id.as_deref(), r.timeout_ms)).await)
+}
+
+fn collect(ctx: &Ctx, id: Option<&str>, timeout_ms: Option<u64>) -> Result<Value> {
+    let e = local(ctx, id)?;
+    let window = timeout_ms
+        .unwrap_or(api::DEFAULT_READ_TIMEOUT_MS)
+        .min(READ_WINDOW_MS);
+    let deadline = Instant::now() + Duration::from_millis(window);
+    let mut p = Params {
+        session_id: Some(e.session_id.clone()),
+        // Past the end: answers at once with the end of output as its offset.
+        since: Some(u64::MAX),
+        timeout_ms: Some(0),
+        max_bytes: Some(api::MAX_READ_BYTES),
+        ..Default::default()
+    };
+    let mut offset = dispatch(ctx, Action::Read, &p)?["next_offset"]
+        .as_u64()
+        .unwrap_or(0);
+    let mut output = String::new();
+    loop {
+        let left = deadline
+            .saturating_duration_since(Instant::now())
+            .as_millis() as u64;
+        if left == 0 || output.len() >= api::MAX_READ_BYTES {
+            break;
+        }
+        p.since = Some(offset);
+        p.timeout_ms = Some(left);
+        let v = dispatch(ctx, Action::Read, &p)?;
+        output.push_str(v["output"].as_str().unwrap_or_default());
+        offset = v["next_offset"].as_u64().unwrap_or(offset);
+        if v["session_alive"] != true {
+            break;
+        }
+    }
+    Ok(
+        json!({"ok": true, "session_id": e.session_id, "output": output, "bytes_read": output.len()}),
+    )
+}
+
+/// `POST /pty/buffer`: not yet (it needs the screen model of `term_read`).
+async fn buffer() -> Response {
+    fail(
+        StatusCode::NOT_IMPLEMENTED,
+        "NOT_IMPLEMENTED",
+        "/pty/buffer needs term_read, which this kpty does not have yet",
+    )
+}
+
+/// `GET /pty/list`: the running local sessions.
+async fn pty_list(State(app): State<Shared>) -> Response {
+    let ctx = app.ctx.clone();
+    reply(
+        blocking(move || {
+            let all = list::list(&ctx)?;
+            let sessions: Vec<Value> = all["sessions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|s| s["source"] == "local" && s["state"] == "running")
+                .map(|s| {
+                    json!({"session_id": s["session_id"], "internal_id": s["session_id"], "pid": s["pid"],
+                           "cols": s["cols"], "rows": s["rows"], "cwd": s["cwd"], "label": s["label"]})
+                })
+                .collect();
+            Ok(json!({"ok": true, "count": sessions.len(), "sessions": sessions}))
+        })
+        .await,
+    )
+}
+
+/// The seeds' id normalisation for leader checks: hyphens removed, first 16 characters.
+fn normalise(id: &str) -> String {
+    id.chars().filter(|c| *c != '-').take(16).collect()
+}
+
+/// `GET /pty/is-leader?session_id=`: from the registry's `owner_role == "leader"`.
+async fn is_leader(
+    State(app): State<Shared>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let Some(id) = q.get("session_id").filter(|s| !s.is_empty()).cloned() else {
+        return reply(Err(Error::invalid("is-leader needs ?session_id=")));
+    };
+    let ctx = app.ctx.clone();
+    reply(
+        blocking(move || {
+            let reg = Registry::load(&ctx.state)?;
+            let want = normalise(&id);
+            let leaders: Vec<String> = reg
+                .sessions
+                .values()
+                .filter(|e| e.owner_role.as_deref() == Some("leader"))
+                .map(|e| normalise(&e.session_id))
+                .collect();
+            let is = leaders.contains(&want);
+            let leader = if is { Some(&want) } else { leaders.first() };
+            Ok(json!({"ok": true, "session_id": want, "is_leader": is, "leader_terminal_id": leader}))
+        })
+        .await,
+    )
+}
+
+/// `GET /health`.
+async fn health(State(app): State<Shared>) -> Response {
+    let (ctx, port) = (app.ctx.clone(), app.port);
+    reply(
+        blocking(move || {
+            let reg = Registry::load(&ctx.state)?;
+            let local = reg.sessions.values().filter(|e| e.source == "local").count();
+            Ok(json!({"ok": true, "service": "kpty", "port": port, "sessions": local, "mode": "kpty",
+                      "daemonConnected": true, "version": env!("CARGO_PKG_VERSION")}))
+        })
+        .await,
+    )
+}

@@ -1,0 +1,109 @@
+//! The registry endpoints (seed 000 §13): register, unregister, list and show sessions,
+//! heartbeat, update ownership, and reset (forget every registered session; local ones stay).
+
+use super::{JsonBody, Shared, blocking, reply};
+use crate::api::{Action, Params};
+use crate::core::sessions;
+use crate::core::{dispatch, list};
+use crate::error::Result;
+use crate::store::{Registry, journal};
+use axum::extract::{Path, Query, State};
+use axum::response::Response;
+use axum::routing::{delete, get, post};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+
+pub(super) fn routes() -> axum::Router<Shared> {
+    axum::Router::new()
+        .route("/v1/pty/register", post(register))
+        .route("/v1/pty/unregister/{id}", delete(unregister))
+        .route("/v1/pty/sessions", get(all))
+        .route("/v1/pty/sessions/{id}", get(one))
+        .route("/v1/pty/heartbeat", post(heartbeat_body))
+        .route("/v1/pty/heartbeat/{id}", post(heartbeat_path))
+        .route("/v1/pty/update-ownership", post(update_ownership))
+        .route("/v1/pty/reset", delete(reset))
+}
+
+/// Run one action with `p` on a blocking thread and answer its result.
+async fn act(app: Shared, action: Action, p: Params) -> Response {
+    reply(blocking(move || dispatch(&app.ctx, action, &p)).await)
+}
+
+async fn register(State(app): State<Shared>, JsonBody(p): JsonBody<Params>) -> Response {
+    act(app, Action::Register, p).await
+}
+
+async fn unregister(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let force = q.get("force").is_some_and(|v| v == "true" || v == "1");
+    let p = Params {
+        session_id: Some(id),
+        force: Some(force),
+        ..Default::default()
+    };
+    act(app, Action::Unregister, p).await
+}
+
+async fn all(State(app): State<Shared>) -> Response {
+    act(app, Action::List, Params::default()).await
+}
+
+async fn one(State(app): State<Shared>, Path(id): Path<String>) -> Response {
+    reply(
+        blocking(move || {
+            let e = sessions::resolve(&app.ctx, &id)?;
+            let live = sessions::probe(&app.ctx, &e);
+            Ok(json!({"ok": true, "session_id": e.session_id, "session": list::session_json(&e, &live)}))
+        })
+        .await,
+    )
+}
+
+async fn heartbeat_body(State(app): State<Shared>, JsonBody(p): JsonBody<Params>) -> Response {
+    let p = Params {
+        session_id: p.session_id,
+        ..Default::default()
+    };
+    act(app, Action::Heartbeat, p).await
+}
+
+async fn heartbeat_path(State(app): State<Shared>, Path(id): Path<String>) -> Response {
+    let p = Params {
+        session_id: Some(id),
+        ..Default::default()
+    };
+    act(app, Action::Heartbeat, p).await
+}
+
+async fn update_ownership(State(app): State<Shared>, JsonBody(p): JsonBody<Params>) -> Response {
+    act(app, Action::UpdateOwnership, p).await
+}
+
+/// `DELETE /v1/pty/reset`: forget every registered (non-local) session.
+async fn reset(State(app): State<Shared>) -> Response {
+    reply(blocking(move || forget_registered(&app.ctx)).await)
+}
+
+fn forget_registered(ctx: &crate::core::Ctx) -> Result<Value> {
+    let removed = Registry::update(&ctx.state, |reg| {
+        let ids: Vec<String> = reg
+            .sessions
+            .values()
+            .filter(|e| crate::bridge::is_remote(e))
+            .map(|e| e.session_id.clone())
+            .collect();
+        for id in &ids {
+            reg.sessions.remove(id);
+        }
+        Ok(ids)
+    })?;
+    journal::append(
+        &ctx.state.registry_events(),
+        json!({"event": "reset", "action": "reset", "removed": removed}),
+    );
+    Ok(json!({"ok": true, "removed": removed, "count": removed.len()}))
+}

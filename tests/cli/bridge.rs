@@ -1,0 +1,290 @@
+//! Desktop bridges: a session held by env B is served by `kpty serve` and registered in env A
+//! with `--desktop-url`, so A's send-line / talk / read go over HTTP; resize is refused; an
+//! unreachable bridge fails fast; `kpty serve` answers nothing without its secret.
+
+use crate::support::{Env, parse, run, s};
+use serde_json::{Value, json};
+use std::io::BufRead;
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A running `kpty serve`, killed on Drop (even when the test failed).
+struct Serve {
+    child: Child,
+    url: String,
+    secret: String,
+}
+
+impl Serve {
+    /// `kpty serve --port 0` in `env`; waits for its one stdout line.
+    fn start(env: &Env) -> Self {
+        let mut c = env.cmd(&["serve", "--port", "0"]);
+        c.stderr(Stdio::null());
+        let mut child = c.spawn().expect("start kpty serve");
+        let stdout = child.stdout.take().expect("serve's stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let mut serve = Serve {
+            child,
+            url: String::new(),
+            secret: String::new(),
+        };
+        let line = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("kpty serve printed its line");
+        let v: Value = serde_json::from_str(&line).expect("serve's first line is JSON");
+        serve.url = s(&v, "url").to_string();
+        serve.secret = std::fs::read_to_string(s(&v, "secret_file")).expect("secret file");
+        assert_eq!(serve.secret.len(), 64, "{v}");
+        serve
+    }
+
+    /// One HTTP request to the server with this secret header (none: no header).
+    fn http(
+        &self,
+        method: &str,
+        path: &str,
+        secret: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .proxy(None)
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(20)))
+            .build()
+            .into();
+        let url = format!("{}{path}", self.url);
+        let h = ("X-Kuroryuu-Desktop-Secret", secret.unwrap_or_default());
+        let res = match (method, body) {
+            ("GET", _) => agent.get(&url).header(h.0, h.1).call(),
+            ("DELETE", _) => agent.delete(&url).header(h.0, h.1).call(),
+            (_, Some(b)) => agent.post(&url).header(h.0, h.1).send_json(b),
+            (_, None) => agent.post(&url).header(h.0, h.1).send_empty(),
+        };
+        let mut resp = res.expect("the bridge answers");
+        let status = resp.status().as_u16();
+        (status, resp.body_mut().read_json().unwrap_or(Value::Null))
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `kpty --json ARGS` in `env` with `KURORYUU_DESKTOP_SECRET` (or without): (exit, JSON).
+fn with_secret(env: &Env, secret: Option<&str>, args: &[&str]) -> (Option<i32>, Value) {
+    let all: Vec<&str> = std::iter::once("--json")
+        .chain(args.iter().copied())
+        .collect();
+    let mut c = env.cmd(&all);
+    match secret {
+        Some(s) => c.env("KURORYUU_DESKTOP_SECRET", s),
+        None => c.env_remove("KURORYUU_DESKTOP_SECRET"),
+    };
+    let out = run(c, &all);
+    (out.status.code(), parse(&out, &all))
+}
+
+/// B holds session S and serves it; A knows S as a desktop session behind B.
+fn setup() -> (Env, Env, String, Serve) {
+    let (a, b) = (Env::new(), Env::new());
+    let id = b.create(&[]);
+    let serve = Serve::start(&b);
+    a.ok_json(&["register", &id, "--desktop-url", &serve.url]);
+    (a, b, id, serve)
+}
+
+#[test]
+fn send_line_talk_read_and_resize_go_through_the_bridge() {
+    let (a, b, id, serve) = setup();
+    let secret = serve.secret.clone();
+    let k = Some(secret.as_str());
+    let (code, v) = with_secret(&a, k, &["talk", "-s", &id, "echo $((6*7))"]);
+    assert_eq!(
+        (code, s(&v, "output"), s(&v, "completion")),
+        (Some(0), "42", "bridge"),
+        "{v}"
+    );
+    let (code, v) = with_secret(&a, k, &["talk", "-s", &id, "(exit 3)"]);
+    assert_eq!((code, &v["exit_code"]), (Some(3), &json!(3)), "{v}");
+
+    let from = b.offset(&id);
+    let (code, v) = with_secret(&a, k, &["send-line", "-s", &id, "echo sent-$((1+1))"]);
+    assert_eq!(code, Some(0), "{v}");
+    assert_eq!(
+        (&v["typed"]["bytes_written"], &v["enter"]["bytes_written"]),
+        (&json!(18), &json!(1))
+    );
+    b.read_until(&id, from, "sent-2\r\n");
+
+    let (code, v) = with_secret(
+        &a,
+        k,
+        &["resize", "-s", &id, "--cols", "90", "--rows", "20"],
+    );
+    assert_eq!(
+        (code, s(&v, "error_code")),
+        (Some(110), "DESKTOP_RESIZE_DISABLED"),
+        "{v}"
+    );
+    assert_eq!(b.entry(&id)["cols"], 120, "nothing resized in B");
+
+    // `read` collects what is printed during its window: keep the session printing.
+    let loop_cmd = "for i in $(seq 30); do echo tick-$i; sleep 0.1; done";
+    with_secret(&a, k, &["send-line", "-s", &id, loop_cmd]);
+    let (code, v) = with_secret(
+        &a,
+        k,
+        &["read", "-s", &id, "--timeout-ms", "1000", "--strip-ansi"],
+    );
+    assert_eq!(
+        (code, &v["session_alive"], &v["next_offset"]),
+        (Some(0), &json!(true), &Value::Null),
+        "{v}"
+    );
+    assert!(s(&v, "output").contains("tick-"), "{v}");
+
+    // Wrong secret: the bridge refuses (401) and A says which bridge failed.
+    let (code, v) = with_secret(&a, Some("nope"), &["talk", "-s", &id, "echo no"]);
+    assert_eq!(
+        (code, s(&v, "error_code")),
+        (Some(108), "BRIDGE_ERROR"),
+        "{v}"
+    );
+    assert_eq!(v["details"]["status"], 401, "{v}");
+
+    drop(serve);
+    let (code, v) = with_secret(&a, k, &["talk", "-s", &id, "echo gone"]);
+    assert_eq!(
+        (code, s(&v, "error_code")),
+        (Some(109), "BRIDGE_UNAVAILABLE"),
+        "{v}"
+    );
+}
+
+#[test]
+fn an_unreachable_bridge_fails_fast_and_blocking_comes_first() {
+    let a = Env::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    a.ok_json(&["register", "pty_0000beef", "--desktop-url", &url]);
+    for args in [
+        &["talk", "-s", "pty_0000beef", "echo hi"][..],
+        &["send-line", "-s", "pty_0000beef", "echo hi"],
+        &["read", "-s", "pty_0000beef"],
+    ] {
+        let v = a.fails(args, 109, "BRIDGE_UNAVAILABLE");
+        assert!(s(&v, "message").contains(&url), "{v}");
+    }
+    // Blocked before any HTTP: the answer is the block, not the unreachable bridge.
+    a.fails(
+        &["send-line", "-s", "pty_0000beef", "rm -rf /"],
+        116,
+        "DANGEROUS_COMMAND_BLOCKED",
+    );
+    a.fails(
+        &["talk", "-s", "pty_0000beef", "rm -rf /"],
+        116,
+        "DANGEROUS_COMMAND_BLOCKED",
+    );
+}
+
+#[test]
+fn serve_needs_its_secret_and_serves_the_registry() {
+    let b = Env::new();
+    let id = b.create(&[]);
+    let serve = Serve::start(&b);
+    let k = Some(serve.secret.as_str());
+    let reg = json!({"session_id": "9ccd99b1bdd8710e", "desktop_url": "http://127.0.0.1:9", "owner_role": "leader"});
+    for secret in [None, Some("wrong"), Some(&serve.secret[..63])] {
+        let (status, v) = serve.http("POST", "/v1/pty/register", secret, Some(reg.clone()));
+        assert_eq!((status, s(&v, "error_code")), (401, "UNAUTHORIZED"), "{v}");
+        assert_eq!(serve.http("GET", "/health", secret, None).0, 401);
+    }
+    assert!(
+        b.registry()["sessions"].get("9ccd99b1bdd8710e").is_none(),
+        "nothing registered"
+    );
+
+    let (status, v) = serve.http("GET", "/health", k, None);
+    assert_eq!(
+        (status, s(&v, "service"), &v["sessions"]),
+        (200, "kpty", &json!(1)),
+        "{v}"
+    );
+    let (_, v) = serve.http("GET", "/pty/list", k, None);
+    assert_eq!(
+        (&v["count"], &v["sessions"][0]["session_id"]),
+        (&json!(1), &json!(id)),
+        "{v}"
+    );
+    let big = json!({"session_id": id, "data": "x".repeat(3 << 20)});
+    assert_eq!(serve.http("POST", "/pty/write", k, Some(big)).0, 413);
+    let (status, v) = serve.http(
+        "POST",
+        "/pty/write",
+        k,
+        Some(json!({"session_id": id, "data": "rm -rf /"})),
+    );
+    assert_eq!(
+        (status, s(&v, "error_code")),
+        (403, "DANGEROUS_COMMAND_BLOCKED"),
+        "{v}"
+    );
+
+    assert_eq!(serve.http("POST", "/v1/pty/register", k, Some(reg)).0, 200);
+    let (_, v) = serve.http(
+        "GET",
+        "/pty/is-leader?session_id=9ccd99b1-bdd8-710e-ffff",
+        k,
+        None,
+    );
+    assert_eq!(
+        (&v["is_leader"], s(&v, "leader_terminal_id")),
+        (&json!(true), "9ccd99b1bdd8710e"),
+        "{v}"
+    );
+    let before = b.entry("9ccd99b1bdd8710e")["last_heartbeat"].clone();
+    let (status, v) = serve.http("POST", "/v1/pty/heartbeat/9ccd99b1bdd8710e", k, None);
+    assert_eq!(status, 200, "{v}");
+    assert_ne!(b.entry("9ccd99b1bdd8710e")["last_heartbeat"], before);
+    let (status, v) = serve.http("DELETE", "/v1/pty/unregister/9ccd99b1bdd8710e", k, None);
+    assert_eq!(
+        (status, s(&v, "error_code")),
+        (500, "PTY_ACCESS_DENIED"),
+        "a leader needs force: {v}"
+    );
+    let (status, _) = serve.http(
+        "DELETE",
+        "/v1/pty/unregister/9ccd99b1bdd8710e?force=true",
+        k,
+        None,
+    );
+    assert_eq!(status, 200);
+    assert!(b.registry()["sessions"].get("9ccd99b1bdd8710e").is_none());
+
+    for x in ["aaaa0001", "aaaa0002"] {
+        let r = json!({"session_id": x, "desktop_url": "http://127.0.0.1:9"});
+        assert_eq!(serve.http("POST", "/v1/pty/register", k, Some(r)).0, 200);
+    }
+    let (status, v) = serve.http("DELETE", "/v1/pty/reset", k, None);
+    assert_eq!((status, &v["count"]), (200, &json!(2)), "{v}");
+    let ids: Vec<Value> = b.ok_json(&["list"])["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .map(|e| e["session_id"].clone())
+        .collect();
+    assert_eq!(ids, vec![json!(id)], "only the local session is left");
+}
