@@ -25,5 +25,6 @@ mod io;
 mod mcp;
 mod routing;
 mod sessions;
+mod shells;
 mod talk;
 mod term;
