@@ -204,7 +204,7 @@ fn status_of(code: ErrorCode) -> StatusCode {
     match code {
         ErrorCode::NotFound | ErrorCode::PtySessionNotFound => StatusCode::NOT_FOUND,
         ErrorCode::InvalidParams => StatusCode::BAD_REQUEST,
-        ErrorCode::DangerousCommandBlocked => StatusCode::FORBIDDEN,
+        ErrorCode::DangerousCommandBlocked | ErrorCode::TermReadDisabled => StatusCode::FORBIDDEN,
         ErrorCode::PtyTimeout => StatusCode::GATEWAY_TIMEOUT,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }

@@ -1,7 +1,8 @@
 //! The bridge endpoints (seed 000 §6): `POST /pty/talk|write|read|buffer`, `GET /pty/list`,
 //! `GET /pty/is-leader`, `GET /health` — over this state directory's local sessions only.
+//! `/pty/buffer` is `term_read` (the holder's screen model) in the bridge's shape.
 
-use super::{JsonBody, Shared, blocking, fail, reply};
+use super::{JsonBody, Shared, blocking, reply};
 use crate::api::{self, Action, Params};
 use crate::core::{Ctx, dispatch, io, list, sessions};
 use crate::error::{Error, ErrorCode, Result};
@@ -156,12 +157,44 @@ fn collect(ctx: &Ctx, id: Option<&str>, timeout_ms: Option<u64>) -> Result<Value
     )
 }
 
-/// `POST /pty/buffer`: not yet (it needs the screen model of `term_read`).
-async fn buffer() -> Response {
-    fail(
-        StatusCode::NOT_IMPLEMENTED,
-        "NOT_IMPLEMENTED",
-        "/pty/buffer needs term_read, which this kpty does not have yet",
+/// What `/pty/buffer` takes (seed 000 §6).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct BufferReq {
+    session_id: Option<String>,
+    mode: Option<String>,
+    max_lines: Option<usize>,
+    merge_wrapped: Option<bool>,
+    marker_id: Option<Value>,
+}
+
+/// `POST /pty/buffer`: the session's rendered screen — `term_read`'s answer (lines, text,
+/// cursor, marker_id …), redacted and capped. Refused with 403 when
+/// `KURORYUU_TERM_BUFFER_ACCESS=off`.
+async fn buffer(State(app): State<Shared>, JsonBody(r): JsonBody<BufferReq>) -> Response {
+    let ctx = app.ctx.clone();
+    reply(
+        blocking(move || {
+            let marker_id = match &r.marker_id {
+                None | Some(Value::Null) => None,
+                Some(m) => Some(
+                    m.as_u64()
+                        .or_else(|| m.as_str().and_then(|s| s.parse().ok()))
+                        .ok_or_else(|| Error::invalid(format!("marker_id {m} is not a marker")))?,
+                ),
+            };
+            let e = local(&ctx, r.session_id.as_deref())?;
+            let p = Params {
+                session_id: Some(e.session_id),
+                mode: r.mode,
+                max_lines: r.max_lines,
+                merge_wrapped: r.merge_wrapped,
+                marker_id,
+                ..Default::default()
+            };
+            dispatch(&ctx, Action::TermRead, &p)
+        })
+        .await,
     )
 }
 

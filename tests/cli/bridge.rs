@@ -1,6 +1,6 @@
 //! Desktop bridges: a session held by env B is served by `kpty serve` and registered in env A
-//! with `--desktop-url`, so A's send-line / talk / read go over HTTP; resize is refused; an
-//! unreachable bridge fails fast; `kpty serve` answers nothing without its secret.
+//! with `--desktop-url`, so A's send-line / talk / read / term-read go over HTTP; resize is
+//! refused; an unreachable bridge fails fast; `kpty serve` answers nothing without its secret.
 
 use crate::support::{Env, parse, run, s};
 use serde_json::{Value, json};
@@ -112,6 +112,11 @@ fn send_line_talk_read_and_resize_go_through_the_bridge() {
         (code, s(&v, "output"), s(&v, "completion")),
         (Some(0), "42", "bridge"),
         "{v}"
+    );
+    let (code, v) = with_secret(&a, k, &["term-read", "-s", &id, "--max-lines", "5"]);
+    assert!(
+        code == Some(0) && s(&v, "text").contains("42"),
+        "screen via /pty/buffer: {v}"
     );
     let (code, v) = with_secret(&a, k, &["talk", "-s", &id, "(exit 3)"]);
     assert_eq!((code, &v["exit_code"]), (Some(3), &json!(3)), "{v}");
