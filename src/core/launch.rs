@@ -8,6 +8,13 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+/// Allocator settings for holders (glibc reads them at start; other allocators ignore them).
+/// The holder removes them again from its shell's environment.
+pub const HOLDER_MALLOC_ENV: [(&str, &str); 2] = [
+    ("MALLOC_MMAP_THRESHOLD_", "131072"),
+    ("MALLOC_ARENA_MAX", "2"),
+];
+
 /// Start a holder for `spec` and wait until its shell is ready (or it failed).
 pub fn start_holder(ctx: &Ctx, spec: &HolderSpec, log: &std::path::Path) -> Result<Ready> {
     let fail = |m: String| Error::new(ErrorCode::PtySpawnFailed, m);
@@ -21,6 +28,12 @@ pub fn start_holder(ctx: &Ctx, spec: &HolderSpec, log: &std::path::Path) -> Resu
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(log_file));
+    // glibc's malloc raises its mmap threshold after big buffers are freed and then keeps
+    // later big buffers (a talk's multi-megabyte capture) in a heap it never returns: pin the
+    // threshold and cap arenas so a long-lived holder gives that memory back.
+    for (k, v) in HOLDER_MALLOC_ENV {
+        cmd.env(k, v);
+    }
     crate::sys::setsid_on_spawn(&mut cmd);
     let mut child = cmd.spawn().map_err(|e| {
         fail(format!(

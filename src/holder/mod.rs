@@ -218,6 +218,9 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
     cmd.env("PAGER", "cat");
     cmd.env("GIT_PAGER", "cat");
     cmd.env("KPTY_SESSION_ID", &spec.session_id);
+    for (k, _) in crate::core::launch::HOLDER_MALLOC_ENV {
+        cmd.env_remove(k);
+    }
     for (k, v) in &launch.env {
         cmd.env(k, v);
     }
