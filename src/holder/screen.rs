@@ -6,15 +6,26 @@
 //! (rows evicted from the scrollback, or dropped by a hard reset, keep their numbers), so a
 //! delta marker is just a line number kept in the holder. Every read walks only the lines it
 //! returns (VecDeque iterators skip in O(1)); nothing replays history.
+//!
+//! Memory: avt keeps ~16 bytes per cell, so it holds only the last [`AVT_SCROLLBACK`] lines
+//! of scrollback (enough to reflow recent output on resize). Rows leaving avt's scrollback
+//! (its `evicted` hook) move into a compact plain-text history (text + soft-wrap flag per
+//! row) just before avt's first row, numbered on; the two together hold the configured
+//! scrollback. A resize reflows only what avt still holds: older history keeps the wrapping
+//! it had when it left avt (merged reads still join its soft-wrapped rows).
 
 use avt::parser::Function;
 use avt::{Line, Observation, Observer, Operation, ScreenKind, Terminal};
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Default scrollback (lines), overridden by `KPTY_SCROLLBACK`.
 pub const DEFAULT_SCROLLBACK: usize = 10_000;
 /// Most markers a holder remembers (the oldest are forgotten first).
 pub const MAX_MARKERS: usize = 4096;
+/// Most scrollback lines avt itself keeps (as cells); older ones move to the plain-text
+/// history.
+pub const AVT_SCROLLBACK: usize = 500;
 /// Longest title kept (bytes).
 const MAX_TITLE: usize = 512;
 
@@ -119,20 +130,40 @@ impl std::fmt::Debug for Screen {
         f.debug_struct("Screen")
             .field("size", &self.term.size())
             .field("alternate", &self.alternate())
-            .field("counts", &self.counts)
+            .field("base", &self.counts.base)
+            .field("history", &self.counts.history.len())
             .field("title", &self.titles.title)
             .field("markers", &self.markers.len())
             .finish()
     }
 }
 
-/// Line bookkeeping, updated by avt's observer hooks.
+/// Line bookkeeping and the plain-text history, updated by avt's observer hooks.
 #[derive(Debug, Default)]
 struct Counts {
-    /// Absolute number of the first primary line held.
+    /// Absolute number of the first primary line avt holds.
     base: u64,
     /// Lines below this number were lost to the scrollback limit (not to a reset).
     overflow_end: u64,
+    /// Rows evicted from avt's scrollback, oldest first, ending just before `base`.
+    history: VecDeque<HistRow>,
+    /// Most rows `history` keeps.
+    history_cap: usize,
+}
+
+impl Counts {
+    /// Absolute number of the first primary line held (history included).
+    fn first(&self) -> u64 {
+        self.base - self.history.len() as u64
+    }
+}
+
+/// A row that left avt's scrollback: its text (trailing blanks trimmed unless it soft-wraps
+/// into the next row, whose text continues it) and whether it soft-wraps.
+#[derive(Debug)]
+struct HistRow {
+    text: Box<str>,
+    wrapped: bool,
 }
 
 impl Observer for Counts {
@@ -142,15 +173,48 @@ impl Observer for Counts {
         // A hard reset replaces the primary buffer: its lines are gone, numbers move on.
         if let Operation::Function(Function::Ris) = op {
             self.base += len(cx.terminal().primary_screen()) as u64;
+            self.history.clear();
         }
     }
 
-    fn evicted(&mut self, _: &mut Observation<'_>, _: &Line) {
+    fn evicted(&mut self, _: &mut Observation<'_>, line: &Line) {
         self.base += 1;
-        self.overflow_end = self.base;
+        if self.history_cap == 0 {
+            self.overflow_end = self.base;
+            return;
+        }
+        let wrapped = line.is_wrapped();
+        self.history.push_back(HistRow {
+            text: row_text(line, !wrapped).into_boxed_str(),
+            wrapped,
+        });
+        while self.history.len() > self.history_cap {
+            self.history.pop_front();
+            self.overflow_end = self.first();
+        }
     }
 
     fn end(&mut self, _: &mut Observation<'_>) {}
+}
+
+/// A row's text (`Line::text`), trailing whitespace trimmed when `trim`; reads no cell past
+/// the last non-blank one (most rows are short, every evicted row passes here).
+fn row_text(line: &Line, trim: bool) -> String {
+    let cells = line.cells();
+    let n = if trim {
+        cells
+            .iter()
+            .rposition(|c| !c.char().is_whitespace())
+            .map_or(0, |i| i + 1)
+    } else {
+        cells.len()
+    };
+    // Wide characters' second cells (width 0) are not text, as in `Line::chars`.
+    cells[..n]
+        .iter()
+        .filter(|c| c.width() != 0)
+        .map(avt::Cell::char)
+        .collect()
 }
 
 /// Lines held by a screen (O(1): the VecDeque iterator knows its length).
@@ -158,20 +222,82 @@ fn len(s: avt::Screen<'_>) -> usize {
     s.all_lines().size_hint().0
 }
 
+/// One physical primary row: from the history or from avt.
+#[derive(Clone, Copy)]
+enum Row<'a> {
+    Hist(&'a HistRow),
+    Avt(&'a Line),
+}
+
+impl<'a> Row<'a> {
+    fn wrapped(self) -> bool {
+        match self {
+            Self::Hist(r) => r.wrapped,
+            Self::Avt(l) => l.is_wrapped(),
+        }
+    }
+
+    fn text(self) -> Cow<'a, str> {
+        match self {
+            Self::Hist(r) => Cow::Borrowed(&r.text),
+            Self::Avt(l) => Cow::Owned(l.text()),
+        }
+    }
+}
+
+/// All primary rows held: the history, then avt's scrollback and screen. Indexes count
+/// from the oldest history row; every access is O(1) to reach.
+#[derive(Clone, Copy)]
+struct Rows<'a> {
+    hist: &'a VecDeque<HistRow>,
+    avt: avt::Screen<'a>,
+}
+
+impl<'a> Rows<'a> {
+    fn get(self, i: usize) -> Option<Row<'a>> {
+        match self.hist.get(i) {
+            Some(r) => Some(Row::Hist(r)),
+            None => self.avt.all_lines().nth(i - self.hist.len()).map(Row::Avt),
+        }
+    }
+
+    fn wrapped(self, i: usize) -> bool {
+        self.get(i).is_some_and(Row::wrapped)
+    }
+
+    /// Rows from index `i` on.
+    fn from(self, i: usize) -> impl Iterator<Item = Row<'a>> {
+        let h = self.hist.len();
+        self.hist
+            .range(i.min(h)..)
+            .map(Row::Hist)
+            .chain(self.avt.all_lines().skip(i.saturating_sub(h)).map(Row::Avt))
+    }
+}
+
 impl Screen {
     /// A screen of `cols`×`rows` keeping `scrollback` lines of history.
     pub fn new(cols: u16, rows: u16, scrollback: usize) -> Self {
+        Self::split(cols, rows, scrollback, AVT_SCROLLBACK)
+    }
+
+    /// [`Screen::new`] with avt keeping at most `avt_keep` of the `scrollback` lines.
+    fn split(cols: u16, rows: u16, scrollback: usize, avt_keep: usize) -> Self {
+        let kept = scrollback.min(avt_keep);
         let term = Terminal::with_scrollback(
             usize::from(cols.max(1)),
             usize::from(rows.max(1)),
-            Some(scrollback),
+            Some(kept),
         )
         .unwrap_or_else(|_| unreachable_size());
         Self {
             term,
             carry: Vec::new(),
             text: String::new(),
-            counts: Counts::default(),
+            counts: Counts {
+                history_cap: scrollback - kept,
+                ..Counts::default()
+            },
             titles: TitleScanner::default(),
             markers: BTreeMap::new(),
             next_marker: 1,
@@ -219,12 +345,20 @@ impl Screen {
         self.counts.base + (len(p) - rows) as u64 + self.term.cursor().row as u64
     }
 
-    /// Index (in the primary buffer) just past the last line with content: the cursor's line
-    /// or the last non-blank visible row, whichever is lower on the screen.
+    /// All primary rows held (history + avt).
+    fn rows(&self) -> Rows<'_> {
+        Rows {
+            hist: &self.counts.history,
+            avt: self.term.primary_screen(),
+        }
+    }
+
+    /// Index (in [`Rows`]) just past the last line with content: the cursor's line or the
+    /// last non-blank visible row, whichever is lower on the screen.
     fn content_end(&self) -> usize {
         let (_, rows) = self.term.size();
         let p = self.term.primary_screen();
-        let top = len(p) - rows;
+        let top = self.counts.history.len() + len(p) - rows;
         let mut end = top;
         for (i, l) in p.visible_lines().enumerate() {
             if l.cells().iter().any(|c| c.char() != ' ') {
@@ -249,9 +383,9 @@ impl Screen {
             cursor_col: ccol,
             ..View::default()
         };
-        let primary = self.term.primary_screen();
-        let plen = len(primary);
-        let top = plen - rows;
+        let primary = self.rows();
+        let first = self.counts.first();
+        let top = len(primary.avt) - rows;
         if alternate {
             v.cursor_line = crow as u64;
             v.viewport_y = 0;
@@ -263,18 +397,14 @@ impl Screen {
         // The start of the logical line holding the last content line: where the next
         // delta starts once this one is caught up (that line may still change).
         let mut resume = end.saturating_sub(1);
-        while resume > 0
-            && primary
-                .all_lines()
-                .nth(resume - 1)
-                .is_some_and(Line::is_wrapped)
-        {
+        while resume > 0 && primary.wrapped(resume - 1) {
             resume -= 1;
         }
         match q.mode {
             Mode::Viewport => {
                 let screen = self.term.screen();
-                let mut lines = group(screen.visible_lines(), q.merge_wrapped, usize::MAX).0;
+                let visible = screen.visible_lines().map(Row::Avt);
+                let mut lines = group(visible, q.merge_wrapped, usize::MAX).0;
                 while lines.last().is_some_and(|l| l.is_empty()) {
                     lines.pop();
                 }
@@ -285,7 +415,8 @@ impl Screen {
             }
             Mode::Tail if alternate => {
                 let screen = self.term.screen();
-                let mut lines = group(screen.visible_lines(), q.merge_wrapped, usize::MAX).0;
+                let visible = screen.visible_lines().map(Row::Avt);
+                let mut lines = group(visible, q.merge_wrapped, usize::MAX).0;
                 while lines.last().is_some_and(|l| l.is_empty()) {
                     lines.pop();
                 }
@@ -295,11 +426,10 @@ impl Screen {
             }
             Mode::Tail => {
                 let (start, lines) = tail(primary, end, q.max_lines, q.merge_wrapped);
-                v.first_line = self.counts.base + start as u64;
+                v.first_line = first + start as u64;
                 (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, true);
             }
             Mode::Delta => {
-                let base = self.counts.base;
                 let start = match q.marker_id {
                     None => None,
                     Some(id) => Some(*self.markers.get(&id).ok_or(UnknownMarker(id))?),
@@ -311,15 +441,15 @@ impl Screen {
                         (s, lines, end - s)
                     }
                     Some(line) => {
-                        let from = if line < base {
+                        let from = if line < first {
                             v.marker_disposed = true;
                             v.lines_lost = self.counts.overflow_end.saturating_sub(line);
                             0
                         } else {
                             // A reflow can shrink the history under a marker: clamp.
-                            ((line - base) as usize).min(resume)
+                            ((line - first) as usize).min(resume)
                         };
-                        let it = primary.all_lines().skip(from).take(end - from);
+                        let it = primary.from(from).take(end - from);
                         let (lines, used) = group(it, q.merge_wrapped, q.max_lines);
                         (from, lines, used)
                     }
@@ -346,13 +476,13 @@ impl Screen {
                 // Caught up: the next delta starts again at the cursor's (logical) line,
                 // which may still change.
                 let next = if consumed > resume { resume } else { consumed };
-                v.first_line = base + from as u64;
-                v.marker_line = base + next as u64;
+                v.first_line = first + from as u64;
+                v.marker_line = first + next as u64;
             }
         }
         v.truncated = v.dropped_chars > 0;
         if q.mode != Mode::Delta {
-            v.marker_line = self.counts.base + resume as u64;
+            v.marker_line = first + resume as u64;
         }
         v.marker_id = self.new_marker(v.marker_line);
         Ok(v)
@@ -375,18 +505,18 @@ fn unreachable_size() -> Terminal {
 }
 
 /// Physical rows each logical line of `lines` (read from `from`) spans.
-fn physical_counts(s: avt::Screen<'_>, from: usize, lines: &[String], merge: bool) -> Vec<usize> {
+fn physical_counts(s: Rows<'_>, from: usize, lines: &[String], merge: bool) -> Vec<usize> {
     if !merge {
         return vec![1; lines.len()];
     }
     let mut out = Vec::with_capacity(lines.len());
     let mut n = 0;
-    for l in s.all_lines().skip(from) {
+    for l in s.from(from) {
         if out.len() == lines.len() {
             break;
         }
         n += 1;
-        if !l.is_wrapped() {
+        if !l.wrapped() {
             out.push(n);
             n = 0;
         }
@@ -398,35 +528,25 @@ fn physical_counts(s: avt::Screen<'_>, from: usize, lines: &[String], merge: boo
 }
 
 /// The last `max_lines` logical lines ending before index `end`; returns their first index.
-fn tail(s: avt::Screen<'_>, end: usize, max_lines: usize, merge: bool) -> (usize, Vec<String>) {
+fn tail(s: Rows<'_>, end: usize, max_lines: usize, merge: bool) -> (usize, Vec<String>) {
     // Walk back over physical rows counting logical starts; only the returned rows are read.
     let mut start = end;
     let mut logical = 0;
     while start > 0 && logical < max_lines {
         start -= 1;
         // Row `start` begins a logical line when the row before it does not wrap.
-        let begins =
-            !merge || start == 0 || !s.all_lines().nth(start - 1).is_some_and(Line::is_wrapped);
+        let begins = !merge || start == 0 || !s.wrapped(start - 1);
         if begins {
             logical += 1;
         }
     }
-    let lines = group(
-        s.all_lines().skip(start).take(end - start),
-        merge,
-        usize::MAX,
-    )
-    .0;
+    let lines = group(s.from(start).take(end - start), merge, usize::MAX).0;
     (start, lines)
 }
 
 /// Turn physical rows into lines (joining soft wraps when `merge`), at most `max` lines;
 /// returns the lines and how many rows were used.
-fn group<'a>(
-    rows: impl Iterator<Item = &'a Line>,
-    merge: bool,
-    max: usize,
-) -> (Vec<String>, usize) {
+fn group<'a>(rows: impl Iterator<Item = Row<'a>>, merge: bool, max: usize) -> (Vec<String>, usize) {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut open = false;
@@ -438,7 +558,7 @@ fn group<'a>(
         used += 1;
         cur.push_str(&l.text());
         open = true;
-        if !(merge && l.is_wrapped()) {
+        if !(merge && l.wrapped()) {
             out.push(std::mem::take(&mut cur).trim_end().to_string());
             open = false;
         }
@@ -771,6 +891,195 @@ mod tests {
         assert_eq!(v.lines.last().map(String::as_str), Some("$"));
         assert!(v.lines.contains(&"after".to_string()), "{v:?}");
         assert!(!v.lines.contains(&"a".to_string()), "{v:?}");
+    }
+
+    /// Output mixing short lines, soft-wrapped long ones and a prompt (10 columns).
+    fn mixed(n: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        for i in 0..n {
+            if i % 7 == 3 {
+                let long: String = (0..23)
+                    .map(|k| char::from(b'a' + ((i + k) % 26) as u8))
+                    .collect();
+                out.extend_from_slice(format!("L{i}:{long}\r\n").as_bytes());
+            } else {
+                out.extend_from_slice(format!("{i}\r\n").as_bytes());
+            }
+        }
+        out.extend_from_slice(b"$ ");
+        out
+    }
+
+    /// A split screen (avt keeps 6 lines, the rest is plain history) answers every read
+    /// exactly like one where avt keeps the whole scrollback.
+    #[test]
+    fn history_split_reads_match_unsplit() {
+        for merge in [true, false] {
+            let mut a = Screen::split(10, 4, 40, 6);
+            let mut b = Screen::split(10, 4, 40, 40);
+            let read = |s: &mut Screen, mode, max, marker| {
+                s.read(&Query {
+                    merge_wrapped: merge,
+                    ..q(mode, max, marker)
+                })
+                .expect("read")
+            };
+            let (mut ma, mut mb) = (None, None);
+            let bytes = mixed(90);
+            for (k, c) in bytes.chunks(11).enumerate() {
+                a.feed(c);
+                b.feed(c);
+                assert!(a.counts.history.len() <= 34);
+                for max in [1, 3, 25, 200] {
+                    assert_eq!(read(&mut a, Mode::Tail, max, None).lines, {
+                        read(&mut b, Mode::Tail, max, None).lines
+                    });
+                }
+                // A delta chain read every few chunks, in small steps.
+                if k % 5 == 0 {
+                    loop {
+                        let (va, vb) = (
+                            read(&mut a, Mode::Delta, 4, ma),
+                            read(&mut b, Mode::Delta, 4, mb),
+                        );
+                        assert_eq!(
+                            (va.lines.clone(), va.first_line, va.marker_line, va.more),
+                            (vb.lines, vb.first_line, vb.marker_line, vb.more)
+                        );
+                        assert_eq!((va.marker_disposed, va.lines_lost), (false, 0));
+                        (ma, mb) = (Some(va.marker_id), Some(vb.marker_id));
+                        if !va.more {
+                            break;
+                        }
+                    }
+                }
+            }
+            assert_eq!(a.counts.history.len(), 34, "history filled");
+            let (va, vb) = (
+                read(&mut a, Mode::Tail, 200, None),
+                read(&mut b, Mode::Tail, 200, None),
+            );
+            assert_eq!(va, vb);
+        }
+    }
+
+    #[test]
+    fn row_text_matches_avt_text() {
+        let mut s = Screen::new(12, 3, 10);
+        s.feed("ab 世界 c  \r\n\u{a0}x\u{a0} \r\n   \r\n界界界界界界".as_bytes());
+        for l in s.term.primary_screen().all_lines() {
+            assert_eq!(row_text(l, true), l.text().trim_end());
+            assert_eq!(row_text(l, false), l.text());
+        }
+    }
+
+    #[test]
+    fn delta_chain_across_history_boundary() {
+        // avt keeps 3 lines; the reads fall far behind, so markers point into the history.
+        let mut s = Screen::split(30, 5, 100, 3);
+        let mut marker = s.read(&q(Mode::Delta, 10, None)).expect("first").marker_id;
+        let mut seen: Vec<String> = Vec::new();
+        for n in 1..=80 {
+            s.feed(format!("{n}\r\n").as_bytes());
+            if n % 37 == 0 || n == 80 {
+                loop {
+                    let v = s.read(&q(Mode::Delta, 6, Some(marker))).expect("delta");
+                    assert!(!v.marker_disposed);
+                    seen.extend(v.lines.iter().filter(|l| !l.is_empty()).cloned());
+                    marker = v.marker_id;
+                    if !v.more {
+                        break;
+                    }
+                }
+            }
+        }
+        assert!(!s.counts.history.is_empty());
+        let want: Vec<String> = (1..=80).map(|n| n.to_string()).collect();
+        assert_eq!(seen, want);
+        // A tail spanning history and avt: consecutive, numbered on.
+        let v = s.read(&q(Mode::Tail, 20, None)).expect("tail");
+        let want: Vec<String> = (62..=80)
+            .map(|n| n.to_string())
+            .chain([String::new()])
+            .collect();
+        assert_eq!(v.lines, want);
+        assert_eq!(v.first_line, 61);
+        assert_eq!(v.cursor_line, 80);
+    }
+
+    #[test]
+    fn resize_with_history_keeps_chain_and_old_wrapping() {
+        let mut s = Screen::split(10, 4, 100, 3);
+        s.feed(b"0123456789abcdefghij\r\n");
+        for n in 1..=20 {
+            s.feed(format!("{n}\r\n").as_bytes());
+        }
+        let m = s.read(&q(Mode::Delta, 100, None)).expect("first").marker_id;
+        s.resize(30, 4);
+        for n in 21..=25 {
+            s.feed(format!("{n}\r\n").as_bytes());
+        }
+        let v = s.read(&q(Mode::Delta, 100, Some(m))).expect("delta");
+        let want: Vec<String> = (21..=25)
+            .map(|n| n.to_string())
+            .chain([String::new()])
+            .collect();
+        assert_eq!(v.lines, want);
+        // The long line left avt before the resize: it keeps its 10-column rows, merged
+        // back into one logical line on request.
+        let mut rows = |merge| {
+            s.read(&Query {
+                merge_wrapped: merge,
+                ..q(Mode::Tail, 100, None)
+            })
+            .expect("tail")
+            .lines
+        };
+        assert_eq!(rows(false)[..2], ["0123456789", "abcdefghij"]);
+        assert_eq!(rows(true)[0], "0123456789abcdefghij");
+    }
+
+    #[test]
+    fn history_disposal_counts_match() {
+        // The same totals as `delta_reports_disposed_marker_and_lost_lines`, with most of
+        // the scrollback in the history.
+        let mut s = Screen::split(30, 5, 10, 3);
+        let m = s.read(&q(Mode::Delta, 10, None)).expect("first").marker_id;
+        for n in 1..=50 {
+            s.feed(format!("{n}\r\n").as_bytes());
+        }
+        assert_eq!(s.counts.history.len(), 7);
+        let v = s.read(&q(Mode::Delta, 200, Some(m))).expect("delta");
+        assert!(v.marker_disposed);
+        assert_eq!(v.lines_lost, 36, "{v:?}");
+        assert_eq!(v.first_line, 36);
+        assert_eq!(v.lines.first().map(String::as_str), Some("37"));
+    }
+
+    #[test]
+    fn history_belongs_to_primary_and_reset_clears_it() {
+        let mut s = Screen::split(30, 5, 100, 3);
+        for n in 1..=20 {
+            s.feed(format!("{n}\r\n").as_bytes());
+        }
+        let held = s.counts.history.len();
+        assert!(held > 0);
+        s.feed(b"\x1b[?1049h");
+        for n in 0..50 {
+            s.feed(format!("alt{n}\r\n").as_bytes());
+        }
+        assert_eq!(s.counts.history.len(), held);
+        s.feed(b"\x1b[?1049l");
+        let v = s.read(&q(Mode::Tail, 100, None)).expect("tail");
+        assert_eq!(v.lines.first().map(String::as_str), Some("1"));
+        assert!(!v.lines.iter().any(|l| l.starts_with("alt")));
+        let m = v.marker_id;
+        s.feed(b"\x1bcfresh");
+        assert!(s.counts.history.is_empty());
+        let v = s.read(&q(Mode::Delta, 100, Some(m))).expect("delta");
+        assert!(v.marker_disposed);
+        assert_eq!(v.lines_lost, 0, "a reset is not an overflow");
+        assert_eq!(v.lines, ["fresh"]);
     }
 
     #[test]
