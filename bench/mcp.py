@@ -5,7 +5,7 @@ per call), both on the same warmed session, medians over N runs in the same run.
 
 Usage: python3 bench/mcp.py [path/to/kpty] [runs]   (prints a Markdown table)
 """
-import json, os, statistics, subprocess, sys, tempfile, time
+import json, os, shutil, statistics, subprocess, sys, tempfile, time
 
 KPTY = sys.argv[1] if len(sys.argv) > 1 else "target/release/kpty"
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 50
@@ -65,6 +65,7 @@ try:
     p.wait(timeout=10)
 finally:
     subprocess.run([KPTY, "kill", sid], env=env, capture_output=True)
+    shutil.rmtree(state, ignore_errors=True)
 
 c, m = statistics.median(cli_ms), statistics.median(mcp_ms)
 print(f"| path | median ms | p90 ms | runs |")
