@@ -7,6 +7,7 @@
 //! `{"ok":false,"error":…}` — then stdout is pointed at /dev/null. Logs go to stderr, which the
 //! launcher points at `sessions/<id>/holder.log`.
 
+mod history;
 pub mod markers;
 pub mod persist;
 pub mod ring;
@@ -14,6 +15,7 @@ pub mod screen;
 pub mod server;
 pub mod session;
 pub mod shell;
+pub mod talk;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Metadata, StateDir};

@@ -1,16 +1,16 @@
 //! The live session inside a holder: shared state behind one mutex and condvar, the reader
 //! thread that drains the PTY (ring buffer, markers, talk capture), the waiter thread that
-//! records the exit status, and every request's logic. Waits are on the condvar with a
-//! deadline, woken by new output or exit — never a poll loop.
+//! records the exit status, and every request's logic but `talk` (in [`super::talk`]). Waits
+//! are on the condvar with a deadline, woken by new output or exit — never a poll loop.
 
-use super::markers::{MarkKind, MarkerScanner, SentinelMatcher};
+use super::markers::{MarkKind, MarkerScanner};
 use super::ring::{self, Ring};
 use super::screen::{self, Screen};
-use super::shell::{Integration, ShellKind, typed_command};
+use super::shell::{Integration, ShellKind};
+use super::talk::Capture;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{
-    CursorPos, KillBody, ProgressBody, ReadBody, ScreenInfo, StatusBody, TalkBody, TalkRequest,
-    TermReadBody, TermReadRequest, WriteBody,
+    CursorPos, KillBody, ReadBody, ScreenInfo, StatusBody, TermReadBody, TermReadRequest, WriteBody,
 };
 use portable_pty::{MasterPty, PtySize};
 use serde_json::json;
@@ -18,8 +18,7 @@ use std::io::{Read, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-/// Most bytes one talk keeps (the newest are kept when a command prints more).
-pub const TALK_CAPTURE_MAX: usize = 16 << 20;
+pub use super::talk::{Progress, TALK_CAPTURE_MAX, new_sentinel};
 
 /// How the shell ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,37 +27,6 @@ pub struct ExitInfo {
     pub code: i32,
     /// Signal name when a signal ended it.
     pub signal: Option<String>,
-}
-
-/// Output captured for the talk in progress.
-#[derive(Debug)]
-struct Capture {
-    /// Absolute offset of `bytes[0]`.
-    base: u64,
-    /// Absolute offset where the talk began.
-    begin: u64,
-    bytes: Vec<u8>,
-    truncated: bool,
-    /// End of the OSC 133 `C` marker (command output starts).
-    out_start: Option<u64>,
-    /// Start of the `D` marker and its status.
-    finished: Option<(u64, Option<i32>)>,
-}
-
-impl Capture {
-    fn push(&mut self, data: &[u8]) {
-        self.bytes.extend_from_slice(data);
-        if self.bytes.len() > TALK_CAPTURE_MAX {
-            let cut = self.bytes.len() - TALK_CAPTURE_MAX / 2;
-            self.bytes.drain(..cut);
-            self.base += cut as u64;
-            self.truncated = true;
-        }
-    }
-
-    fn idx(&self, abs: u64) -> usize {
-        (abs.saturating_sub(self.base) as usize).min(self.bytes.len())
-    }
 }
 
 /// Mutable state, behind [`Shared::state`].
@@ -83,7 +51,7 @@ pub struct State {
     pub output_seen: bool,
     /// When output last arrived.
     pub last_output: Instant,
-    capture: Option<Capture>,
+    pub(super) capture: Option<Capture>,
     /// A talk is in progress.
     pub talking: bool,
     /// The shell ended.
@@ -311,7 +279,7 @@ impl Shared {
         Some((fg, name))
     }
 
-    fn write_all(&self, data: &[u8]) -> Result<()> {
+    pub(super) fn write_all(&self, data: &[u8]) -> Result<()> {
         let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         w.write_all(data).and_then(|_| w.flush()).map_err(|e| {
             Error::new(
@@ -321,7 +289,7 @@ impl Shared {
         })
     }
 
-    fn exited_error(&self, exit: &ExitInfo) -> Error {
+    pub(super) fn exited_error(&self, exit: &ExitInfo) -> Error {
         Error::new(
             ErrorCode::PtyProcessExited,
             format!("the shell of session {} has exited (code {}); create a new session", self.session_id, exit.code),
@@ -522,305 +490,11 @@ impl Shared {
             exit_signal: st.exit.as_ref().and_then(|e| e.signal.clone()),
         }
     }
-
-    /// `Talk`: type the command, wait for its completion marker, return its output.
-    pub fn talk(&self, req: &TalkRequest, mut progress: Option<Progress<'_>>) -> Result<TalkBody> {
-        let started = Instant::now();
-        let deadline = started + Duration::from_millis(req.timeout_ms);
-        // Everything from "is anyone else talking" to "talking = true" happens under one lock,
-        // so two talks can never both type (the foreground check takes the master's own lock,
-        // which is never held while waiting for this one).
-        let mut st = self.lock();
-        while st.talking && st.exit.is_none() {
-            let (g, up) = self.wait_until(st, deadline);
-            st = g;
-            if up && st.talking {
-                return Err(Error::new(
-                    ErrorCode::PtyBusy,
-                    format!(
-                        "another talk is running on {} and did not finish within {} ms; try again later",
-                        self.session_id, req.timeout_ms
-                    ),
-                ));
-            }
-        }
-        // A talk cancelled just before this one had its command interrupted: give the shell a
-        // moment to come back to its prompt rather than calling the session busy.
-        while let Some(at) = st.interrupted {
-            let settle = (at + INTERRUPT_SETTLE).min(deadline);
-            if Instant::now() >= settle || st.exit.is_some() {
-                st.interrupted = None;
-                break;
-            }
-            let (g, _) = self.wait_until(st, settle);
-            st = g;
-        }
-        if let Some(exit) = st.exit.clone() {
-            return Err(self.exited_error(&exit));
-        }
-        if st.screen.alternate() {
-            // An editor, pager or TUI owns the screen: typing a command would edit its buffer.
-            let fg = self.foreground_other();
-            let what = match &fg {
-                Some((_, Some(name))) => format!("`{name}`"),
-                Some((pid, None)) => format!("pid {pid}"),
-                None => "a full-screen program".into(),
-            };
-            return Err(Error::new(
-                ErrorCode::PtyBusy,
-                format!(
-                    "{} is busy: {what} is running full-screen (alternate screen); talk would type \
-                     into it. Read it with term_read mode=viewport, drive it with send_line, or \
-                     quit it first (e.g. send_line data=\"q\" for a pager)",
-                    self.session_id
-                ),
-            )
-            .with_details(json!({
-                "session_id": self.session_id,
-                "terminal_state": "full_screen",
-                "foreground_pid": fg.as_ref().map(|f| f.0),
-                "foreground_command": fg.and_then(|f| f.1),
-            })));
-        }
-        if let Some((pid, name)) = self.foreground_other() {
-            let what = name.clone().unwrap_or_else(|| format!("pid {pid}"));
-            return Err(Error::new(
-                ErrorCode::PtyBusy,
-                format!(
-                    "{} is busy: `{what}` is running in the foreground, not the shell; wait for it, \
-                     answer it with send_line, or interrupt it with send_line data=\"\\x03\"",
-                    self.session_id
-                ),
-            )
-            .with_details(json!({"session_id": self.session_id, "foreground_pid": pid, "foreground_command": name})));
-        }
-        let method = if req.sentinel.is_some() {
-            Integration::Sentinel
-        } else {
-            st.integration
-        };
-        if method == Integration::Osc133 && !st.at_prompt {
-            return Err(Error::new(
-                ErrorCode::PtyBusy,
-                format!(
-                    "{} is busy: the shell has not shown a prompt since its last command started; \
-                     read its output, or interrupt it with send_line data=\"\\x03\"",
-                    self.session_id
-                ),
-            )
-            .with_details(json!({"session_id": self.session_id})));
-        }
-        let sentinel = req.sentinel.clone().unwrap_or_else(new_sentinel);
-        let begin = st.ring.end();
-        st.talking = true;
-        st.cancel = false;
-        st.capture = Some(Capture {
-            base: begin,
-            begin,
-            bytes: Vec::new(),
-            truncated: false,
-            out_start: None,
-            finished: None,
-        });
-        drop(st);
-
-        let typed = typed_command(self.kind, method, &req.command, &sentinel);
-        if let Err(e) = self.write_all(typed.as_bytes()) {
-            self.end_talk();
-            return Err(e);
-        }
-
-        let matcher = (method == Integration::Sentinel).then(|| SentinelMatcher::new(&sentinel));
-        let mut begin_at: Option<u64> = None; // sentinel: absolute end of the begin line
-        let mut scanned: u64 = begin; // sentinel: done lines are searched from here
-        let mut last_progress = Instant::now();
-        let mut sent_bytes: u64 = 0;
-        let mut st = self.lock();
-        let outcome = loop {
-            let cap = st.capture.as_ref();
-            let done = match (cap, &matcher) {
-                (Some(c), None) => c.finished.map(|(d, code)| {
-                    let from = match c.out_start {
-                        Some(o) => o,
-                        // No output-start marker (an empty or comment-only line): the output
-                        // is what follows the echoed line.
-                        None => c.bytes[..c.idx(d)]
-                            .iter()
-                            .position(|&b| b == b'\n')
-                            .map(|p| c.base + p as u64 + 1)
-                            .unwrap_or(d),
-                    };
-                    (from.min(d), d, code)
-                }),
-                (Some(c), Some(m)) => {
-                    if begin_at.is_none() {
-                        begin_at = m
-                            .find_begin(&c.bytes, c.idx(scanned))
-                            .map(|i| c.base + i as u64);
-                        if let Some(b) = begin_at {
-                            scanned = b;
-                        }
-                    }
-                    let found = begin_at.and_then(|b| {
-                        m.find_done(&c.bytes, c.idx(scanned.max(b)))
-                            .map(|(i, code)| (b, c.base + i as u64, Some(code)))
-                    });
-                    if found.is_none() {
-                        // Next time, search only what is new (minus one possible partial line).
-                        let back = sentinel.len() as u64 + 16;
-                        scanned = (c.base + c.bytes.len() as u64)
-                            .saturating_sub(back)
-                            .max(begin_at.unwrap_or(begin));
-                    }
-                    found
-                }
-                (None, _) => None,
-            };
-            if let Some(d) = done {
-                break Ok(d);
-            }
-            if let Some(exit) = st.exit.clone() {
-                break Err(Stop::Exited(exit));
-            }
-            if st.cancel {
-                break Err(Stop::Cancelled);
-            }
-            // Progress: the output so far, at most once per interval, only when it grew.
-            let grown = st.capture.as_ref().map(|c| {
-                let from = c.out_start.or(begin_at).unwrap_or(c.base);
-                (from, (c.base + c.bytes.len() as u64).saturating_sub(from))
-            });
-            let mut wake = deadline;
-            if let (Some((every, send)), Some((from, total))) = (progress.as_mut(), grown)
-                && total != sent_bytes
-            {
-                let due = last_progress + *every;
-                if Instant::now() >= due {
-                    let c = st.capture.as_ref().map(|c| {
-                        let i = c.idx(from).max(c.bytes.len().saturating_sub(PROGRESS_TAIL));
-                        c.bytes[i..].to_vec()
-                    });
-                    drop(st);
-                    let body = ProgressBody {
-                        output: crate::text::clean_text(&c.unwrap_or_default()),
-                        bytes: total,
-                        elapsed_ms: started.elapsed().as_millis() as u64,
-                    };
-                    let alive = send(&body);
-                    last_progress = Instant::now();
-                    sent_bytes = total;
-                    st = self.lock();
-                    if !alive {
-                        break Err(Stop::ClientGone);
-                    }
-                    continue;
-                }
-                wake = wake.min(due);
-            }
-            let (g, _) = self.wait_until(st, wake);
-            st = g;
-            if Instant::now() >= deadline {
-                break Err(Stop::Timeout);
-            }
-        };
-        let cap = st.capture.take();
-        st.talking = false;
-        let end_offset = st.ring.end();
-        // The shell is back at its prompt when the talk completed (no foreground program).
-        let (screen_after, state_after) = screen_state(&st, outcome.is_err());
-        drop(st);
-        self.cond.notify_all();
-        let Some(cap) = cap else {
-            return Err(Error::internal("talk capture vanished"));
-        };
-        let duration_ms = started.elapsed().as_millis() as u64;
-        let raw_output = String::from_utf8_lossy(&cap.bytes).into_owned();
-        match outcome {
-            Ok((from, to, code)) => {
-                let region = &cap.bytes[cap.idx(from)..cap.idx(to)];
-                Ok(TalkBody {
-                    output_raw: String::from_utf8_lossy(region).into_owned(),
-                    raw_output,
-                    exit_code: code,
-                    completion: method.as_str().into(),
-                    sentinel,
-                    duration_ms,
-                    truncated: cap.truncated || cap.base > from,
-                    start_offset: begin,
-                    end_offset,
-                    screen: Some(screen_after),
-                    terminal_state: Some(state_after.into()),
-                })
-            }
-            Err(stop) => {
-                // Partial output: after the output-start marker (or begin line) when seen.
-                let from = cap.out_start.or(begin_at).unwrap_or(cap.base);
-                let partial = crate::text::clean_text(&cap.bytes[cap.idx(from)..]);
-                let details = json!({
-                    "session_id": self.session_id,
-                    "command": req.command,
-                    "partial_output": partial,
-                    "timeout_ms": req.timeout_ms,
-                    "duration_ms": duration_ms,
-                    "sentinel": sentinel,
-                    "completion": method.as_str(),
-                });
-                Err(match stop {
-                    Stop::Cancelled | Stop::ClientGone => Error::new(
-                        ErrorCode::Cancelled,
-                        format!(
-                            "the talk on {} was cancelled by its caller",
-                            self.session_id
-                        ),
-                    )
-                    .with_details(details),
-                    Stop::Timeout => Error::new(
-                        ErrorCode::PtyTimeout,
-                        format!("Command timed out after {}ms", req.timeout_ms),
-                    )
-                    .with_details(details),
-                    Stop::Exited(exit) => {
-                        let mut e = self.exited_error(&exit);
-                        let mut d = details;
-                        d["exit_code"] = json!(exit.code);
-                        e.details = Some(d);
-                        e
-                    }
-                })
-            }
-        }
-    }
-
-    /// `Cancel`: stop the talk in progress; with `interrupt`, type Ctrl-C as well.
-    pub fn cancel_talk(&self, interrupt: bool) -> Result<serde_json::Value> {
-        let mut st = self.lock();
-        let talking = st.talking;
-        if talking {
-            st.cancel = true;
-            if interrupt {
-                st.interrupted = Some(Instant::now());
-            }
-        }
-        drop(st);
-        self.cond.notify_all();
-        if talking && interrupt {
-            self.write_all(b"\x03")?;
-        }
-        Ok(json!({"cancelled": talking}))
-    }
-
-    fn end_talk(&self) {
-        let mut st = self.lock();
-        st.capture = None;
-        st.talking = false;
-        drop(st);
-        self.cond.notify_all();
-    }
 }
 
 /// The screen summary and the terminal state (`prompt` | `running` | `full_screen`);
 /// `foreground` says a program other than the shell holds the terminal.
-fn screen_state(st: &State, foreground: bool) -> (ScreenInfo, &'static str) {
+pub(super) fn screen_state(st: &State, foreground: bool) -> (ScreenInfo, &'static str) {
     let alternate = st.screen.alternate();
     let (line, col) = st.screen.cursor();
     let info = ScreenInfo {
@@ -844,28 +518,4 @@ fn screen_state(st: &State, foreground: bool) -> (ScreenInfo, &'static str) {
         "running"
     };
     (info, state)
-}
-
-/// How a talk stopped without completing.
-enum Stop {
-    Timeout,
-    Exited(ExitInfo),
-    Cancelled,
-    ClientGone,
-}
-
-/// Progress reporting for a talk: the interval, and a sink that returns false once the
-/// client is gone.
-pub type Progress<'a> = (Duration, &'a mut dyn FnMut(&ProgressBody) -> bool);
-
-/// How long a talk waits for the prompt after an interrupted (cancelled) talk.
-const INTERRUPT_SETTLE: Duration = Duration::from_secs(3);
-
-/// Most output bytes a progress frame looks at (its tail).
-const PROGRESS_TAIL: usize = 8 * 1024;
-
-/// A fresh `__KR_DONE_<8 hex>__` sentinel.
-pub fn new_sentinel() -> String {
-    let hex = uuid::Uuid::new_v4().simple().to_string();
-    format!("__KR_DONE_{}__", &hex[..8])
 }
