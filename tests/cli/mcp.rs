@@ -370,24 +370,7 @@ fn raw_stdio_protocol_versions_garbage_and_eof() {
 #[tokio::test(flavor = "multi_thread")]
 async fn cli_json_and_mcp_results_are_the_same_object() {
     fn norm(v: &Value) -> Value {
-        const VOLATILE: &[&str] = &[
-            "session_id",
-            "created_at",
-            "last_heartbeat",
-            "pid",
-            "holder_pid",
-            "duration_ms",
-            "start_offset",
-            "end_offset",
-            "next_offset",
-            "output_offset",
-            "sentinel",
-            "raw_output",
-            "bytes_read",
-            // The cursor (col, line) when a talk completes races the prompt being drawn.
-            "col",
-            "line",
-        ];
+        use crate::support::VOLATILE;
         crate::support::mask(v, VOLATILE, &|_, _| Value::String("*".into()))
     }
     let env = Env::new();

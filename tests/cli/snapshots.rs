@@ -14,30 +14,12 @@ fn settings() -> insta::Settings {
 
 /// Replace values that change between runs, keeping the shape (keys and types).
 fn shape(v: &Value) -> Value {
-    const VOLATILE: &[&str] = &[
-        "session_id",
-        "created_at",
-        "last_heartbeat",
-        "pid",
-        "holder_pid",
-        "duration_ms",
-        "start_offset",
-        "end_offset",
-        "next_offset",
-        "output_offset",
-        "sentinel",
-        "raw_output",
-        "cwd",
-        "socket",
-        "state_dir",
-        "shell",
-        "bytes_read",
-        "ts",
-        // The cursor (col, line) when a talk completes races the prompt being drawn.
-        "col",
-        "line",
-    ];
-    crate::support::mask(v, VOLATILE, &|k, x| match x {
+    let volatile: Vec<&str> = crate::support::VOLATILE
+        .iter()
+        .copied()
+        .chain(["cwd", "socket", "state_dir", "shell", "ts"])
+        .collect();
+    crate::support::mask(v, &volatile, &|k, x| match x {
         Value::Number(_) => Value::String(format!("[{k}:number]")),
         _ => Value::String(format!("[{k}]")),
     })

@@ -419,6 +419,26 @@ pub fn pid_gone(pid: u64) -> bool {
     }
 }
 
+/// Keys whose values differ from run to run (ids, times, pids, offsets, sentinels, and the
+/// cursor, which depends on whether the prompt was drawn yet).
+pub const VOLATILE: &[&str] = &[
+    "session_id",
+    "created_at",
+    "last_heartbeat",
+    "pid",
+    "holder_pid",
+    "duration_ms",
+    "start_offset",
+    "end_offset",
+    "next_offset",
+    "output_offset",
+    "sentinel",
+    "raw_output",
+    "bytes_read",
+    "col",
+    "line",
+];
+
 /// `v` with the values of `keys` (at any depth) replaced by `with(key, value)`: keeps a JSON
 /// shape comparable across runs (ids, times, pids, offsets).
 pub fn mask(v: &Value, keys: &[&str], with: &dyn Fn(&str, &Value) -> Value) -> Value {
