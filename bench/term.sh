@@ -10,7 +10,9 @@
 #      duration_ms (typing → completion seen by the holder). tmux: typing → end marker visible
 #      in the pane (polled every 10 ms with capture-pane, so up to +10 ms). Best of RUNS.
 #  (b) `kpty term-read --max-lines 40` latency with a full 10 000-line scrollback (hyperfine,
-#      ≥ 20 runs; the whole CLI process: start, registry, socket round trip, render, redaction).
+#      ≥ 20 runs; the whole CLI process: start, registry, socket round trip, render, redaction),
+#      with the floors of the same run (`kpty --version`, `tmux capture-pane -p`), and the same
+#      request as an MCP tools/call to one long-lived `kpty mcp` (the path agents use).
 #  (c) holder RSS with a full scrollback of 120-column lines.
 # Targets (issue 5): throughput ≥ tmux; term_read < 2 ms; RSS < 16 MB.
 set -euo pipefail
@@ -98,13 +100,48 @@ done
 log "filling the scrollback (seq 1 20000 → 10 000 lines held) and timing term-read"
 "$KPTY" talk -s "$SID" "seq 1 20000" >/dev/null
 LINES_HELD=$("$KPTY" --json term-read -s "$SID" --max-lines 40 | python3 -c 'import json,sys; v=json.load(sys.stdin); print(v["scrollback"], v["first_line"])')
+t send-keys -t bench -l "seq 1 20000" \; send-keys -t bench Enter
+while ! t capture-pane -p -t bench | grep -q '^20000$'; do sleep 0.01; done
+# The same run also times the floors: a kpty process that does nothing (`--version`) and
+# tmux's own equivalent of term-read (`capture-pane -p` of the last 40 lines, a process too).
 hyperfine -N --warmup 5 --runs 50 --export-json "$WORK/tr.json" \
   "$KPTY term-read -s $SID --max-lines 40" \
-  "$KPTY read -s $SID --max-bytes 4096 --timeout-ms 0" >/dev/null 2>&1
-read -r TR_MEAN TR_SD TR_MIN RD_MEAN < <(python3 -c '
+  "$KPTY read -s $SID --max-bytes 4096 --timeout-ms 0" \
+  "$KPTY --version" \
+  "tmux -L $SOCK capture-pane -p -t bench -S -40" >/dev/null 2>&1
+read -r TR_MEAN TR_SD TR_MIN RD_MEAN VER_MEAN TX_MEAN < <(python3 -c '
 import json,sys
 r = json.load(open(sys.argv[1]))["results"]
-print("%.2f %.2f %.2f %.2f" % (r[0]["mean"]*1e3, r[0]["stddev"]*1e3, r[0]["min"]*1e3, r[1]["mean"]*1e3))' "$WORK/tr.json")
+print("%.2f %.2f %.2f %.2f %.2f %.2f" % (r[0]["mean"]*1e3, r[0]["stddev"]*1e3, r[0]["min"]*1e3, r[1]["mean"]*1e3, r[2]["mean"]*1e3, r[3]["mean"]*1e3))' "$WORK/tr.json")
+
+# The path agents use: one long-lived `kpty mcp`, term_read as a tools/call over stdio.
+MCP_TR=$(python3 - "$KPTY" "$SID" <<'EOF2'
+import json, statistics, subprocess, sys, time
+kpty, sid = sys.argv[1], sys.argv[2]
+p = subprocess.Popen([kpty, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
+def call(i, method, params):
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
+    p.stdin.flush()
+    while True:
+        m = json.loads(p.stdout.readline())
+        if m.get("id") == i:
+            return m
+call(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "bench", "version": "0"}})
+p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+args = {"name": "k_pty", "arguments": {"action": "term_read", "session_id": sid, "max_lines": 40}}
+xs = []
+for i in range(1, 221):
+    t0 = time.perf_counter()
+    r = call(i, "tools/call", args)
+    if i > 20:
+        xs.append((time.perf_counter() - t0) * 1e3)
+    assert r["result"]["structuredContent"]["ok"], r
+p.stdin.close(); p.wait(timeout=10)
+print("%.2f" % statistics.median(xs))
+EOF2
+)
 
 # In-holder render cost: the same request straight to the socket, many times, one process.
 # (The CLI number above is dominated by process start-up.)
@@ -160,8 +197,11 @@ verdict() { python3 -c "import sys; print('met' if float(sys.argv[1]) $2 float(s
   echo "| \`seq 1 2000000\` ($SMB MB), ms (best of $RUNS) | $SK ms ($(mbps "$SMB" "$SK") MB/s) | $SX ms ($(mbps "$SMB" "$SX") MB/s) | throughput ≥ tmux: $(verdict "$SX" '>=' "$SK") |"
   echo "| \`cat\` 20 MB SGR-coloured file ($CMB MB), ms | $CK ms ($(mbps "$CMB" "$CK") MB/s) | $CX ms ($(mbps "$CMB" "$CX") MB/s) | throughput ≥ tmux: $(verdict "$CX" '>=' "$CK") |"
   echo "| \`kpty term-read --max-lines 40\`, full scrollback, whole CLI process (hyperfine, 50 runs) | $TR_MEAN ± $TR_SD ms (min $TR_MIN) | < 2 ms | $(verdict "$TR_MEAN" '<' 2) |"
+  echo "| same request over MCP (\`tools/call\` term_read to one long-lived \`kpty mcp\`, median of 200) | $MCP_TR ms | < 2 ms | $(verdict "$MCP_TR" '<' 2) |"
   echo "| same request inside the holder (socket round trip, 500 calls) | $HOLDER_US µs | < 2 ms | $(verdict "$HOLDER_US" '<' 2000) |"
   echo "| \`kpty read --max-bytes 4096\` for comparison (whole CLI process) | $RD_MEAN ms | | |"
+  echo "| floor: \`kpty --version\` (a kpty process doing nothing) | $VER_MEAN ms | | |"
+  echo "| tmux's equivalent: \`tmux capture-pane -p -S -40\` (a process too) | $TX_MEAN ms | | |"
   echo "| holder RSS, 10 000 × 120-column lines held | $((RSS_FULL / 1024)) MB ($RSS_FULL kB; peak $((HWM / 1024)) MB) | < 16 MB | $(verdict "$RSS_FULL" '<' 16384) |"
   echo "| holder RSS, fresh session (empty screen) | $((RSS_IDLE / 1024)) MB ($RSS_IDLE kB) | | |"
   echo "| holder RSS of the session used for (a) and (b), afterwards | $((RSS_AFTER_A / 1024)) MB ($RSS_AFTER_A kB) | | allocator keeps freed talk buffers |"

@@ -19,6 +19,14 @@ const REPLACEMENT: char = '\u{FFFD}';
 /// act on the current line; vertical movement, colours, modes, OSC/DCS/ESC sequences are dropped.
 /// Invalid UTF-8 becomes U+FFFD. Runs in linear time.
 pub fn clean_text(bytes: &[u8]) -> String {
+    if let Some(plain) = clean_plain(bytes) {
+        return plain;
+    }
+    render(bytes)
+}
+
+/// [`clean_text`] through the renderer, whatever the input.
+fn render(bytes: &[u8]) -> String {
     let mut renderer = Renderer {
         out: String::with_capacity(bytes.len()),
         line: Vec::new(),
@@ -29,6 +37,44 @@ pub fn clean_text(bytes: &[u8]) -> String {
     feed(&mut renderer, bytes);
     renderer.finish_line();
     renderer.out
+}
+
+/// [`clean_text`]'s fast path for the commonest output (`seq`, logs, listings): printable
+/// ASCII lines ending in `\n` or `\r\n`, with no escapes, tabs, backspaces or `\r` redraws.
+/// For such input the renderer would only drop the `\r`s, trim each line and the trailing
+/// blank lines; this does the same in one pass without the per-character parser.
+/// `None` when the input has anything else.
+fn clean_plain(bytes: &[u8]) -> Option<String> {
+    let mut after_cr = false;
+    for &b in bytes {
+        match b {
+            // A printable right after `\r` overwrites the line: a redraw, the renderer's job.
+            0x20..=0x7e if !after_cr => {}
+            b'\n' => after_cr = false,
+            b'\r' => after_cr = true,
+            _ => return None,
+        }
+    }
+    let mut out = String::with_capacity(bytes.len());
+    let (mut pending_blank, mut emitted) = (0usize, false);
+    for line in bytes.split(|&b| b == b'\n') {
+        // Only trailing `\r`s and spaces remain to drop (checked above).
+        let end = line
+            .iter()
+            .rposition(|&b| b != b'\r' && b != b' ')
+            .map_or(0, |i| i + 1);
+        if end == 0 {
+            pending_blank += 1;
+            continue;
+        }
+        let breaks = pending_blank + usize::from(emitted);
+        out.extend(std::iter::repeat_n('\n', breaks));
+        // Printable ASCII only: always valid UTF-8.
+        out.push_str(std::str::from_utf8(&line[..end]).ok()?);
+        pending_blank = 0;
+        emitted = true;
+    }
+    Some(out)
 }
 
 /// Remove escape sequences only (CSI, OSC, DCS, other ESC sequences), normalise `\r\n` to `\n`,
@@ -231,6 +277,55 @@ mod tests {
 
     fn clean(s: &[u8]) -> String {
         clean_text(s)
+    }
+
+    #[test]
+    fn plain_fast_path_agrees_with_the_renderer() {
+        // Every string over a small alphabet that exercises the fast path's edges (lone and
+        // doubled CRs, blank lines, trailing spaces), plus pseudo-random longer ones.
+        let alphabet = [b'a', b' ', b'\r', b'\n', b'\t', b'Z'];
+        let mut cases: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..6 {
+            let next: Vec<Vec<u8>> = cases
+                .iter()
+                .flat_map(|c| {
+                    alphabet.iter().map(move |&b| {
+                        let mut c = c.clone();
+                        c.push(b);
+                        c
+                    })
+                })
+                .collect();
+            cases.extend(next.into_iter().filter(|c| c.len() <= 6));
+            cases.dedup();
+        }
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..500 {
+            let len = (x % 200) as usize;
+            let case = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    alphabet[(x % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            cases.push(case);
+        }
+        let mut fast = 0;
+        for c in &cases {
+            let r = render(c);
+            if let Some(p) = clean_plain(c) {
+                fast += 1;
+                assert_eq!(p, r, "input {:?}", String::from_utf8_lossy(c));
+            }
+            assert_eq!(clean_text(c), r);
+        }
+        assert!(fast > 1000, "the fast path was taken {fast} times");
+        let seq: String = (1..=1000).map(|i| format!("{i}\r\n")).collect();
+        assert!(clean_plain(seq.as_bytes()).is_some());
+        assert!(clean_plain(b"50%\r100%\r\n").is_none());
+        assert!(clean_plain(b"\x1b[31mred\x1b[0m\r\n").is_none());
     }
 
     #[test]

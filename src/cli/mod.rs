@@ -174,7 +174,9 @@ fn execute(cli: Cli) -> Result<i32> {
             },
         ),
     };
-    let ctx = ctx(&cli)?;
+    let mut ctx = ctx(&cli)?;
+    // Human output prints only the clean text: don't ship talk's raw_output.
+    ctx.lean = !cli.json;
     if let Command::Read(a) = &cli.command
         && a.follow
     {

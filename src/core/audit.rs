@@ -24,16 +24,84 @@ pub fn audited(a: Action) -> bool {
     !matches!(a, Action::Help | Action::List)
 }
 
-fn cap(s: &str) -> String {
-    let red = crate::safety::redact(s);
-    if red.len() <= FIELD_CAP {
+/// Text looked at beyond [`FIELD_CAP`] before redaction, so a secret that straddles the cap is
+/// still recognised (and replaced) rather than cut into an unrecognisable, leaked prefix.
+const REDACT_MARGIN: usize = 2 * 1024;
+
+/// `s` redacted and capped at [`FIELD_CAP`]; only its first `FIELD_CAP + REDACT_MARGIN` bytes
+/// are ever scanned, so a megabyte of output costs no more than ten kilobytes.
+/// `total` is the full length when known (it is not when serialization was cut short).
+fn cap(s: &str, total: Option<usize>) -> String {
+    let head = &s[..floor_char_boundary(s, FIELD_CAP + REDACT_MARGIN)];
+    let red = crate::safety::redact(head);
+    let cut = head.len() < s.len() || total.is_some_and(|t| t > s.len());
+    if red.len() <= FIELD_CAP && !cut {
         return red.into_owned();
     }
-    let mut end = FIELD_CAP;
-    while !red.is_char_boundary(end) {
+    let end = floor_char_boundary(&red, FIELD_CAP);
+    match total {
+        Some(t) => format!(
+            "{}…[truncated {} bytes]",
+            &red[..end],
+            t.saturating_sub(end)
+        ),
+        None => format!("{}…[truncated]", &red[..end]),
+    }
+}
+
+/// The largest char boundary of `s` at or below `at`.
+fn floor_char_boundary(s: &str, at: usize) -> usize {
+    let mut end = at.min(s.len());
+    while !s.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}…[truncated {} bytes]", &red[..end], red.len() - end)
+    end
+}
+
+/// `v` as compact JSON, serialized no further than `limit` bytes; the flag tells whether it
+/// was cut short (a talk reply can be megabytes, of which the trail keeps 10 KB).
+fn json_prefix(v: &Value, limit: usize) -> (String, bool) {
+    struct Limited {
+        buf: Vec<u8>,
+        limit: usize,
+    }
+    impl std::io::Write for Limited {
+        fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+            let room = self.limit - self.buf.len();
+            if data.len() > room {
+                self.buf.extend_from_slice(&data[..room]);
+                return Err(std::io::Error::other("limit reached"));
+            }
+            self.buf.extend_from_slice(data);
+            Ok(data.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut w = Limited {
+        buf: Vec::new(),
+        limit,
+    };
+    let cut = serde_json::to_writer(&mut w, v).is_err();
+    let text = match String::from_utf8(w.buf) {
+        Ok(t) => t,
+        // Cut inside a multi-byte character: drop its partial bytes.
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let mut b = e.into_bytes();
+            b.truncate(valid);
+            String::from_utf8(b).unwrap_or_default()
+        }
+    };
+    (text, cut)
+}
+
+/// The `response` field: the action's JSON, redacted and capped.
+fn response_field(v: &Value) -> String {
+    let (text, cut) = json_prefix(v, FIELD_CAP + REDACT_MARGIN);
+    let total = (!cut).then_some(text.len());
+    cap(&text, total)
 }
 
 /// Build and record the event for one finished action.
@@ -63,10 +131,14 @@ pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, sta
     let entry = session_id
         .as_deref()
         .and_then(|id| Registry::load(&ctx.state).ok()?.sessions.get(id).cloned());
-    let command = p.command.as_deref().or(p.data.as_deref()).map(cap);
+    let command = p
+        .command
+        .as_deref()
+        .or(p.data.as_deref())
+        .map(|c| cap(c, Some(c.len())));
     let response = match result {
-        Ok(v) => cap(&v.to_string()),
-        Err(e) => cap(&e.to_json().to_string()),
+        Ok(v) => response_field(v),
+        Err(e) => response_field(&e.to_json()),
     };
     let blocked = err.is_some_and(|e| e.code == ErrorCode::DangerousCommandBlocked);
     let agent_id = p
@@ -137,5 +209,43 @@ fn emit(event: Value) {
 pub fn flush(cap: Duration) {
     if let Ok(n) = IN_FLIGHT.lock() {
         let _ = DONE.wait_timeout_while(n, cap, |n| *n > 0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_fields_are_redacted_whole() {
+        let s = "token sk-abcdefghijklmnopqrstuvwx here";
+        assert_eq!(cap(s, Some(s.len())), "token [REDACTED_API_KEY] here");
+    }
+
+    #[test]
+    fn a_secret_straddling_the_cap_is_still_redacted() {
+        let mut s = "x".repeat(FIELD_CAP - 10);
+        s.push_str(" sk-abcdefghijklmnopqrstuvwxyz0123456789 ");
+        s.push_str(&"y".repeat(50_000));
+        let out = cap(&s, Some(s.len()));
+        assert!(
+            !out.contains("sk-abc"),
+            "secret prefix leaked: {}",
+            &out[FIELD_CAP - 20..]
+        );
+        assert!(out.ends_with(&format!("…[truncated {} bytes]", s.len() - FIELD_CAP)));
+    }
+
+    #[test]
+    fn huge_responses_are_serialized_only_up_to_the_cap() {
+        let v = json!({"ok": true, "output": "é".repeat(1_000_000), "raw_output": "z"});
+        let (text, cut) = json_prefix(&v, FIELD_CAP + REDACT_MARGIN);
+        assert!(cut && text.len() <= FIELD_CAP + REDACT_MARGIN);
+        let field = response_field(&v);
+        assert!(field.starts_with(r#"{"ok":true,"output":"éé"#));
+        assert!(field.ends_with("…[truncated]"));
+        assert!(field.len() < FIELD_CAP + 32);
+        let small = json!({"ok": true});
+        assert_eq!(response_field(&small), r#"{"ok":true}"#);
     }
 }

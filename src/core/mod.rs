@@ -30,6 +30,10 @@ pub struct Ctx {
     pub state: StateDir,
     /// The kpty binary used to start holders.
     pub exe: PathBuf,
+    /// The caller shows only the clean output: a `talk` reply may then leave out
+    /// `raw_output` (megabytes a human front end would never print). Off by default, so
+    /// JSON replies keep the seeds' full shape.
+    pub lean: bool,
 }
 
 impl Ctx {
@@ -37,7 +41,11 @@ impl Ctx {
     pub fn new(state: StateDir) -> Result<Self> {
         let exe = std::env::current_exe()
             .map_err(|e| Error::internal(format!("cannot find the kpty executable: {e}")))?;
-        Ok(Self { state, exe })
+        Ok(Self {
+            state,
+            exe,
+            lean: false,
+        })
     }
 }
 

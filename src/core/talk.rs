@@ -67,6 +67,7 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
         sentinel: p.sentinel.clone(),
         timeout_ms: timeout,
         progress_ms: None,
+        raw: !ctx.lean,
     };
     Ok(Prepared { entry, req, named })
 }
@@ -134,7 +135,7 @@ pub fn run(
         })
     });
     let b = res?;
-    Ok(json!({
+    let mut v = json!({
         "ok": true,
         "session_id": entry.session_id,
         "output": crate::text::clean_text(b.output_raw.as_bytes()),
@@ -148,7 +149,14 @@ pub fn run(
         "end_offset": b.end_offset,
         "screen": b.screen,
         "terminal_state": b.terminal_state,
-    }))
+    });
+    if !t.req.raw {
+        // Left out on request (a lean caller): absent rather than a misleading "".
+        if let Some(o) = v.as_object_mut() {
+            o.remove("raw_output");
+        }
+    }
+    Ok(v)
 }
 
 /// Stop a talk in progress on `entry`; with `interrupt`, also type Ctrl-C into the terminal

@@ -144,7 +144,7 @@ pub fn main() -> i32 {
     // Wait for the shell to end.
     let mut st = shared.lock();
     while st.exit.is_none() {
-        st = shared.cond.wait(st).unwrap_or_else(|p| p.into_inner());
+        st = shared.ended.wait(st).unwrap_or_else(|p| p.into_inner());
     }
     drop(st);
     persist::final_save(&shared, &state, &meta);

@@ -51,7 +51,7 @@ fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
         }
     }
     shared.lock().open_connections -= 1;
-    shared.cond.notify_all();
+    shared.notify();
 }
 
 fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {

@@ -81,6 +81,14 @@ pub struct Shared {
     pub state: Mutex<State>,
     /// Signalled on output, markers, exit, talk end.
     pub cond: Condvar,
+    /// Signalled on everything [`Self::cond`] is except plain output (markers, exit, talk
+    /// end, cancel): a talk that waits for its completion marker sleeps through a burst of
+    /// output instead of waking once per chunk.
+    pub events: Condvar,
+    /// Signalled only when the shell has exited: for threads that wait for nothing else
+    /// (the main thread, the debounced saver), so a burst of output does not wake them
+    /// once per chunk.
+    pub ended: Condvar,
     writer: Mutex<Box<dyn Write + Send>>,
     master: Mutex<Box<dyn MasterPty + Send>>,
     /// The shell's pid (also its process group).
@@ -127,6 +135,8 @@ impl Shared {
                 open_connections: 0,
             }),
             cond: Condvar::new(),
+            events: Condvar::new(),
+            ended: Condvar::new(),
             writer: Mutex::new(writer),
             master: Mutex::new(master),
             pid,
@@ -140,22 +150,38 @@ impl Shared {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Wait on the condvar until `deadline`; returns the guard and whether time is up.
+    /// Wait on [`Self::cond`] until `deadline`; returns the guard and whether time is up.
     pub fn wait_until<'a>(
         &self,
         g: MutexGuard<'a, State>,
         deadline: Instant,
     ) -> (MutexGuard<'a, State>, bool) {
-        let now = Instant::now();
-        if now >= deadline {
-            return (g, true);
-        }
-        let (g, _) = self
-            .cond
-            .wait_timeout(g, deadline - now)
-            .unwrap_or_else(|p| p.into_inner());
-        let up = Instant::now() >= deadline;
-        (g, up)
+        wait_on(&self.cond, g, deadline)
+    }
+
+    /// Wait on [`Self::events`] (no plain output) until `deadline`.
+    pub fn wait_event_until<'a>(
+        &self,
+        g: MutexGuard<'a, State>,
+        deadline: Instant,
+    ) -> (MutexGuard<'a, State>, bool) {
+        wait_on(&self.events, g, deadline)
+    }
+
+    /// Wake the waiters of [`Self::cond`] and [`Self::events`] (a state change other than
+    /// plain output).
+    pub fn notify(&self) {
+        self.cond.notify_all();
+        self.events.notify_all();
+    }
+
+    /// Wait on [`Self::ended`] (the shell's exit only) until `deadline`.
+    pub fn wait_ended_until<'a>(
+        &self,
+        g: MutexGuard<'a, State>,
+        deadline: Instant,
+    ) -> (MutexGuard<'a, State>, bool) {
+        wait_on(&self.ended, g, deadline)
     }
 
     /// The reader thread body: drain the PTY until EOF.
@@ -176,7 +202,7 @@ impl Shared {
         let mut st = self.lock();
         st.eof = true;
         drop(st);
-        self.cond.notify_all();
+        self.notify();
     }
 
     /// Feed output into ring, markers and capture.
@@ -189,7 +215,9 @@ impl Shared {
         if let Some(c) = st.capture.as_mut() {
             c.push(chunk);
         }
-        for m in st.scanner.feed(chunk, off) {
+        let marks = st.scanner.feed(chunk, off);
+        let marked = !marks.is_empty();
+        for m in marks {
             match m.kind {
                 MarkKind::PromptStart => {
                     st.at_prompt = true;
@@ -226,6 +254,9 @@ impl Shared {
         st.last_output = Instant::now();
         st.dirty = true;
         self.cond.notify_all();
+        if marked {
+            self.events.notify_all();
+        }
     }
 
     /// The waiter thread body: wait for the child, let the reader catch up, record the exit.
@@ -259,7 +290,8 @@ impl Shared {
         st.exit = Some(info);
         st.dirty = true;
         drop(st);
-        self.cond.notify_all();
+        self.notify();
+        self.ended.notify_all();
     }
 
     /// The foreground process group leader when it is not the shell: (pid, command name).
@@ -518,4 +550,20 @@ pub(super) fn screen_state(st: &State, foreground: bool) -> (ScreenInfo, &'stati
         "running"
     };
     (info, state)
+}
+
+/// Wait on `cond` until `deadline`; returns the guard and whether time is up.
+fn wait_on<'a>(
+    cond: &Condvar,
+    g: MutexGuard<'a, State>,
+    deadline: Instant,
+) -> (MutexGuard<'a, State>, bool) {
+    let now = Instant::now();
+    if now >= deadline {
+        return (g, true);
+    }
+    let (g, _) = cond
+        .wait_timeout(g, deadline - now)
+        .unwrap_or_else(|p| p.into_inner());
+    (g, Instant::now() >= deadline)
 }

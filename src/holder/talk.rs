@@ -53,7 +53,7 @@ impl Shared {
         // which is never held while waiting for this one).
         let mut st = self.lock();
         while st.talking && st.exit.is_none() {
-            let (g, up) = self.wait_until(st, deadline);
+            let (g, up) = self.wait_event_until(st, deadline);
             st = g;
             if up && st.talking {
                 return Err(Error::new(
@@ -73,7 +73,7 @@ impl Shared {
                 st.interrupted = None;
                 break;
             }
-            let (g, _) = self.wait_until(st, settle);
+            let (g, _) = self.wait_event_until(st, settle);
             st = g;
         }
         if let Some(exit) = st.exit.clone() {
@@ -238,7 +238,13 @@ impl Shared {
                 }
                 wake = wake.min(due);
             }
-            let (g, _) = self.wait_until(st, wake);
+            // Only a sentinel search or progress needs waking on plain output; an OSC 133
+            // talk waits for its markers (and exit, cancel) alone.
+            let (g, _) = if matcher.is_some() || progress.is_some() {
+                self.wait_until(st, wake)
+            } else {
+                self.wait_event_until(st, wake)
+            };
             st = g;
             if Instant::now() >= deadline {
                 break Err(Stop::Timeout);
@@ -250,12 +256,16 @@ impl Shared {
         // The shell is back at its prompt when the talk completed (no foreground program).
         let (screen_after, state_after) = screen_state(&st, outcome.is_err());
         drop(st);
-        self.cond.notify_all();
+        self.notify();
         let Some(cap) = cap else {
             return Err(Error::internal("talk capture vanished"));
         };
         let duration_ms = started.elapsed().as_millis() as u64;
-        let raw_output = String::from_utf8_lossy(&cap.bytes).into_owned();
+        let raw_output = if req.raw {
+            String::from_utf8_lossy(&cap.bytes).into_owned()
+        } else {
+            String::new()
+        };
         match outcome {
             Ok((from, to, code)) => {
                 let region = &cap.bytes[cap.idx(from)..cap.idx(to)];
@@ -323,7 +333,7 @@ impl Shared {
             }
         }
         drop(st);
-        self.cond.notify_all();
+        self.notify();
         if talking && interrupt {
             self.write_all(b"\x03")?;
         }
@@ -335,7 +345,7 @@ impl Shared {
         st.capture = None;
         st.talking = false;
         drop(st);
-        self.cond.notify_all();
+        self.notify();
     }
 }
 

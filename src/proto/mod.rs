@@ -91,10 +91,6 @@ pub struct TermReadRequest {
     pub marker_id: Option<u64>,
 }
 
-fn yes() -> bool {
-    true
-}
-
 /// The screen's state as `list`, `read` and `talk` report it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -176,6 +172,13 @@ pub struct TalkRequest {
     /// Send progress frames (the output so far) at most this often; none when absent.
     #[serde(default)]
     pub progress_ms: Option<u64>,
+    /// Return `raw_output` (everything the terminal printed); false leaves it empty.
+    #[serde(default = "yes")]
+    pub raw: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// A progress frame's body during a `talk`.
