@@ -56,6 +56,7 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Working directory (default: the project root)')
             [CompletionResult]::new('--cols', '--cols', [CompletionResultType]::ParameterName, 'Terminal columns (default: KURORYUU_PTY_COLS or 120)')
             [CompletionResult]::new('--rows', '--rows', [CompletionResultType]::ParameterName, 'Terminal rows (default: KURORYUU_PTY_ROWS or 30)')
+            [CompletionResult]::new('--scrollback', '--scrollback', [CompletionResultType]::ParameterName, 'Lines of scrollback term-read can reach (default: KPTY_SCROLLBACK or 10000; at most 1000000)')
             [CompletionResult]::new('--env', '--env', [CompletionResultType]::ParameterName, 'Extra environment for the shell, KEY=VALUE (repeatable; overrides PAGER, TERM …)')
             [CompletionResult]::new('--owner-agent-id', '--owner-agent-id', [CompletionResultType]::ParameterName, 'Owner agent id (routing identity)')
             [CompletionResult]::new('--owner-session-id', '--owner-session-id', [CompletionResultType]::ParameterName, 'Owner session id')
@@ -162,6 +163,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             break
         }
         'kpty;kill' {
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'The same, as the other commands spell it')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The same, as the other commands spell it')
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The session owned by this agent')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'The session with this label')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')

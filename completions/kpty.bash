@@ -143,7 +143,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__create)
-            opts="-h --shell --cwd --cols --rows --env --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --help"
+            opts="-h --shell --cwd --cols --rows --scrollback --env --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -162,6 +162,10 @@ _kpty() {
                     return 0
                     ;;
                 --rows)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scrollback)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -237,12 +241,20 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__kill)
-            opts="-h --agent --label --state-dir --json --help"
+            opts="-s -h --session --agent --label --state-dir --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -52,6 +52,7 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --cwd 'Working directory (default: the project root)'
             cand --cols 'Terminal columns (default: KURORYUU_PTY_COLS or 120)'
             cand --rows 'Terminal rows (default: KURORYUU_PTY_ROWS or 30)'
+            cand --scrollback 'Lines of scrollback term-read can reach (default: KPTY_SCROLLBACK or 10000; at most 1000000)'
             cand --env 'Extra environment for the shell, KEY=VALUE (repeatable; overrides PAGER, TERM …)'
             cand --owner-agent-id 'Owner agent id (routing identity)'
             cand --owner-session-id 'Owner session id'
@@ -150,6 +151,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --help 'Print help'
         }
         &'kpty;kill'= {
+            cand -s 'The same, as the other commands spell it'
+            cand --session 'The same, as the other commands spell it'
             cand --agent 'The session owned by this agent'
             cand --label 'The session with this label'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'

@@ -54,6 +54,7 @@ complete -c kpty -n "__fish_kpty_using_subcommand create" -l shell -d 'Shell to 
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l cwd -d 'Working directory (default: the project root)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l cols -d 'Terminal columns (default: KURORYUU_PTY_COLS or 120)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l rows -d 'Terminal rows (default: KURORYUU_PTY_ROWS or 30)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l scrollback -d 'Lines of scrollback term-read can reach (default: KPTY_SCROLLBACK or 10000; at most 1000000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l env -d 'Extra environment for the shell, KEY=VALUE (repeatable; overrides PAGER, TERM …)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l owner-agent-id -d 'Owner agent id (routing identity)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l owner-session-id -d 'Owner session id' -r
@@ -122,6 +123,7 @@ complete -c kpty -n "__fish_kpty_using_subcommand resize" -l rows -d 'Rows' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand kill" -s s -l session -d 'The same, as the other commands spell it' -r
 complete -c kpty -n "__fish_kpty_using_subcommand kill" -l agent -d 'The session owned by this agent' -r
 complete -c kpty -n "__fish_kpty_using_subcommand kill" -l label -d 'The session with this label' -r
 complete -c kpty -n "__fish_kpty_using_subcommand kill" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F

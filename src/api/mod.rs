@@ -22,6 +22,10 @@ pub const DEFAULT_READ_MAX_BYTES: usize = 4096;
 pub const MAX_READ_BYTES: usize = 1 << 20;
 /// Default ring-buffer size in bytes (`KURORYUU_PTY_BUFFER_SIZE`).
 pub const DEFAULT_BUFFER_SIZE: usize = 102_400;
+/// Default screen scrollback in lines (`KPTY_SCROLLBACK`, or `create`'s `scrollback`).
+pub const DEFAULT_SCROLLBACK: usize = 10_000;
+/// Largest screen scrollback accepted.
+pub const MAX_SCROLLBACK: usize = 1_000_000;
 /// Largest accepted command or line, in bytes.
 pub const MAX_INPUT_BYTES: usize = 1 << 20;
 /// Largest timeout accepted (1 hour).

@@ -144,6 +144,9 @@ pub struct Params {
     pub rows: Option<u16>,
     /// create: a human label (1-64 chars, unique), usable wherever a session is named.
     pub label: Option<String>,
+    /// create: lines of scrollback the session's screen keeps for term_read (default 10000,
+    /// `KPTY_SCROLLBACK`; 0-1000000).
+    pub scrollback: Option<u32>,
     /// create: extra environment variables for the shell (override PAGER, TERM …).
     pub env: Option<BTreeMap<String, String>>,
     /// create: owner agent id (routing identity).

@@ -165,6 +165,10 @@ pub struct CreateArgs {
     /// Terminal rows (default: KURORYUU_PTY_ROWS or 30).
     #[arg(long)]
     pub rows: Option<u16>,
+    /// Lines of scrollback term-read can reach (default: KPTY_SCROLLBACK or 10000; at most
+    /// 1000000).
+    #[arg(long, value_name = "LINES")]
+    pub scrollback: Option<u32>,
     /// Extra environment for the shell, KEY=VALUE (repeatable; overrides PAGER, TERM …).
     #[arg(long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,
@@ -262,14 +266,25 @@ pub struct ResizeArgs {
 /// `kill`.
 #[derive(Debug, Args)]
 pub struct KillArgs {
-    /// Session id, unique id prefix, or label.
-    #[arg(value_name = "SESSION", required_unless_present_any = ["agent", "label"])]
+    /// Session id, unique id prefix, or label (no default: kill names its session).
+    #[arg(
+        value_name = "SESSION",
+        required_unless_present_any = ["session_flag", "agent", "label"]
+    )]
     pub session: Option<String>,
+    /// The same, as the other commands spell it.
+    #[arg(
+        short = 's',
+        long = "session",
+        value_name = "SESSION",
+        conflicts_with = "session"
+    )]
+    pub session_flag: Option<String>,
     /// The session owned by this agent.
-    #[arg(long, value_name = "AGENT_ID", conflicts_with = "session")]
+    #[arg(long, value_name = "AGENT_ID", conflicts_with_all = ["session", "session_flag"])]
     pub agent: Option<String>,
     /// The session with this label.
-    #[arg(long, value_name = "LABEL", conflicts_with = "session")]
+    #[arg(long, value_name = "LABEL", conflicts_with_all = ["session", "session_flag"])]
     pub label: Option<String>,
 }
 

@@ -120,7 +120,7 @@ fn execute(cli: Cli) -> Result<i32> {
         Command::Kill(a) => (
             Action::Kill,
             Params {
-                session_id: a.session.clone(),
+                session_id: a.session.clone().or_else(|| a.session_flag.clone()),
                 agent_id: a.agent.clone(),
                 label: a.label.clone(),
                 ..Default::default()
@@ -285,6 +285,7 @@ fn create_params(a: &args::CreateArgs) -> Result<Params> {
         cwd: a.cwd.clone(),
         cols: a.cols,
         rows: a.rows,
+        scrollback: a.scrollback,
         env: (!env.is_empty()).then_some(env),
         ..owner(&a.owner)
     })

@@ -336,38 +336,37 @@ pub fn log(ctx: &Ctx, a: &super::args::LogArgs, json: bool) -> Result<i32> {
             out(format!("{}\n", log_line(e)).as_bytes());
         }
     };
-    for e in trail::query(ctx, &f) {
-        show(&e);
+    let (events, mut seen) = trail::query(ctx, &f);
+    for e in &events {
+        show(e);
     }
     if !a.follow {
         return Ok(0);
     }
-    // Follow: remember how far each file was read and print what is appended. Files are
-    // re-checked every 250 ms — the one polling loop in kpty, for a human watching a log.
-    let mut seen: std::collections::HashMap<std::path::PathBuf, u64> =
-        trail::files(ctx, a.session.as_deref())
-            .into_iter()
-            .map(|p| {
-                let n = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
-                (p, n)
-            })
-            .collect();
+    // Follow: from where each file was read, print what is appended. Woken by
+    // inotify when a trail file (or a new session's directory) changes; a slow re-check
+    // every few seconds covers filesystems that do not report changes.
+    let mut watcher = crate::store::watch::Watcher::new();
     loop {
-        std::thread::sleep(std::time::Duration::from_millis(250));
-        for p in trail::files(ctx, a.session.as_deref()) {
-            let from = seen.get(&p).copied().unwrap_or(0);
-            let Ok(bytes) = std::fs::read(&p) else {
-                continue;
-            };
-            if (bytes.len() as u64) <= from {
-                continue;
+        // Watch the state dir (registry events), sessions/ (new sessions) and each session
+        // directory (their events.jsonl), re-added as sessions appear.
+        watcher.watch(ctx.state.path());
+        watcher.watch(&ctx.state.path().join("sessions"));
+        let files = trail::files(ctx, a.session.as_deref());
+        for p in &files {
+            if let Some(dir) = p.parent() {
+                watcher.watch(dir);
             }
-            let (events, used) = trail::parse_lines(&bytes[from as usize..]);
-            seen.insert(p.clone(), from + used as u64);
+        }
+        for p in files {
+            let from = seen.get(&p).copied().unwrap_or(0);
+            let (events, next) = trail::read_from(&p, from);
+            seen.insert(p, next);
             for e in events.iter().filter(|e| f.matches(e)) {
                 show(e);
             }
         }
+        watcher.wait(std::time::Instant::now() + std::time::Duration::from_secs(5));
     }
 }
 

@@ -40,6 +40,13 @@ pub fn talk_timeout_ms() -> u64 {
     env_num("KURORYUU_PTY_TIMEOUT_MS").unwrap_or(api::DEFAULT_TALK_TIMEOUT_MS)
 }
 
+/// Screen scrollback in lines (`KPTY_SCROLLBACK`, else 10 000; at most [`api::MAX_SCROLLBACK`]).
+pub fn scrollback() -> usize {
+    env_num::<usize>("KPTY_SCROLLBACK")
+        .unwrap_or(api::DEFAULT_SCROLLBACK)
+        .min(api::MAX_SCROLLBACK)
+}
+
 /// How long `create` waits for the first prompt (`KPTY_READY_TIMEOUT_MS`, else 10 s).
 pub fn ready_timeout_ms() -> u64 {
     env_num("KPTY_READY_TIMEOUT_MS").unwrap_or(10_000)

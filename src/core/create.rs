@@ -68,6 +68,14 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<Value> {
     let cols = p.cols.unwrap_or_else(config::default_cols);
     let rows = p.rows.unwrap_or_else(config::default_rows);
     check_size(cols, rows)?;
+    if let Some(n) = p.scrollback
+        && n as usize > crate::api::MAX_SCROLLBACK
+    {
+        return Err(Error::invalid(format!(
+            "scrollback {n} is out of range (0-{} lines)",
+            crate::api::MAX_SCROLLBACK
+        )));
+    }
     if let Some(l) = &p.label {
         check_label(l)?;
     }
@@ -169,6 +177,7 @@ fn start(
     env: std::collections::BTreeMap<String, String>,
     created_at: &str,
 ) -> Result<Value> {
+    let scrollback = p.scrollback.map_or_else(config::scrollback, |n| n as usize);
     let dir = ctx.state.session_dir(id);
     std::fs::create_dir_all(&dir).map_err(|e| Error::state(&dir, e))?;
     let socket = crate::store::paths::socket_path(&ctx.state, id)?;
@@ -200,6 +209,7 @@ fn start(
         env,
         label: p.label.clone(),
         buffer_size: config::buffer_size(),
+        scrollback: Some(scrollback),
         ready_timeout_ms: config::ready_timeout_ms(),
         created_at: created_at.into(),
     };
@@ -227,6 +237,7 @@ fn start(
         "cwd": cwd.display().to_string(),
         "cols": cols,
         "rows": rows,
+        "scrollback": scrollback,
         "pid": ready.pid,
         "holder_pid": ready.holder_pid,
         "label": p.label,

@@ -33,6 +33,7 @@ pub fn help(ctx: &Ctx) -> Value {
                 "cols": config::default_cols(),
                 "rows": config::default_rows(),
                 "buffer_size": config::buffer_size(),
+                "scrollback": config::scrollback(),
                 "talk_timeout_ms": config::talk_timeout_ms(),
                 "read_max_bytes": crate::api::DEFAULT_READ_MAX_BYTES,
                 "read_timeout_ms": crate::api::DEFAULT_READ_TIMEOUT_MS,

@@ -3,6 +3,7 @@
 
 use super::Ctx;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// What to show.
@@ -81,6 +82,24 @@ pub fn files(ctx: &Ctx, session: Option<&str>) -> Vec<PathBuf> {
     out
 }
 
+/// The complete events appended to `path` from byte `from` on, and the offset to read
+/// from next time (reads only the new part; a file that shrank is read again from its start;
+/// a torn last line waits for its end).
+pub fn read_from(path: &std::path::Path, from: u64) -> (Vec<Value>, u64) {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return (Vec::new(), from);
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let from = if len < from { 0 } else { from };
+    let mut bytes = Vec::new();
+    if len == from || f.seek(SeekFrom::Start(from)).is_err() || f.read_to_end(&mut bytes).is_err() {
+        return (Vec::new(), from);
+    }
+    let (events, used) = parse_lines(&bytes);
+    (events, from + used as u64)
+}
+
 /// Parse the complete lines of `bytes` (a torn last line is left for later).
 pub fn parse_lines(bytes: &[u8]) -> (Vec<Value>, usize) {
     let mut events = Vec::new();
@@ -98,13 +117,15 @@ pub fn parse_lines(bytes: &[u8]) -> (Vec<Value>, usize) {
 }
 
 /// Every matching event, oldest first.
-pub fn query(ctx: &Ctx, f: &Filter) -> Vec<Value> {
-    let mut all: Vec<Value> = files(ctx, f.session.as_deref())
-        .iter()
-        .filter_map(|p| std::fs::read(p).ok())
-        .flat_map(|b| parse_lines(&b).0)
-        .filter(|e| f.matches(e))
-        .collect();
+/// With each file read, the offset its next new event will start at (for following).
+pub fn query(ctx: &Ctx, f: &Filter) -> (Vec<Value>, HashMap<PathBuf, u64>) {
+    let mut offsets = HashMap::new();
+    let mut all = Vec::new();
+    for p in files(ctx, f.session.as_deref()) {
+        let (events, next) = read_from(&p, 0);
+        all.extend(events.into_iter().filter(|e| f.matches(e)));
+        offsets.insert(p, next);
+    }
     all.sort_by(|a, b| a["ts"].as_str().cmp(&b["ts"].as_str()));
-    all
+    (all, offsets)
 }

@@ -55,6 +55,9 @@ pub struct HolderSpec {
     pub label: Option<String>,
     /// Ring-buffer size.
     pub buffer_size: usize,
+    /// Screen scrollback lines (absent from older launchers: `KPTY_SCROLLBACK` or the default).
+    #[serde(default)]
+    pub scrollback: Option<usize>,
     /// How long to wait for the first prompt.
     pub ready_timeout_ms: u64,
     /// Creation time (RFC 3339).
@@ -254,7 +257,13 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         pid,
         kind,
         spec.session_id.clone(),
-        spec.buffer_size,
+        session::Limits {
+            buffer_size: spec.buffer_size,
+            scrollback: spec
+                .scrollback
+                .unwrap_or_else(crate::core::config::scrollback)
+                .min(crate::api::MAX_SCROLLBACK),
+        },
         (spec.cols, spec.rows),
     );
     let r = shared.clone();

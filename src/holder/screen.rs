@@ -18,8 +18,6 @@ use super::history::{Counts, Row, Rows, len};
 use avt::{ScreenKind, Terminal};
 use std::collections::BTreeMap;
 
-/// Default scrollback (lines), overridden by `KPTY_SCROLLBACK`.
-pub const DEFAULT_SCROLLBACK: usize = 10_000;
 /// Most markers a holder remembers (the oldest are forgotten first).
 pub const MAX_MARKERS: usize = 4096;
 /// Most scrollback lines avt itself keeps (as cells); older ones move to the plain-text
@@ -27,14 +25,6 @@ pub const MAX_MARKERS: usize = 4096;
 pub const AVT_SCROLLBACK: usize = 500;
 /// Longest title kept (bytes).
 const MAX_TITLE: usize = 512;
-
-/// The scrollback from `KPTY_SCROLLBACK` (0..=1 000 000), else [`DEFAULT_SCROLLBACK`].
-pub fn scrollback_from_env() -> usize {
-    std::env::var("KPTY_SCROLLBACK")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .map_or(DEFAULT_SCROLLBACK, |n| n.min(1_000_000))
-}
 
 /// Which part of the terminal a read returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -75,6 +75,15 @@ pub struct State {
     pub open_connections: usize,
 }
 
+/// How much a session keeps.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Ring-buffer bytes.
+    pub buffer_size: usize,
+    /// Screen scrollback lines.
+    pub scrollback: usize,
+}
+
 /// Everything the holder's threads share.
 pub struct Shared {
     /// The state.
@@ -107,14 +116,14 @@ impl Shared {
         pid: u32,
         kind: ShellKind,
         session_id: String,
-        buffer_size: usize,
+        limits: Limits,
         (cols, rows): (u16, u16),
     ) -> Arc<Self> {
         Arc::new(Self {
             state: Mutex::new(State {
-                ring: Ring::new(buffer_size),
-                screen: Screen::new(cols, rows, screen::scrollback_from_env()),
-                scrollback: screen::scrollback_from_env(),
+                ring: Ring::new(limits.buffer_size),
+                screen: Screen::new(cols, rows, limits.scrollback),
+                scrollback: limits.scrollback,
                 scanner: MarkerScanner::new(),
                 integration: kind.integration(),
                 at_prompt: false,

@@ -16,9 +16,11 @@ pub const TOOL_NAME: &str = "k_pty";
 /// The tool's arguments: the action and its parameters, flat.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct KptyArgs {
-    /// What to do: help | list | create | send_line | read | term_read | talk | run (alias of
-    /// talk) | resize | kill | write (deprecated). Start with create, then talk; read output with
-    /// read (raw, incremental via since/next_offset) or term_read (the rendered screen).
+    /// What to do. Sessions: help, list, create, talk (run is its alias), send_line, read,
+    /// term_read, resize, kill, write (deprecated). Routing by owner: resolve,
+    /// send_line_to_agent, update_ownership. Registered (desktop) sessions: register,
+    /// unregister, heartbeat, prune. Start with create, then talk; read output with read
+    /// (raw, incremental via since/next_offset) or term_read (the rendered screen).
     pub action: Action,
     /// The action's parameters.
     #[serde(flatten)]

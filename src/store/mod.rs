@@ -1,11 +1,13 @@
 //! Everything kpty keeps on disk: state-directory discovery, atomic JSON writes, the locked
-//! session registry, per-session metadata, and append-only JSONL journals.
+//! session registry, per-session metadata, append-only JSONL journals, and watching the
+//! directory for changes.
 
 pub mod atomic;
 pub mod journal;
 pub mod metadata;
 pub mod paths;
 pub mod registry;
+pub mod watch;
 
 pub use metadata::Metadata;
 pub use paths::StateDir;

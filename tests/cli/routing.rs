@@ -281,6 +281,61 @@ fn audit_trail_records_and_log_filters() {
     assert_eq!(json_lines.lines().count(), 1, "{json_lines}");
 }
 
+/// `kpty log --follow` prints events as they are recorded, for sessions that exist when it
+/// starts and for sessions created afterwards, woken by the writes themselves.
+#[test]
+fn log_follow_prints_new_events_as_they_happen() {
+    let env = Env::new();
+    let s = env.create(&[]);
+    env.ok(&["send-line", "-s", &s, "echo before"]);
+    let mut follower = spawn(env.cmd(&["--json", "log", "--follow"]));
+    // Killed even when an assertion below fails.
+    struct KillOnDrop(std::process::Child);
+    impl Drop for KillOnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let stdout = follower.stdout.take().expect("stdout");
+    let _guard = KillOnDrop(follower);
+    let (tx, rx) = std::sync::mpsc::channel::<Value>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx
+                .send(serde_json::from_str(&line).expect("a JSON event"))
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    let next_with = |needle: &str| -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let e = rx
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no event with {needle:?} within 20 s"));
+            if e.to_string().contains(needle) {
+                return e;
+            }
+        }
+    };
+    // The history first, then what happens while it follows.
+    assert_eq!(next_with("echo before")["action"], "send_line");
+    env.ok(&["send-line", "-s", &s, "echo during"]);
+    let e = next_with("echo during");
+    assert_eq!(e["session_id"].as_str(), Some(s.as_str()));
+    // A session created after the follower started is followed too.
+    let later = env.create(&[]);
+    env.ok(&["send-line", "-s", &later, "echo later"]);
+    assert_eq!(
+        next_with("echo later")["session_id"].as_str(),
+        Some(later.as_str())
+    );
+}
+
 #[test]
 fn gateway_emit_reaches_a_listener_and_a_dead_gateway_changes_nothing() {
     let env = Env::new();

@@ -133,6 +133,30 @@ fn marker_is_disposed_when_the_scrollback_overflows() {
     );
 }
 
+/// `create --scrollback` sets a session's scrollback (over `KPTY_SCROLLBACK`), and a value
+/// past the cap is refused before anything starts.
+#[test]
+fn scrollback_is_a_create_parameter() {
+    let env = Env::new();
+    let c = env.ok_json(&["create", "--scrollback", "50", "--rows", "10"]);
+    assert_eq!(c["scrollback"], 50, "{c}");
+    let id = c["session_id"].as_str().expect("id").to_string();
+    env.talk(&id, "seq 1 300");
+    let v = term(&env, &id, &["--max-lines", "200"]);
+    assert_eq!(v["scrollback"], 50, "{v}");
+    let nums: Vec<u64> = lines(&v).iter().filter_map(|l| l.parse().ok()).collect();
+    assert!(nums.len() <= 60 && nums.last() == Some(&300), "{v}");
+    env.fails(
+        &["create", "--scrollback", "1000001"],
+        115,
+        "INVALID_PARAMS",
+    );
+    assert_eq!(
+        env.json(&["list"])["sessions"].as_array().map(Vec::len),
+        Some(1)
+    );
+}
+
 #[test]
 fn caps_truncate_and_report() {
     let env = Env::new();
