@@ -187,7 +187,9 @@ pub struct TalkArgs {
     /// Use the sentinel method with this marker instead of shell integration.
     #[arg(long)]
     pub sentinel: Option<String>,
-    /// The command (several words are joined with spaces).
+    /// The command (several words are joined with spaces). kpty's own options go before
+    /// it: everything from the first word on is the command (`kpty talk --json 'ls -la'`),
+    /// as with `ssh host CMD`.
     #[arg(required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }

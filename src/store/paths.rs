@@ -129,8 +129,9 @@ pub fn runtime_dir() -> Result<PathBuf> {
         return ensure_private_dir(Path::new(&dir));
     }
     let uid = rustix::process::getuid().as_raw();
-    let base = match std::env::var_os("XDG_RUNTIME_DIR") {
-        Some(d) if !d.is_empty() && Path::new(&d).is_dir() => PathBuf::from(d).join("kpty"),
+    // `dirs` knows the platform's per-user runtime directory ($XDG_RUNTIME_DIR on Linux).
+    let base = match dirs::runtime_dir() {
+        Some(d) if d.is_dir() => d.join("kpty"),
         _ => std::env::temp_dir().join(format!("kpty-{uid}")),
     };
     ensure_private_dir(&base)
