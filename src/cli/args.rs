@@ -1,5 +1,7 @@
 //! The clap model: one subcommand per action, kebab-case flags mirroring the action's
-//! parameters. Doc comments here are the help text (and the man page and completions).
+//! parameters. Doc comments here are the help text (and the man page and completions),
+//! shown verbatim: `<placeholders>` in them are not HTML.
+#![allow(rustdoc::invalid_html_tags)]
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 //! Completion detection from what the shell prints: OSC 133 shell-integration markers
-//! (A prompt start, B input start, C output start, D;<exit> finished), scanned incrementally
+//! (A prompt start, B input start, C output start, `D;<exit>` finished), scanned incrementally
 //! across reads, and the echo-proof sentinel lines of the fallback method. Pure functions.
 
 use regex::bytes::Regex;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 /// Minimum spacing between two saves while output keeps coming.
 const DEBOUNCE: Duration = Duration::from_secs(1);
 
-/// The persistence thread: save whenever something changed, at most once per [`DEBOUNCE`].
+/// The persistence thread: save whenever something changed, at most once per `DEBOUNCE` (1 s).
 pub fn debounced(shared: Arc<Shared>, state: StateDir, meta: Metadata) {
     let Ok(id) = SessionId::parse(&meta.session_id) else {
         return;
