@@ -73,6 +73,7 @@ complete -c kpty -n "__fish_kpty_using_subcommand talk" -l agent -d 'The session
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l label -d 'The session with this label (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -s t -l timeout-ms -d 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l sentinel -d 'Use the sentinel method with this marker instead of shell integration' -r
+complete -c kpty -n "__fish_kpty_using_subcommand talk" -l max-chars -d 'Return at most N characters of output, the end kept (default: all)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -81,6 +82,7 @@ complete -c kpty -n "__fish_kpty_using_subcommand run" -l agent -d 'The session 
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l label -d 'The session with this label (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -s t -l timeout-ms -d 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l sentinel -d 'Use the sentinel method with this marker instead of shell integration' -r
+complete -c kpty -n "__fish_kpty_using_subcommand run" -l max-chars -d 'Return at most N characters of output, the end kept (default: all)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'

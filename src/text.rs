@@ -77,6 +77,28 @@ fn clean_plain(bytes: &[u8]) -> Option<String> {
     Some(out)
 }
 
+/// The end of `s`, at most `max_chars` characters of it, starting at a line start when the
+/// cut would fall inside a line that is not the only one kept. Returns the text kept and how
+/// many characters were dropped from the front.
+pub fn keep_tail(s: &str, max_chars: usize) -> (&str, usize) {
+    let total = s.chars().count();
+    if total <= max_chars {
+        return (s, 0);
+    }
+    let mut start = s
+        .char_indices()
+        .nth(total - max_chars)
+        .map_or(s.len(), |(i, _)| i);
+    if !s[..start].ends_with('\n')
+        && let Some(nl) = s[start..].find('\n')
+        && start + nl + 1 < s.len()
+    {
+        start += nl + 1;
+    }
+    let dropped = s[..start].chars().count();
+    (&s[start..], dropped)
+}
+
 /// Remove escape sequences only (CSI, OSC, DCS, other ESC sequences), normalise `\r\n` to `\n`,
 /// keep every other character (lone `\r` kept). Used by `read` with strip_ansi.
 ///
@@ -277,6 +299,17 @@ mod tests {
 
     fn clean(s: &[u8]) -> String {
         clean_text(s)
+    }
+
+    #[test]
+    fn keep_tail_cuts_at_a_line_start() {
+        assert_eq!(keep_tail("abc", 5), ("abc", 0));
+        assert_eq!(keep_tail("one\ntwo\nthree", 8), ("three", 8));
+        assert_eq!(keep_tail("one\ntwo\nthree", 9), ("two\nthree", 4));
+        assert_eq!(keep_tail("one\ntwo\nthree", 10), ("two\nthree", 4));
+        // A single long line is cut inside it rather than emptied.
+        assert_eq!(keep_tail("abcdefgh", 3), ("fgh", 5));
+        assert_eq!(keep_tail("ééééé\nü", 3), ("ü", 6));
     }
 
     #[test]

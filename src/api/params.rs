@@ -188,8 +188,9 @@ pub struct Params {
     pub mode: Option<String>,
     /// term_read: most lines to return (default 40, cap 200).
     pub max_lines: Option<usize>,
-    /// term_read: most characters of text (default 12000, cap 50000); cuts are reported in
-    /// truncated / dropped_chars.
+    /// term_read: most characters of text (default 12000, cap 50000). talk: most characters
+    /// of output returned, the end kept (default: all from the CLI, 50000 over MCP). Cuts are
+    /// reported in truncated / dropped_chars.
     pub max_chars: Option<usize>,
     /// term_read: join soft-wrapped rows into one line (default true).
     pub merge_wrapped: Option<bool>,

@@ -189,6 +189,9 @@ pub struct TalkArgs {
     /// Use the sentinel method with this marker instead of shell integration.
     #[arg(long)]
     pub sentinel: Option<String>,
+    /// Return at most N characters of output, the end kept (default: all).
+    #[arg(long, value_name = "N")]
+    pub max_chars: Option<usize>,
     /// The command (several words are joined with spaces). kpty's own options go before
     /// it: everything from the first word on is the command (`kpty talk --json 'ls -la'`),
     /// as with `ssh host CMD`.

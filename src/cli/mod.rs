@@ -78,6 +78,7 @@ fn execute(cli: Cli) -> Result<i32> {
                 command: Some(a.command.join(" ")),
                 timeout_ms: a.timeout_ms,
                 sentinel: a.sentinel.clone(),
+                max_chars: a.max_chars,
                 ..who(&a.session)
             },
         ),

@@ -34,6 +34,10 @@ pub struct Ctx {
     /// `raw_output` (megabytes a human front end would never print). Off by default, so
     /// JSON replies keep the seeds' full shape.
     pub lean: bool,
+    /// The most characters of output a `talk` returns when the call sets no `max_chars`
+    /// (the end is kept): none for the CLI, a cap for MCP clients, whose context a
+    /// megabyte of output would flood.
+    pub talk_max_chars: Option<usize>,
 }
 
 impl Ctx {
@@ -45,6 +49,7 @@ impl Ctx {
             state,
             exe,
             lean: false,
+            talk_max_chars: None,
         })
     }
 }

@@ -33,6 +33,8 @@ pub struct Prepared {
     pub req: TalkRequest,
     /// True when the caller named the session (no default-session replacement then).
     pub named: bool,
+    /// Most characters of output returned (the end is kept); all when `None`.
+    pub max_chars: Option<usize>,
 }
 
 /// Validate the parameters and find (or create) the session.
@@ -49,6 +51,9 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
     io::check_safe(&command)?;
     if let Some(s) = &p.sentinel {
         check_sentinel(s)?;
+    }
+    if p.max_chars == Some(0) {
+        return Err(Error::invalid("max_chars must be at least 1"));
     }
     let timeout = p.timeout_ms.unwrap_or_else(config::talk_timeout_ms);
     if timeout == 0 || timeout > api::MAX_TIMEOUT_MS {
@@ -69,7 +74,12 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
         progress_ms: None,
         raw: !ctx.lean,
     };
-    Ok(Prepared { entry, req, named })
+    Ok(Prepared {
+        entry,
+        req,
+        named,
+        max_chars: p.max_chars.or(ctx.talk_max_chars),
+    })
 }
 
 /// Run `talk`.
@@ -102,7 +112,9 @@ pub fn run(
     mut progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
 ) -> Result<Value> {
     if crate::bridge::is_remote(&t.entry) {
-        return crate::bridge::talk(&t.entry, &t.req);
+        let mut v = crate::bridge::talk(&t.entry, &t.req)?;
+        cap_output(&mut v, t.max_chars);
+        return Ok(v);
     }
     t.req.progress_ms = progress.as_ref().map(|(d, _)| d.as_millis() as u64);
     let io_timeout = Duration::from_millis(t.req.timeout_ms + 15_000);
@@ -156,7 +168,31 @@ pub fn run(
             o.remove("raw_output");
         }
     }
+    cap_output(&mut v, t.max_chars);
     Ok(v)
+}
+
+/// Keep the end of `output` and `raw_output`, at most `max_chars` characters each; what was
+/// cut from `output` is reported as `dropped_chars` (and `truncated: true`).
+fn cap_output(v: &mut Value, max_chars: Option<usize>) {
+    let mut dropped = 0;
+    if let Some(n) = max_chars {
+        for key in ["output", "raw_output"] {
+            if let Some(Value::String(s)) = v.get_mut(key) {
+                let (kept, cut) = crate::text::keep_tail(s, n);
+                if cut > 0 {
+                    *s = kept.to_string();
+                    if key == "output" {
+                        dropped = cut;
+                    }
+                }
+            }
+        }
+    }
+    if dropped > 0 {
+        v["truncated"] = json!(true);
+    }
+    v["dropped_chars"] = json!(dropped);
 }
 
 /// Stop a talk in progress on `entry`; with `interrupt`, also type Ctrl-C into the terminal

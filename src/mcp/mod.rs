@@ -9,9 +9,15 @@ use crate::core::Ctx;
 use rmcp::ServiceExt;
 use std::time::Duration;
 
+/// The most characters of output a `talk` returns to an MCP client unless the call sets
+/// `max_chars` (the end is kept; `dropped_chars` says how much was cut).
+pub const TALK_MAX_CHARS: usize = 50_000;
+
 /// Serve MCP on stdin/stdout until the client goes away; returns the exit code.
-pub fn run(ctx: Ctx) -> i32 {
+pub fn run(mut ctx: Ctx) -> i32 {
     crate::init_logging("warn");
+    // An agent's context is no place for a megabyte of output: talks return its end.
+    ctx.talk_max_chars = Some(TALK_MAX_CHARS);
     // Registered sessions without a heartbeat for 7 days are dropped when a server starts.
     match crate::core::registered::prune(&ctx, &crate::api::Params::default()) {
         Ok(v) => tracing::info!("prune at start: {}", v["pruned"]),

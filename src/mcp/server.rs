@@ -23,9 +23,12 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 const INSTRUCTIONS: &str = "kpty gives you live terminal sessions through one tool, k_pty. \
 Typical flow: k_pty(action=\"create\") → session_id; k_pty(action=\"talk\", session_id, \
-command=\"git status\") → {output, exit_code}; for interactive programs use send_line and read \
-(read with since=next_offset to get only new output). Sessions persist across calls and are \
-shared with the `kpty` CLI. Keep reads small (max_bytes) to save context. A PTY_BUSY error \
+command=\"git status\") → {output, exit_code}; k_pty(action=\"term_read\", session_id) → the \
+screen as a person sees it (mode=delta with the returned marker_id gives only what is new). \
+For interactive programs use send_line, then term_read or read (read with since=next_offset \
+for only new output). Sessions persist across calls and are shared with the `kpty` CLI. Keep \
+reads small (max_lines, max_bytes) to save context; talk returns at most 50000 characters of \
+output, the end (max_chars changes it; dropped_chars tells what was cut). A PTY_BUSY error \
 means a program other than the shell is in the foreground: answer it with send_line or stop \
 it with send_line data=\"\\x03\". Dangerous commands (rm -rf /, mkfs, shutdown …) are blocked.";
 

@@ -230,6 +230,59 @@ async fn sessions_are_shared_with_the_cli_and_survive_the_server() {
     m2.client.cancel().await.expect("close");
 }
 
+/// A talk that prints a lot returns its end to an MCP client (50 000 characters unless the
+/// call says otherwise), with what was cut counted; the CLI prints everything unless asked.
+#[tokio::test(flavor = "multi_thread")]
+async fn big_talk_output_is_capped_for_mcp_clients() {
+    let env = Env::new();
+    let m = start(&env).await;
+    let id = env.create(&[]);
+    // 20000 lines "1".."20000": 108894 characters with the newlines between them.
+    let full: String = (1..=20_000)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let v = m
+        .json(json!({"action": "talk", "session_id": id, "command": "seq 1 20000"}))
+        .await;
+    let out = v["output"].as_str().expect("output");
+    assert!(
+        out.chars().count() <= 50_000 && full.ends_with(out),
+        "{}",
+        &out[..80]
+    );
+    assert!(out.starts_with(|c: char| c.is_ascii_digit()) && out.ends_with("\n20000"));
+    assert_eq!(v["truncated"], true);
+    assert_eq!(
+        v["dropped_chars"].as_u64(),
+        Some((full.chars().count() - out.chars().count()) as u64)
+    );
+    assert!(v["raw_output"].as_str().expect("raw").chars().count() <= 50_000);
+    assert_eq!(v["exit_code"], 0);
+    // The call's own max_chars wins; small outputs are whole, with nothing dropped.
+    let v = m
+        .json(
+            json!({"action": "talk", "session_id": id, "command": "seq 1 20000", "max_chars": 12}),
+        )
+        .await;
+    assert_eq!(v["output"], "19999\n20000");
+    let v = m
+        .json(json!({"action": "talk", "session_id": id, "command": "echo hi"}))
+        .await;
+    assert_eq!(
+        (v["output"].as_str(), v["dropped_chars"].as_u64()),
+        (Some("hi"), Some(0))
+    );
+    assert_eq!(v["truncated"], false);
+    // The CLI: all of it by default, the end with --max-chars.
+    assert_eq!(env.ok(&["talk", "-s", &id, "seq 1 20000"]).trim_end(), full);
+    assert_eq!(
+        env.ok(&["talk", "-s", &id, "--max-chars", "5", "seq 1 20000"]),
+        "20000\n"
+    );
+    m.client.cancel().await.expect("close");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_slow_talk_does_not_delay_other_calls() {
     let env = Env::new();
