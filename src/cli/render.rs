@@ -210,9 +210,11 @@ pub fn clap_help(name: &str) -> i32 {
     }
 }
 
-/// `kpty read --follow`: print new output as it arrives until the shell ends.
+/// `kpty read --follow`: print new output as it arrives until the shell ends (one audit
+/// event for the follow, not one per wake).
 pub fn follow(ctx: &Ctx, mut p: Params, json: bool) -> Result<i32> {
     p.timeout_ms = Some(p.timeout_ms.unwrap_or(30_000));
+    let mut audited = false;
     if p.since.is_none() {
         // Start with the recent tail, then follow from its end.
         let first = core::dispatch(
@@ -223,11 +225,19 @@ pub fn follow(ctx: &Ctx, mut p: Params, json: bool) -> Result<i32> {
                 ..p.clone()
             },
         )?;
+        audited = true;
         emit(&first, json);
         p.since = first["next_offset"].as_u64();
     }
     loop {
-        let v = core::dispatch(ctx, Action::Read, &p)?;
+        // The first read records the follow in the audit trail; the waits after it are not
+        // recorded one by one (a busy terminal would add an event per chunk of output).
+        let v = if audited {
+            core::io::read(ctx, &p)?
+        } else {
+            audited = true;
+            core::dispatch(ctx, Action::Read, &p)?
+        };
         emit(&v, json);
         p.since = v["next_offset"].as_u64();
         if v["session_alive"].as_bool() != Some(true) {
