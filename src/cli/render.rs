@@ -233,7 +233,10 @@ pub fn follow(ctx: &Ctx, mut p: Params, json: bool) -> Result<i32> {
         // The first read records the follow in the audit trail; the waits after it are not
         // recorded one by one (a busy terminal would add an event per chunk of output).
         let v = if audited {
-            core::io::read(ctx, &p)?
+            match still_there(core::io::read(ctx, &p))? {
+                Some(v) => v,
+                None => return Ok(0),
+            }
         } else {
             audited = true;
             core::dispatch(ctx, Action::Read, &p)?
@@ -274,7 +277,9 @@ pub fn watch(ctx: &Ctx, p: Params) -> Result<i32> {
     // The offset is taken before each draw, so output during the draw wakes the next wait.
     let mut since = reader(None, 0)?["next_offset"].as_u64().unwrap_or(0);
     loop {
-        let v = core::term::term_read(ctx, &view)?;
+        let Some(v) = still_there(core::term::term_read(ctx, &view))? else {
+            return Ok(0);
+        };
         let title = v["title"].as_str().unwrap_or("");
         let head = format!(
             "{} [{}{}] {}x{}{}",
@@ -299,7 +304,9 @@ pub fn watch(ctx: &Ctx, p: Params) -> Result<i32> {
         )
         .as_bytes());
         loop {
-            let r = reader(Some(since), 60_000)?;
+            let Some(r) = still_there(reader(Some(since), 60_000))? else {
+                return Ok(0);
+            };
             if r["session_alive"].as_bool() != Some(true) {
                 return Ok(0);
             }
@@ -313,6 +320,18 @@ pub fn watch(ctx: &Ctx, p: Params) -> Result<i32> {
                 break;
             }
         }
+    }
+}
+
+/// A follower's next step: the session it was following was killed (and forgotten) meanwhile
+/// — the end of the stream, said on stderr, not an error.
+fn still_there(r: Result<Value>) -> Result<Option<Value>> {
+    match r {
+        Err(e) if e.code == ErrorCode::PtySessionNotFound => {
+            eprintln!("kpty: the session is gone (killed); nothing more to follow");
+            Ok(None)
+        }
+        r => r.map(Some),
     }
 }
 
