@@ -629,7 +629,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__talk)
-            opts="-s -t -h --session --agent --label --timeout-ms --sentinel --max-chars --state-dir --json --help"
+            opts="-s -t -h --session --agent --label --timeout-ms --sentinel --max-chars --force --state-dir --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

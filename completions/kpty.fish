@@ -75,6 +75,7 @@ complete -c kpty -n "__fish_kpty_using_subcommand talk" -s t -l timeout-ms -d 'G
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l sentinel -d 'Use the sentinel method with this marker instead of shell integration' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l max-chars -d 'Return at most N characters of output, the end kept (default: all)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand talk" -l force -d 'Type even when another program holds the foreground: for a nested shell (ssh, su, docker exec …), completion by a POSIX sentinel'
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kpty -n "__fish_kpty_using_subcommand run" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
@@ -84,6 +85,7 @@ complete -c kpty -n "__fish_kpty_using_subcommand run" -s t -l timeout-ms -d 'Gi
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l sentinel -d 'Use the sentinel method with this marker instead of shell integration' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l max-chars -d 'Return at most N characters of output, the end kept (default: all)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand run" -l force -d 'Type even when another program holds the foreground: for a nested shell (ssh, su, docker exec …), completion by a POSIX sentinel'
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l json -d 'Print the action\'s JSON object instead of human output'
 complete -c kpty -n "__fish_kpty_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r

@@ -181,7 +181,9 @@ pub struct Params {
     pub desktop_url: Option<String>,
     /// register: the process id of the program in the terminal.
     pub pid: Option<u32>,
-    /// unregister: also remove a leader's session; prune: also remove dead/exited local sessions.
+    /// unregister: also remove a leader's session; prune: also remove dead/exited local
+    /// sessions; talk: type even when a program other than the shell holds the foreground —
+    /// for a nested shell (ssh, su, docker exec …) — with a POSIX sentinel for completion.
     pub force: Option<bool>,
     /// term_read: `tail` (default: the last max_lines lines of scrollback + screen), `viewport`
     /// (the visible screen) or `delta` (only lines added since marker_id).

@@ -192,6 +192,10 @@ pub struct TalkArgs {
     /// Return at most N characters of output, the end kept (default: all).
     #[arg(long, value_name = "N")]
     pub max_chars: Option<usize>,
+    /// Type even when another program holds the foreground: for a nested shell (ssh, su,
+    /// docker exec …), completion by a POSIX sentinel.
+    #[arg(long)]
+    pub force: bool,
     /// The command (several words are joined with spaces). kpty's own options go before
     /// it: everything from the first word on is the command (`kpty talk --json 'ls -la'`),
     /// as with `ssh host CMD`.

@@ -79,6 +79,7 @@ fn execute(cli: Cli) -> Result<i32> {
                 timeout_ms: a.timeout_ms,
                 sentinel: a.sentinel.clone(),
                 max_chars: a.max_chars,
+                force: a.force.then_some(true),
                 ..who(&a.session)
             },
         ),

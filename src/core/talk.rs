@@ -73,6 +73,7 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
         timeout_ms: timeout,
         progress_ms: None,
         raw: !ctx.lean,
+        force: p.force.unwrap_or(false),
     };
     Ok(Prepared {
         entry,

@@ -3,7 +3,7 @@
 
 use super::markers::SentinelMatcher;
 use super::session::{ExitInfo, Shared, screen_state};
-use super::shell::{Integration, typed_command};
+use super::shell::{Integration, ShellKind, typed_command};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{ProgressBody, TalkBody, TalkRequest};
 use serde_json::json;
@@ -103,19 +103,24 @@ impl Shared {
                 "foreground_command": fg.and_then(|f| f.1),
             })));
         }
-        if let Some((pid, name)) = self.foreground_other() {
+        // A forced talk types into whatever holds the foreground (a nested shell: ssh, su,
+        // docker exec …) and completes by sentinel, in POSIX syntax: that shell is not ours.
+        let foreground = self.foreground_other();
+        let nested = foreground.clone().filter(|_| req.force);
+        if let Some((pid, name)) = foreground.filter(|_| !req.force) {
             let what = name.clone().unwrap_or_else(|| format!("pid {pid}"));
             return Err(Error::new(
                 ErrorCode::PtyBusy,
                 format!(
                     "{} is busy: `{what}` is running in the foreground, not the shell; wait for it, \
-                     answer it with send_line, or interrupt it with send_line data=\"\\x03\"",
+                     answer it with send_line, interrupt it with send_line data=\"\\x03\", or — if \
+                     it is a shell itself (ssh, su, docker exec …) — talk to it with force=true",
                     self.session_id
                 ),
             )
             .with_details(json!({"session_id": self.session_id, "foreground_pid": pid, "foreground_command": name})));
         }
-        let method = if req.sentinel.is_some() {
+        let method = if req.sentinel.is_some() || nested.is_some() {
             Integration::Sentinel
         } else {
             st.integration
@@ -145,7 +150,12 @@ impl Shared {
         });
         drop(st);
 
-        let typed = typed_command(self.kind, method, &req.command, &sentinel);
+        let kind = if nested.is_some() {
+            ShellKind::Posix
+        } else {
+            self.kind
+        };
+        let typed = typed_command(kind, method, &req.command, &sentinel);
         if let Err(e) = self.write_all(typed.as_bytes()) {
             self.end_talk();
             return Err(e);

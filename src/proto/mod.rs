@@ -175,6 +175,10 @@ pub struct TalkRequest {
     /// Return `raw_output` (everything the terminal printed); false leaves it empty.
     #[serde(default = "yes")]
     pub raw: bool,
+    /// Type even when another program holds the foreground (a nested shell), completing
+    /// with a POSIX sentinel.
+    #[serde(default)]
+    pub force: bool,
 }
 
 fn yes() -> bool {

@@ -208,6 +208,38 @@ fn talk_refuses_a_busy_terminal_and_types_nothing() {
     assert!(!text.contains("SHOULD_NOT_RUN"), "{text:?}");
 }
 
+/// A nested shell (here `bash` inside the session's bash, as ssh or `su` would give) holds
+/// the foreground: a plain talk is refused, a forced one runs in it and completes by
+/// sentinel with the right output and exit code.
+#[test]
+fn forced_talk_runs_in_a_nested_shell() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    env.send_line(&id, "env PS1='nested> ' bash --norc --noprofile");
+    wait_for(10_000, "the nested bash in the foreground", || {
+        env.entry(&id)["foreground_command"] == "bash"
+    });
+    env.fails(&["talk", "-s", &id, "echo plain"], 117, "PTY_BUSY");
+    let v = env.talk_args(&["-s", &id, "--force", "echo in-$((6*7)); echo $$ >/dev/null"]);
+    assert_eq!(
+        (s(&v, "output"), &v["exit_code"]),
+        ("in-42", &serde_json::json!(0)),
+        "{v}"
+    );
+    assert_eq!(v["completion"], "sentinel");
+    let v = env.talk_args(&["-s", &id, "--force", "ls /nonexistent-kpty-path"]);
+    assert_eq!(v["exit_code"], 2, "{v}");
+    assert!(s(&v, "output").contains("nonexistent-kpty-path"), "{v}");
+    // Leaving the nested shell gives the session's own shell (and plain talk) back.
+    env.send_line(&id, "exit");
+    wait_for(
+        10_000,
+        "the session's shell in the foreground again",
+        || env.entry(&id)["foreground_command"].is_null(),
+    );
+    assert_eq!(env.out(&id, "echo back"), "back");
+}
+
 #[test]
 fn concurrent_talks_on_one_session_do_not_interleave() {
     let env = Env::new();
