@@ -113,7 +113,8 @@ pub fn run(
     mut progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
 ) -> Result<Value> {
     if crate::bridge::is_remote(&t.entry) {
-        let mut v = crate::bridge::talk(&t.entry, &t.req)?;
+        let mut v =
+            crate::bridge::talk(&t.entry, &t.req).map_err(|e| cap_partial(e, t.max_chars))?;
         cap_output(&mut v, t.max_chars);
         return Ok(v);
     }
@@ -147,7 +148,7 @@ pub fn run(
             )
         })
     });
-    let b = res?;
+    let b = res.map_err(|e| cap_partial(e, t.max_chars))?;
     let mut v = json!({
         "ok": true,
         "session_id": entry.session_id,
@@ -194,6 +195,21 @@ fn cap_output(v: &mut Value, max_chars: Option<usize>) {
         v["truncated"] = json!(true);
     }
     v["dropped_chars"] = json!(dropped);
+}
+
+/// The same cap on a failed talk's `details.partial_output` (a timed-out command may have
+/// printed megabytes), with `details.dropped_chars`.
+fn cap_partial(mut e: Error, max_chars: Option<usize>) -> Error {
+    if let (Some(n), Some(d)) = (max_chars, e.details.as_mut())
+        && let Some(Value::String(s)) = d.get_mut("partial_output")
+    {
+        let (kept, cut) = crate::text::keep_tail(s, n);
+        if cut > 0 {
+            *s = kept.to_string();
+            d["dropped_chars"] = json!(cut);
+        }
+    }
+    e
 }
 
 /// Stop a talk in progress on `entry`; with `interrupt`, also type Ctrl-C into the terminal

@@ -274,6 +274,21 @@ async fn big_talk_output_is_capped_for_mcp_clients() {
         (Some("hi"), Some(0))
     );
     assert_eq!(v["truncated"], false);
+    // A timed-out talk's partial output is capped the same way.
+    let v = m
+        .json(
+            json!({"action": "talk", "session_id": id, "command": "seq 1 20000; sleep 3",
+                     "timeout_ms": 1500, "max_chars": 100}),
+        )
+        .await;
+    assert_eq!(v["error_code"], "PTY_TIMEOUT", "{v}");
+    let partial = v["details"]["partial_output"].as_str().expect("partial");
+    assert!(partial.len() <= 100 && partial.ends_with("20000"), "{v}");
+    assert!(
+        v["details"]["dropped_chars"].as_u64() > Some(100_000),
+        "{v}"
+    );
+    env.talk_when_free(&id, "true"); // the sleep has ended and the prompt is back
     // The CLI: all of it by default, the end with --max-chars.
     assert_eq!(env.ok(&["talk", "-s", &id, "seq 1 20000"]).trim_end(), full);
     assert_eq!(

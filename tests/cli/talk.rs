@@ -237,7 +237,8 @@ fn forced_talk_runs_in_a_nested_shell() {
         "the session's shell in the foreground again",
         || env.entry(&id)["foreground_command"].is_null(),
     );
-    assert_eq!(env.out(&id, "echo back"), "back");
+    let v = env.talk_when_free(&id, "echo back");
+    assert_eq!(s(&v, "output"), "back");
 }
 
 #[test]
@@ -332,7 +333,8 @@ fn a_caller_sentinel_forces_the_sentinel_method() {
         ),
         ("forced", &6.into(), "sentinel", "__MY_SENT__")
     );
-    assert_eq!(env.out(&id, "echo back"), "back");
+    let v = env.talk_when_free(&id, "echo back");
+    assert_eq!(s(&v, "output"), "back");
 }
 
 #[test]
