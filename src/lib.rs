@@ -41,14 +41,25 @@ pub fn run() -> i32 {
 }
 
 /// Log to stderr (never stdout: in MCP mode it carries the protocol). The filter comes from
-/// `KPTY_LOG`, else `RUST_LOG`, else `default`.
+/// `KPTY_LOG`, else `RUST_LOG`, else `default` (a level: `warn`, `info` …).
 pub fn init_logging(default: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("KPTY_LOG")
-        .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
+    let from_env = ["KPTY_LOG", "RUST_LOG"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
+    let fmt = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_env_filter(filter)
-        .try_init();
+        .with_ansi(false);
+    if from_env {
+        let filter = tracing_subscriber::EnvFilter::try_from_env("KPTY_LOG")
+            .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+        let _ = fmt.with_env_filter(filter).try_init();
+    } else {
+        // A plain level: no directive parsing on every start (and less code paged in by
+        // every long-lived holder).
+        let level = default
+            .parse::<tracing_subscriber::filter::LevelFilter>()
+            .unwrap_or(tracing_subscriber::filter::LevelFilter::WARN);
+        let _ = fmt.with_max_level(level).try_init();
+    }
 }
