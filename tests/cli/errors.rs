@@ -157,6 +157,8 @@ fn parameter_checks_are_invalid_params() {
         &["talk", "-s", &id, "   "],
         &["talk", "-s", &id, "-t", "0", "true"],
         &["talk", "-s", &id, "--sentinel", "no spaces", "true"],
+        &["talk", "-s", &id, "--max-chars", "0", "true"],
+        &["create", "--scrollback", "1000001"],
         &["read", "-s", &id, "--max-bytes", "0"],
         &["read", "-s", &id, "--max-bytes", "1048577"],
         &["create", "--label", "taken"],
