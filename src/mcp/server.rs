@@ -29,8 +29,9 @@ For interactive programs use send_line, then term_read or read (read with since=
 for only new output). Sessions persist across calls and are shared with the `kpty` CLI. Keep \
 reads small (max_lines, max_bytes) to save context; talk returns at most 50000 characters of \
 output, the end (max_chars changes it; dropped_chars tells what was cut). A PTY_BUSY error \
-means a program other than the shell is in the foreground: answer it with send_line or stop \
-it with send_line data=\"\\x03\". Dangerous commands (rm -rf /, mkfs, shutdown …) are blocked.";
+means a program other than the shell is in the foreground: answer it with send_line, stop \
+it with send_line data=\"\\x03\", or, when it is a shell itself (ssh, su), talk with \
+force=true. Dangerous commands (rm -rf /, mkfs, shutdown …) are blocked.";
 
 /// The MCP server state: the core context shared by every call.
 #[derive(Clone)]
@@ -173,5 +174,16 @@ impl ServerHandler for KptyServer {
             Err(e) => e.to_json(),
         };
         Ok(to_result(value).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn instructions_state_the_talk_cap_in_force() {
+        assert!(super::INSTRUCTIONS.contains(&format!(
+            "at most {} characters",
+            super::super::TALK_MAX_CHARS
+        )));
     }
 }
