@@ -29,23 +29,23 @@ pub fn audited(a: Action) -> bool {
 const REDACT_MARGIN: usize = 2 * 1024;
 
 /// `s` redacted and capped at [`FIELD_CAP`]; only its first `FIELD_CAP + REDACT_MARGIN` bytes
-/// are ever scanned, so a megabyte of output costs no more than ten kilobytes.
-/// `total` is the full length when known (it is not when serialization was cut short).
-fn cap(s: &str, total: Option<usize>) -> String {
+/// are ever scanned, so a megabyte of output costs no more than ten kilobytes. `complete`:
+/// `s` is the whole text (false when it is a prefix, its full length unknown).
+fn cap(s: &str, complete: bool) -> String {
     let head = &s[..floor_char_boundary(s, FIELD_CAP + REDACT_MARGIN)];
     let red = crate::safety::redact(head);
-    let cut = head.len() < s.len() || total.is_some_and(|t| t > s.len());
-    if red.len() <= FIELD_CAP && !cut {
+    if complete && head.len() == s.len() && red.len() <= FIELD_CAP {
         return red.into_owned();
     }
     let end = floor_char_boundary(&red, FIELD_CAP);
-    match total {
-        Some(t) => format!(
+    if complete {
+        format!(
             "{}…[truncated {} bytes]",
             &red[..end],
-            t.saturating_sub(end)
-        ),
-        None => format!("{}…[truncated]", &red[..end]),
+            s.len().saturating_sub(end)
+        )
+    } else {
+        format!("{}…[truncated]", &red[..end])
     }
 }
 
@@ -100,8 +100,7 @@ fn json_prefix(v: &Value, limit: usize) -> (String, bool) {
 /// The `response` field: the action's JSON, redacted and capped.
 fn response_field(v: &Value) -> String {
     let (text, cut) = json_prefix(v, FIELD_CAP + REDACT_MARGIN);
-    let total = (!cut).then_some(text.len());
-    cap(&text, total)
+    cap(&text, !cut)
 }
 
 /// Build and record the event for one finished action.
@@ -135,7 +134,7 @@ pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, sta
         .command
         .as_deref()
         .or(p.data.as_deref())
-        .map(|c| cap(c, Some(c.len())));
+        .map(|c| cap(c, true));
     let response = match result {
         Ok(v) => response_field(v),
         Err(e) => response_field(&e.to_json()),
@@ -219,7 +218,7 @@ mod tests {
     #[test]
     fn short_fields_are_redacted_whole() {
         let s = "token sk-abcdefghijklmnopqrstuvwx here";
-        assert_eq!(cap(s, Some(s.len())), "token [REDACTED_API_KEY] here");
+        assert_eq!(cap(s, true), "token [REDACTED_API_KEY] here");
     }
 
     #[test]
@@ -227,7 +226,7 @@ mod tests {
         let mut s = "x".repeat(FIELD_CAP - 10);
         s.push_str(" sk-abcdefghijklmnopqrstuvwxyz0123456789 ");
         s.push_str(&"y".repeat(50_000));
-        let out = cap(&s, Some(s.len()));
+        let out = cap(&s, true);
         assert!(
             !out.contains("sk-abc"),
             "secret prefix leaked: {}",
