@@ -210,42 +210,31 @@ pub fn clap_help(name: &str) -> i32 {
     }
 }
 
-/// `kpty read --follow`: print new output as it arrives until the shell ends (one audit
-/// event for the follow, not one per wake).
+/// `kpty read --follow`: print new output as it arrives until the shell ends. The first read
+/// is the one recorded in the audit trail; the waits after it are not recorded one by one (a
+/// busy terminal would add an event per chunk of output).
 pub fn follow(ctx: &Ctx, mut p: Params, json: bool) -> Result<i32> {
     p.timeout_ms = Some(p.timeout_ms.unwrap_or(30_000));
-    let mut audited = false;
-    if p.since.is_none() {
-        // Start with the recent tail, then follow from its end.
-        let first = core::dispatch(
-            ctx,
-            Action::Read,
-            &Params {
-                timeout_ms: Some(0),
-                ..p.clone()
-            },
-        )?;
-        audited = true;
-        emit(&first, json);
-        p.since = first["next_offset"].as_u64();
-    }
-    loop {
-        // The first read records the follow in the audit trail; the waits after it are not
-        // recorded one by one (a busy terminal would add an event per chunk of output).
-        let v = if audited {
-            match still_there(core::io::read(ctx, &p))? {
-                Some(v) => v,
-                None => return Ok(0),
-            }
+    // Without `since`: the recent tail at once, then what follows its end.
+    let first = Params {
+        timeout_ms: if p.since.is_none() {
+            Some(0)
         } else {
-            audited = true;
-            core::dispatch(ctx, Action::Read, &p)?
-        };
+            p.timeout_ms
+        },
+        ..p.clone()
+    };
+    let mut v = core::dispatch(ctx, Action::Read, &first)?;
+    loop {
         emit(&v, json);
-        p.since = v["next_offset"].as_u64();
         if v["session_alive"].as_bool() != Some(true) {
             return Ok(0);
         }
+        p.since = v["next_offset"].as_u64();
+        v = match still_there(core::io::read(ctx, &p))? {
+            Some(v) => v,
+            None => return Ok(0),
+        };
     }
 }
 
