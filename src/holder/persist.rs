@@ -41,7 +41,7 @@ pub fn debounced(shared: Arc<Shared>, state: StateDir, meta: Metadata) {
         let until = Instant::now() + DEBOUNCE;
         let mut st = shared.lock();
         while st.exit.is_none() {
-            let (g, up) = shared.wait_ended_until(st, until);
+            let (g, up) = shared.wait_on(&shared.ended, st, until);
             st = g;
             if up {
                 break;

@@ -165,16 +165,25 @@ impl Shared {
         g: MutexGuard<'a, State>,
         deadline: Instant,
     ) -> (MutexGuard<'a, State>, bool) {
-        wait_on(&self.cond, g, deadline)
+        self.wait_on(&self.cond, g, deadline)
     }
 
-    /// Wait on [`Self::events`] (no plain output) until `deadline`.
-    pub fn wait_event_until<'a>(
+    /// Wait on one of this holder's condvars (`cond`, `events`, `ended`) until `deadline`;
+    /// returns the guard and whether time is up.
+    pub fn wait_on<'a>(
         &self,
+        cond: &Condvar,
         g: MutexGuard<'a, State>,
         deadline: Instant,
     ) -> (MutexGuard<'a, State>, bool) {
-        wait_on(&self.events, g, deadline)
+        let now = Instant::now();
+        if now >= deadline {
+            return (g, true);
+        }
+        let (g, _) = cond
+            .wait_timeout(g, deadline - now)
+            .unwrap_or_else(|p| p.into_inner());
+        (g, Instant::now() >= deadline)
     }
 
     /// Wake the waiters of [`Self::cond`] and [`Self::events`] (a state change other than
@@ -182,15 +191,6 @@ impl Shared {
     pub fn notify(&self) {
         self.cond.notify_all();
         self.events.notify_all();
-    }
-
-    /// Wait on [`Self::ended`] (the shell's exit only) until `deadline`.
-    pub fn wait_ended_until<'a>(
-        &self,
-        g: MutexGuard<'a, State>,
-        deadline: Instant,
-    ) -> (MutexGuard<'a, State>, bool) {
-        wait_on(&self.ended, g, deadline)
     }
 
     /// The reader thread body: drain the PTY until EOF.
@@ -559,20 +559,4 @@ pub(super) fn screen_state(st: &State, foreground: bool) -> (ScreenInfo, &'stati
         "running"
     };
     (info, state)
-}
-
-/// Wait on `cond` until `deadline`; returns the guard and whether time is up.
-fn wait_on<'a>(
-    cond: &Condvar,
-    g: MutexGuard<'a, State>,
-    deadline: Instant,
-) -> (MutexGuard<'a, State>, bool) {
-    let now = Instant::now();
-    if now >= deadline {
-        return (g, true);
-    }
-    let (g, _) = cond
-        .wait_timeout(g, deadline - now)
-        .unwrap_or_else(|p| p.into_inner());
-    (g, Instant::now() >= deadline)
 }

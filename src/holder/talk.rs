@@ -53,7 +53,7 @@ impl Shared {
         // which is never held while waiting for this one).
         let mut st = self.lock();
         while st.talking && st.exit.is_none() {
-            let (g, up) = self.wait_event_until(st, deadline);
+            let (g, up) = self.wait_on(&self.events, st, deadline);
             st = g;
             if up && st.talking {
                 return Err(Error::new(
@@ -73,7 +73,7 @@ impl Shared {
                 st.interrupted = None;
                 break;
             }
-            let (g, _) = self.wait_event_until(st, settle);
+            let (g, _) = self.wait_on(&self.events, st, settle);
             st = g;
         }
         if let Some(exit) = st.exit.clone() {
@@ -250,11 +250,12 @@ impl Shared {
             }
             // Only a sentinel search or progress needs waking on plain output; an OSC 133
             // talk waits for its markers (and exit, cancel) alone.
-            let (g, _) = if matcher.is_some() || progress.is_some() {
-                self.wait_until(st, wake)
+            let on = if matcher.is_some() || progress.is_some() {
+                &self.cond
             } else {
-                self.wait_event_until(st, wake)
+                &self.events
             };
+            let (g, _) = self.wait_on(on, st, wake);
             st = g;
             if Instant::now() >= deadline {
                 break Err(Stop::Timeout);
