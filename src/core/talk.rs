@@ -177,20 +177,10 @@ pub fn run(
 /// Keep the end of `output` and `raw_output`, at most `max_chars` characters each; what was
 /// cut from `output` is reported as `dropped_chars` (and `truncated: true`).
 fn cap_output(v: &mut Value, max_chars: Option<usize>) {
-    let mut dropped = 0;
-    if let Some(n) = max_chars {
-        for key in ["output", "raw_output"] {
-            if let Some(Value::String(s)) = v.get_mut(key) {
-                let (kept, cut) = crate::text::keep_tail(s, n);
-                if cut > 0 {
-                    *s = kept.to_string();
-                    if key == "output" {
-                        dropped = cut;
-                    }
-                }
-            }
-        }
-    }
+    let dropped = max_chars.map_or(0, |n| {
+        keep_tail_of(v, "raw_output", n);
+        keep_tail_of(v, "output", n)
+    });
     if dropped > 0 {
         v["truncated"] = json!(true);
     }
@@ -200,16 +190,26 @@ fn cap_output(v: &mut Value, max_chars: Option<usize>) {
 /// The same cap on a failed talk's `details.partial_output` (a timed-out command may have
 /// printed megabytes), with `details.dropped_chars`.
 fn cap_partial(mut e: Error, max_chars: Option<usize>) -> Error {
-    if let (Some(n), Some(d)) = (max_chars, e.details.as_mut())
-        && let Some(Value::String(s)) = d.get_mut("partial_output")
-    {
-        let (kept, cut) = crate::text::keep_tail(s, n);
+    if let (Some(n), Some(d)) = (max_chars, e.details.as_mut()) {
+        let cut = keep_tail_of(d, "partial_output", n);
         if cut > 0 {
-            *s = kept.to_string();
             d["dropped_chars"] = json!(cut);
         }
     }
     e
+}
+
+/// Cut the string at `v[key]` (if any) to its last `max_chars` characters
+/// ([`crate::text::keep_tail`]); returns how many were dropped.
+fn keep_tail_of(v: &mut Value, key: &str, max_chars: usize) -> usize {
+    let Some(Value::String(s)) = v.get_mut(key) else {
+        return 0;
+    };
+    let (kept, cut) = crate::text::keep_tail(s, max_chars);
+    if cut > 0 {
+        *s = kept.to_string();
+    }
+    cut
 }
 
 /// Stop a talk in progress on `entry`; with `interrupt`, also type Ctrl-C into the terminal
