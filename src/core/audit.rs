@@ -170,7 +170,7 @@ pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, sta
     if path == ctx.state.registry_events() {
         line["event"] = json!("traffic");
     }
-    journal::append(&path, line);
+    journal::append(&ctx.state, &path, line);
     emit(event);
 }
 

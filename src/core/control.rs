@@ -6,7 +6,6 @@ use crate::error::{Error, Result};
 use crate::proto::{KillBody, Request};
 use crate::store::{Registry, RegistryEntry, journal};
 use serde_json::{Value, json};
-use std::time::Duration;
 
 /// Run `resize`.
 pub fn resize(ctx: &Ctx, p: &Params) -> Result<Value> {
@@ -22,7 +21,7 @@ pub fn resize(ctx: &Ctx, p: &Params) -> Result<Value> {
         ctx,
         &e,
         &Request::Resize { cols, rows },
-        Duration::from_secs(5),
+        sessions::SHORT_CALL,
     )?;
     Ok(json!({"ok": true, "session_id": e.session_id, "cols": cols, "rows": rows}))
 }
@@ -40,31 +39,44 @@ pub fn kill(ctx: &Ctx, p: &Params) -> Result<Value> {
     };
     let before = sessions::probe(ctx, &e);
     let mut body = KillBody::default();
-    if let sessions::Liveness::Running(_) | sessions::Liveness::Unresponsive(_) = before {
-        match sessions::call(
-            ctx,
-            &e,
-            &Request::Kill { grace_ms: 1000 },
-            Duration::from_secs(10),
-        ) {
-            Ok(v) => body = serde_json::from_value(v).unwrap_or_default(),
-            Err(err) => {
-                tracing::warn!("kill via holder failed ({err}); signalling directly");
-                signal_direct(&e);
+    match &before {
+        sessions::Liveness::Running(_) => {
+            match sessions::call(
+                ctx,
+                &e,
+                &Request::Kill { grace_ms: 1000 },
+                sessions::SHORT_CALL,
+            ) {
+                Ok(v) => body = serde_json::from_value(v).unwrap_or_default(),
+                Err(err) => {
+                    tracing::warn!("kill via holder failed ({err}); signalling directly");
+                    signal_proven(ctx, &e);
+                }
             }
         }
-    } else if let sessions::Liveness::Exited {
-        exit_code,
-        exit_signal,
-        ..
-    } = &before
-    {
-        body = KillBody {
-            exit_code: *exit_code,
-            exit_signal: exit_signal.clone(),
-        };
+        // Stopped or wedged: it will not answer a kill request either.
+        sessions::Liveness::Unresponsive(_) => signal_proven(ctx, &e),
+        sessions::Liveness::Exited {
+            exit_code,
+            exit_signal,
+            ..
+        } => {
+            body = KillBody {
+                exit_code: *exit_code,
+                exit_signal: exit_signal.clone(),
+            };
+        }
+        sessions::Liveness::Dead | sessions::Liveness::Registered => {}
     }
-    forget(ctx, &e, "session_killed");
+    forget(ctx, &e, "session_killed").map_err(|err| {
+        Error::new(
+            err.code,
+            format!(
+                "session {} was killed, but the registry could not be updated: {}",
+                e.session_id, err.message
+            ),
+        )
+    })?;
     Ok(json!({
         "ok": true,
         "session_id": e.session_id,
@@ -75,30 +87,83 @@ pub fn kill(ctx: &Ctx, p: &Params) -> Result<Value> {
     }))
 }
 
-/// Last resort when a holder does not answer: SIGKILL its pid and the shell's process group.
-fn signal_direct(e: &RegistryEntry) {
-    use rustix::process::{Pid, Signal, kill_process, kill_process_group};
-    if let Some(pid) = e.pid.and_then(|p| Pid::from_raw(p as i32)) {
-        let _ = kill_process_group(pid, Signal::KILL);
+/// Last resort when a holder does not answer: SIGKILL it and its shell's process group —
+/// but only pids the kernel vouches for. The holder is the process listening on this
+/// session's socket in the private runtime directory (`SO_PEERCRED`, same uid); the shell is
+/// signalled only when it is that holder's child. Pids written in state files are never
+/// trusted: a cloned repository could name any process.
+fn signal_proven(ctx: &Ctx, e: &RegistryEntry) {
+    use rustix::process::{Signal, kill_process, kill_process_group};
+    let Some(holder) = sessions::socket_of(ctx, e).and_then(|s| proven_holder(&s)) else {
+        tracing::warn!(
+            "session {}: no holder proves itself on its socket; nothing signalled",
+            e.session_id
+        );
+        return;
+    };
+    if let Some(shell) = e.pid.and_then(|p| rustix::process::Pid::from_raw(p as i32))
+        && parent_of(shell.as_raw_nonzero().get()) == Some(holder.as_raw_nonzero().get())
+    {
+        let _ = kill_process_group(shell, Signal::KILL);
     }
-    if let Some(pid) = e.holder_pid.and_then(|p| Pid::from_raw(p as i32)) {
-        let _ = kill_process(pid, Signal::KILL);
+    let exited = watch_exit(holder);
+    let _ = kill_process(holder, Signal::KILL);
+    // Wait (briefly) for it to be gone, so its socket can be proven dead and removed.
+    if let Some(fd) = exited {
+        use rustix::event::{PollFd, PollFlags, Timespec, poll};
+        let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+        let t = Timespec {
+            tv_sec: 2,
+            tv_nsec: 0,
+        };
+        let _ = poll(&mut fds, Some(&t));
     }
 }
 
+/// A descriptor that becomes readable when `pid` exits (Linux pidfd), if available.
+fn watch_exit(pid: rustix::process::Pid) -> Option<rustix::fd::OwnedFd> {
+    #[cfg(target_os = "linux")]
+    {
+        rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
+}
+
+/// The pid of the process listening on `sock`, when it runs as this user.
+fn proven_holder(sock: &std::path::Path) -> Option<rustix::process::Pid> {
+    if !crate::store::secure::is_own_socket(sock) {
+        return None;
+    }
+    let stream = std::os::unix::net::UnixStream::connect(sock).ok()?;
+    let cred = rustix::net::sockopt::socket_peercred(&stream).ok()?;
+    (cred.uid == rustix::process::getuid()).then_some(cred.pid)
+}
+
+/// The parent pid of `pid` from `/proc` (Linux), if it can be read.
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid …`: comm may hold spaces and parentheses; the last ')' ends it.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// Remove a session from the registry and clean its socket; its folder stays as a record.
-pub fn forget(ctx: &Ctx, e: &RegistryEntry, event: &str) {
-    let _ = Registry::update(&ctx.state, |reg| {
+pub fn forget(ctx: &Ctx, e: &RegistryEntry, event: &str) -> Result<()> {
+    Registry::update(&ctx.state, |reg| {
         reg.sessions.remove(&e.session_id);
         Ok(())
-    });
-    if let Some(sock) = sessions::socket_of(ctx, e)
-        && std::os::unix::net::UnixStream::connect(&sock).is_err()
-    {
-        let _ = std::fs::remove_file(sock);
+    })?;
+    if let Some(sock) = sessions::socket_of(ctx, e) {
+        sessions::remove_dead_socket(&sock);
     }
     journal::append(
+        &ctx.state,
         &ctx.state.registry_events(),
         json!({"event": event, "session_id": e.session_id, "label": e.label}),
     );
+    Ok(())
 }

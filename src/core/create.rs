@@ -156,7 +156,14 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<Value> {
                 reg.sessions.remove(id.as_str());
                 Ok(())
             });
+            // Leave no half-made session folder behind (the failure is in the journal).
+            // remove_dir_all does not follow a link put in the folder's place.
+            let dir = ctx.state.session_dir(&id);
+            if crate::store::secure::check_dir(&dir).unwrap_or(false) {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
             journal::append(
+                &ctx.state,
                 &ctx.state.registry_events(),
                 json!({"event": "session_create_failed", "session_id": id, "error_code": e.code, "message": e.message}),
             );
@@ -178,8 +185,8 @@ fn start(
     created_at: &str,
 ) -> Result<Value> {
     let scrollback = p.scrollback.map_or_else(config::scrollback, |n| n as usize);
-    let dir = ctx.state.session_dir(id);
-    std::fs::create_dir_all(&dir).map_err(|e| Error::state(&dir, e))?;
+    let dir = ctx.state.ensure_session_dir(id)?;
+    super::sessions::sweep_dead_sockets();
     let socket = crate::store::paths::socket_path(&ctx.state, id)?;
     let meta = Metadata {
         session_id: id.to_string(),
@@ -227,6 +234,7 @@ fn start(
         Ok(())
     })?;
     journal::append(
+        &ctx.state,
         &ctx.state.registry_events(),
         json!({"event": "session_created", "session_id": id, "shell": ready.shell, "pid": ready.pid, "label": p.label}),
     );

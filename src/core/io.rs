@@ -51,9 +51,11 @@ pub fn send_line(ctx: &Ctx, p: &Params) -> Result<Value> {
     if crate::bridge::is_remote(&e) {
         return crate::bridge::send_line(&e, &line);
     }
-    let t = Duration::from_secs(10);
-    let typed = sessions::call(ctx, &e, &Request::Write { data: line.clone() }, t)?;
-    let enter = sessions::call(ctx, &e, &Request::Write { data: "\r".into() }, t)?;
+    // One budget for both writes: a stopped holder costs the caller SHORT_CALL, not twice.
+    let deadline = std::time::Instant::now() + sessions::SHORT_CALL;
+    let left = || deadline.saturating_duration_since(std::time::Instant::now());
+    let typed = sessions::call(ctx, &e, &Request::Write { data: line.clone() }, left())?;
+    let enter = sessions::call(ctx, &e, &Request::Write { data: "\r".into() }, left())?;
     Ok(json!({
         "ok": true,
         "session_id": e.session_id,
@@ -70,7 +72,7 @@ pub fn write_raw(ctx: &Ctx, session: &str, data: &str) -> Result<Value> {
     check_safe(data)?;
     let e = sessions::resolve(ctx, session)?;
     let req = Request::Write { data: data.into() };
-    let v = sessions::call(ctx, &e, &req, Duration::from_secs(10))?;
+    let v = sessions::call(ctx, &e, &req, sessions::SHORT_CALL)?;
     Ok(json!({"ok": true, "session_id": e.session_id, "bytes_written": v["bytes_written"]}))
 }
 
@@ -99,19 +101,23 @@ pub fn read(ctx: &Ctx, p: &Params) -> Result<Value> {
         max_bytes: max,
         timeout_ms: timeout,
     };
-    let body: ReadBody =
-        match sessions::call(ctx, &e, &req, Duration::from_millis(timeout + 10_000)) {
-            Ok(v) => serde_json::from_value(v).map_err(|err| {
-                Error::new(
-                    ErrorCode::PtyReadFailed,
-                    format!("malformed read reply: {err}"),
-                )
-            })?,
-            Err(err) if err.code == ErrorCode::PtyProcessExited => {
-                saved_read(ctx, &e.session_id, p.since, max).ok_or(err)?
-            }
-            Err(err) => return Err(err),
-        };
+    let body: ReadBody = match sessions::call(
+        ctx,
+        &e,
+        &req,
+        Duration::from_millis(timeout) + sessions::REPLY_MARGIN,
+    ) {
+        Ok(v) => serde_json::from_value(v).map_err(|err| {
+            Error::new(
+                ErrorCode::PtyReadFailed,
+                format!("malformed read reply: {err}"),
+            )
+        })?,
+        Err(err) if err.code == ErrorCode::PtyProcessExited => {
+            saved_read(ctx, &e.session_id, p.since, max).ok_or(err)?
+        }
+        Err(err) => return Err(err),
+    };
     let output = if p.strip_ansi.unwrap_or(false) {
         crate::text::strip_ansi(body.text.as_bytes())
     } else {
@@ -136,7 +142,10 @@ pub fn read(ctx: &Ctx, p: &Params) -> Result<Value> {
 fn saved_read(ctx: &Ctx, id: &str, since: Option<u64>, max: usize) -> Option<ReadBody> {
     let id = SessionId::parse(id).ok()?;
     let meta = Metadata::load(&ctx.state, &id).ok()??;
-    let bytes = std::fs::read(ctx.state.session_dir(&id).join("buffer.txt")).ok()?;
+    let bytes = ctx
+        .state
+        .read_file(&ctx.state.session_dir(&id).join("buffer.txt"))
+        .ok()??;
     let end = meta.output_offset.unwrap_or(bytes.len() as u64);
     let ring = Ring::from_saved(&bytes, end);
     let mut s = match since {

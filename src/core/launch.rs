@@ -18,11 +18,8 @@ pub const HOLDER_MALLOC_ENV: [(&str, &str); 2] = [
 /// Start a holder for `spec` and wait until its shell is ready (or it failed).
 pub fn start_holder(ctx: &Ctx, spec: &HolderSpec, log: &std::path::Path) -> Result<Ready> {
     let fail = |m: String| Error::new(ErrorCode::PtySpawnFailed, m);
-    let log_file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .map_err(|e| fail(format!("cannot open {}: {e}", log.display())))?;
+    ctx.state.verify(log)?;
+    let log_file = crate::store::secure::open_append(log)?;
     let mut cmd = Command::new(&ctx.exe);
     cmd.arg("__holder")
         .stdin(Stdio::piped())
@@ -76,7 +73,11 @@ pub fn start_holder(ctx: &Ctx, spec: &HolderSpec, log: &std::path::Path) -> Resu
         }
     };
     if line.trim().is_empty() {
-        let tail = std::fs::read_to_string(log).unwrap_or_default();
+        let tail = crate::store::secure::read(log)
+            .ok()
+            .flatten()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
         let tail: Vec<&str> = tail.lines().rev().take(5).collect();
         return Err(fail(format!(
             "the holder exited before it was ready; last log lines: {}",

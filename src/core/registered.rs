@@ -95,6 +95,7 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<Value> {
         Ok(e)
     })?;
     journal::append(
+        &ctx.state,
         &ctx.state.registry_events(),
         json!({"event": "registered", "action": "register", "session_id": id, "source": source, "desktop_url": url,
                "owner_agent_id": entry.owner_agent_id, "owner_role": entry.owner_role, "label": entry.label}),
@@ -128,6 +129,7 @@ pub fn unregister(ctx: &Ctx, p: &Params) -> Result<Value> {
         Ok(reg.sessions.remove(&id))
     })?;
     journal::append(
+        &ctx.state,
         &ctx.state.registry_events(),
         json!({"event": "unregistered", "action": "unregister", "session_id": id, "force": force}),
     );
@@ -168,6 +170,7 @@ pub fn prune(ctx: &Ctx, p: &Params) -> Result<Value> {
     let force = p.force.unwrap_or(false);
     let now = jiff::Timestamp::now();
     let reg = Registry::load(&ctx.state)?;
+    super::sessions::sweep_dead_sockets();
     let mut stale = Vec::new();
     let mut ended = Vec::new();
     for e in reg.sessions.values() {
@@ -201,6 +204,7 @@ pub fn prune(ctx: &Ctx, p: &Params) -> Result<Value> {
         })?;
         for id in stale.iter().chain(&drop_local) {
             journal::append(
+                &ctx.state,
                 &ctx.state.registry_events(),
                 json!({"event": "pruned", "action": "prune", "session_id": id}),
             );

@@ -94,6 +94,7 @@ pub fn resolve(ctx: &Ctx, p: &Params) -> Result<Value> {
         Liveness::Registered
     };
     journal::append(
+        &ctx.state,
         &ctx.state.registry_events(),
         json!({"event": "resolved", "action": "resolve", "session_id": e.session_id, "query": query_json(p)}),
     );
@@ -168,6 +169,7 @@ pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<Value> {
         Ok(e.clone())
     })?;
     journal::append(
+        &ctx.state,
         &ctx.state.registry_events(),
         json!({"event": "ownership_updated", "action": Action::UpdateOwnership.as_str(), "session_id": entry.session_id,
                "owner_agent_id": entry.owner_agent_id, "owner_session_id": entry.owner_session_id,

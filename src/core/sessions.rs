@@ -16,10 +16,20 @@ use std::time::Duration;
 pub const DEFAULT_LABEL: &str = "default";
 /// How long a liveness probe may take.
 pub const PROBE_TIMEOUT: Duration = Duration::from_millis(1000);
+/// How long past a call's own timeout (talk, read) its holder may take to reply: a stopped
+/// holder costs the caller its timeout plus this, never more.
+pub const REPLY_MARGIN: Duration = Duration::from_millis(2000);
+/// The whole budget of a short request (send_line, write, resize, term_read, kill).
+pub const SHORT_CALL: Duration = Duration::from_secs(5);
 
 /// Resolve a session reference: exact id, then exact label, then unique id prefix.
 pub fn resolve(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
-    let reg = Registry::load(&ctx.state)?;
+    let reg = match Registry::load(&ctx.state) {
+        Ok(r) => r,
+        // A corrupt registry must not cut a caller off from a live session it names by its
+        // full id: the holder on that id's derived socket is proof enough.
+        Err(err) => return by_full_id(ctx, reference).ok_or(err),
+    };
     if let Some(e) = reg.sessions.get(reference) {
         return Ok(e.clone());
     }
@@ -45,6 +55,33 @@ pub fn resolve(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
         1 if reference.len() >= 3 => Ok(by_prefix[0].clone()),
         0 | 1 => Err(not_found(reference)),
         _ => Err(ambiguous(reference, &by_prefix)),
+    }
+}
+
+/// The entry for a live local session named by its full id, built from its metadata and
+/// confirmed by its holder answering on the derived socket (used when the registry is
+/// unreadable).
+fn by_full_id(ctx: &Ctx, reference: &str) -> Option<RegistryEntry> {
+    let id = SessionId::parse(reference)
+        .ok()
+        .filter(SessionId::is_local_form)?;
+    let meta = Metadata::load(&ctx.state, &id).ok().flatten();
+    let e = RegistryEntry {
+        session_id: id.to_string(),
+        source: "local".into(),
+        label: meta.as_ref().and_then(|m| m.label.clone()),
+        shell: meta.as_ref().map(|m| m.shell.clone()),
+        cwd: meta.as_ref().map(|m| m.cwd.clone()),
+        created_at: meta.as_ref().map(|m| m.created_at.clone()),
+        ..Default::default()
+    };
+    match probe(ctx, &e) {
+        Liveness::Running(s) => Some(RegistryEntry {
+            pid: Some(s.pid),
+            holder_pid: Some(s.holder_pid),
+            ..e
+        }),
+        _ => None,
     }
 }
 
@@ -116,16 +153,10 @@ fn find_default(ctx: &Ctx) -> Result<Option<RegistryEntry>> {
 /// Under the default-session lock: keep the current default if it runs, else forget it and
 /// create a new one.
 pub fn replace_default(ctx: &Ctx) -> Result<RegistryEntry> {
-    ctx.state.ensure()?;
-    let lock_path = ctx.state.default_lock();
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .read(true)
-        .write(true)
-        .truncate(false)
-        .open(&lock_path)
-        .map_err(|e| Error::state(&lock_path, e))?;
-    lock.lock().map_err(|e| Error::state(&lock_path, e))?;
+    // Held while a default session starts (up to its ready timeout): wait that long and more.
+    let wait = Duration::from_millis(super::config::ready_timeout_ms())
+        + crate::store::lock::default_wait();
+    let _lock = crate::store::lock::exclusive(&ctx.state, &ctx.state.default_lock(), wait)?;
     if let Some(e) = find_default(ctx)? {
         match probe(ctx, &e) {
             // Reachable (perhaps because another caller replaced the stale one meanwhile).
@@ -133,7 +164,7 @@ pub fn replace_default(ctx: &Ctx) -> Result<RegistryEntry> {
                 return Ok(e);
             }
             Liveness::Dead | Liveness::Exited { .. } => {
-                super::control::forget(ctx, &e, "default_replaced")
+                super::control::forget(ctx, &e, "default_replaced")?
             }
         }
     }
@@ -191,26 +222,54 @@ impl Liveness {
     }
 }
 
-/// The socket of a local session.
+/// The socket of a local session: always derived from the private runtime directory, this
+/// state directory and the id — never read from a state file, which anyone who can write the
+/// state directory (a cloned repository) controls.
 pub fn socket_of(ctx: &Ctx, e: &RegistryEntry) -> Option<PathBuf> {
-    if let Some(s) = &e.socket {
-        return Some(PathBuf::from(s));
-    }
     let id = SessionId::parse(&e.session_id).ok()?;
-    Metadata::load(&ctx.state, &id)
-        .ok()
-        .flatten()
-        .and_then(|m| m.socket)
-        .map(PathBuf::from)
+    crate::store::paths::socket_path(&ctx.state, &id).ok()
+}
+
+/// Remove `sock` when it is provably a dead holder's: a socket of ours in the private runtime
+/// directory on which connecting was just refused (dtach's rule).
+pub fn remove_dead_socket(sock: &std::path::Path) {
+    if crate::store::secure::is_own_socket(sock)
+        && matches!(std::os::unix::net::UnixStream::connect(sock),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused)
+    {
+        let _ = std::fs::remove_file(sock);
+    }
+}
+
+/// Remove every socket in the runtime directory whose holder is provably gone (SIGKILLed
+/// holders cannot remove their own): run when sessions are created and pruned.
+pub fn sweep_dead_sockets() {
+    let Ok(dir) = crate::store::paths::runtime_dir() else {
+        return;
+    };
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for ent in rd.flatten() {
+        let p = ent.path();
+        if p.extension().is_some_and(|x| x == "sock") {
+            remove_dead_socket(&p);
+        }
+    }
 }
 
 /// Ask the holder how it is, with a short deadline; never hangs, never panics.
 pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
+    probe_within(ctx, e, PROBE_TIMEOUT)
+}
+
+/// [`probe`] with its own deadline.
+pub fn probe_within(ctx: &Ctx, e: &RegistryEntry, wait: Duration) -> Liveness {
     if e.source != "local" {
         return Liveness::Registered;
     }
     if let Some(sock) = socket_of(ctx, e) {
-        match client::call(&sock, &Request::Status, PROBE_TIMEOUT) {
+        match client::call(&sock, &Request::Status, wait) {
             Ok(v) => match serde_json::from_value::<StatusBody>(v) {
                 Ok(s) if s.alive => return Liveness::Running(Box::new(s)),
                 Ok(s) => {
@@ -227,7 +286,7 @@ pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
             Err(Unreachable::Gone(err)) => {
                 // dtach: a refused connection means a dead holder; clean its socket.
                 if err.kind() == std::io::ErrorKind::ConnectionRefused {
-                    let _ = std::fs::remove_file(&sock);
+                    remove_dead_socket(&sock);
                 }
             }
             Err(Unreachable::Other(err)) => {
@@ -254,7 +313,9 @@ fn saved_exit(ctx: &Ctx, e: &RegistryEntry) -> Option<Liveness> {
     })
 }
 
-/// Call the holder of `e`; a gone holder becomes `PTY_PROCESS_EXITED` with what is known.
+/// Call the holder of `e`, the whole exchange bounded by `io_timeout` (a stopped holder costs
+/// the caller that long, not more); a gone holder becomes `PTY_PROCESS_EXITED` with what is
+/// known, one that does not answer in time `PTY_TIMEOUT`.
 pub fn call(ctx: &Ctx, e: &RegistryEntry, req: &Request, io_timeout: Duration) -> Result<Value> {
     call_with(ctx, e, req, io_timeout, &mut |_| {})
 }
@@ -293,12 +354,13 @@ pub fn call_with(
     let Some(sock) = socket_of(ctx, e) else {
         return Err(gone("no socket recorded".into()));
     };
+    let deadline = std::time::Instant::now() + io_timeout;
     let mut stream = match client::connect(&sock, io_timeout) {
         Ok(s) => s,
         Err(Unreachable::Gone(err)) => return Err(gone(err.to_string())),
         Err(Unreachable::Other(err)) => return Err(err),
     };
-    client::call_with_progress(&mut stream, req, on_progress).map_err(|err| {
+    client::call_until(&mut stream, req, deadline, on_progress).map_err(|err| {
         // The connection broke because the holder was finishing (its shell just exited): say
         // so, with how it ended. (Not marked unreachable: the request may have been typed.)
         match (err.code, saved_exit(ctx, e)) {

@@ -119,7 +119,7 @@ pub fn run(
         return Ok(v);
     }
     t.req.progress_ms = progress.as_ref().map(|(d, _)| d.as_millis() as u64);
-    let io_timeout = Duration::from_millis(t.req.timeout_ms + 15_000);
+    let io_timeout = Duration::from_millis(t.req.timeout_ms) + sessions::REPLY_MARGIN;
     let mut attempt = |e: &RegistryEntry| -> Result<Value> {
         let req = Request::Talk(t.req.clone());
         match progress.as_mut() {

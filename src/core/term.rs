@@ -8,7 +8,6 @@ use super::{Ctx, config, sessions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{Request, TermReadBody, TermReadRequest};
 use serde_json::{Value, json};
-use std::time::Duration;
 
 /// Default `max_lines`.
 pub const DEFAULT_MAX_LINES: usize = 40;
@@ -63,7 +62,7 @@ pub fn term_read(ctx: &Ctx, p: &crate::api::Params) -> Result<Value> {
         ctx,
         &e,
         &Request::TermRead(req.clone()),
-        Duration::from_secs(10),
+        sessions::SHORT_CALL,
     )
     .map_err(|err| {
         if err.code == ErrorCode::InvalidParams && err.message.contains("unknown or malformed") {

@@ -75,7 +75,12 @@ pub fn files(ctx: &Ctx, session: Option<&str>) -> Vec<PathBuf> {
         for e in rd.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             if session.is_none_or(|s| s == name) {
-                out.push(e.path().join("events.jsonl"));
+                let p = e.path().join("events.jsonl");
+                // A session folder that is a link (or not ours) is not read.
+                match ctx.state.verify(&p) {
+                    Ok(()) => out.push(p),
+                    Err(err) => tracing::warn!("skipping {}: {}", p.display(), err.message),
+                }
             }
         }
     }
@@ -87,7 +92,8 @@ pub fn files(ctx: &Ctx, session: Option<&str>) -> Vec<PathBuf> {
 /// a torn last line waits for its end).
 pub fn read_from(path: &std::path::Path, from: u64) -> (Vec<Value>, u64) {
     use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = std::fs::File::open(path) else {
+    // Never through a link, never a file someone else could have written.
+    let Ok(Some(mut f)) = crate::store::secure::open_read(path) else {
         return (Vec::new(), from);
     };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);

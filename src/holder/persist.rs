@@ -3,7 +3,7 @@
 
 use super::session::Shared;
 use crate::api::SessionId;
-use crate::store::{Metadata, StateDir, atomic};
+use crate::store::{Metadata, StateDir};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -29,7 +29,7 @@ pub fn debounced(shared: Arc<Shared>, state: StateDir, meta: Metadata) {
         let size = (st.cols, st.rows);
         let end = st.ring.end();
         drop(st);
-        if let Err(e) = atomic::write_bytes(&state.session_dir(&id).join("buffer.txt"), &bytes) {
+        if let Err(e) = state.write_bytes(&state.session_dir(&id).join("buffer.txt"), &bytes) {
             tracing::warn!("saving buffer.txt failed: {e}");
         }
         (meta.cols, meta.rows) = size;
@@ -70,7 +70,7 @@ pub fn final_save(shared: &Shared, state: &StateDir, meta: &Metadata) {
     meta.holder_pid = None;
     meta.output_offset = Some(st.ring.end());
     drop(st);
-    if let Err(e) = atomic::write_bytes(&state.session_dir(&id).join("buffer.txt"), &bytes) {
+    if let Err(e) = state.write_bytes(&state.session_dir(&id).join("buffer.txt"), &bytes) {
         tracing::warn!("saving buffer.txt failed: {e}");
     }
     if let Err(e) = meta.save(state, &id) {

@@ -180,7 +180,8 @@ pub fn prepare(kind: ShellKind, dir: &Path) -> Result<Launch> {
         }
         ShellKind::Zsh => {
             let zdir = dir.join("zsh");
-            std::fs::create_dir_all(&zdir).map_err(|e| Error::state(&zdir, e))?;
+            crate::store::secure::ensure_dir(dir)?;
+            crate::store::secure::ensure_dir(&zdir)?;
             crate::store::atomic::write_bytes(&zdir.join(".zshenv"), ZSH_ENV.as_bytes())?;
             crate::store::atomic::write_bytes(&zdir.join(".zshrc"), ZSH_RC.as_bytes())?;
             if let Ok(orig) = std::env::var("ZDOTDIR") {

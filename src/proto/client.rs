@@ -5,7 +5,7 @@ use super::{Envelope, PROTOCOL_VERSION, Reply, Request, frame};
 use crate::error::{Error, ErrorCode, Result};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Why a holder could not be reached.
 #[derive(Debug)]
@@ -56,14 +56,56 @@ pub fn call_with_progress(
     req: &Request,
     on_progress: &mut dyn FnMut(serde_json::Value),
 ) -> Result<serde_json::Value> {
+    call_inner(stream, req, None, on_progress)
+}
+
+/// Like [`call_with_progress`], with the whole exchange bounded by `deadline`: every read
+/// waits only for what is left of it (a frame already arriving gets a short grace), so a
+/// stopped or stalled holder costs the caller no more than its own timeout.
+pub fn call_until(
+    stream: &mut UnixStream,
+    req: &Request,
+    deadline: Instant,
+    on_progress: &mut dyn FnMut(serde_json::Value),
+) -> Result<serde_json::Value> {
+    call_inner(stream, req, Some(deadline), on_progress)
+}
+
+/// A frame that started arriving just before the deadline may still finish within this.
+const FRAME_GRACE: Duration = Duration::from_millis(250);
+
+fn call_inner(
+    stream: &mut UnixStream,
+    req: &Request,
+    deadline: Option<Instant>,
+    on_progress: &mut dyn FnMut(serde_json::Value),
+) -> Result<serde_json::Value> {
+    let bound = |s: &UnixStream| -> Result<()> {
+        let Some(d) = deadline else { return Ok(()) };
+        let left = d.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(timed_out(d));
+        }
+        let t = Some(left.max(FRAME_GRACE));
+        s.set_read_timeout(t)
+            .and_then(|_| s.set_write_timeout(t))
+            .map_err(|e| {
+                Error::new(
+                    ErrorCode::PtyReadFailed,
+                    format!("socket setup failed: {e}"),
+                )
+            })
+    };
     let env = Envelope {
         v: PROTOCOL_VERSION,
         req: serde_json::to_value(req).map_err(|e| Error::internal(e.to_string()))?,
     };
     let body = serde_json::to_vec(&env).map_err(|e| Error::internal(e.to_string()))?;
-    frame::write_frame(stream, &body).map_err(|e| io_err("send a request to", e))?;
+    bound(stream)?;
+    frame::write_frame(stream, &body).map_err(|e| io_err("send a request to", e, deadline))?;
     loop {
-        let reply = frame::read_frame(stream).map_err(|e| io_err("read the reply of", e))?.ok_or_else(|| {
+        bound(stream)?;
+        let reply = frame::read_frame(stream).map_err(|e| io_err("read the reply of", e, deadline))?.ok_or_else(|| {
             Error::new(
                 ErrorCode::PtyReadFailed,
                 "the session holder closed the connection without replying (it may have just exited)",
@@ -102,11 +144,24 @@ pub fn call(
     call_on(&mut s, req).map_err(Unreachable::Other)
 }
 
-fn io_err(what: &str, e: std::io::Error) -> Error {
-    let hint = if matches!(
+/// The holder did not answer before the caller's deadline.
+fn timed_out(_deadline: Instant) -> Error {
+    Error::new(
+        ErrorCode::PtyTimeout,
+        "the session holder did not answer within the call's timeout (is it stopped? \
+         `kill -CONT` its pid, or `kpty kill` the session)",
+    )
+}
+
+fn io_err(what: &str, e: std::io::Error, deadline: Option<Instant>) -> Error {
+    let slow = matches!(
         e.kind(),
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-    ) {
+    );
+    if let (true, Some(d)) = (slow, deadline) {
+        return timed_out(d);
+    }
+    let hint = if slow {
         " (timed out: the holder did not answer in time)"
     } else {
         ""

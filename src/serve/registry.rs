@@ -102,6 +102,7 @@ fn forget_registered(ctx: &crate::core::Ctx) -> Result<Value> {
         Ok(ids)
     })?;
     journal::append(
+        &ctx.state,
         &ctx.state.registry_events(),
         json!({"event": "reset", "action": "reset", "removed": removed}),
     );

@@ -17,7 +17,7 @@ pub fn path(state: &StateDir) -> PathBuf {
 pub fn load_or_create(state: &StateDir) -> Result<String> {
     state.ensure()?;
     let file = path(state);
-    if !file.exists() {
+    if std::fs::symlink_metadata(&file).is_err() {
         let fresh = format!(
             "{}{}",
             uuid::Uuid::new_v4().simple(),
@@ -37,11 +37,23 @@ pub fn load_or_create(state: &StateDir) -> Result<String> {
             return Err(Error::state(&file, e.error));
         }
     }
-    let _ = std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600));
-    let secret = std::fs::read_to_string(&file)
+    state.verify(&file)?;
+    // Never through a link (a planted `_bridge_secret -> ~/.bashrc` must not be read, let
+    // alone chmodded); tightened through the open descriptor, not the path.
+    let mut f = crate::store::secure::open_read(&file)?
+        .ok_or_else(|| Error::state(&file, "the secret file vanished"))?;
+    let mode = f
+        .metadata()
         .map_err(|e| Error::state(&file, e))?
-        .trim()
-        .to_string();
+        .permissions()
+        .mode();
+    if mode & 0o077 != 0 {
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| Error::state(&file, format!("cannot make the secret private: {e}")))?;
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut f, &mut text).map_err(|e| Error::state(&file, e))?;
+    let secret = text.trim().to_string();
     if secret.len() < 32 {
         return Err(Error::state(
             &file,

@@ -1,5 +1,6 @@
 //! Atomic file writes: write a temp file in the same folder, fsync, rename into place, so a
-//! reader sees the old file or the new one, never a torn one.
+//! reader sees the old file or the new one, never a torn one. Neither ever goes through a
+//! symbolic link (see [`super::secure`]).
 
 use crate::error::{Error, Result};
 use std::io::Write;
@@ -10,7 +11,10 @@ pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| Error::state(path, "no parent directory"))?;
-    std::fs::create_dir_all(dir).map_err(|e| Error::state(dir, e))?;
+    // The folder is created 0700 when missing and must not be a link, nor someone else's.
+    super::secure::ensure_dir(dir)?;
+    // The temp file is made 0600 with O_EXCL, and rename replaces a link at `path` rather
+    // than writing through it.
     let mut tmp = tempfile::Builder::new()
         .prefix(".tmp-")
         .tempfile_in(dir)
@@ -33,10 +37,8 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
 /// Read JSON from `path`: `Ok(None)` when the file does not exist, a clear `STATE_ERROR`
 /// naming the file when it is unreadable or corrupt.
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::state(path, e)),
+    let Some(bytes) = super::secure::read(path)? else {
+        return Ok(None);
     };
     serde_json::from_slice(&bytes).map(Some).map_err(|e| {
         Error::state(
@@ -53,7 +55,7 @@ mod tests {
     #[test]
     fn round_trip_and_corruption() {
         let t = tempfile::tempdir().unwrap();
-        let p = t.path().join("sub/x.json");
+        let p = t.path().join("x.json");
         assert_eq!(read_json::<serde_json::Value>(&p).unwrap(), None);
         write_json(&p, &serde_json::json!({"a": 1})).unwrap();
         assert_eq!(read_json::<serde_json::Value>(&p).unwrap().unwrap()["a"], 1);

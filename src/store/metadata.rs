@@ -1,7 +1,7 @@
 //! `sessions/<id>/metadata.json`: what one session is and how it ended. Written by the
 //! launcher before the holder starts and by the holder itself afterwards (single writer).
 
-use super::{StateDir, atomic};
+use super::StateDir;
 use crate::api::SessionId;
 use crate::error::Result;
 use serde::{Deserialize, Serialize};
@@ -70,11 +70,11 @@ impl Metadata {
 
     /// Load, `None` when missing.
     pub fn load(state: &StateDir, id: &SessionId) -> Result<Option<Self>> {
-        atomic::read_json(&Self::path(state, id))
+        state.read_json(&Self::path(state, id))
     }
 
     /// Save atomically.
     pub fn save(&self, state: &StateDir, id: &SessionId) -> Result<()> {
-        atomic::write_json(&Self::path(state, id), self)
+        state.write_json(&Self::path(state, id), self)
     }
 }

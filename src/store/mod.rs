@@ -1,12 +1,15 @@
 //! Everything kpty keeps on disk: state-directory discovery, atomic JSON writes, the locked
 //! session registry, per-session metadata, append-only JSONL journals, and watching the
-//! directory for changes.
+//! directory for changes. Everything read from a state directory is untrusted input: see
+//! [`secure`].
 
 pub mod atomic;
 pub mod journal;
+pub mod lock;
 pub mod metadata;
 pub mod paths;
 pub mod registry;
+pub mod secure;
 pub mod watch;
 
 pub use metadata::Metadata;

@@ -1,6 +1,7 @@
 //! Where state lives: the state directory (`<project root>/ai/checkpoints/pty`, or
 //! `--state-dir` / `KPTY_STATE_DIR`) and the private per-user runtime directory for sockets.
 
+use super::secure;
 use crate::api::SessionId;
 use crate::error::{Error, ErrorCode, Result};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
@@ -86,14 +87,111 @@ impl StateDir {
         self.root.join("sessions").join(id.as_str())
     }
 
-    /// Create the directory (and `sessions/`) if missing.
+    /// Create the directory (and `sessions/`) if missing, 0700; refuse one that is a link,
+    /// is owned by another user or is writable by group or others.
     pub fn ensure(&self) -> Result<()> {
-        std::fs::create_dir_all(self.root.join("sessions")).map_err(|e| {
-            Error::state(
-                &self.root,
-                format!("cannot create the state directory: {e}"),
-            )
-        })
+        self.check_root()?;
+        if !secure::check_dir(&self.root)? {
+            std::fs::DirBuilder::new()
+                .mode(0o700)
+                .recursive(true)
+                .create(&self.root)
+                .map_err(|e| {
+                    Error::state(
+                        &self.root,
+                        format!("cannot create the state directory: {e}"),
+                    )
+                })?;
+            self.check_root()?;
+        }
+        secure::ensure_dir(&self.root.join("sessions"))
+    }
+
+    /// Check the state directory itself (when it exists): not a link, owned by this user, not
+    /// writable by group or others; for a discovered `ai/checkpoints/pty`, its `ai` and
+    /// `ai/checkpoints` must not be links either (a cloned repository could aim them anywhere).
+    pub fn check_root(&self) -> Result<()> {
+        if self.root.ends_with(STATE_SUBDIR) {
+            for up in self.root.ancestors().skip(1).take(2) {
+                if std::fs::symlink_metadata(up).is_ok_and(|m| m.file_type().is_symlink()) {
+                    return Err(Error::state(
+                        up,
+                        "this directory above the state directory is a symbolic link; kpty \
+                         never follows links in its state: remove it, or use --state-dir",
+                    ));
+                }
+            }
+        }
+        secure::check_dir(&self.root).map(drop)
+    }
+
+    /// Check every directory from the state directory down to `path`'s parent (see
+    /// [`Self::check_root`]); `path` must lie inside the state directory.
+    pub fn verify(&self, path: &Path) -> Result<()> {
+        self.check_root()?;
+        let parent = path.parent().unwrap_or(path);
+        let rel = parent.strip_prefix(&self.root).map_err(|_| {
+            Error::internal(format!(
+                "{} is outside the state directory {}",
+                path.display(),
+                self.root.display()
+            ))
+        })?;
+        let mut dir = self.root.clone();
+        for c in rel.components() {
+            match c {
+                std::path::Component::Normal(name) => dir.push(name),
+                _ => {
+                    return Err(Error::internal(format!(
+                        "unexpected path {}",
+                        path.display()
+                    )));
+                }
+            }
+            if !secure::check_dir(&dir)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Read a state file (verified, never through a link); `None` when missing.
+    pub fn read_file(&self, path: &Path) -> Result<Option<Vec<u8>>> {
+        self.verify(path)?;
+        secure::read(path)
+    }
+
+    /// Read a JSON state file (see [`super::atomic::read_json`]) after verifying its folders.
+    pub fn read_json<T: serde::de::DeserializeOwned>(&self, path: &Path) -> Result<Option<T>> {
+        self.verify(path)?;
+        super::atomic::read_json(path)
+    }
+
+    /// Atomically replace a state file with `bytes` after verifying its folders.
+    pub fn write_bytes(&self, path: &Path, bytes: &[u8]) -> Result<()> {
+        self.verify(path)?;
+        super::atomic::write_bytes(path, bytes)
+    }
+
+    /// Atomically replace a state file with `value` as pretty JSON after verifying its folders.
+    pub fn write_json<T: serde::Serialize>(&self, path: &Path, value: &T) -> Result<()> {
+        self.verify(path)?;
+        super::atomic::write_json(path, value)
+    }
+
+    /// Open (creating it 0600) a lock file in the state directory.
+    pub fn open_lock(&self, path: &Path) -> Result<std::fs::File> {
+        self.ensure()?;
+        self.verify(path)?;
+        secure::open_rw(path)
+    }
+
+    /// Create `sessions/<id>/` (0700) when missing, verified.
+    pub fn ensure_session_dir(&self, id: &SessionId) -> Result<PathBuf> {
+        self.ensure()?;
+        let dir = self.session_dir(id);
+        secure::ensure_dir(&dir)?;
+        Ok(dir)
     }
 
     /// A short stable tag for this state directory, used to keep socket names of different
@@ -147,7 +245,10 @@ fn ensure_private_dir(dir: &Path) -> Result<PathBuf> {
         Err(e) => {
             return Err(Error::state(
                 dir,
-                format!("cannot create the runtime directory: {e}"),
+                format!(
+                    "cannot create the runtime directory for kpty's sockets: {e}; set \
+                     KPTY_RUNTIME_DIR to a private directory of yours"
+                ),
             ));
         }
     }
@@ -156,7 +257,17 @@ fn ensure_private_dir(dir: &Path) -> Result<PathBuf> {
     if !md.is_dir() || md.uid() != uid {
         return Err(Error::state(
             dir,
-            "the runtime directory is not a directory owned by you; remove it or set KPTY_RUNTIME_DIR",
+            format!(
+                "the runtime directory for kpty's sockets is {}; another user may have \
+                 squatted it: set KPTY_RUNTIME_DIR to a private directory of yours (or remove it)",
+                if md.file_type().is_symlink() {
+                    "a symbolic link".to_string()
+                } else if !md.is_dir() {
+                    "not a directory".to_string()
+                } else {
+                    format!("owned by uid {}, not by you (uid {uid})", md.uid())
+                }
+            ),
         ));
     }
     if md.mode() & 0o077 != 0 {

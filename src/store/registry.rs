@@ -2,7 +2,7 @@
 //! under an exclusive lock on a separate, never-renamed lock file, and the file is replaced
 //! atomically, so concurrent CLI processes never lose an entry.
 
-use super::{StateDir, atomic};
+use super::StateDir;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -76,7 +76,7 @@ impl Registry {
     /// A missing file is an empty registry; a corrupt one is a clear `STATE_ERROR`.
     pub fn load(state: &StateDir) -> Result<Self> {
         let path = state.registry_file();
-        match atomic::read_json::<Registry>(&path)? {
+        match state.read_json::<Registry>(&path)? {
             None => Ok(Self::default()),
             Some(r) if r.schema == SCHEMA => Ok(r),
             Some(r) => Err(Error::state(
@@ -89,21 +89,12 @@ impl Registry {
     /// Read-modify-write under the exclusive registry lock. `f` may fail, in which case
     /// nothing is written.
     pub fn update<T>(state: &StateDir, f: impl FnOnce(&mut Registry) -> Result<T>) -> Result<T> {
-        state.ensure()?;
-        let lock_path = state.registry_lock();
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .read(true)
-            .write(true)
-            .truncate(false)
-            .open(&lock_path)
-            .map_err(|e| Error::state(&lock_path, e))?;
-        lock.lock()
-            .map_err(|e| Error::state(&lock_path, format!("cannot lock: {e}")))?;
+        let lock =
+            super::lock::exclusive(state, &state.registry_lock(), super::lock::default_wait())?;
         let mut reg = Self::load(state)?;
         let out = f(&mut reg)?;
         reg.updated_at = Some(super::now_rfc3339());
-        atomic::write_json(&state.registry_file(), &reg)?;
+        state.write_json(&state.registry_file(), &reg)?;
         drop(lock);
         Ok(out)
     }

@@ -21,6 +21,7 @@ mod bridge;
 mod snapshots;
 
 mod errors;
+mod hostile;
 mod io;
 mod mcp;
 mod routing;
