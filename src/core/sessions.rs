@@ -22,8 +22,23 @@ pub const REPLY_MARGIN: Duration = Duration::from_millis(2000);
 /// The whole budget of a short request (send_line, write, resize, term_read, kill).
 pub const SHORT_CALL: Duration = Duration::from_secs(5);
 
-/// Resolve a session reference: exact id, then exact label, then unique id prefix.
+/// Resolve a session reference: exact id, then exact label, then unique id prefix. The
+/// session's folder is checked (no links, nothing others could have written) before anything
+/// acts on it.
 pub fn resolve(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
+    let e = resolve_entry(ctx, reference)?;
+    checked(ctx, e)
+}
+
+/// `e` once its session folder passed [`crate::store::StateDir::check_session`].
+pub fn checked(ctx: &Ctx, e: RegistryEntry) -> Result<RegistryEntry> {
+    if let Ok(id) = SessionId::parse(&e.session_id) {
+        ctx.state.check_session(&id)?;
+    }
+    Ok(e)
+}
+
+fn resolve_entry(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
     let reg = match Registry::load(&ctx.state) {
         Ok(r) => r,
         // A corrupt registry must not cut a caller off from a live session it names by its
@@ -118,8 +133,10 @@ fn ambiguous(reference: &str, matches: &[&RegistryEntry]) -> Error {
 pub fn target(ctx: &Ctx, p: &crate::api::Params, create: bool) -> Result<RegistryEntry> {
     match p.session_id.as_deref() {
         Some(r) if !r.trim().is_empty() => resolve(ctx, r),
-        _ if super::routing::has_identity(p) => super::routing::resolve_entry(ctx, p),
-        _ => default_session(ctx, create),
+        _ if super::routing::has_identity(p) => {
+            checked(ctx, super::routing::resolve_entry(ctx, p)?)
+        }
+        _ => checked(ctx, default_session(ctx, create)?),
     }
 }
 

@@ -10,6 +10,19 @@ use std::path::{Path, PathBuf};
 /// The state directory's path below a project root.
 pub const STATE_SUBDIR: &str = "ai/checkpoints/pty";
 
+/// The entries kpty keeps at the top of a state directory.
+const TOP_FILES: &[&str] = &[
+    "_registry.json",
+    "_registry.lock",
+    "_default.lock",
+    "_registry_events.jsonl",
+    "_bridge_secret",
+    "sessions",
+];
+
+/// The files kpty keeps in a session's folder.
+const SESSION_FILES: &[&str] = &["metadata.json", "buffer.txt", "events.jsonl", "holder.log"];
+
 /// A resolved, absolute state directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateDir {
@@ -153,6 +166,21 @@ impl StateDir {
             }
         }
         Ok(())
+    }
+
+    /// Check the state directory and the files kpty keeps at its top (see
+    /// [`secure::check_entries`]).
+    pub fn check_top(&self) -> Result<()> {
+        self.check_root()?;
+        secure::check_entries(&self.root, TOP_FILES)
+    }
+
+    /// Check a session's folder and the files kpty keeps in it (see
+    /// [`secure::check_entries`]).
+    pub fn check_session(&self, id: &SessionId) -> Result<()> {
+        let dir = self.session_dir(id);
+        self.verify(&dir.join("metadata.json"))?;
+        secure::check_entries(&dir, SESSION_FILES)
     }
 
     /// Read a state file (verified, never through a link); `None` when missing.

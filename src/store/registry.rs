@@ -75,6 +75,7 @@ impl Registry {
     /// Read the registry without locking (the file is only ever replaced atomically).
     /// A missing file is an empty registry; a corrupt one is a clear `STATE_ERROR`.
     pub fn load(state: &StateDir) -> Result<Self> {
+        state.check_top()?;
         let path = state.registry_file();
         match state.read_json::<Registry>(&path)? {
             None => Ok(Self::default()),

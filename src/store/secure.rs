@@ -69,6 +69,32 @@ pub fn check_dir(path: &Path) -> Result<bool> {
     }
 }
 
+/// Check the named entries of `dir` that exist: none may be a link, owned by another user or
+/// writable by group or others. Refusing them up front gives a clear `STATE_ERROR` for a
+/// tampered state directory, rather than a refused write discovered later.
+pub fn check_entries(dir: &Path, names: &[&str]) -> Result<()> {
+    for name in names {
+        let path = dir.join(name);
+        let md = match std::fs::symlink_metadata(&path) {
+            Ok(md) => md,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::state(&path, e)),
+        };
+        if md.file_type().is_symlink() {
+            return Err(Error::state(
+                &path,
+                "this state file is a symbolic link; kpty never follows links in its state \
+                 directory: remove it",
+            ));
+        }
+        let what = if md.is_dir() { "directory" } else { "file" };
+        if let Some(e) = distrust(&path, &md, what) {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
 /// Create the directory `path` (mode 0700) when missing; its parent must exist. Then check it.
 pub fn ensure_dir(path: &Path) -> Result<()> {
     if check_dir(path)? {

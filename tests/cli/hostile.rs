@@ -117,11 +117,25 @@ fn audit_lines_never_go_through_a_planted_link() {
     let events = env.state().join(format!("sessions/{id}/events.jsonl"));
     let _ = std::fs::remove_file(&events);
     std::os::unix::fs::symlink(&bashrc, &events).unwrap();
-    // The action still runs (an audit line never fails it), but nothing reaches the link's target.
-    let v = env.json(&["talk", "-s", "worker", "echo `id > /tmp/x` hi"]);
-    assert!(v["ok"] == true || v["error_code"] == "STATE_ERROR", "{v}");
+    // The tampered session is refused, naming the link; nothing reaches the link's target.
+    let v = env.fails(
+        &["talk", "-s", "worker", "echo `id` hi"],
+        113,
+        "STATE_ERROR",
+    );
+    assert!(s(&v, "message").contains("symbolic link"), "{v}");
+    assert!(s(&v, "message").contains("events.jsonl"), "{v}");
     env.json(&["send-line", "-s", "worker", "echo hi"]);
+    env.json(&["term-read", "-s", "worker"]);
     assert_eq!(std::fs::read_to_string(&bashrc).unwrap(), "# mine\n");
+    // Put back as a group-writable file: refused too, with the fix.
+    std::fs::remove_file(&events).unwrap();
+    std::fs::write(&events, "").unwrap();
+    std::fs::set_permissions(&events, std::fs::Permissions::from_mode(0o664)).unwrap();
+    let v = env.fails(&["talk", "-s", "worker", "echo hi"], 113, "STATE_ERROR");
+    assert!(s(&v, "message").contains("chmod go-w"), "{v}");
+    std::fs::set_permissions(&events, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert_eq!(s(&env.talk("worker", "echo back"), "output").trim(), "back");
     // A session folder replaced by a link to HOME: nothing is written into HOME.
     let dir = env.state().join(format!("sessions/{id}"));
     let moved = env.state().join("moved");
