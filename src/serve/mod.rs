@@ -3,6 +3,7 @@
 //! with the bridge secret. Another kpty reaches these sessions by registering them with
 //! `--desktop-url`. Handlers translate HTTP to the core and run it on blocking threads.
 
+mod conns;
 mod pty;
 mod registry;
 pub mod secret;
@@ -27,7 +28,7 @@ pub const DEFAULT_PORT: u16 = 8201;
 pub const PORT_TRIES: u16 = 20;
 /// Largest request body accepted (larger: 413).
 pub const MAX_BODY: usize = 2 << 20;
-/// How long in-flight requests may run on after a shutdown signal.
+/// How long requests in flight may run on after a shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// What every handler shares.
@@ -66,6 +67,7 @@ fn serve(ctx: Ctx, port: Option<u16>) -> Result<()> {
         Ok(v) => tracing::info!("prune at start: {}", v["pruned"]),
         Err(e) => tracing::warn!("prune at start failed: {e}"),
     }
+    let limits = conns::Limits::from_env()?;
     let secret = secret::load_or_create(&ctx.state)?;
     let secret_file = secret::path(&ctx.state);
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -91,15 +93,16 @@ fn serve(ctx: Ctx, port: Option<u16>) -> Result<()> {
         tracing::info!("kpty serve: listening on {url}");
         let app = router(Arc::new(App { ctx, secret, port }));
         let stop = CancellationToken::new();
-        let server =
-            axum::serve(listener, app).with_graceful_shutdown(stop.clone().cancelled_owned());
-        let mut server = std::pin::pin!(server.into_future());
+        let server = conns::serve(listener, app, limits, stop.clone(), SHUTDOWN_GRACE);
+        let mut server = std::pin::pin!(server);
         tokio::select! {
-            r = &mut server => return r.map_err(|e| Error::internal(format!("server failed: {e}"))),
-            () = shutdown_signal() => stop.cancel(),
+            () = &mut server => {}
+            () = shutdown_signal() => {
+                stop.cancel();
+                // Let requests in flight finish, but not forever (a talk may wait an hour).
+                server.await;
+            }
         }
-        // Let requests in flight finish, but not forever (a talk may wait an hour).
-        let _ = tokio::time::timeout(SHUTDOWN_GRACE, server).await;
         Ok(())
     });
     // Blocking handlers still running (a long talk) must not hold the exit.
