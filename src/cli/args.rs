@@ -87,8 +87,8 @@ pub enum Command {
     /// kpty reaches a session here with `kpty register ID --desktop-url URL` and
     /// KURORYUU_DESKTOP_SECRET set to that secret. At most 256 connections stay open (at the
     /// cap the oldest one not serving a request makes room); a client has 10 s to send a
-    /// request header, and a keep-alive connection idle that long is closed
-    /// (KPTY_SERVE_HEADER_TIMEOUT_MS changes it).
+    /// request header and as long for its body, and a keep-alive connection idle that long
+    /// is closed (KPTY_SERVE_HEADER_TIMEOUT_MS changes it).
     Serve(ServeArgs),
     /// Run as a session holder (internal).
     #[command(name = "__holder", hide = true)]

@@ -3,7 +3,8 @@
 //! that is not serving a request (an idle keep-alive or a client still sending its header), so
 //! a flood of idle or slow connections cannot keep a real request out; when every connection
 //! is serving a request, the new one is closed at once. The header timeout runs whenever a
-//! connection waits for a request header, so it is also the keep-alive idle timeout.
+//! connection waits for a request header, so it is also the keep-alive idle timeout; a
+//! request body gets as long (`JsonBody` in serve/mod.rs).
 
 use axum::Router;
 use hyper::body::Incoming;
@@ -21,6 +22,8 @@ pub const MAX_CONNECTIONS: usize = 256;
 /// How long a client may take to send a request header, and how long a keep-alive
 /// connection may sit idle, unless `KPTY_SERVE_HEADER_TIMEOUT_MS` says otherwise.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest wait after a failed accept for a connection to close before accepting again.
+const ACCEPT_RETRY: Duration = Duration::from_millis(100);
 /// The environment variable that overrides [`HEADER_TIMEOUT`] (milliseconds).
 pub const HEADER_TIMEOUT_ENV: &str = "KPTY_SERVE_HEADER_TIMEOUT_MS";
 
@@ -118,6 +121,8 @@ pub async fn serve(
     grace: Duration,
 ) {
     let table = Arc::new(Mutex::new(Table::default()));
+    // Told whenever a connection closes (frees a descriptor).
+    let closed = Arc::new(tokio::sync::Notify::new());
     // Each connection task holds a sender; all are gone when every connection is closed.
     let (alive, mut all_closed) = tokio::sync::mpsc::channel::<()>(1);
     loop {
@@ -126,9 +131,10 @@ pub async fn serve(
             r = listener.accept() => match r {
                 Ok(x) => x,
                 Err(e) => {
-                    // Out of descriptors or a connection reset while queued: the next accept
-                    // may well succeed; a closing connection frees a descriptor.
+                    // Out of descriptors, or a connection reset while queued. Without a pause
+                    // the first would spin: wait for a connection to close, briefly.
                     tracing::warn!("kpty serve: accept failed: {e}");
+                    let _ = tokio::time::timeout(ACCEPT_RETRY, closed.notified()).await;
                     continue;
                 }
             },
@@ -164,6 +170,7 @@ pub async fn serve(
         let stop = stop.clone();
         let table = table.clone();
         let alive = alive.clone();
+        let closed = closed.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
                 let guard = Busy::new(&busy);
@@ -202,6 +209,7 @@ pub async fn serve(
             if let Ok(mut t) = table.lock() {
                 t.open.remove(&id);
             }
+            closed.notify_one();
             drop(alive);
         });
     }

@@ -36,6 +36,8 @@ struct App {
     ctx: Ctx,
     secret: String,
     port: u16,
+    /// How long a request body may take to arrive (the header timeout).
+    body_timeout: Duration,
 }
 
 type Shared = Arc<App>;
@@ -91,7 +93,12 @@ fn serve(ctx: Ctx, port: Option<u16>) -> Result<()> {
         let _ = writeln!(out, "{line}").and_then(|_| out.flush());
         drop(out);
         tracing::info!("kpty serve: listening on {url}");
-        let app = router(Arc::new(App { ctx, secret, port }));
+        let app = router(Arc::new(App {
+            ctx,
+            secret,
+            port,
+            body_timeout: limits.header_timeout,
+        }));
         let stop = CancellationToken::new();
         let server = conns::serve(listener, app, limits, stop.clone(), SHUTDOWN_GRACE);
         let mut server = std::pin::pin!(server);
@@ -229,16 +236,25 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'sta
 }
 
 /// A JSON request body; a malformed one is refused with 400, one over [`MAX_BODY`] with 413,
-/// in the usual `{ok:false, error_code, …}` shape.
+/// one that does not arrive within the header timeout with 408, in the usual
+/// `{ok:false, error_code, …}` shape.
 struct JsonBody<T>(T);
 
-impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for JsonBody<T> {
+impl<T: serde::de::DeserializeOwned> FromRequest<Shared> for JsonBody<T> {
     type Rejection = Response;
 
-    async fn from_request(req: Request, state: &S) -> std::result::Result<Self, Response> {
-        match Json::<T>::from_request(req, state).await {
-            Ok(Json(v)) => Ok(Self(v)),
-            Err(rej) => Err(refuse(rej)),
+    async fn from_request(req: Request, app: &Shared) -> std::result::Result<Self, Response> {
+        match tokio::time::timeout(app.body_timeout, Json::<T>::from_request(req, app)).await {
+            Ok(Ok(Json(v))) => Ok(Self(v)),
+            Ok(Err(rej)) => Err(refuse(rej)),
+            Err(_) => Err(fail(
+                StatusCode::REQUEST_TIMEOUT,
+                "REQUEST_TIMEOUT",
+                &format!(
+                    "the request body did not arrive within {} ms",
+                    app.body_timeout.as_millis()
+                ),
+            )),
         }
     }
 }

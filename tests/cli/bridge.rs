@@ -360,20 +360,23 @@ fn a_bridge_that_never_answers_fails_within_the_calls_own_timeout() {
     drop(silent);
 }
 
-/// Read from `conn` until the server closes it (a 408 answer before closing is fine);
-/// panics when it is still open after `within`.
-fn closed_by_server(conn: &mut TcpStream, within: Duration, what: &str) {
+/// Read from `conn` until the server closes it; returns what it sent before closing (a 408
+/// answer, say). Panics when it is still open after `within`.
+fn closed_by_server(conn: &mut TcpStream, within: Duration, what: &str) -> String {
     let t0 = Instant::now();
     let mut buf = [0u8; 512];
+    let mut got = Vec::new();
     loop {
         let left = within.saturating_sub(t0.elapsed());
         assert!(!left.is_zero(), "{what}: still open after {within:?}");
         conn.set_read_timeout(Some(left))
             .expect("set a read timeout");
         match conn.read(&mut buf) {
-            Ok(0) => return,
-            Ok(_) => {}
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::ConnectionReset) => return,
+            Ok(0) => return String::from_utf8_lossy(&got).into_owned(),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::ConnectionReset) => {
+                return String::from_utf8_lossy(&got).into_owned();
+            }
             Err(e)
                 if matches!(
                     e.kind(),
@@ -432,6 +435,13 @@ fn serve_closes_slow_header_and_idle_connections_and_still_shuts_down_gracefully
         c.write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Half")
             .expect("send half a header");
     }
+    // A whole header, then a body that never comes.
+    let mut slow_body = connect();
+    let head = format!(
+        "POST /pty/write HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Kuroryuu-Desktop-Secret: {}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"session_id\"",
+        serve.secret
+    );
+    slow_body.write_all(head.as_bytes()).expect("send a header");
     let stalled_at = Instant::now();
     let (status, _) = serve.http("GET", "/health", k, None);
     assert_eq!(status, 200);
@@ -442,6 +452,10 @@ fn serve_closes_slow_header_and_idle_connections_and_still_shuts_down_gracefully
     }
     let left = Duration::from_secs(3).saturating_sub(stalled_at.elapsed());
     closed_by_server(&mut idle, left, "an idle connection");
+    let left = Duration::from_secs(3).saturating_sub(stalled_at.elapsed());
+    let answer = closed_by_server(&mut slow_body, left, "a stalled body");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("REQUEST_TIMEOUT"), "{answer}");
     let (status, _) = serve.http("GET", "/health", k, None);
     assert_eq!(status, 200);
 
