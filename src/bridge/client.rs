@@ -37,8 +37,9 @@ pub fn base_url(e: &RegistryEntry) -> Result<String> {
         })
 }
 
-/// `POST {bridge}{path}` with `body`, answering within `timeout`; returns the answer's JSON
-/// object (which may still say `ok: false` without a kpty error code).
+/// `POST {bridge}{path}` with `body`, all of it — resolving, connecting, sending, waiting and
+/// reading the answer — within `timeout`; returns the answer's JSON object (which may still
+/// say `ok: false` without a kpty error code).
 pub fn post(e: &RegistryEntry, path: &str, body: &Value, timeout: Duration) -> Result<Value> {
     let base = base_url(e)?;
     let url = format!("{base}{path}");
@@ -55,9 +56,20 @@ pub fn post(e: &RegistryEntry, path: &str, body: &Value, timeout: Duration) -> R
         req = req.header(SECRET_HEADER, &secret);
     }
     let unavailable = |err: ureq::Error| {
+        let why = match err {
+            ureq::Error::Timeout(_) => format!(
+                "the bridge {base} of session {} did not answer within {} ms",
+                e.session_id,
+                timeout.as_millis()
+            ),
+            err => format!(
+                "the bridge {base} of session {} cannot be reached ({err})",
+                e.session_id
+            ),
+        };
         Error::new(
             ErrorCode::BridgeUnavailable,
-            format!("the bridge {base} of session {} cannot be reached ({err}); is the desktop app (or `kpty serve`) running there?", e.session_id),
+            format!("{why}; is the desktop app (or `kpty serve`) running there?"),
         )
         .with_details(json!({"session_id": e.session_id, "desktop_url": base, "url": url}))
     };

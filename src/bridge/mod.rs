@@ -13,20 +13,26 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
-/// Deadline of a bridge call other than `talk`.
-pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
-/// What a `talk` through a bridge may take beyond its own `timeout_ms`.
-pub const TALK_GRACE: Duration = Duration::from_secs(5);
+/// Deadline of a bridge call that waits for nothing on the bridge's side: a whole
+/// `send_line` (both writes) or a buffer snapshot. Connecting and reading the answer count.
+pub const SHORT_CALL: Duration = Duration::from_secs(3);
+/// What a `talk` or `read` through a bridge may take beyond the wait it asked the bridge for
+/// (its `timeout_ms`): connecting, sending, and reading the answer.
+pub const MARGIN: Duration = Duration::from_secs(1);
+/// The longest wait a bridge's `read` honours (seed 000 §6).
+pub const READ_WINDOW_MAX_MS: u64 = 5_000;
 
 /// True when `e` lives behind a bridge rather than in a kpty holder.
 pub fn is_remote(e: &RegistryEntry) -> bool {
     e.source != "local"
 }
 
-/// `send_line`: the (checked, escape-processed) line, then Enter, as two raw writes.
+/// `send_line`: the (checked, escape-processed) line, then Enter, as two raw writes, both
+/// within one [`SHORT_CALL`].
 pub fn send_line(e: &RegistryEntry, line: &str) -> Result<Value> {
-    let typed = write(e, line)?;
-    let enter = write(e, "\r")?;
+    let deadline = Instant::now() + SHORT_CALL;
+    let typed = write(e, line, deadline)?;
+    let enter = write(e, "\r", deadline)?;
     Ok(json!({
         "ok": true,
         "session_id": e.session_id,
@@ -35,13 +41,14 @@ pub fn send_line(e: &RegistryEntry, line: &str) -> Result<Value> {
     }))
 }
 
-/// One `POST /pty/write`; the bytes written (as the bridge reports, else the data's length).
-fn write(e: &RegistryEntry, data: &str) -> Result<u64> {
+/// One `POST /pty/write`, done by `deadline`; the bytes written (as the bridge reports, else
+/// the data's length).
+fn write(e: &RegistryEntry, data: &str, deadline: Instant) -> Result<u64> {
     let v = client::post(
         e,
         "/pty/write",
         &json!({"session_id": e.session_id, "data": data}),
-        CALL_TIMEOUT,
+        deadline.saturating_duration_since(Instant::now()),
     )?;
     if v["ok"] == false {
         return Err(client::refused(e, "/pty/write", &v));
@@ -51,7 +58,8 @@ fn write(e: &RegistryEntry, data: &str) -> Result<u64> {
 
 /// `talk` through `POST /pty/talk`, in the local talk's shape (`completion: "bridge"`; the
 /// offsets are unknown; `exit_code` only when the bridge reports one, as `kpty serve` does).
-/// No sentinel found (or `ok: false`) is `PTY_TIMEOUT` with `details.partial_output`.
+/// No sentinel found (or `ok: false`) is `PTY_TIMEOUT` with `details.partial_output`; a
+/// bridge that does not answer within `timeout_ms` + [`MARGIN`] is `BRIDGE_UNAVAILABLE`.
 pub fn talk(e: &RegistryEntry, req: &TalkRequest) -> Result<Value> {
     let sentinel = req.sentinel.clone().unwrap_or_else(|| {
         let id = uuid::Uuid::new_v4().simple().to_string();
@@ -62,7 +70,7 @@ pub fn talk(e: &RegistryEntry, req: &TalkRequest) -> Result<Value> {
         e,
         "/pty/talk",
         &json!({"session_id": e.session_id, "command": req.command, "sentinel": sentinel, "timeout_ms": req.timeout_ms}),
-        Duration::from_millis(req.timeout_ms) + TALK_GRACE,
+        Duration::from_millis(req.timeout_ms) + MARGIN,
     )?;
     let duration_ms = started.elapsed().as_millis() as u64;
     let raw = v["output"].as_str().unwrap_or_default();
@@ -97,14 +105,14 @@ pub fn talk(e: &RegistryEntry, req: &TalkRequest) -> Result<Value> {
 }
 
 /// `read` through `POST /pty/read`: what the session prints during the bridge's window (at
-/// most 5 s there), in the local read's shape; `since` does not apply (offsets are null), and
-/// only the last `max_bytes` are kept.
+/// most 5 s there), in the local read's shape, within that window + [`MARGIN`]; `since` does
+/// not apply (offsets are null), and only the last `max_bytes` are kept.
 pub fn read(e: &RegistryEntry, timeout_ms: u64, max_bytes: usize, strip: bool) -> Result<Value> {
     let v = client::post(
         e,
         "/pty/read",
         &json!({"session_id": e.session_id, "timeout_ms": timeout_ms}),
-        Duration::from_millis(timeout_ms.min(5_000)) + CALL_TIMEOUT,
+        Duration::from_millis(timeout_ms.min(READ_WINDOW_MAX_MS)) + MARGIN,
     )?;
     if v["ok"] == false {
         return Err(client::refused(e, "/pty/read", &v));
@@ -148,15 +156,15 @@ pub struct BufferParams {
     pub marker_id: Option<Value>,
 }
 
-/// The terminal buffer snapshot from `POST /pty/buffer`, as the bridge answers it (the
-/// caller applies its caps and redaction).
+/// The terminal buffer snapshot from `POST /pty/buffer`, as the bridge answers it within
+/// [`SHORT_CALL`] (the caller applies its caps and redaction).
 pub fn buffer(e: &RegistryEntry, p: &BufferParams) -> Result<Value> {
     let v = client::post(
         e,
         "/pty/buffer",
         &json!({"session_id": e.session_id, "mode": p.mode, "max_lines": p.max_lines,
                 "merge_wrapped": p.merge_wrapped, "marker_id": p.marker_id}),
-        CALL_TIMEOUT,
+        SHORT_CALL,
     )?;
     if v["ok"] == false {
         return Err(client::refused(e, "/pty/buffer", &v));

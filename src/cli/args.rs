@@ -85,7 +85,10 @@ pub enum Command {
     /// Ctrl-C. Every request needs the secret stored in <state dir>/_bridge_secret (made on
     /// first start, mode 0600) as X-Kuroryuu-Desktop-Secret or Authorization: Bearer. Another
     /// kpty reaches a session here with `kpty register ID --desktop-url URL` and
-    /// KURORYUU_DESKTOP_SECRET set to that secret.
+    /// KURORYUU_DESKTOP_SECRET set to that secret. At most 256 connections stay open (at the
+    /// cap the oldest one not serving a request makes room); a client has 10 s to send a
+    /// request header and as long for its body, and a keep-alive connection idle that long
+    /// is closed (KPTY_SERVE_HEADER_TIMEOUT_MS changes it).
     Serve(ServeArgs),
     /// Run as a session holder (internal).
     #[command(name = "__holder", hide = true)]

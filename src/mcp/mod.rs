@@ -1,9 +1,11 @@
 //! `kpty mcp`: the stdio MCP server (rmcp). One tool, `k_pty`, over the same core as the CLI;
 //! sessions it creates are the CLI's sessions and outlive the server. Nothing but JSON-RPC is
-//! written to stdout; logs go to stderr (`KPTY_LOG`, else `RUST_LOG`, else `warn`).
+//! written to stdout; logs go to stderr (`KPTY_LOG`, else `RUST_LOG`, else `warn`). Every
+//! line read is checked first ([`transport`]): a bad one gets a JSON-RPC error reply.
 
 pub mod schema;
 pub mod server;
+pub mod transport;
 
 use crate::core::Ctx;
 use rmcp::ServiceExt;
@@ -12,6 +14,12 @@ use std::time::Duration;
 /// The most characters of output a `talk` returns to an MCP client unless the call sets
 /// `max_chars` (the end is kept; `dropped_chars` says how much was cut).
 pub const TALK_MAX_CHARS: usize = 50_000;
+
+/// stdin/stdout as rmcp's transport, every line checked first ([`transport::GuardedStdio`]).
+fn stdio() -> transport::GuardedStdio<rmcp::transport::StdioReader, rmcp::transport::StdioWriter> {
+    let (read, write) = rmcp::transport::stdio_pipes();
+    transport::GuardedStdio::new(read, write)
+}
 
 /// Serve MCP on stdin/stdout until the client goes away; returns the exit code.
 pub fn run(mut ctx: Ctx) -> i32 {
@@ -35,10 +43,7 @@ pub fn run(mut ctx: Ctx) -> i32 {
         }
     };
     let code = rt.block_on(async move {
-        let service = match server::KptyServer::new(ctx)
-            .serve(rmcp::transport::stdio_pipes())
-            .await
-        {
+        let service = match server::KptyServer::new(ctx).serve(stdio()).await {
             Ok(s) => s,
             Err(e) => {
                 // The client left before (or while) initializing: not a crash.

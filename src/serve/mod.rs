@@ -3,6 +3,7 @@
 //! with the bridge secret. Another kpty reaches these sessions by registering them with
 //! `--desktop-url`. Handlers translate HTTP to the core and run it on blocking threads.
 
+mod conns;
 mod pty;
 mod registry;
 pub mod secret;
@@ -27,7 +28,7 @@ pub const DEFAULT_PORT: u16 = 8201;
 pub const PORT_TRIES: u16 = 20;
 /// Largest request body accepted (larger: 413).
 pub const MAX_BODY: usize = 2 << 20;
-/// How long in-flight requests may run on after a shutdown signal.
+/// How long requests in flight may run on after a shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// What every handler shares.
@@ -35,6 +36,8 @@ struct App {
     ctx: Ctx,
     secret: String,
     port: u16,
+    /// How long a request body may take to arrive (the header timeout).
+    body_timeout: Duration,
 }
 
 type Shared = Arc<App>;
@@ -66,6 +69,7 @@ fn serve(ctx: Ctx, port: Option<u16>) -> Result<()> {
         Ok(v) => tracing::info!("prune at start: {}", v["pruned"]),
         Err(e) => tracing::warn!("prune at start failed: {e}"),
     }
+    let limits = conns::Limits::from_env()?;
     let secret = secret::load_or_create(&ctx.state)?;
     let secret_file = secret::path(&ctx.state);
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -89,17 +93,23 @@ fn serve(ctx: Ctx, port: Option<u16>) -> Result<()> {
         let _ = writeln!(out, "{line}").and_then(|_| out.flush());
         drop(out);
         tracing::info!("kpty serve: listening on {url}");
-        let app = router(Arc::new(App { ctx, secret, port }));
+        let app = router(Arc::new(App {
+            ctx,
+            secret,
+            port,
+            body_timeout: limits.header_timeout,
+        }));
         let stop = CancellationToken::new();
-        let server =
-            axum::serve(listener, app).with_graceful_shutdown(stop.clone().cancelled_owned());
-        let mut server = std::pin::pin!(server.into_future());
+        let server = conns::serve(listener, app, limits, stop.clone(), SHUTDOWN_GRACE);
+        let mut server = std::pin::pin!(server);
         tokio::select! {
-            r = &mut server => return r.map_err(|e| Error::internal(format!("server failed: {e}"))),
-            () = shutdown_signal() => stop.cancel(),
+            () = &mut server => {}
+            () = shutdown_signal() => {
+                stop.cancel();
+                // Let requests in flight finish, but not forever (a talk may wait an hour).
+                server.await;
+            }
         }
-        // Let requests in flight finish, but not forever (a talk may wait an hour).
-        let _ = tokio::time::timeout(SHUTDOWN_GRACE, server).await;
         Ok(())
     });
     // Blocking handlers still running (a long talk) must not hold the exit.
@@ -226,16 +236,25 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'sta
 }
 
 /// A JSON request body; a malformed one is refused with 400, one over [`MAX_BODY`] with 413,
-/// in the usual `{ok:false, error_code, …}` shape.
+/// one that does not arrive within the header timeout with 408, in the usual
+/// `{ok:false, error_code, …}` shape.
 struct JsonBody<T>(T);
 
-impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for JsonBody<T> {
+impl<T: serde::de::DeserializeOwned> FromRequest<Shared> for JsonBody<T> {
     type Rejection = Response;
 
-    async fn from_request(req: Request, state: &S) -> std::result::Result<Self, Response> {
-        match Json::<T>::from_request(req, state).await {
-            Ok(Json(v)) => Ok(Self(v)),
-            Err(rej) => Err(refuse(rej)),
+    async fn from_request(req: Request, app: &Shared) -> std::result::Result<Self, Response> {
+        match tokio::time::timeout(app.body_timeout, Json::<T>::from_request(req, app)).await {
+            Ok(Ok(Json(v))) => Ok(Self(v)),
+            Ok(Err(rej)) => Err(refuse(rej)),
+            Err(_) => Err(fail(
+                StatusCode::REQUEST_TIMEOUT,
+                "REQUEST_TIMEOUT",
+                &format!(
+                    "the request body did not arrive within {} ms",
+                    app.body_timeout.as_millis()
+                ),
+            )),
         }
     }
 }

@@ -2,12 +2,14 @@
 //! with `--desktop-url`, so A's send-line / talk / read / term-read go over HTTP; resize is
 //! refused; an unreachable bridge fails fast; `kpty serve` answers nothing without its secret.
 
-use crate::support::{Env, parse, run, s};
+use crate::support::{Env, parse, run, s, wait_for};
 use serde_json::{Value, json};
 use std::io::BufRead;
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::process::{Child, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A running `kpty serve`, killed on Drop (even when the test failed).
 struct Serve {
@@ -19,7 +21,13 @@ struct Serve {
 impl Serve {
     /// `kpty serve --port 0` in `env`; waits for its one stdout line.
     fn start(env: &Env) -> Self {
+        Self::start_with(env, &[])
+    }
+
+    /// [`Serve::start`] with extra environment for the server.
+    fn start_with(env: &Env, vars: &[(&str, &str)]) -> Self {
         let mut c = env.cmd(&["serve", "--port", "0"]);
+        c.envs(vars.iter().copied());
         c.stderr(Stdio::null());
         let mut child = c.spawn().expect("start kpty serve");
         let stdout = child.stdout.take().expect("serve's stdout");
@@ -318,4 +326,154 @@ fn serve_needs_its_secret_and_serves_the_registry() {
         .map(|e| e["session_id"].clone())
         .collect();
     assert_eq!(ids, vec![json!(id)], "only the local session is left");
+}
+
+#[test]
+fn a_bridge_that_never_answers_fails_within_the_calls_own_timeout() {
+    let a = Env::new();
+    // Connections complete in the backlog and are never answered.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a silent bridge");
+    let url = format!("http://{}", silent.local_addr().expect("its address"));
+    a.ok_json(&["register", "pty_0000dead", "--desktop-url", &url]);
+    // Each call's deadline: talk 1500 ms + 1 s, read 500 ms + 1 s, send-line 3 s in all;
+    // allowed: three times the call's own timeout (or that deadline for send-line).
+    for (args, limit_ms) in [
+        (
+            &["talk", "-t", "1500", "-s", "pty_0000dead", "echo hi"][..],
+            4_500,
+        ),
+        (
+            &["read", "--timeout-ms", "500", "-s", "pty_0000dead"],
+            4_500,
+        ),
+        (&["send-line", "-s", "pty_0000dead", "echo hi"], 9_000),
+    ] {
+        let t0 = Instant::now();
+        let v = a.fails(args, 109, "BRIDGE_UNAVAILABLE");
+        let took = t0.elapsed();
+        assert!(
+            took < Duration::from_millis(limit_ms),
+            "{args:?} took {took:?}: {v}"
+        );
+        assert!(s(&v, "message").contains("did not answer"), "{v}");
+    }
+    drop(silent);
+}
+
+/// Read from `conn` until the server closes it; returns what it sent before closing (a 408
+/// answer, say). Panics when it is still open after `within`.
+fn closed_by_server(conn: &mut TcpStream, within: Duration, what: &str) -> String {
+    let t0 = Instant::now();
+    let mut buf = [0u8; 512];
+    let mut got = Vec::new();
+    loop {
+        let left = within.saturating_sub(t0.elapsed());
+        assert!(!left.is_zero(), "{what}: still open after {within:?}");
+        conn.set_read_timeout(Some(left))
+            .expect("set a read timeout");
+        match conn.read(&mut buf) {
+            Ok(0) => return String::from_utf8_lossy(&got).into_owned(),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::ConnectionReset) => {
+                return String::from_utf8_lossy(&got).into_owned();
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                panic!("{what}: still open after {within:?}")
+            }
+            Err(e) => panic!("{what}: {e}"),
+        }
+    }
+}
+
+/// `host:port` of a running server.
+fn addr_of(serve: &Serve) -> String {
+    serve.url.trim_start_matches("http://").to_string()
+}
+
+#[test]
+fn serve_caps_connections_and_idle_ones_make_room_for_requests() {
+    let b = Env::new();
+    // The default header timeout (10 s): nothing here is closed by it.
+    let serve = Serve::start(&b);
+    let k = Some(serve.secret.as_str());
+    let addr = addr_of(&serve);
+    // More idle connections than the server keeps open (256).
+    let mut idle: Vec<TcpStream> = (0..300)
+        .map(|_| TcpStream::connect(&addr).expect("connect to kpty serve"))
+        .collect();
+    let t0 = Instant::now();
+    let (status, v) = serve.http("GET", "/health", k, None);
+    assert_eq!((status, s(&v, "service")), (200, "kpty"), "{v}");
+    assert!(
+        t0.elapsed() < Duration::from_secs(3),
+        "/health took {:?} behind idle connections",
+        t0.elapsed()
+    );
+    // The oldest idle connection was closed to make room, long before any timeout.
+    closed_by_server(
+        &mut idle[0],
+        Duration::from_secs(5),
+        "the oldest idle connection",
+    );
+}
+
+#[test]
+fn serve_closes_slow_header_and_idle_connections_and_still_shuts_down_gracefully() {
+    let b = Env::new();
+    let serve = Serve::start_with(&b, &[("KPTY_SERVE_HEADER_TIMEOUT_MS", "1000")]);
+    let k = Some(serve.secret.as_str());
+    let addr = addr_of(&serve);
+    let connect = || TcpStream::connect(&addr).expect("connect to kpty serve");
+    let mut idle = connect();
+    let mut slow: Vec<TcpStream> = (0..3).map(|_| connect()).collect();
+    for c in &mut slow {
+        c.write_all(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Half")
+            .expect("send half a header");
+    }
+    // A whole header, then a body that never comes.
+    let mut slow_body = connect();
+    let head = format!(
+        "POST /pty/write HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Kuroryuu-Desktop-Secret: {}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"session_id\"",
+        serve.secret
+    );
+    slow_body.write_all(head.as_bytes()).expect("send a header");
+    let stalled_at = Instant::now();
+    let (status, _) = serve.http("GET", "/health", k, None);
+    assert_eq!(status, 200);
+    // The header timeout (1 s here) closes stalled and idle connections; 3x is allowed.
+    for (i, c) in slow.iter_mut().enumerate() {
+        let left = Duration::from_secs(3).saturating_sub(stalled_at.elapsed());
+        closed_by_server(c, left, &format!("slow-header connection {i}"));
+    }
+    let left = Duration::from_secs(3).saturating_sub(stalled_at.elapsed());
+    closed_by_server(&mut idle, left, "an idle connection");
+    let left = Duration::from_secs(3).saturating_sub(stalled_at.elapsed());
+    let answer = closed_by_server(&mut slow_body, left, "a stalled body");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("REQUEST_TIMEOUT"), "{answer}");
+    let (status, _) = serve.http("GET", "/health", k, None);
+    assert_eq!(status, 200);
+
+    // Graceful shutdown still works with a connection open: SIGTERM ends the server.
+    let _open = connect();
+    let mut serve = serve;
+    let st = std::process::Command::new("kill")
+        .args(["-TERM", &serve.child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(st.success());
+    let mut code = None;
+    wait_for(10_000, "kpty serve to end on SIGTERM", || {
+        code = serve.child.try_wait().expect("wait for kpty serve");
+        code.is_some()
+    });
+    assert!(
+        code.is_some_and(|c| c.success()),
+        "kpty serve exited with {code:?}"
+    );
 }

@@ -478,3 +478,113 @@ async fn cli_json_and_mcp_results_are_the_same_object() {
     }
     m.client.cancel().await.expect("close");
 }
+
+/// `kpty mcp` with piped stdio; `lines` are written (one per line, from a thread; the last
+/// without its newline, which a final line does not need) and then stdin is closed. Returns every stdout line, parsed (each must be JSON), once the server
+/// exits, and asserts it exited cleanly within `deadline`.
+fn raw_session(env: &Env, lines: Vec<String>, deadline: Duration) -> Vec<Value> {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = env
+        .cmd(&["mcp"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        let text = lines.join("\n");
+        // The server may stop reading; a broken pipe then ends the writing.
+        let _ = stdin.write_all(text.as_bytes());
+    });
+    let out = BufReader::new(child.stdout.take().expect("stdout"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let replies: Vec<String> = out.lines().map_while(Result::ok).collect();
+        let _ = tx.send(replies);
+    });
+    let replies = match rx.recv_timeout(deadline) {
+        Ok(r) => r,
+        Err(_) => {
+            let _ = child.kill();
+            panic!("kpty mcp did not finish within {deadline:?}");
+        }
+    };
+    let _ = writer.join();
+    let st = child.wait().expect("wait");
+    assert!(st.success(), "exit status {st:?}");
+    replies
+        .iter()
+        .map(|l| serde_json::from_str::<Value>(l).expect("only JSON-RPC on stdout"))
+        .collect()
+}
+
+fn raw_call(id: i64, args: Value) -> String {
+    json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"k_pty","arguments":args}}).to_string()
+}
+
+#[test]
+fn raw_stdio_too_deep_too_large_and_string_arguments_get_error_replies() {
+    let env = Env::new();
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"k_pty","arguments":{{"action":"list","x":{}{}}}}}}}"#,
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    let lines = vec![
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}).to_string(),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string(),
+        deep,
+        raw_call(8, json!({"action": "list"})),
+        raw_call(9, json!({"action": "send_line", "data": "x".repeat(20 << 20)})),
+        raw_call(10, json!({"action": "list"})),
+        json!({"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"k_pty","arguments":"{\"action\":\"list\"}"}}).to_string(),
+        "not json".to_string(),
+        json!({"jsonrpc":"2.0","id":12,"method":"tools/list"}).to_string(),
+    ];
+    let replies = raw_session(&env, lines, Duration::from_secs(60));
+    let by_id = |id: Value| {
+        replies
+            .iter()
+            .find(|r| r["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no reply with id {id}: {replies:?}"))
+    };
+    let code = |r: &Value| r["error"]["code"].as_i64();
+    let deep = by_id(json!(7));
+    assert_eq!(code(&deep), Some(-32600), "{deep}");
+    let huge = by_id(json!(9));
+    assert_eq!(code(&huge), Some(-32600), "{huge}");
+    assert!(
+        huge["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("bytes")),
+        "{huge}"
+    );
+    for id in [8, 10] {
+        let r = by_id(json!(id));
+        assert_eq!(r["result"]["structuredContent"]["ok"], true, "{r}");
+    }
+    let string_args = by_id(json!(11));
+    assert_eq!(code(&string_args), Some(-32602), "{string_args}");
+    assert!(
+        string_args["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("arguments must be a JSON object")),
+        "{string_args}"
+    );
+    let not_json = by_id(Value::Null);
+    assert_eq!(code(&not_json), Some(-32700), "{not_json}");
+    assert!(by_id(json!(12))["result"]["tools"].is_array());
+}
+
+#[test]
+fn raw_stdio_not_json_alone_is_a_parse_error_reply() {
+    let env = Env::new();
+    let replies = raw_session(&env, vec!["not json".to_string()], Duration::from_secs(20));
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert_eq!(
+        (&replies[0]["id"], &replies[0]["error"]["code"]),
+        (&Value::Null, &json!(-32700)),
+        "{replies:?}"
+    );
+}

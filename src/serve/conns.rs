@@ -1,0 +1,251 @@
+//! The connections of `kpty serve`: the accept loop, a cap on open connections, a header
+//! read timeout, and graceful shutdown. At the cap, a new connection displaces the oldest one
+//! that is not serving a request (an idle keep-alive or a client still sending its header), so
+//! a flood of idle or slow connections cannot keep a real request out; when every connection
+//! is serving a request, the new one is closed at once. The header timeout runs whenever a
+//! connection waits for a request header, so it is also the keep-alive idle timeout; a
+//! request body gets as long (`JsonBody` in serve/mod.rs).
+
+use axum::Router;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+/// Most connections open at once.
+pub const MAX_CONNECTIONS: usize = 256;
+/// How long a client may take to send a request header, and how long a keep-alive
+/// connection may sit idle, unless `KPTY_SERVE_HEADER_TIMEOUT_MS` says otherwise.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest wait after a failed accept for a connection to close before accepting again.
+const ACCEPT_RETRY: Duration = Duration::from_millis(100);
+/// The environment variable that overrides [`HEADER_TIMEOUT`] (milliseconds).
+pub const HEADER_TIMEOUT_ENV: &str = "KPTY_SERVE_HEADER_TIMEOUT_MS";
+
+/// How the accept loop behaves.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Most connections open at once.
+    pub max_connections: usize,
+    /// Deadline for a request header (and for an idle keep-alive connection).
+    pub header_timeout: Duration,
+}
+
+impl Limits {
+    /// The defaults, with the header timeout from [`HEADER_TIMEOUT_ENV`] when it is set.
+    pub fn from_env() -> crate::error::Result<Self> {
+        let header_timeout = match std::env::var(HEADER_TIMEOUT_ENV) {
+            Ok(s) if !s.trim().is_empty() => match s.trim().parse::<u64>() {
+                Ok(ms) if ms > 0 => Duration::from_millis(ms),
+                _ => {
+                    return Err(crate::error::Error::invalid(format!(
+                        "{HEADER_TIMEOUT_ENV}={s:?} is not a positive number of milliseconds"
+                    )));
+                }
+            },
+            _ => HEADER_TIMEOUT,
+        };
+        Ok(Self {
+            max_connections: MAX_CONNECTIONS,
+            header_timeout,
+        })
+    }
+}
+
+/// One open connection, as the accept loop sees it.
+struct Slot {
+    /// Cancelled to close the connection at once (it was displaced).
+    evict: CancellationToken,
+    /// Requests it is serving now.
+    busy: Arc<AtomicUsize>,
+}
+
+/// The open connections, oldest first (ids only grow).
+#[derive(Default)]
+struct Table {
+    next: u64,
+    open: BTreeMap<u64, Slot>,
+}
+
+impl Table {
+    /// Room for one more connection: true when under `max`, or when the oldest connection not
+    /// serving a request was told to close to make room.
+    fn make_room(&mut self, max: usize) -> bool {
+        if self.open.len() < max {
+            return true;
+        }
+        let idle = self
+            .open
+            .iter()
+            .find(|(_, s)| s.busy.load(Ordering::Acquire) == 0)
+            .map(|(id, _)| *id);
+        match idle.and_then(|id| self.open.remove(&id)) {
+            Some(slot) => {
+                slot.evict.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Counts a request as in progress while it lives.
+struct Busy(Arc<AtomicUsize>);
+
+impl Busy {
+    fn new(n: &Arc<AtomicUsize>) -> Self {
+        n.fetch_add(1, Ordering::AcqRel);
+        Self(n.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Serve `app` on `listener` until `stop` is cancelled; then stop accepting, let each
+/// connection finish its request in progress, and return once all are closed or `grace` is
+/// over.
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    limits: Limits,
+    stop: CancellationToken,
+    grace: Duration,
+) {
+    let table = Arc::new(Mutex::new(Table::default()));
+    // Told whenever a connection closes (frees a descriptor).
+    let closed = Arc::new(tokio::sync::Notify::new());
+    // Each connection task holds a sender; all are gone when every connection is closed.
+    let (alive, mut all_closed) = tokio::sync::mpsc::channel::<()>(1);
+    loop {
+        let (stream, peer) = tokio::select! {
+            () = stop.cancelled() => break,
+            r = listener.accept() => match r {
+                Ok(x) => x,
+                Err(e) => {
+                    // Out of descriptors, or a connection reset while queued. Without a pause
+                    // the first would spin: wait for a connection to close, briefly.
+                    tracing::warn!("kpty serve: accept failed: {e}");
+                    let _ = tokio::time::timeout(ACCEPT_RETRY, closed.notified()).await;
+                    continue;
+                }
+            },
+        };
+        let slot = {
+            let mut t = match table.lock() {
+                Ok(t) => t,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            if t.make_room(limits.max_connections) {
+                let id = t.next;
+                t.next += 1;
+                let slot = Slot {
+                    evict: CancellationToken::new(),
+                    busy: Arc::default(),
+                };
+                let mine = (id, slot.evict.clone(), slot.busy.clone());
+                t.open.insert(id, slot);
+                Some(mine)
+            } else {
+                None
+            }
+        };
+        let Some((id, evict, busy)) = slot else {
+            tracing::warn!(
+                "kpty serve: {} connections are all serving requests; closing {peer}",
+                limits.max_connections
+            );
+            drop(stream);
+            continue;
+        };
+        let app = app.clone();
+        let stop = stop.clone();
+        let table = table.clone();
+        let alive = alive.clone();
+        let closed = closed.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+                let guard = Busy::new(&busy);
+                let svc = TowerToHyperService::new(app.clone());
+                async move {
+                    let r = hyper::service::Service::call(&svc, req).await;
+                    drop(guard);
+                    r
+                }
+            });
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_timeout);
+            let conn = builder.serve_connection(TokioIo::new(stream), service);
+            let mut conn = std::pin::pin!(conn);
+            let mut stopping = false;
+            loop {
+                tokio::select! {
+                    r = conn.as_mut() => {
+                        if let Err(e) = r {
+                            tracing::debug!("kpty serve: connection {peer}: {e}");
+                        }
+                        break;
+                    }
+                    () = evict.cancelled() => {
+                        tracing::debug!("kpty serve: closing idle connection {peer} to make room");
+                        break;
+                    }
+                    () = stop.cancelled(), if !stopping => {
+                        stopping = true;
+                        conn.as_mut().graceful_shutdown();
+                    }
+                }
+            }
+            if let Ok(mut t) = table.lock() {
+                t.open.remove(&id);
+            }
+            closed.notify_one();
+            drop(alive);
+        });
+    }
+    drop(listener);
+    drop(alive);
+    // Requests in flight may finish, but not forever (a talk may wait an hour).
+    let _ = tokio::time::timeout(grace, all_closed.recv()).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_the_cap_the_oldest_idle_connection_makes_room() {
+        let mut t = Table::default();
+        let mut tokens = Vec::new();
+        for id in 0..3 {
+            let slot = Slot {
+                evict: CancellationToken::new(),
+                busy: Arc::new(AtomicUsize::new(usize::from(id == 0))),
+            };
+            tokens.push(slot.evict.clone());
+            t.open.insert(id, slot);
+        }
+        assert!(t.make_room(4), "under the cap");
+        assert!(t.make_room(3));
+        assert!(
+            !tokens[0].is_cancelled(),
+            "a busy connection is never displaced"
+        );
+        assert!(tokens[1].is_cancelled(), "the oldest idle one is");
+        assert_eq!(t.open.len(), 2);
+        for s in t.open.values() {
+            s.busy.store(1, Ordering::Release);
+        }
+        assert!(!t.make_room(2), "all busy: no room");
+    }
+}
