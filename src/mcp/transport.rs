@@ -16,7 +16,9 @@ use tokio::task::JoinHandle;
 
 /// Longest line (one message) accepted; a longer one is refused with `-32600`, and only its
 /// first [`ID_SCAN`] bytes are kept (to find its id).
-pub const MAX_LINE: usize = 4 << 20;
+/// Eight MiB: room for the largest input kpty takes (1 MiB, `MAX_INPUT_BYTES`) even when every
+/// byte of it is JSON-escaped as `\u00XX`.
+pub const MAX_LINE: usize = 8 << 20;
 /// Deepest nesting of arrays and objects accepted (serde_json itself stops at 128).
 pub const MAX_DEPTH: usize = 64;
 /// How much of an oversized line is kept to recover its id.
