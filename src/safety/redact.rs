@@ -5,7 +5,9 @@
 //! `NAME=value` / `"password": "…"` assignment, a URL's password, a bare token); overlapping
 //! ranges are merged and each range becomes `[REDACTED:<category>]`. Assignments keep their
 //! name (`export GITHUB_TOKEN=[REDACTED:secret]`). A placeholder never matches a rule again,
-//! so redaction is idempotent, and ranges always lie on char boundaries.
+//! so redaction is idempotent, and ranges always lie on char boundaries. A token or keyword
+//! may follow a non-word character or an escaped `\n`, `\r`, `\t` (a secret after
+//! `printf 'a\nsk-…'`, or in already encoded text).
 //!
 //! One ASCII-case-insensitive Aho-Corasick pass over the text finds which rules can match at
 //! all; only those rules' regexes are compiled (once) and run, and text without any needle is
@@ -91,7 +93,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         Rule {
             needles: &["secret"],
             pattern: Cow::Owned(format!(
-                r#"(?i)(?-u:\b)(?<name>[a-z0-9_.-]*secret[_-]?access[_-]?key)["']?[ \t]*[:=][ \t]*{VALUE}"#
+                r#"(?i)(?:^|[^a-z0-9_]|\\[nrt])(?<name>[a-z0-9_.-]*secret[_-]?access[_-]?key)["']?[ \t]*[:=][ \t]*{VALUE}"#
             )),
             cat: Cat::Fixed("aws_secret_key"),
             check: None,
@@ -99,7 +101,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         Rule {
             needles: &["export"],
             pattern: Cow::Owned(format!(
-                r#"(?i)(?-u:\b)export[ \t]+(?<name>[a-z0-9_]*(?:token|key|secret|pass|credential|auth)[a-z0-9_]*)={VALUE}"#
+                r#"(?i)(?:^|[^a-z0-9_]|\\[nrt])export[ \t]+(?<name>[a-z0-9_]*(?:token|key|secret|pass|credential|auth)[a-z0-9_]*)={VALUE}"#
             )),
             cat: Cat::ByName,
             check: None,
@@ -122,18 +124,18 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         },
         rule(
             &["://"],
-            r#"(?-u:\b)[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:(?<v>[^\s@/"'<>]+)@"#,
+            r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:(?<v>[^\s@/"'<>]+)@"#,
             "password",
         ),
         Rule {
             needles: &["bearer"],
-            pattern: Cow::Borrowed(r"(?i)(?-u:\b)bearer[ \t]+(?<v>[a-z0-9._~+/=-]{8,})"),
+            pattern: Cow::Borrowed(r"(?i)(?:^|[^a-z0-9_]|\\[nrt])bearer[ \t]+(?<v>[a-z0-9._~+/=-]{8,})"),
             cat: Cat::Fixed("bearer_token"),
             check: Some(tokenish),
         },
         rule(
             &["basic"],
-            r"(?i)(?-u:\b)authorization:[ \t]*basic[ \t]+(?<v>[a-z0-9+/=]{8,})",
+            r"(?i)(?:^|[^a-z0-9_]|\\[nrt])authorization:[ \t]*basic[ \t]+(?<v>[a-z0-9+/=]{8,})",
             "basic_auth",
         ),
         rule(
@@ -141,16 +143,16 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"sk-ant-[A-Za-z0-9_-]{16,}",
             "anthropic_key",
         ),
-        rule(&["sk-"], r"(?-u:\b)sk-[A-Za-z0-9_-]{20,}", "api_key"),
+        rule(&["sk-"], r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>sk-[A-Za-z0-9_-]{20,})", "api_key"),
         rule(
             &["_live_", "_test_"],
-            r"(?-u:\b)(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",
+            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})",
             "api_key",
         ),
-        rule(&["hf_"], r"(?-u:\b)hf_[A-Za-z0-9]{30,}", "api_key"),
+        rule(&["hf_"], r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>hf_[A-Za-z0-9]{30,})", "api_key"),
         rule(
             &["sg."],
-            r"(?-u:\b)SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
+            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,})",
             "api_key",
         ),
         rule(
@@ -173,7 +175,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             &["eyj"],
-            r"(?-u:\b)eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",
+            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*)",
             "jwt",
         ),
         rule(

@@ -355,7 +355,7 @@ fn secret() -> impl Strategy<Value = (String, String)> {
 fn surrounding() -> impl Strategy<Value = String> {
     (
         "[ -~]{0,20}|\\PC{0,20}|(\\PC{0,10}\n){0,3}",
-        prop::sample::select(vec![" ", "\n", "\"", "'", "\t", "\r\n", "é ", "✓\n", "("]),
+        prop::sample::select(vec![" ", "\n", "\"", "'", "\t", "\r\n", "é ", "✓\n", "(", "\\n", "\\t"]),
     )
         .prop_map(|(t, sep)| format!("{t}{sep}"))
 }
