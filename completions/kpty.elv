@@ -20,6 +20,7 @@ set edit:completion:arg-completer[kpty] = {|@words|
         &'kpty'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -61,14 +62,16 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --cli-type 'Kind of program in the terminal (e.g. bash, claude)'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;list'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;talk'= {
             cand -s 'Session id, unique id prefix, or label (default: the default session)'
@@ -82,6 +85,7 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --force 'Type even when another program holds the foreground: for a nested shell (ssh, su, docker exec …), completion by a POSIX sentinel'
             cand --json 'Print the action''s JSON object instead of human output'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -97,6 +101,7 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --force 'Type even when another program holds the foreground: for a nested shell (ssh, su, docker exec …), completion by a POSIX sentinel'
             cand --json 'Print the action''s JSON object instead of human output'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -107,8 +112,9 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --label 'The session with this label (resolved; exactly one must match)'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;read'= {
             cand -s 'Session id, unique id prefix, or label (default: the default session)'
@@ -123,8 +129,9 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand -f 'Keep printing new output until the session ends or you interrupt'
             cand --follow 'Keep printing new output until the session ends or you interrupt'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;term-read'= {
             cand -s 'Session id, unique id prefix, or label (default: the default session)'
@@ -139,8 +146,9 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --no-merge-wrapped 'Keep soft-wrapped rows as separate lines'
             cand --watch 'Redraw the visible screen whenever the session prints, until interrupted'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;resize'= {
             cand -s 'Session id, unique id prefix, or label (default: the default session)'
@@ -151,8 +159,9 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --rows 'Rows'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;kill'= {
             cand -s 'The same, as the other commands spell it'
@@ -161,14 +170,16 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --label 'The session with this label'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;help'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;resolve'= {
             cand --agent 'Owner agent id (primary routing key)'
@@ -177,8 +188,9 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --label 'Label'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;send-line-to-agent'= {
             cand --agent 'Owner agent id (primary routing key)'
@@ -187,8 +199,9 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --label 'Label'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;update-ownership'= {
             cand --owner-agent-id 'Owner agent id (routing identity)'
@@ -198,8 +211,9 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --cli-type 'Kind of program in the terminal (e.g. bash, claude)'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;register'= {
             cand --desktop-url 'The bridge that serves it (e.g. http://127.0.0.1:8201)'
@@ -212,28 +226,32 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --cli-type 'Kind of program in the terminal (e.g. bash, claude)'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;unregister'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --force 'Also remove a leader''s session'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;heartbeat'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;prune'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --force 'Also remove local sessions whose shell has ended or whose holder is gone'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;log'= {
             cand -s 'Only this session (id)'
@@ -247,33 +265,38 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand -f 'Keep printing new events as they are recorded'
             cand --follow 'Keep printing new events as they are recorded'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;mcp'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;serve'= {
             cand --port 'Port to listen on; when taken, the next free one (up to +20). 0: any free port. Default: KURORYUU_PTY_BRIDGE_PORT or 8201'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;__holder'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;__generate-assets'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand --no-redact 'Do not redact secrets in --json output (also: KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
     ]
     $completions[$command]

@@ -9,9 +9,9 @@ use super::Ctx;
 use crate::api::{Action, Params, SessionId};
 use crate::error::{ErrorCode, Result};
 use crate::safety::redact;
-use std::borrow::Cow;
 use crate::store::{Registry, journal};
 use serde_json::{Value, json};
+use std::borrow::Cow;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -57,7 +57,11 @@ fn cap(s: &str) -> String {
 fn truncate(text: &str, total: Option<usize>) -> String {
     let end = floor_char_boundary(text, FIELD_CAP);
     match total {
-        Some(n) => format!("{}…[truncated {} bytes]", &text[..end], n.saturating_sub(end)),
+        Some(n) => format!(
+            "{}…[truncated {} bytes]",
+            &text[..end],
+            n.saturating_sub(end)
+        ),
         None => format!("{}…[truncated]", &text[..end]),
     }
 }
@@ -76,7 +80,9 @@ fn redacted_copy(v: &Value, budget: &mut usize, short: &mut bool) -> Value {
             *budget = budget.saturating_sub(red.len());
             Value::String(red.into_owned())
         }
-        Value::Array(a) => Value::Array(a.iter().map(|x| redacted_copy(x, budget, short)).collect()),
+        Value::Array(a) => {
+            Value::Array(a.iter().map(|x| redacted_copy(x, budget, short)).collect())
+        }
         Value::Object(o) => Value::Object(
             o.iter()
                 .map(|(k, x)| (k.clone(), redacted_copy(x, budget, short)))
@@ -174,11 +180,7 @@ pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, sta
     let entry = session_id
         .as_deref()
         .and_then(|id| Registry::load(&ctx.state).ok()?.sessions.get(id).cloned());
-    let command = p
-        .command
-        .as_deref()
-        .or(p.data.as_deref())
-        .map(cap);
+    let command = p.command.as_deref().or(p.data.as_deref()).map(cap);
     let response = match result {
         Ok(v) => response_field(v),
         Err(e) => response_field(&e.to_json()),
@@ -315,7 +317,10 @@ mod tests {
         s.push_str(&"y".repeat(FIELD_CAP + REDACT_MARGIN - s.len() - 10));
         s.push_str(" ghp_0123456789abcdefghij0123456789abcdef tail");
         let field = response_field(&json!({"output": s}));
-        assert!(!field.contains("MIIE") && !field.contains("ghp_0123"), "{field}");
+        assert!(
+            !field.contains("MIIE") && !field.contains("ghp_0123"),
+            "{field}"
+        );
         assert!(field.ends_with("…[truncated]"));
         let c = cap(&s);
         assert!(!c.contains("MIIE") && !c.contains("ghp_0123"), "{c}");

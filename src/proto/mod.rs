@@ -152,7 +152,8 @@ pub struct TermReadBody {
     /// `prompt`, `running` or `full_screen`.
     pub terminal_state: String,
     /// Lines of scrollback the holder keeps.
-    pub scrollback: u64,    /// Redaction context: the text before the window that a secret or private-key block
+    pub scrollback: u64,
+    /// Redaction context: the text before the window that a secret or private-key block
     /// cut by the window's start spans (see [`crate::safety::redact::context_before`]).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub context_before: String,
@@ -200,7 +201,8 @@ pub struct ProgressBody {
     /// Bytes of output so far.
     pub bytes: u64,
     /// Time since the command was typed.
-    pub elapsed_ms: u64,    /// Redaction context: the output before `output` that a secret or private-key block
+    pub elapsed_ms: u64,
+    /// Redaction context: the output before `output` that a secret or private-key block
     /// cut by its start spans.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub context_before: String,

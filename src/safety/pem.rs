@@ -130,7 +130,10 @@ pub fn context_start(before: &str, line_max: usize) -> usize {
         return scan_from + s;
     }
     let line = before.rfind('\n').map_or(0, |i| i + 1);
-    line.max(floor_boundary(before, before.len().saturating_sub(line_max)))
+    line.max(floor_boundary(
+        before,
+        before.len().saturating_sub(line_max),
+    ))
 }
 
 /// The largest char boundary of `s` at or below `at`.
@@ -155,7 +158,8 @@ pub(crate) fn ceil_boundary(s: &str, at: usize) -> usize {
 mod tests {
     use super::*;
 
-    const KEY: &str = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nx+/y=\n-----END RSA PRIVATE KEY-----";
+    const KEY: &str =
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nx+/y=\n-----END RSA PRIVATE KEY-----";
 
     #[test]
     fn whole_blocks() {
@@ -175,7 +179,10 @@ mod tests {
     fn unterminated_blocks_end_with_their_body() {
         let t = "-----BEGIN EC PRIVATE KEY-----\nMHcC\nAQEE\n$ ls\nfile";
         let b = blocks(t);
-        assert_eq!(&t[b[0].0..b[0].1], "-----BEGIN EC PRIVATE KEY-----\nMHcC\nAQEE");
+        assert_eq!(
+            &t[b[0].0..b[0].1],
+            "-----BEGIN EC PRIVATE KEY-----\nMHcC\nAQEE"
+        );
         let cut = "-----BEGIN EC PRIVATE KEY-----\nMHcC\n-----END EC PRI";
         assert_eq!(blocks(cut), vec![(0, cut.len())]);
         let headers = "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0A\n\nMIIE";

@@ -129,7 +129,9 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         Rule {
             needles: &["bearer"],
-            pattern: Cow::Borrowed(r"(?i)(?:^|[^a-z0-9_]|\\[nrt])bearer[ \t]+(?<v>[a-z0-9._~+/=-]{8,})"),
+            pattern: Cow::Borrowed(
+                r"(?i)(?:^|[^a-z0-9_]|\\[nrt])bearer[ \t]+(?<v>[a-z0-9._~+/=-]{8,})",
+            ),
             cat: Cat::Fixed("bearer_token"),
             check: Some(tokenish),
         },
@@ -138,18 +140,22 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"(?i)(?:^|[^a-z0-9_]|\\[nrt])authorization:[ \t]*basic[ \t]+(?<v>[a-z0-9+/=]{8,})",
             "basic_auth",
         ),
+        rule(&["sk-ant-"], r"sk-ant-[A-Za-z0-9_-]{16,}", "anthropic_key"),
         rule(
-            &["sk-ant-"],
-            r"sk-ant-[A-Za-z0-9_-]{16,}",
-            "anthropic_key",
+            &["sk-"],
+            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>sk-[A-Za-z0-9_-]{20,})",
+            "api_key",
         ),
-        rule(&["sk-"], r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>sk-[A-Za-z0-9_-]{20,})", "api_key"),
         rule(
             &["_live_", "_test_"],
             r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})",
             "api_key",
         ),
-        rule(&["hf_"], r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>hf_[A-Za-z0-9]{30,})", "api_key"),
+        rule(
+            &["hf_"],
+            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>hf_[A-Za-z0-9]{30,})",
+            "api_key",
+        ),
         rule(
             &["sg."],
             r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,})",
@@ -160,11 +166,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
             "github_token",
         ),
-        rule(
-            &["glpat-"],
-            r"glpat-[A-Za-z0-9_-]{20,}",
-            "gitlab_token",
-        ),
+        rule(&["glpat-"], r"glpat-[A-Za-z0-9_-]{20,}", "gitlab_token"),
         rule(
             &[
                 "akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa",
@@ -188,16 +190,8 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"hooks\.slack\.com/services/[A-Za-z0-9/_-]{8,}",
             "slack_webhook",
         ),
-        rule(
-            &["aiza"],
-            r"AIza[0-9A-Za-z_-]{35}",
-            "google_api_key",
-        ),
-        rule(
-            &["ya29."],
-            r"ya29\.[0-9A-Za-z_-]{20,}",
-            "google_token",
-        ),
+        rule(&["aiza"], r"AIza[0-9A-Za-z_-]{35}", "google_api_key"),
+        rule(&["ya29."], r"ya29\.[0-9A-Za-z_-]{20,}", "google_token"),
         rule(&["npm_"], r"npm_[A-Za-z0-9]{30,}", "npm_token"),
     ]
 });
@@ -307,7 +301,10 @@ fn spans(text: &str) -> Vec<Span> {
             let cat = match r.cat {
                 Cat::Fixed(c) => c,
                 Cat::ByName => {
-                    let name = c.name("name").map_or("", |n| n.as_str()).to_ascii_lowercase();
+                    let name = c
+                        .name("name")
+                        .map_or("", |n| n.as_str())
+                        .to_ascii_lowercase();
                     if name.contains("pass") {
                         "password"
                     } else {

@@ -62,10 +62,7 @@ fn github_and_gitlab_tokens() {
     let pat = format!("github_pat_11{}", "A1_b".repeat(20));
     assert_eq!(r(&pat), "[REDACTED:github_token]");
     assert_eq!(r("ghp_tooShort"), "ghp_tooShort");
-    assert_eq!(
-        r("glpat-xYz0123456789abcdefGH"),
-        "[REDACTED:gitlab_token]"
-    );
+    assert_eq!(r("glpat-xYz0123456789abcdefGH"), "[REDACTED:gitlab_token]");
 }
 
 #[test]
@@ -108,7 +105,10 @@ fn assignments_keep_their_name() {
             "export  API_TOKEN=x y",
             "export  API_TOKEN=[REDACTED:secret] y",
         ),
-        ("DB_PASSWORD=hunter2 ./run", "DB_PASSWORD=[REDACTED:password] ./run"),
+        (
+            "DB_PASSWORD=hunter2 ./run",
+            "DB_PASSWORD=[REDACTED:password] ./run",
+        ),
         ("APP_SECRET=abc", "APP_SECRET=[REDACTED:secret]"),
         ("password=hunter2", "password=[REDACTED:password]"),
         ("passwd: hunter2", "passwd: [REDACTED:password]"),
@@ -219,7 +219,10 @@ fn private_keys_are_redacted_whole() {
         "PGP PRIVATE KEY BLOCK",
     ] {
         let k = format!("-----BEGIN {kind}-----\nMHcCAQEE\n-----END {kind}-----");
-        assert_eq!(r(&format!("$ cat k\n{k}\n$ ")), "$ cat k\n[REDACTED:private_key]\n$ ");
+        assert_eq!(
+            r(&format!("$ cat k\n{k}\n$ ")),
+            "$ cat k\n[REDACTED:private_key]\n$ "
+        );
     }
     let ssh2 = "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nP2/56wAAAi\n---- END SSH2 ENCRYPTED PRIVATE KEY ----";
     assert_eq!(r(ssh2), "[REDACTED:private_key]");
@@ -326,26 +329,47 @@ fn secret() -> impl Strategy<Value = (String, String)> {
     prop_oneof![
         "[A-Za-z0-9]{30,48}".prop_map(|b| (format!("sk-{b}"), b)),
         "[A-Za-z0-9_-]{30,60}".prop_map(|b| (format!("sk-ant-api03-{b}"), b)),
-        (prop::sample::select(vec!["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]), "[A-Za-z0-9]{36}")
+        (
+            prop::sample::select(vec!["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]),
+            "[A-Za-z0-9]{36}"
+        )
             .prop_map(|(p, b)| (format!("{p}{b}"), b)),
         "[A-Za-z0-9]{22,60}".prop_map(|b| (format!("github_pat_{b}"), b)),
         "[A-Z0-9]{16}".prop_map(|b| (format!("AKIA{b}"), format!("AKIA{b}"))),
         "[A-Za-z0-9/+]{40}".prop_map(|b| (format!("aws_secret_access_key = {b}"), b)),
-        ("[A-Za-z0-9_-]{10,30}", "[A-Za-z0-9_-]{10,40}", "[A-Za-z0-9_-]{20,43}")
+        (
+            "[A-Za-z0-9_-]{10,30}",
+            "[A-Za-z0-9_-]{10,40}",
+            "[A-Za-z0-9_-]{20,43}"
+        )
             .prop_map(|(a, b, c)| (format!("eyJ{a}.eyJ{b}.{c}"), format!("{a}.eyJ{b}"))),
         ("[abpors]", "[0-9]{10}-[A-Za-z0-9]{24}").prop_map(|(k, b)| (format!("xox{k}-{b}"), b)),
         "[A-Za-z0-9_-]{35}".prop_map(|b| (format!("AIza{b}"), b)),
         "[A-Za-z0-9]{36}".prop_map(|b| (format!("npm_{b}"), b)),
         "[A-Za-z0-9._~+/-]{12,40}".prop_map(|b| (format!("Authorization: Bearer {b}x1"), b)),
         (
-            prop::sample::select(vec!["password=", "passwd: ", "DB_PASSWORD=", "APP_SECRET=", "export GITHUB_TOKEN=", "\"password\": ", "api_key: "]),
+            prop::sample::select(vec![
+                "password=",
+                "passwd: ",
+                "DB_PASSWORD=",
+                "APP_SECRET=",
+                "export GITHUB_TOKEN=",
+                "\"password\": ",
+                "api_key: "
+            ]),
             "[A-Za-z0-9!#%*+./?@^_~-]{8,30}"
         )
             .prop_map(|(n, b)| (format!("{n}{b}"), b)),
         "[A-Za-z0-9!*_~-]{8,24}".prop_map(|b| (format!("postgres://app:{b}@db:5432/x"), b)),
-        (prop::sample::select(vec!["RSA ", "EC ", "OPENSSH ", "ENCRYPTED ", "", "DSA "]), prop::collection::vec("[A-Za-z0-9+/]{64}", 1..6))
+        (
+            prop::sample::select(vec!["RSA ", "EC ", "OPENSSH ", "ENCRYPTED ", "", "DSA "]),
+            prop::collection::vec("[A-Za-z0-9+/]{64}", 1..6)
+        )
             .prop_map(|(k, lines)| (
-                format!("-----BEGIN {k}PRIVATE KEY-----\n{}\n-----END {k}PRIVATE KEY-----", lines.join("\n")),
+                format!(
+                    "-----BEGIN {k}PRIVATE KEY-----\n{}\n-----END {k}PRIVATE KEY-----",
+                    lines.join("\n")
+                ),
                 lines[0].clone(),
             )),
     ]
@@ -355,7 +379,9 @@ fn secret() -> impl Strategy<Value = (String, String)> {
 fn surrounding() -> impl Strategy<Value = String> {
     (
         "[ -~]{0,20}|\\PC{0,20}|(\\PC{0,10}\n){0,3}",
-        prop::sample::select(vec![" ", "\n", "\"", "'", "\t", "\r\n", "é ", "✓\n", "(", "\\n", "\\t"]),
+        prop::sample::select(vec![
+            " ", "\n", "\"", "'", "\t", "\r\n", "é ", "✓\n", "(", "\\n", "\\t",
+        ]),
     )
         .prop_map(|(t, sep)| format!("{t}{sep}"))
 }

@@ -490,10 +490,16 @@ async fn talk_read_term_read_and_progress_are_redacted() {
     let m = start(&env).await;
     let id = env.create(&[]);
     let v = m
-        .json(json!({"action": "talk", "session_id": id, "command": "cat secrets.txt; cat key.pem"}))
+        .json(
+            json!({"action": "talk", "session_id": id, "command": "cat secrets.txt; cat key.pem"}),
+        )
         .await;
     let text = v.to_string();
-    assert!(leaked(&text, &body).is_empty(), "talk leaked {:?}", leaked(&text, &body));
+    assert!(
+        leaked(&text, &body).is_empty(),
+        "talk leaked {:?}",
+        leaked(&text, &body)
+    );
     assert!(text.contains("[REDACTED:private_key]") && text.contains("[REDACTED:github_token]"));
     let v = m
         .json(json!({"action": "read", "session_id": id, "timeout_ms": 0, "max_bytes": 65536}))
@@ -503,7 +509,10 @@ async fn talk_read_term_read_and_progress_are_redacted() {
         let v = m
             .json(json!({"action": "term_read", "session_id": id, "max_lines": n}))
             .await;
-        assert!(leaked(&v.to_string(), &body).is_empty(), "max_lines {n}: {v}");
+        assert!(
+            leaked(&v.to_string(), &body).is_empty(),
+            "max_lines {n}: {v}"
+        );
     }
     // Progress messages (the tail of the output so far) are redacted too.
     let h = m

@@ -29,7 +29,11 @@ fn json_talk_and_read_are_redacted_human_output_and_opt_outs_are_raw() {
     let v = env.talk(&id, "cat secrets.txt; cat key.pem");
     for k in ["output", "raw_output"] {
         let t = s(&v, k);
-        assert!(leaked(t, &body).is_empty(), "{k} leaked {:?}: {t}", leaked(t, &body));
+        assert!(
+            leaked(t, &body).is_empty(),
+            "{k} leaked {:?}: {t}",
+            leaked(t, &body)
+        );
     }
     let out = s(&v, "output");
     for cat in [
@@ -51,8 +55,14 @@ fn json_talk_and_read_are_redacted_human_output_and_opt_outs_are_raw() {
             "no {cat} placeholder: {out}"
         );
     }
-    assert!(out.contains("export GITHUB_TOKEN=[REDACTED:secret]"), "{out}");
-    assert!(out.contains("postgres://app:[REDACTED:password]@db"), "{out}");
+    assert!(
+        out.contains("export GITHUB_TOKEN=[REDACTED:secret]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("postgres://app:[REDACTED:password]@db"),
+        "{out}"
+    );
 
     let r = env.read(&id, &["--timeout-ms", "0", "--max-bytes", "65536"]);
     assert!(leaked(s(&r, "output"), &body).is_empty(), "{r}");
@@ -64,9 +74,20 @@ fn json_talk_and_read_are_redacted_human_output_and_opt_outs_are_raw() {
         "human output must stay raw: {human}"
     );
     // The opt-outs of the --json channel.
-    let raw = env.ok(&["--json", "--no-redact", "talk", "-s", &id, "cat secrets.txt"]);
+    let raw = env.ok(&[
+        "--json",
+        "--no-redact",
+        "talk",
+        "-s",
+        &id,
+        "cat secrets.txt",
+    ]);
     let raw: Value = serde_json::from_str(&raw).expect("json");
-    assert_eq!(leaked(s(&raw, "output"), &[]).len(), secret_lines().len(), "{raw}");
+    assert_eq!(
+        leaked(s(&raw, "output"), &[]).len(),
+        secret_lines().len(),
+        "{raw}"
+    );
     let mut c = env.cmd(&["--json", "read", "-s", &id, "--timeout-ms", "0"]);
     c.env("KPTY_REDACT", "off");
     let out = crate::support::run(c, &["read"]);
@@ -76,7 +97,11 @@ fn json_talk_and_read_are_redacted_human_output_and_opt_outs_are_raw() {
     // The audit trail never has them, whatever the channel was (human, raw JSON).
     let ev = events(&env, &id);
     assert!(ev.lines().count() >= 4, "{ev}");
-    assert!(leaked(&ev, &body).is_empty(), "events.jsonl leaked {:?}", leaked(&ev, &body));
+    assert!(
+        leaked(&ev, &body).is_empty(),
+        "events.jsonl leaked {:?}",
+        leaked(&ev, &body)
+    );
     let log = env.ok(&["--json", "log", "--session", &id]);
     assert!(leaked(&log, &body).is_empty(), "{log}");
 }
@@ -87,7 +112,12 @@ fn secrets_in_commands_and_after_newlines_stay_out_of_the_audit_trail() {
     // The secrets are in the command itself, after newlines (printf's \n), and in the output.
     let cmd = "export GITHUB_TOKEN=exportedTokenValue123; printf 'one\\nsk-proj-OpenAiKeyValue0123456789abcdef\\nid AKIAQWERTYUIOPASDFGH\\n'";
     env.talk(&id, cmd);
-    env.ok(&["talk", "-s", &id, "printf 'a\\nghp_R4nd0mGitHubT0kenAbCdEfGhIjKlMnOpQr\\n'"]);
+    env.ok(&[
+        "talk",
+        "-s",
+        &id,
+        "printf 'a\\nghp_R4nd0mGitHubT0kenAbCdEfGhIjKlMnOpQr\\n'",
+    ]);
     env.send_line(&id, "echo DB_PASSWORD=dbPassw0rdValue");
     let ev = events(&env, &id);
     assert!(leaked(&ev, &[]).is_empty(), "{ev}");
@@ -112,17 +142,41 @@ fn term_read_windows_through_a_private_key_leak_no_body_or_end_line() {
         }
     }
     // A character cap that cuts into the middle of a body line.
-    let v = env.ok_json(&["term-read", "-s", &id, "--max-lines", "8", "--max-chars", "150"]);
+    let v = env.ok_json(&[
+        "term-read",
+        "-s",
+        &id,
+        "--max-lines",
+        "8",
+        "--max-chars",
+        "150",
+    ]);
     assert!(leaked(s(&v, "text"), &body).is_empty(), "{v}");
     // Delta windows of 3 lines from before the key to the end.
-    let first = env.ok_json(&["term-read", "-s", &id, "--mode", "delta", "--max-lines", "200"]);
+    let first = env.ok_json(&[
+        "term-read",
+        "-s",
+        &id,
+        "--mode",
+        "delta",
+        "--max-lines",
+        "200",
+    ]);
     let mut marker = first["marker_id"].to_string();
     let v = env.ok_json(&["term-read", "-s", &id, "--mode", "viewport"]);
     assert!(leaked(s(&v, "text"), &body).is_empty(), "{v}");
     env.talk(&id, "cat key.pem; echo again");
     for _ in 0..20 {
         let v = env.ok_json(&[
-            "term-read", "-s", &id, "--mode", "delta", "--marker", &marker, "--max-lines", "3",
+            "term-read",
+            "-s",
+            &id,
+            "--mode",
+            "delta",
+            "--marker",
+            &marker,
+            "--max-lines",
+            "3",
         ]);
         assert!(leaked(s(&v, "text"), &body).is_empty(), "{v}");
         marker = v["marker_id"].to_string();
@@ -135,7 +189,14 @@ fn term_read_windows_through_a_private_key_leak_no_body_or_end_line() {
     for _ in 0..200 {
         let v = env.read(
             &id,
-            &["--since", &since.to_string(), "--max-bytes", "100", "--timeout-ms", "0"],
+            &[
+                "--since",
+                &since.to_string(),
+                "--max-bytes",
+                "100",
+                "--timeout-ms",
+                "0",
+            ],
         );
         assert!(leaked(s(&v, "output"), &body).is_empty(), "at {since}: {v}");
         let next = v["next_offset"].as_u64().expect("next_offset");

@@ -473,10 +473,7 @@ pub fn secret_lines() -> Vec<(String, String)> {
             "ghp_R4nd0mGitHubT0kenAbCdEfGhIjKlMnOpQr",
             "R4nd0mGitHubT0ken",
         ),
-        v(
-            "gho_0Auth0TokenXyZ0123456789abcdefGHIJKL",
-            "0Auth0TokenXyZ",
-        ),
+        v("gho_0Auth0TokenXyZ0123456789abcdefGHIJKL", "0Auth0TokenXyZ"),
         v(
             "github_pat_11ABCDEFG0123456789_fineGrainedPatValue42",
             "fineGrainedPatValue42",
