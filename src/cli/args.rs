@@ -29,14 +29,11 @@ pub struct Cli {
     )]
     pub state_dir: Option<PathBuf>,
 
-    /// Print the action's JSON object instead of human output.
-    ///
-    /// Secrets in it are redacted ([REDACTED:<category>]), as on every machine channel;
-    /// human output stays raw, as a terminal's scrollback is.
+    /// Print the action's JSON object instead of human output (secrets redacted).
     #[arg(long, global = true)]
     pub json: bool,
 
-    /// Do not redact secrets in --json output (also: KPTY_REDACT=off).
+    /// Keep secrets in --json output (also KPTY_REDACT=off).
     #[arg(long, global = true)]
     pub no_redact: bool,
 
