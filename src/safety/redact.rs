@@ -196,29 +196,30 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ]
 });
 
-/// The prefixes of bare tokens: a window that ends in the middle of one (more output may
+/// The prefixes of bare tokens, their category and the characters (beyond ASCII letters and
+/// digits) their rest may have: a window that ends in the middle of one (more output may
 /// complete it) has that last word replaced.
-const TOKEN_PREFIXES: &[(&str, &str)] = &[
-    ("sk-ant-", "anthropic_key"),
-    ("sk-", "api_key"),
-    ("sk_live_", "api_key"),
-    ("rk_live_", "api_key"),
-    ("hf_", "api_key"),
-    ("ghp_", "github_token"),
-    ("gho_", "github_token"),
-    ("ghu_", "github_token"),
-    ("ghs_", "github_token"),
-    ("ghr_", "github_token"),
-    ("github_pat_", "github_token"),
-    ("glpat-", "gitlab_token"),
-    ("AKIA", "aws_access_key"),
-    ("ASIA", "aws_access_key"),
-    ("eyJ", "jwt"),
-    ("xox", "slack_token"),
-    ("xapp-", "slack_token"),
-    ("AIza", "google_api_key"),
-    ("ya29.", "google_token"),
-    ("npm_", "npm_token"),
+const TOKEN_PREFIXES: &[(&str, &str, &str)] = &[
+    ("sk-ant-", "anthropic_key", "_-"),
+    ("sk-", "api_key", "_-"),
+    ("sk_live_", "api_key", ""),
+    ("rk_live_", "api_key", ""),
+    ("hf_", "api_key", ""),
+    ("ghp_", "github_token", ""),
+    ("gho_", "github_token", ""),
+    ("ghu_", "github_token", ""),
+    ("ghs_", "github_token", ""),
+    ("ghr_", "github_token", ""),
+    ("github_pat_", "github_token", "_"),
+    ("glpat-", "gitlab_token", "_-"),
+    ("AKIA", "aws_access_key", ""),
+    ("ASIA", "aws_access_key", ""),
+    ("eyJ", "jwt", "_-."),
+    ("xox", "slack_token", "-"),
+    ("xapp-", "slack_token", "-"),
+    ("AIza", "google_api_key", "_-"),
+    ("ya29.", "google_token", "_-"),
+    ("npm_", "npm_token", ""),
 ];
 
 /// The rules' compiled regexes, each compiled the first time its needles occur.
@@ -406,10 +407,14 @@ fn guard_tail(text: Cow<'_, str>) -> Cow<'_, str> {
         .rfind(|c: char| c.is_whitespace() || "\"'`=:,;()<>[]{}".contains(c))
         .map_or(0, |i| pem::ceil_boundary(&text, i + 1));
     let word = &text[word_at..];
-    if let Some((_, cat)) = TOKEN_PREFIXES
-        .iter()
-        .find(|(p, _)| word.len() > p.len() && word.starts_with(p))
-    {
+    if let Some((_, cat, _)) = TOKEN_PREFIXES.iter().find(|(p, _, extra)| {
+        word.strip_prefix(p).is_some_and(|rest| {
+            !rest.is_empty()
+                && rest
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || extra.contains(c))
+        })
+    }) {
         return Cow::Owned(format!("{}{PLACEHOLDER_PREFIX}{cat}]", &text[..word_at]));
     }
     // `scheme://user:pass` with its `@` still to come.
@@ -419,10 +424,12 @@ fn guard_tail(text: Cow<'_, str>) -> Cow<'_, str> {
     let url = &text[url_at..];
     if let Some(p) = url.find("://") {
         let rest = &url[p + 3..];
+        // (`host:8080` is a port, not a password.)
         if let Some(colon) = rest.rfind(':')
             && !rest.contains(['@', '/'])
             && colon + 1 < rest.len()
             && !rest[colon + 1..].starts_with(PLACEHOLDER_PREFIX)
+            && !rest[colon + 1..].bytes().all(|b| b.is_ascii_digit())
         {
             let cut = url_at + p + 3 + colon + 1;
             return Cow::Owned(format!("{}{PLACEHOLDER_PREFIX}password]", &text[..cut]));

@@ -308,6 +308,14 @@ fn a_window_ending_inside_a_token_hides_its_start() {
     );
     assert_eq!(redact_window("", "ask sk-", ""), "ask sk-");
     assert_eq!(
+        redact_window("", "echo $npm_config_cache", ""),
+        "echo $npm_config_cache"
+    );
+    assert_eq!(
+        redact_window("", "listening on http://127.0.0.1:8201", ""),
+        "listening on http://127.0.0.1:8201"
+    );
+    assert_eq!(
         redact_window("", "ghp_abc", "d"),
         "ghp_abc",
         "a complete short word is no token"
