@@ -67,25 +67,31 @@ fn truncate(text: &str, total: Option<usize>) -> String {
 }
 
 /// A copy of `v` whose strings are redacted and no longer than the serialization that
-/// will be kept can use (`budget` bytes in all); `short` is set when anything was cut.
-fn redacted_copy(v: &Value, budget: &mut usize, short: &mut bool) -> Value {
+/// will be kept can use (`budget` bytes in all); `short` is set when anything was cut. `key`:
+/// the object key `v` is stored under (a string under a key that names a secret goes whole).
+fn redacted_copy(v: &Value, key: Option<&str>, budget: &mut usize, short: &mut bool) -> Value {
     match v {
         Value::String(s) => {
             if *budget == 0 {
                 *short |= !s.is_empty();
                 return Value::String(String::new());
             }
-            let (red, whole) = redacted_head(s, *budget);
+            let (head, whole) = match key {
+                Some(k) if s.len() <= *budget => (redact::redact_entry(k, s), true),
+                _ => redacted_head(s, *budget),
+            };
             *short |= !whole;
-            *budget = budget.saturating_sub(red.len());
-            Value::String(red.into_owned())
+            *budget = budget.saturating_sub(head.len());
+            Value::String(head.into_owned())
         }
-        Value::Array(a) => {
-            Value::Array(a.iter().map(|x| redacted_copy(x, budget, short)).collect())
-        }
+        Value::Array(a) => Value::Array(
+            a.iter()
+                .map(|x| redacted_copy(x, None, budget, short))
+                .collect(),
+        ),
         Value::Object(o) => Value::Object(
             o.iter()
-                .map(|(k, x)| (k.clone(), redacted_copy(x, budget, short)))
+                .map(|(k, x)| (k.clone(), redacted_copy(x, Some(k), budget, short)))
                 .collect(),
         ),
         other => other.clone(),
@@ -145,7 +151,7 @@ fn json_prefix(v: &Value, limit: usize) -> (String, bool) {
 fn response_field(v: &Value) -> String {
     let limit = FIELD_CAP + REDACT_MARGIN;
     let (mut budget, mut short) = (limit, false);
-    let red = redacted_copy(v, &mut budget, &mut short);
+    let red = redacted_copy(v, None, &mut budget, &mut short);
     let (text, cut) = json_prefix(&red, limit);
     if !cut && !short && text.len() <= FIELD_CAP {
         return text;
@@ -327,6 +333,23 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn an_event_never_carries_a_secret(
+            (secret, value) in crate::safety::redact::tests::secret(),
+            pre in crate::safety::redact::tests::surrounding(),
+            pad in 0usize..(FIELD_CAP + REDACT_MARGIN),
+            big in proptest::bool::ANY,
+        ) {
+            // After a newline, anywhere up to and across the cap, in the command and the
+            // response alike.
+            let fill = if big { "z".repeat(pad) } else { String::new() };
+            let text = format!("{fill}{pre}\n{secret}\nafter");
+            let field = response_field(&json!({"ok": true, "output": text, "n": 1}));
+            proptest::prop_assert!(!field.contains(&value), "{}", &field[field.len().saturating_sub(300)..]);
+            let command = cap(&text);
+            proptest::prop_assert!(!command.contains(&value));
+        }
+
         #[test]
         fn response_fields_never_cut_a_character(n in 0usize..200, pad in "\\PC{0,3}") {
             let v = json!({"output": format!("{pad}{}", "é€😀".repeat(FIELD_CAP / 9 + n))});

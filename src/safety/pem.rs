@@ -70,15 +70,15 @@ pub fn blocks(text: &str) -> Vec<(usize, usize)> {
             from = whole.end();
             continue;
         }
-        let end = block_end(text, whole.start(), whole.end());
+        let end = block_end(text, whole.end());
         out.push((whole.start(), end));
         from = end.max(whole.end());
     }
     out
 }
 
-/// Where the block whose BEGIN marker spans `begin..marker_end` ends.
-fn block_end(text: &str, _begin: usize, marker_end: usize) -> usize {
+/// Where the block whose BEGIN marker ends at `marker_end` ends.
+fn block_end(text: &str, marker_end: usize) -> usize {
     let first_end = line_end(text, marker_end);
     // An END on the BEGIN line itself (a key written with escaped newlines).
     if let Some(e) = MARKER

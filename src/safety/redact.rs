@@ -473,7 +473,35 @@ pub fn byte_window_context(bytes: &[u8], start: usize, end: usize) -> (String, S
     )
 }
 
-/// Redact every string in a JSON value, in place (object keys are names, left alone).
+/// A JSON key that names a secret (`password`, `client_secret`, `GITHUB_TOKEN` …).
+static SECRET_KEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)^[a-z0-9_.-]*(?:{SECRET_WORDS})(?:[_.-][a-z0-9]+)*$"
+    ))
+    .expect("the secret-key regex is valid")
+});
+
+/// The string `value` stored under the JSON key `key`, redacted: wholly when the key names a
+/// secret (`{"password": "…"}`), else by [`redact`].
+#[must_use]
+pub fn redact_entry<'a>(key: &str, value: &'a str) -> Cow<'a, str> {
+    if !value.is_empty()
+        && !value.starts_with(PLACEHOLDER_PREFIX)
+        && NEEDLES.0.is_match(key)
+        && SECRET_KEY.is_match(key)
+    {
+        let cat = if key.to_ascii_lowercase().contains("pass") {
+            "password"
+        } else {
+            "secret"
+        };
+        return Cow::Owned(format!("{PLACEHOLDER_PREFIX}{cat}]"));
+    }
+    redact(value)
+}
+
+/// Redact every string in a JSON value, in place; a string under a key that names a secret
+/// is replaced whole ([`redact_entry`]).
 pub fn redact_value(v: &mut Value) {
     match v {
         Value::String(s) => {
@@ -482,11 +510,22 @@ pub fn redact_value(v: &mut Value) {
             }
         }
         Value::Array(a) => a.iter_mut().for_each(redact_value),
-        Value::Object(o) => o.values_mut().for_each(redact_value),
+        Value::Object(o) => {
+            for (k, x) in o.iter_mut() {
+                match x {
+                    Value::String(s) => {
+                        if let Cow::Owned(r) = redact_entry(k, s) {
+                            *s = r;
+                        }
+                    }
+                    other => redact_value(other),
+                }
+            }
+        }
         _ => {}
     }
 }
 
 #[cfg(test)]
 #[path = "redact_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -323,6 +323,19 @@ fn a_window_ending_inside_a_token_hides_its_start() {
 }
 
 #[test]
+fn strings_under_secret_keys_are_replaced_whole() {
+    let mut v = serde_json::json!({"password": "hunter 2", "GITHUB_TOKEN": "abc", "client_secret": "x",
+        "input_tokens": "12", "session_id": "pty_1", "nested": [{"api_key": "k1"}], "token_count": 3});
+    redact_value(&mut v);
+    assert_eq!(
+        v,
+        serde_json::json!({"password": "[REDACTED:password]", "GITHUB_TOKEN": "[REDACTED:secret]",
+            "client_secret": "[REDACTED:secret]", "input_tokens": "12", "session_id": "pty_1",
+            "nested": [{"api_key": "[REDACTED:secret]"}], "token_count": 3})
+    );
+}
+
+#[test]
 fn values_are_redacted_before_encoding() {
     let mut v = serde_json::json!({"output": "ok\nghp_0123456789abcdefghij0123456789abcdef\nexport GITHUB_TOKEN=abc\n", "n": [1, "AKIAIOSFODNN7EXAMPLE"]});
     redact_value(&mut v);
@@ -333,7 +346,7 @@ fn values_are_redacted_before_encoding() {
 }
 
 /// A secret of each category, with the part that must never survive.
-fn secret() -> impl Strategy<Value = (String, String)> {
+pub(crate) fn secret() -> impl Strategy<Value = (String, String)> {
     prop_oneof![
         "[A-Za-z0-9]{30,48}".prop_map(|b| (format!("sk-{b}"), b)),
         "[A-Za-z0-9_-]{30,60}".prop_map(|b| (format!("sk-ant-api03-{b}"), b)),
@@ -384,7 +397,7 @@ fn secret() -> impl Strategy<Value = (String, String)> {
 }
 
 /// Text around a secret: anything, ending (or starting) with a separator.
-fn surrounding() -> impl Strategy<Value = String> {
+pub(crate) fn surrounding() -> impl Strategy<Value = String> {
     (
         "[ -~]{0,20}|\\PC{0,20}|(\\PC{0,10}\n){0,3}",
         prop::sample::select(vec![
