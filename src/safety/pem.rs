@@ -30,9 +30,33 @@ static MARKER: LazyLock<Regex> = LazyLock::new(|| {
         .expect("the key marker regex is valid")
 });
 
-/// A key-body line: base64, an armor header (`Proc-Type: 4,ENCRYPTED`), or blank; an
-/// optional leading line number (`cat -n`) is allowed.
+/// `line` without its ANSI CSI sequences (a colouring pager's `ESC [ … m`).
+fn without_csi(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('\x1b') {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            chars.next();
+            // Parameters and intermediates, then one final byte in @..~.
+            for f in chars.by_ref() {
+                if ('@'..='~').contains(&f) {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A key-body line: base64, an armor header (`Proc-Type: 4,ENCRYPTED`), or blank; colour
+/// codes and a leading line number (`cat -n`) are allowed.
 fn body_like(line: &str) -> bool {
+    let line = without_csi(line);
     let mut l = line.trim();
     if let Some(rest) = l
         .strip_prefix(|c: char| c.is_ascii_digit())
@@ -67,6 +91,10 @@ pub fn blocks(text: &str) -> Vec<(usize, usize)> {
     while let Some(m) = MARKER.captures_at(text, from) {
         let Some(whole) = m.get(0) else { break };
         if &m["kind"] != "BEGIN" {
+            // An END without its BEGIN (the text starts inside a key): the key-body lines
+            // just above it belong to the block too.
+            let start = body_start(&text[from..whole.start()]).map_or(whole.start(), |s| from + s);
+            out.push((start, whole.end()));
             from = whole.end();
             continue;
         }
@@ -75,6 +103,25 @@ pub fn blocks(text: &str) -> Vec<(usize, usize)> {
         from = end.max(whole.end());
     }
     out
+}
+
+/// Where the key-body lines that end `text` (just above an END marker) start; `None` when
+/// there are none.
+fn body_start(text: &str) -> Option<usize> {
+    // The END marker's line, from its start up to the marker.
+    let mut start = text.rfind('\n').map_or(0, |i| i + 1);
+    for _ in 0..MAX_BLOCK_LINES {
+        if start == 0 {
+            break;
+        }
+        let above = text[..start - 1].rfind('\n').map_or(0, |i| i + 1);
+        if !body_like(&text[above..start - 1]) {
+            break;
+        }
+        start = above;
+    }
+    let line = text.rfind('\n').map_or(0, |i| i + 1);
+    (start < line).then_some(start)
 }
 
 /// Where the block whose BEGIN marker ends at `marker_end` ends.
@@ -187,6 +234,30 @@ mod tests {
         assert_eq!(blocks(cut), vec![(0, cut.len())]);
         let headers = "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0A\n\nMIIE";
         assert_eq!(blocks(headers), vec![(0, headers.len())]);
+    }
+
+    #[test]
+    fn an_end_without_its_begin_takes_the_body_above_it() {
+        let t = "$ less key\nMIIEpAIB\nx+/y=\n-----END RSA PRIVATE KEY-----\n$ ";
+        let b = blocks(t);
+        assert_eq!(
+            &t[b[0].0..b[0].1],
+            "MIIEpAIB\nx+/y=\n-----END RSA PRIVATE KEY-----"
+        );
+    }
+
+    #[test]
+    fn a_lone_end_line_is_only_its_marker() {
+        let t = "$ echo -----END PRIVATE KEY-----";
+        assert_eq!(blocks(t), vec![(7, t.len())]);
+    }
+
+    #[test]
+    fn coloured_bodies_are_bodies() {
+        let t =
+            "-----BEGIN EC PRIVATE KEY-----\n\x1b[32mMHcCAQEE\x1b[0m\n\x1b[32mAoGBAK\x1b[0m\n$ ls";
+        let b = blocks(t);
+        assert!(t[b[0].0..b[0].1].ends_with("AoGBAK\x1b[0m"), "{b:?}");
     }
 
     #[test]
