@@ -218,6 +218,21 @@ pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, sta
         }
         _ => ctx.state.registry_events(),
     };
+    // The other free-text fields (a label, an agent id) are redacted too.
+    let mut event = event;
+    for k in [
+        "agent_id",
+        "owner_session_id",
+        "label",
+        "cli_type",
+        "session_id",
+    ] {
+        if let Some(Value::String(v)) = event.get_mut(k)
+            && let Cow::Owned(r) = redact::redact(v)
+        {
+            *v = r;
+        }
+    }
     let mut line = event.clone();
     if path == ctx.state.registry_events() {
         line["event"] = json!("traffic");

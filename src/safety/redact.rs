@@ -41,7 +41,7 @@ enum Cat {
 const VALUE: &str = r#"(?:"(?<v1>[^"\n]*)"|'(?<v2>[^'\n]*)'|(?<v3>[^\s"'`,;&]+))"#;
 
 /// Keywords that make a name a secret's name (`DB_PASSWORD`, `client_secret`, `api-key` …).
-const SECRET_WORDS: &str = "password|passwd|passphrase|secret|token|api_?key|api-key|apikey|access_?key|access-key|secret_?key|private_?key|auth_?key|credentials?";
+const SECRET_WORDS: &str = "password|passwd|passphrase|[_-]pwd|secret|token|api_?key|api-key|apikey|access_?key|access-key|secret_?key|private_?key|auth_?key|credentials?";
 
 /// One redaction rule: the literals that must occur for it to match, its pattern, what the
 /// replaced range is (group `v`, `v1`..`v3`, or the whole match) and its category.
@@ -81,6 +81,8 @@ const NAME_NEEDLES: &[&str] = &[
     "auth_key",
     "authkey",
     "credential",
+    "_pwd",
+    "-pwd",
 ];
 
 /// A token has a digit or punctuation: `Bearer authentication` is prose, not a token.
@@ -115,16 +117,26 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             check: None,
         },
         Rule {
+            // `pass=` / `db_pass:` (but not `bypass:`: a bare `pass` must start the name or
+            // follow a separator).
+            needles: &["pass"],
+            pattern: Cow::Owned(format!(
+                r#"(?i)(?:^|[^a-z0-9_]|\\[nrt])(?<name>(?:[a-z0-9]+[_.-])*pass)["']?[ \t]*[:=][ \t]*{VALUE}"#
+            )),
+            cat: Cat::ByName,
+            check: None,
+        },
+        Rule {
             needles: NAME_NEEDLES,
             pattern: Cow::Owned(format!(
-                r#"(?i)(?:^|[\s"'])--(?<name>password|passwd|passphrase|token|secret|api-key|apikey|access-token|auth-token)[ \t]+{VALUE}"#
+                r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])--(?<name>password|passwd|passphrase|token|secret|api-key|apikey|access-token|auth-token)[ \t]+{VALUE}"#
             )),
             cat: Cat::ByName,
             check: None,
         },
         rule(
             &["://"],
-            r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:(?<v>[^\s@/"'<>]+)@"#,
+            r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:(?<v>[^\s/"'<>]+)@"#,
             "password",
         ),
         Rule {
@@ -182,7 +194,7 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         ),
         rule(
             &["xox", "xapp-"],
-            r"(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-[0-9]+-[A-Za-z0-9-]{10,})",
+            r"(?:xox[abeposr]-[A-Za-z0-9-]{10,}|xapp-[0-9]+-[A-Za-z0-9-]{10,})",
             "slack_token",
         ),
         rule(
@@ -249,6 +261,16 @@ fn compiled(i: usize) -> Option<&'static Regex> {
     Some(cell.get_or_init(|| Regex::new(&rule.pattern).expect("redaction patterns are valid")))
 }
 
+/// `password` for a name that says so (`DB_PASSWORD`, `passwd`, `MYSQL_PWD`), else `secret`.
+fn name_category(name: &str) -> &'static str {
+    let n = name.to_ascii_lowercase();
+    if n.contains("pass") || n.contains("pwd") {
+        "password"
+    } else {
+        "secret"
+    }
+}
+
 /// A range to replace and its category.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Span {
@@ -301,17 +323,7 @@ fn spans(text: &str) -> Vec<Span> {
             }
             let cat = match r.cat {
                 Cat::Fixed(c) => c,
-                Cat::ByName => {
-                    let name = c
-                        .name("name")
-                        .map_or("", |n| n.as_str())
-                        .to_ascii_lowercase();
-                    if name.contains("pass") {
-                        "password"
-                    } else {
-                        "secret"
-                    }
-                }
+                Cat::ByName => name_category(c.name("name").map_or("", |n| n.as_str())),
             };
             out.push(Span {
                 start: v.start(),
@@ -490,11 +502,7 @@ pub fn redact_entry<'a>(key: &str, value: &'a str) -> Cow<'a, str> {
         && NEEDLES.0.is_match(key)
         && SECRET_KEY.is_match(key)
     {
-        let cat = if key.to_ascii_lowercase().contains("pass") {
-            "password"
-        } else {
-            "secret"
-        };
+        let cat = name_category(key);
         return Cow::Owned(format!("{PLACEHOLDER_PREFIX}{cat}]"));
     }
     redact(value)

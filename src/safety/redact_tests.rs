@@ -110,6 +110,12 @@ fn assignments_keep_their_name() {
             "DB_PASSWORD=[REDACTED:password] ./run",
         ),
         ("APP_SECRET=abc", "APP_SECRET=[REDACTED:secret]"),
+        (
+            "MYSQL_PWD=hunter2 mysql",
+            "MYSQL_PWD=[REDACTED:password] mysql",
+        ),
+        ("user=bob pass=hunter2", "user=bob pass=[REDACTED:password]"),
+        ("db_pass: hunter2", "db_pass: [REDACTED:password]"),
         ("password=hunter2", "password=[REDACTED:password]"),
         ("passwd: hunter2", "passwd: [REDACTED:password]"),
         (
@@ -192,6 +198,10 @@ fn url_passwords() {
         "git clone https://user:[REDACTED:password]@github.com/x/y"
     );
     assert_eq!(
+        r("mongodb+srv://app:p@ss:w0rd@cluster0.example.net/db"),
+        "mongodb+srv://app:[REDACTED:password]@cluster0.example.net/db"
+    );
+    assert_eq!(
         r("redis://:s3cret@cache:6379"),
         "redis://:[REDACTED:password]@cache:6379"
     );
@@ -248,6 +258,9 @@ fn public_material_and_ordinary_text_unchanged_and_borrowed() {
         "Password: ",
         "[sudo] password for bob: ",
         "input_tokens: 1234",
+        "bypass: true",
+        "PWD=/home/bob OLDPWD=/tmp",
+        "compass=north",
         "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkq\n-----END PUBLIC KEY-----",
         "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+g\n-----END CERTIFICATE-----",
         "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC user@host",
@@ -364,7 +377,7 @@ pub(crate) fn secret() -> impl Strategy<Value = (String, String)> {
             "[A-Za-z0-9_-]{20,43}"
         )
             .prop_map(|(a, b, c)| (format!("eyJ{a}.eyJ{b}.{c}"), format!("{a}.eyJ{b}"))),
-        ("[abpors]", "[0-9]{10}-[A-Za-z0-9]{24}").prop_map(|(k, b)| (format!("xox{k}-{b}"), b)),
+        ("[abeposr]", "[0-9]{10}-[A-Za-z0-9]{24}").prop_map(|(k, b)| (format!("xox{k}-{b}"), b)),
         "[A-Za-z0-9_-]{35}".prop_map(|b| (format!("AIza{b}"), b)),
         "[A-Za-z0-9]{36}".prop_map(|b| (format!("npm_{b}"), b)),
         "[A-Za-z0-9._~+/-]{12,40}".prop_map(|b| (format!("Authorization: Bearer {b}x1"), b)),
@@ -376,7 +389,14 @@ pub(crate) fn secret() -> impl Strategy<Value = (String, String)> {
                 "APP_SECRET=",
                 "export GITHUB_TOKEN=",
                 "\"password\": ",
-                "api_key: "
+                "api_key: ",
+                "MYSQL_PWD=",
+                "pass=",
+                "--password ",
+                "client_secret: ",
+                "x-api-key: ",
+                "Token: ",
+                "\"SecretAccessKey\": ",
             ]),
             "[A-Za-z0-9!#%*+./?@^_~-]{8,30}"
         )
