@@ -22,7 +22,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
     $completions = @(switch ($command) {
         'kpty' {
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -64,14 +65,16 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label to name the session by')
             [CompletionResult]::new('--cli-type', '--cli-type', [CompletionResultType]::ParameterName, 'Kind of program in the terminal (e.g. bash, claude)')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'kpty;list' {
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -87,7 +90,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--max-chars', '--max-chars', [CompletionResultType]::ParameterName, 'Return at most N characters of output, the end kept (default: all)')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Type even when another program holds the foreground: for a nested shell (ssh, su, docker exec …), completion by a POSIX sentinel')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -103,7 +107,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--max-chars', '--max-chars', [CompletionResultType]::ParameterName, 'Return at most N characters of output, the end kept (default: all)')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Type even when another program holds the foreground: for a nested shell (ssh, su, docker exec …), completion by a POSIX sentinel')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -114,7 +119,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The session owned by this agent (resolved; exactly one must match)')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'The session with this label (resolved; exactly one must match)')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -131,7 +137,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--strip-ansi', '--strip-ansi', [CompletionResultType]::ParameterName, 'Remove ANSI escape sequences')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Keep printing new output until the session ends or you interrupt')
             [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Keep printing new output until the session ends or you interrupt')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -148,7 +155,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
             [CompletionResult]::new('--no-merge-wrapped', '--no-merge-wrapped', [CompletionResultType]::ParameterName, 'Keep soft-wrapped rows as separate lines')
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Redraw the visible screen whenever the session prints, until interrupted')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -161,7 +169,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--cols', '--cols', [CompletionResultType]::ParameterName, 'Columns')
             [CompletionResult]::new('--rows', '--rows', [CompletionResultType]::ParameterName, 'Rows')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -172,14 +181,16 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The session owned by this agent')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'The session with this label')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'kpty;help' {
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -190,7 +201,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--owner-session-id', '--owner-session-id', [CompletionResultType]::ParameterName, 'Owner session id')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'Label')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -201,7 +213,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--owner-session-id', '--owner-session-id', [CompletionResultType]::ParameterName, 'Owner session id')
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'Label')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -213,7 +226,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label to name the session by')
             [CompletionResult]::new('--cli-type', '--cli-type', [CompletionResultType]::ParameterName, 'Kind of program in the terminal (e.g. bash, claude)')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -228,7 +242,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label to name the session by')
             [CompletionResult]::new('--cli-type', '--cli-type', [CompletionResultType]::ParameterName, 'Kind of program in the terminal (e.g. bash, claude)')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -236,14 +251,16 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
         'kpty;unregister' {
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Also remove a leader''s session')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'kpty;heartbeat' {
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -251,7 +268,8 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
         'kpty;prune' {
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Also remove local sessions whose shell has ended or whose holder is gone')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -267,14 +285,16 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--blocked-only', '--blocked-only', [CompletionResultType]::ParameterName, 'Only blocked (dangerous) commands')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Keep printing new events as they are recorded')
             [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Keep printing new events as they are recorded')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'kpty;mcp' {
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
@@ -282,21 +302,24 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
         'kpty;serve' {
             [CompletionResult]::new('--port', '--port', [CompletionResultType]::ParameterName, 'Port to listen on; when taken, the next free one (up to +20). 0: any free port. Default: KURORYUU_PTY_BRIDGE_PORT or 8201')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'kpty;__holder' {
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'kpty;__generate-assets' {
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break

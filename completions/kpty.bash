@@ -89,7 +89,7 @@ _kpty() {
 
     case "${cmd}" in
         kpty)
-            opts="-h -V --state-dir --json --help --version create list talk run send-line read term-read resize kill help resolve send-line-to-agent update-ownership register unregister heartbeat prune log mcp serve __holder __generate-assets"
+            opts="-h -V --state-dir --json --no-redact --help --version create list talk run send-line read term-read resize kill help resolve send-line-to-agent update-ownership register unregister heartbeat prune log mcp serve __holder __generate-assets"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -107,7 +107,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd____generate__subcmd__assets)
-            opts="-h --state-dir --json --help"
+            opts="-h --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -125,7 +125,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd____holder)
-            opts="-h --state-dir --json --help"
+            opts="-h --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -143,7 +143,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__create)
-            opts="-h --shell --cwd --cols --rows --scrollback --env --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --help"
+            opts="-h --shell --cwd --cols --rows --scrollback --env --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -205,7 +205,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__heartbeat)
-            opts="-h --state-dir --json --help"
+            opts="-h --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -223,7 +223,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__help)
-            opts="-h --state-dir --json --help"
+            opts="-h --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -241,7 +241,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__kill)
-            opts="-s -h --session --agent --label --state-dir --json --help"
+            opts="-s -h --session --agent --label --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -275,7 +275,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__list)
-            opts="-h --state-dir --json --help"
+            opts="-h --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -293,7 +293,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__log)
-            opts="-s -f -h --session --agent --action --errors-only --blocked-only --since --follow --state-dir --json --help"
+            opts="-s -f -h --session --agent --action --errors-only --blocked-only --since --follow --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -331,7 +331,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__mcp)
-            opts="-h --state-dir --json --help"
+            opts="-h --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -349,7 +349,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__prune)
-            opts="-h --force --state-dir --json --help"
+            opts="-h --force --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -367,7 +367,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__read)
-            opts="-s -f -h --session --agent --label --max-bytes --timeout-ms --since --strip-ansi --follow --state-dir --json --help"
+            opts="-s -f -h --session --agent --label --max-bytes --timeout-ms --since --strip-ansi --follow --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -413,7 +413,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__register)
-            opts="-h --desktop-url --source --pid --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --help"
+            opts="-h --desktop-url --source --pid --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -463,7 +463,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__resize)
-            opts="-s -h --session --agent --label --cols --rows --state-dir --json --help"
+            opts="-s -h --session --agent --label --cols --rows --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -505,7 +505,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__resolve)
-            opts="-h --agent-id --agent --owner-session-id --label --state-dir --json --help"
+            opts="-h --agent-id --agent --owner-session-id --label --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -539,7 +539,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__send__subcmd__line)
-            opts="-s -h --session --agent --label --state-dir --json --help"
+            opts="-s -h --session --agent --label --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -573,7 +573,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__send__subcmd__line__subcmd__to__subcmd__agent)
-            opts="-h --agent-id --agent --owner-session-id --label --state-dir --json --help"
+            opts="-h --agent-id --agent --owner-session-id --label --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -607,7 +607,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__serve)
-            opts="-h --port --state-dir --json --help"
+            opts="-h --port --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -629,7 +629,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__talk)
-            opts="-s -t -h --session --agent --label --timeout-ms --sentinel --max-chars --force --state-dir --json --help"
+            opts="-s -t -h --session --agent --label --timeout-ms --sentinel --max-chars --force --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -679,7 +679,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__term__subcmd__read)
-            opts="-s -h --session --agent --label --mode --max-lines --max-chars --marker --no-merge-wrapped --watch --state-dir --json --help"
+            opts="-s -h --session --agent --label --mode --max-lines --max-chars --marker --no-merge-wrapped --watch --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -729,7 +729,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__unregister)
-            opts="-h --force --state-dir --json --help"
+            opts="-h --force --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -747,7 +747,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__update__subcmd__ownership)
-            opts="-h --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --help"
+            opts="-h --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -19,7 +19,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
     var completions = [
         &'kpty'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -60,13 +61,15 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --label 'A label to name the session by'
             cand --cli-type 'Kind of program in the terminal (e.g. bash, claude)'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'kpty;list'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -81,7 +84,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --max-chars 'Return at most N characters of output, the end kept (default: all)'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --force 'Type even when another program holds the foreground: for a nested shell (ssh, su, docker exec …), completion by a POSIX sentinel'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -96,7 +100,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --max-chars 'Return at most N characters of output, the end kept (default: all)'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --force 'Type even when another program holds the foreground: for a nested shell (ssh, su, docker exec …), completion by a POSIX sentinel'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -106,7 +111,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --agent 'The session owned by this agent (resolved; exactly one must match)'
             cand --label 'The session with this label (resolved; exactly one must match)'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -122,7 +128,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --strip-ansi 'Remove ANSI escape sequences'
             cand -f 'Keep printing new output until the session ends or you interrupt'
             cand --follow 'Keep printing new output until the session ends or you interrupt'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -138,7 +145,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --no-merge-wrapped 'Keep soft-wrapped rows as separate lines'
             cand --watch 'Redraw the visible screen whenever the session prints, until interrupted'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -150,7 +158,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --cols 'Columns'
             cand --rows 'Rows'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -160,13 +169,15 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --agent 'The session owned by this agent'
             cand --label 'The session with this label'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'kpty;help'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -176,7 +187,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --owner-session-id 'Owner session id'
             cand --label 'Label'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -186,7 +198,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --owner-session-id 'Owner session id'
             cand --label 'Label'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -197,7 +210,8 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --label 'A label to name the session by'
             cand --cli-type 'Kind of program in the terminal (e.g. bash, claude)'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -211,27 +225,31 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --label 'A label to name the session by'
             cand --cli-type 'Kind of program in the terminal (e.g. bash, claude)'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'kpty;unregister'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --force 'Also remove a leader''s session'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'kpty;heartbeat'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'kpty;prune'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --force 'Also remove local sessions whose shell has ended or whose holder is gone'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
@@ -246,32 +264,37 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --blocked-only 'Only blocked (dangerous) commands'
             cand -f 'Keep printing new events as they are recorded'
             cand --follow 'Keep printing new events as they are recorded'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'kpty;mcp'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'kpty;serve'= {
             cand --port 'Port to listen on; when taken, the next free one (up to +20). 0: any free port. Default: KURORYUU_PTY_BRIDGE_PORT or 8201'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;__holder'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }
         &'kpty;__generate-assets'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
         }

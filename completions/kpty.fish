@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kpty_global_optspecs
-    string join \n state-dir= json h/help V/version
+    string join \n state-dir= json no-redact h/help V/version
 end
 
 function __fish_kpty_needs_command
@@ -25,7 +25,8 @@ function __fish_kpty_using_subcommand
 end
 
 complete -c kpty -n "__fish_kpty_needs_command" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_needs_command" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_needs_command" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_needs_command" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kpty -n "__fish_kpty_needs_command" -s V -l version -d 'Print version'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "create" -d 'Start a new terminal session; prints its id once the shell\'s first prompt is up'
@@ -63,10 +64,12 @@ worker\t''"
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l label -d 'A label to name the session by' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l cli-type -d 'Kind of program in the terminal (e.g. bash, claude)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand create" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand create" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand list" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand list" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand list" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand list" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand list" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
@@ -76,7 +79,8 @@ complete -c kpty -n "__fish_kpty_using_subcommand talk" -l sentinel -d 'Use the 
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l max-chars -d 'Return at most N characters of output, the end kept (default: all)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l force -d 'Type even when another program holds the foreground: for a nested shell (ssh, su, docker exec …), completion by a POSIX sentinel'
-complete -c kpty -n "__fish_kpty_using_subcommand talk" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand talk" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand talk" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kpty -n "__fish_kpty_using_subcommand run" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
@@ -86,13 +90,15 @@ complete -c kpty -n "__fish_kpty_using_subcommand run" -l sentinel -d 'Use the s
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l max-chars -d 'Return at most N characters of output, the end kept (default: all)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l force -d 'Type even when another program holds the foreground: for a nested shell (ssh, su, docker exec …), completion by a POSIX sentinel'
-complete -c kpty -n "__fish_kpty_using_subcommand run" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand run" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand run" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l label -d 'The session with this label (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand read" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
@@ -103,7 +109,8 @@ complete -c kpty -n "__fish_kpty_using_subcommand read" -l since -d 'Read from t
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l strip-ansi -d 'Remove ANSI escape sequences'
 complete -c kpty -n "__fish_kpty_using_subcommand read" -s f -l follow -d 'Keep printing new output until the session ends or you interrupt'
-complete -c kpty -n "__fish_kpty_using_subcommand read" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand read" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand read" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand read" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
@@ -117,7 +124,8 @@ complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l marker -d 'With 
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l no-merge-wrapped -d 'Keep soft-wrapped rows as separate lines'
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l watch -d 'Redraw the visible screen whenever the session prints, until interrupted'
-complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
@@ -125,28 +133,33 @@ complete -c kpty -n "__fish_kpty_using_subcommand resize" -l label -d 'The sessi
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l cols -d 'Columns' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l rows -d 'Rows' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand resize" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand resize" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand resize" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand kill" -s s -l session -d 'The same, as the other commands spell it' -r
 complete -c kpty -n "__fish_kpty_using_subcommand kill" -l agent -d 'The session owned by this agent' -r
 complete -c kpty -n "__fish_kpty_using_subcommand kill" -l label -d 'The session with this label' -r
 complete -c kpty -n "__fish_kpty_using_subcommand kill" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand kill" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand kill" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand kill" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand kill" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand help" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand help" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand help" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand help" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand help" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l agent -l agent-id -d 'Owner agent id (primary routing key)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l owner-session-id -d 'Owner session id' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l label -d 'Label' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand resolve" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l agent -l agent-id -d 'Owner agent id (primary routing key)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l owner-session-id -d 'Owner session id' -r
 complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l label -d 'Label' -r
 complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l owner-agent-id -d 'Owner agent id (routing identity)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l owner-session-id -d 'Owner session id' -r
@@ -155,7 +168,8 @@ worker\t''"
 complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l label -d 'A label to name the session by' -r
 complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l cli-type -d 'Kind of program in the terminal (e.g. bash, claude)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand update-ownership" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand register" -l desktop-url -d 'The bridge that serves it (e.g. http://127.0.0.1:8201)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand register" -l source -d 'Where it lives (default: desktop)' -r
@@ -167,18 +181,22 @@ worker\t''"
 complete -c kpty -n "__fish_kpty_using_subcommand register" -l label -d 'A label to name the session by' -r
 complete -c kpty -n "__fish_kpty_using_subcommand register" -l cli-type -d 'Kind of program in the terminal (e.g. bash, claude)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand register" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand register" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand register" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand register" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand register" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand unregister" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand unregister" -l force -d 'Also remove a leader\'s session'
-complete -c kpty -n "__fish_kpty_using_subcommand unregister" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand unregister" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand unregister" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand unregister" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand heartbeat" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand heartbeat" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand heartbeat" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand heartbeat" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand heartbeat" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand prune" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand prune" -l force -d 'Also remove local sessions whose shell has ended or whose holder is gone'
-complete -c kpty -n "__fish_kpty_using_subcommand prune" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand prune" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand prune" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand prune" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand log" -s s -l session -d 'Only this session (id)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand log" -l agent -d 'Only events of this agent' -r
@@ -188,18 +206,23 @@ complete -c kpty -n "__fish_kpty_using_subcommand log" -l state-dir -d 'State di
 complete -c kpty -n "__fish_kpty_using_subcommand log" -l errors-only -d 'Only failed actions'
 complete -c kpty -n "__fish_kpty_using_subcommand log" -l blocked-only -d 'Only blocked (dangerous) commands'
 complete -c kpty -n "__fish_kpty_using_subcommand log" -s f -l follow -d 'Keep printing new events as they are recorded'
-complete -c kpty -n "__fish_kpty_using_subcommand log" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand log" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand log" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand log" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand mcp" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand mcp" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand mcp" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand mcp" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand mcp" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand serve" -l port -d 'Port to listen on; when taken, the next free one (up to +20). 0: any free port. Default: KURORYUU_PTY_BRIDGE_PORT or 8201' -r
 complete -c kpty -n "__fish_kpty_using_subcommand serve" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand serve" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand serve" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand serve" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kpty -n "__fish_kpty_using_subcommand __holder" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand __holder" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand __holder" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand __holder" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand __holder" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand __generate-assets" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand __generate-assets" -l json -d 'Print the action\'s JSON object instead of human output'
+complete -c kpty -n "__fish_kpty_using_subcommand __generate-assets" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand __generate-assets" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand __generate-assets" -s h -l help -d 'Print help'

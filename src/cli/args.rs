@@ -29,9 +29,13 @@ pub struct Cli {
     )]
     pub state_dir: Option<PathBuf>,
 
-    /// Print the action's JSON object instead of human output.
+    /// Print the action's JSON object instead of human output (secrets redacted).
     #[arg(long, global = true)]
     pub json: bool,
+
+    /// Keep secrets in --json output (also KPTY_REDACT=off).
+    #[arg(long, global = true)]
+    pub no_redact: bool,
 
     #[command(subcommand)]
     pub command: Command,

@@ -1,5 +1,6 @@
-//! Human output for each action (the `--json` output is the action's object as it is), error
-//! lines on stderr, and `read --follow`. A closed stdout (e.g. `| head`) ends quietly.
+//! Human output for each action (raw, as the terminal shows it; the `--json` output is the
+//! action's object as the core returned it, redacted unless opted out), error lines on
+//! stderr, and `read --follow`. A closed stdout (e.g. `| head`) ends quietly.
 
 use super::args::Cli;
 use crate::api::{Action, Params};

@@ -1,14 +1,17 @@
 //! The audit trail: every action that touches a session is recorded with the seeds' traffic
 //! event fields in that session's `events.jsonl` (actions without a session go to
-//! `_registry_events.jsonl`), commands and responses capped at 10 KB and redacted. With
+//! `_registry_events.jsonl`), commands and responses capped at 10 KB and redacted (values
+//! before they are encoded, so an encoding's escapes never hide a secret). With
 //! `KURORYUU_GATEWAY_URL` set, the same event is also POSTed fire-and-forget to
 //! `/v1/pty-traffic/emit` (2 s timeout): a dead gateway never fails or slows the action.
 
 use super::Ctx;
 use crate::api::{Action, Params, SessionId};
 use crate::error::{ErrorCode, Result};
+use crate::safety::redact;
 use crate::store::{Registry, journal};
 use serde_json::{Value, json};
+use std::borrow::Cow;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -28,24 +31,70 @@ pub fn audited(a: Action) -> bool {
 /// still recognised (and replaced) rather than cut into an unrecognisable, leaked prefix.
 const REDACT_MARGIN: usize = 2 * 1024;
 
+/// The first `limit` bytes of `s` (at a char boundary), redacted — with the rest of their
+/// line as context, so a secret the limit cuts is replaced too; the flag: that is all of `s`.
+fn redacted_head(s: &str, limit: usize) -> (Cow<'_, str>, bool) {
+    let end = floor_char_boundary(s, limit);
+    if end == s.len() {
+        return (redact::redact(s), true);
+    }
+    let after = redact::context_after(&s[end..]);
+    (redact::redact_window("", &s[..end], after), false)
+}
+
 /// `s` redacted and capped at [`FIELD_CAP`]; only its first `FIELD_CAP + REDACT_MARGIN` bytes
-/// are ever scanned, so a megabyte of output costs no more than ten kilobytes. `complete`:
-/// `s` is the whole text (false when it is a prefix, its full length unknown).
-fn cap(s: &str, complete: bool) -> String {
-    let head = &s[..floor_char_boundary(s, FIELD_CAP + REDACT_MARGIN)];
-    let red = crate::safety::redact(head);
-    if complete && head.len() == s.len() && red.len() <= FIELD_CAP {
+/// are ever scanned, so a megabyte of output costs no more than ten kilobytes.
+fn cap(s: &str) -> String {
+    let (red, whole) = redacted_head(s, FIELD_CAP + REDACT_MARGIN);
+    if whole && red.len() <= FIELD_CAP {
         return red.into_owned();
     }
-    let end = floor_char_boundary(&red, FIELD_CAP);
-    if complete {
-        format!(
+    truncate(&red, Some(s.len()))
+}
+
+/// Already redacted `text` cut at [`FIELD_CAP`] (never inside a character) with its
+/// `…[truncated]` mark; `total`: the whole text's length, when known.
+fn truncate(text: &str, total: Option<usize>) -> String {
+    let end = floor_char_boundary(text, FIELD_CAP);
+    match total {
+        Some(n) => format!(
             "{}…[truncated {} bytes]",
-            &red[..end],
-            s.len().saturating_sub(end)
-        )
-    } else {
-        format!("{}…[truncated]", &red[..end])
+            &text[..end],
+            n.saturating_sub(end)
+        ),
+        None => format!("{}…[truncated]", &text[..end]),
+    }
+}
+
+/// A copy of `v` whose strings are redacted and no longer than the serialization that
+/// will be kept can use (`budget` bytes in all); `short` is set when anything was cut. `key`:
+/// the object key `v` is stored under (a string under a key that names a secret goes whole).
+fn redacted_copy(v: &Value, key: Option<&str>, budget: &mut usize, short: &mut bool) -> Value {
+    match v {
+        Value::String(s) => {
+            if *budget == 0 {
+                *short |= !s.is_empty();
+                return Value::String(String::new());
+            }
+            let (head, whole) = match key {
+                Some(k) if s.len() <= *budget => (redact::redact_entry(k, s), true),
+                _ => redacted_head(s, *budget),
+            };
+            *short |= !whole;
+            *budget = budget.saturating_sub(head.len());
+            Value::String(head.into_owned())
+        }
+        Value::Array(a) => Value::Array(
+            a.iter()
+                .map(|x| redacted_copy(x, None, budget, short))
+                .collect(),
+        ),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), redacted_copy(x, Some(k), budget, short)))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 
@@ -97,10 +146,17 @@ fn json_prefix(v: &Value, limit: usize) -> (String, bool) {
     (text, cut)
 }
 
-/// The `response` field: the action's JSON, redacted and capped.
+/// The `response` field: the action's JSON, capped, its strings redacted before encoding
+/// (a secret after a newline is a secret after `\n` once encoded).
 fn response_field(v: &Value) -> String {
-    let (text, cut) = json_prefix(v, FIELD_CAP + REDACT_MARGIN);
-    cap(&text, !cut)
+    let limit = FIELD_CAP + REDACT_MARGIN;
+    let (mut budget, mut short) = (limit, false);
+    let red = redacted_copy(v, None, &mut budget, &mut short);
+    let (text, cut) = json_prefix(&red, limit);
+    if !cut && !short && text.len() <= FIELD_CAP {
+        return text;
+    }
+    truncate(&text, None)
 }
 
 /// Build and record the event for one finished action.
@@ -130,11 +186,7 @@ pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, sta
     let entry = session_id
         .as_deref()
         .and_then(|id| Registry::load(&ctx.state).ok()?.sessions.get(id).cloned());
-    let command = p
-        .command
-        .as_deref()
-        .or(p.data.as_deref())
-        .map(|c| cap(c, true));
+    let command = p.command.as_deref().or(p.data.as_deref()).map(cap);
     let response = match result {
         Ok(v) => response_field(v),
         Err(e) => response_field(&e.to_json()),
@@ -166,6 +218,21 @@ pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, sta
         }
         _ => ctx.state.registry_events(),
     };
+    // The other free-text fields (a label, an agent id) are redacted too.
+    let mut event = event;
+    for k in [
+        "agent_id",
+        "owner_session_id",
+        "label",
+        "cli_type",
+        "session_id",
+    ] {
+        if let Some(Value::String(v)) = event.get_mut(k)
+            && let Cow::Owned(r) = redact::redact(v)
+        {
+            *v = r;
+        }
+    }
     let mut line = event.clone();
     if path == ctx.state.registry_events() {
         line["event"] = json!("traffic");
@@ -218,7 +285,7 @@ mod tests {
     #[test]
     fn short_fields_are_redacted_whole() {
         let s = "token sk-abcdefghijklmnopqrstuvwx here";
-        assert_eq!(cap(s, true), "token [REDACTED_API_KEY] here");
+        assert_eq!(cap(s), "token [REDACTED:api_key] here");
     }
 
     #[test]
@@ -226,7 +293,7 @@ mod tests {
         let mut s = "x".repeat(FIELD_CAP - 10);
         s.push_str(" sk-abcdefghijklmnopqrstuvwxyz0123456789 ");
         s.push_str(&"y".repeat(50_000));
-        let out = cap(&s, true);
+        let out = cap(&s);
         assert!(
             !out.contains("sk-abc"),
             "secret prefix leaked: {}",
@@ -246,5 +313,63 @@ mod tests {
         assert!(field.len() < FIELD_CAP + 32);
         let small = json!({"ok": true});
         assert_eq!(response_field(&small), r#"{"ok":true}"#);
+    }
+
+    #[test]
+    fn secrets_after_newlines_never_reach_the_encoded_event() {
+        let out = "ok\nsk-abcdefghijklmnopqrstuvwx\nghp_0123456789abcdefghij0123456789abcdef\n\
+                   AKIAIOSFODNN7EXAMPLE\nexport GITHUB_TOKEN=tok123\n";
+        let field = response_field(&json!({"ok": true, "output": out, "raw_output": out}));
+        for s in ["sk-abc", "ghp_0123", "AKIAIOSF", "tok123"] {
+            assert!(!field.contains(s), "{field}");
+        }
+        assert!(field.contains(r"\n[REDACTED:api_key]\n"), "{field}");
+    }
+
+    #[test]
+    fn a_cut_value_is_redacted_and_marked() {
+        // A private key at the start shrinks to a placeholder; the token at the scan's end
+        // is cut by it and must still not show.
+        let key = format!(
+            "-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\n",
+            "MIIEpAIBAAKCAQEA".repeat(300)
+        );
+        let mut s = key;
+        s.push_str(&"y".repeat(FIELD_CAP + REDACT_MARGIN - s.len() - 10));
+        s.push_str(" ghp_0123456789abcdefghij0123456789abcdef tail");
+        let field = response_field(&json!({"output": s}));
+        assert!(
+            !field.contains("MIIE") && !field.contains("ghp_0123"),
+            "{field}"
+        );
+        assert!(field.ends_with("…[truncated]"));
+        let c = cap(&s);
+        assert!(!c.contains("MIIE") && !c.contains("ghp_0123"), "{c}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn an_event_never_carries_a_secret(
+            (secret, value) in crate::safety::redact::tests::secret(),
+            pre in crate::safety::redact::tests::surrounding(),
+            pad in 0usize..(FIELD_CAP + REDACT_MARGIN),
+            big in proptest::bool::ANY,
+        ) {
+            // After a newline, anywhere up to and across the cap, in the command and the
+            // response alike.
+            let fill = if big { "z".repeat(pad) } else { String::new() };
+            let text = format!("{fill}{pre}\n{secret}\nafter");
+            let field = response_field(&json!({"ok": true, "output": text, "n": 1}));
+            proptest::prop_assert!(!field.contains(&value), "{}", &field[field.len().saturating_sub(300)..]);
+            let command = cap(&text);
+            proptest::prop_assert!(!command.contains(&value));
+        }
+
+        #[test]
+        fn response_fields_never_cut_a_character(n in 0usize..200, pad in "\\PC{0,3}") {
+            let v = json!({"output": format!("{pad}{}", "é€😀".repeat(FIELD_CAP / 9 + n))});
+            let field = response_field(&v);
+            proptest::prop_assert!(field.len() < FIELD_CAP + 32);
+        }
     }
 }

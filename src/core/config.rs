@@ -59,3 +59,15 @@ pub fn term_buffer_access() -> &'static str {
         _ => "on",
     }
 }
+
+/// `KPTY_REDACT=off` (also `0`, `false`, `no`): the CLI's `--json` output is not redacted.
+/// Only that channel honours it; MCP results, `kpty serve` replies and the audit trail are
+/// always redacted.
+pub fn redact_opted_out() -> bool {
+    std::env::var("KPTY_REDACT").is_ok_and(|v| {
+        let v = v.trim();
+        ["off", "0", "false", "no"]
+            .iter()
+            .any(|o| v.eq_ignore_ascii_case(o))
+    })
+}

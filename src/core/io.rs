@@ -118,10 +118,21 @@ pub fn read(ctx: &Ctx, p: &Params) -> Result<Value> {
         }
         Err(err) => return Err(err),
     };
-    let output = if p.strip_ansi.unwrap_or(false) {
-        crate::text::strip_ansi(body.text.as_bytes())
+    let strip = |t: String| {
+        if p.strip_ansi.unwrap_or(false) {
+            crate::text::strip_ansi(t.as_bytes())
+        } else {
+            t
+        }
+    };
+    let output = strip(body.text);
+    let output = if ctx.redact {
+        // Redacted with the window's context: a secret or private-key block cut by the
+        // window's edges is still recognised (and the window's part of it replaced).
+        let (before, after) = (strip(body.context_before), strip(body.context_after));
+        crate::safety::redact_window(&before, &output, &after).into_owned()
     } else {
-        body.text
+        output
     };
     Ok(json!({
         "ok": true,
@@ -157,7 +168,10 @@ fn saved_read(ctx: &Ctx, id: &str, since: Option<u64>, max: usize) -> Option<Rea
         s.bytes.drain(..skip);
         s.start += skip as u64;
     }
+    let (context_before, context_after) = ring.context(s.start, s.start + s.bytes.len() as u64);
     Some(ReadBody {
+        context_before,
+        context_after,
         text: String::from_utf8_lossy(&s.bytes).into_owned(),
         start_offset: s.start,
         next_offset: s.start + s.bytes.len() as u64,

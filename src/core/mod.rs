@@ -38,6 +38,11 @@ pub struct Ctx {
     /// (the end is kept): none for the CLI, a cap for MCP clients, whose context a
     /// megabyte of output would flood.
     pub talk_max_chars: Option<usize>,
+    /// Redact secrets in what the actions return (see [`crate::safety::redact`]): on for
+    /// the agent channels (MCP, `kpty serve`, the CLI's `--json`), off for the CLI's human
+    /// output, which stays raw as a terminal's scrollback is. The audit trail is redacted
+    /// either way.
+    pub redact: bool,
 }
 
 impl Ctx {
@@ -50,16 +55,41 @@ impl Ctx {
             exe,
             lean: false,
             talk_max_chars: None,
+            redact: true,
         })
     }
 }
 
-/// Run one action, and record it in the audit trail.
+/// Run one action, and record it in the audit trail; the result is redacted when the
+/// caller's channel is (`ctx.redact`).
 pub fn dispatch(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
     let started = std::time::Instant::now();
     let result = run_action(ctx, action, p);
     audit::record(ctx, action, p, &result, started);
-    result
+    outgoing(ctx, result)
+}
+
+/// A result as it leaves for the caller: with `ctx.redact`, every string in it (the error's
+/// message and details too) has its secrets replaced.
+pub fn outgoing(ctx: &Ctx, result: Result<Value>) -> Result<Value> {
+    if !ctx.redact {
+        return result;
+    }
+    match result {
+        Ok(mut v) => {
+            crate::safety::redact_value(&mut v);
+            Ok(v)
+        }
+        Err(mut e) => {
+            if let std::borrow::Cow::Owned(m) = crate::safety::redact(&e.message) {
+                e.message = m;
+            }
+            if let Some(d) = e.details.as_mut() {
+                crate::safety::redact_value(d);
+            }
+            Err(e)
+        }
+    }
 }
 
 fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {

@@ -98,12 +98,31 @@ pub fn talk_with(
     progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
 ) -> Result<Value> {
     let started = std::time::Instant::now();
+    // On a redacted channel the progress frames are redacted too, with the output before
+    // their tail as context.
+    let mut redacting;
+    let progress: Option<(Duration, &mut dyn FnMut(ProgressBody))> = match progress {
+        Some((every, sink)) if ctx.redact => {
+            redacting = move |mut b: ProgressBody| {
+                let before = std::mem::take(&mut b.context_before);
+                if let std::borrow::Cow::Owned(o) =
+                    crate::safety::redact_window(&before, &b.output, "")
+                {
+                    b.output = o;
+                }
+                sink(b);
+            };
+            Some((every, &mut redacting as &mut dyn FnMut(ProgressBody)))
+        }
+        Some((every, sink)) => Some((every, sink as &mut dyn FnMut(ProgressBody))),
+        None => None,
+    };
     let res = prepare(ctx, p).and_then(|t| {
         on_entry(&t.entry);
         run(ctx, t, progress)
     });
     super::audit::record(ctx, crate::api::Action::Talk, p, &res, started);
-    res
+    super::outgoing(ctx, res)
 }
 
 /// Run a prepared talk; with `progress`, `(interval, sink)` receives the output so far.
@@ -113,8 +132,9 @@ pub fn run(
     mut progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
 ) -> Result<Value> {
     if crate::bridge::is_remote(&t.entry) {
-        let mut v =
-            crate::bridge::talk(&t.entry, &t.req).map_err(|e| cap_partial(e, t.max_chars))?;
+        let mut v = crate::bridge::talk(&t.entry, &t.req)
+            .map_err(|e| cap_partial(redact_partial(ctx, e), t.max_chars))?;
+        redact_output(ctx, &mut v);
         cap_output(&mut v, t.max_chars);
         return Ok(v);
     }
@@ -148,7 +168,7 @@ pub fn run(
             )
         })
     });
-    let b = res.map_err(|e| cap_partial(e, t.max_chars))?;
+    let b = res.map_err(|e| cap_partial(redact_partial(ctx, e), t.max_chars))?;
     let mut v = json!({
         "ok": true,
         "session_id": entry.session_id,
@@ -170,8 +190,31 @@ pub fn run(
             o.remove("raw_output");
         }
     }
+    redact_output(ctx, &mut v);
     cap_output(&mut v, t.max_chars);
     Ok(v)
+}
+
+/// On a redacted channel, redact the whole output before the cap keeps its end: a secret or
+/// private-key block the cut falls inside is replaced, not half kept.
+fn redact_output(ctx: &Ctx, v: &mut Value) {
+    if ctx.redact {
+        for k in ["output", "raw_output"] {
+            if let Some(s) = v.get_mut(k) {
+                crate::safety::redact_value(s);
+            }
+        }
+    }
+}
+
+/// The same for a failed talk's `partial_output`.
+fn redact_partial(ctx: &Ctx, mut e: Error) -> Error {
+    if ctx.redact
+        && let Some(s) = e.details.as_mut().and_then(|d| d.get_mut("partial_output"))
+    {
+        crate::safety::redact_value(s);
+    }
+    e
 }
 
 /// Keep the end of `output` and `raw_output`, at most `max_chars` characters each; what was

@@ -1,8 +1,9 @@
 //! `term_read`: the rendered terminal screen of a session (no escape codes) — the last lines
 //! of scrollback + screen (`tail`), the visible screen (`viewport`), or only what was added
 //! since a marker (`delta`). Local sessions are rendered by their holder's screen model;
-//! bridged (desktop) sessions by their bridge's `POST /pty/buffer`. Either way the caps and
-//! secret redaction are applied here, before anything is returned.
+//! bridged (desktop) sessions by their bridge's `POST /pty/buffer`. Either way the caps (and,
+//! on a redacted channel, secret redaction with the holder's context around the lines, so a
+//! private-key block cut by the window is still replaced whole) are applied here.
 
 use super::{Ctx, config, sessions};
 use crate::error::{Error, ErrorCode, Result};
@@ -56,7 +57,7 @@ pub fn term_read(ctx: &Ctx, p: &crate::api::Params) -> Result<Value> {
     let req = request(p)?;
     let e = sessions::target(ctx, p, false)?;
     if crate::bridge::is_remote(&e) {
-        return bridged(&e, &req);
+        return bridged(&e, &req, ctx.redact);
     }
     let v = sessions::call(
         ctx,
@@ -84,8 +85,13 @@ pub fn term_read(ctx: &Ctx, p: &crate::api::Params) -> Result<Value> {
             format!("malformed term_read reply: {err}"),
         )
     })?;
+    let lines = if ctx.redact {
+        redact_lines(b.lines, &b.context_before, &b.context_after)
+    } else {
+        b.lines
+    };
     let (lines, text, truncated, dropped) =
-        finish(b.lines, req.max_chars, b.truncated, b.dropped_chars);
+        finish(lines, req.max_chars, b.truncated, b.dropped_chars);
     let mut out = json!({
         "ok": true,
         "session_id": e.session_id,
@@ -115,18 +121,25 @@ pub fn term_read(ctx: &Ctx, p: &crate::api::Params) -> Result<Value> {
     Ok(out)
 }
 
-/// Redact, then enforce `max_chars` again (redaction can lengthen a line): returns the lines,
-/// the text, and the truncation fields.
+/// The lines redacted as one text with the window's context: a private-key block is
+/// replaced whole (its lines become one placeholder line), also when the lines start or end
+/// inside it.
+fn redact_lines(lines: Vec<String>, before: &str, after: &str) -> Vec<String> {
+    let text = lines.join("\n");
+    match crate::safety::redact_window(before, &text, after) {
+        std::borrow::Cow::Borrowed(_) => lines,
+        std::borrow::Cow::Owned(t) => t.split('\n').map(str::to_string).collect(),
+    }
+}
+
+/// Enforce `max_chars` again (redaction can lengthen a line): returns the lines, the text,
+/// and the truncation fields.
 fn finish(
-    lines: Vec<String>,
+    mut lines: Vec<String>,
     max_chars: usize,
     truncated: bool,
     dropped: u64,
 ) -> (Vec<String>, String, bool, u64) {
-    let mut lines: Vec<String> = lines
-        .into_iter()
-        .map(|l| crate::safety::redact(&l).into_owned())
-        .collect();
     let mut dropped = dropped;
     let mut total: usize =
         lines.iter().map(|l| l.chars().count()).sum::<usize>() + lines.len().saturating_sub(1);
@@ -151,7 +164,7 @@ fn finish(
 }
 
 /// A bridged session's buffer, with kpty's caps and redaction.
-fn bridged(e: &crate::store::RegistryEntry, req: &TermReadRequest) -> Result<Value> {
+fn bridged(e: &crate::store::RegistryEntry, req: &TermReadRequest, redact: bool) -> Result<Value> {
     let bp = crate::bridge::BufferParams {
         mode: req.mode.clone(),
         max_lines: req.max_lines as u32,
@@ -174,6 +187,11 @@ fn bridged(e: &crate::store::RegistryEntry, req: &TermReadRequest) -> Result<Val
     // Keep the newest lines within max_lines, as the local screen does.
     let skip = lines.len().saturating_sub(req.max_lines);
     let lines = lines[skip..].to_vec();
+    let lines = if redact {
+        redact_lines(lines, "", "")
+    } else {
+        lines
+    };
     let already = v["dropped_chars"].as_u64().unwrap_or(0);
     let (lines, text, truncated, dropped) = finish(lines, req.max_chars, false, already);
     v["ok"] = json!(true);
@@ -232,12 +250,12 @@ mod tests {
     }
 
     #[test]
-    fn finish_redacts_then_caps() {
+    fn redacts_then_caps() {
         let lines = vec![
             "token sk-abcdefghijklmnopqrstuvwx".to_string(),
             "export GITHUB_TOKEN=abc".into(),
         ];
-        let (l, text, truncated, dropped) = finish(lines, 1000, false, 0);
+        let (l, text, truncated, dropped) = finish(redact_lines(lines, "", "\n"), 1000, false, 0);
         assert!(!text.contains("sk-abc") && !text.contains("=abc"), "{text}");
         assert_eq!(l.len(), 2);
         assert!(!truncated && dropped == 0);
@@ -245,6 +263,25 @@ mod tests {
         assert_eq!(
             (l.len(), text.as_str(), truncated, dropped),
             (1, "abcd", true, 5)
+        );
+    }
+
+    #[test]
+    fn a_key_block_becomes_one_line_also_when_the_lines_start_inside_it() {
+        let lines: Vec<String> = ["MIIEbody", "-----END RSA PRIVATE KEY-----", "$ ls"]
+            .map(String::from)
+            .to_vec();
+        let before = "-----BEGIN RSA PRIVATE KEY-----\nMIIEfirst\n";
+        assert_eq!(
+            redact_lines(lines, before, ""),
+            vec!["[REDACTED:private_key]", "$ ls"]
+        );
+        let open: Vec<String> = ["$ cat k", "-----BEGIN EC PRIVATE KEY-----", "MHcC"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            redact_lines(open, "", ""),
+            vec!["$ cat k", "[REDACTED:private_key]"]
         );
     }
 }

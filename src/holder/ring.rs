@@ -102,6 +102,25 @@ impl Ring {
         self.read_since(from, n)
     }
 
+    /// The redaction context of the window `start..end` (absolute offsets): what precedes
+    /// it (up to a private-key block's BEGIN, or the line start) and the rest of its last
+    /// line, as far as the ring still holds them.
+    pub fn context(&self, start: u64, end: u64) -> (String, String) {
+        let from = start
+            .saturating_sub(crate::safety::pem::MAX_BLOCK_BYTES as u64)
+            .max(self.start);
+        let to = end
+            .saturating_add(crate::safety::redact::LINE_CONTEXT as u64)
+            .min(self.end());
+        if from >= to {
+            return (String::new(), String::new());
+        }
+        let (a, b) = ((from - self.start) as usize, (to - self.start) as usize);
+        let bytes: Vec<u8> = self.buf.range(a..b).copied().collect();
+        let at = |o: u64| (o.clamp(from, to) - from) as usize;
+        crate::safety::redact::byte_window_context(&bytes, at(start), at(end))
+    }
+
     /// Everything held, oldest first.
     pub fn contents(&self) -> Vec<u8> {
         self.buf.iter().copied().collect()

@@ -97,6 +97,11 @@ pub struct View {
     pub lines_lost: u64,
     /// Delta: more lines are waiting past `max_lines` / `max_chars` (call again).
     pub more: bool,
+    /// Redaction context: the text above the returned lines that a secret or private-key
+    /// block cut by their start spans.
+    pub context_before: String,
+    /// Redaction context: the rest of the last returned line, when the caps cut it.
+    pub context_after: String,
 }
 
 /// An unknown marker id.
@@ -253,33 +258,35 @@ impl Screen {
             resume -= 1;
         }
         match q.mode {
-            Mode::Viewport => {
+            Mode::Viewport | Mode::Tail if alternate || q.mode == Mode::Viewport => {
                 let screen = self.term.screen();
                 let visible = screen.visible_lines().map(Row::Avt);
                 let mut lines = group(visible, q.merge_wrapped, usize::MAX).0;
                 while lines.last().is_some_and(|l| l.is_empty()) {
                     lines.pop();
                 }
+                let above = if alternate {
+                    String::new()
+                } else {
+                    above(primary, top, q.merge_wrapped)
+                };
+                let all = lines.clone();
                 let skip = lines.len().saturating_sub(q.max_lines);
                 lines.drain(..skip);
-                v.first_line = if alternate { 0 } else { v.viewport_y };
-                (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, true);
-            }
-            Mode::Tail if alternate => {
-                let screen = self.term.screen();
-                let visible = screen.visible_lines().map(Row::Avt);
-                let mut lines = group(visible, q.merge_wrapped, usize::MAX).0;
-                while lines.last().is_some_and(|l| l.is_empty()) {
-                    lines.pop();
+                if q.mode == Mode::Viewport {
+                    v.first_line = if alternate { 0 } else { v.viewport_y };
                 }
-                let skip = lines.len().saturating_sub(q.max_lines);
-                lines.drain(..skip);
                 (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, true);
+                (v.context_before, v.context_after) = edge_context(above, &all, &v.lines, true);
             }
-            Mode::Tail => {
+            // The primary screen's tail (viewport took the arm above).
+            Mode::Viewport | Mode::Tail => {
                 let (start, lines) = tail(primary, end, q.max_lines, q.merge_wrapped);
                 v.first_line = first + start as u64;
+                let above = above(primary, start, q.merge_wrapped);
+                let all = lines.clone();
                 (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, true);
+                (v.context_before, v.context_after) = edge_context(above, &all, &v.lines, true);
             }
             Mode::Delta => {
                 let start = match q.marker_id {
@@ -320,9 +327,12 @@ impl Screen {
                     rows_kept += rows_per.get(i).copied().unwrap_or(1);
                 }
                 let mut lines = lines;
+                let all = lines.clone();
                 let cut = kept < lines.len();
                 lines.truncate(kept);
                 (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, false);
+                let above = above(primary, from, q.merge_wrapped);
+                (v.context_before, v.context_after) = edge_context(above, &all, &v.lines, false);
                 let consumed = from + if cut { rows_kept } else { used };
                 v.more = consumed < end;
                 // Caught up: the next delta starts again at the cursor's (logical) line,
@@ -377,6 +387,45 @@ fn physical_counts(s: Rows<'_>, from: usize, lines: &[String], merge: bool) -> V
         out.push(n);
     }
     out
+}
+
+/// Rows looked at above a window for its redaction context (a private-key block is shorter).
+const CONTEXT_ROWS: usize = 200;
+
+/// The text of the (at most [`CONTEXT_ROWS`]) rows above row `start`, each line ended by `\n`.
+fn above(s: Rows<'_>, start: usize, merge: bool) -> String {
+    let from = start.saturating_sub(CONTEXT_ROWS);
+    if from == start {
+        return String::new();
+    }
+    let lines = group(s.from(from).take(start - from), merge, usize::MAX).0;
+    let mut t = lines.join("\n");
+    t.push('\n');
+    t
+}
+
+/// The redaction context of the lines `kept` out of `all` (the same lines before the caps:
+/// `kept` is their end when `keep_end`, else their start) below the text `above`.
+fn edge_context(
+    mut above: String,
+    all: &[String],
+    kept: &[String],
+    keep_end: bool,
+) -> (String, String) {
+    use crate::safety::redact::{context_after, context_before};
+    let (all, kept) = (all.join("\n"), kept.join("\n"));
+    let mut after = "";
+    if keep_end {
+        if let Some(cut) = all.strip_suffix(kept.as_str()) {
+            above.push_str(cut);
+        }
+    } else if let Some(rest) = all.strip_prefix(kept.as_str()) {
+        after = rest;
+    }
+    (
+        context_before(&above).to_string(),
+        context_after(after).to_string(),
+    )
 }
 
 /// The last `max_lines` logical lines ending before index `end`; returns their first index.

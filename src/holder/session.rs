@@ -409,7 +409,12 @@ impl Shared {
             let keep = slice.bytes.len() - ring::incomplete_utf8_tail(&slice.bytes);
             slice.bytes.truncate(keep);
         }
+        let (context_before, context_after) = st
+            .ring
+            .context(slice.start, slice.start + slice.bytes.len() as u64);
         ReadBody {
+            context_before,
+            context_after,
             text: String::from_utf8_lossy(&slice.bytes).into_owned(),
             start_offset: slice.start,
             next_offset: slice.start + slice.bytes.len() as u64,
@@ -468,6 +473,8 @@ impl Shared {
             title: info.title,
             terminal_state: state.into(),
             scrollback: st.scrollback as u64,
+            context_before: v.context_before,
+            context_after: v.context_after,
         })
     }
 

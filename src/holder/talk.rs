@@ -229,11 +229,18 @@ impl Shared {
                 if Instant::now() >= due {
                     let c = st.capture.as_ref().map(|c| {
                         let i = c.idx(from).max(c.bytes.len().saturating_sub(PROGRESS_TAIL));
-                        c.bytes[i..].to_vec()
+                        // What precedes the tail, for redacting a secret cut by its start.
+                        let before = c
+                            .idx(from)
+                            .max(i.saturating_sub(crate::safety::pem::MAX_BLOCK_BYTES));
+                        (c.bytes[before..i].to_vec(), c.bytes[i..].to_vec())
                     });
                     drop(st);
+                    let (before, tail) = c.unwrap_or_default();
+                    let before = crate::text::clean_text(&before);
                     let body = ProgressBody {
-                        output: crate::text::clean_text(&c.unwrap_or_default()),
+                        context_before: crate::safety::redact::context_before(&before).to_string(),
+                        output: crate::text::clean_text(&tail),
                         bytes: total,
                         elapsed_ms: started.elapsed().as_millis() as u64,
                     };

@@ -114,24 +114,12 @@ impl KptyServer {
     }
 }
 
-/// Redact secrets in every string of a result before it reaches an agent.
-pub fn redact_value(v: &mut Value) {
-    match v {
-        Value::String(s) => {
-            if let std::borrow::Cow::Owned(r) = crate::safety::redact(s) {
-                *s = r;
-            }
-        }
-        Value::Array(a) => a.iter_mut().for_each(redact_value),
-        Value::Object(o) => o.values_mut().for_each(redact_value),
-        _ => {}
-    }
-}
-
 /// The action's JSON as a tool result: structured content plus the same JSON as text, and
 /// `isError` exactly when `ok` is false.
 pub fn to_result(mut v: Value) -> CallToolResult {
-    redact_value(&mut v);
+    // The core already redacted (the server's context redacts); this pass covers what did
+    // not come from an action (a malformed call's error) and costs nothing on clean text.
+    crate::safety::redact_value(&mut v);
     if v["ok"] == Value::Bool(true) {
         CallToolResult::structured(v)
     } else {

@@ -153,6 +153,13 @@ pub struct TermReadBody {
     pub terminal_state: String,
     /// Lines of scrollback the holder keeps.
     pub scrollback: u64,
+    /// Redaction context: the text before the window that a secret or private-key block
+    /// cut by the window's start spans (see [`crate::safety::redact::context_before`]).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub context_before: String,
+    /// Redaction context: the rest of the line after the window's end.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub context_after: String,
 }
 
 fn default_grace() -> u64 {
@@ -195,6 +202,10 @@ pub struct ProgressBody {
     pub bytes: u64,
     /// Time since the command was typed.
     pub elapsed_ms: u64,
+    /// Redaction context: the output before `output` that a secret or private-key block
+    /// cut by its start spans.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub context_before: String,
 }
 
 /// A reply envelope: `{v, ok: true, body}` or `{v, ok: false, error}`.
@@ -316,6 +327,13 @@ pub struct ReadBody {
     pub screen: Option<ScreenInfo>,
     /// `prompt`, `running` or `full_screen` (absent from older holders).
     pub terminal_state: Option<String>,
+    /// Redaction context: the text before the window that a secret or private-key block
+    /// cut by the window's start spans (see [`crate::safety::redact::context_before`]).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub context_before: String,
+    /// Redaction context: the rest of the line after the window's end.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub context_after: String,
 }
 
 /// What `Talk` returns.

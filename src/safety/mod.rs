@@ -2,8 +2,9 @@
 
 pub mod dangerous;
 pub mod escapes;
+pub mod pem;
 pub mod redact;
 
 pub use dangerous::{BlockedMatch, PATTERNS, check_dangerous};
 pub use escapes::process_escapes;
-pub use redact::redact;
+pub use redact::{redact, redact_value, redact_window};

@@ -2,6 +2,7 @@
 //! over this state directory's own local sessions, on 127.0.0.1, every request authenticated
 //! with the bridge secret. Another kpty reaches these sessions by registering them with
 //! `--desktop-url`. Handlers translate HTTP to the core and run it on blocking threads.
+//! Every JSON answer leaves through one function, which redacts its secrets.
 
 mod conns;
 mod pty;
@@ -200,13 +201,18 @@ fn presented(h: &HeaderMap) -> Option<&[u8]> {
     auth.strip_prefix(b"Bearer ")
 }
 
+/// Every JSON answer: its strings redacted (the bridge is an agent channel), then sent.
+fn respond(status: StatusCode, mut v: Value) -> Response {
+    crate::safety::redact_value(&mut v);
+    (status, Json(v)).into_response()
+}
+
 /// A failure answer that is not a core error: `{ok:false, error_code, error, message}`.
 fn fail(status: StatusCode, code: &str, message: &str) -> Response {
-    (
+    respond(
         status,
-        Json(json!({"ok": false, "error_code": code, "error": message, "message": message})),
+        json!({"ok": false, "error_code": code, "error": message, "message": message}),
     )
-        .into_response()
 }
 
 /// The HTTP status of a core error.
@@ -223,8 +229,8 @@ fn status_of(code: ErrorCode) -> StatusCode {
 /// An action's result as an answer: 200 with its JSON, or the error's status with its JSON.
 fn reply(r: Result<Value>) -> Response {
     match r {
-        Ok(v) => (StatusCode::OK, Json(v)).into_response(),
-        Err(e) => (status_of(e.code), Json(e.to_json())).into_response(),
+        Ok(v) => respond(StatusCode::OK, v),
+        Err(e) => respond(status_of(e.code), e.to_json()),
     }
 }
 

@@ -2,14 +2,14 @@
 //! `GET /pty/is-leader`, `GET /health` — over this state directory's local sessions only.
 //! `/pty/buffer` is `term_read` (the holder's screen model) in the bridge's shape.
 
-use super::{JsonBody, Shared, blocking, reply};
+use super::{JsonBody, Shared, blocking, reply, respond};
 use crate::api::{self, Action, Params};
 use crate::core::{Ctx, dispatch, io, list, sessions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Registry, RegistryEntry};
-use axum::extract::{Json, Query, State};
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -90,7 +90,7 @@ async fn talk(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Respo
                 .details
                 .as_ref()
                 .map_or(json!(""), |d| d["partial_output"].clone());
-            (StatusCode::GATEWAY_TIMEOUT, Json(v)).into_response()
+            respond(StatusCode::GATEWAY_TIMEOUT, v)
         }
         r => reply(r),
     }

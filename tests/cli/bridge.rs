@@ -477,3 +477,55 @@ fn serve_closes_slow_header_and_idle_connections_and_still_shuts_down_gracefully
         "kpty serve exited with {code:?}"
     );
 }
+
+#[test]
+fn every_serve_reply_is_redacted() {
+    use crate::support::{leaked, private_key, secret_lines};
+    let b = Env::new();
+    let lines: Vec<String> = secret_lines().into_iter().map(|(l, _)| l).collect();
+    std::fs::write(b.home().join("secrets.txt"), lines.join("\n\n") + "\n").expect("write");
+    let (pem, body) = private_key(12);
+    std::fs::write(b.home().join("key.pem"), pem).expect("write");
+    let id = b.create(&[]);
+    let serve = Serve::start(&b);
+    let k = Some(serve.secret.as_str());
+    let (status, v) = serve.http(
+        "POST",
+        "/pty/talk",
+        k,
+        Some(json!({"session_id": id, "command": "cat secrets.txt; cat key.pem"})),
+    );
+    assert_eq!(status, 200, "{v}");
+    assert!(leaked(&v.to_string(), &body).is_empty(), "{v}");
+    assert!(s(&v, "output").contains("[REDACTED:private_key]"), "{v}");
+    // /pty/read collects what is printed during its window.
+    b.send_line(&id, "sleep 0.3; cat secrets.txt; cat key.pem");
+    let (status, v) = serve.http(
+        "POST",
+        "/pty/read",
+        k,
+        Some(json!({"session_id": id, "timeout_ms": 1500})),
+    );
+    assert_eq!(status, 200, "{v}");
+    assert!(s(&v, "output").contains("[REDACTED:"), "{v}");
+    assert!(leaked(&v.to_string(), &body).is_empty(), "{v}");
+    for n in [2, 5, 9] {
+        let (status, v) = serve.http(
+            "POST",
+            "/pty/buffer",
+            k,
+            Some(json!({"session_id": id, "max_lines": n})),
+        );
+        assert_eq!(status, 200, "{v}");
+        assert!(leaked(&v.to_string(), &body).is_empty(), "{v}");
+    }
+    // A timed-out talk's partial output (504).
+    let (status, v) = serve.http(
+        "POST",
+        "/pty/talk",
+        k,
+        Some(json!({"session_id": id, "command": "cat secrets.txt; sleep 5", "timeout_ms": 1000})),
+    );
+    assert_eq!(status, 504, "{v}");
+    assert!(leaked(&v.to_string(), &body).is_empty(), "{v}");
+}

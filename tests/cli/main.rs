@@ -10,6 +10,8 @@
 //! - `io` — send-line, read (waiting, offsets, dropped bytes, strip-ansi), escapes, resize.
 //! - `errors` — error codes and exit codes, parameter checks, dangerous commands, corrupt state.
 //! - `term` — term-read: tail/viewport/delta, markers, caps, redaction, full-screen state.
+//! - `redact` — secrets on the CLI's channels: `--json` and the audit trail redacted (also
+//!   through small term-read and read windows), opt-outs and human output raw.
 //! - `mcp` — `kpty mcp` through rmcp's client: schema, actions, errors, progress, cancellation.
 //! - `bridge` — desktop sessions through `kpty serve`: routing, refusals, the secret, the API.
 //! - `assets`, `snapshots` — generated files are fresh; help texts and JSON shapes.
@@ -24,6 +26,7 @@ mod errors;
 mod hostile;
 mod io;
 mod mcp;
+mod redact;
 mod routing;
 mod sessions;
 mod shells;

@@ -588,3 +588,67 @@ fn raw_stdio_not_json_alone_is_a_parse_error_reply() {
         "{replies:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn talk_read_term_read_and_progress_are_redacted() {
+    use crate::support::{leaked, private_key, secret_lines};
+    let env = Env::new();
+    let lines: Vec<String> = secret_lines().into_iter().map(|(l, _)| l).collect();
+    std::fs::write(env.home().join("secrets.txt"), lines.join("\n\n") + "\n").expect("write");
+    let (pem, body) = private_key(12);
+    std::fs::write(env.home().join("key.pem"), pem).expect("write");
+    let m = start(&env).await;
+    let id = env.create(&[]);
+    let v = m
+        .json(
+            json!({"action": "talk", "session_id": id, "command": "cat secrets.txt; cat key.pem"}),
+        )
+        .await;
+    let text = v.to_string();
+    assert!(
+        leaked(&text, &body).is_empty(),
+        "talk leaked {:?}",
+        leaked(&text, &body)
+    );
+    assert!(text.contains("[REDACTED:private_key]") && text.contains("[REDACTED:github_token]"));
+    let v = m
+        .json(json!({"action": "read", "session_id": id, "timeout_ms": 0, "max_bytes": 65536}))
+        .await;
+    assert!(leaked(&v.to_string(), &body).is_empty(), "{v}");
+    for n in [1, 3, 6, 10, 40] {
+        let v = m
+            .json(json!({"action": "term_read", "session_id": id, "max_lines": n}))
+            .await;
+        assert!(
+            leaked(&v.to_string(), &body).is_empty(),
+            "max_lines {n}: {v}"
+        );
+    }
+    // Progress messages (the tail of the output so far) are redacted too.
+    let h = m
+        .client
+        .peer()
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(Request::new(
+                CallToolRequestParams::new("k_pty").with_arguments(
+                    json!({"action": "talk", "session_id": id,
+                           "command": "cat secrets.txt; sleep 0.6; cat key.pem; sleep 0.6"})
+                    .as_object()
+                    .expect("obj")
+                    .clone(),
+                ),
+            )),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .expect("send");
+    let r = h.await_response().await.expect("response");
+    assert!(leaked(&format!("{r:?}"), &body).is_empty());
+    let seen = m.handler.progress.lock().expect("lock").clone();
+    assert!(!seen.is_empty(), "no progress notifications");
+    for p in &seen {
+        let t = p.message.clone().unwrap_or_default();
+        assert!(leaked(&t, &body).is_empty(), "progress leaked: {t}");
+    }
+    m.client.cancel().await.expect("close");
+}

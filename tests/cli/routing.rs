@@ -363,7 +363,9 @@ fn gateway_emit_reaches_a_listener_and_a_dead_gateway_changes_nothing() {
         let _ = conn.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}");
         (head, String::from_utf8_lossy(&body).into_owned())
     });
-    let mut c = env.cmd(&["talk", "-s", &s, "echo gw"]);
+    // Secrets after newlines, in the command and its output, are redacted in the emit too.
+    let cmd = "echo gw; printf 'x\\nsk-proj-GatewayKeyValue0123456789\\n'";
+    let mut c = env.cmd(&["talk", "-s", &s, cmd]);
     c.env("KURORYUU_GATEWAY_URL", format!("http://127.0.0.1:{port}"));
     assert!(crate::support::run(c, &["talk"]).status.success());
     let (head, body) = server.join().expect("listener");
@@ -371,7 +373,16 @@ fn gateway_emit_reaches_a_listener_and_a_dead_gateway_changes_nothing() {
     let ev: Value = serde_json::from_str(&body).expect("event JSON");
     assert_eq!(
         (ev["action"].as_str(), ev["command"].as_str()),
-        (Some("talk"), Some("echo gw"))
+        (
+            Some("talk"),
+            Some("echo gw; printf 'x\\n[REDACTED:api_key]\\n'")
+        )
+    );
+    assert!(!body.contains("GatewayKeyValue"), "{body}");
+    let response = ev["response"].as_str().unwrap_or_default();
+    assert!(
+        response.contains(r"gw\nx\n[REDACTED:api_key]"),
+        "{response}"
     );
     // a closed port: the action still succeeds with its own output
     let dead = std::net::TcpListener::bind("127.0.0.1:0")

@@ -463,3 +463,93 @@ pub fn mask(v: &Value, keys: &[&str], with: &dyn Fn(&str, &Value) -> Value) -> V
         other => other.clone(),
     }
 }
+
+/// Secrets of every redaction category, one line each as a program would print them, and the
+/// part of each that must never reach an agent channel.
+pub fn secret_lines() -> Vec<(String, String)> {
+    let v = |line: &str, secret: &str| (line.to_string(), secret.to_string());
+    vec![
+        v(
+            "ghp_R4nd0mGitHubT0kenAbCdEfGhIjKlMnOpQr",
+            "R4nd0mGitHubT0ken",
+        ),
+        v("gho_0Auth0TokenXyZ0123456789abcdefGHIJKL", "0Auth0TokenXyZ"),
+        v(
+            "github_pat_11ABCDEFG0123456789_fineGrainedPatValue42",
+            "fineGrainedPatValue42",
+        ),
+        v(
+            "sk-ant-api03-AnthropicKeyValue_0123456789-abcdefXYZ",
+            "AnthropicKeyValue",
+        ),
+        v("sk-proj-OpenAiKeyValue0123456789abcdef", "OpenAiKeyValue"),
+        v("id AKIAQWERTYUIOPASDFGH", "QWERTYUIOPASDFGH"),
+        v(
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzSECRETz",
+            "wJalrXUtnFEMI",
+        ),
+        v(
+            "export GITHUB_TOKEN=exportedTokenValue123",
+            "exportedTokenValue123",
+        ),
+        v("DB_PASSWORD=dbPassw0rdValue", "dbPassw0rdValue"),
+        v("APP_SECRET=appS3cretValue", "appS3cretValue"),
+        v("password: plainPasswordValue9", "plainPasswordValue9"),
+        v(
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJqd3RTdWJqZWN0In0.jwtSignatureValue0123456789",
+            "jwtSignatureValue",
+        ),
+        v(
+            "xoxb-1234567890-SlackBotTokenValue0123",
+            "SlackBotTokenValue",
+        ),
+        v(
+            "AIzaSyGoogleApiKeyValue0123456789abcdefg",
+            "GoogleApiKeyValue",
+        ),
+        v("npm_NpmTokenValue0123456789abcdefghijklmn", "NpmTokenValue"),
+        v(
+            "psql postgres://app:pgUrlPassw0rd@db:5432/app",
+            "pgUrlPassw0rd",
+        ),
+        v(
+            "Authorization: Bearer bearerTokenValue0123456789",
+            "bearerTokenValue",
+        ),
+    ]
+}
+
+/// A private key in PEM form with `n` distinct body lines (64 characters each).
+pub fn private_key(n: usize) -> (String, Vec<String>) {
+    let body: Vec<String> = (0..n)
+        .map(|i| {
+            let line = format!("K{i:02}bodyLine{}", "AbCdEfGh0123456789+/".repeat(4));
+            line[..64].to_string()
+        })
+        .collect();
+    let pem = format!(
+        "-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\n",
+        body.join("\n")
+    );
+    (pem, body)
+}
+
+/// The secret values from [`secret_lines`] and the key body lines found in `text`.
+pub fn leaked(text: &str, body: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = secret_lines()
+        .into_iter()
+        .map(|(_, s)| s)
+        .filter(|s| text.contains(s.as_str()))
+        .collect();
+    out.extend(
+        body.iter()
+            // Any 12-character piece of a body line (windows may cut lines).
+            .flat_map(|l| (0..=l.len() - 12).step_by(6).map(move |i| &l[i..i + 12]))
+            .filter(|p| text.contains(p))
+            .map(str::to_string),
+    );
+    if text.contains("END RSA PRIVATE KEY") {
+        out.push("END RSA PRIVATE KEY".into());
+    }
+    out
+}
