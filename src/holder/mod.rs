@@ -257,6 +257,7 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         pid,
         kind,
         spec.session_id.clone(),
+        shell::has_line_editor(&program),
         session::Limits {
             buffer_size: spec.buffer_size,
             scrollback: spec

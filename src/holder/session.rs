@@ -12,6 +12,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{
     CursorPos, KillBody, ReadBody, ScreenInfo, StatusBody, TermReadBody, TermReadRequest, WriteBody,
 };
+use crate::safety::{Opacity, Typing};
 use portable_pty::{MasterPty, PtySize};
 use serde_json::json;
 use std::io::{Read, Write};
@@ -106,6 +107,11 @@ pub struct Shared {
     pub kind: ShellKind,
     /// The session id (for messages).
     pub session_id: String,
+    /// The shell edits its input line with readline-style keys (not dash's bare tty).
+    pub line_editor: bool,
+    /// What earlier writes left on the shell's line, for checking the next write. Taken
+    /// before (never while holding) [`Self::state`]; the reader thread never takes it.
+    pub(super) typing: Mutex<Typing>,
 }
 
 impl Shared {
@@ -116,6 +122,7 @@ impl Shared {
         pid: u32,
         kind: ShellKind,
         session_id: String,
+        line_editor: bool,
         limits: Limits,
         (cols, rows): (u16, u16),
     ) -> Arc<Self> {
@@ -151,6 +158,8 @@ impl Shared {
             pid,
             kind,
             session_id,
+            line_editor,
+            typing: Mutex::new(Typing::new()),
         })
     }
 
@@ -364,12 +373,36 @@ impl Shared {
         }
     }
 
-    /// `Write`.
-    pub fn write(&self, data: &str) -> Result<WriteBody> {
-        if let Some(exit) = self.lock().exit.clone() {
-            return Err(self.exited_error(&exit));
+    /// The typing lock (a poisoned lock is recovered: the state is replaced whole).
+    pub(super) fn lock_typing(&self) -> MutexGuard<'_, Typing> {
+        self.typing.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Which opaque lines a write must not submit: none when no line editor reads the input
+    /// (a shell without one, or a full-screen program on the alternate screen).
+    pub(super) fn opacity(&self, st: &State) -> Opacity {
+        if self.line_editor && !st.screen.alternate() {
+            Opacity::OnSubmit
+        } else {
+            Opacity::Ignore
         }
+    }
+
+    /// `Write`: refused (nothing typed) when the lines the shell would submit, with what
+    /// earlier writes left on the line, are blocked; with `enter_follows`, checked as if Enter
+    /// followed.
+    pub fn write(&self, data: &str, enter_follows: bool) -> Result<WriteBody> {
+        let mut typing = self.lock_typing();
+        let opacity = {
+            let st = self.lock();
+            if let Some(exit) = st.exit.clone() {
+                return Err(self.exited_error(&exit));
+            }
+            self.opacity(&st)
+        };
+        let next = typing.after(data, opacity, enter_follows)?;
         self.write_all(data.as_bytes())?;
+        *typing = next;
         Ok(WriteBody {
             bytes_written: data.len(),
         })

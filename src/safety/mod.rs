@@ -1,9 +1,13 @@
-//! Safety filters: dangerous-command blocking, escape-sequence decoding and secret redaction.
+//! Safety filters: dangerous-command blocking (on the line the shell will read), escape-sequence
+//! decoding and secret redaction.
 
 pub mod dangerous;
 pub mod escapes;
+pub mod lineedit;
 pub mod redact;
+pub mod typed;
 
 pub use dangerous::{BlockedMatch, PATTERNS, check_dangerous};
-pub use escapes::process_escapes;
+pub use escapes::{EscapeError, process_escapes};
 pub use redact::redact;
+pub use typed::{Opacity, Refusal, Typing, check_typed};
