@@ -8,6 +8,7 @@
 //! - `talk` — exit codes, clean output, both completion methods, timeouts, busy sessions, big
 //!   and odd output.
 //! - `io` — send-line, read (waiting, offsets, dropped bytes, strip-ansi), escapes, resize.
+//! - `lineedit` — the dangerous-command check on the lines the shell reads after line editing.
 //! - `errors` — error codes and exit codes, parameter checks, dangerous commands, corrupt state.
 //! - `term` — term-read: tail/viewport/delta, markers, caps, redaction, full-screen state.
 //! - `mcp` — `kpty mcp` through rmcp's client: schema, actions, errors, progress, cancellation.
@@ -22,6 +23,7 @@ mod snapshots;
 
 mod errors;
 mod io;
+mod lineedit;
 mod mcp;
 mod routing;
 mod sessions;
