@@ -115,14 +115,13 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// Wrap a freshly spawned PTY.
+    /// Wrap a freshly spawned PTY; `(kind, line_editor)` describe its shell.
     pub fn new(
         master: Box<dyn MasterPty + Send>,
         writer: Box<dyn Write + Send>,
         pid: u32,
-        kind: ShellKind,
+        (kind, line_editor): (ShellKind, bool),
         session_id: String,
-        line_editor: bool,
         limits: Limits,
         (cols, rows): (u16, u16),
     ) -> Arc<Self> {

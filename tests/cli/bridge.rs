@@ -374,7 +374,10 @@ fn pty_write_and_talk_check_the_lines_the_shell_reads() {
     assert_eq!(v["details"]["pattern"], "unverifiable_line_edit", "{v}");
     assert_eq!(write("\x03").0, 200);
     // `/pty/talk` takes kpty's escapes and real control characters alike.
-    for command in ["x\\x7fcat ~/.ssh/id_rsa >ran", "x\x7fcat ~/.ssh/id_rsa >ran"] {
+    for command in [
+        "x\\x7fcat ~/.ssh/id_rsa >ran",
+        "x\x7fcat ~/.ssh/id_rsa >ran",
+    ] {
         let res = serve.http(
             "POST",
             "/pty/talk",

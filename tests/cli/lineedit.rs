@@ -11,20 +11,20 @@ use serde_json::Value;
 /// `~/ran`) — so that bash, after line editing, runs exactly it; in kpty's escape
 /// syntax (send-line, talk), each submitted with Enter.
 pub const DISGUISED: &[&str] = &[
-    r"x\x7fcat ~/.ssh/id_rsa >ran",                  // DEL
-    r"x\x08cat ~/.ssh/id_rsa >ran",                  // Ctrl-H
-    r"echo safe\x15cat ~/.ssh/id_rsa >ran",          // Ctrl-U
-    r"echo safe\x17\x17cat ~/.ssh/id_rsa >ran",      // Ctrl-W
-    r"c\x16at ~/.ssh/id_rsa >ran",                   // Ctrl-V
-    r"true;\x00cat ~/.ssh/id_rsa >ran",              // NUL
+    r"x\x7fcat ~/.ssh/id_rsa >ran",             // DEL
+    r"x\x08cat ~/.ssh/id_rsa >ran",             // Ctrl-H
+    r"echo safe\x15cat ~/.ssh/id_rsa >ran",     // Ctrl-U
+    r"echo safe\x17\x17cat ~/.ssh/id_rsa >ran", // Ctrl-W
+    r"c\x16at ~/.ssh/id_rsa >ran",              // Ctrl-V
+    r"true;\x00cat ~/.ssh/id_rsa >ran",         // NUL
     r"cat ~/.ssh/id_rsa >ran; echo x\x02\x02\x02\x02\x02\x02\x02\x02\x0b", // Ctrl-B, Ctrl-K
-    r"act ~/.ssh/id_rsa >ran\x01\x06\x14",           // Ctrl-A, Ctrl-F, Ctrl-T
-    r"~/.ssh/id_rsa >ran\x01\x0bcat \x19",           // Ctrl-K, Ctrl-Y
-    r"cat ~/.ssh/id_rsa >ran junk\x1b\x7f",          // Esc DEL
-    r"at ~/.ssh/id_rsa >ran\x01c",                   // Ctrl-A + insert
-    r"at ~/.ssh/id_rsa >ran\x1b[Hc",                 // Home (CSI) + insert
-    r"cat ~/.ssh/id_rsa >ranx\x1b[D\x1b[3~",         // Left, Delete
-    r"ca\x1b:t ~/.ssh/id_rsa >ran",                  // unbound Esc + key (dropped by readline)
+    r"act ~/.ssh/id_rsa >ran\x01\x06\x14",      // Ctrl-A, Ctrl-F, Ctrl-T
+    r"~/.ssh/id_rsa >ran\x01\x0bcat \x19",      // Ctrl-K, Ctrl-Y
+    r"cat ~/.ssh/id_rsa >ran junk\x1b\x7f",     // Esc DEL
+    r"at ~/.ssh/id_rsa >ran\x01c",              // Ctrl-A + insert
+    r"at ~/.ssh/id_rsa >ran\x1b[Hc",            // Home (CSI) + insert
+    r"cat ~/.ssh/id_rsa >ranx\x1b[D\x1b[3~",    // Left, Delete
+    r"ca\x1b:t ~/.ssh/id_rsa >ran",             // unbound Esc + key (dropped by readline)
     r"cat ~/.ssh/id_rsa >ran\x03cat ~/.ssh/id_rsa >ran", // Ctrl-C, then again
 ];
 
@@ -54,7 +54,10 @@ fn editing_keys_cannot_smuggle_a_blocked_command_past_send_line_or_talk() {
     }
     // CR or LF inside a talk command: each line is a command.
     // (`\r` before a letter stays text, as in `C:\rust`: spell CR and LF as bytes.)
-    for data in [r"true\x0dcat ~/.ssh/id_rsa >ran", r"true\x0acat ~/.ssh/id_rsa >ran"] {
+    for data in [
+        r"true\x0dcat ~/.ssh/id_rsa >ran",
+        r"true\x0acat ~/.ssh/id_rsa >ran",
+    ] {
         env.fails(&["talk", "-s", &id, data], 116, "DANGEROUS_COMMAND_BLOCKED");
     }
     assert_nothing_ran(&env, &id);
@@ -70,10 +73,7 @@ fn the_message_shows_the_line_the_shell_would_read() {
         "DANGEROUS_COMMAND_BLOCKED",
     );
     assert_eq!(s(&v["details"], "line"), "cat ~/.ssh/id_rsa", "{v}");
-    assert!(
-        s(&v, "message").contains("\"cat ~/.ssh/id_rsa\""),
-        "{v}"
-    );
+    assert!(s(&v, "message").contains("\"cat ~/.ssh/id_rsa\""), "{v}");
 }
 
 #[test]
@@ -82,10 +82,14 @@ fn completion_and_history_edits_cannot_be_submitted_unseen() {
     let id = env.create(&[]);
     for data in [
         r"cat ~/.ssh/id_rs\t >ran", // Tab completion
-        r"\x1b[Acat ~/.ssh/id_rsa",  // history, then an edit
-        r"\x12cat",                  // reverse search
+        r"\x1b[Acat ~/.ssh/id_rsa", // history, then an edit
+        r"\x12cat",                 // reverse search
     ] {
-        let v = env.fails(&["send-line", "-s", &id, data], 116, "DANGEROUS_COMMAND_BLOCKED");
+        let v = env.fails(
+            &["send-line", "-s", &id, data],
+            116,
+            "DANGEROUS_COMMAND_BLOCKED",
+        );
         assert!(
             ["unverifiable_line_edit", "ssh_key_read"].contains(&blocked(&v)),
             "{data}: {v}"
@@ -124,7 +128,11 @@ fn ordinary_editing_keys_still_work() {
     // `\xNN` escapes are bytes: two of them spell é.
     assert_eq!(env.out(&id, r"echo caf\xc3\xa9"), "café");
     // A byte that is not text is refused before anything is typed.
-    let v = env.fails(&["send-line", "-s", &id, r"echo \xe9"], 115, "INVALID_PARAMS");
+    let v = env.fails(
+        &["send-line", "-s", &id, r"echo \xe9"],
+        115,
+        "INVALID_PARAMS",
+    );
     assert!(s(&v, "message").contains(r"\xe9"), "{v}");
 }
 
