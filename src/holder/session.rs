@@ -378,12 +378,16 @@ impl Shared {
     }
 
     /// Which opaque lines a write must not submit: none when no line editor reads the input
-    /// (a shell without one, or a full-screen program on the alternate screen).
-    pub(super) fn opacity(&self, st: &State) -> Opacity {
-        if self.line_editor && !st.screen.alternate() {
-            Opacity::OnSubmit
-        } else {
+    /// (a shell without one, or a full-screen program on the alternate screen); only those a
+    /// single write makes opaque, edits and submits while another program holds the
+    /// foreground (a REPL, an agent's TUI, ssh …); otherwise, at the shell's own prompt, any.
+    pub(super) fn opacity(&self, st: &State, foreground: bool) -> Opacity {
+        if !self.line_editor || st.screen.alternate() {
             Opacity::Ignore
+        } else if foreground {
+            Opacity::PerWrite
+        } else {
+            Opacity::OnSubmit
         }
     }
 
@@ -392,12 +396,13 @@ impl Shared {
     /// followed.
     pub fn write(&self, data: &str, enter_follows: bool) -> Result<WriteBody> {
         let mut typing = self.lock_typing();
+        let foreground = self.foreground_other().is_some();
         let opacity = {
             let st = self.lock();
             if let Some(exit) = st.exit.clone() {
                 return Err(self.exited_error(&exit));
             }
-            self.opacity(&st)
+            self.opacity(&st, foreground)
         };
         let next = typing.after(data, opacity, enter_follows)?;
         self.write_all(data.as_bytes())?;

@@ -137,7 +137,7 @@ impl Shared {
             .with_details(json!({"session_id": self.session_id})));
         }
         let sentinel = req.sentinel.clone().unwrap_or_else(new_sentinel);
-        let opacity = self.opacity(&st);
+        let opacity = self.opacity(&st, nested.is_some());
         let begin = st.ring.end();
         st.talking = true;
         st.cancel = false;

@@ -211,6 +211,12 @@ impl Editor {
         }
     }
 
+    /// Forget whether the line being edited was edited or made opaque so far (its text stays).
+    pub fn forget_line_flags(&mut self) {
+        self.opaque = None;
+        self.edited = false;
+    }
+
     /// What Ctrl-Y would insert now.
     #[must_use]
     pub fn kill_ring(&self) -> String {

@@ -18,7 +18,11 @@ use serde_json::{Value, json};
 pub enum Opacity {
     /// None: no line editor reads this input (a full-screen program, a shell without one).
     Ignore,
-    /// Those this write submits.
+    /// Those this write submits, when this write itself holds both the opaque key and an
+    /// edit: what earlier writes did to the line is forgotten (a program other than the shell
+    /// reads the input, and its keys mean what it says: Shift-Tab, then a prompt).
+    PerWrite,
+    /// Those this write submits, whichever write edited them or pressed the key.
     OnSubmit,
     /// Those this write submits, and the one it leaves pending (for callers that cannot see
     /// the next write).
@@ -134,6 +138,9 @@ impl Typing {
         enter_follows: bool,
     ) -> Result<Self, Refusal> {
         let mut next = self.clone();
+        if opacity == Opacity::PerWrite {
+            next.readline.forget_line_flags();
+        }
         let mut rl_lines = next.readline.feed(text);
         let mut canon_lines = next.canonical.feed(text);
         let (mut rl_end, mut canon_end) = (next.readline.clone(), next.canonical.clone());
@@ -180,7 +187,7 @@ impl Typing {
         };
         let refused = match opacity {
             Opacity::Ignore => None,
-            Opacity::OnSubmit => rl_lines.iter().find_map(unverifiable),
+            Opacity::PerWrite | Opacity::OnSubmit => rl_lines.iter().find_map(unverifiable),
             Opacity::Strict => rl_lines.iter().chain([&rl_pending]).find_map(unverifiable),
         };
         match refused {
@@ -290,6 +297,13 @@ mod tests {
             .after("reboo\t", Opacity::OnSubmit, false)
             .unwrap();
         assert!(t.after("\r", Opacity::OnSubmit, false).is_err());
+        // Per write: only keys and edits in the same write count.
+        let t = Typing::new()
+            .after("\x1b[Z", Opacity::PerWrite, false)
+            .unwrap();
+        assert!(t.after("go on\r", Opacity::PerWrite, false).is_ok());
+        assert!(t.after("go on\r", Opacity::OnSubmit, false).is_err());
+        assert!(t.after("go\ton\r", Opacity::PerWrite, false).is_err());
         // Enter that follows in a separate write.
         let t = Typing::new()
             .after("rm -rf ", Opacity::OnSubmit, false)
@@ -427,7 +441,7 @@ mod tests {
             let cut = text.char_indices().nth(split).map_or(text.len(), |(i, _)| i);
             let mut t = Typing::new();
             for part in [&text[..cut], &text[cut..]] {
-                for o in [Opacity::Ignore, Opacity::OnSubmit, Opacity::Strict] {
+                for o in [Opacity::Ignore, Opacity::PerWrite, Opacity::OnSubmit, Opacity::Strict] {
                     let _ = t.after(part, o, true).map(|r| r.after("\r", o, false));
                 }
                 t.record(part);

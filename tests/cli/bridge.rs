@@ -419,3 +419,39 @@ fn pty_write_and_talk_check_the_lines_the_shell_reads() {
     );
     crate::lineedit::assert_nothing_ran(&b, &id);
 }
+
+#[test]
+fn under_another_program_a_key_and_then_text_pass_as_separate_writes() {
+    let b = Env::new();
+    let id = b.create(&[]);
+    let serve = Serve::start(&b);
+    let k = Some(serve.secret.as_str());
+    let write = |data: &str| {
+        serve
+            .http(
+                "POST",
+                "/pty/write",
+                k,
+                Some(json!({"session_id": id, "data": data})),
+            )
+            .0
+    };
+    // At bash's own prompt an unmodelled key stays on the line: text + Enter after it is
+    // refused (readline may bind it to anything).
+    assert_eq!(write("\x1b[Z"), 200);
+    assert_eq!(write("echo hi\r"), 403);
+    assert_eq!(write("\x03"), 200);
+    // Under another program (a TUI, a REPL; here `cat`) only one write's keys and edits
+    // count: Shift-Tab, then a line of text.
+    b.send_line(&id, "cat");
+    crate::support::wait_for(10_000, "cat in the foreground", || {
+        b.entry(&id)["foreground_command"] == "cat"
+    });
+    let from = b.offset(&id);
+    assert_eq!(write("\x1b[Z"), 200);
+    assert_eq!(write("typed-after-a-key\r"), 200);
+    b.read_until(&id, from, "typed-after-a-key\r\n");
+    // One write holding the key, an edit and Enter is still refused.
+    assert_eq!(write("x\tmore\r"), 403);
+    assert_eq!(write("\x03"), 200);
+}
