@@ -412,6 +412,41 @@ mod tests {
         }
 
         #[test]
+        fn fixed_typos_never_let_a_blocked_command_through(
+            which in 0..BLOCKED.len(),
+            at in 0usize..40,
+            kind in 0u8..5,
+            arrows in any::<bool>(),
+        ) {
+            // Type the command with a typo, then fix it with cursor keys and editing keys.
+            let c: Vec<char> = BLOCKED[which].chars().collect();
+            let n = c.len();
+            let k = at % (n - 1);
+            let text = |v: &[char]| v.iter().collect::<String>();
+            let left = |times: usize| if arrows { "\x1b[D" } else { "\x02" }.repeat(times);
+            let end = if arrows { "\x1b[F" } else { "\x05" };
+            let typed = match kind {
+                // A character left out, inserted after moving back.
+                0 => format!(
+                    "{}{}{}{}{end}",
+                    text(&c[..k]), text(&c[k + 1..]), left(n - k - 1), c[k]
+                ),
+                // Two characters swapped, fixed with Ctrl-T.
+                1 => format!(
+                    "{}{}{}{}{}\x14{end}",
+                    text(&c[..k]), c[k + 1], c[k], text(&c[k + 2..]), left(n - k - 1)
+                ),
+                // A character too many, erased after moving back.
+                2 => format!("{}#{}{}\x7f{end}", text(&c[..k]), text(&c[k..]), left(n - k)),
+                // The same, deleted forward.
+                3 => format!("{}#{}{}\x04{end}", text(&c[..k]), text(&c[k..]), left(n - k + 1)),
+                // The last word killed and yanked back.
+                _ => format!("{}\x17\x19", text(&c)),
+            };
+            prop_assert!(blocked(&format!("{typed}\r")), "{:?}", typed);
+        }
+
+        #[test]
         fn split_writes_never_let_a_blocked_command_through(
             which in 0..BLOCKED.len(),
             split in 0usize..40,
