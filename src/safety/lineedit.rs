@@ -8,7 +8,8 @@
 //!
 //! [`Keymap::Readline`] models GNU readline in emacs mode (bash; zsh's ZLE, fish and
 //! PSReadLine bind the same basic keys): insert at the cursor; CR/LF submit (CR LF once);
-//! Ctrl-H/DEL erase back; Ctrl-U kills to the line start, Ctrl-K to its end, Ctrl-W a
+//! Ctrl-H/DEL erase back; Ctrl-U kills to the line start (with text after the cursor the line
+//! is also opaque: zsh kills the whole line), Ctrl-K to its end, Ctrl-W a
 //! whitespace-delimited word back, Esc DEL/Esc Ctrl-H an alphanumeric word back, Esc d one
 //! forward; consecutive kills accumulate and Ctrl-Y yanks them; Ctrl-T transposes; Ctrl-A/E/B/F,
 //! Esc b/f, arrows, Home/End move; Ctrl-D and Delete delete forward (Ctrl-D on an empty line
@@ -390,7 +391,13 @@ impl Editor {
                     self.erase(cur, cur + 1);
                 }
             }
-            Key::KillToStart => self.kill_range(0, cur, true, was_kill),
+            Key::KillToStart => {
+                if cur < len {
+                    // bash keeps the text after the cursor, zsh's Ctrl-U kills the whole line.
+                    self.make_opaque("Ctrl-U with text after the cursor (shells differ)");
+                }
+                self.kill_range(0, cur, true, was_kill);
+            }
             Key::KillToEnd => self.kill_range(cur, len, false, was_kill),
             Key::KillLine => self.kill_range(0, len, true, was_kill),
             Key::UnixWordRubout => {
@@ -705,8 +712,11 @@ mod tests {
         );
         assert_eq!(submitted("rm -rf /tmp\x1b\x7f\r"), ["rm -rf /"]);
         assert_eq!(submitted("rm -rf /tmp\x1b\x08\r"), ["rm -rf /"]);
-        // Ctrl-U kills back from the cursor only.
+        // Ctrl-U kills back from the cursor only (in bash; zsh kills the whole line, so the
+        // line is also opaque).
         assert_eq!(submitted("echo /\x02\x15rm -rf \r"), ["rm -rf /"]);
+        assert!(opaque("xyz\x02\x15rm -rf /\r").is_some());
+        assert_eq!(opaque("xyz\x15rm -rf /\r"), None);
     }
 
     #[test]
