@@ -359,6 +359,13 @@ impl Editor {
         match key {
             Key::Insert(c) => self.insert(&[c]),
             Key::Paste(text) => {
+                if text
+                    .iter()
+                    .any(|c| is_control(*c) && !matches!(c, '\r' | '\n' | '\t'))
+                {
+                    // A readline without bracketed paste would read these as editing keys.
+                    self.make_opaque("a bracketed paste holding control keys");
+                }
                 let text: Vec<char> = text
                     .into_iter()
                     .map(|c| if c == '\r' { '\n' } else { c })
@@ -787,6 +794,8 @@ mod tests {
             submitted("a\x1b[200~rm -rf /\rx\x1b[201~\r"),
             ["arm -rf /\nx"]
         );
+        assert_eq!(opaque("a\x1b[200~rm -rf /\rx\x1b[201~\r"), None);
+        assert!(opaque("\x1b[200~;rm -rf /x\x7f\x1b[201~\r").is_some());
     }
 
     #[test]
