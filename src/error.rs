@@ -210,3 +210,10 @@ impl std::error::Error for Error {}
 
 /// Result alias.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<crate::safety::Refusal> for Error {
+    /// A refused write: `DANGEROUS_COMMAND_BLOCKED` with the refusal's message and details.
+    fn from(r: crate::safety::Refusal) -> Self {
+        Error::new(ErrorCode::DangerousCommandBlocked, r.message()).with_details(r.details())
+    }
+}

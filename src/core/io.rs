@@ -1,26 +1,31 @@
 //! `send_line`, `read` and the deprecated `write`: typing into a session and reading what it
-//! printed. Input passes escape processing and dangerous-command blocking before any byte
-//! reaches the terminal; reads of an ended session come from its saved buffer.
+//! printed. Input passes escape processing and dangerous-command blocking (on the lines the
+//! shell's line editor would submit) before any byte reaches the terminal; reads of an ended
+//! session come from its saved buffer.
 
 use super::{Ctx, sessions};
 use crate::api::{self, Params, SessionId};
 use crate::error::{Error, ErrorCode, Result};
 use crate::holder::ring::{self, Ring};
 use crate::proto::{ReadBody, Request};
+use crate::safety::Opacity;
 use crate::store::Metadata;
 use serde_json::{Value, json};
 use std::time::Duration;
 
-/// Block dangerous input: `DANGEROUS_COMMAND_BLOCKED` naming the pattern.
-pub fn check_safe(text: &str) -> Result<()> {
-    if let Some(m) = crate::safety::check_dangerous(text) {
-        return Err(Error::new(
-            ErrorCode::DangerousCommandBlocked,
-            format!("blocked: the command matches the dangerous-command pattern {} ({}); nothing was typed", m.id, m.description),
-        )
-        .with_details(json!({"pattern": m.id, "category": m.category, "description": m.description})));
-    }
-    Ok(())
+/// Block input whose lines, as the shell's line editor would submit them, match a
+/// dangerous-command rule (`DANGEROUS_COMMAND_BLOCKED` naming the pattern and the line); with
+/// [`Opacity::Strict`] (sessions behind a bridge, whose holder kpty does not run) also a line
+/// edited after a key kpty cannot follow. Local sessions' holders check again, with what
+/// earlier writes left on the line and whether a line editor is reading at all.
+pub fn check_typed(text: &str, opacity: Opacity) -> Result<()> {
+    Ok(crate::safety::check_typed(text, opacity)?)
+}
+
+/// Decode `\xNN`, `\r`, `\n`, `\t`, `\\` escapes in `what`; bytes that are not UTF-8 text are
+/// `INVALID_PARAMS`.
+pub fn unescape(what: &str, text: &str) -> Result<String> {
+    crate::safety::process_escapes(text).map_err(|e| Error::invalid(format!("{what}: {e}")))
 }
 
 /// Refuse oversized input.
@@ -42,20 +47,30 @@ pub fn send_line(ctx: &Ctx, p: &Params) -> Result<Value> {
         .as_deref()
         .ok_or_else(|| Error::invalid("send_line needs `data`: the text to type"))?;
     check_size("data", data)?;
-    let line: String = crate::safety::process_escapes(data)
+    let line: String = unescape("data", data)?
         .chars()
         .filter(|c| *c != '\r' && *c != '\n')
         .collect();
-    check_safe(&line)?;
+    let submitted = format!("{line}\r");
+    check_typed(&submitted, Opacity::Ignore)?;
     let e = sessions::target(ctx, p, false)?;
     if crate::bridge::is_remote(&e) {
+        check_typed(&submitted, Opacity::Strict)?;
         return crate::bridge::send_line(&e, &line);
     }
     // One budget for both writes: a stopped holder costs the caller SHORT_CALL, not twice.
     let deadline = std::time::Instant::now() + sessions::SHORT_CALL;
     let left = || deadline.saturating_duration_since(std::time::Instant::now());
-    let typed = sessions::call(ctx, &e, &Request::Write { data: line.clone() }, left())?;
-    let enter = sessions::call(ctx, &e, &Request::Write { data: "\r".into() }, left())?;
+    let req = Request::Write {
+        data: line.clone(),
+        enter_follows: true,
+    };
+    let typed = sessions::call(ctx, &e, &req, left())?;
+    let req = Request::Write {
+        data: "\r".into(),
+        enter_follows: false,
+    };
+    let enter = sessions::call(ctx, &e, &req, left())?;
     Ok(json!({
         "ok": true,
         "session_id": e.session_id,
@@ -69,9 +84,12 @@ pub fn send_line(ctx: &Ctx, p: &Params) -> Result<Value> {
 /// still applies. The `write` action itself stays deprecated.
 pub fn write_raw(ctx: &Ctx, session: &str, data: &str) -> Result<Value> {
     check_size("data", data)?;
-    check_safe(data)?;
+    check_typed(data, Opacity::Ignore)?;
     let e = sessions::resolve(ctx, session)?;
-    let req = Request::Write { data: data.into() };
+    let req = Request::Write {
+        data: data.into(),
+        enter_follows: false,
+    };
     let v = sessions::call(ctx, &e, &req, sessions::SHORT_CALL)?;
     Ok(json!({"ok": true, "session_id": e.session_id, "bytes_written": v["bytes_written"]}))
 }

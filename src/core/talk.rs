@@ -6,6 +6,7 @@ use super::{Ctx, config, io, sessions};
 use crate::api::{self, Params};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{ProgressBody, Request, TalkBody, TalkRequest, client};
+use crate::safety::Opacity;
 use crate::store::RegistryEntry;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -44,11 +45,13 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
         .as_deref()
         .ok_or_else(|| Error::invalid("talk needs `command`: the command to run"))?;
     io::check_size("command", raw)?;
-    let command = crate::safety::process_escapes(raw);
+    let command = io::unescape("command", raw)?;
     if command.trim().is_empty() {
         return Err(Error::invalid("talk needs a non-empty `command`"));
     }
-    io::check_safe(&command)?;
+    // The holder types the command and Enter; it checks again with what is on the line.
+    let typed = format!("{command}\r");
+    io::check_typed(&typed, Opacity::Ignore)?;
     if let Some(s) = &p.sentinel {
         check_sentinel(s)?;
     }
@@ -67,6 +70,9 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
         .as_deref()
         .is_some_and(|s| !s.trim().is_empty());
     let entry = sessions::target(ctx, p, true)?;
+    if crate::bridge::is_remote(&entry) {
+        io::check_typed(&typed, Opacity::Strict)?;
+    }
     let req = TalkRequest {
         command,
         sentinel: p.sentinel.clone(),

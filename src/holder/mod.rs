@@ -255,7 +255,7 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         pair.master,
         writer,
         pid,
-        kind,
+        (kind, shell::has_line_editor(&program)),
         spec.session_id.clone(),
         session::Limits {
             buffer_size: spec.buffer_size,

@@ -86,7 +86,10 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {
     };
     match req {
         Request::Status => Reply::ok(shared.status()),
-        Request::Write { data } => result(shared.write(&data)),
+        Request::Write {
+            data,
+            enter_follows,
+        } => result(shared.write(&data, enter_follows)),
         Request::Read {
             since,
             max_bytes,

@@ -12,6 +12,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{
     CursorPos, KillBody, ReadBody, ScreenInfo, StatusBody, TermReadBody, TermReadRequest, WriteBody,
 };
+use crate::safety::{Opacity, Typing};
 use portable_pty::{MasterPty, PtySize};
 use serde_json::json;
 use std::io::{Read, Write};
@@ -106,15 +107,20 @@ pub struct Shared {
     pub kind: ShellKind,
     /// The session id (for messages).
     pub session_id: String,
+    /// The shell edits its input line with readline-style keys (not dash's bare tty).
+    pub line_editor: bool,
+    /// What earlier writes left on the shell's line, for checking the next write. Taken
+    /// before (never while holding) [`Self::state`]; the reader thread never takes it.
+    pub(super) typing: Mutex<Typing>,
 }
 
 impl Shared {
-    /// Wrap a freshly spawned PTY.
+    /// Wrap a freshly spawned PTY; `(kind, line_editor)` describe its shell.
     pub fn new(
         master: Box<dyn MasterPty + Send>,
         writer: Box<dyn Write + Send>,
         pid: u32,
-        kind: ShellKind,
+        (kind, line_editor): (ShellKind, bool),
         session_id: String,
         limits: Limits,
         (cols, rows): (u16, u16),
@@ -151,6 +157,8 @@ impl Shared {
             pid,
             kind,
             session_id,
+            line_editor,
+            typing: Mutex::new(Typing::new()),
         })
     }
 
@@ -364,12 +372,41 @@ impl Shared {
         }
     }
 
-    /// `Write`.
-    pub fn write(&self, data: &str) -> Result<WriteBody> {
-        if let Some(exit) = self.lock().exit.clone() {
-            return Err(self.exited_error(&exit));
+    /// The typing lock (a poisoned lock is recovered: the state is replaced whole).
+    pub(super) fn lock_typing(&self) -> MutexGuard<'_, Typing> {
+        self.typing.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Which opaque lines a write must not submit: none when no line editor reads the input
+    /// (a shell without one, or a full-screen program on the alternate screen); only those a
+    /// single write makes opaque, edits and submits while another program holds the
+    /// foreground (a REPL, an agent's TUI, ssh …); otherwise, at the shell's own prompt, any.
+    pub(super) fn opacity(&self, st: &State, foreground: bool) -> Opacity {
+        if !self.line_editor || st.screen.alternate() {
+            Opacity::Ignore
+        } else if foreground {
+            Opacity::PerWrite
+        } else {
+            Opacity::OnSubmit
         }
+    }
+
+    /// `Write`: refused (nothing typed) when the lines the shell would submit, with what
+    /// earlier writes left on the line, are blocked; with `enter_follows`, checked as if Enter
+    /// followed.
+    pub fn write(&self, data: &str, enter_follows: bool) -> Result<WriteBody> {
+        let mut typing = self.lock_typing();
+        let foreground = self.foreground_other().is_some();
+        let opacity = {
+            let st = self.lock();
+            if let Some(exit) = st.exit.clone() {
+                return Err(self.exited_error(&exit));
+            }
+            self.opacity(&st, foreground)
+        };
+        let next = typing.after(data, opacity, enter_follows)?;
         self.write_all(data.as_bytes())?;
+        *typing = next;
         Ok(WriteBody {
             bytes_written: data.len(),
         })

@@ -285,6 +285,18 @@ pub fn typed_command(
     }
 }
 
+/// Whether `program` edits its input line with readline-style keys (bash, zsh, fish, ksh,
+/// busybox ash …). Only shells known to read lines straight from the tty — dash and posh,
+/// also as `sh` when that is a link to them — do not; their typed Tab is text.
+pub fn has_line_editor(program: &Path) -> bool {
+    let real = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
+    let name = real
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    !matches!(name.as_str(), "dash" | "posh")
+}
+
 /// Find `program` on PATH (or check it when it names a path).
 pub fn resolve_program(program: &str) -> Result<PathBuf> {
     let fail = |why: String| Error::new(ErrorCode::PtySpawnFailed, why);

@@ -137,6 +137,7 @@ impl Shared {
             .with_details(json!({"session_id": self.session_id})));
         }
         let sentinel = req.sentinel.clone().unwrap_or_else(new_sentinel);
+        let opacity = self.opacity(&st, nested.is_some());
         let begin = st.ring.end();
         st.talking = true;
         st.cancel = false;
@@ -156,10 +157,24 @@ impl Shared {
             self.kind
         };
         let typed = typed_command(kind, method, &req.command, &sentinel);
-        if let Err(e) = self.write_all(typed.as_bytes()) {
-            self.end_talk();
-            return Err(e);
+        // Checked with what earlier writes left on the line (the command lands after it).
+        let mut typing = self.lock_typing();
+        let written = typing
+            .after(&typed, opacity, false)
+            .map_err(Error::from)
+            .and_then(|next| {
+                self.write_all(typed.as_bytes())?;
+                Ok(next)
+            });
+        match written {
+            Ok(next) => *typing = next,
+            Err(e) => {
+                drop(typing);
+                self.end_talk();
+                return Err(e);
+            }
         }
+        drop(typing);
 
         let matcher = (method == Integration::Sentinel).then(|| SentinelMatcher::new(&sentinel));
         let mut begin_at: Option<u64> = None; // sentinel: absolute end of the begin line
@@ -353,7 +368,9 @@ impl Shared {
         drop(st);
         self.notify();
         if talking && interrupt {
+            let mut typing = self.lock_typing();
             self.write_all(b"\x03")?;
+            typing.record("\x03");
         }
         Ok(json!({"cancelled": talking}))
     }

@@ -69,4 +69,39 @@ mod tests {
         buf.truncate(6);
         assert!(read_frame(&mut &buf[..]).is_err());
     }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..64)) {
+            let mut r = &bytes[..];
+            // Every frame read either yields a body within the limit or stops with an error.
+            for _ in 0..bytes.len() + 1 {
+                match read_frame(&mut r) {
+                    Ok(Some(b)) => proptest::prop_assert!(b.len() <= MAX_FRAME),
+                    Ok(None) | Err(_) => break,
+                }
+            }
+        }
+
+        #[test]
+        fn written_frames_read_back(bodies in proptest::collection::vec(proptest::collection::vec(proptest::num::u8::ANY, 0..32), 0..5)) {
+            let mut buf = Vec::new();
+            for b in &bodies {
+                write_frame(&mut buf, b).unwrap();
+            }
+            let mut r = &buf[..];
+            for b in &bodies {
+                let got = read_frame(&mut r).unwrap();
+                proptest::prop_assert_eq!(got.as_ref(), Some(b));
+            }
+            proptest::prop_assert!(read_frame(&mut r).unwrap().is_none());
+        }
+
+        #[test]
+        fn a_length_prefix_then_garbage_never_panics(len in proptest::num::u32::ANY, tail in proptest::collection::vec(proptest::num::u8::ANY, 0..64)) {
+            let mut bytes = len.to_be_bytes().to_vec();
+            bytes.extend(tail);
+            let _ = read_frame(&mut &bytes[..]);
+        }
+    }
 }

@@ -32,10 +32,14 @@ pub struct Envelope {
 pub enum Request {
     /// Liveness and state.
     Status,
-    /// Type bytes (already escape-processed and checked by the core).
+    /// Type bytes (already escape-processed and checked by the core); the holder checks
+    /// them again against what earlier writes left on the line.
     Write {
         /// Text to write.
         data: String,
+        /// Enter follows in a separate write (`send_line`): check the text as if submitted.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        enter_follows: bool,
     },
     /// Read output.
     Read {

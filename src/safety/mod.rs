@@ -1,10 +1,14 @@
-//! Safety filters: dangerous-command blocking, escape-sequence decoding and secret redaction.
+//! Safety filters: dangerous-command blocking (on the line the shell will read), escape-sequence
+//! decoding and secret redaction.
 
 pub mod dangerous;
 pub mod escapes;
+pub mod lineedit;
 pub mod pem;
 pub mod redact;
+pub mod typed;
 
 pub use dangerous::{BlockedMatch, PATTERNS, check_dangerous};
-pub use escapes::process_escapes;
+pub use escapes::{EscapeError, process_escapes};
 pub use redact::{redact, redact_value, redact_window};
+pub use typed::{Opacity, Refusal, Typing, check_typed};

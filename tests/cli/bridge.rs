@@ -529,3 +529,139 @@ fn every_serve_reply_is_redacted() {
     assert_eq!(status, 504, "{v}");
     assert!(leaked(&v.to_string(), &body).is_empty(), "{v}");
 }
+
+#[test]
+fn pty_write_and_talk_check_the_lines_the_shell_reads() {
+    let b = Env::new();
+    let id = b.create(&[]);
+    let serve = Serve::start(&b);
+    let k = Some(serve.secret.as_str());
+    let write = |data: &str| {
+        serve.http(
+            "POST",
+            "/pty/write",
+            k,
+            Some(json!({"session_id": id, "data": data})),
+        )
+    };
+    let refused = |(status, v): (u16, Value), what: &str| {
+        assert_eq!(
+            (status, s(&v, "error_code")),
+            (403, "DANGEROUS_COMMAND_BLOCKED"),
+            "{what:?}: {v}"
+        );
+        v
+    };
+    for data in [
+        "x\x7fcat ~/.ssh/id_rsa >ran\r",
+        "true\rcat ~/.ssh/id_rsa >ran\r", // CR inside the data ends a line
+        "true\ncat ~/.ssh/id_rsa >ran",
+        "echo safe\x15cat ~/.ssh/id_rsa >ran\r",
+        "echo safe\x17\x17cat ~/.ssh/id_rsa >ran\r",
+        "c\x16at ~/.ssh/id_rsa >ran\r",
+        "true;\x00cat ~/.ssh/id_rsa >ran\r",
+        "at ~/.ssh/id_rsa >ran\x01c\r",
+        "act ~/.ssh/id_rsa >ran\x01\x06\x14\r",
+        "~/.ssh/id_rsa >ran\x01\x0bcat \x19\r",
+        "ca\x1b:t ~/.ssh/id_rsa >ran\r",
+        "\x1b[200~cat ~/.ssh/id_rsa >ran\x1b[201~\r",
+        "cat ~/.ssh/id_rs\t >ran\r",
+    ] {
+        refused(write(data), data);
+    }
+    // Split across writes: the holder remembers what the first one left on the line.
+    assert_eq!(write("cat ~/.s").0, 200);
+    refused(write("sh/id_rsa >ran\r"), "second half");
+    b.fails(
+        &["send-line", "-s", &id, "sh/id_rsa >ran"],
+        116,
+        "DANGEROUS_COMMAND_BLOCKED",
+    );
+    assert_eq!(write("\x03").0, 200);
+    // Completion in one write, Enter in the next: kpty cannot see the line it would submit.
+    assert_eq!(write("echo hel\t").0, 200);
+    let v = refused(write("\r"), "Enter after Tab");
+    assert_eq!(v["details"]["pattern"], "unverifiable_line_edit", "{v}");
+    assert_eq!(write("\x03").0, 200);
+    // `/pty/talk` takes kpty's escapes and real control characters alike.
+    for command in [
+        "x\\x7fcat ~/.ssh/id_rsa >ran",
+        "x\x7fcat ~/.ssh/id_rsa >ran",
+    ] {
+        let res = serve.http(
+            "POST",
+            "/pty/talk",
+            k,
+            Some(json!({"session_id": id, "command": command})),
+        );
+        refused(res, command);
+    }
+    // Keys alone still pass: re-run the last command from history.
+    let (_, v) = serve.http(
+        "POST",
+        "/pty/talk",
+        k,
+        Some(json!({"session_id": id, "command": "echo again-$((40+2))"})),
+    );
+    assert_eq!(s(&v, "output"), "again-42", "{v}");
+    let from = b.offset(&id);
+    assert_eq!(write("\x1b[A\r").0, 200);
+    b.read_until(&id, from, "again-42\r\n");
+    crate::lineedit::assert_nothing_ran(&b, &id);
+
+    // A session behind the bridge: A refuses before any HTTP, and (seeing no holder of its
+    // own) also refuses completion it could not follow.
+    let a = Env::new();
+    a.ok_json(&["register", &id, "--desktop-url", &serve.url]);
+    for data in crate::lineedit::DISGUISED {
+        let (code, v) = with_secret(&a, k, &["send-line", "-s", &id, data]);
+        assert_eq!(
+            (code, s(&v, "error_code")),
+            (Some(116), "DANGEROUS_COMMAND_BLOCKED"),
+            "{data}: {v}"
+        );
+    }
+    let (code, v) = with_secret(&a, k, &["send-line", "-s", &id, r"echo hel\x09"]);
+    assert_eq!(
+        (code, &v["details"]["pattern"]),
+        (Some(116), &json!("unverifiable_line_edit")),
+        "{v}"
+    );
+    crate::lineedit::assert_nothing_ran(&b, &id);
+}
+
+#[test]
+fn under_another_program_a_key_and_then_text_pass_as_separate_writes() {
+    let b = Env::new();
+    let id = b.create(&[]);
+    let serve = Serve::start(&b);
+    let k = Some(serve.secret.as_str());
+    let write = |data: &str| {
+        serve
+            .http(
+                "POST",
+                "/pty/write",
+                k,
+                Some(json!({"session_id": id, "data": data})),
+            )
+            .0
+    };
+    // At bash's own prompt an unmodelled key stays on the line: text + Enter after it is
+    // refused (readline may bind it to anything).
+    assert_eq!(write("\x1b[Z"), 200);
+    assert_eq!(write("echo hi\r"), 403);
+    assert_eq!(write("\x03"), 200);
+    // Under another program (a TUI, a REPL; here `cat`) only one write's keys and edits
+    // count: Shift-Tab, then a line of text.
+    b.send_line(&id, "cat");
+    crate::support::wait_for(10_000, "cat in the foreground", || {
+        b.entry(&id)["foreground_command"] == "cat"
+    });
+    let from = b.offset(&id);
+    assert_eq!(write("\x1b[Z"), 200);
+    assert_eq!(write("typed-after-a-key\r"), 200);
+    b.read_until(&id, from, "typed-after-a-key\r\n");
+    // One write holding the key, an edit and Enter is still refused.
+    assert_eq!(write("x\tmore\r"), 403);
+    assert_eq!(write("\x03"), 200);
+}

@@ -8,6 +8,7 @@
 //! - `talk` — exit codes, clean output, both completion methods, timeouts, busy sessions, big
 //!   and odd output.
 //! - `io` — send-line, read (waiting, offsets, dropped bytes, strip-ansi), escapes, resize.
+//! - `lineedit` — the dangerous-command check on the lines the shell reads after line editing.
 //! - `errors` — error codes and exit codes, parameter checks, dangerous commands, corrupt state.
 //! - `term` — term-read: tail/viewport/delta, markers, caps, redaction, full-screen state.
 //! - `redact` — secrets on the CLI's channels: `--json` and the audit trail redacted (also
@@ -25,6 +26,7 @@ mod snapshots;
 mod errors;
 mod hostile;
 mod io;
+mod lineedit;
 mod mcp;
 mod redact;
 mod routing;

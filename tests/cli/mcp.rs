@@ -174,6 +174,23 @@ async fn every_action_round_trips_and_failures_are_is_error() {
             json!({"action": "talk", "session_id": id, "command": "rm -rf /"}),
             "DANGEROUS_COMMAND_BLOCKED",
         ),
+        // Editing keys are applied before the check: the shell would read `cat ~/.ssh/id_rsa`.
+        (
+            json!({"action": "talk", "session_id": id, "command": "x\u{7f}cat ~/.ssh/id_rsa"}),
+            "DANGEROUS_COMMAND_BLOCKED",
+        ),
+        (
+            json!({"action": "send_line", "session_id": id, "data": "echo ok\u{15}cat ~/.ssh/id_rsa"}),
+            "DANGEROUS_COMMAND_BLOCKED",
+        ),
+        (
+            json!({"action": "send_line", "session_id": id, "data": "echo hel\tlo"}),
+            "DANGEROUS_COMMAND_BLOCKED",
+        ),
+        (
+            json!({"action": "send_line", "session_id": id, "data": "caf\\xe9"}),
+            "INVALID_PARAMS",
+        ),
         (
             json!({"action": "talk", "session_id": id, "command": "sleep 3", "timeout_ms": 300}),
             "PTY_TIMEOUT",
