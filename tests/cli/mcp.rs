@@ -147,10 +147,22 @@ async fn every_action_round_trips_and_failures_are_is_error() {
         .json(json!({"action": "send_line", "session_id": id, "data": "echo typed"}))
         .await;
     assert_eq!(s["enter"]["bytes_written"], 1);
-    let rd = m
-        .json(json!({"action": "read", "session_id": id, "since": 0, "max_bytes": 100000}))
-        .await;
-    assert!(rd["output"].as_str().is_some_and(|o| o.contains("typed")));
+    // The echo arrives when the shell gets to it: read on (each read waits for new output).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut since = 0;
+    let mut seen = String::new();
+    while !seen.contains("typed") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no echo of the line: {seen:?}"
+        );
+        let rd = m
+            .json(json!({"action": "read", "session_id": id, "since": since,
+                         "max_bytes": 100000, "timeout_ms": 2000}))
+            .await;
+        seen.push_str(rd["output"].as_str().unwrap_or_default());
+        since = rd["next_offset"].as_u64().unwrap_or(since);
+    }
     m.json(json!({"action": "resize", "session_id": id, "cols": 100, "rows": 30}))
         .await;
     let l = m.json(json!({"action": "list"})).await;
