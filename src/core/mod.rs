@@ -38,7 +38,7 @@ pub struct Ctx {
     /// (the end is kept): none for the CLI, a cap for MCP clients, whose context a
     /// megabyte of output would flood.
     pub talk_max_chars: Option<usize>,
-    /// Redact secrets in what the actions return (see [`crate::safety::redact`]): on for
+    /// Redact secrets in what the actions return (see [`mod@crate::safety::redact`]): on for
     /// the agent channels (MCP, `kpty serve`, the CLI's `--json`), off for the CLI's human
     /// output, which stays raw as a terminal's scrollback is. The audit trail is redacted
     /// either way.

@@ -15,7 +15,7 @@ use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
 /// Longest line (one message) accepted; a longer one is refused with `-32600`, and only its
-/// first [`ID_SCAN`] bytes are kept (to find its id).
+/// first 64 KiB are kept (to find its id).
 /// Eight MiB: room for the largest input kpty takes (1 MiB, `MAX_INPUT_BYTES`) even when every
 /// byte of it is JSON-escaped as `\u00XX`.
 pub const MAX_LINE: usize = 8 << 20;

@@ -3,6 +3,7 @@
 
 pub mod dangerous;
 pub mod escapes;
+mod keys;
 pub mod lineedit;
 pub mod pem;
 pub mod redact;

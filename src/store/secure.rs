@@ -166,24 +166,21 @@ pub fn read(path: &Path) -> Result<Option<Vec<u8>>> {
 
 /// Open (creating it 0600 when missing) a state file for appending.
 pub fn open_append(path: &Path) -> Result<File> {
-    let f = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        .custom_flags(nofollow())
-        .open(path)
-        .map_err(|e| open_error(path, e))?;
-    check_file(path, &f)?;
-    Ok(f)
+    open_created(path, OpenOptions::new().append(true))
 }
 
 /// Open (creating it 0600 when missing) a lock or data file for reading and writing.
 pub fn open_rw(path: &Path) -> Result<File> {
-    let f = OpenOptions::new()
-        .read(true)
-        .write(true)
+    open_created(
+        path,
+        OpenOptions::new().read(true).write(true).truncate(false),
+    )
+}
+
+/// Open with `opts`, creating the file 0600 when missing, never through a link, then check it.
+fn open_created(path: &Path, opts: &mut OpenOptions) -> Result<File> {
+    let f = opts
         .create(true)
-        .truncate(false)
         .mode(0o600)
         .custom_flags(nofollow())
         .open(path)
