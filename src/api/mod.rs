@@ -1,11 +1,18 @@
 //! The action contract shared by both front ends: the action names, one flat parameter struct
-//! (the shape of the MCP tool's input and of the CLI's flags), defaults and caps, session ids.
+//! (the shape of the MCP tool's input and of the CLI's flags), the closed sets as enums, one
+//! typed reply per action, defaults and caps, session ids.
 //! Imports nothing else of kpty's.
 
 pub mod ids;
+pub mod kinds;
 pub mod params;
+pub mod reply;
 
 pub use ids::SessionId;
+pub use kinds::{
+    BufferType, Completion, OwnerRole, SessionState, ShellKind, TermMode, TerminalState,
+    UnknownValue,
+};
 pub use params::{Action, Params};
 
 /// Default terminal width (`KURORYUU_PTY_COLS`).
