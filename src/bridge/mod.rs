@@ -1,8 +1,8 @@
 //! Sessions kpty does not hold itself (`source != "local"`, e.g. a desktop app's), reached
 //! through their HTTP bridge (seed 000 §6): `send_line`, `talk`, `read` and the terminal
-//! buffer map onto `POST /pty/write|talk|read|buffer`, answering the local actions' JSON
-//! shapes as far as a bridge can fill them. Desktop terminals are not resized from here.
-//! The core calls in with one early branch per action; nothing here knows of holders.
+//! buffer map onto `POST /pty/write|talk|read|buffer`, returning what the bridge told; the
+//! core builds each action's reply from it, as it does for local sessions. Desktop terminals
+//! are not resized from here. Nothing here knows of holders.
 
 pub mod client;
 
@@ -22,23 +22,13 @@ pub const MARGIN: Duration = Duration::from_secs(1);
 /// The longest wait a bridge's `read` honours (seed 000 §6).
 pub const READ_WINDOW_MAX_MS: u64 = 5_000;
 
-/// True when `e` lives behind a bridge rather than in a kpty holder.
-pub fn is_remote(e: &RegistryEntry) -> bool {
-    e.source != "local"
-}
-
 /// `send_line`: the (checked, escape-processed) line, then Enter, as two raw writes, both
-/// within one [`SHORT_CALL`].
-pub fn send_line(e: &RegistryEntry, line: &str) -> Result<Value> {
+/// within one [`SHORT_CALL`]; the bytes each wrote.
+pub fn send_line(e: &RegistryEntry, line: &str) -> Result<(u64, u64)> {
     let deadline = Instant::now() + SHORT_CALL;
     let typed = write(e, line, deadline)?;
     let enter = write(e, "\r", deadline)?;
-    Ok(json!({
-        "ok": true,
-        "session_id": e.session_id,
-        "typed": {"ok": true, "bytes_written": typed},
-        "enter": {"ok": true, "bytes_written": enter},
-    }))
+    Ok((typed, enter))
 }
 
 /// One `POST /pty/write`, done by `deadline`; the bytes written (as the bridge reports, else
@@ -56,11 +46,27 @@ fn write(e: &RegistryEntry, data: &str, deadline: Instant) -> Result<u64> {
     Ok(v["bytes_written"].as_u64().unwrap_or(data.len() as u64))
 }
 
-/// `talk` through `POST /pty/talk`, in the local talk's shape (`completion: "bridge"`; the
-/// offsets are unknown; `exit_code` only when the bridge reports one, as `kpty serve` does).
+/// What a bridge's `POST /pty/talk` told of a finished command (the core builds the reply).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Talked {
+    /// The clean output.
+    pub output: String,
+    /// The output as the bridge returned it.
+    pub raw_output: String,
+    /// The sentinel asked for.
+    pub sentinel: String,
+    /// The exit code, only when the bridge reports one (as `kpty serve` does).
+    pub exit_code: Option<i64>,
+    /// As the bridge reports, else as measured here.
+    pub duration_ms: u64,
+    /// The bridge cut the output.
+    pub truncated: bool,
+}
+
+/// `talk` through `POST /pty/talk` (completion `bridge`; the offsets are unknown).
 /// No sentinel found (or `ok: false`) is `PTY_TIMEOUT` with `details.partial_output`; a
 /// bridge that does not answer within `timeout_ms` + [`MARGIN`] is `BRIDGE_UNAVAILABLE`.
-pub fn talk(e: &RegistryEntry, req: &TalkRequest) -> Result<Value> {
+pub fn talk(e: &RegistryEntry, req: &TalkRequest) -> Result<Talked> {
     let sentinel = req.sentinel.clone().unwrap_or_else(|| {
         let id = uuid::Uuid::new_v4().simple().to_string();
         format!("__KR_DONE_{}__", &id[..12])
@@ -89,25 +95,34 @@ pub fn talk(e: &RegistryEntry, req: &TalkRequest) -> Result<Value> {
             "completion": "bridge", "bridge_error": v.get("error"),
         })));
     }
-    Ok(json!({
-        "ok": true,
-        "session_id": e.session_id,
-        "output": output,
-        "sentinel": sentinel,
-        "raw_output": raw,
-        "exit_code": v["exit_code"].as_i64(),
-        "duration_ms": v["duration_ms"].as_u64().unwrap_or(duration_ms),
-        "completion": "bridge",
-        "truncated": v["truncated"].as_bool().unwrap_or(false),
-        "start_offset": null,
-        "end_offset": null,
-    }))
+    Ok(Talked {
+        output,
+        raw_output: raw.to_string(),
+        sentinel,
+        exit_code: v["exit_code"].as_i64(),
+        duration_ms: v["duration_ms"].as_u64().unwrap_or(duration_ms),
+        truncated: v["truncated"].as_bool().unwrap_or(false),
+    })
+}
+
+/// What a bridge's `POST /pty/read` returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadWindow {
+    /// The output, the last `max_bytes` kept.
+    pub output: String,
+    /// Bytes read (as the bridge reports, else the output's length).
+    pub bytes_read: u64,
 }
 
 /// `read` through `POST /pty/read`: what the session prints during the bridge's window (at
-/// most 5 s there), in the local read's shape, within that window + [`MARGIN`]; `since` does
-/// not apply (offsets are null), and only the last `max_bytes` are kept.
-pub fn read(e: &RegistryEntry, timeout_ms: u64, max_bytes: usize, strip: bool) -> Result<Value> {
+/// most 5 s there), within that window + [`MARGIN`]; `since` does not apply, and only the
+/// last `max_bytes` are kept.
+pub fn read(
+    e: &RegistryEntry,
+    timeout_ms: u64,
+    max_bytes: usize,
+    strip: bool,
+) -> Result<ReadWindow> {
     let v = client::post(
         e,
         "/pty/read",
@@ -130,17 +145,7 @@ pub fn read(e: &RegistryEntry, timeout_ms: u64, max_bytes: usize, strip: bool) -
     if strip {
         output = crate::text::strip_ansi(output.as_bytes());
     }
-    Ok(json!({
-        "ok": true,
-        "session_id": e.session_id,
-        "output": output,
-        "bytes_read": bytes_read,
-        "session_alive": true,
-        "start_offset": null,
-        "next_offset": null,
-        "dropped": null,
-        "exit_code": null,
-    }))
+    Ok(ReadWindow { output, bytes_read })
 }
 
 /// What `POST /pty/buffer` takes (seed 000 §6), for `term_read` of a bridged session.

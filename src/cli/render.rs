@@ -3,7 +3,8 @@
 //! stderr, and `read --follow`. A closed stdout (e.g. `| head`) ends quietly.
 
 use super::args::Cli;
-use crate::api::{Action, Params};
+use crate::api::reply::{TermReadReply, TermView};
+use crate::api::{Action, BufferType, Params};
 use crate::core::{self, Ctx};
 use crate::error::{Error, ErrorCode, Result};
 use clap::CommandFactory;
@@ -225,18 +226,27 @@ pub fn follow(ctx: &Ctx, mut p: Params, json: bool) -> Result<i32> {
         },
         ..p.clone()
     };
-    let mut v = core::dispatch(ctx, Action::Read, &first)?;
-    loop {
-        emit(&v, json);
-        if v["session_alive"].as_bool() != Some(true) {
-            return Ok(0);
-        }
-        p.since = v["next_offset"].as_u64();
-        v = match still_there(core::io::read(ctx, &p))? {
-            Some(v) => v,
-            None => return Ok(0),
-        };
+    let v = core::dispatch(ctx, Action::Read, &first)?;
+    if json {
+        print_json(&v);
+    } else {
+        out(v["output"].as_str().unwrap_or_default().as_bytes());
     }
+    let mut alive = v["session_alive"].as_bool() == Some(true);
+    let mut next = v["next_offset"].as_u64();
+    while alive {
+        p.since = next;
+        let Some(r) = still_there(core::io::read(ctx, &p))? else {
+            return Ok(0);
+        };
+        if json {
+            print_json(&core::to_json(Ok(&r))?);
+        } else {
+            out(r.output.as_bytes());
+        }
+        (alive, next) = (r.session_alive, r.next_offset);
+    }
+    Ok(0)
 }
 
 /// `kpty term-read --watch`: clear the terminal and draw the visible screen each time the
@@ -265,48 +275,23 @@ pub fn watch(ctx: &Ctx, p: Params) -> Result<i32> {
         )
     };
     // The offset is taken before each draw, so output during the draw wakes the next wait.
-    let mut since = reader(None, 0)?["next_offset"].as_u64().unwrap_or(0);
+    let mut since = reader(None, 0)?.next_offset.unwrap_or(0);
     loop {
         let Some(v) = still_there(core::term::term_read(ctx, &view))? else {
             return Ok(0);
         };
-        let title = v["title"].as_str().unwrap_or("");
-        let head = format!(
-            "{} [{}{}] {}x{}{}",
-            v["session_id"].as_str().unwrap_or_default(),
-            v["terminal_state"].as_str().unwrap_or("?"),
-            if v["buffer_type"] == "alternate" {
-                ", alternate screen"
-            } else {
-                ""
-            },
-            v["cols"],
-            v["rows"],
-            if title.is_empty() {
-                String::new()
-            } else {
-                format!(" — {title}")
-            }
-        );
-        out(format!(
-            "\x1b[H\x1b[2J{head}\n{}\n",
-            v["text"].as_str().unwrap_or_default()
-        )
-        .as_bytes());
+        out(format!("\x1b[H\x1b[2J{}\n{}\n", screen_head(&v), v.text).as_bytes());
         loop {
             let Some(r) = still_there(reader(Some(since), 60_000))? else {
                 return Ok(0);
             };
-            if r["session_alive"].as_bool() != Some(true) {
+            if !r.session_alive {
                 return Ok(0);
             }
-            let next = r["next_offset"].as_u64().unwrap_or(since);
+            let next = r.next_offset.unwrap_or(since);
             if next > since {
                 // Redraw from the newest state: skip straight to the current end.
-                since = reader(None, 0)?["next_offset"]
-                    .as_u64()
-                    .unwrap_or(next)
-                    .max(next);
+                since = reader(None, 0)?.next_offset.unwrap_or(next).max(next);
                 break;
             }
         }
@@ -315,7 +300,7 @@ pub fn watch(ctx: &Ctx, p: Params) -> Result<i32> {
 
 /// A follower's next step: the session it was following was killed (and forgotten) meanwhile
 /// — the end of the stream, said on stderr, not an error.
-fn still_there(r: Result<Value>) -> Result<Option<Value>> {
+fn still_there<T>(r: Result<T>) -> Result<Option<T>> {
     match r {
         Err(e) if e.code == ErrorCode::PtySessionNotFound => {
             eprintln!("kpty: the session is gone (killed); nothing more to follow");
@@ -325,12 +310,38 @@ fn still_there(r: Result<Value>) -> Result<Option<Value>> {
     }
 }
 
-fn emit(v: &Value, json: bool) {
-    if json {
-        print_json(v);
-    } else {
-        out(v["output"].as_str().unwrap_or_default().as_bytes());
-    }
+/// The watch's header line: session, terminal state, screen size, title.
+fn screen_head(v: &TermReadReply) -> String {
+    let (state, alternate, cols, rows, title) = match &v.view {
+        TermView::Local(l) => (
+            l.terminal_state.to_string(),
+            l.buffer_type == BufferType::Alternate,
+            l.cols.to_string(),
+            l.rows.to_string(),
+            l.title.clone().unwrap_or_default(),
+        ),
+        // A bridge's open shape: shown as it answered.
+        TermView::Bridged(m) => {
+            let get = |k: &str| m.get(k).cloned().unwrap_or(Value::Null);
+            (
+                get("terminal_state").as_str().unwrap_or("?").to_string(),
+                get("buffer_type") == "alternate",
+                get("cols").to_string(),
+                get("rows").to_string(),
+                get("title").as_str().unwrap_or("").to_string(),
+            )
+        }
+    };
+    format!(
+        "{} [{state}{}] {cols}x{rows}{}",
+        v.session_id,
+        if alternate { ", alternate screen" } else { "" },
+        if title.is_empty() {
+            String::new()
+        } else {
+            format!(" — {title}")
+        }
+    )
 }
 
 /// `kpty log`: the audit trail, filtered; `--follow` keeps printing new events.

@@ -1,33 +1,40 @@
 //! `resize` and `kill`, and forgetting a session that is gone.
 
+use super::kind::Session;
 use super::{Ctx, create, sessions};
 use crate::api::Params;
+use crate::api::reply::{KillReply, ResizeReply, Success};
 use crate::error::{Error, Result};
 use crate::proto::{KillBody, Request};
 use crate::store::{Registry, RegistryEntry, journal};
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// Run `resize`.
-pub fn resize(ctx: &Ctx, p: &Params) -> Result<Value> {
+pub fn resize(ctx: &Ctx, p: &Params) -> Result<ResizeReply> {
     let (Some(cols), Some(rows)) = (p.cols, p.rows) else {
         return Err(Error::invalid("resize needs `cols` and `rows`"));
     };
     create::check_size(cols, rows)?;
-    let e = sessions::target(ctx, p, false)?;
-    if crate::bridge::is_remote(&e) {
-        return Err(crate::bridge::resize_disabled(&e));
-    }
+    let e = match Session::of(sessions::target(ctx, p, false)?) {
+        Session::Bridged(e) => return Err(crate::bridge::resize_disabled(&e)),
+        Session::Local(e) => e,
+    };
     sessions::call(
         ctx,
         &e,
         &Request::Resize { cols, rows },
         sessions::SHORT_CALL,
     )?;
-    Ok(json!({"ok": true, "session_id": e.session_id, "cols": cols, "rows": rows}))
+    Ok(ResizeReply {
+        ok: Success,
+        session_id: e.session_id,
+        cols,
+        rows,
+    })
 }
 
 /// Run `kill`: hang up the shell (and everything it started), wait for it, forget the session.
-pub fn kill(ctx: &Ctx, p: &Params) -> Result<Value> {
+pub fn kill(ctx: &Ctx, p: &Params) -> Result<KillReply> {
     let e = match p.session_id.as_deref().filter(|s| !s.trim().is_empty()) {
         Some(r) => sessions::resolve(ctx, r)?,
         None if super::routing::has_identity(p) => super::routing::resolve_entry(ctx, p)?,
@@ -77,14 +84,14 @@ pub fn kill(ctx: &Ctx, p: &Params) -> Result<Value> {
             ),
         )
     })?;
-    Ok(json!({
-        "ok": true,
-        "session_id": e.session_id,
-        "killed": true,
-        "state_before": before.name(),
-        "exit_code": body.exit_code,
-        "exit_signal": body.exit_signal,
-    }))
+    Ok(KillReply {
+        ok: Success,
+        session_id: e.session_id,
+        killed: true,
+        state_before: before.state(),
+        exit_code: body.exit_code,
+        exit_signal: body.exit_signal,
+    })
 }
 
 /// Last resort when a holder does not answer: SIGKILL it and its shell's process group —

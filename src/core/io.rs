@@ -3,14 +3,16 @@
 //! shell's line editor would submit) before any byte reaches the terminal; reads of an ended
 //! session come from its saved buffer.
 
-use super::{Ctx, sessions};
+use super::kind::Session;
+use super::{Ctx, sessions, wire};
+use crate::api::reply::{ReadReply, SendLineReply, Success, WriteReply, Written};
 use crate::api::{self, Params, SessionId};
 use crate::error::{Error, ErrorCode, Result};
 use crate::holder::ring::{self, Ring};
-use crate::proto::{ReadBody, Request};
+use crate::proto::{ReadBody, Request, WriteBody};
 use crate::safety::Opacity;
-use crate::store::Metadata;
-use serde_json::{Value, json};
+use crate::store::{Metadata, RegistryEntry};
+use serde_json::Value;
 use std::time::Duration;
 
 /// Block input whose lines, as the shell's line editor would submit them, match a
@@ -41,7 +43,7 @@ pub fn check_size(what: &str, text: &str) -> Result<()> {
 }
 
 /// Run `send_line`.
-pub fn send_line(ctx: &Ctx, p: &Params) -> Result<Value> {
+pub fn send_line(ctx: &Ctx, p: &Params) -> Result<SendLineReply> {
     let data = p
         .data
         .as_deref()
@@ -53,36 +55,53 @@ pub fn send_line(ctx: &Ctx, p: &Params) -> Result<Value> {
         .collect();
     let submitted = format!("{line}\r");
     check_typed(&submitted, Opacity::Ignore)?;
-    let e = sessions::target(ctx, p, false)?;
-    if crate::bridge::is_remote(&e) {
-        check_typed(&submitted, Opacity::Strict)?;
-        return crate::bridge::send_line(&e, &line);
-    }
+    let (session_id, typed, enter) = match Session::of(sessions::target(ctx, p, false)?) {
+        Session::Bridged(e) => {
+            check_typed(&submitted, Opacity::Strict)?;
+            let (typed, enter) = crate::bridge::send_line(&e, &line)?;
+            (e.session_id, typed, enter)
+        }
+        Session::Local(e) => {
+            let (typed, enter) = send_local(ctx, &e, line)?;
+            (e.session_id, typed, enter)
+        }
+    };
+    Ok(SendLineReply {
+        ok: Success,
+        session_id,
+        typed: Written::new(typed),
+        enter: Written::new(enter),
+    })
+}
+
+/// The line, then Enter, into a local session's holder: the bytes each write reached the
+/// terminal with.
+fn send_local(ctx: &Ctx, e: &RegistryEntry, line: String) -> Result<(u64, u64)> {
     // One budget for both writes: a stopped holder costs the caller SHORT_CALL, not twice.
     let deadline = std::time::Instant::now() + sessions::SHORT_CALL;
     let left = || deadline.saturating_duration_since(std::time::Instant::now());
     let req = Request::Write {
-        data: line.clone(),
+        data: line,
         enter_follows: true,
     };
-    let typed = sessions::call(ctx, &e, &req, left())?;
+    let typed = written(sessions::call(ctx, e, &req, left())?);
     let req = Request::Write {
         data: "\r".into(),
         enter_follows: false,
     };
-    let enter = sessions::call(ctx, &e, &req, left())?;
-    Ok(json!({
-        "ok": true,
-        "session_id": e.session_id,
-        "typed": {"ok": true, "bytes_written": typed["bytes_written"]},
-        "enter": {"ok": true, "bytes_written": enter["bytes_written"]},
-    }))
+    let enter = written(sessions::call(ctx, e, &req, left())?);
+    Ok((typed, enter))
+}
+
+/// The byte count of a holder's write reply.
+fn written(v: Value) -> u64 {
+    serde_json::from_value::<WriteBody>(v).map_or(0, |b| b.bytes_written as u64)
 }
 
 /// Type raw `data` into a local session: no escape processing, no Enter appended (the
 /// bridge API's `POST /pty/write`, e.g. Ctrl-C or a `y` answer). Dangerous-command blocking
 /// still applies. The `write` action itself stays deprecated.
-pub fn write_raw(ctx: &Ctx, session: &str, data: &str) -> Result<Value> {
+pub fn write_raw(ctx: &Ctx, session: &str, data: &str) -> Result<WriteReply> {
     check_size("data", data)?;
     check_typed(data, Opacity::Ignore)?;
     let e = sessions::resolve(ctx, session)?;
@@ -91,11 +110,15 @@ pub fn write_raw(ctx: &Ctx, session: &str, data: &str) -> Result<Value> {
         enter_follows: false,
     };
     let v = sessions::call(ctx, &e, &req, sessions::SHORT_CALL)?;
-    Ok(json!({"ok": true, "session_id": e.session_id, "bytes_written": v["bytes_written"]}))
+    Ok(WriteReply {
+        ok: Success,
+        session_id: e.session_id,
+        bytes_written: written(v),
+    })
 }
 
 /// Run `read`.
-pub fn read(ctx: &Ctx, p: &Params) -> Result<Value> {
+pub fn read(ctx: &Ctx, p: &Params) -> Result<ReadReply> {
     let max = p.max_bytes.unwrap_or(api::DEFAULT_READ_MAX_BYTES);
     if max == 0 || max > api::MAX_READ_BYTES {
         return Err(Error::invalid(format!(
@@ -110,18 +133,45 @@ pub fn read(ctx: &Ctx, p: &Params) -> Result<Value> {
             api::MAX_TIMEOUT_MS
         )));
     }
-    let e = sessions::target(ctx, p, false)?;
-    if crate::bridge::is_remote(&e) {
-        return crate::bridge::read(&e, timeout, max, p.strip_ansi.unwrap_or(false));
+    let strip = p.strip_ansi.unwrap_or(false);
+    match Session::of(sessions::target(ctx, p, false)?) {
+        Session::Bridged(e) => {
+            let r = crate::bridge::read(&e, timeout, max, strip)?;
+            Ok(ReadReply {
+                ok: Success,
+                session_id: e.session_id,
+                output: r.output,
+                bytes_read: r.bytes_read,
+                session_alive: true,
+                start_offset: None,
+                next_offset: None,
+                dropped: None,
+                exit_code: None,
+                screen: None,
+                terminal_state: None,
+            })
+        }
+        Session::Local(e) => read_local(ctx, &e, p.since, max, timeout, strip),
     }
+}
+
+/// `read` of a local session: from its holder, or its saved buffer once the shell ended.
+fn read_local(
+    ctx: &Ctx,
+    e: &RegistryEntry,
+    since: Option<u64>,
+    max: usize,
+    timeout: u64,
+    strip_ansi: bool,
+) -> Result<ReadReply> {
     let req = Request::Read {
-        since: p.since,
+        since,
         max_bytes: max,
         timeout_ms: timeout,
     };
     let body: ReadBody = match sessions::call(
         ctx,
-        &e,
+        e,
         &req,
         Duration::from_millis(timeout) + sessions::REPLY_MARGIN,
     ) {
@@ -132,12 +182,12 @@ pub fn read(ctx: &Ctx, p: &Params) -> Result<Value> {
             )
         })?,
         Err(err) if err.code == ErrorCode::PtyProcessExited => {
-            saved_read(ctx, &e.session_id, p.since, max).ok_or(err)?
+            saved_read(ctx, &e.session_id, since, max).ok_or(err)?
         }
         Err(err) => return Err(err),
     };
     let strip = |t: String| {
-        if p.strip_ansi.unwrap_or(false) {
+        if strip_ansi {
             crate::text::strip_ansi(t.as_bytes())
         } else {
             t
@@ -152,19 +202,19 @@ pub fn read(ctx: &Ctx, p: &Params) -> Result<Value> {
     } else {
         output
     };
-    Ok(json!({
-        "ok": true,
-        "session_id": e.session_id,
-        "output": output,
-        "bytes_read": body.bytes_read,
-        "session_alive": body.alive,
-        "start_offset": body.start_offset,
-        "next_offset": body.next_offset,
-        "dropped": body.dropped,
-        "exit_code": body.exit_code,
-        "screen": body.screen,
-        "terminal_state": body.terminal_state,
-    }))
+    Ok(ReadReply {
+        ok: Success,
+        session_id: e.session_id.clone(),
+        output,
+        bytes_read: body.bytes_read as u64,
+        session_alive: body.alive,
+        start_offset: Some(body.start_offset),
+        next_offset: Some(body.next_offset),
+        dropped: Some(body.dropped),
+        exit_code: body.exit_code,
+        screen: Some(body.screen.map(wire::screen)),
+        terminal_state: Some(wire::terminal_state_opt(body.terminal_state)),
+    })
 }
 
 /// Read from an ended session's `buffer.txt`.

@@ -8,6 +8,7 @@ pub mod control;
 pub mod create;
 pub mod help;
 pub mod io;
+pub mod kind;
 pub mod launch;
 pub mod list;
 pub mod registered;
@@ -16,6 +17,7 @@ pub mod sessions;
 pub mod talk;
 pub mod term;
 pub mod trail;
+pub mod wire;
 
 use crate::api::{Action, Params};
 use crate::error::{Error, Result};
@@ -92,17 +94,31 @@ pub fn outgoing(ctx: &Ctx, result: Result<Value>) -> Result<Value> {
     }
 }
 
+impl From<crate::api::UnknownValue> for Error {
+    fn from(e: crate::api::UnknownValue) -> Self {
+        Error::invalid(e.to_string())
+    }
+}
+
+/// A typed reply as the JSON object the front ends send: the one place a reply becomes JSON.
+pub fn to_json<T: serde::Serialize>(reply: Result<T>) -> Result<Value> {
+    reply.and_then(|r| {
+        serde_json::to_value(r)
+            .map_err(|e| Error::internal(format!("cannot serialize the reply: {e}")))
+    })
+}
+
 fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
     match action {
         Action::Help => Ok(help::help(ctx)),
         Action::List => list::list(ctx),
         Action::Create => create::create(ctx, p),
-        Action::SendLine => io::send_line(ctx, p),
-        Action::Read => io::read(ctx, p),
-        Action::TermRead => term::term_read(ctx, p),
-        Action::Talk | Action::Run => talk::talk(ctx, p),
-        Action::Resize => control::resize(ctx, p),
-        Action::Kill => control::kill(ctx, p),
+        Action::SendLine => to_json(io::send_line(ctx, p)),
+        Action::Read => to_json(io::read(ctx, p)),
+        Action::TermRead => to_json(term::term_read(ctx, p)),
+        Action::Talk | Action::Run => to_json(talk::talk(ctx, p)),
+        Action::Resize => to_json(control::resize(ctx, p)),
+        Action::Kill => to_json(control::kill(ctx, p)),
         Action::Write => Err(io::write_deprecated()),
         Action::Resolve => routing::resolve(ctx, p),
         Action::SendLineToAgent => routing::send_line_to_agent(ctx, p),

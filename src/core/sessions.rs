@@ -227,15 +227,21 @@ pub enum Liveness {
 }
 
 impl Liveness {
+    /// The state as the contract names it.
+    pub fn state(&self) -> crate::api::SessionState {
+        use crate::api::SessionState;
+        match self {
+            Liveness::Running(_) => SessionState::Running,
+            Liveness::Exited { .. } => SessionState::Exited,
+            Liveness::Dead => SessionState::Dead,
+            Liveness::Unresponsive(_) => SessionState::Unresponsive,
+            Liveness::Registered => SessionState::Registered,
+        }
+    }
+
     /// The state name used in JSON.
     pub fn name(&self) -> &'static str {
-        match self {
-            Liveness::Running(_) => "running",
-            Liveness::Exited { .. } => "exited",
-            Liveness::Dead => "dead",
-            Liveness::Unresponsive(_) => "unresponsive",
-            Liveness::Registered => "registered",
-        }
+        self.state().as_str()
     }
 }
 

@@ -2,8 +2,10 @@
 //! and duration. Completion is detected inside the holder from what the shell prints.
 //! Front ends that can show progress or cancel use [`prepare`] + [`run`] + [`cancel`].
 
-use super::{Ctx, config, io, sessions};
-use crate::api::{self, Params};
+use super::kind::Session;
+use super::{Ctx, config, io, sessions, wire};
+use crate::api::reply::{Success, TalkReply};
+use crate::api::{self, Completion, Params};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{ProgressBody, Request, TalkBody, TalkRequest, client};
 use crate::safety::Opacity;
@@ -69,10 +71,13 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
         .session_id
         .as_deref()
         .is_some_and(|s| !s.trim().is_empty());
-    let entry = sessions::target(ctx, p, true)?;
-    if crate::bridge::is_remote(&entry) {
-        io::check_typed(&typed, Opacity::Strict)?;
-    }
+    let entry = match Session::of(sessions::target(ctx, p, true)?) {
+        Session::Bridged(e) => {
+            io::check_typed(&typed, Opacity::Strict)?;
+            e
+        }
+        Session::Local(e) => e,
+    };
     let req = TalkRequest {
         command,
         sentinel: p.sentinel.clone(),
@@ -90,7 +95,7 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
 }
 
 /// Run `talk`.
-pub fn talk(ctx: &Ctx, p: &Params) -> Result<Value> {
+pub fn talk(ctx: &Ctx, p: &Params) -> Result<TalkReply> {
     let prepared = prepare(ctx, p)?;
     run(ctx, prepared, None)
 }
@@ -127,6 +132,7 @@ pub fn talk_with(
         on_entry(&t.entry);
         run(ctx, t, progress)
     });
+    let res = super::to_json(res);
     super::audit::record(ctx, crate::api::Action::Talk, p, &res, started);
     super::outgoing(ctx, res)
 }
@@ -134,16 +140,66 @@ pub fn talk_with(
 /// Run a prepared talk; with `progress`, `(interval, sink)` receives the output so far.
 pub fn run(
     ctx: &Ctx,
+    t: Prepared,
+    progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
+) -> Result<TalkReply> {
+    let (max_chars, lean) = (t.max_chars, !t.req.raw);
+    let res = match Session::of(t.entry.clone()) {
+        Session::Bridged(e) => crate::bridge::talk(&e, &t.req).map(|b| TalkReply {
+            ok: Success,
+            session_id: e.session_id,
+            output: b.output,
+            sentinel: b.sentinel,
+            raw_output: Some(b.raw_output),
+            exit_code: b.exit_code,
+            duration_ms: b.duration_ms,
+            completion: Completion::Bridge,
+            truncated: b.truncated,
+            start_offset: None,
+            end_offset: None,
+            screen: None,
+            terminal_state: None,
+            dropped_chars: 0,
+        }),
+        Session::Local(_) => run_local(ctx, t, progress).map(|(session_id, b)| TalkReply {
+            ok: Success,
+            session_id,
+            output: crate::text::clean_text(b.output_raw.as_bytes()),
+            sentinel: b.sentinel,
+            // Left out on request (a lean caller): absent rather than a misleading "".
+            raw_output: (!lean).then_some(b.raw_output),
+            exit_code: b.exit_code.map(i64::from),
+            duration_ms: b.duration_ms,
+            completion: completion(&b.completion),
+            truncated: b.truncated,
+            start_offset: Some(b.start_offset),
+            end_offset: Some(b.end_offset),
+            screen: Some(b.screen.map(wire::screen)),
+            terminal_state: Some(wire::terminal_state_opt(b.terminal_state)),
+            dropped_chars: 0,
+        }),
+    };
+    let mut r = res.map_err(|e| cap_partial(redact_partial(ctx, e), max_chars))?;
+    redact_output(ctx, &mut r);
+    cap_output(&mut r, max_chars);
+    Ok(r)
+}
+
+/// A holder's `completion` (`sentinel` when it is not one of the set).
+fn completion(s: &str) -> Completion {
+    s.parse().unwrap_or_else(|e| {
+        tracing::warn!("holder reply: {e}");
+        Completion::Sentinel
+    })
+}
+
+/// A talk in a local session's holder (the default session replaced once if it ended since
+/// it was last used): the session it ran in and the holder's answer.
+fn run_local(
+    ctx: &Ctx,
     mut t: Prepared,
     mut progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
-) -> Result<Value> {
-    if crate::bridge::is_remote(&t.entry) {
-        let mut v = crate::bridge::talk(&t.entry, &t.req)
-            .map_err(|e| cap_partial(redact_partial(ctx, e), t.max_chars))?;
-        redact_output(ctx, &mut v);
-        cap_output(&mut v, t.max_chars);
-        return Ok(v);
-    }
+) -> Result<(String, TalkBody)> {
     t.req.progress_ms = progress.as_ref().map(|(d, _)| d.as_millis() as u64);
     let io_timeout = Duration::from_millis(t.req.timeout_ms) + sessions::REPLY_MARGIN;
     let mut attempt = |e: &RegistryEntry| -> Result<Value> {
@@ -166,48 +222,22 @@ pub fn run(
             res = attempt(&entry);
         }
     }
-    let res = res.and_then(|v| {
-        serde_json::from_value::<TalkBody>(v).map_err(|err| {
-            Error::new(
-                ErrorCode::PtyReadFailed,
-                format!("malformed talk reply: {err}"),
-            )
-        })
-    });
-    let b = res.map_err(|e| cap_partial(redact_partial(ctx, e), t.max_chars))?;
-    let mut v = json!({
-        "ok": true,
-        "session_id": entry.session_id,
-        "output": crate::text::clean_text(b.output_raw.as_bytes()),
-        "sentinel": b.sentinel,
-        "raw_output": b.raw_output,
-        "exit_code": b.exit_code,
-        "duration_ms": b.duration_ms,
-        "completion": b.completion,
-        "truncated": b.truncated,
-        "start_offset": b.start_offset,
-        "end_offset": b.end_offset,
-        "screen": b.screen,
-        "terminal_state": b.terminal_state,
-    });
-    if !t.req.raw {
-        // Left out on request (a lean caller): absent rather than a misleading "".
-        if let Some(o) = v.as_object_mut() {
-            o.remove("raw_output");
-        }
-    }
-    redact_output(ctx, &mut v);
-    cap_output(&mut v, t.max_chars);
-    Ok(v)
+    let body = serde_json::from_value::<TalkBody>(res?).map_err(|err| {
+        Error::new(
+            ErrorCode::PtyReadFailed,
+            format!("malformed talk reply: {err}"),
+        )
+    })?;
+    Ok((entry.session_id, body))
 }
 
 /// On a redacted channel, redact the whole output before the cap keeps its end: a secret or
 /// private-key block the cut falls inside is replaced, not half kept.
-fn redact_output(ctx: &Ctx, v: &mut Value) {
+fn redact_output(ctx: &Ctx, r: &mut TalkReply) {
     if ctx.redact {
-        for k in ["output", "raw_output"] {
-            if let Some(s) = v.get_mut(k) {
-                crate::safety::redact_value(s);
+        for s in std::iter::once(&mut r.output).chain(r.raw_output.as_mut()) {
+            if let std::borrow::Cow::Owned(o) = crate::safety::redact(s) {
+                *s = o;
             }
         }
     }
@@ -225,22 +255,26 @@ fn redact_partial(ctx: &Ctx, mut e: Error) -> Error {
 
 /// Keep the end of `output` and `raw_output`, at most `max_chars` characters each; what was
 /// cut from `output` is reported as `dropped_chars` (and `truncated: true`).
-fn cap_output(v: &mut Value, max_chars: Option<usize>) {
+fn cap_output(r: &mut TalkReply, max_chars: Option<usize>) {
     let dropped = max_chars.map_or(0, |n| {
-        keep_tail_of(v, "raw_output", n);
-        keep_tail_of(v, "output", n)
+        if let Some(raw) = r.raw_output.as_mut() {
+            keep_tail(raw, n);
+        }
+        keep_tail(&mut r.output, n)
     });
     if dropped > 0 {
-        v["truncated"] = json!(true);
+        r.truncated = true;
     }
-    v["dropped_chars"] = json!(dropped);
+    r.dropped_chars = dropped as u64;
 }
 
 /// The same cap on a failed talk's `details.partial_output` (a timed-out command may have
 /// printed megabytes), with `details.dropped_chars`.
 fn cap_partial(mut e: Error, max_chars: Option<usize>) -> Error {
-    if let (Some(n), Some(d)) = (max_chars, e.details.as_mut()) {
-        let cut = keep_tail_of(d, "partial_output", n);
+    if let (Some(n), Some(d)) = (max_chars, e.details.as_mut())
+        && let Some(Value::String(s)) = d.get_mut("partial_output")
+    {
+        let cut = keep_tail(s, n);
         if cut > 0 {
             d["dropped_chars"] = json!(cut);
         }
@@ -248,12 +282,9 @@ fn cap_partial(mut e: Error, max_chars: Option<usize>) -> Error {
     e
 }
 
-/// Cut the string at `v[key]` (if any) to its last `max_chars` characters
-/// ([`crate::text::keep_tail`]); returns how many were dropped.
-fn keep_tail_of(v: &mut Value, key: &str, max_chars: usize) -> usize {
-    let Some(Value::String(s)) = v.get_mut(key) else {
-        return 0;
-    };
+/// Cut `s` to its last `max_chars` characters ([`crate::text::keep_tail`]); returns how
+/// many were dropped.
+fn keep_tail(s: &mut String, max_chars: usize) -> usize {
     let (kept, cut) = crate::text::keep_tail(s, max_chars);
     if cut > 0 {
         *s = kept.to_string();

@@ -5,10 +5,14 @@
 //! on a redacted channel, secret redaction with the holder's context around the lines, so a
 //! private-key block cut by the window is still replaced whole) are applied here.
 
-use super::{Ctx, config, sessions};
+use super::kind::Session;
+use super::{Ctx, config, sessions, wire};
+use crate::api::TermMode;
+use crate::api::reply::{LocalView, Success, TermReadReply, TermView};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{Request, TermReadBody, TermReadRequest};
-use serde_json::{Value, json};
+use crate::store::RegistryEntry;
+use serde_json::{Map, Value, json};
 
 /// Default `max_lines`.
 pub const DEFAULT_MAX_LINES: usize = 40;
@@ -21,24 +25,22 @@ pub const MAX_CHARS: usize = 50_000;
 
 /// The validated request (caps applied: values above a cap are lowered to it).
 pub fn request(p: &crate::api::Params) -> Result<TermReadRequest> {
-    let mode = p.mode.clone().unwrap_or_else(|| "tail".into());
-    if !matches!(mode.as_str(), "tail" | "viewport" | "delta") {
-        return Err(Error::invalid(format!(
-            "mode {mode:?} must be tail, viewport or delta"
-        )));
-    }
+    let mode = match p.mode.as_deref() {
+        None => TermMode::Tail,
+        Some(m) => m.parse()?,
+    };
     let max_lines = p.max_lines.unwrap_or(DEFAULT_MAX_LINES);
     let max_chars = p.max_chars.unwrap_or(DEFAULT_MAX_CHARS);
     if max_lines == 0 || max_chars == 0 {
         return Err(Error::invalid("max_lines and max_chars must be at least 1"));
     }
-    if p.marker_id.is_some() && mode != "delta" {
+    if p.marker_id.is_some() && mode != TermMode::Delta {
         return Err(Error::invalid(
             "marker_id is only used with mode=delta (every term_read returns a new marker_id)",
         ));
     }
     Ok(TermReadRequest {
-        mode,
+        mode: mode.as_str().into(),
         max_lines: max_lines.min(MAX_LINES),
         max_chars: max_chars.min(MAX_CHARS),
         merge_wrapped: p.merge_wrapped.unwrap_or(true),
@@ -47,7 +49,7 @@ pub fn request(p: &crate::api::Params) -> Result<TermReadRequest> {
 }
 
 /// Run `term_read`.
-pub fn term_read(ctx: &Ctx, p: &crate::api::Params) -> Result<Value> {
+pub fn term_read(ctx: &Ctx, p: &crate::api::Params) -> Result<TermReadReply> {
     if config::term_buffer_access() == "off" {
         return Err(Error::new(
             ErrorCode::TermReadDisabled,
@@ -55,13 +57,17 @@ pub fn term_read(ctx: &Ctx, p: &crate::api::Params) -> Result<Value> {
         ));
     }
     let req = request(p)?;
-    let e = sessions::target(ctx, p, false)?;
-    if crate::bridge::is_remote(&e) {
-        return bridged(&e, &req, ctx.redact);
+    match Session::of(sessions::target(ctx, p, false)?) {
+        Session::Bridged(e) => bridged(&e, &req, ctx.redact),
+        Session::Local(e) => local(ctx, &e, &req),
     }
+}
+
+/// A local session's screen, from its holder's screen model.
+fn local(ctx: &Ctx, e: &RegistryEntry, req: &TermReadRequest) -> Result<TermReadReply> {
     let v = sessions::call(
         ctx,
-        &e,
+        e,
         &Request::TermRead(req.clone()),
         sessions::SHORT_CALL,
     )
@@ -92,33 +98,38 @@ pub fn term_read(ctx: &Ctx, p: &crate::api::Params) -> Result<Value> {
     };
     let (lines, text, truncated, dropped) =
         finish(lines, req.max_chars, b.truncated, b.dropped_chars);
-    let mut out = json!({
-        "ok": true,
-        "session_id": e.session_id,
-        "mode": req.mode,
-        "text": text,
-        "lines": lines,
-        "truncated": truncated,
-        "dropped_chars": dropped,
-        "cursor_line": b.cursor_line,
-        "cursor_col": b.cursor_col,
-        "viewport_y": b.viewport_y,
-        "rows": b.rows,
-        "cols": b.cols,
-        "buffer_type": b.buffer_type,
-        "first_line": b.first_line,
-        "marker_id": b.marker_id,
-        "marker_line": b.marker_line,
-        "marker_disposed": b.marker_disposed,
-        "title": b.title,
-        "terminal_state": b.terminal_state,
-        "scrollback": b.scrollback,
-    });
-    if req.mode == "delta" {
-        out["lines_lost"] = json!(b.lines_lost);
-        out["more"] = json!(b.more);
-    }
-    Ok(out)
+    let delta = req.mode == TermMode::Delta.as_str();
+    Ok(TermReadReply {
+        ok: Success,
+        session_id: e.session_id.clone(),
+        mode: mode_of(req),
+        text,
+        lines,
+        truncated,
+        dropped_chars: dropped,
+        view: TermView::Local(LocalView {
+            cursor_line: b.cursor_line,
+            cursor_col: b.cursor_col,
+            viewport_y: b.viewport_y,
+            rows: b.rows,
+            cols: b.cols,
+            buffer_type: wire::buffer_type(&b.buffer_type),
+            first_line: b.first_line,
+            marker_id: b.marker_id,
+            marker_line: b.marker_line,
+            marker_disposed: b.marker_disposed,
+            title: b.title,
+            terminal_state: wire::terminal_state(&b.terminal_state),
+            scrollback: b.scrollback,
+            lines_lost: delta.then_some(b.lines_lost),
+            more: delta.then_some(b.more),
+        }),
+    })
+}
+
+/// The request's mode (validated by [`request`]).
+fn mode_of(req: &TermReadRequest) -> TermMode {
+    req.mode.parse().unwrap_or(TermMode::Tail)
 }
 
 /// The lines redacted as one text with the window's context: a private-key block is
@@ -163,22 +174,27 @@ fn finish(
     (lines, text, truncated || dropped > 0, dropped)
 }
 
-/// A bridged session's buffer, with kpty's caps and redaction.
-fn bridged(e: &crate::store::RegistryEntry, req: &TermReadRequest, redact: bool) -> Result<Value> {
+/// A bridged session's buffer, with kpty's caps and redaction: the bridge's own fields are
+/// passed on, with those kpty promises filled in.
+fn bridged(e: &RegistryEntry, req: &TermReadRequest, redact: bool) -> Result<TermReadReply> {
     let bp = crate::bridge::BufferParams {
         mode: req.mode.clone(),
         max_lines: req.max_lines as u32,
         merge_wrapped: req.merge_wrapped,
         marker_id: req.marker_id.map(|m| json!(m)),
     };
-    let mut v = crate::bridge::buffer(e, &bp)?;
-    let lines: Vec<String> = match v["lines"].as_array() {
+    let mut v = match crate::bridge::buffer(e, &bp)? {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    let lines: Vec<String> = match v.get("lines").and_then(Value::as_array) {
         Some(a) => a
             .iter()
             .map(|l| l.as_str().unwrap_or_default().to_string())
             .collect(),
-        None => v["text"]
-            .as_str()
+        None => v
+            .get("text")
+            .and_then(Value::as_str)
             .unwrap_or_default()
             .lines()
             .map(str::to_string)
@@ -192,15 +208,20 @@ fn bridged(e: &crate::store::RegistryEntry, req: &TermReadRequest, redact: bool)
     } else {
         lines
     };
-    let already = v["dropped_chars"].as_u64().unwrap_or(0);
+    let already = v.get("dropped_chars").and_then(Value::as_u64).unwrap_or(0);
     let (lines, text, truncated, dropped) = finish(lines, req.max_chars, false, already);
-    v["ok"] = json!(true);
-    v["session_id"] = json!(e.session_id);
-    v["mode"] = json!(req.mode);
-    v["text"] = json!(text);
-    v["lines"] = json!(lines);
-    v["truncated"] = json!(truncated || v["truncated"] == true);
-    v["dropped_chars"] = json!(dropped);
+    let cut_there = v.get("truncated") == Some(&Value::Bool(true));
+    for k in [
+        "ok",
+        "session_id",
+        "mode",
+        "text",
+        "lines",
+        "truncated",
+        "dropped_chars",
+    ] {
+        v.remove(k);
+    }
     for k in [
         "marker_id",
         "marker_line",
@@ -209,17 +230,20 @@ fn bridged(e: &crate::store::RegistryEntry, req: &TermReadRequest, redact: bool)
         "rows",
         "cols",
     ] {
-        if v.get(k).is_none() {
-            v[k] = Value::Null;
-        }
+        v.entry(k).or_insert(Value::Null);
     }
-    if v.get("buffer_type").is_none() {
-        v["buffer_type"] = json!("normal");
-    }
-    if v.get("marker_disposed").is_none() {
-        v["marker_disposed"] = json!(false);
-    }
-    Ok(v)
+    v.entry("buffer_type").or_insert(json!("normal"));
+    v.entry("marker_disposed").or_insert(json!(false));
+    Ok(TermReadReply {
+        ok: Success,
+        session_id: e.session_id.clone(),
+        mode: mode_of(req),
+        text,
+        lines,
+        truncated: truncated || cut_there,
+        dropped_chars: dropped,
+        view: TermView::Bridged(v),
+    })
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@ fn local(ctx: &Ctx, id: Option<&str>) -> Result<RegistryEntry> {
         .filter(|s| !s.trim().is_empty())
         .ok_or_else(|| Error::invalid("the bridge needs `session_id`"))?;
     let e = sessions::resolve(ctx, id)?;
-    if crate::bridge::is_remote(&e) {
+    if !crate::core::kind::is_local(&e) {
         return Err(Error::new(
             ErrorCode::PtySessionNotFound,
             format!(
@@ -105,7 +105,7 @@ async fn write(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Resp
                 .data
                 .ok_or_else(|| Error::invalid("/pty/write needs `data`"))?;
             let e = local(&ctx, r.session_id.as_deref())?;
-            io::write_raw(&ctx, &e.session_id, &data)
+            crate::core::to_json(io::write_raw(&ctx, &e.session_id, &data))
         })
         .await,
     )

@@ -93,7 +93,7 @@ fn forget_registered(ctx: &crate::core::Ctx) -> Result<Value> {
         let ids: Vec<String> = reg
             .sessions
             .values()
-            .filter(|e| crate::bridge::is_remote(e))
+            .filter(|e| !crate::core::kind::is_local(e))
             .map(|e| e.session_id.clone())
             .collect();
         for id in &ids {

@@ -1,0 +1,57 @@
+//! From the holder's wire bodies (`proto`, strings for the closed sets) to the contract's
+//! typed values (`api`). A spelling the holder should never send is logged and mapped to the
+//! neutral value rather than failing a call whose real work is done.
+
+use crate::api::reply::{Cursor, Screen};
+use crate::api::{BufferType, TerminalState};
+use crate::proto::ScreenInfo;
+
+/// The typed screen of a holder's [`ScreenInfo`].
+pub fn screen(s: ScreenInfo) -> Screen {
+    Screen {
+        buffer_type: buffer_type(&s.buffer_type),
+        title: s.title,
+        cursor: Cursor {
+            line: s.cursor.line,
+            col: s.cursor.col,
+        },
+    }
+}
+
+/// A holder's `buffer_type` (`normal` when it is not one).
+pub fn buffer_type(s: &str) -> BufferType {
+    s.parse().unwrap_or_else(|e| {
+        tracing::warn!("holder reply: {e}");
+        BufferType::Normal
+    })
+}
+
+/// A holder's `terminal_state` (`running` when it is not one: the neutral claim).
+pub fn terminal_state(s: &str) -> TerminalState {
+    s.parse().unwrap_or_else(|e| {
+        tracing::warn!("holder reply: {e}");
+        TerminalState::Running
+    })
+}
+
+/// A holder's optional `terminal_state`.
+pub fn terminal_state_opt(s: Option<String>) -> Option<TerminalState> {
+    s.as_deref().map(terminal_state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holder_spellings_map_to_the_contract() {
+        assert_eq!(buffer_type("alternate"), BufferType::Alternate);
+        assert_eq!(terminal_state("full_screen"), TerminalState::FullScreen);
+        assert_eq!(terminal_state_opt(None), None);
+        let s = screen(ScreenInfo {
+            buffer_type: "normal".into(),
+            ..Default::default()
+        });
+        assert_eq!((s.buffer_type, s.cursor.line), (BufferType::Normal, 0));
+    }
+}
