@@ -7,6 +7,7 @@ pub mod ids;
 pub mod kinds;
 pub mod params;
 pub mod reply;
+pub mod sessions;
 
 pub use ids::SessionId;
 pub use kinds::{

@@ -2,11 +2,13 @@
 //! record the session; on failure nothing is left behind but an audit line.
 
 use super::{Ctx, config, launch};
+use crate::api::reply::Success;
+use crate::api::sessions::CreateReply;
 use crate::api::{Params, SessionId};
 use crate::error::{Error, Result};
 use crate::holder::HolderSpec;
 use crate::store::{Metadata, Registry, RegistryEntry, journal, now_rfc3339};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::path::PathBuf;
 
 /// Validate a label: 1..=64 printable characters.
@@ -59,7 +61,7 @@ pub fn check_size(cols: u16, rows: u16) -> Result<()> {
 }
 
 /// Run `create`.
-pub fn create(ctx: &Ctx, p: &Params) -> Result<Value> {
+pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
     let shell = p
         .shell
         .clone()
@@ -183,7 +185,7 @@ fn start(
     rows: u16,
     env: std::collections::BTreeMap<String, String>,
     created_at: &str,
-) -> Result<Value> {
+) -> Result<CreateReply> {
     let scrollback = p.scrollback.map_or_else(config::scrollback, |n| n as usize);
     let dir = ctx.state.ensure_session_dir(id)?;
     super::sessions::sweep_dead_sockets();
@@ -238,20 +240,20 @@ fn start(
         &ctx.state.registry_events(),
         json!({"event": "session_created", "session_id": id, "shell": ready.shell, "pid": ready.pid, "label": p.label}),
     );
-    Ok(json!({
-        "ok": true,
-        "session_id": id,
-        "shell": ready.shell.unwrap_or_else(|| shell.to_string()),
-        "cwd": cwd.display().to_string(),
-        "cols": cols,
-        "rows": rows,
-        "scrollback": scrollback,
-        "pid": ready.pid,
-        "holder_pid": ready.holder_pid,
-        "label": p.label,
-        "source": "local",
-        "created_at": created_at,
-        "integration": ready.integration,
-        "shell_kind": ready.shell_kind,
-    }))
+    Ok(CreateReply {
+        ok: Success,
+        session_id: id.to_string(),
+        shell: ready.shell.unwrap_or_else(|| shell.to_string()),
+        cwd: cwd.display().to_string(),
+        cols,
+        rows,
+        scrollback,
+        pid: ready.pid,
+        holder_pid: ready.holder_pid,
+        label: p.label.clone(),
+        source: super::kind::LOCAL,
+        created_at: created_at.to_string(),
+        integration: ready.integration,
+        shell_kind: ready.shell_kind.as_deref().and_then(|k| k.parse().ok()),
+    })
 }

@@ -1,51 +1,62 @@
 //! `list`: every session in the registry with its honest state, holders probed in parallel
 //! with a short deadline (a SIGKILLed or stopped holder never makes this hang).
 
-use super::Ctx;
+use super::kind::is_local;
 use super::sessions::{Liveness, probe};
+use super::{Ctx, wire};
+use crate::api::reply::Success;
+use crate::api::sessions::{BySource, ListReply, Live, Running, SessionView};
 use crate::error::Result;
 use crate::store::{Registry, RegistryEntry};
 use serde_json::{Value, json};
 
-/// One session's JSON as `list` shows it.
-pub fn session_json(e: &RegistryEntry, live: &Liveness) -> Value {
-    let mut v = serde_json::to_value(e).unwrap_or_else(|_| json!({}));
-    v["state"] = json!(live.name());
-    match live {
+/// One session as `list` shows it.
+pub fn session_view(e: &RegistryEntry, live: &Liveness) -> SessionView<RegistryEntry> {
+    let mut entry = e.clone();
+    let live_fields = match live {
         Liveness::Running(s) => {
-            v["pid"] = json!(s.pid);
-            v["cols"] = json!(s.cols);
-            v["rows"] = json!(s.rows);
-            v["integration"] = json!(s.integration);
-            v["at_prompt"] = json!(s.at_prompt);
-            v["busy"] = json!(s.talking || s.foreground_pid.is_some() || !s.at_prompt);
-            v["foreground_command"] = json!(s.foreground_command);
-            v["output_offset"] = json!(s.output_offset);
-            // `state` keeps its meaning (running/exited/dead); the terminal's own state —
-            // prompt, running or full_screen — is `terminal_state`.
-            if let Some(t) = &s.terminal_state {
-                v["terminal_state"] = json!(t);
-            }
-            if let Some(sc) = &s.screen {
-                v["screen"] = json!(sc);
-            }
+            entry.pid = Some(s.pid);
+            Some(Live::Running(Box::new(Running {
+                cols: s.cols,
+                rows: s.rows,
+                integration: s.integration.clone(),
+                at_prompt: s.at_prompt,
+                busy: s.talking || s.foreground_pid.is_some() || !s.at_prompt,
+                foreground_command: s.foreground_command.clone(),
+                output_offset: s.output_offset,
+                // `state` keeps its meaning (running/exited/dead); the terminal's own state
+                // — prompt, running or full_screen — is `terminal_state`.
+                terminal_state: s.terminal_state.as_deref().map(wire::terminal_state),
+                screen: s.screen.clone().map(wire::screen),
+            })))
         }
         Liveness::Exited {
             exit_code,
             exit_signal,
             ..
-        } => {
-            v["exit_code"] = json!(exit_code);
-            v["exit_signal"] = json!(exit_signal);
-        }
-        Liveness::Dead | Liveness::Registered => {}
-        Liveness::Unresponsive(why) => v["problem"] = json!(why),
+        } => Some(Live::Exited {
+            exit_code: *exit_code,
+            exit_signal: exit_signal.clone(),
+        }),
+        Liveness::Dead | Liveness::Registered => None,
+        Liveness::Unresponsive(why) => Some(Live::Unresponsive {
+            problem: why.clone(),
+        }),
+    };
+    SessionView {
+        entry,
+        state: live.state(),
+        live: live_fields,
     }
-    v
+}
+
+/// One session's JSON as `list` shows it (for error details, an open shape).
+pub fn session_json(e: &RegistryEntry, live: &Liveness) -> Value {
+    serde_json::to_value(session_view(e, live)).unwrap_or_else(|_| json!({}))
 }
 
 /// Run `list`.
-pub fn list(ctx: &Ctx) -> Result<Value> {
+pub fn list(ctx: &Ctx) -> Result<ListReply<RegistryEntry>> {
     let reg = Registry::load(&ctx.state)?;
     let mut entries: Vec<&RegistryEntry> = reg.sessions.values().collect();
     entries.sort_by(|a, b| {
@@ -60,18 +71,18 @@ pub fn list(ctx: &Ctx) -> Result<Value> {
             .map(|h| h.join().unwrap_or(Liveness::Dead))
             .collect()
     });
-    let sessions: Vec<Value> = entries
+    let sessions: Vec<SessionView<RegistryEntry>> = entries
         .iter()
         .zip(&lives)
-        .map(|(e, l)| session_json(e, l))
+        .map(|(e, l)| session_view(e, l))
         .collect();
-    let local = entries.iter().filter(|e| e.source == "local").count();
+    let local = entries.iter().filter(|e| is_local(e)).count();
     let desktop = entries.iter().filter(|e| e.source == "desktop").count();
-    Ok(json!({
-        "ok": true,
-        "sessions": sessions,
-        "count": sessions.len(),
-        "by_source": {"local": local, "desktop": desktop},
-        "state_dir": ctx.state.path().display().to_string(),
-    }))
+    Ok(ListReply {
+        ok: Success,
+        count: sessions.len(),
+        sessions,
+        by_source: BySource { local, desktop },
+        state_dir: ctx.state.path().display().to_string(),
+    })
 }

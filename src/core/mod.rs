@@ -111,8 +111,8 @@ pub fn to_json<T: serde::Serialize>(reply: Result<T>) -> Result<Value> {
 fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
     match action {
         Action::Help => Ok(help::help(ctx)),
-        Action::List => list::list(ctx),
-        Action::Create => create::create(ctx, p),
+        Action::List => to_json(list::list(ctx)),
+        Action::Create => to_json(create::create(ctx, p)),
         Action::SendLine => to_json(io::send_line(ctx, p)),
         Action::Read => to_json(io::read(ctx, p)),
         Action::TermRead => to_json(term::term_read(ctx, p)),
@@ -120,13 +120,13 @@ fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
         Action::Resize => to_json(control::resize(ctx, p)),
         Action::Kill => to_json(control::kill(ctx, p)),
         Action::Write => Err(io::write_deprecated()),
-        Action::Resolve => routing::resolve(ctx, p),
-        Action::SendLineToAgent => routing::send_line_to_agent(ctx, p),
-        Action::UpdateOwnership => routing::update_ownership(ctx, p),
-        Action::Register => registered::register(ctx, p),
-        Action::Unregister => registered::unregister(ctx, p),
-        Action::Heartbeat => registered::heartbeat(ctx, p),
-        Action::Prune => registered::prune(ctx, p),
+        Action::Resolve => to_json(routing::resolve(ctx, p)),
+        Action::SendLineToAgent => to_json(routing::send_line_to_agent(ctx, p)),
+        Action::UpdateOwnership => to_json(routing::update_ownership(ctx, p)),
+        Action::Register => to_json(registered::register(ctx, p)),
+        Action::Unregister => to_json(registered::unregister(ctx, p)),
+        Action::Heartbeat => to_json(registered::heartbeat(ctx, p)),
+        Action::Prune => to_json(registered::prune(ctx, p)),
     }
 }
 

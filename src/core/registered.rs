@@ -4,10 +4,12 @@
 
 use super::sessions::{Liveness, probe};
 use super::{Ctx, create, list};
+use crate::api::reply::Success;
+use crate::api::sessions::{Ended, HeartbeatReply, PruneReply, ResolveReply, UnregisterReply};
 use crate::api::{Params, SessionId};
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Registry, RegistryEntry, journal, now_rfc3339};
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// Registered sessions without a heartbeat for this long are pruned.
 pub const STALE_AFTER_DAYS: i64 = 7;
@@ -22,7 +24,7 @@ fn need_id(p: &Params, action: &str) -> Result<String> {
 }
 
 /// Run `register`: add (or refresh) an external session.
-pub fn register(ctx: &Ctx, p: &Params) -> Result<Value> {
+pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
     let id = need_id(p, "register")?;
     let source = p.source.clone().unwrap_or_else(|| "desktop".into());
     if source == "local" {
@@ -100,13 +102,15 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<Value> {
         json!({"event": "registered", "action": "register", "session_id": id, "source": source, "desktop_url": url,
                "owner_agent_id": entry.owner_agent_id, "owner_role": entry.owner_role, "label": entry.label}),
     );
-    Ok(
-        json!({"ok": true, "session_id": id, "session": list::session_json(&entry, &Liveness::Registered)}),
-    )
+    Ok(ResolveReply {
+        ok: Success,
+        session_id: id,
+        session: list::session_view(&entry, &Liveness::Registered),
+    })
 }
 
 /// Run `unregister`: remove an external session; a leader's needs `force`.
-pub fn unregister(ctx: &Ctx, p: &Params) -> Result<Value> {
+pub fn unregister(ctx: &Ctx, p: &Params) -> Result<UnregisterReply> {
     let id = need_id(p, "unregister")?;
     let force = p.force.unwrap_or(false);
     let removed = Registry::update(&ctx.state, |reg| {
@@ -133,11 +137,15 @@ pub fn unregister(ctx: &Ctx, p: &Params) -> Result<Value> {
         &ctx.state.registry_events(),
         json!({"event": "unregistered", "action": "unregister", "session_id": id, "force": force}),
     );
-    Ok(json!({"ok": true, "session_id": id, "unregistered": removed.is_some()}))
+    Ok(UnregisterReply {
+        ok: Success,
+        session_id: id,
+        unregistered: removed.is_some(),
+    })
 }
 
 /// Run `heartbeat`: the session is alive now.
-pub fn heartbeat(ctx: &Ctx, p: &Params) -> Result<Value> {
+pub fn heartbeat(ctx: &Ctx, p: &Params) -> Result<HeartbeatReply> {
     let r = p
         .session_id
         .as_deref()
@@ -155,7 +163,20 @@ pub fn heartbeat(ctx: &Ctx, p: &Params) -> Result<Value> {
         e.last_heartbeat = Some(now.clone());
         Ok(())
     })?;
-    Ok(json!({"ok": true, "session_id": target.session_id, "last_heartbeat": now}))
+    Ok(HeartbeatReply {
+        ok: Success,
+        session_id: target.session_id,
+        last_heartbeat: now,
+    })
+}
+
+/// What a long-running server (MCP, `kpty serve`) does when it starts: drop registered
+/// sessions without a heartbeat for [`STALE_AFTER_DAYS`] days; a failure is only logged.
+pub fn prune_at_start(ctx: &Ctx) {
+    match prune(ctx, &Params::default()) {
+        Ok(r) => tracing::info!("prune at start: {:?}", r.pruned),
+        Err(e) => tracing::warn!("prune at start failed: {e}"),
+    }
 }
 
 /// Age of a heartbeat in whole days (None when missing or unparsable).
@@ -166,7 +187,7 @@ fn age_days(ts: Option<&str>, now: jiff::Timestamp) -> Option<i64> {
 
 /// Run `prune`: drop registered sessions without a heartbeat for 7 days; report dead or exited
 /// local sessions, and drop them too with `force`.
-pub fn prune(ctx: &Ctx, p: &Params) -> Result<Value> {
+pub fn prune(ctx: &Ctx, p: &Params) -> Result<PruneReply> {
     let force = p.force.unwrap_or(false);
     let now = jiff::Timestamp::now();
     let reg = Registry::load(&ctx.state)?;
@@ -177,9 +198,11 @@ pub fn prune(ctx: &Ctx, p: &Params) -> Result<Value> {
         if e.source == "local" {
             let live = probe(ctx, e);
             if matches!(live, Liveness::Dead | Liveness::Exited { .. }) {
-                ended.push(
-                    json!({"session_id": e.session_id, "state": live.name(), "label": e.label}),
-                );
+                ended.push(Ended {
+                    session_id: e.session_id.clone(),
+                    state: live.state(),
+                    label: e.label.clone(),
+                });
             }
         } else if age_days(e.last_heartbeat.as_deref().or(e.created_at.as_deref()), now)
             .is_none_or(|d| d >= STALE_AFTER_DAYS)
@@ -188,10 +211,7 @@ pub fn prune(ctx: &Ctx, p: &Params) -> Result<Value> {
         }
     }
     let drop_local: Vec<String> = if force {
-        ended
-            .iter()
-            .filter_map(|v| v["session_id"].as_str().map(String::from))
-            .collect()
+        ended.iter().map(|e| e.session_id.clone()).collect()
     } else {
         vec![]
     };
@@ -210,5 +230,10 @@ pub fn prune(ctx: &Ctx, p: &Params) -> Result<Value> {
             );
         }
     }
-    Ok(json!({"ok": true, "pruned": stale, "pruned_local": drop_local, "ended_local": ended}))
+    Ok(PruneReply {
+        ok: Success,
+        pruned: stale,
+        pruned_local: drop_local,
+        ended_local: ended,
+    })
 }

@@ -4,6 +4,8 @@
 
 use super::sessions::{Liveness, probe};
 use super::{Ctx, io, list};
+use crate::api::reply::Success;
+use crate::api::sessions::{ResolveReply, SendLineToAgentReply};
 use crate::api::{Action, Params};
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Registry, RegistryEntry, journal};
@@ -49,12 +51,9 @@ pub fn resolve_entry(ctx: &Ctx, p: &Params) -> Result<RegistryEntry> {
         {
             continue;
         }
-        // A local session whose shell is gone is history, not a routing target.
-        let live = if e.source == "local" {
-            probe(ctx, e)
-        } else {
-            Liveness::Registered
-        };
+        // A local session whose shell is gone is history, not a routing target (a
+        // registered one probes as `Registered`).
+        let live = probe(ctx, e);
         if matches!(live, Liveness::Dead | Liveness::Exited { .. }) {
             continue;
         }
@@ -86,46 +85,42 @@ fn query_json(p: &Params) -> Value {
 }
 
 /// Run `resolve`.
-pub fn resolve(ctx: &Ctx, p: &Params) -> Result<Value> {
+pub fn resolve(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
     let e = resolve_entry(ctx, p)?;
-    let live = if e.source == "local" {
-        probe(ctx, &e)
-    } else {
-        Liveness::Registered
-    };
+    let live = probe(ctx, &e);
     journal::append(
         &ctx.state,
         &ctx.state.registry_events(),
         json!({"event": "resolved", "action": "resolve", "session_id": e.session_id, "query": query_json(p)}),
     );
-    Ok(json!({"ok": true, "session_id": e.session_id, "session": list::session_json(&e, &live)}))
+    Ok(ResolveReply {
+        ok: Success,
+        session: list::session_view(&e, &live),
+        session_id: e.session_id,
+    })
 }
 
 /// Run `send_line_to_agent`: resolve, then `send_line` to that session.
-pub fn send_line_to_agent(ctx: &Ctx, p: &Params) -> Result<Value> {
+pub fn send_line_to_agent(ctx: &Ctx, p: &Params) -> Result<SendLineToAgentReply<RegistryEntry>> {
     if p.data.is_none() {
         return Err(Error::invalid(
             "send_line_to_agent needs `data`: the text to type",
         ));
     }
     let e = resolve_entry(ctx, p)?;
-    let live = if e.source == "local" {
-        probe(ctx, &e)
-    } else {
-        Liveness::Registered
-    };
+    let live = probe(ctx, &e);
     let sp = Params {
         session_id: Some(e.session_id.clone()),
         data: p.data.clone(),
         ..Default::default()
     };
     match io::send_line(ctx, &sp) {
-        Ok(r) => Ok(json!({
-            "ok": true,
-            "resolved_session_id": e.session_id,
-            "resolved_session": list::session_json(&e, &live),
-            "send_result": r,
-        })),
+        Ok(r) => Ok(SendLineToAgentReply {
+            ok: Success,
+            resolved_session: list::session_view(&e, &live),
+            resolved_session_id: e.session_id,
+            send_result: r,
+        }),
         Err(mut err) => {
             let mut d = err.details.take().unwrap_or_else(|| json!({}));
             d["resolved_session_id"] = json!(e.session_id);
@@ -136,7 +131,7 @@ pub fn send_line_to_agent(ctx: &Ctx, p: &Params) -> Result<Value> {
 }
 
 /// Run `update_ownership`: change owner fields, label or cli_type of a session.
-pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<Value> {
+pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
     let Some(r) = p.session_id.as_deref().filter(|s| !s.trim().is_empty()) else {
         return Err(Error::invalid("update_ownership needs `session_id`"));
     };
@@ -175,12 +170,10 @@ pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<Value> {
                "owner_agent_id": entry.owner_agent_id, "owner_session_id": entry.owner_session_id,
                "owner_role": entry.owner_role, "label": entry.label}),
     );
-    let live = if entry.source == "local" {
-        probe(ctx, &entry)
-    } else {
-        Liveness::Registered
-    };
-    Ok(
-        json!({"ok": true, "session_id": entry.session_id, "session": list::session_json(&entry, &live)}),
-    )
+    let live = probe(ctx, &entry);
+    Ok(ResolveReply {
+        ok: Success,
+        session: list::session_view(&entry, &live),
+        session_id: entry.session_id,
+    })
 }

@@ -189,8 +189,7 @@ pub fn replace_default(ctx: &Ctx) -> Result<RegistryEntry> {
         label: Some(DEFAULT_LABEL.into()),
         ..Default::default()
     };
-    let v = super::create::create(ctx, &p)?;
-    let id = v["session_id"].as_str().unwrap_or_default().to_string();
+    let id = super::create::create(ctx, &p)?.session_id;
     let reg = Registry::load(&ctx.state)?;
     reg.sessions
         .get(&id)

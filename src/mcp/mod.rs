@@ -27,10 +27,7 @@ pub fn run(mut ctx: Ctx) -> i32 {
     // An agent's context is no place for a megabyte of output: talks return its end.
     ctx.talk_max_chars = Some(TALK_MAX_CHARS);
     // Registered sessions without a heartbeat for 7 days are dropped when a server starts.
-    match crate::core::registered::prune(&ctx, &crate::api::Params::default()) {
-        Ok(v) => tracing::info!("prune at start: {}", v["pruned"]),
-        Err(e) => tracing::warn!("prune at start failed: {e}"),
-    }
+    crate::core::registered::prune_at_start(&ctx);
     // Built by hand (not #[tokio::main]) so that shutdown cannot hang on a blocking stdin read.
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

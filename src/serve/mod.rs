@@ -66,10 +66,7 @@ fn serve(ctx: Ctx, port: Option<u16>) -> Result<()> {
             _ => DEFAULT_PORT,
         },
     };
-    match crate::core::registered::prune(&ctx, &crate::api::Params::default()) {
-        Ok(v) => tracing::info!("prune at start: {}", v["pruned"]),
-        Err(e) => tracing::warn!("prune at start failed: {e}"),
-    }
+    crate::core::registered::prune_at_start(&ctx);
     let limits = conns::Limits::from_env()?;
     let secret = secret::load_or_create(&ctx.state)?;
     let secret_file = secret::path(&ctx.state);

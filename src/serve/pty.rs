@@ -3,7 +3,9 @@
 //! `/pty/buffer` is `term_read` (the holder's screen model) in the bridge's shape.
 
 use super::{JsonBody, Shared, blocking, reply, respond};
-use crate::api::{self, Action, Params};
+use crate::api::sessions::Live;
+use crate::api::{self, Action, Params, SessionState};
+use crate::core::kind::is_local;
 use crate::core::{Ctx, dispatch, io, list, sessions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Registry, RegistryEntry};
@@ -204,14 +206,18 @@ async fn pty_list(State(app): State<Shared>) -> Response {
     reply(
         blocking(move || {
             let all = list::list(&ctx)?;
-            let sessions: Vec<Value> = all["sessions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|s| s["source"] == "local" && s["state"] == "running")
+            let sessions: Vec<Value> = all
+                .sessions
+                .iter()
+                .filter(|s| is_local(&s.entry) && s.state == SessionState::Running)
                 .map(|s| {
-                    json!({"session_id": s["session_id"], "internal_id": s["session_id"], "pid": s["pid"],
-                           "cols": s["cols"], "rows": s["rows"], "cwd": s["cwd"], "label": s["label"]})
+                    let (cols, rows) = match &s.live {
+                        Some(Live::Running(r)) => (json!(r.cols), json!(r.rows)),
+                        _ => (Value::Null, Value::Null),
+                    };
+                    let e = &s.entry;
+                    json!({"session_id": e.session_id, "internal_id": e.session_id, "pid": e.pid,
+                           "cols": cols, "rows": rows, "cwd": e.cwd, "label": e.label})
                 })
                 .collect();
             Ok(json!({"ok": true, "count": sessions.len(), "sessions": sessions}))

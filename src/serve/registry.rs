@@ -2,6 +2,8 @@
 //! heartbeat, update ownership, and reset (forget every registered session; local ones stay).
 
 use super::{JsonBody, Shared, blocking, reply};
+use crate::api::reply::Success;
+use crate::api::sessions::ResolveReply;
 use crate::api::{Action, Params};
 use crate::core::sessions;
 use crate::core::{dispatch, list};
@@ -57,7 +59,11 @@ async fn one(State(app): State<Shared>, Path(id): Path<String>) -> Response {
         blocking(move || {
             let e = sessions::resolve(&app.ctx, &id)?;
             let live = sessions::probe(&app.ctx, &e);
-            Ok(json!({"ok": true, "session_id": e.session_id, "session": list::session_json(&e, &live)}))
+            crate::core::to_json(Ok(ResolveReply {
+                ok: Success,
+                session: list::session_view(&e, &live),
+                session_id: e.session_id,
+            }))
         })
         .await,
     )

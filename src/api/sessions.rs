@@ -1,0 +1,197 @@
+//! The replies that describe sessions: one session as `list`, `resolve`, `register` and
+//! `update_ownership` show it ([`SessionView`]), `list`, `create`, and the routing and
+//! registration replies. The registry entry's own shape belongs to the store: these types
+//! are generic over it (`E`) and flatten it, so that `api` imports nothing of kpty's.
+
+use crate::api::reply::{Screen, SendLineReply, Success};
+use crate::api::{SessionState, ShellKind, TerminalState};
+use serde::Serialize;
+
+/// One session: its registry entry, its state, and what its holder said.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionView<E> {
+    /// The registry entry (id, source, owner fields, label, shell …).
+    #[serde(flatten)]
+    pub entry: E,
+    /// Its state as far as can be told.
+    pub state: SessionState,
+    /// What the probe learned, when it learned something.
+    #[serde(flatten)]
+    pub live: Option<Live>,
+}
+
+/// What a probe learned of a session beyond its state.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Live {
+    /// The holder answered (its shell's pid goes into the entry).
+    Running(Box<Running>),
+    /// The shell ended.
+    Exited {
+        /// Its exit code, when known.
+        exit_code: Option<i32>,
+        /// The signal that ended it, when known.
+        exit_signal: Option<String>,
+    },
+    /// The holder did not answer in time: why.
+    Unresponsive {
+        /// What went wrong.
+        problem: String,
+    },
+}
+
+/// A running session's terminal, as its holder reports it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Running {
+    /// Columns.
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
+    /// How completion is detected (`osc133` or `sentinel`).
+    pub integration: String,
+    /// The shell waits at its prompt.
+    pub at_prompt: bool,
+    /// A command or program runs.
+    pub busy: bool,
+    /// The foreground program, when not the shell.
+    pub foreground_command: Option<String>,
+    /// Bytes of output so far.
+    pub output_offset: u64,
+    /// The terminal's own state (left out when the holder has no screen model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminal_state: Option<TerminalState>,
+    /// The screen (left out when the holder has no screen model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub screen: Option<Screen>,
+}
+
+/// Sessions counted by where they live.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct BySource {
+    /// Held by kpty holders here.
+    pub local: usize,
+    /// Registered desktop sessions.
+    pub desktop: usize,
+}
+
+/// `list`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListReply<E> {
+    /// Always true.
+    pub ok: Success,
+    /// Every session, oldest first.
+    pub sessions: Vec<SessionView<E>>,
+    /// How many.
+    pub count: usize,
+    /// How many of each source.
+    pub by_source: BySource,
+    /// The state directory listed.
+    pub state_dir: String,
+}
+
+/// `resolve`, `register` and `update_ownership`: the session acted on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResolveReply<E> {
+    /// Always true.
+    pub ok: Success,
+    /// The session's id.
+    pub session_id: String,
+    /// The session.
+    pub session: SessionView<E>,
+}
+
+/// `send_line_to_agent`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SendLineToAgentReply<E> {
+    /// Always true.
+    pub ok: Success,
+    /// The session the identity resolved to.
+    pub resolved_session_id: String,
+    /// That session.
+    pub resolved_session: SessionView<E>,
+    /// The `send_line` reply.
+    pub send_result: SendLineReply,
+}
+
+/// `unregister`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnregisterReply {
+    /// Always true.
+    pub ok: Success,
+    /// The session named.
+    pub session_id: String,
+    /// False when it was not registered (any more).
+    pub unregistered: bool,
+}
+
+/// `heartbeat`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeartbeatReply {
+    /// Always true.
+    pub ok: Success,
+    /// The session.
+    pub session_id: String,
+    /// The heartbeat recorded (RFC 3339).
+    pub last_heartbeat: String,
+}
+
+/// A local session `prune` found ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ended {
+    /// The session.
+    pub session_id: String,
+    /// `dead` or `exited`.
+    pub state: SessionState,
+    /// Its label.
+    pub label: Option<String>,
+}
+
+/// `prune`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PruneReply {
+    /// Always true.
+    pub ok: Success,
+    /// Registered sessions removed (no heartbeat for 7 days).
+    pub pruned: Vec<String>,
+    /// Ended local sessions removed (with `force`).
+    pub pruned_local: Vec<String>,
+    /// Ended local sessions found.
+    pub ended_local: Vec<Ended>,
+}
+
+/// `create`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CreateReply {
+    /// Always true.
+    pub ok: Success,
+    /// The new session's id.
+    pub session_id: String,
+    /// The shell started.
+    pub shell: String,
+    /// Its working directory.
+    pub cwd: String,
+    /// Columns.
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
+    /// Lines of scrollback kept.
+    pub scrollback: usize,
+    /// The shell's pid.
+    pub pid: Option<u32>,
+    /// The holder's pid.
+    pub holder_pid: Option<u32>,
+    /// Its label.
+    pub label: Option<String>,
+    /// Always `local`.
+    pub source: &'static str,
+    /// Creation time (RFC 3339).
+    pub created_at: String,
+    /// How completion is detected (`osc133` or `sentinel`).
+    pub integration: Option<String>,
+    /// The kind of shell.
+    pub shell_kind: Option<ShellKind>,
+}
+
+#[cfg(test)]
+#[path = "sessions_tests.rs"]
+mod tests;
