@@ -6,6 +6,7 @@ pub mod args;
 pub mod assets;
 pub mod render;
 
+use crate::api::reply::TalkReply;
 use crate::api::{Action, Params};
 use crate::core::{self, Ctx};
 use crate::error::{Error, Result};
@@ -192,35 +193,31 @@ fn execute(cli: Cli) -> Result<i32> {
         return render::watch(&ctx, params);
     }
     let result = if action == Action::Talk && std::io::stdin().is_terminal() {
-        talk_forwarding_ctrl_c(&ctx, &params)
+        talk_forwarding_ctrl_c(&ctx, &params).map(core::Reply::Talk)
     } else {
-        core::dispatch(&ctx, action, &params)
+        core::run(&ctx, action, &params)
     };
-    match result {
-        Ok(v) => {
-            if cli.json {
-                render::print_json(&v);
-            } else {
-                render::human(action, &v);
-            }
-            Ok(if matches!(action, Action::Talk | Action::Run) {
-                talk_exit_code(&v)
-            } else {
-                0
-            })
-        }
-        Err(e) => {
-            if !cli.json {
+    let code = match &result {
+        Ok(core::Reply::Talk(t)) => talk_exit_code(t),
+        _ => 0,
+    };
+    if cli.json {
+        render::print_json(&core::outgoing(&ctx, core::to_json(result))?);
+    } else {
+        match result {
+            Ok(r) => render::human(&r),
+            Err(e) => {
                 render::before_error(&e);
+                return Err(e);
             }
-            Err(e)
         }
     }
+    Ok(code)
 }
 
 /// An interactive `kpty talk`: Ctrl-C is forwarded to the session (as ssh does) — the command
 /// is interrupted and kpty exits 130 — instead of killing kpty and leaving the command running.
-fn talk_forwarding_ctrl_c(ctx: &Ctx, params: &Params) -> Result<serde_json::Value> {
+fn talk_forwarding_ctrl_c(ctx: &Ctx, params: &Params) -> Result<TalkReply> {
     let mut on_entry = |entry: &crate::store::RegistryEntry| {
         let (c2, entry) = (ctx.clone(), entry.clone());
         std::thread::spawn(move || {
@@ -235,15 +232,12 @@ fn talk_forwarding_ctrl_c(ctx: &Ctx, params: &Params) -> Result<serde_json::Valu
             }
         });
     };
-    core::talk::talk_with(ctx, params, &mut on_entry, None)
+    core::talk::talk_audited(ctx, params, &mut on_entry, None)
 }
 
 /// `kpty talk` exits with the command's own status (as ssh does), clamped to 0..=255.
-fn talk_exit_code(v: &serde_json::Value) -> i32 {
-    v["exit_code"]
-        .as_i64()
-        .map(|c| (c & 0xff) as i32)
-        .unwrap_or(0)
+fn talk_exit_code(t: &TalkReply) -> i32 {
+    t.exit_code.map(|c| (c & 0xff) as i32).unwrap_or(0)
 }
 
 /// The session-naming flags as parameters.

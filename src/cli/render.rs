@@ -3,10 +3,14 @@
 //! stderr, and `read --follow`. A closed stdout (e.g. `| head`) ends quietly.
 
 use super::args::Cli;
+use crate::api::help::HelpData;
 use crate::api::reply::{TermReadReply, TermView};
+use crate::api::sessions::{ListReply, Live};
 use crate::api::{Action, BufferType, Params};
+use crate::core::Reply;
 use crate::core::{self, Ctx};
 use crate::error::{Error, ErrorCode, Result};
+use crate::store::RegistryEntry;
 use clap::CommandFactory;
 use serde_json::Value;
 use std::io::Write;
@@ -58,61 +62,35 @@ fn text_line(s: &str) {
 }
 
 /// Human rendering of a successful action.
-pub fn human(action: Action, v: &Value) {
-    match action {
-        Action::Create => text_line(v["session_id"].as_str().unwrap_or_default()),
-        Action::Talk | Action::Run => text_line(v["output"].as_str().unwrap_or_default()),
-        Action::Read => out(v["output"].as_str().unwrap_or_default().as_bytes()),
-        Action::TermRead => text_line(v["text"].as_str().unwrap_or_default()),
-        Action::List => list_table(v),
-        Action::Kill => text_line(&format!(
-            "killed {}",
-            v["session_id"].as_str().unwrap_or_default()
-        )),
-        Action::Help => text_line(&help_text(v)),
-        Action::Resolve | Action::Register => {
-            text_line(v["session_id"].as_str().unwrap_or_default())
-        }
-        Action::SendLineToAgent => text_line(v["resolved_session_id"].as_str().unwrap_or_default()),
-        Action::Unregister => text_line(&format!(
-            "unregistered {}",
-            v["session_id"].as_str().unwrap_or_default()
-        )),
-        Action::Prune => {
-            for k in ["pruned", "pruned_local"] {
-                for id in v[k].as_array().into_iter().flatten() {
-                    text_line(&format!("pruned {}", id.as_str().unwrap_or_default()));
-                }
+pub fn human(reply: &Reply) {
+    match reply {
+        Reply::Create(r) => text_line(&r.session_id),
+        Reply::Talk(r) => text_line(&r.output),
+        Reply::Read(r) => out(r.output.as_bytes()),
+        Reply::TermRead(r) => text_line(&r.text),
+        Reply::List(r) => list_table(r),
+        Reply::Kill(r) => text_line(&format!("killed {}", r.session_id)),
+        Reply::Help(r) => text_line(&help_text(&r.data)),
+        Reply::Session(r) => text_line(&r.session_id),
+        Reply::SendLineToAgent(r) => text_line(&r.resolved_session_id),
+        Reply::Unregister(r) => text_line(&format!("unregistered {}", r.session_id)),
+        Reply::Prune(r) => {
+            for id in r.pruned.iter().chain(&r.pruned_local) {
+                text_line(&format!("pruned {id}"));
             }
-            for e in v["ended_local"].as_array().into_iter().flatten() {
-                if v["pruned_local"]
-                    .as_array()
-                    .is_none_or(|p| !p.contains(&e["session_id"]))
-                {
-                    eprintln!(
-                        "{} is {} (prune --force removes it)",
-                        e["session_id"].as_str().unwrap_or_default(),
-                        e["state"].as_str().unwrap_or_default()
-                    );
+            for e in &r.ended_local {
+                if !r.pruned_local.contains(&e.session_id) {
+                    eprintln!("{} is {} (prune --force removes it)", e.session_id, e.state);
                 }
             }
         }
-        Action::SendLine
-        | Action::Resize
-        | Action::Write
-        | Action::Heartbeat
-        | Action::UpdateOwnership => {}
+        Reply::SendLine(_) | Reply::Resize(_) | Reply::Heartbeat(_) => {}
     }
 }
 
-fn list_table(v: &Value) {
-    let empty = vec![];
-    let sessions = v["sessions"].as_array().unwrap_or(&empty);
-    if sessions.is_empty() {
-        eprintln!(
-            "no sessions in {}",
-            v["state_dir"].as_str().unwrap_or("this state directory")
-        );
+fn list_table(r: &ListReply<RegistryEntry>) {
+    if r.sessions.is_empty() {
+        eprintln!("no sessions in {}", r.state_dir);
         return;
     }
     let mut rows = vec![
@@ -120,30 +98,27 @@ fn list_table(v: &Value) {
             .map(String::from)
             .to_vec(),
     ];
-    for s in sessions {
-        let state = match s["state"].as_str().unwrap_or("?") {
-            "exited" => format!(
+    for s in &r.sessions {
+        let state = match &s.live {
+            Some(Live::Exited { exit_code, .. }) => format!(
                 "exited({})",
-                s["exit_code"]
-                    .as_i64()
-                    .map_or("?".into(), |c| c.to_string())
+                exit_code.map_or("?".into(), |c| c.to_string())
             ),
-            "running" if s["busy"].as_bool() == Some(true) => {
-                format!(
-                    "running:{}",
-                    s["foreground_command"].as_str().unwrap_or("busy")
-                )
-            }
-            other => other.to_string(),
+            Some(Live::Running(l)) if l.busy => format!(
+                "running:{}",
+                l.foreground_command.as_deref().unwrap_or("busy")
+            ),
+            _ => s.state.to_string(),
         };
-        let str_of = |k: &str| s[k].as_str().unwrap_or("-").to_string();
+        let e = &s.entry;
+        let or_dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
         rows.push(vec![
-            str_of("session_id"),
+            e.session_id.clone(),
             state,
-            s["pid"].as_u64().map_or("-".into(), |p| p.to_string()),
-            str_of("label"),
-            str_of("shell"),
-            str_of("created_at"),
+            e.pid.map_or("-".into(), |p| p.to_string()),
+            or_dash(&e.label),
+            or_dash(&e.shell),
+            or_dash(&e.created_at),
         ]);
     }
     let widths: Vec<usize> = (0..rows[0].len())
@@ -162,33 +137,21 @@ fn list_table(v: &Value) {
     out(s.as_bytes());
 }
 
-fn help_text(v: &Value) -> String {
-    let d = &v["data"];
+fn help_text(d: &HelpData) -> String {
     let mut s = format!(
         "kpty {} — {}\n\nActions (k_pty contract; CLI verbs use dashes):\n",
-        d["version"].as_str().unwrap_or(""),
-        d["description"].as_str().unwrap_or("")
+        d.version, d.description
     );
-    if let Some(a) = d["actions"].as_object() {
-        for (k, v) in a {
-            s.push_str(&format!("  {k:<19} {}\n", v.as_str().unwrap_or("")));
-        }
+    for (k, v) in &d.actions {
+        s.push_str(&format!("  {k:<19} {v}\n"));
     }
-    s.push_str(&format!(
-        "\nState directory: {}\n",
-        d["state_dir"].as_str().unwrap_or("")
-    ));
+    s.push_str(&format!("\nState directory: {}\n", d.state_dir));
     s.push_str("\nEnvironment: KPTY_STATE_DIR, KPTY_SESSION, KPTY_LOG, KPTY_RUNTIME_DIR, KPTY_READY_TIMEOUT_MS, KPTY_SCROLLBACK,\n  KURORYUU_PTY_SHELL, KURORYUU_PTY_COLS, KURORYUU_PTY_ROWS, KURORYUU_PTY_BUFFER_SIZE, KURORYUU_PTY_TIMEOUT_MS\n");
     s.push_str("\nExit codes: 0 ok; `talk` exits with the command's own code; kpty's failures:\n");
-    if let Some(c) = d["exit_codes"].as_object() {
-        let mut codes: Vec<(&String, i64)> = c
-            .iter()
-            .map(|(k, v)| (k, v.as_i64().unwrap_or(0)))
-            .collect();
-        codes.sort_by_key(|x| x.1);
-        for (k, n) in codes {
-            s.push_str(&format!("  {n:>3}  {k}\n"));
-        }
+    let mut codes: Vec<(&&str, &i32)> = d.exit_codes.iter().collect();
+    codes.sort_by_key(|x| *x.1);
+    for (k, n) in codes {
+        s.push_str(&format!("  {n:>3}  {k}\n"));
     }
     s.push_str("    2  usage error\n\n`kpty help COMMAND` or `kpty COMMAND --help` shows a command's flags.");
     s

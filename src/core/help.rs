@@ -3,42 +3,44 @@
 
 use super::{Ctx, config};
 use crate::api::Action;
+use crate::api::help::{Defaults, HelpData, HelpReply, TermBufferAccess};
+use crate::api::reply::Success;
 use crate::error::ErrorCode;
-use serde_json::{Map, Value, json};
 
 /// Run `help`.
-pub fn help(ctx: &Ctx) -> Value {
-    let mut actions = Map::new();
-    for a in Action::ALL {
-        actions.insert(a.as_str().into(), json!(a.summary()));
-    }
-    let codes: Map<String, Value> = ErrorCode::ALL
-        .iter()
-        .map(|c| (c.as_str().to_string(), json!(c.exit_code())))
-        .collect();
-    json!({
-        "ok": true,
-        "data": {
-            "tool": "k_pty",
-            "description": "PTY control for agents, people and scripts: live terminals that survive across invocations",
-            "version": env!("CARGO_PKG_VERSION"),
-            "actions": actions,
+pub fn help(ctx: &Ctx) -> HelpReply {
+    HelpReply {
+        ok: Success,
+        data: HelpData {
+            tool: "k_pty",
+            description: "PTY control for agents, people and scripts: live terminals that survive across invocations",
+            version: env!("CARGO_PKG_VERSION"),
+            actions: Action::ALL
+                .iter()
+                .map(|a| (a.as_str(), a.summary()))
+                .collect(),
             // The seeds' flag meant "a PTY backend is available"; kpty's holder always is.
-            "pywinpty_available": true,
-            "backend": "kpty-holder",
-            "term_buffer_access": {"mode": config::term_buffer_access(), "env": "KURORYUU_TERM_BUFFER_ACCESS"},
-            "state_dir": ctx.state.path().display().to_string(),
-            "defaults": {
-                "shell": config::default_shell(),
-                "cols": config::default_cols(),
-                "rows": config::default_rows(),
-                "buffer_size": config::buffer_size(),
-                "scrollback": config::scrollback(),
-                "talk_timeout_ms": config::talk_timeout_ms(),
-                "read_max_bytes": crate::api::DEFAULT_READ_MAX_BYTES,
-                "read_timeout_ms": crate::api::DEFAULT_READ_TIMEOUT_MS,
+            pywinpty_available: true,
+            backend: "kpty-holder",
+            term_buffer_access: TermBufferAccess {
+                mode: config::term_buffer_access(),
+                env: "KURORYUU_TERM_BUFFER_ACCESS",
             },
-            "exit_codes": codes,
-        }
-    })
+            state_dir: ctx.state.path().display().to_string(),
+            defaults: Defaults {
+                shell: config::default_shell(),
+                cols: config::default_cols(),
+                rows: config::default_rows(),
+                buffer_size: config::buffer_size(),
+                scrollback: config::scrollback(),
+                talk_timeout_ms: config::talk_timeout_ms(),
+                read_max_bytes: crate::api::DEFAULT_READ_MAX_BYTES,
+                read_timeout_ms: crate::api::DEFAULT_READ_TIMEOUT_MS,
+            },
+            exit_codes: ErrorCode::ALL
+                .iter()
+                .map(|c| (c.as_str(), c.exit_code()))
+                .collect(),
+        },
+    }
 }

@@ -12,6 +12,7 @@ pub mod kind;
 pub mod launch;
 pub mod list;
 pub mod registered;
+pub mod reply;
 pub mod routing;
 pub mod sessions;
 pub mod talk;
@@ -22,6 +23,7 @@ pub mod wire;
 use crate::api::{Action, Params};
 use crate::error::{Error, Result};
 use crate::store::StateDir;
+pub use reply::Reply;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -66,9 +68,22 @@ impl Ctx {
 /// caller's channel is (`ctx.redact`).
 pub fn dispatch(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
     let started = std::time::Instant::now();
-    let result = run_action(ctx, action, p);
+    let result = to_json(run_action(ctx, action, p));
     audit::record(ctx, action, p, &result, started);
     outgoing(ctx, result)
+}
+
+/// Run one action for a front end that renders it itself (the CLI's human output, on an
+/// unredacted channel): typed, and recorded in the audit trail as [`dispatch`] records it.
+pub fn run(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
+    let started = std::time::Instant::now();
+    let result = run_action(ctx, action, p);
+    let json = match &result {
+        Ok(r) => to_json(Ok(r)),
+        Err(e) => Err(e.clone()),
+    };
+    audit::record(ctx, action, p, &json, started);
+    result
 }
 
 /// A result as it leaves for the caller: with `ctx.redact`, every string in it (the error's
@@ -108,26 +123,27 @@ pub fn to_json<T: serde::Serialize>(reply: Result<T>) -> Result<Value> {
     })
 }
 
-fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
-    match action {
-        Action::Help => Ok(help::help(ctx)),
-        Action::List => to_json(list::list(ctx)),
-        Action::Create => to_json(create::create(ctx, p)),
-        Action::SendLine => to_json(io::send_line(ctx, p)),
-        Action::Read => to_json(io::read(ctx, p)),
-        Action::TermRead => to_json(term::term_read(ctx, p)),
-        Action::Talk | Action::Run => to_json(talk::talk(ctx, p)),
-        Action::Resize => to_json(control::resize(ctx, p)),
-        Action::Kill => to_json(control::kill(ctx, p)),
-        Action::Write => Err(io::write_deprecated()),
-        Action::Resolve => to_json(routing::resolve(ctx, p)),
-        Action::SendLineToAgent => to_json(routing::send_line_to_agent(ctx, p)),
-        Action::UpdateOwnership => to_json(routing::update_ownership(ctx, p)),
-        Action::Register => to_json(registered::register(ctx, p)),
-        Action::Unregister => to_json(registered::unregister(ctx, p)),
-        Action::Heartbeat => to_json(registered::heartbeat(ctx, p)),
-        Action::Prune => to_json(registered::prune(ctx, p)),
-    }
+/// Run one action, typed; not audited, not redacted (what [`dispatch`] and [`run`] add).
+fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
+    Ok(match action {
+        Action::Help => Reply::Help(help::help(ctx)),
+        Action::List => Reply::List(list::list(ctx)?),
+        Action::Create => Reply::Create(create::create(ctx, p)?),
+        Action::SendLine => Reply::SendLine(io::send_line(ctx, p)?),
+        Action::Read => Reply::Read(io::read(ctx, p)?),
+        Action::TermRead => Reply::TermRead(term::term_read(ctx, p)?),
+        Action::Talk | Action::Run => Reply::Talk(talk::talk(ctx, p)?),
+        Action::Resize => Reply::Resize(control::resize(ctx, p)?),
+        Action::Kill => Reply::Kill(control::kill(ctx, p)?),
+        Action::Write => return Err(io::write_deprecated()),
+        Action::Resolve => Reply::Session(routing::resolve(ctx, p)?),
+        Action::SendLineToAgent => Reply::SendLineToAgent(routing::send_line_to_agent(ctx, p)?),
+        Action::UpdateOwnership => Reply::Session(routing::update_ownership(ctx, p)?),
+        Action::Register => Reply::Session(registered::register(ctx, p)?),
+        Action::Unregister => Reply::Unregister(registered::unregister(ctx, p)?),
+        Action::Heartbeat => Reply::Heartbeat(registered::heartbeat(ctx, p)?),
+        Action::Prune => Reply::Prune(registered::prune(ctx, p)?),
+    })
 }
 
 /// Run one action and always get its JSON: `{ok:true,…}` or `{ok:false, error_code,…}`.

@@ -102,12 +102,13 @@ pub fn talk(ctx: &Ctx, p: &Params) -> Result<TalkReply> {
 
 /// A talk for front ends that stream progress or cancel: `on_entry` learns the session
 /// before the command is typed (to cancel it later); the call is recorded in the audit trail.
-pub fn talk_with(
+/// The reply is typed (a human front end renders it); [`talk_with`] gives its JSON.
+pub fn talk_audited(
     ctx: &Ctx,
     p: &Params,
     on_entry: &mut dyn FnMut(&RegistryEntry),
     progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
-) -> Result<Value> {
+) -> Result<TalkReply> {
     let started = std::time::Instant::now();
     // On a redacted channel the progress frames are redacted too, with the output before
     // their tail as context.
@@ -132,9 +133,25 @@ pub fn talk_with(
         on_entry(&t.entry);
         run(ctx, t, progress)
     });
-    let res = super::to_json(res);
-    super::audit::record(ctx, crate::api::Action::Talk, p, &res, started);
-    super::outgoing(ctx, res)
+    let json = match &res {
+        Ok(r) => super::to_json(Ok(r)),
+        Err(e) => Err(e.clone()),
+    };
+    super::audit::record(ctx, crate::api::Action::Talk, p, &json, started);
+    res
+}
+
+/// [`talk_audited`] as the JSON object the caller's channel gets (redacted when it is).
+pub fn talk_with(
+    ctx: &Ctx,
+    p: &Params,
+    on_entry: &mut dyn FnMut(&RegistryEntry),
+    progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
+) -> Result<Value> {
+    super::outgoing(
+        ctx,
+        super::to_json(talk_audited(ctx, p, on_entry, progress)),
+    )
 }
 
 /// Run a prepared talk; with `progress`, `(interval, sink)` receives the output so far.
