@@ -114,6 +114,19 @@ pub struct ReadReply {
     pub terminal_state: Option<Option<TerminalState>>,
 }
 
+/// `POST /pty/read` of `kpty serve`: everything a session printed during a window.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WindowReply {
+    /// Always true.
+    pub ok: Success,
+    /// The session read.
+    pub session_id: String,
+    /// What it printed.
+    pub output: String,
+    /// Bytes of `output`.
+    pub bytes_read: usize,
+}
+
 /// `talk` / `run`: one command's clean output, exit code and duration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TalkReply {

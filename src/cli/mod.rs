@@ -177,11 +177,13 @@ fn execute(cli: Cli) -> Result<i32> {
             },
         ),
     };
-    let mut ctx = ctx(&cli)?;
-    // Human output prints only the clean text: don't ship talk's raw_output.
-    ctx.lean = !cli.json;
-    // `--json` is a machine channel, redacted unless opted out; human output stays raw.
-    ctx.redact = cli.json && !cli.no_redact && !core::config::redact_opted_out();
+    let ctx = ctx(&cli)?.on(if cli.json {
+        core::Channel::Json {
+            no_redact: cli.no_redact,
+        }
+    } else {
+        core::Channel::Human
+    });
     if let Command::Read(a) = &cli.command
         && a.follow
     {

@@ -5,7 +5,7 @@
 
 use super::kind::Session;
 use super::{Ctx, sessions, wire};
-use crate::api::reply::{ReadReply, SendLineReply, Success, WriteReply, Written};
+use crate::api::reply::{ReadReply, SendLineReply, Success, WindowReply, WriteReply, Written};
 use crate::api::{self, Params, SessionId};
 use crate::error::{Error, ErrorCode, Result};
 use crate::holder::ring::{self, Ring};
@@ -214,6 +214,59 @@ fn read_local(
         exit_code: body.exit_code,
         screen: Some(body.screen.map(wire::screen)),
         terminal_state: Some(wire::terminal_state_opt(body.terminal_state)),
+    })
+}
+
+/// Everything a local session prints during the next `min(timeout_ms, window_max_ms)` ms (a
+/// bridge's `POST /pty/read`), at most [`api::MAX_READ_BYTES`]: audited reads, each woken by
+/// new output (no polling), ended early when the shell ends.
+pub fn read_window(
+    ctx: &Ctx,
+    session_id: &str,
+    timeout_ms: Option<u64>,
+    window_max_ms: u64,
+) -> Result<WindowReply> {
+    let window = timeout_ms
+        .unwrap_or(api::DEFAULT_READ_TIMEOUT_MS)
+        .min(window_max_ms);
+    let deadline = std::time::Instant::now() + Duration::from_millis(window);
+    let mut p = Params {
+        session_id: Some(session_id.to_string()),
+        // Past the end: answers at once with the end of output as its offset.
+        since: Some(u64::MAX),
+        timeout_ms: Some(0),
+        max_bytes: Some(api::MAX_READ_BYTES),
+        ..Default::default()
+    };
+    let read = |p: &Params| super::audited(ctx, crate::api::Action::Read, p, || read(ctx, p));
+    let mut offset = read(&p)?.next_offset.unwrap_or(0);
+    let mut output = String::new();
+    loop {
+        let left = deadline
+            .saturating_duration_since(std::time::Instant::now())
+            .as_millis() as u64;
+        if left == 0 || output.len() >= api::MAX_READ_BYTES {
+            break;
+        }
+        p.since = Some(offset);
+        p.timeout_ms = Some(left);
+        let r = read(&p)?;
+        // As every reply on a redacted channel is ([`super::outgoing`]).
+        if ctx.redact {
+            output.push_str(&crate::safety::redact(&r.output));
+        } else {
+            output.push_str(&r.output);
+        }
+        offset = r.next_offset.unwrap_or(offset);
+        if !r.session_alive {
+            break;
+        }
+    }
+    Ok(WindowReply {
+        ok: Success,
+        session_id: session_id.to_string(),
+        bytes_read: output.len(),
+        output,
     })
 }
 

@@ -64,20 +64,72 @@ impl Ctx {
     }
 }
 
+/// Who a context's replies go to. The policy each implies — redaction, a lean `talk`, the
+/// `talk` output cap — is decided here, once, by [`Ctx::on`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    /// The CLI's human output: raw, as a terminal's scrollback is; no `raw_output`.
+    Human,
+    /// The CLI's `--json`: redacted unless opted out (`--no-redact`, `KPTY_REDACT=off`).
+    Json {
+        /// `--no-redact` was given.
+        no_redact: bool,
+    },
+    /// An MCP client: redacted, and a `talk` returns at most [`MCP_TALK_MAX_CHARS`].
+    Mcp,
+    /// `kpty serve`'s HTTP replies: redacted.
+    Http,
+}
+
+/// The most characters of output a `talk` returns to an MCP client unless the call sets
+/// `max_chars` (the end is kept; `dropped_chars` says how much was cut): an agent's context
+/// is no place for a megabyte of output.
+pub const MCP_TALK_MAX_CHARS: usize = 50_000;
+
+impl Ctx {
+    /// This context, set up for replies going to `channel`.
+    pub fn on(mut self, channel: Channel) -> Self {
+        match channel {
+            Channel::Human => {
+                self.lean = true;
+                self.redact = false;
+            }
+            Channel::Json { no_redact } => {
+                self.lean = false;
+                self.redact = !no_redact && !config::redact_opted_out();
+            }
+            Channel::Mcp => {
+                self.redact = true;
+                self.talk_max_chars = Some(MCP_TALK_MAX_CHARS);
+            }
+            Channel::Http => self.redact = true,
+        }
+        self
+    }
+}
+
 /// Run one action, and record it in the audit trail; the result is redacted when the
 /// caller's channel is (`ctx.redact`).
 pub fn dispatch(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
-    let started = std::time::Instant::now();
-    let result = to_json(run_action(ctx, action, p));
-    audit::record(ctx, action, p, &result, started);
-    outgoing(ctx, result)
+    outgoing(ctx, to_json(run(ctx, action, p)))
 }
 
 /// Run one action for a front end that renders it itself (the CLI's human output, on an
 /// unredacted channel): typed, and recorded in the audit trail as [`dispatch`] records it.
 pub fn run(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
+    audited(ctx, action, p, || run_action(ctx, action, p))
+}
+
+/// Run `work` as `action` and record it in the audit trail: the one place a call is audited
+/// (whichever front end made it, and however it streams progress).
+pub fn audited<T: serde::Serialize>(
+    ctx: &Ctx,
+    action: Action,
+    p: &Params,
+    work: impl FnOnce() -> Result<T>,
+) -> Result<T> {
     let started = std::time::Instant::now();
-    let result = run_action(ctx, action, p);
+    let result = work();
     let json = match &result {
         Ok(r) => to_json(Ok(r)),
         Err(e) => Err(e.clone()),

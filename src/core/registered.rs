@@ -123,7 +123,7 @@ pub fn unregister(ctx: &Ctx, p: &Params) -> Result<UnregisterReply> {
         if e.source == "local" {
             return Err(Error::invalid(format!("{id} is a local session: use kill")));
         }
-        if e.owner_role.as_deref() == Some("leader") && !force {
+        if super::routing::is_leader(e) && !force {
             return Err(Error::new(
                 ErrorCode::PtyAccessDenied,
                 format!("{id} is the leader's terminal; unregister it with force=true if you really mean to"),

@@ -5,11 +5,44 @@
 use super::sessions::{Liveness, probe};
 use super::{Ctx, io, list};
 use crate::api::reply::Success;
-use crate::api::sessions::{ResolveReply, SendLineToAgentReply};
-use crate::api::{Action, Params};
+use crate::api::sessions::{LeaderReply, ResolveReply, SendLineToAgentReply};
+use crate::api::{Action, OwnerRole, Params};
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Registry, RegistryEntry, journal};
 use serde_json::{Value, json};
+
+/// True when `e` is a leader's terminal (`owner_role` `leader`).
+pub fn is_leader(e: &RegistryEntry) -> bool {
+    e.owner_role
+        .as_deref()
+        .is_some_and(|r| r.parse() == Ok(OwnerRole::Leader))
+}
+
+/// The seeds' id normalisation for leader checks: hyphens removed, first 16 characters.
+fn normalise(id: &str) -> String {
+    id.chars().filter(|c| *c != '-').take(16).collect()
+}
+
+/// Whether the session `id` (compared normalised) is a leader's terminal, from the registry;
+/// when not, the first leader's (normalised) id.
+pub fn leader(ctx: &Ctx, id: &str) -> Result<LeaderReply> {
+    let reg = Registry::load(&ctx.state)?;
+    let want = normalise(id);
+    let leaders: Vec<String> = reg
+        .sessions
+        .values()
+        .filter(|e| is_leader(e))
+        .map(|e| normalise(&e.session_id))
+        .collect();
+    let is = leaders.contains(&want);
+    let leader = if is { Some(&want) } else { leaders.first() };
+    Ok(LeaderReply {
+        ok: Success,
+        leader_terminal_id: leader.cloned(),
+        is_leader: is,
+        session_id: want,
+    })
+}
 
 /// True when `p` names an owner identity.
 pub fn has_identity(p: &Params) -> bool {

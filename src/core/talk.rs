@@ -109,7 +109,6 @@ pub fn talk_audited(
     on_entry: &mut dyn FnMut(&RegistryEntry),
     progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
 ) -> Result<TalkReply> {
-    let started = std::time::Instant::now();
     // On a redacted channel the progress frames are redacted too, with the output before
     // their tail as context.
     let mut redacting;
@@ -129,16 +128,12 @@ pub fn talk_audited(
         Some((every, sink)) => Some((every, sink as &mut dyn FnMut(ProgressBody))),
         None => None,
     };
-    let res = prepare(ctx, p).and_then(|t| {
-        on_entry(&t.entry);
-        run(ctx, t, progress)
-    });
-    let json = match &res {
-        Ok(r) => super::to_json(Ok(r)),
-        Err(e) => Err(e.clone()),
-    };
-    super::audit::record(ctx, crate::api::Action::Talk, p, &json, started);
-    res
+    super::audited(ctx, crate::api::Action::Talk, p, || {
+        prepare(ctx, p).and_then(|t| {
+            on_entry(&t.entry);
+            run(ctx, t, progress)
+        })
+    })
 }
 
 /// [`talk_audited`] as the JSON object the caller's channel gets (redacted when it is).

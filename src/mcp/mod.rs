@@ -13,7 +13,7 @@ use std::time::Duration;
 
 /// The most characters of output a `talk` returns to an MCP client unless the call sets
 /// `max_chars` (the end is kept; `dropped_chars` says how much was cut).
-pub const TALK_MAX_CHARS: usize = 50_000;
+pub const TALK_MAX_CHARS: usize = crate::core::MCP_TALK_MAX_CHARS;
 
 /// stdin/stdout as rmcp's transport, every line checked first ([`transport::GuardedStdio`]).
 fn stdio() -> transport::GuardedStdio<rmcp::transport::StdioReader, rmcp::transport::StdioWriter> {
@@ -22,10 +22,9 @@ fn stdio() -> transport::GuardedStdio<rmcp::transport::StdioReader, rmcp::transp
 }
 
 /// Serve MCP on stdin/stdout until the client goes away; returns the exit code.
-pub fn run(mut ctx: Ctx) -> i32 {
+pub fn run(ctx: Ctx) -> i32 {
     crate::init_logging("warn");
-    // An agent's context is no place for a megabyte of output: talks return its end.
-    ctx.talk_max_chars = Some(TALK_MAX_CHARS);
+    let ctx = ctx.on(crate::core::Channel::Mcp);
     // Registered sessions without a heartbeat for 7 days are dropped when a server starts.
     crate::core::registered::prune_at_start(&ctx);
     // Built by hand (not #[tokio::main]) so that shutdown cannot hang on a blocking stdin read.

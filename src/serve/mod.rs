@@ -45,7 +45,7 @@ type Shared = Arc<App>;
 
 /// Run the server until SIGTERM or Ctrl-C; returns the exit code.
 pub fn run(ctx: Ctx, port: Option<u16>) -> i32 {
-    match serve(ctx, port) {
+    match serve(ctx.on(crate::core::Channel::Http), port) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("kpty serve: error[{}]: {}", e.code, e.message);

@@ -4,7 +4,7 @@
 
 use super::{JsonBody, Shared, blocking, reply, respond};
 use crate::api::sessions::Live;
-use crate::api::{self, Action, Params, SessionState};
+use crate::api::{Action, Params, SessionState};
 use crate::core::kind::is_local;
 use crate::core::{Ctx, dispatch, io, list, sessions};
 use crate::error::{Error, ErrorCode, Result};
@@ -16,7 +16,6 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
 
 /// The longest `/pty/read` collects output, as the seed's bridge.
 const READ_WINDOW_MS: u64 = 5_000;
@@ -122,41 +121,12 @@ async fn read(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Respo
 
 fn collect(ctx: &Ctx, id: Option<&str>, timeout_ms: Option<u64>) -> Result<Value> {
     let e = local(ctx, id)?;
-    let window = timeout_ms
-        .unwrap_or(api::DEFAULT_READ_TIMEOUT_MS)
-        .min(READ_WINDOW_MS);
-    let deadline = Instant::now() + Duration::from_millis(window);
-    let mut p = Params {
-        session_id: Some(e.session_id.clone()),
-        // Past the end: answers at once with the end of output as its offset.
-        since: Some(u64::MAX),
-        timeout_ms: Some(0),
-        max_bytes: Some(api::MAX_READ_BYTES),
-        ..Default::default()
-    };
-    let mut offset = dispatch(ctx, Action::Read, &p)?["next_offset"]
-        .as_u64()
-        .unwrap_or(0);
-    let mut output = String::new();
-    loop {
-        let left = deadline
-            .saturating_duration_since(Instant::now())
-            .as_millis() as u64;
-        if left == 0 || output.len() >= api::MAX_READ_BYTES {
-            break;
-        }
-        p.since = Some(offset);
-        p.timeout_ms = Some(left);
-        let v = dispatch(ctx, Action::Read, &p)?;
-        output.push_str(v["output"].as_str().unwrap_or_default());
-        offset = v["next_offset"].as_u64().unwrap_or(offset);
-        if v["session_alive"] != true {
-            break;
-        }
-    }
-    Ok(
-        json!({"ok": true, "session_id": e.session_id, "output": output, "bytes_read": output.len()}),
-    )
+    crate::core::to_json(io::read_window(
+        ctx,
+        &e.session_id,
+        timeout_ms,
+        READ_WINDOW_MS,
+    ))
 }
 
 /// What `/pty/buffer` takes (seed 000 §6).
@@ -226,11 +196,6 @@ async fn pty_list(State(app): State<Shared>) -> Response {
     )
 }
 
-/// The seeds' id normalisation for leader checks: hyphens removed, first 16 characters.
-fn normalise(id: &str) -> String {
-    id.chars().filter(|c| *c != '-').take(16).collect()
-}
-
 /// `GET /pty/is-leader?session_id=`: from the registry's `owner_role == "leader"`.
 async fn is_leader(
     State(app): State<Shared>,
@@ -240,22 +205,7 @@ async fn is_leader(
         return reply(Err(Error::invalid("is-leader needs ?session_id=")));
     };
     let ctx = app.ctx.clone();
-    reply(
-        blocking(move || {
-            let reg = Registry::load(&ctx.state)?;
-            let want = normalise(&id);
-            let leaders: Vec<String> = reg
-                .sessions
-                .values()
-                .filter(|e| e.owner_role.as_deref() == Some("leader"))
-                .map(|e| normalise(&e.session_id))
-                .collect();
-            let is = leaders.contains(&want);
-            let leader = if is { Some(&want) } else { leaders.first() };
-            Ok(json!({"ok": true, "session_id": want, "is_leader": is, "leader_terminal_id": leader}))
-        })
-        .await,
-    )
+    reply(blocking(move || crate::core::to_json(crate::core::routing::leader(&ctx, &id))).await)
 }
 
 /// `GET /health`.
