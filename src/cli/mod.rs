@@ -4,7 +4,10 @@
 
 pub mod args;
 pub mod assets;
+pub mod follow;
+pub mod log;
 pub mod render;
+pub mod watch;
 
 use crate::api::reply::TalkReply;
 use crate::api::{Action, Params};
@@ -61,7 +64,7 @@ fn execute(cli: Cli) -> Result<i32> {
         Command::Holder => return Ok(crate::holder::main()),
         Command::Mcp => return Ok(crate::mcp::run(ctx(&cli)?)),
         Command::Serve(a) => return Ok(crate::serve::run(ctx(&cli)?, a.port)),
-        Command::Log(a) => return render::log(&ctx(&cli)?, a, cli.json),
+        Command::Log(a) => return log::log(&ctx(&cli)?, a, cli.json),
         Command::GenerateAssets { out } => {
             assets::generate(out)
                 .map_err(|e| Error::internal(format!("generating assets failed: {e}")))?;
@@ -187,12 +190,12 @@ fn execute(cli: Cli) -> Result<i32> {
     if let Command::Read(a) = &cli.command
         && a.follow
     {
-        return render::follow(&ctx, params, cli.json);
+        return follow::follow(&ctx, params, cli.json);
     }
     if let Command::TermRead(a) = &cli.command
         && a.watch
     {
-        return render::watch(&ctx, params);
+        return watch::watch(&ctx, params);
     }
     let result = if action == Action::Talk && std::io::stdin().is_terminal() {
         talk_forwarding_ctrl_c(&ctx, &params).map(core::Reply::Talk)

@@ -6,6 +6,7 @@ pub mod audit;
 pub mod config;
 pub mod control;
 pub mod create;
+pub mod follow;
 pub mod help;
 pub mod io;
 pub mod kind;
@@ -149,16 +150,23 @@ pub fn outgoing(ctx: &Ctx, result: Result<Value>) -> Result<Value> {
             crate::safety::redact_value(&mut v);
             Ok(v)
         }
-        Err(mut e) => {
-            if let std::borrow::Cow::Owned(m) = crate::safety::redact(&e.message) {
-                e.message = m;
-            }
-            if let Some(d) = e.details.as_mut() {
-                crate::safety::redact_value(d);
-            }
-            Err(e)
-        }
+        Err(e) => Err(outgoing_error(ctx, e)),
     }
+}
+
+/// An error as it leaves for the caller: with `ctx.redact`, its message and details have
+/// their secrets replaced.
+pub fn outgoing_error(ctx: &Ctx, mut e: Error) -> Error {
+    if !ctx.redact {
+        return e;
+    }
+    if let std::borrow::Cow::Owned(m) = crate::safety::redact(&e.message) {
+        e.message = m;
+    }
+    if let Some(d) = e.details.as_mut() {
+        crate::safety::redact_value(d);
+    }
+    e
 }
 
 impl From<crate::api::UnknownValue> for Error {

@@ -135,3 +135,38 @@ pub fn query(ctx: &Ctx, f: &Filter) -> (Vec<Value>, HashMap<PathBuf, u64>) {
     all.sort_by(|a, b| a["ts"].as_str().cmp(&b["ts"].as_str()));
     (all, offsets)
 }
+
+/// The events matching `f`, then (with `follow`) every matching event appended later, each
+/// handed to `show` as it arrives; a follow never returns. New events are noticed through
+/// inotify on the state directory, `sessions/` and each session directory (re-added as
+/// sessions appear), with a slow re-check every few seconds for filesystems that do not
+/// report changes.
+pub fn follow(ctx: &Ctx, f: &Filter, follow: bool, show: &mut dyn FnMut(&Value)) {
+    let (events, mut seen) = query(ctx, f);
+    for e in &events {
+        show(e);
+    }
+    if !follow {
+        return;
+    }
+    let mut watcher = crate::store::watch::Watcher::new();
+    loop {
+        watcher.watch(ctx.state.path());
+        watcher.watch(&ctx.state.path().join("sessions"));
+        let files = files(ctx, f.session.as_deref());
+        for p in &files {
+            if let Some(dir) = p.parent() {
+                watcher.watch(dir);
+            }
+        }
+        for p in files {
+            let from = seen.get(&p).copied().unwrap_or(0);
+            let (events, next) = read_from(&p, from);
+            seen.insert(p, next);
+            for e in events.iter().filter(|e| f.matches(e)) {
+                show(e);
+            }
+        }
+        watcher.wait(std::time::Instant::now() + std::time::Duration::from_secs(5));
+    }
+}

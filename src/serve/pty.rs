@@ -3,10 +3,11 @@
 //! `/pty/buffer` is `term_read` (the holder's screen model) in the bridge's shape.
 
 use super::{JsonBody, Shared, blocking, reply, respond};
+use crate::api::reply::BridgeTalkReply;
 use crate::api::sessions::Live;
 use crate::api::{Action, Params, SessionState};
 use crate::core::kind::is_local;
-use crate::core::{Ctx, dispatch, io, list, sessions};
+use crate::core::{Ctx, dispatch, io, list, sessions, talk};
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Registry, RegistryEntry};
 use axum::extract::{Query, State};
@@ -74,13 +75,9 @@ async fn talk(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Respo
             timeout_ms: r.timeout_ms,
             ..Default::default()
         };
-        let v = dispatch(&ctx, Action::Talk, &p)?;
-        Ok(json!({
-            "ok": true, "session_id": v["session_id"], "output": v["output"], "sentinel_found": true,
-            "sentinel": r.sentinel.unwrap_or_else(|| v["sentinel"].as_str().unwrap_or_default().into()),
-            "exit_code": v["exit_code"], "duration_ms": v["duration_ms"],
-            "completion": v["completion"], "truncated": v["truncated"],
-        }))
+        let t = crate::core::audited(&ctx, Action::Talk, &p, || talk::talk(&ctx, &p))
+            .map_err(|e| crate::core::outgoing_error(&ctx, e))?;
+        crate::core::to_json(Ok(BridgeTalkReply::from_talk(t, r.sentinel)))
     })
     .await;
     match res {

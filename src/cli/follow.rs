@@ -1,0 +1,43 @@
+//! `kpty read --follow`: print new output as it arrives until the shell ends, or the session
+//! is killed.
+
+use super::render::{out, print_json};
+use crate::api::Params;
+use crate::api::reply::ReadReply;
+use crate::core::follow::FollowEnd;
+use crate::core::{self, Ctx};
+use crate::error::{ErrorCode, Result};
+
+/// `kpty read --follow`: print new output as it arrives until the shell ends (the follow
+/// itself is the core's, [`core::follow::follow`]).
+pub fn follow(ctx: &Ctx, p: Params, json: bool) -> Result<i32> {
+    let mut emit = |r: &ReadReply| {
+        if json {
+            match core::to_json(Ok(r)) {
+                Ok(v) => print_json(&v),
+                Err(e) => super::render::print_error(&e),
+            }
+        } else {
+            out(r.output.as_bytes());
+        }
+    };
+    if core::follow::follow(ctx, p, &mut emit)? == FollowEnd::Gone {
+        eprintln!("{GONE}");
+    }
+    Ok(0)
+}
+
+/// Said on stderr when the session followed was killed: the end of the stream, not an error.
+const GONE: &str = "kpty: the session is gone (killed); nothing more to follow";
+
+/// A follower's next step: the session it was following was killed (and forgotten) meanwhile
+/// — the end of the stream, said on stderr, not an error.
+pub(super) fn still_there<T>(r: Result<T>) -> Result<Option<T>> {
+    match r {
+        Err(e) if e.code == ErrorCode::PtySessionNotFound => {
+            eprintln!("{GONE}");
+            Ok(None)
+        }
+        r => r.map(Some),
+    }
+}

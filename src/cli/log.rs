@@ -1,0 +1,83 @@
+//! `kpty log`: the audit trail, filtered, one line per event (or its JSON); `--follow`
+//! keeps printing new events (the follow itself is the core's, [`crate::core::trail::follow`]).
+
+use super::render::{out, print_json};
+use crate::core::Ctx;
+use crate::error::{Error, Result};
+use serde_json::Value;
+
+/// `kpty log`: the audit trail, filtered; `--follow` keeps printing new events.
+pub fn log(ctx: &Ctx, a: &super::args::LogArgs, json: bool) -> Result<i32> {
+    use crate::core::trail;
+    let since = match a.since.as_deref() {
+        None => None,
+        Some(w) => Some(parse_since(w)?),
+    };
+    let f = trail::Filter {
+        session: a.session.clone(),
+        agent: a.agent.clone(),
+        action: a.action.clone(),
+        errors_only: a.errors_only,
+        blocked_only: a.blocked_only,
+        since,
+    };
+    let mut show = |e: &Value| {
+        if json {
+            print_json(e);
+        } else {
+            out(format!("{}\n", log_line(e)).as_bytes());
+        }
+    };
+    trail::follow(ctx, &f, a.follow, &mut show);
+    Ok(0)
+}
+
+fn parse_since(w: &str) -> Result<jiff::Timestamp> {
+    if let Ok(t) = w.parse::<jiff::Timestamp>() {
+        return Ok(t);
+    }
+    let (num, unit) = w.split_at(w.find(|c: char| !c.is_ascii_digit()).unwrap_or(w.len()));
+    let n: i64 = num.parse().map_err(|_| {
+        Error::invalid(format!(
+            "--since {w:?}: use RFC 3339 or an age like 10m, 2h, 1d"
+        ))
+    })?;
+    let secs = match unit {
+        "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86_400,
+        _ => {
+            return Err(Error::invalid(format!(
+                "--since {w:?}: use RFC 3339 or an age like 10m, 2h, 1d"
+            )));
+        }
+    };
+    jiff::Timestamp::now()
+        .checked_sub(jiff::SignedDuration::from_secs(secs))
+        .map_err(|e| Error::invalid(format!("--since {w:?}: {e}")))
+}
+
+fn log_line(e: &Value) -> String {
+    let s = |k: &str| e[k].as_str().unwrap_or("-").to_string();
+    let outcome = if e["blocked"] == Value::Bool(true) {
+        format!("BLOCKED({})", s("blocked_pattern"))
+    } else if e["success"] == Value::Bool(true) {
+        "ok".into()
+    } else {
+        format!("ERR {}", s("error_code"))
+    };
+    let cmd = e["command"]
+        .as_str()
+        .map(|c| c.replace('\n', "\\n"))
+        .unwrap_or_default();
+    format!(
+        "{}  {:<18} {:<16} {:<28} {:>6}ms  {}",
+        s("ts"),
+        s("action"),
+        s("session_id"),
+        outcome,
+        e["duration_ms"].as_u64().unwrap_or(0),
+        cmd
+    )
+}
