@@ -102,7 +102,7 @@ pub fn talk(ctx: &Ctx, p: &Params) -> Result<TalkReply> {
 
 /// A talk for front ends that stream progress or cancel: `on_entry` learns the session
 /// before the command is typed (to cancel it later); the call is recorded in the audit trail.
-/// The reply is typed (a human front end renders it); [`talk_with`] gives its JSON.
+/// The reply is typed: the front end makes its JSON ([`super::to_json`], [`super::outgoing`]).
 pub fn talk_audited(
     ctx: &Ctx,
     p: &Params,
@@ -134,19 +134,6 @@ pub fn talk_audited(
             run(ctx, t, progress)
         })
     })
-}
-
-/// [`talk_audited`] as the JSON object the caller's channel gets (redacted when it is).
-pub fn talk_with(
-    ctx: &Ctx,
-    p: &Params,
-    on_entry: &mut dyn FnMut(&RegistryEntry),
-    progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
-) -> Result<Value> {
-    super::outgoing(
-        ctx,
-        super::to_json(talk_audited(ctx, p, on_entry, progress)),
-    )
 }
 
 /// Run a prepared talk; with `progress`, `(interval, sink)` receives the output so far.

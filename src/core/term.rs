@@ -96,35 +96,49 @@ fn local(ctx: &Ctx, e: &RegistryEntry, req: &TermReadRequest) -> Result<TermRead
     } else {
         b.lines
     };
-    let (lines, text, truncated, dropped) =
-        finish(lines, req.max_chars, b.truncated, b.dropped_chars);
     let delta = req.mode == TermMode::Delta.as_str();
-    Ok(TermReadReply {
+    let view = TermView::Local(LocalView {
+        cursor_line: b.cursor_line,
+        cursor_col: b.cursor_col,
+        viewport_y: b.viewport_y,
+        rows: b.rows,
+        cols: b.cols,
+        buffer_type: wire::buffer_type(&b.buffer_type),
+        first_line: b.first_line,
+        marker_id: b.marker_id,
+        marker_line: b.marker_line,
+        marker_disposed: b.marker_disposed,
+        title: b.title,
+        terminal_state: wire::terminal_state(&b.terminal_state),
+        scrollback: b.scrollback,
+        lines_lost: delta.then_some(b.lines_lost),
+        more: delta.then_some(b.more),
+    });
+    let cut = (b.truncated, b.dropped_chars);
+    Ok(reply(&e.session_id, req, lines, cut, view))
+}
+
+/// The one place a `term_read` reply is made, whichever side rendered the screen: `max_chars`
+/// enforced again (redaction can lengthen a line), on top of the cut (`truncated`,
+/// `dropped_chars`) already made there.
+fn reply(
+    session_id: &str,
+    req: &TermReadRequest,
+    lines: Vec<String>,
+    (truncated, dropped): (bool, u64),
+    view: TermView,
+) -> TermReadReply {
+    let (lines, text, truncated, dropped) = finish(lines, req.max_chars, truncated, dropped);
+    TermReadReply {
         ok: Success,
-        session_id: e.session_id.clone(),
+        session_id: session_id.to_string(),
         mode: mode_of(req),
         text,
         lines,
         truncated,
         dropped_chars: dropped,
-        view: TermView::Local(LocalView {
-            cursor_line: b.cursor_line,
-            cursor_col: b.cursor_col,
-            viewport_y: b.viewport_y,
-            rows: b.rows,
-            cols: b.cols,
-            buffer_type: wire::buffer_type(&b.buffer_type),
-            first_line: b.first_line,
-            marker_id: b.marker_id,
-            marker_line: b.marker_line,
-            marker_disposed: b.marker_disposed,
-            title: b.title,
-            terminal_state: wire::terminal_state(&b.terminal_state),
-            scrollback: b.scrollback,
-            lines_lost: delta.then_some(b.lines_lost),
-            more: delta.then_some(b.more),
-        }),
-    })
+        view,
+    }
 }
 
 /// The request's mode (validated by [`request`]).
@@ -208,9 +222,10 @@ fn bridged(e: &RegistryEntry, req: &TermReadRequest, redact: bool) -> Result<Ter
     } else {
         lines
     };
-    let already = v.get("dropped_chars").and_then(Value::as_u64).unwrap_or(0);
-    let (lines, text, truncated, dropped) = finish(lines, req.max_chars, false, already);
-    let cut_there = v.get("truncated") == Some(&Value::Bool(true));
+    let cut = (
+        v.get("truncated") == Some(&Value::Bool(true)),
+        v.get("dropped_chars").and_then(Value::as_u64).unwrap_or(0),
+    );
     for k in [
         "ok",
         "session_id",
@@ -234,16 +249,7 @@ fn bridged(e: &RegistryEntry, req: &TermReadRequest, redact: bool) -> Result<Ter
     }
     v.entry("buffer_type").or_insert(json!("normal"));
     v.entry("marker_disposed").or_insert(json!(false));
-    Ok(TermReadReply {
-        ok: Success,
-        session_id: e.session_id.clone(),
-        mode: mode_of(req),
-        text,
-        lines,
-        truncated: truncated || cut_there,
-        dropped_chars: dropped,
-        view: TermView::Bridged(v),
-    })
+    Ok(reply(&e.session_id, req, lines, cut, TermView::Bridged(v)))
 }
 
 #[cfg(test)]

@@ -81,8 +81,8 @@ impl KptyServer {
                     *s = Some(e.clone());
                 }
             };
-            core::talk::talk_with(&c3, &params, &mut on_entry, progress)
-                .unwrap_or_else(|e| e.to_json())
+            let reply = core::talk::talk_audited(&c3, &params, &mut on_entry, progress);
+            core::outgoing(&c3, core::to_json(reply)).unwrap_or_else(|e| e.to_json())
         });
         let peer = rc.peer.clone();
         let mut step = 0.0;
