@@ -60,19 +60,36 @@ fn ctx(cli: &Cli) -> Result<Ctx> {
 }
 
 fn execute(cli: Cli) -> Result<i32> {
-    let (action, params) = match &cli.command {
-        Command::Holder => return Ok(crate::holder::main()),
-        Command::Mcp => return Ok(crate::mcp::run(ctx(&cli)?)),
-        Command::Serve(a) => return Ok(crate::serve::run(ctx(&cli)?, a.port)),
-        Command::Log(a) => return log::log(&ctx(&cli)?, a, cli.json),
+    if let Some(code) = role_or_local_verb(&cli)? {
+        return Ok(code);
+    }
+    let (action, params) = action_of(&cli.command)?;
+    run_action(&cli, action, params)
+}
+
+/// The roles other than the CLI (holder, MCP server, HTTP bridge) and the verbs that are not
+/// actions (`log`, `generate-assets`, `help COMMAND`): run, with their exit code.
+fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
+    Ok(Some(match &cli.command {
+        Command::Holder => crate::holder::main(),
+        Command::Mcp => crate::mcp::run(ctx(cli)?),
+        Command::Serve(a) => crate::serve::run(ctx(cli)?, a.port),
+        Command::Log(a) => log::log(&ctx(cli)?, a, cli.json)?,
         Command::GenerateAssets { out } => {
             assets::generate(out)
                 .map_err(|e| Error::internal(format!("generating assets failed: {e}")))?;
-            return Ok(0);
+            0
         }
         Command::Help(h) if h.command.is_some() => {
-            return Ok(render::clap_help(h.command.as_deref().unwrap_or_default()));
+            render::clap_help(h.command.as_deref().unwrap_or_default())
         }
+        _ => return Ok(None),
+    }))
+}
+
+/// An action verb's action and parameters (its flags translated, nothing decided).
+fn action_of(command: &Command) -> Result<(Action, Params)> {
+    Ok(match command {
         Command::Help(_) => (Action::Help, Params::default()),
         Command::List => (Action::List, Params::default()),
         Command::Create(a) => (Action::Create, create_params(a)?),
@@ -132,6 +149,13 @@ fn execute(cli: Cli) -> Result<i32> {
                 ..Default::default()
             },
         ),
+        _ => return routing_action_of(command),
+    })
+}
+
+/// The routing and registry verbs' actions and parameters.
+fn routing_action_of(command: &Command) -> Result<(Action, Params)> {
+    Ok(match command {
         Command::Resolve(a) => (Action::Resolve, identity(a)),
         Command::SendLineToAgent(a) => (
             Action::SendLineToAgent,
@@ -179,8 +203,14 @@ fn execute(cli: Cli) -> Result<i32> {
                 ..Default::default()
             },
         ),
-    };
-    let ctx = ctx(&cli)?.on(if cli.json {
+        // Roles and local verbs are run by `role_or_local_verb` before this is asked.
+        _ => return Err(Error::internal("not an action verb")),
+    })
+}
+
+/// Run an action verb and show its reply: human text, or the JSON object with `--json`.
+fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
+    let ctx = ctx(cli)?.on(if cli.json {
         core::Channel::Json {
             no_redact: cli.no_redact,
         }

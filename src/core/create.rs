@@ -4,7 +4,7 @@
 use super::{Ctx, config, launch};
 use crate::api::reply::Success;
 use crate::api::sessions::CreateReply;
-use crate::api::{Params, SessionId};
+use crate::api::{OwnerRole, Params, SessionId};
 use crate::error::{Error, Result};
 use crate::holder::HolderSpec;
 use crate::store::{Metadata, Registry, RegistryEntry, journal, now_rfc3339};
@@ -39,15 +39,13 @@ pub fn label_free(reg: &Registry, label: Option<&str>, except: &str) -> Result<(
     }
 }
 
-/// Validate an owner role.
-pub fn check_role(role: &str) -> Result<()> {
-    if role == "leader" || role == "worker" {
-        Ok(())
-    } else {
-        Err(Error::invalid(format!(
+/// Validate an owner role ([`OwnerRole`]'s spellings).
+pub fn check_role(role: &str) -> Result<OwnerRole> {
+    role.parse().map_err(|_| {
+        Error::invalid(format!(
             "owner_role {role:?} must be \"leader\" or \"worker\""
-        )))
-    }
+        ))
+    })
 }
 
 /// Validate a terminal size.
@@ -81,13 +79,8 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
     if let Some(l) = &p.label {
         check_label(l)?;
     }
-    if let Some(role) = &p.owner_role
-        && role != "leader"
-        && role != "worker"
-    {
-        return Err(Error::invalid(format!(
-            "owner_role {role:?} must be \"leader\" or \"worker\""
-        )));
+    if let Some(role) = &p.owner_role {
+        check_role(role)?;
     }
     let env = p.env.clone().unwrap_or_default();
     if let Some(k) = env
