@@ -91,6 +91,65 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
             "environment variable name {k:?} is invalid"
         )));
     }
+    let cwd = working_dir(ctx, p)?;
+
+    // Reserve an id (and the label) under the registry lock.
+    let created_at = now_rfc3339();
+    let id = Registry::update(&ctx.state, |reg| {
+        label_free(reg, p.label.as_deref(), "")?;
+        let id = loop {
+            let id = SessionId::new_local();
+            if !reg.sessions.contains_key(id.as_str()) {
+                break id;
+            }
+        };
+        reg.sessions.insert(
+            id.to_string(),
+            RegistryEntry {
+                session_id: id.to_string(),
+                source: super::kind::LOCAL.into(),
+                cli_type: p.cli_type.clone(),
+                owner_agent_id: p.owner_agent_id.clone(),
+                owner_session_id: p.owner_session_id.clone(),
+                owner_role: p.owner_role.clone(),
+                label: p.label.clone(),
+                created_at: Some(created_at.clone()),
+                last_heartbeat: Some(created_at.clone()),
+                shell: Some(shell.clone()),
+                cwd: Some(cwd.display().to_string()),
+                ..Default::default()
+            },
+        );
+        Ok(id)
+    })?;
+
+    let result = start(ctx, p, &id, &shell, &cwd, cols, rows, env, &created_at);
+    result.map_err(|e| undo(ctx, &id, e))
+}
+
+/// After a failed start: forget the reserved id, leave no half-made session folder behind,
+/// and say so in the journal.
+fn undo(ctx: &Ctx, id: &SessionId, e: Error) -> Error {
+    let _ = Registry::update(&ctx.state, |reg| {
+        reg.sessions.remove(id.as_str());
+        Ok(())
+    });
+    // remove_dir_all does not follow a link put in the folder's place.
+    let dir = ctx.state.session_dir(id);
+    if crate::store::secure::check_dir(&dir).unwrap_or(false) {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    journal::append(
+        &ctx.state,
+        &ctx.state.registry_events(),
+        json!({"event": "session_create_failed", "session_id": id, "error_code": e.code, "message": e.message}),
+    );
+    e
+}
+
+/// The working directory asked for (relative to the caller's), else the project root; it
+/// must be a directory.
+fn working_dir(ctx: &Ctx, p: &Params) -> Result<PathBuf> {
     let cwd = match &p.cwd {
         Some(c) if !c.trim().is_empty() => {
             let c = PathBuf::from(c);
@@ -111,60 +170,7 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
             ),
         ));
     }
-    let cwd = cwd.canonicalize().unwrap_or(cwd);
-
-    // Reserve an id (and the label) under the registry lock.
-    let created_at = now_rfc3339();
-    let id = Registry::update(&ctx.state, |reg| {
-        label_free(reg, p.label.as_deref(), "")?;
-        let id = loop {
-            let id = SessionId::new_local();
-            if !reg.sessions.contains_key(id.as_str()) {
-                break id;
-            }
-        };
-        reg.sessions.insert(
-            id.to_string(),
-            RegistryEntry {
-                session_id: id.to_string(),
-                source: "local".into(),
-                cli_type: p.cli_type.clone(),
-                owner_agent_id: p.owner_agent_id.clone(),
-                owner_session_id: p.owner_session_id.clone(),
-                owner_role: p.owner_role.clone(),
-                label: p.label.clone(),
-                created_at: Some(created_at.clone()),
-                last_heartbeat: Some(created_at.clone()),
-                shell: Some(shell.clone()),
-                cwd: Some(cwd.display().to_string()),
-                ..Default::default()
-            },
-        );
-        Ok(id)
-    })?;
-
-    let result = start(ctx, p, &id, &shell, &cwd, cols, rows, env, &created_at);
-    match result {
-        Ok(v) => Ok(v),
-        Err(e) => {
-            let _ = Registry::update(&ctx.state, |reg| {
-                reg.sessions.remove(id.as_str());
-                Ok(())
-            });
-            // Leave no half-made session folder behind (the failure is in the journal).
-            // remove_dir_all does not follow a link put in the folder's place.
-            let dir = ctx.state.session_dir(&id);
-            if crate::store::secure::check_dir(&dir).unwrap_or(false) {
-                let _ = std::fs::remove_dir_all(&dir);
-            }
-            journal::append(
-                &ctx.state,
-                &ctx.state.registry_events(),
-                json!({"event": "session_create_failed", "session_id": id, "error_code": e.code, "message": e.message}),
-            );
-            Err(e)
-        }
-    }
+    Ok(cwd.canonicalize().unwrap_or(cwd))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -185,7 +191,7 @@ fn start(
     let socket = crate::store::paths::socket_path(&ctx.state, id)?;
     let meta = Metadata {
         session_id: id.to_string(),
-        source: "local".into(),
+        source: super::kind::LOCAL.into(),
         shell: shell.into(),
         cwd: cwd.display().to_string(),
         cols,

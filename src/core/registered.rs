@@ -2,6 +2,7 @@
 //! reached through its HTTP bridge — recorded in the registry with their owner identity:
 //! `register`, `unregister` (leader-protected), `heartbeat`, and `prune`.
 
+use super::kind::is_local;
 use super::sessions::{Liveness, probe};
 use super::{Ctx, create, list};
 use crate::api::reply::Success;
@@ -23,11 +24,11 @@ fn need_id(p: &Params, action: &str) -> Result<String> {
     Ok(SessionId::parse(id)?.to_string())
 }
 
-/// Run `register`: add (or refresh) an external session.
-pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
-    let id = need_id(p, "register")?;
+/// A registration's `source` (default `desktop`; never `local`) and bridge URL (`desktop_url`,
+/// else `KURORYUU_DESKTOP_URL`; required for a desktop session).
+fn where_it_lives(p: &Params) -> Result<(String, Option<String>)> {
     let source = p.source.clone().unwrap_or_else(|| "desktop".into());
-    if source == "local" {
+    if source == super::kind::LOCAL {
         return Err(Error::invalid(
             "register is for external sessions; local sessions come from create",
         ));
@@ -57,6 +58,13 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
             "register of a desktop session needs `desktop_url` (its bridge, e.g. http://127.0.0.1:8201)",
         ));
     }
+    Ok((source, url))
+}
+
+/// Run `register`: add (or refresh) an external session.
+pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
+    let id = need_id(p, "register")?;
+    let (source, url) = where_it_lives(p)?;
     if let Some(r) = &p.owner_role {
         create::check_role(r)?;
     }
@@ -65,7 +73,7 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
     }
     let now = now_rfc3339();
     let entry = Registry::update(&ctx.state, |reg| {
-        if reg.sessions.get(&id).is_some_and(|e| e.source == "local") {
+        if reg.sessions.get(&id).is_some_and(|e| is_local(e)) {
             return Err(Error::invalid(format!(
                 "{id} is a local session; pick another id"
             )));
@@ -120,7 +128,7 @@ pub fn unregister(ctx: &Ctx, p: &Params) -> Result<UnregisterReply> {
                 format!("no session {id:?} is registered"),
             )
         })?;
-        if e.source == "local" {
+        if is_local(e) {
             return Err(Error::invalid(format!("{id} is a local session: use kill")));
         }
         if super::routing::is_leader(e) && !force {
@@ -195,7 +203,7 @@ pub fn prune(ctx: &Ctx, p: &Params) -> Result<PruneReply> {
     let mut stale = Vec::new();
     let mut ended = Vec::new();
     for e in reg.sessions.values() {
-        if e.source == "local" {
+        if is_local(e) {
             let live = probe(ctx, e);
             if matches!(live, Liveness::Dead | Liveness::Exited { .. }) {
                 ended.push(Ended {

@@ -83,7 +83,7 @@ fn by_full_id(ctx: &Ctx, reference: &str) -> Option<RegistryEntry> {
     let meta = Metadata::load(&ctx.state, &id).ok().flatten();
     let e = RegistryEntry {
         session_id: id.to_string(),
-        source: "local".into(),
+        source: super::kind::LOCAL.into(),
         label: meta.as_ref().and_then(|m| m.label.clone()),
         shell: meta.as_ref().map(|m| m.shell.clone()),
         cwd: meta.as_ref().map(|m| m.cwd.clone()),
@@ -287,7 +287,7 @@ pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
 
 /// [`probe`] with its own deadline.
 pub fn probe_within(ctx: &Ctx, e: &RegistryEntry, wait: Duration) -> Liveness {
-    if e.source != "local" {
+    if !super::kind::is_local(e) {
         return Liveness::Registered;
     }
     if let Some(sock) = socket_of(ctx, e) {
@@ -364,7 +364,7 @@ pub fn call_with(
             .with_details(json!({"session_id": e.session_id, "state": "dead", "unreachable": true})),
         }
     };
-    if e.source != "local" {
+    if !super::kind::is_local(e) {
         return Err(Error::new(
             ErrorCode::InvalidParams,
             format!(

@@ -211,7 +211,7 @@ async fn health(State(app): State<Shared>) -> Response {
     reply(
         blocking(move || {
             let reg = Registry::load(&ctx.state)?;
-            let local = reg.sessions.values().filter(|e| e.source == "local").count();
+            let local = reg.sessions.values().filter(|e| is_local(e)).count();
             Ok(json!({"ok": true, "service": "kpty", "port": port, "sessions": local, "mode": "kpty",
                       "daemonConnected": true, "version": env!("CARGO_PKG_VERSION")}))
         })
