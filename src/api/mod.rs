@@ -4,6 +4,7 @@
 //! Imports nothing else of kpty's.
 
 pub mod help;
+pub mod http;
 pub mod ids;
 pub mod kinds;
 pub mod params;

@@ -114,59 +114,6 @@ pub struct ReadReply {
     pub terminal_state: Option<Option<TerminalState>>,
 }
 
-/// `POST /pty/read` of `kpty serve`: everything a session printed during a window.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct WindowReply {
-    /// Always true.
-    pub ok: Success,
-    /// The session read.
-    pub session_id: String,
-    /// What it printed.
-    pub output: String,
-    /// Bytes of `output`.
-    pub bytes_read: usize,
-}
-
-/// `POST /pty/talk` of `kpty serve`: a finished command, in the bridge's shape.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct BridgeTalkReply {
-    /// Always true.
-    pub ok: Success,
-    /// The session it ran in.
-    pub session_id: String,
-    /// The clean output.
-    pub output: String,
-    /// Always true (a timeout is an error).
-    pub sentinel_found: bool,
-    /// The sentinel the caller asked for, else the marker used.
-    pub sentinel: String,
-    /// The command's exit code, when known.
-    pub exit_code: Option<i64>,
-    /// How long it ran.
-    pub duration_ms: u64,
-    /// How completion was detected.
-    pub completion: Completion,
-    /// True when output was cut.
-    pub truncated: bool,
-}
-
-impl BridgeTalkReply {
-    /// The bridge's view of `talk`'s reply, echoing the caller's `sentinel` when it gave one.
-    pub fn from_talk(t: TalkReply, sentinel: Option<String>) -> Self {
-        Self {
-            ok: Success,
-            session_id: t.session_id,
-            output: t.output,
-            sentinel_found: true,
-            sentinel: sentinel.unwrap_or(t.sentinel),
-            exit_code: t.exit_code,
-            duration_ms: t.duration_ms,
-            completion: t.completion,
-            truncated: t.truncated,
-        }
-    }
-}
-
 /// `talk` / `run`: one command's clean output, exit code and duration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TalkReply {

@@ -159,19 +159,6 @@ pub struct PruneReply {
     pub ended_local: Vec<Ended>,
 }
 
-/// `GET /pty/is-leader` of `kpty serve`: is this session the leader's terminal?
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LeaderReply {
-    /// Always true.
-    pub ok: Success,
-    /// The id asked about, normalised (hyphens removed, first 16 characters).
-    pub session_id: String,
-    /// True when it is a leader's.
-    pub is_leader: bool,
-    /// It, when it is a leader's; else the first leader found (normalised), if any.
-    pub leader_terminal_id: Option<String>,
-}
-
 /// `create`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CreateReply {

@@ -5,7 +5,8 @@
 
 use super::kind::Session;
 use super::{Ctx, sessions, wire};
-use crate::api::reply::{ReadReply, SendLineReply, Success, WindowReply, WriteReply, Written};
+use crate::api::http::WindowReply;
+use crate::api::reply::{ReadReply, SendLineReply, Success, WriteReply, Written};
 use crate::api::{self, Params, SessionId};
 use crate::error::{Error, ErrorCode, Result};
 use crate::holder::ring::{self, Ring};

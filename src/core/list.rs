@@ -4,6 +4,8 @@
 use super::kind::is_local;
 use super::sessions::{Liveness, probe};
 use super::{Ctx, wire};
+use crate::api::SessionState;
+use crate::api::http::{BridgeListReply, BridgeSession};
 use crate::api::reply::Success;
 use crate::api::sessions::{BySource, ListReply, Live, Running, SessionView};
 use crate::error::Result;
@@ -84,5 +86,35 @@ pub fn list(ctx: &Ctx) -> Result<ListReply<RegistryEntry>> {
         sessions,
         by_source: BySource { local, desktop },
         state_dir: ctx.state.path().display().to_string(),
+    })
+}
+
+/// The running local sessions, as a bridge lists them (`GET /pty/list`).
+pub fn running_local(ctx: &Ctx) -> Result<BridgeListReply> {
+    let sessions: Vec<BridgeSession> = list(ctx)?
+        .sessions
+        .into_iter()
+        .filter(|s| is_local(&s.entry) && s.state == SessionState::Running)
+        .map(|s| {
+            let (cols, rows) = match &s.live {
+                Some(Live::Running(r)) => (Some(r.cols), Some(r.rows)),
+                _ => (None, None),
+            };
+            let e = s.entry;
+            BridgeSession {
+                internal_id: e.session_id.clone(),
+                session_id: e.session_id,
+                pid: e.pid,
+                cols,
+                rows,
+                cwd: e.cwd,
+                label: e.label,
+            }
+        })
+        .collect();
+    Ok(BridgeListReply {
+        ok: Success,
+        count: sessions.len(),
+        sessions,
     })
 }

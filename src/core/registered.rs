@@ -5,6 +5,7 @@
 use super::kind::is_local;
 use super::sessions::{Liveness, probe};
 use super::{Ctx, create, list};
+use crate::api::http::ResetReply;
 use crate::api::reply::Success;
 use crate::api::sessions::{Ended, HeartbeatReply, PruneReply, ResolveReply, UnregisterReply};
 use crate::api::{Params, SessionId};
@@ -175,6 +176,32 @@ pub fn heartbeat(ctx: &Ctx, p: &Params) -> Result<HeartbeatReply> {
         ok: Success,
         session_id: target.session_id,
         last_heartbeat: now,
+    })
+}
+
+/// Forget every registered (non-local) session (`DELETE /v1/pty/reset`).
+pub fn reset(ctx: &Ctx) -> Result<ResetReply> {
+    let removed = Registry::update(&ctx.state, |reg| {
+        let ids: Vec<String> = reg
+            .sessions
+            .values()
+            .filter(|e| !is_local(e))
+            .map(|e| e.session_id.clone())
+            .collect();
+        for id in &ids {
+            reg.sessions.remove(id);
+        }
+        Ok(ids)
+    })?;
+    journal::append(
+        &ctx.state,
+        &ctx.state.registry_events(),
+        json!({"event": "reset", "action": "reset", "removed": removed}),
+    );
+    Ok(ResetReply {
+        ok: Success,
+        count: removed.len(),
+        removed,
     })
 }
 

@@ -4,8 +4,9 @@
 
 use super::sessions::{Liveness, probe};
 use super::{Ctx, io, list};
+use crate::api::http::LeaderReply;
 use crate::api::reply::Success;
-use crate::api::sessions::{LeaderReply, ResolveReply, SendLineToAgentReply};
+use crate::api::sessions::{ResolveReply, SendLineToAgentReply};
 use crate::api::{Action, OwnerRole, Params};
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Registry, RegistryEntry, journal};

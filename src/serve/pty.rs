@@ -3,9 +3,8 @@
 //! `/pty/buffer` is `term_read` (the holder's screen model) in the bridge's shape.
 
 use super::{JsonBody, Shared, blocking, reply, respond};
-use crate::api::reply::BridgeTalkReply;
-use crate::api::sessions::Live;
-use crate::api::{Action, Params, SessionState};
+use crate::api::http::BridgeTalkReply;
+use crate::api::{Action, Params};
 use crate::core::kind::is_local;
 use crate::core::{Ctx, dispatch, io, list, sessions, talk};
 use crate::error::{Error, ErrorCode, Result};
@@ -170,27 +169,7 @@ async fn buffer(State(app): State<Shared>, JsonBody(r): JsonBody<BufferReq>) -> 
 /// `GET /pty/list`: the running local sessions.
 async fn pty_list(State(app): State<Shared>) -> Response {
     let ctx = app.ctx.clone();
-    reply(
-        blocking(move || {
-            let all = list::list(&ctx)?;
-            let sessions: Vec<Value> = all
-                .sessions
-                .iter()
-                .filter(|s| is_local(&s.entry) && s.state == SessionState::Running)
-                .map(|s| {
-                    let (cols, rows) = match &s.live {
-                        Some(Live::Running(r)) => (json!(r.cols), json!(r.rows)),
-                        _ => (Value::Null, Value::Null),
-                    };
-                    let e = &s.entry;
-                    json!({"session_id": e.session_id, "internal_id": e.session_id, "pid": e.pid,
-                           "cols": cols, "rows": rows, "cwd": e.cwd, "label": e.label})
-                })
-                .collect();
-            Ok(json!({"ok": true, "count": sessions.len(), "sessions": sessions}))
-        })
-        .await,
-    )
+    reply(blocking(move || crate::core::to_json(list::running_local(&ctx))).await)
 }
 
 /// `GET /pty/is-leader?session_id=`: from the registry's `owner_role == "leader"`.

@@ -6,13 +6,10 @@ use crate::api::reply::Success;
 use crate::api::sessions::ResolveReply;
 use crate::api::{Action, Params};
 use crate::core::sessions;
-use crate::core::{dispatch, list};
-use crate::error::Result;
-use crate::store::{Registry, journal};
+use crate::core::{dispatch, list, registered};
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use axum::routing::{delete, get, post};
-use serde_json::{Value, json};
 use std::collections::HashMap;
 
 pub(super) fn routes() -> axum::Router<Shared> {
@@ -91,26 +88,5 @@ async fn update_ownership(State(app): State<Shared>, JsonBody(p): JsonBody<Param
 
 /// `DELETE /v1/pty/reset`: forget every registered (non-local) session.
 async fn reset(State(app): State<Shared>) -> Response {
-    reply(blocking(move || forget_registered(&app.ctx)).await)
-}
-
-fn forget_registered(ctx: &crate::core::Ctx) -> Result<Value> {
-    let removed = Registry::update(&ctx.state, |reg| {
-        let ids: Vec<String> = reg
-            .sessions
-            .values()
-            .filter(|e| !crate::core::kind::is_local(e))
-            .map(|e| e.session_id.clone())
-            .collect();
-        for id in &ids {
-            reg.sessions.remove(id);
-        }
-        Ok(ids)
-    })?;
-    journal::append(
-        &ctx.state,
-        &ctx.state.registry_events(),
-        json!({"event": "reset", "action": "reset", "removed": removed}),
-    );
-    Ok(json!({"ok": true, "removed": removed, "count": removed.len()}))
+    reply(blocking(move || crate::core::to_json(registered::reset(&app.ctx))).await)
 }
