@@ -74,7 +74,7 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
     }
     let now = now_rfc3339();
     let entry = Registry::update(&ctx.state, |reg| {
-        if reg.sessions.get(&id).is_some_and(|e| is_local(e)) {
+        if reg.sessions.get(&id).is_some_and(is_local) {
             return Err(Error::invalid(format!(
                 "{id} is a local session; pick another id"
             )));
