@@ -237,11 +237,6 @@ impl Liveness {
             Liveness::Registered => SessionState::Registered,
         }
     }
-
-    /// The state name used in JSON.
-    pub fn name(&self) -> &'static str {
-        self.state().as_str()
-    }
 }
 
 /// The socket of a local session: always derived from the private runtime directory, this
