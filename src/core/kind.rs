@@ -25,20 +25,6 @@ impl Session {
             Session::Bridged(e)
         }
     }
-
-    /// The registry entry, whichever side holds it.
-    pub fn entry(&self) -> &RegistryEntry {
-        match self {
-            Session::Local(e) | Session::Bridged(e) => e,
-        }
-    }
-
-    /// The registry entry, owned.
-    pub fn into_entry(self) -> RegistryEntry {
-        match self {
-            Session::Local(e) | Session::Bridged(e) => e,
-        }
-    }
 }
 
 /// True when `e` is held by a kpty holder of this state directory.
