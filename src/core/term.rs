@@ -276,7 +276,9 @@ mod tests {
             mode: Some("all".into()),
             ..Default::default()
         };
-        assert!(request(&bad).is_err());
+        let e = request(&bad).expect_err("not a mode");
+        assert_eq!(e.code, ErrorCode::InvalidParams);
+        assert_eq!(e.message, r#"mode "all" must be tail, viewport or delta"#);
     }
 
     #[test]
