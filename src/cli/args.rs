@@ -3,8 +3,16 @@
 //! shown verbatim: `<placeholders>` in them are not HTML.
 #![allow(rustdoc::invalid_html_tags)]
 
+use crate::api::{OwnerRole, TermMode};
+use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
+
+/// A closed set's spellings as clap's possible values: the flag accepts exactly what the
+/// contract does, and its help lists them.
+fn spellings(values: &'static [&'static str]) -> PossibleValuesParser {
+    PossibleValuesParser::new(values.iter().copied())
+}
 
 /// Live terminals for agents, people and scripts.
 ///
@@ -149,7 +157,7 @@ pub struct OwnerArgs {
     #[arg(long)]
     pub owner_session_id: Option<String>,
     /// Owner role: leader or worker.
-    #[arg(long, value_parser = ["leader", "worker"])]
+    #[arg(long, value_parser = spellings(OwnerRole::SPELLINGS))]
     pub owner_role: Option<String>,
     /// A label to name the session by.
     #[arg(long)]
@@ -249,7 +257,7 @@ pub struct TermReadArgs {
     pub session: SessionArg,
     /// tail: the last lines of scrollback + screen; viewport: the visible screen; delta: only
     /// lines added since --marker.
-    #[arg(long, value_parser = ["tail", "viewport", "delta"], default_value = "tail")]
+    #[arg(long, value_parser = spellings(TermMode::SPELLINGS), default_value = "tail")]
     pub mode: String,
     /// Most lines (default 40, at most 200).
     #[arg(long, value_name = "N")]

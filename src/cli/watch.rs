@@ -4,7 +4,7 @@
 use super::follow::still_there;
 use super::render::out;
 use crate::api::reply::{TermReadReply, TermView};
-use crate::api::{BufferType, Params};
+use crate::api::{BufferType, Params, TermMode};
 use crate::core::{self, Ctx};
 use crate::error::Result;
 use serde_json::Value;
@@ -14,7 +14,7 @@ use serde_json::Value;
 /// the read on output), not on a timer. Calls the core directly: a watch is not audited.
 pub fn watch(ctx: &Ctx, p: Params) -> Result<i32> {
     let view = Params {
-        mode: Some("viewport".into()),
+        mode: Some(TermMode::Viewport.as_str().into()),
         max_lines: Some(p.max_lines.unwrap_or(crate::core::term::MAX_LINES)),
         marker_id: None,
         ..p.clone()

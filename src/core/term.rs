@@ -247,7 +247,8 @@ fn bridged(e: &RegistryEntry, req: &TermReadRequest, redact: bool) -> Result<Ter
     ] {
         v.entry(k).or_insert(Value::Null);
     }
-    v.entry("buffer_type").or_insert(json!("normal"));
+    v.entry("buffer_type")
+        .or_insert(json!(crate::api::BufferType::Normal.as_str()));
     v.entry("marker_disposed").or_insert(json!(false));
     Ok(reply(&e.session_id, req, lines, cut, TermView::Bridged(v)))
 }
