@@ -6,7 +6,7 @@ use crate::api::reply::Success;
 use crate::api::sessions::CreateReply;
 use crate::api::{OwnerRole, Params, SessionId};
 use crate::error::{Error, Result};
-use crate::holder::HolderSpec;
+use crate::holder::{HolderSpec, Ready};
 use crate::store::{Metadata, Registry, RegistryEntry, journal, now_rfc3339};
 use serde_json::json;
 use std::path::PathBuf;
@@ -127,6 +127,35 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
     result.map_err(|e| undo(ctx, &id, e))
 }
 
+/// Record a started session: its pids, socket and shell in the registry, and the event in
+/// the journal.
+fn record_started(
+    ctx: &Ctx,
+    id: &SessionId,
+    ready: &Ready,
+    socket: &std::path::Path,
+    label: Option<&str>,
+) -> Result<()> {
+    Registry::update(&ctx.state, |reg| {
+        if let Some(e) = reg.sessions.get_mut(id.as_str()) {
+            e.pid = ready.pid;
+            e.holder_pid = ready.holder_pid;
+            e.socket = Some(socket.display().to_string());
+            e.shell = ready.shell.clone().or(e.shell.take());
+            if e.cli_type.is_none() {
+                e.cli_type = ready.shell_kind.clone();
+            }
+        }
+        Ok(())
+    })?;
+    journal::append(
+        &ctx.state,
+        &ctx.state.registry_events(),
+        json!({"event": "session_created", "session_id": id, "shell": ready.shell, "pid": ready.pid, "label": label}),
+    );
+    Ok(())
+}
+
 /// After a failed start: forget the reserved id, leave no half-made session folder behind,
 /// and say so in the journal.
 fn undo(ctx: &Ctx, id: &SessionId, e: Error) -> Error {
@@ -222,23 +251,7 @@ fn start(
         created_at: created_at.into(),
     };
     let ready = launch::start_holder(ctx, &spec, &dir.join("holder.log"))?;
-    Registry::update(&ctx.state, |reg| {
-        if let Some(e) = reg.sessions.get_mut(id.as_str()) {
-            e.pid = ready.pid;
-            e.holder_pid = ready.holder_pid;
-            e.socket = Some(socket.display().to_string());
-            e.shell = ready.shell.clone().or(e.shell.take());
-            if e.cli_type.is_none() {
-                e.cli_type = ready.shell_kind.clone();
-            }
-        }
-        Ok(())
-    })?;
-    journal::append(
-        &ctx.state,
-        &ctx.state.registry_events(),
-        json!({"event": "session_created", "session_id": id, "shell": ready.shell, "pid": ready.pid, "label": p.label}),
-    );
+    record_started(ctx, id, &ready, &socket, p.label.as_deref())?;
     Ok(CreateReply {
         ok: Success,
         session_id: id.to_string(),
