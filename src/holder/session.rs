@@ -19,7 +19,7 @@ use std::io::{Read, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-pub use super::talk::{Progress, TALK_CAPTURE_MAX, new_sentinel};
+pub use super::talk::{Progress, TALK_CAPTURE_MAX};
 
 /// How the shell ended.
 #[derive(Debug, Clone, PartialEq)]

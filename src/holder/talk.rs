@@ -136,7 +136,10 @@ impl Shared {
             )
             .with_details(json!({"session_id": self.session_id})));
         }
-        let sentinel = req.sentinel.clone().unwrap_or_else(new_sentinel);
+        let sentinel = req
+            .sentinel
+            .clone()
+            .unwrap_or_else(|| crate::proto::new_sentinel(crate::proto::SENTINEL_HEX));
         let opacity = self.opacity(&st, nested.is_some());
         let begin = st.ring.end();
         st.talking = true;
@@ -401,9 +404,3 @@ const INTERRUPT_SETTLE: Duration = Duration::from_secs(3);
 
 /// Most output bytes a progress frame looks at (its tail).
 const PROGRESS_TAIL: usize = 8 * 1024;
-
-/// A fresh `__KR_DONE_<8 hex>__` sentinel.
-pub fn new_sentinel() -> String {
-    let hex = uuid::Uuid::new_v4().simple().to_string();
-    format!("__KR_DONE_{}__", &hex[..8])
-}
