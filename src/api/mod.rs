@@ -2,6 +2,7 @@
 //! (the shape of the MCP tool's input and of the CLI's flags), defaults and caps, session ids.
 //! Imports nothing else of kpty's.
 
+pub mod config;
 pub mod ids;
 pub mod params;
 

@@ -4,7 +4,7 @@
 use super::{Ctx, config, launch};
 use crate::api::{Params, SessionId};
 use crate::error::{Error, Result};
-use crate::holder::HolderSpec;
+use crate::proto::launch::HolderSpec;
 use crate::store::{Metadata, Registry, RegistryEntry, journal, now_rfc3339};
 use serde_json::{Value, json};
 use std::path::PathBuf;

@@ -3,7 +3,6 @@
 //! `proto`, and returns the action's JSON object (`ok: true …`) or a typed [`Error`].
 
 pub mod audit;
-pub mod config;
 pub mod control;
 pub mod create;
 pub mod help;
@@ -16,6 +15,9 @@ pub mod sessions;
 pub mod talk;
 pub mod term;
 pub mod trail;
+
+/// The environment's defaults (in `api`, which the holder reads too).
+pub use crate::api::config;
 
 use crate::api::{Action, Params};
 use crate::error::{Error, Result};

@@ -2,7 +2,7 @@
 //! drains output into a ring buffer, detects command completion, serves the socket protocol,
 //! persists buffer and metadata, and exits (cleaning its socket) when the shell ends.
 //!
-//! Lifecycle, the dtach way: the launcher writes a [`HolderSpec`] to our stdin and reads one
+//! Lifecycle, the dtach way: the launcher writes a [`HolderSpec`](crate::proto::launch::HolderSpec) to our stdin and reads one
 //! JSON line from our stdout — `{"ok":true,…}` once the shell's first prompt is up, or
 //! `{"ok":false,"error":…}` — then stdout is pointed at /dev/null. Logs go to stderr, which the
 //! launcher points at `sessions/<id>/holder.log`.
@@ -10,7 +10,6 @@
 mod history;
 pub mod markers;
 pub mod persist;
-pub mod ring;
 pub mod screen;
 pub mod server;
 pub mod session;
@@ -18,76 +17,15 @@ pub mod shell;
 pub mod talk;
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::proto::launch::{HOLDER_MALLOC_ENV, HolderSpec, Ready};
 use crate::store::{Metadata, StateDir};
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-use serde::{Deserialize, Serialize};
 use session::Shared;
 use shell::{Integration, ShellKind};
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::os::unix::net::UnixListener;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// What the launcher tells a new holder.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct HolderSpec {
-    /// Session id (validated by the launcher).
-    pub session_id: String,
-    /// Absolute state directory.
-    pub state_dir: PathBuf,
-    /// Socket path to bind.
-    pub socket: PathBuf,
-    /// Shell program as given.
-    pub shell: String,
-    /// Absolute working directory.
-    pub cwd: PathBuf,
-    /// Columns.
-    pub cols: u16,
-    /// Rows.
-    pub rows: u16,
-    /// Caller's environment overrides (applied last).
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// Label.
-    #[serde(default)]
-    pub label: Option<String>,
-    /// Ring-buffer size.
-    pub buffer_size: usize,
-    /// Screen scrollback lines (absent from older launchers: `KPTY_SCROLLBACK` or the default).
-    #[serde(default)]
-    pub scrollback: Option<usize>,
-    /// How long to wait for the first prompt.
-    pub ready_timeout_ms: u64,
-    /// Creation time (RFC 3339).
-    pub created_at: String,
-}
-
-/// The ready line.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Ready {
-    /// Success flag.
-    pub ok: bool,
-    /// The shell's pid.
-    #[serde(default)]
-    pub pid: Option<u32>,
-    /// The holder's pid.
-    #[serde(default)]
-    pub holder_pid: Option<u32>,
-    /// Completion method in force.
-    #[serde(default)]
-    pub integration: Option<String>,
-    /// Shell family.
-    #[serde(default)]
-    pub shell_kind: Option<String>,
-    /// The resolved shell path.
-    #[serde(default)]
-    pub shell: Option<String>,
-    /// Why it failed.
-    #[serde(default)]
-    pub error: Option<Error>,
-}
 
 /// Entry point of `kpty __holder`; returns the process exit code.
 pub fn main() -> i32 {
@@ -102,9 +40,10 @@ pub fn main() -> i32 {
     let spec: HolderSpec = match serde_json::from_slice(&input) {
         Ok(s) => s,
         Err(e) => {
-            report(&Ready::failed(Error::internal(format!(
-                "malformed holder spec: {e}"
-            ))));
+            report(&Ready::failed(
+                Error::internal(format!("malformed holder spec: {e}")),
+                std::process::id(),
+            ));
             return 1;
         }
     };
@@ -122,7 +61,7 @@ pub fn main() -> i32 {
         Ok(x) => x,
         Err(e) => {
             tracing::error!("start failed: {e}");
-            report(&Ready::failed(e));
+            report(&Ready::failed(e, std::process::id()));
             return 1;
         }
     };
@@ -164,20 +103,6 @@ pub fn main() -> i32 {
     }
     tracing::info!("holder exiting");
     0
-}
-
-impl Ready {
-    fn failed(e: Error) -> Self {
-        Self {
-            ok: false,
-            pid: None,
-            holder_pid: Some(std::process::id()),
-            integration: None,
-            shell_kind: None,
-            shell: None,
-            error: Some(e),
-        }
-    }
 }
 
 fn report(r: &Ready) {
@@ -223,7 +148,7 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
     cmd.env("PAGER", "cat");
     cmd.env("GIT_PAGER", "cat");
     cmd.env("KPTY_SESSION_ID", &spec.session_id);
-    for (k, _) in crate::core::launch::HOLDER_MALLOC_ENV {
+    for (k, _) in HOLDER_MALLOC_ENV {
         cmd.env_remove(k);
     }
     for (k, v) in &launch.env {
@@ -261,7 +186,7 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
             buffer_size: spec.buffer_size,
             scrollback: spec
                 .scrollback
-                .unwrap_or_else(crate::core::config::scrollback)
+                .unwrap_or_else(crate::api::config::scrollback)
                 .min(crate::api::MAX_SCROLLBACK),
         },
         (spec.cols, spec.rows),

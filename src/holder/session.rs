@@ -4,11 +4,11 @@
 //! are on the condvar with a deadline, woken by new output or exit — never a poll loop.
 
 use super::markers::{MarkKind, MarkerScanner};
-use super::ring::{self, Ring};
 use super::screen::{self, Screen};
 use super::shell::{Integration, ShellKind};
 use super::talk::Capture;
 use crate::error::{Error, ErrorCode, Result};
+use crate::proto::ring::Ring;
 use crate::proto::{
     CursorPos, KillBody, ReadBody, ScreenInfo, StatusBody, TermReadBody, TermReadRequest, WriteBody,
 };
@@ -431,36 +431,12 @@ impl Shared {
                 break;
             }
         }
-        let mut slice = match since {
-            Some(s) => st.ring.read_since(s, max_bytes),
-            None => st.ring.tail(max_bytes),
-        };
-        if since.is_none() {
-            let skip = ring::leading_continuations(&slice.bytes);
-            slice.bytes.drain(..skip);
-            slice.start += skip as u64;
-        }
         let (screen, terminal_state) = screen_state(&st, fg);
-        let live_end = slice.start + slice.bytes.len() as u64 == st.ring.end();
-        if live_end && st.exit.is_none() {
-            let keep = slice.bytes.len() - ring::incomplete_utf8_tail(&slice.bytes);
-            slice.bytes.truncate(keep);
-        }
-        let (context_before, context_after) = st
-            .ring
-            .context(slice.start, slice.start + slice.bytes.len() as u64);
         ReadBody {
-            context_before,
-            context_after,
-            text: String::from_utf8_lossy(&slice.bytes).into_owned(),
-            start_offset: slice.start,
-            next_offset: slice.start + slice.bytes.len() as u64,
-            dropped: slice.dropped,
-            bytes_read: slice.bytes.len(),
-            alive: st.exit.is_none(),
             exit_code: st.exit.as_ref().map(|e| e.code),
             screen: Some(screen),
             terminal_state: Some(terminal_state.into()),
+            ..st.ring.read_body(since, max_bytes, st.exit.is_none())
         }
     }
 

@@ -7,6 +7,8 @@
 
 pub mod client;
 pub mod frame;
+pub mod launch;
+pub mod ring;
 
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
