@@ -3,10 +3,10 @@
 //! records the exit status, and every request's logic but `talk` (in [`super::talk`]). Waits
 //! are on the condvar with a deadline, woken by new output or exit — never a poll loop.
 
+use super::completion::TalkState;
 use super::markers::{MarkKind, MarkerScanner};
 use super::screen::{self, Screen};
 use super::shell::{Integration, ShellKind};
-use super::talk::Capture;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::ring::Ring;
 use crate::proto::{
@@ -19,7 +19,8 @@ use std::io::{Read, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-pub use super::talk::{Progress, TALK_CAPTURE_MAX};
+pub use super::completion::TALK_CAPTURE_MAX;
+pub use super::talk::Progress;
 
 /// How the shell ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,9 +53,8 @@ pub struct State {
     pub output_seen: bool,
     /// When output last arrived.
     pub last_output: Instant,
-    pub(super) capture: Option<Capture>,
-    /// A talk is in progress.
-    pub talking: bool,
+    /// The talk in progress, if any (or an interrupted one's aftermath).
+    pub(super) talk: TalkState,
     /// The shell ended.
     pub exit: Option<ExitInfo>,
     /// The PTY reader hit EOF.
@@ -67,11 +67,6 @@ pub struct State {
     pub dirty: bool,
     /// A kill was requested.
     pub killed: bool,
-    /// The talk in progress was asked to stop.
-    pub cancel: bool,
-    /// When a cancelled talk's command was interrupted (Ctrl-C) and the shell has not shown
-    /// its prompt since: new talks wait (briefly) for it instead of answering `PTY_BUSY`.
-    pub interrupted: Option<Instant>,
     /// Client connections being served right now.
     pub open_connections: usize,
 }
@@ -137,16 +132,13 @@ impl Shared {
                 input_seen: false,
                 output_seen: false,
                 last_output: Instant::now(),
-                capture: None,
-                talking: false,
+                talk: TalkState::Idle,
                 exit: None,
                 eof: false,
                 cols,
                 rows,
                 dirty: false,
                 killed: false,
-                cancel: false,
-                interrupted: None,
                 open_connections: 0,
             }),
             cond: Condvar::new(),
@@ -229,7 +221,7 @@ impl Shared {
         let off = st.ring.end();
         st.ring.push(chunk);
         st.screen.feed(chunk);
-        if let Some(c) = st.capture.as_mut() {
+        if let Some(c) = st.talk.capture_mut() {
             c.push(chunk);
         }
         let marks = st.scanner.feed(chunk, off);
@@ -239,7 +231,7 @@ impl Shared {
                 MarkKind::PromptStart => {
                     st.at_prompt = true;
                     st.prompt_seen = true;
-                    st.interrupted = None;
+                    st.talk.prompt_seen();
                 }
                 MarkKind::InputStart => {
                     st.at_prompt = true;
@@ -248,7 +240,7 @@ impl Shared {
                 }
                 MarkKind::OutputStart => {
                     st.at_prompt = false;
-                    if let Some(c) = st.capture.as_mut()
+                    if let Some(c) = st.talk.capture_mut()
                         && m.start >= c.begin
                         && c.out_start.is_none()
                         && c.finished.is_none()
@@ -258,7 +250,7 @@ impl Shared {
                 }
                 MarkKind::Finished(code) => {
                     st.at_prompt = true;
-                    if let Some(c) = st.capture.as_mut()
+                    if let Some(c) = st.talk.capture_mut()
                         && m.start >= c.begin
                         && c.finished.is_none()
                     {
@@ -365,7 +357,7 @@ impl Shared {
             foreground_pid: fg.as_ref().map(|f| f.0),
             foreground_command: fg.and_then(|f| f.1),
             at_prompt: st.at_prompt,
-            talking: st.talking,
+            talking: st.talk.running(),
             output_offset: st.ring.end(),
             protocol_version: crate::proto::PROTOCOL_VERSION,
             kpty_version: env!("CARGO_PKG_VERSION").into(),
@@ -573,7 +565,7 @@ pub(super) fn screen_state(st: &State, foreground: bool) -> (ScreenInfo, &'stati
     };
     let state = if alternate {
         "full_screen"
-    } else if at_prompt && !foreground && !st.talking {
+    } else if at_prompt && !foreground && !st.talk.running() {
         "prompt"
     } else {
         "running"
