@@ -2,13 +2,15 @@
 //! drains output into a ring buffer, detects command completion, serves the socket protocol,
 //! persists buffer and metadata, and exits (cleaning its socket) when the shell ends.
 //!
-//! Lifecycle, the dtach way: the launcher writes a [`HolderSpec`](crate::proto::launch::HolderSpec) to our stdin and reads one
+//! Lifecycle, the dtach way: the launcher writes a [`HolderSpec`] to our stdin and reads one
 //! JSON line from our stdout — `{"ok":true,…}` once the shell's first prompt is up, or
 //! `{"ok":false,"error":…}` — then stdout is pointed at /dev/null. Logs go to stderr, which the
 //! launcher points at `sessions/<id>/holder.log`.
 
 mod completion;
+mod decode;
 mod history;
+mod lines;
 pub mod markers;
 pub mod persist;
 pub mod screen;

@@ -1,7 +1,7 @@
 //! The `talk` request inside a holder: admitting it (one talk at a time, never into a
 //! full-screen or foreground program), typing the command, waiting for the completion
 //! detector (OSC 133 or a sentinel line) with progress frames, and the reply; cancel and
-//! interrupt. The talk's state, capture and detector live in [`super::completion`].
+//! interrupt. The talk's state, capture and detector live in `completion.rs`.
 
 use super::completion::{Cancel, Capture, Completed, Detector, TalkState};
 use super::session::{ExitInfo, Shared, State, screen_state};
