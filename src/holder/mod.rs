@@ -13,6 +13,7 @@ mod history;
 mod lines;
 pub mod markers;
 pub mod persist;
+pub mod requests;
 pub mod screen;
 pub mod server;
 pub mod session;

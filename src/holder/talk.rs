@@ -4,7 +4,8 @@
 //! interrupt. The talk's state, capture and detector live in `completion.rs`.
 
 use super::completion::{Cancel, Capture, Completed, Detector, TalkState};
-use super::session::{ExitInfo, Shared, State, screen_state};
+use super::requests::screen_state;
+use super::session::{ExitInfo, Shared, State};
 use super::shell::{Integration, ShellKind, typed_command};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{ProgressBody, TalkBody, TalkRequest};
