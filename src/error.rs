@@ -145,6 +145,24 @@ pub struct Error {
     /// Extra fields (e.g. `partial_output` for `PTY_TIMEOUT`, `matches` for `AMBIGUOUS`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
+    /// What code needs to tell apart where the code alone does not (never shown to users:
+    /// [`Error::to_json`] leaves it out; on the holder wire a new holder sends it, older
+    /// clients ignore it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Cause>,
+}
+
+/// A typed reason behind an [`Error`], for the code that decides on it (messages are for people).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// The session's holder could not be reached at all: nothing was typed.
+    Unreachable,
+    /// The holder does not know the request (it was started by an older kpty).
+    UnknownRequest,
+    /// A cause this build does not know (sent by a newer holder).
+    #[serde(other)]
+    Other,
 }
 
 impl Error {
@@ -154,7 +172,14 @@ impl Error {
             code,
             message: message.into(),
             details: None,
+            cause: None,
         }
+    }
+
+    /// Attach a typed cause.
+    pub fn with_cause(mut self, cause: Cause) -> Self {
+        self.cause = Some(cause);
+        self
     }
 
     /// Attach details.

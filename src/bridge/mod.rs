@@ -46,6 +46,9 @@ fn write(e: &RegistryEntry, data: &str, deadline: Instant) -> Result<u64> {
     Ok(v["bytes_written"].as_u64().unwrap_or(data.len() as u64))
 }
 
+/// Hex digits in a bridged talk's sentinel (bridges have always been sent 12).
+const BRIDGE_SENTINEL_HEX: usize = 12;
+
 /// What a bridge's `POST /pty/talk` told of a finished command (the core builds the reply).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Talked {
@@ -67,10 +70,10 @@ pub struct Talked {
 /// No sentinel found (or `ok: false`) is `PTY_TIMEOUT` with `details.partial_output`; a
 /// bridge that does not answer within `timeout_ms` + [`MARGIN`] is `BRIDGE_UNAVAILABLE`.
 pub fn talk(e: &RegistryEntry, req: &TalkRequest) -> Result<Talked> {
-    let sentinel = req.sentinel.clone().unwrap_or_else(|| {
-        let id = uuid::Uuid::new_v4().simple().to_string();
-        format!("__KR_DONE_{}__", &id[..12])
-    });
+    let sentinel = req
+        .sentinel
+        .clone()
+        .unwrap_or_else(|| crate::proto::new_sentinel(BRIDGE_SENTINEL_HEX));
     let started = Instant::now();
     let v = client::post(
         e,

@@ -6,7 +6,7 @@ use crate::api::reply::Success;
 use crate::api::sessions::CreateReply;
 use crate::api::{OwnerRole, Params, SessionId};
 use crate::error::{Error, Result};
-use crate::holder::{HolderSpec, Ready};
+use crate::proto::launch::{HolderSpec, Ready};
 use crate::store::{Metadata, Registry, RegistryEntry, journal, now_rfc3339};
 use serde_json::json;
 use std::path::PathBuf;

@@ -9,7 +9,7 @@ use crate::api::http::WindowReply;
 use crate::api::reply::{ReadReply, SendLineReply, Success, WriteReply, Written};
 use crate::api::{self, Params, SessionId};
 use crate::error::{Error, ErrorCode, Result};
-use crate::holder::ring::{self, Ring};
+use crate::proto::ring::Ring;
 use crate::proto::{ReadBody, Request, WriteBody};
 use crate::safety::Opacity;
 use crate::store::{Metadata, RegistryEntry};
@@ -280,29 +280,10 @@ fn saved_read(ctx: &Ctx, id: &str, since: Option<u64>, max: usize) -> Option<Rea
         .read_file(&ctx.state.session_dir(&id).join("buffer.txt"))
         .ok()??;
     let end = meta.output_offset.unwrap_or(bytes.len() as u64);
-    let ring = Ring::from_saved(&bytes, end);
-    let mut s = match since {
-        Some(o) => ring.read_since(o, max),
-        None => ring.tail(max),
-    };
-    if since.is_none() {
-        let skip = ring::leading_continuations(&s.bytes);
-        s.bytes.drain(..skip);
-        s.start += skip as u64;
-    }
-    let (context_before, context_after) = ring.context(s.start, s.start + s.bytes.len() as u64);
+    let body = Ring::from_saved(&bytes, end).read_body(since, max, false);
     Some(ReadBody {
-        context_before,
-        context_after,
-        text: String::from_utf8_lossy(&s.bytes).into_owned(),
-        start_offset: s.start,
-        next_offset: s.start + s.bytes.len() as u64,
-        dropped: s.dropped,
-        bytes_read: s.bytes.len(),
-        alive: false,
         exit_code: meta.exit_code,
-        screen: None,
-        terminal_state: None,
+        ..body
     })
 }
 

@@ -3,17 +3,10 @@
 
 use super::Ctx;
 use crate::error::{Error, ErrorCode, Result};
-use crate::holder::{HolderSpec, Ready};
+use crate::proto::launch::{HOLDER_MALLOC_ENV, HolderSpec, Ready};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::Duration;
-
-/// Allocator settings for holders (glibc reads them at start; other allocators ignore them).
-/// The holder removes them again from its shell's environment.
-pub const HOLDER_MALLOC_ENV: [(&str, &str); 2] = [
-    ("MALLOC_MMAP_THRESHOLD_", "131072"),
-    ("MALLOC_ARENA_MAX", "2"),
-];
 
 /// Start a holder for `spec` and wait until its shell is ready (or it failed).
 pub fn start_holder(ctx: &Ctx, spec: &HolderSpec, log: &std::path::Path) -> Result<Ready> {

@@ -8,7 +8,6 @@
 //! [`outgoing`]).
 
 pub mod audit;
-pub mod config;
 pub mod control;
 pub mod create;
 pub mod follow;
@@ -25,6 +24,9 @@ pub mod talk;
 pub mod term;
 pub mod trail;
 pub mod wire;
+
+/// The environment's defaults (in `api`, which the holder reads too).
+pub use crate::api::config;
 
 use crate::api::{Action, Params};
 use crate::error::{Error, Result};

@@ -4,7 +4,7 @@
 
 use super::Ctx;
 use crate::api::SessionId;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Cause, Error, ErrorCode, Result};
 use crate::proto::client::{self, Unreachable};
 use crate::proto::{Request, StatusBody};
 use crate::store::{Metadata, Registry, RegistryEntry};
@@ -199,11 +199,7 @@ pub fn replace_default(ctx: &Ctx) -> Result<RegistryEntry> {
 
 /// True when `err` says the holder could not be reached at all (nothing was typed).
 pub fn is_unreachable(err: &Error) -> bool {
-    err.code == ErrorCode::PtyProcessExited
-        && err
-            .details
-            .as_ref()
-            .is_some_and(|d| d["unreachable"] == Value::Bool(true))
+    err.code == ErrorCode::PtyProcessExited && err.cause == Some(Cause::Unreachable)
 }
 
 /// A session's state as far as can be told.
@@ -351,12 +347,14 @@ pub fn call_with(
                 ErrorCode::PtyProcessExited,
                 format!("the shell of session {} has exited (code {}); create a new session", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
             )
-            .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal, "unreachable": true})),
+            .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal, "unreachable": true}))
+            .with_cause(Cause::Unreachable),
             _ => Error::new(
                 ErrorCode::PtyProcessExited,
                 format!("the holder of session {} is gone ({why}); its shell is no longer reachable — `kpty kill {}` cleans it up", e.session_id, e.session_id),
             )
-            .with_details(json!({"session_id": e.session_id, "state": "dead", "unreachable": true})),
+            .with_details(json!({"session_id": e.session_id, "state": "dead", "unreachable": true}))
+            .with_cause(Cause::Unreachable),
         }
     };
     if !super::kind::is_local(e) {

@@ -6,10 +6,11 @@
 //! private-key block cut by the window is still replaced whole) are applied here.
 
 use super::kind::Session;
-use super::{Ctx, config, sessions, wire};
+use super::sessions::{self, Liveness};
+use super::{Ctx, config, wire};
 use crate::api::TermMode;
 use crate::api::reply::{LocalView, Success, TermReadReply, TermView};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Cause, Error, ErrorCode, Result};
 use crate::proto::{Request, TermReadBody, TermReadRequest};
 use crate::store::RegistryEntry;
 use serde_json::{Map, Value, json};
@@ -48,6 +49,19 @@ pub fn request(p: &crate::api::Params) -> Result<TermReadRequest> {
     })
 }
 
+/// True when `err` (the answer to a `TermRead`) says the holder does not know the request.
+/// Newer holders say so with [`Cause::UnknownRequest`]; older ones answer `INVALID_PARAMS`
+/// without a cause, and predate `term_read` exactly when their status has no screen (both
+/// came with the same holder version).
+fn predates_term_read(ctx: &Ctx, e: &RegistryEntry, err: &Error) -> bool {
+    match err.cause {
+        Some(Cause::UnknownRequest) => true,
+        Some(_) => false,
+        None if err.code != ErrorCode::InvalidParams => false,
+        None => matches!(sessions::probe(ctx, e), Liveness::Running(s) if s.screen.is_none()),
+    }
+}
+
 /// Run `term_read`.
 pub fn term_read(ctx: &Ctx, p: &crate::api::Params) -> Result<TermReadReply> {
     if config::term_buffer_access() == "off" {
@@ -72,7 +86,7 @@ fn local(ctx: &Ctx, e: &RegistryEntry, req: &TermReadRequest) -> Result<TermRead
         sessions::SHORT_CALL,
     )
     .map_err(|err| {
-        if err.code == ErrorCode::InvalidParams && err.message.contains("unknown or malformed") {
+        if predates_term_read(ctx, e, &err) {
             Error::new(
                 ErrorCode::PtyReadFailed,
                 format!(

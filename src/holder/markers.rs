@@ -132,17 +132,6 @@ pub struct SentinelMatcher {
     done: Regex,
 }
 
-/// Where the sentinel lines were found in a capture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SentinelHit {
-    /// Index just past the begin line's newline (command output starts here).
-    pub output_start: usize,
-    /// Index where the done sentinel starts (command output ends here).
-    pub output_end: usize,
-    /// The exit status it carried.
-    pub exit_code: i32,
-}
-
 impl SentinelMatcher {
     /// Matchers for `sentinel`.
     pub fn new(sentinel: &str) -> Self {
@@ -179,22 +168,18 @@ impl SentinelMatcher {
         }
         None
     }
-
-    /// Look for both lines in `buf` (the output captured since the command was typed).
-    pub fn find(&self, buf: &[u8]) -> Option<SentinelHit> {
-        let start = self.find_begin(buf, 0)?;
-        let (end, exit_code) = self.find_done(buf, start)?;
-        Some(SentinelHit {
-            output_start: start,
-            output_end: end,
-            exit_code,
-        })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both sentinel lines in `buf`: (output start, output end, exit status).
+    fn find(m: &SentinelMatcher, buf: &[u8]) -> Option<(usize, usize, i32)> {
+        let start = m.find_begin(buf, 0)?;
+        let (end, code) = m.find_done(buf, start)?;
+        Some((start, end, code))
+    }
 
     fn scan_all(stream: &[u8], chunk: usize) -> Vec<Mark> {
         let mut s = MarkerScanner::new();
@@ -254,31 +239,31 @@ mod tests {
     fn sentinel_lines_are_found_only_when_printed() {
         let m = SentinelMatcher::new("__KR_DONE_1234abcd__");
         let echo = b"$ echo \"__KR_DONE_1234abcd\"\"__B\"; eval 'echo hi'; echo \"__KR_DONE_1234abcd\"\"__$?\"\r\n";
-        assert_eq!(m.find(echo), None);
+        assert_eq!(find(&m, echo), None);
         let mut full = echo.to_vec();
         full.extend_from_slice(b"__KR_DONE_1234abcd__B\r\nhi\r\n");
-        assert_eq!(m.find(&full), None, "no done line yet");
+        assert_eq!(find(&m, &full), None, "no done line yet");
         full.extend_from_slice(b"__KR_DONE_1234abcd__7");
-        assert_eq!(m.find(&full), None, "line not complete yet");
+        assert_eq!(find(&m, &full), None, "line not complete yet");
         full.extend_from_slice(b"\r\n$ ");
-        let hit = m.find(&full).unwrap();
-        assert_eq!(hit.exit_code, 7);
-        assert_eq!(&full[hit.output_start..hit.output_end], b"hi\r\n");
+        let (start, end, code) = find(&m, &full).unwrap();
+        assert_eq!(code, 7);
+        assert_eq!(&full[start..end], b"hi\r\n");
     }
 
     #[test]
     fn sentinel_after_output_without_newline() {
         let m = SentinelMatcher::new("S_x__");
         let s = b"cmd\r\nS_x__B\r\nno-newlineS_x__0\r\n";
-        let hit = m.find(s).unwrap();
-        assert_eq!(&s[hit.output_start..hit.output_end], b"no-newline");
-        assert_eq!(hit.exit_code, 0);
+        let (start, end, code) = find(&m, s).unwrap();
+        assert_eq!(&s[start..end], b"no-newline");
+        assert_eq!(code, 0);
     }
 
     #[test]
     fn a_command_printing_the_prefix_does_not_end_it() {
         let m = SentinelMatcher::new("__KR_DONE_00000001__");
         let s = b"S\r\n__KR_DONE_00000001__B\r\n__KR_DONE_\r\n__KR_DONE_00000002__0\r\n";
-        assert_eq!(m.find(s), None);
+        assert_eq!(find(&m, s), None);
     }
 }

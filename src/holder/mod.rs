@@ -7,10 +7,13 @@
 //! `{"ok":false,"error":…}` — then stdout is pointed at /dev/null. Logs go to stderr, which the
 //! launcher points at `sessions/<id>/holder.log`.
 
+mod completion;
+mod decode;
 mod history;
+mod lines;
 pub mod markers;
 pub mod persist;
-pub mod ring;
+pub mod requests;
 pub mod screen;
 pub mod server;
 pub mod session;
@@ -18,76 +21,15 @@ pub mod shell;
 pub mod talk;
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::proto::launch::{HOLDER_MALLOC_ENV, HolderSpec, Ready};
 use crate::store::{Metadata, StateDir};
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-use serde::{Deserialize, Serialize};
 use session::Shared;
 use shell::{Integration, ShellKind};
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::os::unix::net::UnixListener;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// What the launcher tells a new holder.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct HolderSpec {
-    /// Session id (validated by the launcher).
-    pub session_id: String,
-    /// Absolute state directory.
-    pub state_dir: PathBuf,
-    /// Socket path to bind.
-    pub socket: PathBuf,
-    /// Shell program as given.
-    pub shell: String,
-    /// Absolute working directory.
-    pub cwd: PathBuf,
-    /// Columns.
-    pub cols: u16,
-    /// Rows.
-    pub rows: u16,
-    /// Caller's environment overrides (applied last).
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// Label.
-    #[serde(default)]
-    pub label: Option<String>,
-    /// Ring-buffer size.
-    pub buffer_size: usize,
-    /// Screen scrollback lines (absent from older launchers: `KPTY_SCROLLBACK` or the default).
-    #[serde(default)]
-    pub scrollback: Option<usize>,
-    /// How long to wait for the first prompt.
-    pub ready_timeout_ms: u64,
-    /// Creation time (RFC 3339).
-    pub created_at: String,
-}
-
-/// The ready line.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Ready {
-    /// Success flag.
-    pub ok: bool,
-    /// The shell's pid.
-    #[serde(default)]
-    pub pid: Option<u32>,
-    /// The holder's pid.
-    #[serde(default)]
-    pub holder_pid: Option<u32>,
-    /// Completion method in force.
-    #[serde(default)]
-    pub integration: Option<String>,
-    /// Shell family.
-    #[serde(default)]
-    pub shell_kind: Option<String>,
-    /// The resolved shell path.
-    #[serde(default)]
-    pub shell: Option<String>,
-    /// Why it failed.
-    #[serde(default)]
-    pub error: Option<Error>,
-}
 
 /// Entry point of `kpty __holder`; returns the process exit code.
 pub fn main() -> i32 {
@@ -102,9 +44,10 @@ pub fn main() -> i32 {
     let spec: HolderSpec = match serde_json::from_slice(&input) {
         Ok(s) => s,
         Err(e) => {
-            report(&Ready::failed(Error::internal(format!(
-                "malformed holder spec: {e}"
-            ))));
+            report(&Ready::failed(
+                Error::internal(format!("malformed holder spec: {e}")),
+                std::process::id(),
+            ));
             return 1;
         }
     };
@@ -122,7 +65,7 @@ pub fn main() -> i32 {
         Ok(x) => x,
         Err(e) => {
             tracing::error!("start failed: {e}");
-            report(&Ready::failed(e));
+            report(&Ready::failed(e, std::process::id()));
             return 1;
         }
     };
@@ -166,20 +109,6 @@ pub fn main() -> i32 {
     0
 }
 
-impl Ready {
-    fn failed(e: Error) -> Self {
-        Self {
-            ok: false,
-            pid: None,
-            holder_pid: Some(std::process::id()),
-            integration: None,
-            shell_kind: None,
-            shell: None,
-            error: Some(e),
-        }
-    }
-}
-
 fn report(r: &Ready) {
     let mut out = std::io::stdout().lock();
     if let Ok(line) = serde_json::to_string(r) {
@@ -207,7 +136,71 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
     let integ_dir =
         crate::store::paths::runtime_dir()?.join(format!("shell-{}", env!("CARGO_PKG_VERSION")));
     let launch = shell::prepare(kind, &integ_dir)?;
+    let pty = spawn_shell(spec, &program, &launch)?;
+    let listener = bind(&spec.socket)?;
+    let shared = Shared::new(
+        pty.master,
+        pty.writer,
+        pty.pid,
+        (kind, shell::has_line_editor(&program)),
+        spec.session_id.clone(),
+        session::Limits {
+            buffer_size: spec.buffer_size,
+            scrollback: spec
+                .scrollback
+                .unwrap_or_else(crate::api::config::scrollback)
+                .min(crate::api::MAX_SCROLLBACK),
+        },
+        (spec.cols, spec.rows),
+    );
+    let r = shared.clone();
+    let reader = pty.reader;
+    std::thread::spawn(move || r.reader_loop(reader));
+    let w = shared.clone();
+    let child = pty.child;
+    std::thread::spawn(move || w.waiter(child));
+    let (integration, cols, rows) = wait_ready(&shared, spec, kind)?;
+    let meta = Metadata {
+        session_id: spec.session_id.clone(),
+        source: "local".into(),
+        shell: program.display().to_string(),
+        shell_args: launch.args.clone(),
+        cwd: spec.cwd.display().to_string(),
+        cols,
+        rows,
+        pid: Some(pty.pid),
+        holder_pid: Some(std::process::id()),
+        socket: Some(spec.socket.display().to_string()),
+        integration: integration.as_str().into(),
+        shell_kind: kind.as_str().into(),
+        state: "running".into(),
+        label: spec.label.clone(),
+        created_at: spec.created_at.clone(),
+        protocol_version: crate::proto::PROTOCOL_VERSION,
+        kpty_version: env!("CARGO_PKG_VERSION").into(),
+        buffer_size: spec.buffer_size,
+        env_keys: spec.env.keys().cloned().collect(),
+        ..Default::default()
+    };
+    meta.save(&state, &id)?;
+    Ok((shared, listener, state, meta))
+}
 
+/// A spawned shell on its PTY.
+struct Pty {
+    master: Box<dyn portable_pty::MasterPty + Send>,
+    writer: Box<dyn Write + Send>,
+    reader: Box<dyn Read + Send>,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    pid: u32,
+}
+
+/// Open a PTY and start `program` on it with the session's environment.
+fn spawn_shell(
+    spec: &HolderSpec,
+    program: &std::path::Path,
+    launch: &shell::Launch,
+) -> Result<Pty> {
     let pair = native_pty_system()
         .openpty(PtySize {
             rows: spec.rows,
@@ -216,14 +209,14 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
             pixel_height: 0,
         })
         .map_err(|e| spawn_failed(format!("cannot open a pseudo-terminal: {e}")))?;
-    let mut cmd = CommandBuilder::new(&program);
+    let mut cmd = CommandBuilder::new(program);
     cmd.args(&launch.args);
     cmd.cwd(&spec.cwd);
     cmd.env("TERM", "xterm-256color");
     cmd.env("PAGER", "cat");
     cmd.env("GIT_PAGER", "cat");
     cmd.env("KPTY_SESSION_ID", &spec.session_id);
-    for (k, _) in crate::core::launch::HOLDER_MALLOC_ENV {
+    for (k, _) in HOLDER_MALLOC_ENV {
         cmd.env_remove(k);
     }
     for (k, v) in &launch.env {
@@ -249,32 +242,26 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         .master
         .take_writer()
         .map_err(|e| spawn_failed(format!("pty writer: {e}")))?;
-
-    let listener = bind(&spec.socket)?;
-    let shared = Shared::new(
-        pair.master,
+    Ok(Pty {
+        master: pair.master,
         writer,
+        reader,
+        child,
         pid,
-        (kind, shell::has_line_editor(&program)),
-        spec.session_id.clone(),
-        session::Limits {
-            buffer_size: spec.buffer_size,
-            scrollback: spec
-                .scrollback
-                .unwrap_or_else(crate::core::config::scrollback)
-                .min(crate::api::MAX_SCROLLBACK),
-        },
-        (spec.cols, spec.rows),
-    );
-    let r = shared.clone();
-    std::thread::spawn(move || r.reader_loop(reader));
-    let w = shared.clone();
-    std::thread::spawn(move || w.waiter(child));
+    })
+}
 
-    // Ready: the first prompt marker; for shells without one, the first output followed by a
-    // quiet spell (the only timing-based judgement, and only for unknown shells).
+/// Wait for the shell to be ready: the first prompt marker; for shells without one, the first
+/// output followed by a quiet spell (the only timing-based judgement, and only for unknown
+/// shells). Returns the integration in force and the size.
+fn wait_ready(
+    shared: &Shared,
+    spec: &HolderSpec,
+    kind: ShellKind,
+) -> Result<(Integration, u16, u16)> {
     let deadline = Instant::now() + Duration::from_millis(spec.ready_timeout_ms);
     let quiet = Duration::from_millis(300);
+    let expects_marker = kind.integration() == Integration::Osc133 || kind == ShellKind::Posix;
     let mut st = shared.lock();
     loop {
         // Ready once the prompt is fully drawn (B) where the integration marks it, else at the
@@ -284,25 +271,10 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         }
         if let Some(exit) = st.exit.clone() {
             let out = crate::text::clean_text(&st.ring.contents());
-            let tail: String = out
-                .lines()
-                .rev()
-                .take(10)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect::<Vec<_>>()
-                .join("\n");
             drop(st);
             let _ = std::fs::remove_file(&spec.socket);
-            return Err(spawn_failed(format!(
-                "the shell exited during start-up (code {}): {}",
-                exit.code,
-                tail.trim()
-            ))
-            .with_details(serde_json::json!({"exit_code": exit.code, "output": out})));
+            return Err(exited_at_start(exit.code, out));
         }
-        let expects_marker = kind.integration() == Integration::Osc133 || kind == ShellKind::Posix;
         let wake = if !expects_marker && st.output_seen {
             let q = st.last_output + quiet;
             if Instant::now() >= q {
@@ -325,34 +297,18 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
             break;
         }
     }
-    let integration = st.integration;
-    let (cols, rows) = (st.cols, st.rows);
-    drop(st);
+    Ok((st.integration, st.cols, st.rows))
+}
 
-    let meta = Metadata {
-        session_id: spec.session_id.clone(),
-        source: "local".into(),
-        shell: program.display().to_string(),
-        shell_args: launch.args.clone(),
-        cwd: spec.cwd.display().to_string(),
-        cols,
-        rows,
-        pid: Some(pid),
-        holder_pid: Some(std::process::id()),
-        socket: Some(spec.socket.display().to_string()),
-        integration: integration.as_str().into(),
-        shell_kind: kind.as_str().into(),
-        state: "running".into(),
-        label: spec.label.clone(),
-        created_at: spec.created_at.clone(),
-        protocol_version: crate::proto::PROTOCOL_VERSION,
-        kpty_version: env!("CARGO_PKG_VERSION").into(),
-        buffer_size: spec.buffer_size,
-        env_keys: spec.env.keys().cloned().collect(),
-        ..Default::default()
-    };
-    meta.save(&state, &id)?;
-    Ok((shared, listener, state, meta))
+/// `PTY_SPAWN_FAILED`: the shell exited with `code` during start-up, having printed `out`.
+fn exited_at_start(code: i32, out: String) -> Error {
+    let tail: Vec<&str> = out.lines().rev().take(10).collect();
+    let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+    spawn_failed(format!(
+        "the shell exited during start-up (code {code}): {}",
+        tail.trim()
+    ))
+    .with_details(serde_json::json!({"exit_code": code, "output": out}))
 }
 
 /// Bind the socket (0600), replacing a stale one; refuse when a live holder answers on it.

@@ -1,6 +1,6 @@
 //! The terminal-emulator screen inside the holder (`term_read`): the same output stream as the
-//! ring buffer, fed through `avt` (the only module naming it) with a split-safe UTF-8 decoder,
-//! plus a tiny OSC 0/2 title scanner (avt drops titles).
+//! ring buffer, fed through `avt` (the only module naming it) with a split-safe UTF-8 decoder
+//! and an OSC 0/2 title scanner (`decode.rs`); rows become lines in `lines.rs`.
 //!
 //! Lines are numbered absolutely: line `n` is the `n`-th row ever held by the primary screen
 //! (rows evicted from the scrollback, or dropped by a hard reset, keep their numbers), so a
@@ -14,7 +14,10 @@
 //! scrollback. A resize reflows only what avt still holds: older history keeps the wrapping
 //! it had when it left avt (merged reads still join its soft-wrapped rows).
 
+use super::decode::{TitleScanner, decode_utf8};
 use super::history::{Counts, Row, Rows, len};
+pub use super::lines::cap_chars;
+use super::lines::{above, edge_context, group, physical_counts, tail};
 use avt::{ScreenKind, Terminal};
 use std::collections::BTreeMap;
 
@@ -23,8 +26,6 @@ pub const MAX_MARKERS: usize = 4096;
 /// Most scrollback lines avt itself keeps (as cells); older ones move to the plain-text
 /// history.
 pub const AVT_SCROLLBACK: usize = 500;
-/// Longest title kept (bytes).
-const MAX_TITLE: usize = 512;
 
 /// Which part of the terminal a read returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,7 +127,7 @@ impl std::fmt::Debug for Screen {
             .field("alternate", &self.alternate())
             .field("base", &self.counts.base)
             .field("history", &self.counts.history.len())
-            .field("title", &self.titles.title)
+            .field("title", &self.titles.title())
             .field("markers", &self.markers.len())
             .finish()
     }
@@ -186,7 +187,7 @@ impl Screen {
 
     /// The last OSC 0/2 title.
     pub fn title(&self) -> Option<&str> {
-        self.titles.title.as_deref()
+        self.titles.title()
     }
 
     /// Cursor (visible row, column).
@@ -233,6 +234,7 @@ impl Screen {
         let (cols, rows) = self.term.size();
         let alternate = self.alternate();
         let (crow, ccol) = self.cursor();
+        let top = len(self.term.primary_screen()) - rows;
         let mut v = View {
             rows,
             cols,
@@ -240,9 +242,6 @@ impl Screen {
             cursor_col: ccol,
             ..View::default()
         };
-        let primary = self.rows();
-        let first = self.counts.first();
-        let top = len(primary.avt) - rows;
         if alternate {
             v.cursor_line = crow as u64;
             v.viewport_y = 0;
@@ -253,92 +252,20 @@ impl Screen {
         let end = self.content_end();
         // The start of the logical line holding the last content line: where the next
         // delta starts once this one is caught up (that line may still change).
+        let primary = self.rows();
         let mut resume = end.saturating_sub(1);
         while resume > 0 && primary.wrapped(resume - 1) {
             resume -= 1;
         }
+        let first = self.counts.first();
         match q.mode {
+            // The alternate screen has no scrollback: its tail is its viewport.
             Mode::Viewport | Mode::Tail if alternate || q.mode == Mode::Viewport => {
-                let screen = self.term.screen();
-                let visible = screen.visible_lines().map(Row::Avt);
-                let mut lines = group(visible, q.merge_wrapped, usize::MAX).0;
-                while lines.last().is_some_and(|l| l.is_empty()) {
-                    lines.pop();
-                }
-                let above = if alternate {
-                    String::new()
-                } else {
-                    above(primary, top, q.merge_wrapped)
-                };
-                let all = lines.clone();
-                let skip = lines.len().saturating_sub(q.max_lines);
-                lines.drain(..skip);
-                if q.mode == Mode::Viewport {
-                    v.first_line = if alternate { 0 } else { v.viewport_y };
-                }
-                (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, true);
-                (v.context_before, v.context_after) = edge_context(above, &all, &v.lines, true);
+                self.read_visible(q, &mut v, top);
             }
-            // The primary screen's tail (viewport took the arm above).
-            Mode::Viewport | Mode::Tail => {
-                let (start, lines) = tail(primary, end, q.max_lines, q.merge_wrapped);
-                v.first_line = first + start as u64;
-                let above = above(primary, start, q.merge_wrapped);
-                let all = lines.clone();
-                (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, true);
-                (v.context_before, v.context_after) = edge_context(above, &all, &v.lines, true);
-            }
+            Mode::Viewport | Mode::Tail => self.read_tail(q, &mut v, end),
             Mode::Delta => {
-                let start = match q.marker_id {
-                    None => None,
-                    Some(id) => Some(*self.markers.get(&id).ok_or(UnknownMarker(id))?),
-                };
-                let (from, lines, used) = match start {
-                    // First call: the tail, and a marker after it.
-                    None => {
-                        let (s, lines) = tail(primary, end, q.max_lines, q.merge_wrapped);
-                        (s, lines, end - s)
-                    }
-                    Some(line) => {
-                        let from = if line < first {
-                            v.marker_disposed = true;
-                            v.lines_lost = self.counts.overflow_end.saturating_sub(line);
-                            0
-                        } else {
-                            // A reflow can shrink the history under a marker: clamp.
-                            ((line - first) as usize).min(resume)
-                        };
-                        let it = primary.from(from).take(end - from);
-                        let (lines, used) = group(it, q.merge_wrapped, q.max_lines);
-                        (from, lines, used)
-                    }
-                };
-                // Cap characters from the front, whole lines only (a single over-long first
-                // line is cut), so the marker passes exactly what was returned.
-                let rows_per = physical_counts(primary, from, &lines, q.merge_wrapped);
-                let (mut total, mut kept, mut rows_kept) = (0usize, 0usize, 0usize);
-                for (i, l) in lines.iter().enumerate() {
-                    let n = l.chars().count() + usize::from(i > 0);
-                    if kept > 0 && total + n > q.max_chars {
-                        break;
-                    }
-                    total += n;
-                    kept += 1;
-                    rows_kept += rows_per.get(i).copied().unwrap_or(1);
-                }
-                let mut lines = lines;
-                let all = lines.clone();
-                let cut = kept < lines.len();
-                lines.truncate(kept);
-                (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, false);
-                let above = above(primary, from, q.merge_wrapped);
-                (v.context_before, v.context_after) = edge_context(above, &all, &v.lines, false);
-                let consumed = from + if cut { rows_kept } else { used };
-                v.more = consumed < end;
-                // Caught up: the next delta starts again at the cursor's (logical) line,
-                // which may still change.
-                let next = if consumed > resume { resume } else { consumed };
-                v.first_line = first + from as u64;
+                let next = self.read_delta(q, &mut v, end, resume)?;
                 v.marker_line = first + next as u64;
             }
         }
@@ -348,6 +275,102 @@ impl Screen {
         }
         v.marker_id = self.new_marker(v.marker_line);
         Ok(v)
+    }
+
+    /// The visible screen (the viewport, or anything on the alternate screen): its last
+    /// `max_lines` lines; `top` is the index of its first row among the primary rows.
+    fn read_visible(&self, q: &Query, v: &mut View, top: usize) {
+        let visible = self.term.screen().visible_lines().map(Row::Avt);
+        let mut lines = group(visible, q.merge_wrapped, usize::MAX).0;
+        while lines.last().is_some_and(|l| l.is_empty()) {
+            lines.pop();
+        }
+        let above = if v.alternate {
+            String::new()
+        } else {
+            above(self.rows(), top, q.merge_wrapped)
+        };
+        let all = lines.clone();
+        let skip = lines.len().saturating_sub(q.max_lines);
+        lines.drain(..skip);
+        if q.mode == Mode::Viewport {
+            v.first_line = if v.alternate { 0 } else { v.viewport_y };
+        }
+        (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, true);
+        (v.context_before, v.context_after) = edge_context(above, &all, &v.lines, true);
+    }
+
+    /// The primary screen's last `max_lines` lines ending before row `end`.
+    fn read_tail(&self, q: &Query, v: &mut View, end: usize) {
+        let primary = self.rows();
+        let (start, lines) = tail(primary, end, q.max_lines, q.merge_wrapped);
+        v.first_line = self.counts.first() + start as u64;
+        let above = above(primary, start, q.merge_wrapped);
+        let all = lines.clone();
+        (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, true);
+        (v.context_before, v.context_after) = edge_context(above, &all, &v.lines, true);
+    }
+
+    /// The lines since the given marker (the tail without one), up to the caps; returns the
+    /// row the next delta starts at (`resume` once caught up: that line may still change).
+    fn read_delta(
+        &self,
+        q: &Query,
+        v: &mut View,
+        end: usize,
+        resume: usize,
+    ) -> Result<usize, UnknownMarker> {
+        let primary = self.rows();
+        let first = self.counts.first();
+        let start = match q.marker_id {
+            None => None,
+            Some(id) => Some(*self.markers.get(&id).ok_or(UnknownMarker(id))?),
+        };
+        let (from, lines, used) = match start {
+            // First call: the tail, and a marker after it.
+            None => {
+                let (s, lines) = tail(primary, end, q.max_lines, q.merge_wrapped);
+                (s, lines, end - s)
+            }
+            Some(line) => {
+                let from = if line < first {
+                    v.marker_disposed = true;
+                    v.lines_lost = self.counts.overflow_end.saturating_sub(line);
+                    0
+                } else {
+                    // A reflow can shrink the history under a marker: clamp.
+                    ((line - first) as usize).min(resume)
+                };
+                let it = primary.from(from).take(end - from);
+                let (lines, used) = group(it, q.merge_wrapped, q.max_lines);
+                (from, lines, used)
+            }
+        };
+        // Cap characters from the front, whole lines only (a single over-long first line is
+        // cut), so the marker passes exactly what was returned.
+        let rows_per = physical_counts(primary, from, &lines, q.merge_wrapped);
+        let (mut total, mut kept, mut rows_kept) = (0usize, 0usize, 0usize);
+        for (i, l) in lines.iter().enumerate() {
+            let n = l.chars().count() + usize::from(i > 0);
+            if kept > 0 && total + n > q.max_chars {
+                break;
+            }
+            total += n;
+            kept += 1;
+            rows_kept += rows_per.get(i).copied().unwrap_or(1);
+        }
+        let mut lines = lines;
+        let all = lines.clone();
+        let cut = kept < lines.len();
+        lines.truncate(kept);
+        (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, false);
+        let above = above(primary, from, q.merge_wrapped);
+        (v.context_before, v.context_after) = edge_context(above, &all, &v.lines, false);
+        let consumed = from + if cut { rows_kept } else { used };
+        v.more = consumed < end;
+        v.first_line = first + from as u64;
+        // Caught up: the next delta starts again at the cursor's (logical) line.
+        Ok(if consumed > resume { resume } else { consumed })
     }
 
     fn new_marker(&mut self, line: u64) -> u64 {
@@ -364,265 +387,6 @@ impl Screen {
 fn unreachable_size() -> Terminal {
     // Sizes are clamped to at least 1×1 above, which avt always accepts.
     Terminal::new(1, 1).unwrap_or_else(|_| panic!("avt rejects a 1x1 terminal"))
-}
-
-/// Physical rows each logical line of `lines` (read from `from`) spans.
-fn physical_counts(s: Rows<'_>, from: usize, lines: &[String], merge: bool) -> Vec<usize> {
-    if !merge {
-        return vec![1; lines.len()];
-    }
-    let mut out = Vec::with_capacity(lines.len());
-    let mut n = 0;
-    for l in s.from(from) {
-        if out.len() == lines.len() {
-            break;
-        }
-        n += 1;
-        if !l.wrapped() {
-            out.push(n);
-            n = 0;
-        }
-    }
-    if n > 0 && out.len() < lines.len() {
-        out.push(n);
-    }
-    out
-}
-
-/// Rows looked at above a window for its redaction context (a private-key block is shorter).
-const CONTEXT_ROWS: usize = 200;
-
-/// The text of the (at most [`CONTEXT_ROWS`]) rows above row `start`, each line ended by `\n`.
-fn above(s: Rows<'_>, start: usize, merge: bool) -> String {
-    let from = start.saturating_sub(CONTEXT_ROWS);
-    if from == start {
-        return String::new();
-    }
-    let lines = group(s.from(from).take(start - from), merge, usize::MAX).0;
-    let mut t = lines.join("\n");
-    t.push('\n');
-    t
-}
-
-/// The redaction context of the lines `kept` out of `all` (the same lines before the caps:
-/// `kept` is their end when `keep_end`, else their start) below the text `above`.
-fn edge_context(
-    mut above: String,
-    all: &[String],
-    kept: &[String],
-    keep_end: bool,
-) -> (String, String) {
-    use crate::safety::redact::{context_after, context_before};
-    let (all, kept) = (all.join("\n"), kept.join("\n"));
-    let mut after = "";
-    if keep_end {
-        if let Some(cut) = all.strip_suffix(kept.as_str()) {
-            above.push_str(cut);
-        }
-    } else if let Some(rest) = all.strip_prefix(kept.as_str()) {
-        after = rest;
-    }
-    (
-        context_before(&above).to_string(),
-        context_after(after).to_string(),
-    )
-}
-
-/// The last `max_lines` logical lines ending before index `end`; returns their first index.
-fn tail(s: Rows<'_>, end: usize, max_lines: usize, merge: bool) -> (usize, Vec<String>) {
-    // Walk back over physical rows counting logical starts; only the returned rows are read.
-    let mut start = end;
-    let mut logical = 0;
-    while start > 0 && logical < max_lines {
-        start -= 1;
-        // Row `start` begins a logical line when the row before it does not wrap.
-        let begins = !merge || start == 0 || !s.wrapped(start - 1);
-        if begins {
-            logical += 1;
-        }
-    }
-    let lines = group(s.from(start).take(end - start), merge, usize::MAX).0;
-    (start, lines)
-}
-
-/// Turn physical rows into lines (joining soft wraps when `merge`), at most `max` lines;
-/// returns the lines and how many rows were used.
-fn group<'a>(rows: impl Iterator<Item = Row<'a>>, merge: bool, max: usize) -> (Vec<String>, usize) {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut open = false;
-    let mut used = 0;
-    for l in rows {
-        if out.len() >= max {
-            break;
-        }
-        used += 1;
-        cur.push_str(&l.text());
-        open = true;
-        if !(merge && l.wrapped()) {
-            out.push(std::mem::take(&mut cur).trim_end().to_string());
-            open = false;
-        }
-    }
-    if open && out.len() < max {
-        out.push(cur.trim_end().to_string());
-    }
-    (out, used)
-}
-
-/// Cap `lines` joined by `\n` at `max` characters: keep the end (`keep_end`, for tail and
-/// viewport) or the start; returns the lines and how many characters were dropped.
-pub fn cap_chars(mut lines: Vec<String>, max: usize, keep_end: bool) -> (Vec<String>, usize) {
-    let total: usize =
-        lines.iter().map(|l| l.chars().count()).sum::<usize>() + lines.len().saturating_sub(1);
-    if total <= max {
-        return (lines, 0);
-    }
-    let mut dropped = 0;
-    if keep_end {
-        lines.reverse();
-    }
-    let mut budget = max;
-    let mut out = Vec::new();
-    for (i, l) in lines.into_iter().enumerate() {
-        let sep = usize::from(i > 0);
-        let n = l.chars().count();
-        if budget >= n + sep {
-            budget -= n + sep;
-            out.push(l);
-        } else if out.is_empty() {
-            // The first line alone is longer than the budget: keep part of it.
-            let take = budget;
-            let part: String = if keep_end {
-                l.chars().skip(n - take).collect()
-            } else {
-                l.chars().take(take).collect()
-            };
-            dropped += n - take;
-            budget = 0;
-            out.push(part);
-        } else {
-            dropped += n + sep;
-            budget = 0;
-        }
-    }
-    if keep_end {
-        out.reverse();
-    }
-    (out, dropped)
-}
-
-/// Split-safe UTF-8: decode `chunk` (after what `carry` holds) into `out`, keeping an
-/// incomplete tail for the next chunk; invalid bytes become U+FFFD. (CRATES.md §3.)
-fn decode_utf8(carry: &mut Vec<u8>, chunk: &[u8], out: &mut String) {
-    out.clear();
-    carry.extend_from_slice(chunk);
-    let mut used = 0;
-    for part in carry.utf8_chunks() {
-        out.push_str(part.valid());
-        let bad = part.invalid();
-        used += part.valid().len() + bad.len();
-        if !bad.is_empty() {
-            let need = match bad[0] {
-                0xC2..=0xDF => 2,
-                0xE0..=0xEF => 3,
-                0xF0..=0xF4 => 4,
-                _ => 0,
-            };
-            if used == carry.len() && bad.len() < need {
-                used -= bad.len(); // an incomplete tail: wait for the rest
-            } else {
-                out.push('\u{FFFD}');
-            }
-        }
-    }
-    carry.drain(..used);
-}
-
-/// Finds OSC 0 / OSC 2 (window title) in a byte stream fed in arbitrary chunks.
-#[derive(Debug, Default)]
-struct TitleScanner {
-    state: TState,
-    num: u32,
-    buf: Vec<u8>,
-    title: Option<String>,
-}
-
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-enum TState {
-    #[default]
-    Ground,
-    Esc,
-    Num,
-    Text,
-    TextEsc,
-    Skip,
-    SkipEsc,
-}
-
-impl TitleScanner {
-    fn feed(&mut self, chunk: &[u8]) {
-        let mut i = 0;
-        while i < chunk.len() {
-            if self.state == TState::Ground {
-                match chunk[i..].iter().position(|&b| b == 0x1b) {
-                    Some(p) => {
-                        i += p + 1;
-                        self.state = TState::Esc;
-                    }
-                    None => return,
-                }
-                continue;
-            }
-            let b = chunk[i];
-            i += 1;
-            self.state = match (self.state, b) {
-                (TState::Esc, b']') => {
-                    self.num = 0;
-                    TState::Num
-                }
-                (TState::Esc, 0x1b) => TState::Esc,
-                (TState::Esc, _) => TState::Ground,
-                (TState::Num, b'0'..=b'9') => {
-                    self.num = (self.num * 10 + u32::from(b - b'0')).min(10_000);
-                    TState::Num
-                }
-                (TState::Num, b';') if self.num == 0 || self.num == 2 => {
-                    self.buf.clear();
-                    TState::Text
-                }
-                (TState::Num, 0x07) => TState::Ground,
-                (TState::Num, _) => TState::Skip,
-                (TState::Text, 0x07) => {
-                    self.finish();
-                    TState::Ground
-                }
-                (TState::Text | TState::TextEsc, 0x1b) => TState::TextEsc,
-                (TState::TextEsc, b'\\') => {
-                    self.finish();
-                    TState::Ground
-                }
-                (TState::TextEsc, _) => TState::Ground,
-                (TState::Text, 0x18 | 0x1a) => TState::Ground,
-                (TState::Text, _) => {
-                    if self.buf.len() < MAX_TITLE {
-                        self.buf.push(b);
-                    }
-                    TState::Text
-                }
-                (TState::Skip, 0x07) => TState::Ground,
-                (TState::Skip | TState::SkipEsc, 0x1b) => TState::SkipEsc,
-                (TState::SkipEsc, _) => TState::Ground,
-                (TState::Skip, _) => TState::Skip,
-                (TState::Ground, _) => TState::Ground,
-            };
-        }
-    }
-
-    fn finish(&mut self) {
-        let t = String::from_utf8_lossy(&self.buf).into_owned();
-        self.title = Some(t);
-    }
 }
 
 #[cfg(test)]

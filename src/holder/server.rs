@@ -2,7 +2,7 @@
 //! tolerantly (unknown op or version → an error reply, never a panic), answered in order.
 
 use super::session::Shared;
-use crate::error::{Error, ErrorCode};
+use crate::error::{Cause, Error, ErrorCode};
 use crate::proto::{Envelope, PROTOCOL_VERSION, ProgressBody, Reply, Request, frame};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::sync::Arc;
@@ -75,13 +75,19 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {
             ),
         ));
     }
+    let known = serde_json::from_value::<OpTag>(env.req.clone()).is_ok_and(|t| t.op != Op::Unknown);
     let req: Request = match serde_json::from_value(env.req) {
         Ok(r) => r,
         Err(e) => {
-            return Reply::err(Error::new(
+            let err = Error::new(
                 ErrorCode::InvalidParams,
                 format!("unknown or malformed request: {e}"),
-            ));
+            );
+            return Reply::err(if known {
+                err
+            } else {
+                err.with_cause(Cause::UnknownRequest)
+            });
         }
     };
     match req {
@@ -123,9 +129,93 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {
     }
 }
 
+/// A request's `op` alone, to tell an unknown request from a malformed known one.
+#[derive(serde::Deserialize)]
+struct OpTag {
+    op: Op,
+}
+
+/// The ops of [`Request`] (kept in step with it; a test checks every one).
+#[derive(Debug, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Op {
+    Status,
+    Write,
+    Read,
+    Talk,
+    Resize,
+    Kill,
+    Cancel,
+    TermRead,
+    #[serde(other)]
+    Unknown,
+}
+
 fn result<T: serde::Serialize>(r: crate::error::Result<T>) -> Reply {
     match r {
         Ok(b) => Reply::ok(b),
         Err(e) => Reply::err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::{TalkRequest, TermReadRequest};
+
+    /// Fails to compile when a request is added: add it to [`Op`] and to the list below.
+    fn _every_variant(r: &Request) {
+        match r {
+            Request::Status
+            | Request::Write { .. }
+            | Request::Read { .. }
+            | Request::Talk(_)
+            | Request::Resize { .. }
+            | Request::Kill { .. }
+            | Request::Cancel { .. }
+            | Request::TermRead(_) => {}
+        }
+    }
+
+    #[test]
+    fn every_request_has_a_known_op() {
+        let talk = TalkRequest {
+            command: String::new(),
+            sentinel: None,
+            timeout_ms: 1,
+            progress_ms: None,
+            raw: true,
+            force: false,
+        };
+        let term = TermReadRequest {
+            mode: "tail".into(),
+            max_lines: 1,
+            max_chars: 1,
+            merge_wrapped: true,
+            marker_id: None,
+        };
+        for r in [
+            Request::Status,
+            Request::Write {
+                data: String::new(),
+                enter_follows: false,
+            },
+            Request::Read {
+                since: None,
+                max_bytes: 1,
+                timeout_ms: 0,
+            },
+            Request::Talk(talk),
+            Request::Resize { cols: 1, rows: 1 },
+            Request::Kill { grace_ms: 0 },
+            Request::Cancel { interrupt: false },
+            Request::TermRead(term),
+        ] {
+            let v = serde_json::to_value(&r).unwrap();
+            let t: OpTag = serde_json::from_value(v).unwrap();
+            assert_ne!(t.op, Op::Unknown, "{r:?}");
+        }
+        let t: OpTag = serde_json::from_value(serde_json::json!({"op": "teleport"})).unwrap();
+        assert_eq!(t.op, Op::Unknown);
     }
 }

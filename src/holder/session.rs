@@ -1,25 +1,23 @@
 //! The live session inside a holder: shared state behind one mutex and condvar, the reader
 //! thread that drains the PTY (ring buffer, markers, talk capture), the waiter thread that
-//! records the exit status, and every request's logic but `talk` (in [`super::talk`]). Waits
+//! records the exit status (the requests' answers are in `requests.rs` and `talk.rs`). Waits
 //! are on the condvar with a deadline, woken by new output or exit — never a poll loop.
 
+use super::completion::TalkState;
 use super::markers::{MarkKind, MarkerScanner};
-use super::ring::{self, Ring};
-use super::screen::{self, Screen};
+use super::screen::Screen;
 use super::shell::{Integration, ShellKind};
-use super::talk::Capture;
 use crate::error::{Error, ErrorCode, Result};
-use crate::proto::{
-    CursorPos, KillBody, ReadBody, ScreenInfo, StatusBody, TermReadBody, TermReadRequest, WriteBody,
-};
+use crate::proto::ring::Ring;
 use crate::safety::{Opacity, Typing};
-use portable_pty::{MasterPty, PtySize};
+use portable_pty::MasterPty;
 use serde_json::json;
 use std::io::{Read, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-pub use super::talk::{Progress, TALK_CAPTURE_MAX, new_sentinel};
+pub use super::completion::TALK_CAPTURE_MAX;
+pub use super::talk::Progress;
 
 /// How the shell ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,9 +50,8 @@ pub struct State {
     pub output_seen: bool,
     /// When output last arrived.
     pub last_output: Instant,
-    pub(super) capture: Option<Capture>,
-    /// A talk is in progress.
-    pub talking: bool,
+    /// The talk in progress, if any (or an interrupted one's aftermath).
+    pub(super) talk: TalkState,
     /// The shell ended.
     pub exit: Option<ExitInfo>,
     /// The PTY reader hit EOF.
@@ -67,11 +64,6 @@ pub struct State {
     pub dirty: bool,
     /// A kill was requested.
     pub killed: bool,
-    /// The talk in progress was asked to stop.
-    pub cancel: bool,
-    /// When a cancelled talk's command was interrupted (Ctrl-C) and the shell has not shown
-    /// its prompt since: new talks wait (briefly) for it instead of answering `PTY_BUSY`.
-    pub interrupted: Option<Instant>,
     /// Client connections being served right now.
     pub open_connections: usize,
 }
@@ -100,7 +92,8 @@ pub struct Shared {
     /// once per chunk.
     pub ended: Condvar,
     writer: Mutex<Box<dyn Write + Send>>,
-    master: Mutex<Box<dyn MasterPty + Send>>,
+    /// The PTY master (its size, its foreground process group).
+    pub(super) master: Mutex<Box<dyn MasterPty + Send>>,
     /// The shell's pid (also its process group).
     pub pid: u32,
     /// The shell family.
@@ -137,16 +130,13 @@ impl Shared {
                 input_seen: false,
                 output_seen: false,
                 last_output: Instant::now(),
-                capture: None,
-                talking: false,
+                talk: TalkState::Idle,
                 exit: None,
                 eof: false,
                 cols,
                 rows,
                 dirty: false,
                 killed: false,
-                cancel: false,
-                interrupted: None,
                 open_connections: 0,
             }),
             cond: Condvar::new(),
@@ -229,7 +219,7 @@ impl Shared {
         let off = st.ring.end();
         st.ring.push(chunk);
         st.screen.feed(chunk);
-        if let Some(c) = st.capture.as_mut() {
+        if let Some(c) = st.talk.capture_mut() {
             c.push(chunk);
         }
         let marks = st.scanner.feed(chunk, off);
@@ -239,7 +229,7 @@ impl Shared {
                 MarkKind::PromptStart => {
                     st.at_prompt = true;
                     st.prompt_seen = true;
-                    st.interrupted = None;
+                    st.talk.prompt_seen();
                 }
                 MarkKind::InputStart => {
                     st.at_prompt = true;
@@ -248,7 +238,7 @@ impl Shared {
                 }
                 MarkKind::OutputStart => {
                     st.at_prompt = false;
-                    if let Some(c) = st.capture.as_mut()
+                    if let Some(c) = st.talk.capture_mut()
                         && m.start >= c.begin
                         && c.out_start.is_none()
                         && c.finished.is_none()
@@ -258,7 +248,7 @@ impl Shared {
                 }
                 MarkKind::Finished(code) => {
                     st.at_prompt = true;
-                    if let Some(c) = st.capture.as_mut()
+                    if let Some(c) = st.talk.capture_mut()
                         && m.start >= c.begin
                         && c.finished.is_none()
                     {
@@ -346,32 +336,6 @@ impl Shared {
         .with_details(json!({"session_id": self.session_id, "exit_code": exit.code, "exit_signal": exit.signal}))
     }
 
-    /// `Status`.
-    pub fn status(&self) -> StatusBody {
-        let fg = self.foreground_other();
-        let st = self.lock();
-        let (screen, terminal_state) = screen_state(&st, fg.is_some());
-        StatusBody {
-            screen: Some(screen),
-            terminal_state: Some(terminal_state.into()),
-            pid: self.pid,
-            holder_pid: std::process::id(),
-            alive: st.exit.is_none(),
-            exit_code: st.exit.as_ref().map(|e| e.code),
-            cols: st.cols,
-            rows: st.rows,
-            integration: st.integration.as_str().into(),
-            shell_kind: self.kind.as_str().into(),
-            foreground_pid: fg.as_ref().map(|f| f.0),
-            foreground_command: fg.and_then(|f| f.1),
-            at_prompt: st.at_prompt,
-            talking: st.talking,
-            output_offset: st.ring.end(),
-            protocol_version: crate::proto::PROTOCOL_VERSION,
-            kpty_version: env!("CARGO_PKG_VERSION").into(),
-        }
-    }
-
     /// The typing lock (a poisoned lock is recovered: the state is replaced whole).
     pub(super) fn lock_typing(&self) -> MutexGuard<'_, Typing> {
         self.typing.lock().unwrap_or_else(|p| p.into_inner())
@@ -390,217 +354,4 @@ impl Shared {
             Opacity::OnSubmit
         }
     }
-
-    /// `Write`: refused (nothing typed) when the lines the shell would submit, with what
-    /// earlier writes left on the line, are blocked; with `enter_follows`, checked as if Enter
-    /// followed.
-    pub fn write(&self, data: &str, enter_follows: bool) -> Result<WriteBody> {
-        let mut typing = self.lock_typing();
-        let foreground = self.foreground_other().is_some();
-        let opacity = {
-            let st = self.lock();
-            if let Some(exit) = st.exit.clone() {
-                return Err(self.exited_error(&exit));
-            }
-            self.opacity(&st, foreground)
-        };
-        let next = typing.after(data, opacity, enter_follows)?;
-        self.write_all(data.as_bytes())?;
-        *typing = next;
-        Ok(WriteBody {
-            bytes_written: data.len(),
-        })
-    }
-
-    /// `Read`: wait up to `timeout_ms` for data (past `since` when given), then return it.
-    pub fn read(&self, since: Option<u64>, max_bytes: usize, timeout_ms: u64) -> ReadBody {
-        let deadline = Instant::now() + Duration::from_millis(timeout_ms);
-        let fg = self.foreground_other().is_some();
-        let mut st = self.lock();
-        loop {
-            let has = match since {
-                Some(s) => st.ring.end() > s,
-                None => !st.ring.is_empty(),
-            };
-            if has || st.exit.is_some() {
-                break;
-            }
-            let (g, up) = self.wait_until(st, deadline);
-            st = g;
-            if up {
-                break;
-            }
-        }
-        let mut slice = match since {
-            Some(s) => st.ring.read_since(s, max_bytes),
-            None => st.ring.tail(max_bytes),
-        };
-        if since.is_none() {
-            let skip = ring::leading_continuations(&slice.bytes);
-            slice.bytes.drain(..skip);
-            slice.start += skip as u64;
-        }
-        let (screen, terminal_state) = screen_state(&st, fg);
-        let live_end = slice.start + slice.bytes.len() as u64 == st.ring.end();
-        if live_end && st.exit.is_none() {
-            let keep = slice.bytes.len() - ring::incomplete_utf8_tail(&slice.bytes);
-            slice.bytes.truncate(keep);
-        }
-        let (context_before, context_after) = st
-            .ring
-            .context(slice.start, slice.start + slice.bytes.len() as u64);
-        ReadBody {
-            context_before,
-            context_after,
-            text: String::from_utf8_lossy(&slice.bytes).into_owned(),
-            start_offset: slice.start,
-            next_offset: slice.start + slice.bytes.len() as u64,
-            dropped: slice.dropped,
-            bytes_read: slice.bytes.len(),
-            alive: st.exit.is_none(),
-            exit_code: st.exit.as_ref().map(|e| e.code),
-            screen: Some(screen),
-            terminal_state: Some(terminal_state.into()),
-        }
-    }
-
-    /// `TermRead`: render the screen model (no history replay; cost ∝ lines returned).
-    pub fn term_read(&self, req: &TermReadRequest) -> Result<TermReadBody> {
-        let mode = screen::Mode::parse(&req.mode).ok_or_else(|| {
-            Error::invalid(format!(
-                "mode {:?} must be tail, viewport or delta",
-                req.mode
-            ))
-        })?;
-        let fg = self.foreground_other().is_some();
-        let mut st = self.lock();
-        let q = screen::Query {
-            mode,
-            max_lines: req.max_lines.max(1),
-            max_chars: req.max_chars.max(1),
-            merge_wrapped: req.merge_wrapped,
-            marker_id: req.marker_id,
-        };
-        let v = st.screen.read(&q).map_err(|screen::UnknownMarker(id)| {
-            Error::invalid(format!(
-                "marker_id {id} is unknown to session {} (markers live in its holder and only \
-                 the newest {} are kept); call term_read mode=delta without marker_id to start over",
-                self.session_id,
-                screen::MAX_MARKERS
-            ))
-            .with_details(json!({"session_id": self.session_id, "marker_id": id}))
-        })?;
-        let (info, state) = screen_state(&st, fg);
-        Ok(TermReadBody {
-            lines: v.lines,
-            truncated: v.truncated,
-            dropped_chars: v.dropped_chars as u64,
-            cursor_line: v.cursor_line,
-            cursor_col: v.cursor_col as u64,
-            viewport_y: v.viewport_y,
-            rows: v.rows as u64,
-            cols: v.cols as u64,
-            buffer_type: info.buffer_type,
-            first_line: v.first_line,
-            marker_id: v.marker_id,
-            marker_line: v.marker_line,
-            marker_disposed: v.marker_disposed,
-            lines_lost: v.lines_lost,
-            more: v.more,
-            title: info.title,
-            terminal_state: state.into(),
-            scrollback: st.scrollback as u64,
-            context_before: v.context_before,
-            context_after: v.context_after,
-        })
-    }
-
-    /// `Resize`.
-    pub fn resize(&self, cols: u16, rows: u16) -> Result<()> {
-        self.master
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .resize(PtySize {
-                rows,
-                cols,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .map_err(|e| Error::new(ErrorCode::PtyWriteFailed, format!("resize failed: {e}")))?;
-        let mut st = self.lock();
-        st.cols = cols;
-        st.rows = rows;
-        st.screen.resize(cols, rows);
-        st.dirty = true;
-        Ok(())
-    }
-
-    /// `Kill`: SIGHUP the shell's process group (and the foreground job's), SIGKILL after
-    /// `grace_ms`, and wait for the exit to be recorded.
-    pub fn kill(&self, grace_ms: u64) -> KillBody {
-        use rustix::process::{Pid, Signal, kill_process_group};
-        let groups: Vec<u32> = std::iter::once(self.pid)
-            .chain(self.foreground_other().map(|f| f.0))
-            .collect();
-        let signal_all = |sig: Signal| {
-            for g in &groups {
-                if let Some(pid) = Pid::from_raw(*g as i32) {
-                    let _ = kill_process_group(pid, sig);
-                }
-            }
-        };
-        self.lock().killed = true;
-        signal_all(Signal::HUP);
-        signal_all(Signal::CONT);
-        let mut st = self.lock();
-        for (sig, wait) in [(None, grace_ms), (Some(Signal::KILL), 3000)] {
-            if let Some(sig) = sig
-                && st.exit.is_none()
-            {
-                drop(st);
-                signal_all(sig);
-                st = self.lock();
-            }
-            let deadline = Instant::now() + Duration::from_millis(wait);
-            while st.exit.is_none() {
-                let (g, up) = self.wait_until(st, deadline);
-                st = g;
-                if up {
-                    break;
-                }
-            }
-        }
-        KillBody {
-            exit_code: st.exit.as_ref().map(|e| e.code),
-            exit_signal: st.exit.as_ref().and_then(|e| e.signal.clone()),
-        }
-    }
-}
-
-/// The screen summary and the terminal state (`prompt` | `running` | `full_screen`);
-/// `foreground` says a program other than the shell holds the terminal.
-pub(super) fn screen_state(st: &State, foreground: bool) -> (ScreenInfo, &'static str) {
-    let alternate = st.screen.alternate();
-    let (line, col) = st.screen.cursor();
-    let info = ScreenInfo {
-        buffer_type: if alternate { "alternate" } else { "normal" }.into(),
-        title: st.screen.title().map(str::to_string),
-        cursor: CursorPos {
-            line: line as u64,
-            col: col as u64,
-        },
-    };
-    let at_prompt = match st.integration {
-        // Shell integration says where the prompt is; the sentinel method cannot tell.
-        Integration::Osc133 => st.at_prompt,
-        Integration::Sentinel => true,
-    };
-    let state = if alternate {
-        "full_screen"
-    } else if at_prompt && !foreground && !st.talking {
-        "prompt"
-    } else {
-        "running"
-    };
-    (info, state)
 }

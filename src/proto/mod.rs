@@ -7,6 +7,8 @@
 
 pub mod client;
 pub mod frame;
+pub mod launch;
+pub mod ring;
 
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
@@ -190,6 +192,16 @@ pub struct TalkRequest {
     /// with a POSIX sentinel.
     #[serde(default)]
     pub force: bool,
+}
+
+/// Hex digits in a holder's sentinel.
+pub const SENTINEL_HEX: usize = 8;
+
+/// A fresh `__KR_DONE_<hex>__` sentinel with `hex_digits` (at most 32) random hex digits:
+/// the holder's and the bridge's completion marker.
+pub fn new_sentinel(hex_digits: usize) -> String {
+    let hex = uuid::Uuid::new_v4().simple().to_string();
+    format!("__KR_DONE_{}__", &hex[..hex_digits.min(hex.len())])
 }
 
 fn yes() -> bool {

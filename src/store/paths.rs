@@ -207,8 +207,9 @@ impl StateDir {
         super::atomic::write_json(path, value)
     }
 
-    /// Open (creating it 0600) a lock file in the state directory.
-    pub fn open_lock(&self, path: &Path) -> Result<std::fs::File> {
+    /// Open (creating it 0600) a lock file in the state directory: only for
+    /// [`super::lock::exclusive`], the one way kpty takes a lock.
+    pub(super) fn open_lock(&self, path: &Path) -> Result<std::fs::File> {
         self.ensure()?;
         self.verify(path)?;
         secure::open_rw(path)

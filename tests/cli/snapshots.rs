@@ -45,6 +45,8 @@ fn action_json_shapes() {
     let send = env.json(&["send-line", "-s", &id, "echo sent"]);
     let read = env.json(&["read", "-s", &id, "--max-bytes", "16", "--since", "0"]);
     let resize = env.json(&["resize", "-s", &id, "--cols", "100", "--rows", "40"]);
+    // Start the timed-out talk from an idle prompt (send-line's command may still be running).
+    env.talk_when_free(&id, "true");
     let timeout = env.json(&["talk", "-s", &id, "-t", "300", "sleep 2"]);
     let missing = env.json(&["talk", "-s", "pty_00000000", "echo"]);
     let kill = env.json(&["kill", &id]);

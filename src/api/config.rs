@@ -1,6 +1,7 @@
-//! Defaults from the environment (the seeds' variables), read once per call.
+//! Defaults from the environment (the seeds' variables), read once per call: by the core,
+//! and by the holder (the scrollback of a spec from an older launcher).
 
-use crate::api;
+use super as api;
 
 fn env_num<T: std::str::FromStr>(name: &str) -> Option<T> {
     std::env::var(name).ok().and_then(|v| v.trim().parse().ok())

@@ -1,7 +1,9 @@
 //! The output ring buffer: the last `capacity` bytes of a session's output, addressed by
 //! absolute offsets (bytes since the session started), so readers can resume losslessly and
-//! learn exactly how much fell out.
+//! learn exactly how much fell out. The holder keeps one; the core rebuilds one from an
+//! ended session's saved buffer, and both cut a `Read` window with [`Ring::read_body`].
 
+use super::ReadBody;
 use std::collections::VecDeque;
 
 /// A bounded byte ring with absolute offsets.
@@ -119,6 +121,38 @@ impl Ring {
         let bytes: Vec<u8> = self.buf.range(a..b).copied().collect();
         let at = |o: u64| (o.clamp(from, to) - from) as usize;
         crate::safety::redact::byte_window_context(&bytes, at(start), at(end))
+    }
+
+    /// The `Read` window: from `since`, or else the most recent `max` bytes starting on a
+    /// character boundary; when `live` (more output may follow), an incomplete character at
+    /// the ring's end is held back for the next read. Fills the window's fields of a
+    /// [`ReadBody`] (and `alive` = `live`); the caller adds the session's state.
+    pub fn read_body(&self, since: Option<u64>, max: usize, live: bool) -> ReadBody {
+        let mut s = match since {
+            Some(o) => self.read_since(o, max),
+            None => self.tail(max),
+        };
+        if since.is_none() {
+            let skip = leading_continuations(&s.bytes);
+            s.bytes.drain(..skip);
+            s.start += skip as u64;
+        }
+        if live && s.start + s.bytes.len() as u64 == self.end() {
+            let keep = s.bytes.len() - incomplete_utf8_tail(&s.bytes);
+            s.bytes.truncate(keep);
+        }
+        let (context_before, context_after) = self.context(s.start, s.start + s.bytes.len() as u64);
+        ReadBody {
+            context_before,
+            context_after,
+            text: String::from_utf8_lossy(&s.bytes).into_owned(),
+            start_offset: s.start,
+            next_offset: s.start + s.bytes.len() as u64,
+            dropped: s.dropped,
+            bytes_read: s.bytes.len(),
+            alive: live,
+            ..ReadBody::default()
+        }
     }
 
     /// Everything held, oldest first.

@@ -1,0 +1,239 @@
+//! A talk's state inside the holder: whether one runs (and was asked to stop), the output it
+//! captured, and the completion detector that finds its end — OSC 133 markers or sentinel
+//! lines.
+
+use super::markers::SentinelMatcher;
+use std::time::Instant;
+
+/// Most bytes one talk keeps (the newest are kept when a command prints more).
+pub const TALK_CAPTURE_MAX: usize = 16 << 20;
+
+/// The talk state of a session: one value instead of separate flags, so "talking", "asked to
+/// stop" and "interrupted" cannot disagree.
+#[derive(Debug, Default)]
+pub(super) enum TalkState {
+    /// No talk runs and the shell is free.
+    #[default]
+    Idle,
+    /// The last talk was cancelled with Ctrl-C at this time and the shell has not shown its
+    /// prompt since: new talks wait (briefly) for it instead of answering `PTY_BUSY`.
+    Interrupted(Instant),
+    /// A talk runs: its capture, and whether it was asked to stop.
+    Running {
+        /// Output captured so far.
+        capture: Capture,
+        /// The caller's cancel request.
+        cancel: Cancel,
+    },
+}
+
+/// A cancel request for the talk in progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Cancel {
+    /// None.
+    No,
+    /// Stop waiting.
+    Asked,
+    /// Stop waiting; Ctrl-C was typed at this time (and no prompt has been seen since).
+    Interrupted(Instant),
+}
+
+impl TalkState {
+    /// A talk runs.
+    pub(super) fn running(&self) -> bool {
+        matches!(self, Self::Running { .. })
+    }
+
+    /// The running talk's capture.
+    pub(super) fn capture(&self) -> Option<&Capture> {
+        match self {
+            Self::Running { capture, .. } => Some(capture),
+            _ => None,
+        }
+    }
+
+    /// The running talk's capture, to feed.
+    pub(super) fn capture_mut(&mut self) -> Option<&mut Capture> {
+        match self {
+            Self::Running { capture, .. } => Some(capture),
+            _ => None,
+        }
+    }
+
+    /// The running talk was asked to stop.
+    pub(super) fn cancelled(&self) -> bool {
+        matches!(self, Self::Running { cancel, .. } if *cancel != Cancel::No)
+    }
+
+    /// A prompt appeared: an interrupted command is over.
+    pub(super) fn prompt_seen(&mut self) {
+        match self {
+            Self::Interrupted(_) => *self = Self::Idle,
+            Self::Running { cancel, .. } if matches!(cancel, Cancel::Interrupted(_)) => {
+                *cancel = Cancel::Asked;
+            }
+            _ => {}
+        }
+    }
+
+    /// End the running talk, returning its capture; an interrupt not yet followed by a
+    /// prompt outlives it.
+    pub(super) fn finish(&mut self) -> Option<Capture> {
+        match std::mem::take(self) {
+            Self::Running { capture, cancel } => {
+                if let Cancel::Interrupted(at) = cancel {
+                    *self = Self::Interrupted(at);
+                }
+                Some(capture)
+            }
+            other => {
+                *self = other;
+                None
+            }
+        }
+    }
+}
+
+/// Output captured for the talk in progress.
+#[derive(Debug)]
+pub(super) struct Capture {
+    /// Absolute offset of `bytes[0]`.
+    pub(super) base: u64,
+    /// Absolute offset where the talk began.
+    pub(super) begin: u64,
+    pub(super) bytes: Vec<u8>,
+    pub(super) truncated: bool,
+    /// End of the OSC 133 `C` marker (command output starts).
+    pub(super) out_start: Option<u64>,
+    /// Start of the `D` marker and its status.
+    pub(super) finished: Option<(u64, Option<i32>)>,
+}
+
+impl Capture {
+    /// An empty capture starting at absolute offset `begin`.
+    pub(super) fn at(begin: u64) -> Self {
+        Self {
+            base: begin,
+            begin,
+            bytes: Vec::new(),
+            truncated: false,
+            out_start: None,
+            finished: None,
+        }
+    }
+
+    /// Append output, keeping the newest half when past [`TALK_CAPTURE_MAX`].
+    pub(super) fn push(&mut self, data: &[u8]) {
+        self.bytes.extend_from_slice(data);
+        if self.bytes.len() > TALK_CAPTURE_MAX {
+            let cut = self.bytes.len() - TALK_CAPTURE_MAX / 2;
+            self.bytes.drain(..cut);
+            self.base += cut as u64;
+            self.truncated = true;
+        }
+    }
+
+    /// Index of absolute offset `abs` in `bytes` (clamped).
+    pub(super) fn idx(&self, abs: u64) -> usize {
+        (abs.saturating_sub(self.base) as usize).min(self.bytes.len())
+    }
+
+    /// Absolute offset of the end of the capture.
+    pub(super) fn end(&self) -> u64 {
+        self.base + self.bytes.len() as u64
+    }
+}
+
+/// The command's output region and exit status, once complete: (from, to, status).
+pub(super) type Completed = (u64, u64, Option<i32>);
+
+/// Finds a talk's end in its capture.
+pub(super) enum Detector {
+    /// The shell's OSC 133 markers (recorded into the capture by the reader thread).
+    Osc133,
+    /// The typed sentinel's begin and done lines.
+    Sentinel {
+        /// The sentinel's matchers.
+        matcher: SentinelMatcher,
+        /// Absolute end of the begin line, once seen.
+        begin_at: Option<u64>,
+        /// Done lines are searched from here.
+        scanned: u64,
+        /// How far back a partial done line may start (the sentinel's length and then some).
+        back: u64,
+    },
+}
+
+impl Detector {
+    /// A sentinel detector for `sentinel`, searching from absolute offset `begin`.
+    pub(super) fn sentinel(sentinel: &str, begin: u64) -> Self {
+        Self::Sentinel {
+            matcher: SentinelMatcher::new(sentinel),
+            begin_at: None,
+            scanned: begin,
+            back: sentinel.len() as u64 + 16,
+        }
+    }
+
+    /// The talk is complete: where its output is, and its status.
+    pub(super) fn check(&mut self, c: &Capture) -> Option<Completed> {
+        match self {
+            Self::Osc133 => c.finished.map(|(d, code)| {
+                let from = match c.out_start {
+                    Some(o) => o,
+                    // No output-start marker (an empty or comment-only line): the output is
+                    // what follows the echoed line.
+                    None => c.bytes[..c.idx(d)]
+                        .iter()
+                        .position(|&b| b == b'\n')
+                        .map(|p| c.base + p as u64 + 1)
+                        .unwrap_or(d),
+                };
+                (from.min(d), d, code)
+            }),
+            Self::Sentinel {
+                matcher,
+                begin_at,
+                scanned,
+                back,
+            } => {
+                if begin_at.is_none() {
+                    *begin_at = matcher
+                        .find_begin(&c.bytes, c.idx(*scanned))
+                        .map(|i| c.base + i as u64);
+                    if let Some(b) = *begin_at {
+                        *scanned = b;
+                    }
+                }
+                let found = begin_at.and_then(|b| {
+                    matcher
+                        .find_done(&c.bytes, c.idx((*scanned).max(b)))
+                        .map(|(i, code)| (b, c.base + i as u64, Some(code)))
+                });
+                if found.is_none() {
+                    // Next time, search only what is new (minus one possible partial line).
+                    *scanned = c
+                        .end()
+                        .saturating_sub(*back)
+                        .max(begin_at.unwrap_or(c.begin));
+                }
+                found
+            }
+        }
+    }
+
+    /// Where the command's output starts as far as seen: after the output-start marker or
+    /// the begin line, else the start of the capture.
+    pub(super) fn output_from(&self, c: &Capture) -> u64 {
+        let begin_at = match self {
+            Self::Osc133 => None,
+            Self::Sentinel { begin_at, .. } => *begin_at,
+        };
+        c.out_start.or(begin_at).unwrap_or(c.base)
+    }
+
+    /// Plain output can complete the talk (or only markers can).
+    pub(super) fn reads_output(&self) -> bool {
+        matches!(self, Self::Sentinel { .. })
+    }
+}

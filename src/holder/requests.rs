@@ -1,0 +1,230 @@
+//! The holder's answers to every request but `talk` (in `talk.rs`): status, write, read,
+//! term_read, resize and kill, and the screen summary they report.
+
+use super::screen;
+use super::session::{Shared, State};
+use super::shell::Integration;
+use crate::error::{Error, ErrorCode, Result};
+use crate::proto::{
+    CursorPos, KillBody, ReadBody, ScreenInfo, StatusBody, TermReadBody, TermReadRequest, WriteBody,
+};
+use portable_pty::PtySize;
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+impl Shared {
+    /// `Status`.
+    pub fn status(&self) -> StatusBody {
+        let fg = self.foreground_other();
+        let st = self.lock();
+        let (screen, terminal_state) = screen_state(&st, fg.is_some());
+        StatusBody {
+            screen: Some(screen),
+            terminal_state: Some(terminal_state.into()),
+            pid: self.pid,
+            holder_pid: std::process::id(),
+            alive: st.exit.is_none(),
+            exit_code: st.exit.as_ref().map(|e| e.code),
+            cols: st.cols,
+            rows: st.rows,
+            integration: st.integration.as_str().into(),
+            shell_kind: self.kind.as_str().into(),
+            foreground_pid: fg.as_ref().map(|f| f.0),
+            foreground_command: fg.and_then(|f| f.1),
+            at_prompt: st.at_prompt,
+            talking: st.talk.running(),
+            output_offset: st.ring.end(),
+            protocol_version: crate::proto::PROTOCOL_VERSION,
+            kpty_version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+
+    /// `Write`: refused (nothing typed) when the lines the shell would submit, with what
+    /// earlier writes left on the line, are blocked; with `enter_follows`, checked as if Enter
+    /// followed.
+    pub fn write(&self, data: &str, enter_follows: bool) -> Result<WriteBody> {
+        let mut typing = self.lock_typing();
+        let foreground = self.foreground_other().is_some();
+        let opacity = {
+            let st = self.lock();
+            if let Some(exit) = st.exit.clone() {
+                return Err(self.exited_error(&exit));
+            }
+            self.opacity(&st, foreground)
+        };
+        let next = typing.after(data, opacity, enter_follows)?;
+        self.write_all(data.as_bytes())?;
+        *typing = next;
+        Ok(WriteBody {
+            bytes_written: data.len(),
+        })
+    }
+
+    /// `Read`: wait up to `timeout_ms` for data (past `since` when given), then return it.
+    pub fn read(&self, since: Option<u64>, max_bytes: usize, timeout_ms: u64) -> ReadBody {
+        let deadline = Instant::now() + Duration::from_millis(timeout_ms);
+        let fg = self.foreground_other().is_some();
+        let mut st = self.lock();
+        loop {
+            let has = match since {
+                Some(s) => st.ring.end() > s,
+                None => !st.ring.is_empty(),
+            };
+            if has || st.exit.is_some() {
+                break;
+            }
+            let (g, up) = self.wait_until(st, deadline);
+            st = g;
+            if up {
+                break;
+            }
+        }
+        let (screen, terminal_state) = screen_state(&st, fg);
+        ReadBody {
+            exit_code: st.exit.as_ref().map(|e| e.code),
+            screen: Some(screen),
+            terminal_state: Some(terminal_state.into()),
+            ..st.ring.read_body(since, max_bytes, st.exit.is_none())
+        }
+    }
+
+    /// `TermRead`: render the screen model (no history replay; cost ∝ lines returned).
+    pub fn term_read(&self, req: &TermReadRequest) -> Result<TermReadBody> {
+        let mode = screen::Mode::parse(&req.mode).ok_or_else(|| {
+            Error::invalid(format!(
+                "mode {:?} must be tail, viewport or delta",
+                req.mode
+            ))
+        })?;
+        let fg = self.foreground_other().is_some();
+        let mut st = self.lock();
+        let q = screen::Query {
+            mode,
+            max_lines: req.max_lines.max(1),
+            max_chars: req.max_chars.max(1),
+            merge_wrapped: req.merge_wrapped,
+            marker_id: req.marker_id,
+        };
+        let v = st.screen.read(&q).map_err(|screen::UnknownMarker(id)| {
+            Error::invalid(format!(
+                "marker_id {id} is unknown to session {} (markers live in its holder and only \
+                 the newest {} are kept); call term_read mode=delta without marker_id to start over",
+                self.session_id,
+                screen::MAX_MARKERS
+            ))
+            .with_details(json!({"session_id": self.session_id, "marker_id": id}))
+        })?;
+        let (info, state) = screen_state(&st, fg);
+        Ok(TermReadBody {
+            lines: v.lines,
+            truncated: v.truncated,
+            dropped_chars: v.dropped_chars as u64,
+            cursor_line: v.cursor_line,
+            cursor_col: v.cursor_col as u64,
+            viewport_y: v.viewport_y,
+            rows: v.rows as u64,
+            cols: v.cols as u64,
+            buffer_type: info.buffer_type,
+            first_line: v.first_line,
+            marker_id: v.marker_id,
+            marker_line: v.marker_line,
+            marker_disposed: v.marker_disposed,
+            lines_lost: v.lines_lost,
+            more: v.more,
+            title: info.title,
+            terminal_state: state.into(),
+            scrollback: st.scrollback as u64,
+            context_before: v.context_before,
+            context_after: v.context_after,
+        })
+    }
+
+    /// `Resize`.
+    pub fn resize(&self, cols: u16, rows: u16) -> Result<()> {
+        self.master
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .map_err(|e| Error::new(ErrorCode::PtyWriteFailed, format!("resize failed: {e}")))?;
+        let mut st = self.lock();
+        st.cols = cols;
+        st.rows = rows;
+        st.screen.resize(cols, rows);
+        st.dirty = true;
+        Ok(())
+    }
+
+    /// `Kill`: SIGHUP the shell's process group (and the foreground job's), SIGKILL after
+    /// `grace_ms`, and wait for the exit to be recorded.
+    pub fn kill(&self, grace_ms: u64) -> KillBody {
+        use rustix::process::{Pid, Signal, kill_process_group};
+        let groups: Vec<u32> = std::iter::once(self.pid)
+            .chain(self.foreground_other().map(|f| f.0))
+            .collect();
+        let signal_all = |sig: Signal| {
+            for g in &groups {
+                if let Some(pid) = Pid::from_raw(*g as i32) {
+                    let _ = kill_process_group(pid, sig);
+                }
+            }
+        };
+        self.lock().killed = true;
+        signal_all(Signal::HUP);
+        signal_all(Signal::CONT);
+        let mut st = self.lock();
+        for (sig, wait) in [(None, grace_ms), (Some(Signal::KILL), 3000)] {
+            if let Some(sig) = sig
+                && st.exit.is_none()
+            {
+                drop(st);
+                signal_all(sig);
+                st = self.lock();
+            }
+            let deadline = Instant::now() + Duration::from_millis(wait);
+            while st.exit.is_none() {
+                let (g, up) = self.wait_until(st, deadline);
+                st = g;
+                if up {
+                    break;
+                }
+            }
+        }
+        KillBody {
+            exit_code: st.exit.as_ref().map(|e| e.code),
+            exit_signal: st.exit.as_ref().and_then(|e| e.signal.clone()),
+        }
+    }
+}
+
+/// The screen summary and the terminal state (`prompt` | `running` | `full_screen`);
+/// `foreground` says a program other than the shell holds the terminal.
+pub(super) fn screen_state(st: &State, foreground: bool) -> (ScreenInfo, &'static str) {
+    let alternate = st.screen.alternate();
+    let (line, col) = st.screen.cursor();
+    let info = ScreenInfo {
+        buffer_type: if alternate { "alternate" } else { "normal" }.into(),
+        title: st.screen.title().map(str::to_string),
+        cursor: CursorPos {
+            line: line as u64,
+            col: col as u64,
+        },
+    };
+    let at_prompt = match st.integration {
+        // Shell integration says where the prompt is; the sentinel method cannot tell.
+        Integration::Osc133 => st.at_prompt,
+        Integration::Sentinel => true,
+    };
+    let state = if alternate {
+        "full_screen"
+    } else if at_prompt && !foreground && !st.talk.running() {
+        "prompt"
+    } else {
+        "running"
+    };
+    (info, state)
+}

@@ -1,0 +1,89 @@
+//! The launch handshake between the core and a new holder: the [`HolderSpec`] the launcher
+//! writes to the holder's stdin, the one [`Ready`] line the holder answers on its stdout, and
+//! the allocator environment the launcher sets and the holder removes from its shell's.
+
+use crate::error::Error;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Allocator settings for holders (glibc reads them at start; other allocators ignore them).
+/// The holder removes them again from its shell's environment.
+pub const HOLDER_MALLOC_ENV: [(&str, &str); 2] = [
+    ("MALLOC_MMAP_THRESHOLD_", "131072"),
+    ("MALLOC_ARENA_MAX", "2"),
+];
+
+/// What the launcher tells a new holder.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HolderSpec {
+    /// Session id (validated by the launcher).
+    pub session_id: String,
+    /// Absolute state directory.
+    pub state_dir: PathBuf,
+    /// Socket path to bind.
+    pub socket: PathBuf,
+    /// Shell program as given.
+    pub shell: String,
+    /// Absolute working directory.
+    pub cwd: PathBuf,
+    /// Columns.
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
+    /// Caller's environment overrides (applied last).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Label.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Ring-buffer size.
+    pub buffer_size: usize,
+    /// Screen scrollback lines (absent from older launchers: `KPTY_SCROLLBACK` or the default).
+    #[serde(default)]
+    pub scrollback: Option<usize>,
+    /// How long to wait for the first prompt.
+    pub ready_timeout_ms: u64,
+    /// Creation time (RFC 3339).
+    pub created_at: String,
+}
+
+/// The ready line.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Ready {
+    /// Success flag.
+    pub ok: bool,
+    /// The shell's pid.
+    #[serde(default)]
+    pub pid: Option<u32>,
+    /// The holder's pid.
+    #[serde(default)]
+    pub holder_pid: Option<u32>,
+    /// Completion method in force.
+    #[serde(default)]
+    pub integration: Option<String>,
+    /// Shell family.
+    #[serde(default)]
+    pub shell_kind: Option<String>,
+    /// The resolved shell path.
+    #[serde(default)]
+    pub shell: Option<String>,
+    /// Why it failed.
+    #[serde(default)]
+    pub error: Option<Error>,
+}
+
+impl Ready {
+    /// A failed start, reported by holder `holder_pid`.
+    pub fn failed(e: Error, holder_pid: u32) -> Self {
+        Self {
+            ok: false,
+            pid: None,
+            holder_pid: Some(holder_pid),
+            integration: None,
+            shell_kind: None,
+            shell: None,
+            error: Some(e),
+        }
+    }
+}
