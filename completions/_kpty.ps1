@@ -48,7 +48,6 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Show the audit trail: every send-line, talk, resolve, register … with its outcome')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`)')
             [CompletionResult]::new('serve', 'serve', [CompletionResultType]::ParameterValue, 'Serve this state directory''s sessions over HTTP as a desktop bridge (loopback only)')
-            [CompletionResult]::new('__holder', '__holder', [CompletionResultType]::ParameterValue, 'Run as a session holder (internal)')
             [CompletionResult]::new('__generate-assets', '__generate-assets', [CompletionResultType]::ParameterValue, 'Write shell completions and man pages into DIR (maintainers)')
             break
         }
@@ -306,14 +305,6 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            break
-        }
-        'kpty;__holder' {
-            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
-            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
         'kpty;__generate-assets' {

@@ -45,7 +45,6 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand log 'Show the audit trail: every send-line, talk, resolve, register … with its outcome'
             cand mcp 'Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`)'
             cand serve 'Serve this state directory''s sessions over HTTP as a desktop bridge (loopback only)'
-            cand __holder 'Run as a session holder (internal)'
             cand __generate-assets 'Write shell completions and man pages into DIR (maintainers)'
         }
         &'kpty;create'= {
@@ -283,13 +282,6 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
-        }
-        &'kpty;__holder'= {
-            cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
-            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
-            cand -h 'Print help'
-            cand --help 'Print help'
         }
         &'kpty;__generate-assets'= {
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'

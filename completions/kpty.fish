@@ -49,7 +49,6 @@ complete -c kpty -n "__fish_kpty_needs_command" -f -a "prune" -d 'Remove registe
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "log" -d 'Show the audit trail: every send-line, talk, resolve, register … with its outcome'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "mcp" -d 'Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`)'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "serve" -d 'Serve this state directory\'s sessions over HTTP as a desktop bridge (loopback only)'
-complete -c kpty -n "__fish_kpty_needs_command" -f -a "__holder" -d 'Run as a session holder (internal)'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "__generate-assets" -d 'Write shell completions and man pages into DIR (maintainers)'
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l shell -d 'Shell to run (default: KURORYUU_PTY_SHELL, $SHELL, /bin/bash)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l cwd -d 'Working directory (default: the project root)' -r
@@ -218,10 +217,6 @@ complete -c kpty -n "__fish_kpty_using_subcommand serve" -l state-dir -d 'State 
 complete -c kpty -n "__fish_kpty_using_subcommand serve" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
 complete -c kpty -n "__fish_kpty_using_subcommand serve" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand serve" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kpty -n "__fish_kpty_using_subcommand __holder" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
-complete -c kpty -n "__fish_kpty_using_subcommand __holder" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
-complete -c kpty -n "__fish_kpty_using_subcommand __holder" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
-complete -c kpty -n "__fish_kpty_using_subcommand __holder" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand __generate-assets" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand __generate-assets" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
 complete -c kpty -n "__fish_kpty_using_subcommand __generate-assets" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'

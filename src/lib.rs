@@ -12,10 +12,20 @@
 //!   kpty (or a desktop app's client) reaches these sessions; sessions registered from elsewhere
 //!   are reached the other way, through [`bridge`].
 //!
-//! The core ([`core`]) is one function per action of the `k_pty` contract; it reaches holders
-//! only through [`proto`] and keeps state under `ai/checkpoints/pty` through [`store`].
-//! Pure logic — dangerous-command patterns, escapes, redaction ([`safety`]), clean text
-//! ([`text`]), ring, markers — is unit-tested beside its code.
+//! The contract is typed ([`api`]): [`api::Params`] in, one reply struct per action out
+//! (`TalkReply`, `ReadReply`, `TermReadReply`, `ListReply` …), closed sets as enums parsed
+//! once with the seeds' spellings, environment defaults in [`api::config`]. JSON is made only
+//! at the edges: the CLI's `--json`, MCP results, HTTP bodies and the audit trail.
+//!
+//! The core ([`core`]) is one function per action of the `k_pty` contract, returning its
+//! typed reply; a session is `Local | Bridged`, decided once, and each reply is built in one
+//! place whichever side served it. Policy lives there once — redaction per channel, leader
+//! checks, pruning at start, the audit record, follow and read-window loops — so the front
+//! ends only translate. Core and holder meet only in [`proto`] (wire messages, the launch
+//! handshake, the ring buffer both read); state lives under `ai/checkpoints/pty` through
+//! [`store`], which treats every file there as untrusted input.
+//! Pure logic — dangerous-command patterns, line editing, escapes, redaction ([`safety`]),
+//! clean text ([`text`]), ring, markers — is unit-tested beside its code.
 
 pub mod api;
 pub mod bridge;
@@ -31,7 +41,10 @@ pub mod store;
 pub mod sys;
 pub mod text;
 
-/// Run kpty with the process's arguments; returns the exit code.
+/// Run kpty with the process's arguments; returns the exit code. The role is picked here:
+/// `__holder` (started only by kpty itself) before any argument parsing, which a long-lived
+/// holder need not pay for; everything else — the CLI verbs, `mcp`, `serve` — by the CLI's
+/// parser, which hands `mcp` and `serve` their roles.
 pub fn run() -> i32 {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == "__holder") {

@@ -102,9 +102,6 @@ pub enum Command {
     /// request header and as long for its body, and a keep-alive connection idle that long
     /// is closed (KPTY_SERVE_HEADER_TIMEOUT_MS changes it).
     Serve(ServeArgs),
-    /// Run as a session holder (internal).
-    #[command(name = "__holder", hide = true)]
-    Holder,
     /// Write shell completions and man pages into DIR (maintainers).
     #[command(name = "__generate-assets", hide = true)]
     GenerateAssets {

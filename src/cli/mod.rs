@@ -67,11 +67,11 @@ fn execute(cli: Cli) -> Result<i32> {
     run_action(&cli, action, params)
 }
 
-/// The roles other than the CLI (holder, MCP server, HTTP bridge) and the verbs that are not
+/// The roles other than the CLI (MCP server, HTTP bridge; the holder is picked before any
+/// parsing, in [`crate::run`]) and the verbs that are not
 /// actions (`log`, `generate-assets`, `help COMMAND`): run, with their exit code.
 fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
     Ok(Some(match &cli.command {
-        Command::Holder => crate::holder::main(),
         Command::Mcp => crate::mcp::run(ctx(cli)?),
         Command::Serve(a) => crate::serve::run(ctx(cli)?, a.port),
         Command::Log(a) => log::log(&ctx(cli)?, a, cli.json)?,
