@@ -11,10 +11,11 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use std::collections::BTreeMap;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 /// Most connections open at once.
@@ -110,6 +111,25 @@ impl Drop for Busy {
     }
 }
 
+/// What the accept loop and every connection task share.
+#[derive(Clone)]
+struct Shared {
+    app: Router,
+    stop: CancellationToken,
+    table: Arc<Mutex<Table>>,
+    /// Told whenever a connection closes (frees a descriptor).
+    closed: Arc<tokio::sync::Notify>,
+    /// Deadline for a request header (and for an idle keep-alive connection).
+    header_timeout: Duration,
+}
+
+/// A connection's place in the [`Table`], as its task holds it.
+struct Ticket {
+    id: u64,
+    evict: CancellationToken,
+    busy: Arc<AtomicUsize>,
+}
+
 /// Serve `app` on `listener` until `stop` is cancelled; then stop accepting, let each
 /// connection finish its request in progress, and return once all are closed or `grace` is
 /// over.
@@ -120,45 +140,17 @@ pub async fn serve(
     stop: CancellationToken,
     grace: Duration,
 ) {
-    let table = Arc::new(Mutex::new(Table::default()));
-    // Told whenever a connection closes (frees a descriptor).
-    let closed = Arc::new(tokio::sync::Notify::new());
+    let shared = Shared {
+        app,
+        stop,
+        table: Arc::new(Mutex::new(Table::default())),
+        closed: Arc::new(tokio::sync::Notify::new()),
+        header_timeout: limits.header_timeout,
+    };
     // Each connection task holds a sender; all are gone when every connection is closed.
     let (alive, mut all_closed) = tokio::sync::mpsc::channel::<()>(1);
-    loop {
-        let (stream, peer) = tokio::select! {
-            () = stop.cancelled() => break,
-            r = listener.accept() => match r {
-                Ok(x) => x,
-                Err(e) => {
-                    // Out of descriptors, or a connection reset while queued. Without a pause
-                    // the first would spin: wait for a connection to close, briefly.
-                    tracing::warn!("kpty serve: accept failed: {e}");
-                    let _ = tokio::time::timeout(ACCEPT_RETRY, closed.notified()).await;
-                    continue;
-                }
-            },
-        };
-        let slot = {
-            let mut t = match table.lock() {
-                Ok(t) => t,
-                Err(poisoned) => poisoned.into_inner(),
-            };
-            if t.make_room(limits.max_connections) {
-                let id = t.next;
-                t.next += 1;
-                let slot = Slot {
-                    evict: CancellationToken::new(),
-                    busy: Arc::default(),
-                };
-                let mine = (id, slot.evict.clone(), slot.busy.clone());
-                t.open.insert(id, slot);
-                Some(mine)
-            } else {
-                None
-            }
-        };
-        let Some((id, evict, busy)) = slot else {
+    while let Some((stream, peer)) = accept(&listener, &shared).await {
+        let Some(ticket) = admit(&shared.table, limits.max_connections) else {
             tracing::warn!(
                 "kpty serve: {} connections are all serving requests; closing {peer}",
                 limits.max_connections
@@ -166,57 +158,113 @@ pub async fn serve(
             drop(stream);
             continue;
         };
-        let app = app.clone();
-        let stop = stop.clone();
-        let table = table.clone();
-        let alive = alive.clone();
-        let closed = closed.clone();
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
-                let guard = Busy::new(&busy);
-                let svc = TowerToHyperService::new(app.clone());
-                async move {
-                    let r = hyper::service::Service::call(&svc, req).await;
-                    drop(guard);
-                    r
-                }
-            });
-            let mut builder = hyper::server::conn::http1::Builder::new();
-            builder
-                .timer(TokioTimer::new())
-                .header_read_timeout(limits.header_timeout);
-            let conn = builder.serve_connection(TokioIo::new(stream), service);
-            let mut conn = std::pin::pin!(conn);
-            let mut stopping = false;
-            loop {
-                tokio::select! {
-                    r = conn.as_mut() => {
-                        if let Err(e) = r {
-                            tracing::debug!("kpty serve: connection {peer}: {e}");
-                        }
-                        break;
-                    }
-                    () = evict.cancelled() => {
-                        tracing::debug!("kpty serve: closing idle connection {peer} to make room");
-                        break;
-                    }
-                    () = stop.cancelled(), if !stopping => {
-                        stopping = true;
-                        conn.as_mut().graceful_shutdown();
-                    }
-                }
-            }
-            if let Ok(mut t) = table.lock() {
-                t.open.remove(&id);
-            }
-            closed.notify_one();
-            drop(alive);
-        });
+        tokio::spawn(connection(
+            stream,
+            peer,
+            ticket,
+            shared.clone(),
+            alive.clone(),
+        ));
     }
     drop(listener);
     drop(alive);
     // Requests in flight may finish, but not forever (a talk may wait an hour).
     let _ = tokio::time::timeout(grace, all_closed.recv()).await;
+}
+
+/// The next connection, or `None` once `stop` is cancelled.
+async fn accept(listener: &TcpListener, shared: &Shared) -> Option<(TcpStream, SocketAddr)> {
+    loop {
+        tokio::select! {
+            () = shared.stop.cancelled() => return None,
+            r = listener.accept() => match r {
+                Ok(x) => return Some(x),
+                Err(e) => {
+                    // Out of descriptors, or a connection reset while queued. Without a pause
+                    // the first would spin: wait for a connection to close, briefly.
+                    tracing::warn!("kpty serve: accept failed: {e}");
+                    let _ = tokio::time::timeout(ACCEPT_RETRY, shared.closed.notified()).await;
+                }
+            },
+        }
+    }
+}
+
+/// A place in `table` for a new connection when [`Table::make_room`] finds one.
+fn admit(table: &Mutex<Table>, max: usize) -> Option<Ticket> {
+    let mut t = match table.lock() {
+        Ok(t) => t,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    if !t.make_room(max) {
+        return None;
+    }
+    let id = t.next;
+    t.next += 1;
+    let slot = Slot {
+        evict: CancellationToken::new(),
+        busy: Arc::default(),
+    };
+    let ticket = Ticket {
+        id,
+        evict: slot.evict.clone(),
+        busy: slot.busy.clone(),
+    };
+    t.open.insert(id, slot);
+    Some(ticket)
+}
+
+/// Serve one connection with the header timeout, each request counted as busy, until it
+/// ends, is displaced, or finishes its request in progress after `stop`; then give up its
+/// place.
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    ticket: Ticket,
+    shared: Shared,
+    alive: tokio::sync::mpsc::Sender<()>,
+) {
+    let Ticket { id, evict, busy } = ticket;
+    let app = shared.app.clone();
+    let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+        let guard = Busy::new(&busy);
+        let svc = TowerToHyperService::new(app.clone());
+        async move {
+            let r = hyper::service::Service::call(&svc, req).await;
+            drop(guard);
+            r
+        }
+    });
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(shared.header_timeout);
+    let conn = builder.serve_connection(TokioIo::new(stream), service);
+    let mut conn = std::pin::pin!(conn);
+    let mut stopping = false;
+    loop {
+        tokio::select! {
+            r = conn.as_mut() => {
+                if let Err(e) = r {
+                    tracing::debug!("kpty serve: connection {peer}: {e}");
+                }
+                break;
+            }
+            () = evict.cancelled() => {
+                tracing::debug!("kpty serve: closing idle connection {peer} to make room");
+                break;
+            }
+            () = shared.stop.cancelled(), if !stopping => {
+                stopping = true;
+                conn.as_mut().graceful_shutdown();
+            }
+        }
+    }
+    if let Ok(mut t) = shared.table.lock() {
+        t.open.remove(&id);
+    }
+    shared.closed.notify_one();
+    drop(alive);
 }
 
 #[cfg(test)]
