@@ -340,11 +340,7 @@ impl Editor {
                 self.insert(&text);
             }
             Key::Submit => out.push(self.take_line()),
-            Key::Eof => {
-                if !self.buf.is_empty() {
-                    out.push(self.take_line());
-                }
-            }
+            Key::Eof if !self.buf.is_empty() => out.push(self.take_line()),
             Key::Abandon => self.clear_line(),
             _ => {}
         }
@@ -354,23 +350,13 @@ impl Editor {
     fn apply_erase(&mut self, key: Key, was_kill: bool) {
         let (len, cur) = (self.buf.len(), self.cursor);
         match key {
-            Key::EraseBack => {
-                if cur > 0 {
-                    self.erase(cur - 1, cur);
-                }
-            }
-            Key::DeleteForward => {
-                if cur < len {
-                    self.erase(cur, cur + 1);
-                }
-            }
-            Key::EofOrDelete => {
-                // On an empty line this is EOF: the shell (or a nested one) ends and what
-                // follows goes to whoever reads next; carry on with a fresh line.
-                if cur < len {
-                    self.edited = true;
-                    self.erase(cur, cur + 1);
-                }
+            Key::EraseBack if cur > 0 => self.erase(cur - 1, cur),
+            Key::DeleteForward if cur < len => self.erase(cur, cur + 1),
+            // On an empty line this is EOF: the shell (or a nested one) ends and what
+            // follows goes to whoever reads next; carry on with a fresh line.
+            Key::EofOrDelete if cur < len => {
+                self.edited = true;
+                self.erase(cur, cur + 1);
             }
             Key::KillToStart => {
                 if cur < len {
@@ -422,12 +408,10 @@ impl Editor {
                 let k = self.kill.clone();
                 self.insert(&k);
             }
-            Key::Transpose => {
-                if cur > 0 && len >= 2 {
-                    let p = if cur == len { cur - 1 } else { cur };
-                    self.buf.swap(p - 1, p);
-                    self.cursor = p + 1;
-                }
+            Key::Transpose if cur > 0 && len >= 2 => {
+                let p = if cur == len { cur - 1 } else { cur };
+                self.buf.swap(p - 1, p);
+                self.cursor = p + 1;
             }
             Key::Case(case) => {
                 let end = self.word_right(cur);
