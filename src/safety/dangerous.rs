@@ -31,6 +31,10 @@ pub struct Pattern {
     pub category: &'static str,
     /// Human-readable reason shown when a command is blocked.
     pub description: &'static str,
+    /// Literal substrings (lowercase) of which at least one occurs in every command the rule
+    /// can match. Most commands contain none, so no regex needs compiling at all: a
+    /// short-lived CLI process pays for a rule's regex only when its command word is present.
+    pub needles: &'static [&'static str],
     /// The regex source; compile it case-insensitive and multi-line (as `check_dangerous` does).
     pub regex: &'static str,
 }
@@ -146,12 +150,14 @@ const fn p(
     id: &'static str,
     category: &'static str,
     description: &'static str,
+    needles: &'static [&'static str],
     regex: &'static str,
 ) -> Pattern {
     Pattern {
         id,
         category,
         description,
+        needles,
         regex,
     }
 }
@@ -160,130 +166,76 @@ const fn p(
 #[rustfmt::skip]
 pub static PATTERNS: &[Pattern] = &[
     // ---- destructive_file_ops ----
-    p("rm_recursive_root", DFO, "recursive rm of /, ~, $HOME, * or a top-level system directory",
+    p("rm_recursive_root", DFO, "recursive rm of /, ~, $HOME, * or a top-level system directory", &["rm"],
       concat!(cmd!(), r"rm[ \t]+", args!(), recursive!(), r"[ \t]+", args!(), "(?:", sys_dir!(), "|", home_dir!(), r#"|["']?\*["']?)"#, end!(),
               "|", cmd!(), r"rm[ \t]+", args!(), "(?:", sys_dir!(), "|", home_dir!(), r#"|["']?\*["']?)[ \t]+"#, args!(), recursive!(), end!())),
-    p("del_recursive_quiet", DFO, "Windows del/erase with /s and /q (silent recursive delete)",
+    p("del_recursive_quiet", DFO, "Windows del/erase with /s and /q (silent recursive delete)", &["del", "erase"],
       concat!(cmd!(), r"(?:del|erase)(?:\.exe)?[ \t]+[^;&|\n]*/s(?-u:\b)[^;&|\n]*/q(?-u:\b)|", cmd!(), r"(?:del|erase)(?:\.exe)?[ \t]+[^;&|\n]*/q(?-u:\b)[^;&|\n]*/s(?-u:\b)")),
-    p("rmdir_recursive", DFO, "Windows rmdir/rd /s (recursive directory removal)",
+    p("rmdir_recursive", DFO, "Windows rmdir/rd /s (recursive directory removal)", &["rmdir", "rd"],
       concat!(cmd!(), r"(?:rmdir|rd)(?:\.exe)?[ \t]+[^;&|\n]*/s(?-u:\b)")),
-    p("remove_item_recurse_root", DFO, "PowerShell Remove-Item -Recurse on a drive root, system folder or /",
+    p("remove_item_recurse_root", DFO, "PowerShell Remove-Item -Recurse on a drive root, system folder or /", &["-r"],
       concat!(cmd!(), r"(?:remove-item|ri|rm|del|erase|rmdir|rd)[ \t]+", args!(), r"-r[a-z]*[ \t]+", args!(), r"(?:-path[ \t]+)?", win_root!(), win_end!(),
               "|", cmd!(), r"(?:remove-item|ri|rm|del|erase|rmdir|rd)[ \t]+", args!(), r"(?:-path[ \t]+)?", win_root!(), r"[ \t]+", args!(), r"-r[a-z]*", win_end!())),
     // ---- disk_ops ----
-    p("format_drive", DISK, "format of a drive letter",
+    p("format_drive", DISK, "format of a drive letter", &["format"],
       concat!(cmd!(), r#"format(?:\.com|\.exe)?[ \t]+(?:/[^ \t\r\n]+[ \t]+)*["']?[a-z]:"#)),
-    p("diskpart", DISK, "diskpart (disk partitioning tool)", concat!(cmd!(), r"diskpart(?:\.exe)?", end!())),
-    p("powershell_disk_wipe", DISK, "PowerShell Format-Volume / Clear-Disk / Initialize-Disk / Remove-Partition",
+    p("diskpart", DISK, "diskpart (disk partitioning tool)", &["diskpart"], concat!(cmd!(), r"diskpart(?:\.exe)?", end!())),
+    p("powershell_disk_wipe", DISK, "PowerShell Format-Volume / Clear-Disk / Initialize-Disk / Remove-Partition", &["format-volume", "clear-disk", "initialize-disk", "remove-partition"],
       concat!(cmd!(), r"(?:format-volume|clear-disk|initialize-disk|remove-partition)", end!())),
-    p("mkfs", DISK, "creating a filesystem (mkfs, mkfs.*, mke2fs, mkntfs, newfs)",
+    p("mkfs", DISK, "creating a filesystem (mkfs, mkfs.*, mke2fs, mkntfs, newfs)", &["mkfs", "mke2fs", "mkntfs", "newfs"],
       concat!(cmd!(), r"(?:mkfs(?:\.[a-z0-9_]+)?|mke2fs|mkntfs|newfs(?:_[a-z0-9_]+)?)", end!())),
-    p("dd_to_device", DISK, "dd writing to a block device",
+    p("dd_to_device", DISK, "dd writing to a block device", &["of="],
       concat!(cmd!(), r"dd[ \t]+", args!(), r"of=", block_dev!())),
-    p("partition_tools", DISK, "partition table editors (fdisk, sfdisk, cfdisk, gdisk, sgdisk, parted)",
+    p("partition_tools", DISK, "partition table editors (fdisk, sfdisk, cfdisk, gdisk, sgdisk, parted)", &["fdisk", "gdisk", "parted"],
       concat!(cmd!(), r"(?:fdisk|sfdisk|cfdisk|gdisk|sgdisk|parted)", end!())),
-    p("wipefs", DISK, "wipefs (erases filesystem signatures)", concat!(cmd!(), "wipefs", end!())),
-    p("shred_device", DISK, "shred on a /dev device", concat!(cmd!(), r"shred[ \t]+", args!(), r#"["']?/dev/"#)),
+    p("wipefs", DISK, "wipefs (erases filesystem signatures)", &["wipefs"], concat!(cmd!(), "wipefs", end!())),
+    p("shred_device", DISK, "shred on a /dev device", &["shred"], concat!(cmd!(), r"shred[ \t]+", args!(), r#"["']?/dev/"#)),
     // ---- system_damage ----
-    p("fork_bomb", SYS, "fork bomb",
+    p("fork_bomb", SYS, "fork bomb", &["{"],
       r"(?:function[ \t]+[a-z0-9_:.]+[ \t]*(?:\([ \t]*\))?|[a-z0-9_:.]+[ \t]*\([ \t]*\))[ \t]*\{[ \t]*[a-z0-9_:.]+[ \t]*\|[ \t]*[a-z0-9_:.]+[ \t]*&[ \t]*;?[ \t]*\}[ \t]*;?[ \t]*[a-z0-9_:.]+"),
-    p("shutdown", SYS, "shutdown / Stop-Computer / Restart-Computer",
+    p("shutdown", SYS, "shutdown / Stop-Computer / Restart-Computer", &["shutdown", "stop-computer", "restart-computer"],
       concat!(cmd!(), r"(?:shutdown|stop-computer|restart-computer)(?:\.exe)?", end!())),
-    p("halt_reboot", SYS, "halt, poweroff or reboot", concat!(cmd!(), r"(?:halt|poweroff|reboot)", end!())),
-    p("init_runlevel", SYS, "init/telinit 0 or 6 (halt or reboot)", concat!(cmd!(), r"(?:tel)?init[ \t]+[06]", end!())),
-    p("systemctl_power", SYS, "systemctl poweroff/halt/reboot/kexec",
+    p("halt_reboot", SYS, "halt, poweroff or reboot", &["halt", "poweroff", "reboot"], concat!(cmd!(), r"(?:halt|poweroff|reboot)", end!())),
+    p("init_runlevel", SYS, "init/telinit 0 or 6 (halt or reboot)", &["init"], concat!(cmd!(), r"(?:tel)?init[ \t]+[06]", end!())),
+    p("systemctl_power", SYS, "systemctl poweroff/halt/reboot/kexec", &["systemctl"],
       concat!(cmd!(), r"systemctl[ \t]+(?:-[^ \t\r\n]+[ \t]+)*(?:poweroff|halt|reboot|kexec)", end!())),
-    p("chmod_root", SYS, "recursive chmod of / or a top-level system directory",
+    p("chmod_root", SYS, "recursive chmod of / or a top-level system directory", &["chmod"],
       concat!(cmd!(), r"chmod[ \t]+", args!(), recursive!(), r"[ \t]+", args!(), sys_dir!(), end!(),
               "|", cmd!(), r"chmod[ \t]+", args!(), sys_dir!(), r"[ \t]+", args!(), recursive!(), end!())),
-    p("chown_root", SYS, "recursive chown/chgrp of / or a top-level system directory",
+    p("chown_root", SYS, "recursive chown/chgrp of / or a top-level system directory", &["chown", "chgrp"],
       concat!(cmd!(), r"ch(?:own|grp)[ \t]+", args!(), recursive!(), r"[ \t]+", args!(), sys_dir!(), end!(),
               "|", cmd!(), r"ch(?:own|grp)[ \t]+", args!(), sys_dir!(), r"[ \t]+", args!(), recursive!(), end!())),
-    p("write_block_device", SYS, "redirecting or tee-ing output onto a block device",
+    p("write_block_device", SYS, "redirecting or tee-ing output onto a block device", &["/dev/"],
       concat!(r">[ \t]*", block_dev!(), r"|\|[ \t]*(?:sudo[ \t]+)?tee[ \t]+(?:-[^ \t\r\n]+[ \t]+)*", block_dev!())),
-    p("mv_root", SYS, "moving /, ~, $HOME or a top-level system directory (e.g. to /dev/null)",
+    p("mv_root", SYS, "moving /, ~, $HOME or a top-level system directory (e.g. to /dev/null)", &["mv"],
       concat!(cmd!(), r"mv[ \t]+", args!(), "(?:", sys_dir!(), "|", home_dir!(), r")[ \t]+[^ \t;&|]")),
     // ---- credential_access ----
-    p("ssh_key_read", CRED, "reading SSH keys or config (~/.ssh/…, id_rsa, id_ed25519, …)",
+    p("ssh_key_read", CRED, "reading SSH keys or config (~/.ssh/…, id_rsa, id_ed25519, …)", &[".ssh", "id_"],
       concat!(cmd!(), reader!(), before_dot!(), r"\.ssh(?:[/\\]|", end!(), ")",
               "|", cmd!(), reader!(), before_dot!(), r#"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?["']?"#, end!())),
-    p("aws_credentials", CRED, "reading AWS credentials (~/.aws/…)",
+    p("aws_credentials", CRED, "reading AWS credentials (~/.aws/…)", &[".aws"],
       concat!(cmd!(), reader!(), before_dot!(), r"\.aws(?:[/\\]|", end!(), ")")),
-    p("cloud_credentials", CRED, "reading cloud/git credential files (.netrc, .git-credentials, .docker/config.json, .kube/config, gcloud, azure)",
+    p("cloud_credentials", CRED, "reading cloud/git credential files (.netrc, .git-credentials, .docker/config.json, .kube/config, gcloud, azure)", &["netrc", ".git-credentials", ".docker", ".kube", "gcloud", ".azure"],
       concat!(cmd!(), reader!(), before_dot!(),
               r"(?:[._]netrc|\.git-credentials|\.docker[/\\]config\.json|\.kube[/\\]config|\.config[/\\]gcloud|\.azure[/\\])")),
-    p("shadow_read", CRED, "reading /etc/shadow or /etc/gshadow",
+    p("shadow_read", CRED, "reading /etc/shadow or /etc/gshadow", &["shadow"],
       concat!(cmd!(), reader!(), args!(), r#"["']?/etc/g?shadow-?["']?"#, end!(), "|", cmd!(), "unshadow", end!())),
-    p("sam_hive", CRED, "querying or saving the SAM/SECURITY/SYSTEM registry hives",
+    p("sam_hive", CRED, "querying or saving the SAM/SECURITY/SYSTEM registry hives", &["hklm", "hkey_local_machine"],
       concat!(cmd!(), r#"reg(?:\.exe)?[ \t]+(?:query|save|export|copy)[ \t]+["']?(?:hklm|hkey_local_machine)\\(?:sam|security)(?:\\|["']?"#, end!(), ")",
               "|", cmd!(), r#"reg(?:\.exe)?[ \t]+(?:save|export)[ \t]+["']?(?:hklm|hkey_local_machine)\\system["']?"#, end!())),
-    p("mimikatz", CRED, "mimikatz or its credential-dumping modules", r"(?-u:\b)(?:mimikatz|sekurlsa::|lsadump::)"),
-    p("lsass_dump", CRED, "dumping LSASS memory (procdump / comsvcs MiniDump)",
+    p("mimikatz", CRED, "mimikatz or its credential-dumping modules", &["mimikatz", "sekurlsa::", "lsadump::"], r"(?-u:\b)(?:mimikatz|sekurlsa::|lsadump::)"),
+    p("lsass_dump", CRED, "dumping LSASS memory (procdump / comsvcs MiniDump)", &["procdump", "comsvcs"],
       r"(?-u:\b)procdump(?:64)?(?:\.exe)?[ \t]+[^;&|\n]*lsass|(?-u:\b)comsvcs(?:\.dll)?[^;&|\n]*minidump"),
     // ---- registry_boot_attacks ----
-    p("reg_delete_hklm", REG, "deleting HKLM registry keys",
+    p("reg_delete_hklm", REG, "deleting HKLM registry keys", &["hklm", "hkey_local_machine"],
       concat!(cmd!(), r#"reg(?:\.exe)?[ \t]+delete[ \t]+["']?(?:hklm|hkey_local_machine)(?-u:\b)|"#,
               cmd!(), r#"remove-item(?:property)?[ \t]+"#, args!(), r#"["']?(?:hklm:|registry::hkey_local_machine)"#)),
-    p("bcdedit", REG, "bcdedit (boot configuration editing)", concat!(cmd!(), r"bcdedit(?:\.exe)?", end!())),
-    p("vss_delete_shadows", REG, "deleting volume shadow copies",
+    p("bcdedit", REG, "bcdedit (boot configuration editing)", &["bcdedit"], concat!(cmd!(), r"bcdedit(?:\.exe)?", end!())),
+    p("vss_delete_shadows", REG, "deleting volume shadow copies", &["vssadmin", "wmic"],
       concat!(cmd!(), r"vssadmin(?:\.exe)?[ \t]+(?:delete[ \t]+shadows|resize[ \t]+shadowstorage)|",
               cmd!(), r"wmic(?:\.exe)?[ \t]+shadowcopy[ \t]+delete")),
-    p("wbadmin_delete", REG, "wbadmin delete (backup catalog/backups)", concat!(cmd!(), r"wbadmin(?:\.exe)?[ \t]+delete")),
+    p("wbadmin_delete", REG, "wbadmin delete (backup catalog/backups)", &["wbadmin"], concat!(cmd!(), r"wbadmin(?:\.exe)?[ \t]+delete")),
 ];
-
-/// Literal substrings (lowercase) of which at least one occurs in every command a rule can
-/// match. Most commands contain none, so no regex needs compiling at all: a short-lived CLI
-/// process pays for a rule's regex only when its command word is present.
-fn needles(id: &str) -> &'static [&'static str] {
-    match id {
-        "rm_recursive_root" => &["rm"],
-        "del_recursive_quiet" => &["del", "erase"],
-        "rmdir_recursive" => &["rmdir", "rd"],
-        "remove_item_recurse_root" => &["-r"],
-        "format_drive" => &["format"],
-        "diskpart" => &["diskpart"],
-        "powershell_disk_wipe" => &[
-            "format-volume",
-            "clear-disk",
-            "initialize-disk",
-            "remove-partition",
-        ],
-        "mkfs" => &["mkfs", "mke2fs", "mkntfs", "newfs"],
-        "dd_to_device" => &["of="],
-        "partition_tools" => &["fdisk", "gdisk", "parted"],
-        "wipefs" => &["wipefs"],
-        "shred_device" => &["shred"],
-        "fork_bomb" => &["{"],
-        "shutdown" => &["shutdown", "stop-computer", "restart-computer"],
-        "halt_reboot" => &["halt", "poweroff", "reboot"],
-        "init_runlevel" => &["init"],
-        "systemctl_power" => &["systemctl"],
-        "chmod_root" => &["chmod"],
-        "chown_root" => &["chown", "chgrp"],
-        "write_block_device" => &["/dev/"],
-        "mv_root" => &["mv"],
-        "ssh_key_read" => &[".ssh", "id_"],
-        "aws_credentials" => &[".aws"],
-        "cloud_credentials" => &[
-            "netrc",
-            ".git-credentials",
-            ".docker",
-            ".kube",
-            "gcloud",
-            ".azure",
-        ],
-        "shadow_read" => &["shadow"],
-        "sam_hive" => &["hklm", "hkey_local_machine"],
-        "mimikatz" => &["mimikatz", "sekurlsa::", "lsadump::"],
-        "lsass_dump" => &["procdump", "comsvcs"],
-        "reg_delete_hklm" => &["hklm", "hkey_local_machine"],
-        "bcdedit" => &["bcdedit"],
-        "vss_delete_shadows" => &["vssadmin", "wmic"],
-        "wbadmin_delete" => &["wbadmin"],
-        // An unknown id always runs its regex: a missing entry can cost time, never safety.
-        _ => &[""],
-    }
-}
 
 /// One lazily compiled regex per rule.
 static REGEXES: LazyLock<Vec<OnceLock<Regex>>> =
@@ -304,7 +256,7 @@ fn regex(i: usize) -> &'static Regex {
 pub fn check_dangerous(command: &str) -> Option<BlockedMatch> {
     let lower = command.to_ascii_lowercase();
     let i = PATTERNS.iter().enumerate().position(|(i, p)| {
-        needles(p.id).iter().any(|n| lower.contains(n)) && regex(i).is_match(command)
+        p.needles.iter().any(|n| lower.contains(n)) && regex(i).is_match(command)
     })?;
     let p = &PATTERNS[i];
     Some(BlockedMatch {
@@ -322,7 +274,7 @@ mod tests {
     fn every_rule_has_needles() {
         // The BLOCKED examples below prove each rule's needles admit what it must catch.
         for p in PATTERNS {
-            let n = needles(p.id);
+            let n = p.needles;
             assert!(!n.is_empty() && !n.contains(&""), "{} has no needles", p.id);
         }
     }

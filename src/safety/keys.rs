@@ -134,49 +134,57 @@ pub(super) fn escape_key(chars: &[char], i: usize) -> Decoded {
     let next = *chars.get(i + 1)?;
     let key = match next {
         '[' => return csi_key(chars, i),
-        'O' => {
-            let k = match *chars.get(i + 2)? {
-                'C' => Key::Right,
-                'D' => Key::Left,
-                'H' => Key::Home,
-                'F' => Key::End,
-                'A' | 'B' => Key::Recall("an Up/Down arrow (history)"),
-                _ => Key::Opaque("a function key or escape sequence kpty does not model"),
-            };
-            return Some((k, 3));
-        }
+        'O' => return ss3_key(chars, i),
         ESC => Key::Opaque("Esc Esc (completion)"),
         '\x08' | DEL => Key::KillWordBack,
         '\x07' => Key::Ignore,
         '\n' | '\r' => Key::ViMode,
         c if is_control(c) => Key::Opaque("an Esc + control key"),
         c if !c.is_ascii() => Key::Opaque("an Esc + character kpty does not model"),
-        c => match c.to_ascii_lowercase() {
-            'b' => Key::WordLeft,
-            'f' => Key::WordRight,
-            'd' => Key::KillWordForward,
-            'u' => Key::Case(Case::Upper),
-            'l' => Key::Case(Case::Lower),
-            'c' => Key::Case(Case::Capitalize),
-            ' ' => Key::Ignore,
-            't' => Key::Opaque("Esc t (transpose words)"),
-            'r' => Key::Opaque("Esc r (revert line)"),
-            'y' => Key::Opaque("Esc y (yank-pop)"),
-            '.' | '_' => Key::Opaque("Esc . / Esc _ (last argument from history)"),
-            '<' | '>' => Key::Recall("Esc < / Esc > (first/last history line)"),
-            'p' | 'n' => Key::Opaque("Esc p / Esc n (history search)"),
-            '0'..='9' | '-' => Key::Opaque("Esc + digit (numeric argument)"),
-            '?' | '*' | '=' | '/' | '~' | '$' | '@' | '!' | '{' | 'g' => {
-                Key::Opaque("an Esc completion key")
-            }
-            '^' | '&' => Key::Opaque("an Esc expansion key"),
-            '#' => Key::Opaque("Esc # (insert-comment)"),
-            '\\' => Key::Opaque("Esc \\ (delete-horizontal-space)"),
-            // Unbound: readline rings the bell and drops both characters.
-            _ => Key::Ignore,
-        },
+        c => meta_key(c),
     };
     Some((key, 2))
+}
+
+/// Readline at `Esc O` (SS3): an arrow, Home or End in application mode.
+fn ss3_key(chars: &[char], i: usize) -> Decoded {
+    let k = match *chars.get(i + 2)? {
+        'C' => Key::Right,
+        'D' => Key::Left,
+        'H' => Key::Home,
+        'F' => Key::End,
+        'A' | 'B' => Key::Recall("an Up/Down arrow (history)"),
+        _ => Key::Opaque("a function key or escape sequence kpty does not model"),
+    };
+    Some((k, 3))
+}
+
+/// Readline's meta key: Esc and a printable ASCII character `c` (either case).
+fn meta_key(c: char) -> Key {
+    match c.to_ascii_lowercase() {
+        'b' => Key::WordLeft,
+        'f' => Key::WordRight,
+        'd' => Key::KillWordForward,
+        'u' => Key::Case(Case::Upper),
+        'l' => Key::Case(Case::Lower),
+        'c' => Key::Case(Case::Capitalize),
+        ' ' => Key::Ignore,
+        't' => Key::Opaque("Esc t (transpose words)"),
+        'r' => Key::Opaque("Esc r (revert line)"),
+        'y' => Key::Opaque("Esc y (yank-pop)"),
+        '.' | '_' => Key::Opaque("Esc . / Esc _ (last argument from history)"),
+        '<' | '>' => Key::Recall("Esc < / Esc > (first/last history line)"),
+        'p' | 'n' => Key::Opaque("Esc p / Esc n (history search)"),
+        '0'..='9' | '-' => Key::Opaque("Esc + digit (numeric argument)"),
+        '?' | '*' | '=' | '/' | '~' | '$' | '@' | '!' | '{' | 'g' => {
+            Key::Opaque("an Esc completion key")
+        }
+        '^' | '&' => Key::Opaque("an Esc expansion key"),
+        '#' => Key::Opaque("Esc # (insert-comment)"),
+        '\\' => Key::Opaque("Esc \\ (delete-horizontal-space)"),
+        // Unbound: readline rings the bell and drops both characters.
+        _ => Key::Ignore,
+    }
 }
 
 /// Readline at `Esc [`: parameters, intermediates, a final byte.

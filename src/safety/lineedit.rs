@@ -268,6 +268,7 @@ impl Editor {
         p
     }
 
+    /// Apply one decoded key: note whether it edits the line, then hand it to its family.
     fn apply(&mut self, key: Key, out: &mut Vec<Line>) {
         let was_kill = std::mem::replace(&mut self.last_was_kill, false);
         let edits = !matches!(
@@ -291,7 +292,37 @@ impl Editor {
         if edits {
             self.edited = true;
         }
-        let (len, cur) = (self.buf.len(), self.cursor);
+        match key {
+            Key::Insert(_)
+            | Key::Paste(_)
+            | Key::Submit
+            | Key::Eof
+            | Key::Abandon
+            | Key::Ignore => {
+                self.apply_line_key(key, out);
+            }
+            Key::EraseBack
+            | Key::DeleteForward
+            | Key::EofOrDelete
+            | Key::KillToStart
+            | Key::KillToEnd
+            | Key::KillLine
+            | Key::UnixWordRubout
+            | Key::KernelWordErase
+            | Key::KillWordBack
+            | Key::KillWordForward => self.apply_erase(key, was_kill),
+            Key::Yank | Key::Transpose | Key::Case(_) => self.apply_rewrite(key),
+            Key::Home | Key::End | Key::Left | Key::Right | Key::WordLeft | Key::WordRight => {
+                self.apply_move(&key);
+            }
+            Key::Opaque(_) | Key::Recall(_) | Key::SubmitThenOpaque(_) | Key::ViMode => {
+                self.apply_unseen(key, out);
+            }
+        }
+    }
+
+    /// Insertion, paste, submitting and abandoning the line.
+    fn apply_line_key(&mut self, key: Key, out: &mut Vec<Line>) {
         match key {
             Key::Insert(c) => self.insert(&[c]),
             Key::Paste(text) => {
@@ -309,30 +340,23 @@ impl Editor {
                 self.insert(&text);
             }
             Key::Submit => out.push(self.take_line()),
-            Key::Eof => {
-                if len > 0 {
-                    out.push(self.take_line());
-                }
-            }
+            Key::Eof if !self.buf.is_empty() => out.push(self.take_line()),
             Key::Abandon => self.clear_line(),
-            Key::Ignore => {}
-            Key::EraseBack => {
-                if cur > 0 {
-                    self.erase(cur - 1, cur);
-                }
-            }
-            Key::DeleteForward => {
-                if cur < len {
-                    self.erase(cur, cur + 1);
-                }
-            }
-            Key::EofOrDelete => {
-                // On an empty line this is EOF: the shell (or a nested one) ends and what
-                // follows goes to whoever reads next; carry on with a fresh line.
-                if cur < len {
-                    self.edited = true;
-                    self.erase(cur, cur + 1);
-                }
+            _ => {}
+        }
+    }
+
+    /// Erasing and killing: by character, word or to either end of the line.
+    fn apply_erase(&mut self, key: Key, was_kill: bool) {
+        let (len, cur) = (self.buf.len(), self.cursor);
+        match key {
+            Key::EraseBack if cur > 0 => self.erase(cur - 1, cur),
+            Key::DeleteForward if cur < len => self.erase(cur, cur + 1),
+            // On an empty line this is EOF: the shell (or a nested one) ends and what
+            // follows goes to whoever reads next; carry on with a fresh line.
+            Key::EofOrDelete if cur < len => {
+                self.edited = true;
+                self.erase(cur, cur + 1);
             }
             Key::KillToStart => {
                 if cur < len {
@@ -372,23 +396,23 @@ impl Editor {
                 let p = self.word_right(cur);
                 self.kill_range(cur, p, false, was_kill);
             }
+            _ => {}
+        }
+    }
+
+    /// Yank, transpose and case changes: text rewritten in place.
+    fn apply_rewrite(&mut self, key: Key) {
+        let (len, cur) = (self.buf.len(), self.cursor);
+        match key {
             Key::Yank => {
                 let k = self.kill.clone();
                 self.insert(&k);
             }
-            Key::Transpose => {
-                if cur > 0 && len >= 2 {
-                    let p = if cur == len { cur - 1 } else { cur };
-                    self.buf.swap(p - 1, p);
-                    self.cursor = p + 1;
-                }
+            Key::Transpose if cur > 0 && len >= 2 => {
+                let p = if cur == len { cur - 1 } else { cur };
+                self.buf.swap(p - 1, p);
+                self.cursor = p + 1;
             }
-            Key::Home => self.cursor = 0,
-            Key::End => self.cursor = len,
-            Key::Left => self.cursor = cur.saturating_sub(1),
-            Key::Right => self.cursor = (cur + 1).min(len),
-            Key::WordLeft => self.cursor = self.word_left(cur),
-            Key::WordRight => self.cursor = self.word_right(cur),
             Key::Case(case) => {
                 let end = self.word_right(cur);
                 let mut first = true;
@@ -407,6 +431,27 @@ impl Editor {
                 }
                 self.cursor = end;
             }
+            _ => {}
+        }
+    }
+
+    /// Cursor moves: the text stays as it is.
+    fn apply_move(&mut self, key: &Key) {
+        let (len, cur) = (self.buf.len(), self.cursor);
+        self.cursor = match key {
+            Key::Home => 0,
+            Key::End => len,
+            Key::Left => cur.saturating_sub(1),
+            Key::Right => (cur + 1).min(len),
+            Key::WordLeft => self.word_left(cur),
+            Key::WordRight => self.word_right(cur),
+            _ => cur,
+        };
+    }
+
+    /// Keys whose effect kpty cannot see: opaque keys, history recalls, vi mode.
+    fn apply_unseen(&mut self, key: Key, out: &mut Vec<Line>) {
+        match key {
             Key::Opaque(name) => self.make_opaque(name),
             Key::Recall(name) => {
                 self.clear_line();
@@ -420,6 +465,7 @@ impl Editor {
                 self.vi_mode = true;
                 self.make_opaque("Esc Ctrl-J (vi editing mode)");
             }
+            _ => {}
         }
     }
 }

@@ -7,6 +7,8 @@ mod keys;
 pub mod lineedit;
 pub mod pem;
 pub mod redact;
+mod redact_context;
+mod redact_rules;
 pub mod typed;
 
 pub use dangerous::{BlockedMatch, PATTERNS, check_dangerous};

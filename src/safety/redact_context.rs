@@ -1,0 +1,110 @@
+//! Redacting a window of a longer text: the context around the window (the rest of its
+//! lines, an enclosing private-key block) and the guard on a last word that more output may
+//! turn into a secret.
+
+use super::pem;
+use super::redact::{PLACEHOLDER_PREFIX, apply, redact, spans};
+use super::redact_rules::TOKEN_PREFIXES;
+use std::borrow::Cow;
+
+/// Most bytes of the current line kept as context on either side of a window.
+pub const LINE_CONTEXT: usize = 1024;
+
+/// Redacts `text`, a window of a longer text, given what precedes it (`before`, from
+/// [`context_before`]) and follows it (`after`, from [`context_after`]): a secret that
+/// straddles an edge of the window, or a private-key block the window starts inside, has
+/// the window's part replaced. With no `after` (the window ends where the output does, so
+/// far), a last word that begins like a token is replaced too: more output may complete it.
+#[must_use]
+pub fn redact_window<'a>(before: &str, text: &'a str, after: &str) -> Cow<'a, str> {
+    let out = if before.is_empty() && after.is_empty() {
+        redact(text)
+    } else {
+        let full = [before, text, after].concat();
+        let (lo, hi) = (before.len(), before.len() + text.len());
+        let spans = spans(&full);
+        if spans.iter().any(|s| s.start < hi && s.end > lo) {
+            Cow::Owned(apply(&full, &spans, lo, hi))
+        } else {
+            Cow::Borrowed(text)
+        }
+    };
+    if after.is_empty() {
+        guard_tail(out)
+    } else {
+        out
+    }
+}
+
+/// Replace a last word that is an incomplete token (`ghp_abc` with its end still to come) or
+/// an incomplete URL password (`postgres://u:hun`).
+fn guard_tail(text: Cow<'_, str>) -> Cow<'_, str> {
+    let word_at = text
+        .rfind(|c: char| c.is_whitespace() || "\"'`=:,;()<>[]{}".contains(c))
+        .map_or(0, |i| pem::ceil_boundary(&text, i + 1));
+    let word = &text[word_at..];
+    if let Some((_, cat, _)) = TOKEN_PREFIXES.iter().find(|(p, _, extra)| {
+        word.strip_prefix(p).is_some_and(|rest| {
+            !rest.is_empty()
+                && rest
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || extra.contains(c))
+        })
+    }) {
+        return Cow::Owned(format!("{}{PLACEHOLDER_PREFIX}{cat}]", &text[..word_at]));
+    }
+    // `scheme://user:pass` with its `@` still to come.
+    let url_at = text
+        .rfind(char::is_whitespace)
+        .map_or(0, |i| pem::ceil_boundary(&text, i + 1));
+    let url = &text[url_at..];
+    if let Some(p) = url.find("://") {
+        let rest = &url[p + 3..];
+        // (`host:8080` is a port, not a password.)
+        if let Some(colon) = rest.rfind(':')
+            && !rest.contains(['@', '/'])
+            && colon + 1 < rest.len()
+            && !rest[colon + 1..].starts_with(PLACEHOLDER_PREFIX)
+            && !rest[colon + 1..].bytes().all(|b| b.is_ascii_digit())
+        {
+            let cut = url_at + p + 3 + colon + 1;
+            return Cow::Owned(format!("{}{PLACEHOLDER_PREFIX}password]", &text[..cut]));
+        }
+    }
+    text
+}
+
+/// The context to pass as `before` to [`redact_window`] for a window that starts at the end
+/// of `preceding` (the text before it): from the BEGIN of a private-key block the window
+/// starts inside, else from the start of the current line (at most [`LINE_CONTEXT`] bytes).
+#[must_use]
+pub fn context_before(preceding: &str) -> &str {
+    &preceding[pem::context_start(preceding, LINE_CONTEXT)..]
+}
+
+/// The context to pass as `after` to [`redact_window`] for a window followed by `following`:
+/// the rest of the current line (at most [`LINE_CONTEXT`] bytes).
+#[must_use]
+pub fn context_after(following: &str) -> &str {
+    let end = following
+        .find('\n')
+        .unwrap_or(following.len())
+        .min(LINE_CONTEXT);
+    &following[..pem::floor_boundary(following, end)]
+}
+
+/// The `(before, after)` contexts of the window `bytes[start..end]` of retained output
+/// (`bytes` need not be valid UTF-8 at its edges), for [`redact_window`].
+#[must_use]
+pub fn byte_window_context(bytes: &[u8], start: usize, end: usize) -> (String, String) {
+    let end = end.min(bytes.len());
+    let start = start.min(end);
+    let before_from = start.saturating_sub(pem::MAX_BLOCK_BYTES);
+    let before = String::from_utf8_lossy(&bytes[before_from..start]);
+    let after_to = (end + LINE_CONTEXT).min(bytes.len());
+    let after = String::from_utf8_lossy(&bytes[end..after_to]);
+    (
+        context_before(&before).to_string(),
+        context_after(&after).to_string(),
+    )
+}

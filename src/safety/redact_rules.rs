@@ -1,0 +1,262 @@
+//! The redaction rule table: each rule's needles, pattern and category, the bare-token
+//! prefixes a window's last word is checked against, and the one-pass needle search that
+//! picks which rules to run. [`super::redact`] applies them.
+
+use super::pem;
+use aho_corasick::AhoCorasick;
+use regex::Regex;
+use std::borrow::Cow;
+use std::sync::{LazyLock, OnceLock};
+
+/// How a rule names what it found.
+#[derive(Clone, Copy)]
+pub(super) enum Cat {
+    /// Always this category.
+    Fixed(&'static str),
+    /// `password` when the assignment's name says pass…, else `secret`.
+    ByName,
+}
+
+/// A value in an assignment: double-quoted, single-quoted or bare.
+pub(super) const VALUE: &str = r#"(?:"(?<v1>[^"\n]*)"|'(?<v2>[^'\n]*)'|(?<v3>[^\s"'`,;&]+))"#;
+
+/// Keywords that make a name a secret's name (`DB_PASSWORD`, `client_secret`, `api-key` …).
+pub(super) const SECRET_WORDS: &str = "password|passwd|passphrase|[_-]pwd|secret|token|api_?key|api-key|apikey|access_?key|access-key|secret_?key|private_?key|auth_?key|credentials?";
+
+/// One redaction rule: the literals that must occur for it to match, its pattern, what the
+/// replaced range is (group `v`, `v1`..`v3`, or the whole match) and its category.
+pub(super) struct Rule {
+    /// Literals (ASCII case ignored) one of which occurs wherever the rule matches.
+    pub(super) needles: &'static [&'static str],
+    /// The regex source.
+    pub(super) pattern: Cow<'static, str>,
+    /// What the replaced range is called.
+    pub(super) cat: Cat,
+    /// An extra test on the matched value (beyond what a regex says cheaply).
+    pub(super) check: Option<fn(&str) -> bool>,
+}
+
+pub(super) fn rule(
+    needles: &'static [&'static str],
+    pattern: &'static str,
+    cat: &'static str,
+) -> Rule {
+    Rule {
+        needles,
+        pattern: Cow::Borrowed(pattern),
+        cat: Cat::Fixed(cat),
+        check: None,
+    }
+}
+
+pub(super) const NAME_NEEDLES: &[&str] = &[
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "api-key",
+    "accesskey",
+    "access_key",
+    "access-key",
+    "secretkey",
+    "secret_key",
+    "private_key",
+    "privatekey",
+    "auth_key",
+    "authkey",
+    "credential",
+    "_pwd",
+    "-pwd",
+];
+
+/// A token has a digit or punctuation: `Bearer authentication` is prose, not a token.
+pub(super) fn tokenish(v: &str) -> bool {
+    v.bytes().any(|b| !b.is_ascii_alphabetic())
+}
+
+pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    vec![
+        Rule {
+            needles: &["secret"],
+            pattern: Cow::Owned(format!(
+                r#"(?i)(?:^|[^a-z0-9_]|\\[nrt])(?<name>[a-z0-9_.-]*secret[_-]?access[_-]?key)["']?[ \t]*[:=][ \t]*{VALUE}"#
+            )),
+            cat: Cat::Fixed("aws_secret_key"),
+            check: None,
+        },
+        Rule {
+            needles: &["export"],
+            pattern: Cow::Owned(format!(
+                r#"(?i)(?:^|[^a-z0-9_]|\\[nrt])export[ \t]+(?<name>[a-z0-9_]*(?:token|key|secret|pass|credential|auth)[a-z0-9_]*)={VALUE}"#
+            )),
+            cat: Cat::ByName,
+            check: None,
+        },
+        Rule {
+            needles: NAME_NEEDLES,
+            pattern: Cow::Owned(format!(
+                r#"(?i)(?:^|[^a-z0-9_])(?<name>[a-z0-9_.-]*(?:{SECRET_WORDS})(?:[_.-][a-z0-9]+)*)["']?[ \t]*[:=][ \t]*{VALUE}"#
+            )),
+            cat: Cat::ByName,
+            check: None,
+        },
+        Rule {
+            // `pass=` / `db_pass:` (but not `bypass:`: a bare `pass` must start the name or
+            // follow a separator).
+            needles: &["pass"],
+            pattern: Cow::Owned(format!(
+                r#"(?i)(?:^|[^a-z0-9_]|\\[nrt])(?<name>(?:[a-z0-9]+[_.-])*pass)["']?[ \t]*[:=][ \t]*{VALUE}"#
+            )),
+            cat: Cat::ByName,
+            check: None,
+        },
+        Rule {
+            needles: NAME_NEEDLES,
+            pattern: Cow::Owned(format!(
+                r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])--(?<name>password|passwd|passphrase|token|secret|api-key|apikey|access-token|auth-token)[ \t]+{VALUE}"#
+            )),
+            cat: Cat::ByName,
+            check: None,
+        },
+        rule(
+            &["://"],
+            r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:(?<v>[^\s/"'<>]+)@"#,
+            "password",
+        ),
+        Rule {
+            needles: &["bearer"],
+            pattern: Cow::Borrowed(
+                r"(?i)(?:^|[^a-z0-9_]|\\[nrt])bearer[ \t]+(?<v>[a-z0-9._~+/=-]{8,})",
+            ),
+            cat: Cat::Fixed("bearer_token"),
+            check: Some(tokenish),
+        },
+        rule(
+            &["basic"],
+            r"(?i)(?:^|[^a-z0-9_]|\\[nrt])authorization:[ \t]*basic[ \t]+(?<v>[a-z0-9+/=]{8,})",
+            "basic_auth",
+        ),
+        rule(&["sk-ant-"], r"sk-ant-[A-Za-z0-9_-]{16,}", "anthropic_key"),
+        rule(
+            &["sk-"],
+            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>sk-[A-Za-z0-9_-]{20,})",
+            "api_key",
+        ),
+        rule(
+            &["_live_", "_test_"],
+            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})",
+            "api_key",
+        ),
+        rule(
+            &["hf_"],
+            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>hf_[A-Za-z0-9]{30,})",
+            "api_key",
+        ),
+        rule(
+            &["sg."],
+            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,})",
+            "api_key",
+        ),
+        rule(
+            &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+            r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
+            "github_token",
+        ),
+        rule(&["glpat-"], r"glpat-[A-Za-z0-9_-]{20,}", "gitlab_token"),
+        rule(
+            &[
+                "akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa",
+                "apka", "asca",
+            ],
+            r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[0-9A-Z]{16}",
+            "aws_access_key",
+        ),
+        rule(
+            &["eyj"],
+            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*)",
+            "jwt",
+        ),
+        rule(
+            &["xox", "xapp-"],
+            r"(?:xox[abeposr]-[A-Za-z0-9-]{10,}|xapp-[0-9]+-[A-Za-z0-9-]{10,})",
+            "slack_token",
+        ),
+        rule(
+            &["hooks.slack.com"],
+            r"hooks\.slack\.com/services/[A-Za-z0-9/_-]{8,}",
+            "slack_webhook",
+        ),
+        rule(&["aiza"], r"AIza[0-9A-Za-z_-]{35}", "google_api_key"),
+        rule(&["ya29."], r"ya29\.[0-9A-Za-z_-]{20,}", "google_token"),
+        rule(&["npm_"], r"npm_[A-Za-z0-9]{30,}", "npm_token"),
+    ]
+});
+
+/// The prefixes of bare tokens, their category and the characters (beyond ASCII letters and
+/// digits) their rest may have: a window that ends in the middle of one (more output may
+/// complete it) has that last word replaced.
+pub(super) const TOKEN_PREFIXES: &[(&str, &str, &str)] = &[
+    ("sk-ant-", "anthropic_key", "_-"),
+    ("sk-", "api_key", "_-"),
+    ("sk_live_", "api_key", ""),
+    ("rk_live_", "api_key", ""),
+    ("hf_", "api_key", ""),
+    ("ghp_", "github_token", ""),
+    ("gho_", "github_token", ""),
+    ("ghu_", "github_token", ""),
+    ("ghs_", "github_token", ""),
+    ("ghr_", "github_token", ""),
+    ("github_pat_", "github_token", "_"),
+    ("glpat-", "gitlab_token", "_-"),
+    ("AKIA", "aws_access_key", ""),
+    ("ASIA", "aws_access_key", ""),
+    ("eyJ", "jwt", "_-."),
+    ("xox", "slack_token", "-"),
+    ("xapp-", "slack_token", "-"),
+    ("AIza", "google_api_key", "_-"),
+    ("ya29.", "google_token", "_-"),
+    ("npm_", "npm_token", ""),
+];
+
+/// The rules' compiled regexes, each compiled the first time its needles occur.
+pub(super) static COMPILED: LazyLock<Vec<OnceLock<Regex>>> =
+    LazyLock::new(|| RULES.iter().map(|_| OnceLock::new()).collect());
+
+/// Which rule each needle belongs to (`None`: the private-key blocks).
+pub(super) static NEEDLES: LazyLock<(AhoCorasick, Vec<Option<usize>>)> = LazyLock::new(|| {
+    let mut pats: Vec<&str> = vec![pem::NEEDLE];
+    let mut owner = vec![None];
+    for (i, r) in RULES.iter().enumerate() {
+        for n in r.needles {
+            pats.push(n);
+            owner.push(Some(i));
+        }
+    }
+    // A contiguous NFA: built in microseconds (a DFA over these needles costs a short-lived
+    // CLI process more to build than it ever saves in searching) and still one pass.
+    let ac = AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+        .build(pats)
+        .expect("redaction needles build");
+    (ac, owner)
+});
+
+pub(super) fn compiled(i: usize) -> Option<&'static Regex> {
+    let rule = RULES.get(i)?;
+    let cell = COMPILED.get(i)?;
+    Some(cell.get_or_init(|| Regex::new(&rule.pattern).expect("redaction patterns are valid")))
+}
+
+/// `password` for a name that says so (`DB_PASSWORD`, `passwd`, `MYSQL_PWD`), else `secret`.
+pub(super) fn name_category(name: &str) -> &'static str {
+    let n = name.to_ascii_lowercase();
+    if n.contains("pass") || n.contains("pwd") {
+        "password"
+    } else {
+        "secret"
+    }
+}
