@@ -25,7 +25,7 @@ pub fn log(ctx: &Ctx, a: &super::args::LogArgs, json: bool) -> Result<i32> {
         if json {
             print_json(e);
         } else {
-            out(format!("{}\n", log_line(e)).as_bytes());
+            out(format!("{}\n", super::render::shown(&log_line(e))).as_bytes());
         }
     };
     trail::follow(ctx, &f, a.follow, &mut show);

@@ -66,23 +66,47 @@ pub fn human(reply: &Reply) {
         Reply::Read(r) => out(r.output.as_bytes()),
         Reply::TermRead(r) => text_line(&r.text),
         Reply::List(r) => list_table(r),
-        Reply::Kill(r) => text_line(&format!("killed {}", r.session_id)),
+        Reply::Kill(r) => text_line(&format!("killed {}", shown(&r.session_id))),
         Reply::Help(r) => text_line(&help_text(&r.data)),
         Reply::Session(r) => text_line(&r.session_id),
         Reply::SendLineToAgent(r) => text_line(&r.resolved_session_id),
-        Reply::Unregister(r) => text_line(&format!("unregistered {}", r.session_id)),
+        Reply::Unregister(r) => text_line(&format!("unregistered {}", shown(&r.session_id))),
         Reply::Prune(r) => {
             for id in r.pruned.iter().chain(&r.pruned_local) {
-                text_line(&format!("pruned {id}"));
+                text_line(&format!("pruned {}", shown(id)));
             }
             for e in &r.ended_local {
                 if !r.pruned_local.contains(&e.session_id) {
-                    eprintln!("{} is {} (prune --force removes it)", e.session_id, e.state);
+                    eprintln!(
+                        "{} is {} (prune --force removes it)",
+                        shown(&e.session_id),
+                        e.state
+                    );
                 }
             }
         }
         Reply::SendLine(_) | Reply::Resize(_) | Reply::Heartbeat(_) => {}
     }
+}
+
+/// `s` with control characters (C0, DEL, C1) shown as escapes: names and paths read from a
+/// state directory (a cloned repository can ship one) must not drive the user's terminal.
+pub(super) fn shown(s: &str) -> std::borrow::Cow<'_, str> {
+    let is_ctl = |c: char| c.is_control();
+    if !s.chars().any(is_ctl) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(
+        s.chars()
+            .map(|c| {
+                if is_ctl(c) {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
 }
 
 fn list_table(r: &ListReply<RegistryEntry>) {
@@ -108,10 +132,11 @@ fn list_table(r: &ListReply<RegistryEntry>) {
             _ => s.state.to_string(),
         };
         let e = &s.entry;
-        let or_dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        let or_dash =
+            |v: &Option<String>| v.as_deref().map_or("-".into(), |t| shown(t).into_owned());
         rows.push(vec![
-            e.session_id.clone(),
-            state,
+            shown(&e.session_id).into_owned(),
+            shown(&state).into_owned(),
             e.pid.map_or("-".into(), |p| p.to_string()),
             or_dash(&e.label),
             or_dash(&e.shell),

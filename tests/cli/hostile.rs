@@ -466,3 +466,39 @@ fn another_user_can_read_no_state_and_reach_no_socket() {
     let out = run(c, &["list"]);
     assert!(!out.status.success(), "{}", stdout(&out));
 }
+
+#[test]
+fn names_from_a_planted_registry_cannot_drive_the_terminal() {
+    let env = Env::new();
+    plant_registry(
+        &env,
+        json!({"session_id": "pty_0badc0de", "source": "local",
+               "label": "\u{1b}]0;pwned\u{7}\u{1b}[2J", "shell": "\u{9b}31m"}),
+    );
+    let out = env.kpty(&["list"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    assert!(text.contains("pty_0badc0de"), "{text}");
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\u{9b}'),
+        "control characters reached the terminal: {text:?}"
+    );
+    assert!(text.contains("\\u{1b}]0;pwned"), "{text:?}");
+    // Nor can an audit line planted (or typed) with escapes, shown by `kpty log`.
+    std::fs::write(
+        env.state().join("_registry_events.jsonl"),
+        format!(
+            "{}\n",
+            json!({"ts": "2026-01-01T00:00:00Z", "action": "send_line", "session_id": "pty_0badc0de",
+                   "command": "\u{1b}]0;pwned\u{7}", "success": true})
+        ),
+    )
+    .unwrap();
+    let out = env.kpty(&["log"]);
+    let text = stdout(&out);
+    assert!(text.contains("send_line"), "{text:?}{}", stderr(&out));
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "{text:?}"
+    );
+}
