@@ -273,16 +273,11 @@ pub fn sweep_dead_sockets() {
 
 /// Ask the holder how it is, with a short deadline; never hangs, never panics.
 pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
-    probe_within(ctx, e, PROBE_TIMEOUT)
-}
-
-/// [`probe`] with its own deadline.
-pub fn probe_within(ctx: &Ctx, e: &RegistryEntry, wait: Duration) -> Liveness {
     if !super::kind::is_local(e) {
         return Liveness::Registered;
     }
     if let Some(sock) = socket_of(ctx, e) {
-        match client::call(&sock, &Request::Status, wait) {
+        match client::call(&sock, &Request::Status, PROBE_TIMEOUT) {
             Ok(v) => match serde_json::from_value::<StatusBody>(v) {
                 Ok(s) if s.alive => return Liveness::Running(Box::new(s)),
                 Ok(s) => {

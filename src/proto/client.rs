@@ -45,46 +45,23 @@ pub fn connect(
     Ok(s)
 }
 
-/// Send `req` over `stream` and return the reply body (or the holder's error).
-pub fn call_on(stream: &mut UnixStream, req: &Request) -> Result<serde_json::Value> {
-    call_with_progress(stream, req, &mut |_| {})
-}
+/// A frame that started arriving just before the deadline may still finish within this.
+const FRAME_GRACE: Duration = Duration::from_millis(250);
 
-/// Like [`call_on`], handing each intermediate progress frame's body to `on_progress`.
-pub fn call_with_progress(
-    stream: &mut UnixStream,
-    req: &Request,
-    on_progress: &mut dyn FnMut(serde_json::Value),
-) -> Result<serde_json::Value> {
-    call_inner(stream, req, None, on_progress)
-}
-
-/// Like [`call_with_progress`], with the whole exchange bounded by `deadline`: every read
-/// waits only for what is left of it (a frame already arriving gets a short grace), so a
-/// stopped or stalled holder costs the caller no more than its own timeout.
+/// Send `req` over `stream` and return the reply body (or the holder's error), handing each
+/// intermediate progress frame's body to `on_progress`. The whole exchange is bounded by
+/// `deadline`: every read waits only for what is left of it (a frame already arriving gets a
+/// short grace), so a stopped or stalled holder costs the caller no more than its own timeout.
 pub fn call_until(
     stream: &mut UnixStream,
     req: &Request,
     deadline: Instant,
     on_progress: &mut dyn FnMut(serde_json::Value),
 ) -> Result<serde_json::Value> {
-    call_inner(stream, req, Some(deadline), on_progress)
-}
-
-/// A frame that started arriving just before the deadline may still finish within this.
-const FRAME_GRACE: Duration = Duration::from_millis(250);
-
-fn call_inner(
-    stream: &mut UnixStream,
-    req: &Request,
-    deadline: Option<Instant>,
-    on_progress: &mut dyn FnMut(serde_json::Value),
-) -> Result<serde_json::Value> {
     let bound = |s: &UnixStream| -> Result<()> {
-        let Some(d) = deadline else { return Ok(()) };
-        let left = d.saturating_duration_since(Instant::now());
+        let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(timed_out(d));
+            return Err(timed_out());
         }
         let t = Some(left.max(FRAME_GRACE));
         s.set_read_timeout(t)
@@ -102,10 +79,10 @@ fn call_inner(
     };
     let body = serde_json::to_vec(&env).map_err(|e| Error::internal(e.to_string()))?;
     bound(stream)?;
-    frame::write_frame(stream, &body).map_err(|e| io_err("send a request to", e, deadline))?;
+    frame::write_frame(stream, &body).map_err(|e| io_err("send a request to", e))?;
     loop {
         bound(stream)?;
-        let reply = frame::read_frame(stream).map_err(|e| io_err("read the reply of", e, deadline))?.ok_or_else(|| {
+        let reply = frame::read_frame(stream).map_err(|e| io_err("read the reply of", e))?.ok_or_else(|| {
             Error::new(
                 ErrorCode::PtyReadFailed,
                 "the session holder closed the connection without replying (it may have just exited)",
@@ -140,12 +117,13 @@ pub fn call(
     req: &Request,
     io_timeout: Duration,
 ) -> std::result::Result<serde_json::Value, Unreachable> {
+    let deadline = Instant::now() + io_timeout;
     let mut s = connect(socket, io_timeout)?;
-    call_on(&mut s, req).map_err(Unreachable::Other)
+    call_until(&mut s, req, deadline, &mut |_| {}).map_err(Unreachable::Other)
 }
 
 /// The holder did not answer before the caller's deadline.
-fn timed_out(_deadline: Instant) -> Error {
+fn timed_out() -> Error {
     Error::new(
         ErrorCode::PtyTimeout,
         "the session holder did not answer within the call's timeout (is it stopped? \
@@ -153,21 +131,16 @@ fn timed_out(_deadline: Instant) -> Error {
     )
 }
 
-fn io_err(what: &str, e: std::io::Error, deadline: Option<Instant>) -> Error {
-    let slow = matches!(
+/// A failed exchange; a read or write that ran into the deadline is `PTY_TIMEOUT`.
+fn io_err(what: &str, e: std::io::Error) -> Error {
+    if matches!(
         e.kind(),
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-    );
-    if let (true, Some(d)) = (slow, deadline) {
-        return timed_out(d);
+    ) {
+        return timed_out();
     }
-    let hint = if slow {
-        " (timed out: the holder did not answer in time)"
-    } else {
-        ""
-    };
     Error::new(
         ErrorCode::PtyReadFailed,
-        format!("could not {what} the session holder: {e}{hint}"),
+        format!("could not {what} the session holder: {e}"),
     )
 }

@@ -414,16 +414,8 @@ async fn progress_and_cancellation() {
 
 #[test]
 fn raw_stdio_protocol_versions_garbage_and_eof() {
-    use std::io::{BufRead, BufReader, Write};
     let env = Env::new();
-    let mut child = env
-        .cmd(&["mcp"])
-        .stdin(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let lines = [
+    let lines = vec![
         r#"this is not json"#.to_string(),
         json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}).to_string(),
         json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string(),
@@ -432,17 +424,8 @@ fn raw_stdio_protocol_versions_garbage_and_eof() {
         json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"k_pty","arguments":{"action":"talk","command":"echo raw"}}}).to_string(),
         json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"k_pty","arguments":{"action":"talk","command":"x".repeat(2_000_000)}}}).to_string(),
     ];
-    for l in &lines {
-        writeln!(stdin, "{l}").expect("write");
-    }
-    drop(stdin); // EOF: answer what is in flight, then exit cleanly
-    let out = BufReader::new(child.stdout.take().expect("stdout"));
-    let replies: Vec<Value> = out
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(&l.expect("line")).expect("only JSON-RPC on stdout"))
-        .collect();
-    let st = child.wait().expect("wait");
-    assert!(st.success(), "exit status {st:?}");
+    // EOF after the last line: answer what is in flight, then exit cleanly.
+    let replies = raw_session(&env, lines, Duration::from_secs(60));
     let by_id = |id: i64| replies.iter().find(|r| r["id"] == id).cloned();
     assert_eq!(
         by_id(1).expect("init")["result"]["protocolVersion"],
