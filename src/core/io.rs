@@ -169,6 +169,7 @@ fn read_local(
         since,
         max_bytes: max,
         timeout_ms: timeout,
+        context: ctx.redact,
     };
     let body: ReadBody = match sessions::call(
         ctx,
@@ -280,7 +281,7 @@ fn saved_read(ctx: &Ctx, id: &str, since: Option<u64>, max: usize) -> Option<Rea
         .read_file(&ctx.state.session_dir(&id).join("buffer.txt"))
         .ok()??;
     let end = meta.output_offset.unwrap_or(bytes.len() as u64);
-    let body = Ring::from_saved(&bytes, end).read_body(since, max, false);
+    let body = Ring::from_saved(&bytes, end).read_body(since, max, false, ctx.redact);
     Some(ReadBody {
         exit_code: meta.exit_code,
         ..body

@@ -61,7 +61,13 @@ impl Shared {
     }
 
     /// `Read`: wait up to `timeout_ms` for data (past `since` when given), then return it.
-    pub fn read(&self, since: Option<u64>, max_bytes: usize, timeout_ms: u64) -> ReadBody {
+    pub fn read(
+        &self,
+        since: Option<u64>,
+        max_bytes: usize,
+        timeout_ms: u64,
+        context: bool,
+    ) -> ReadBody {
         let deadline = Instant::now() + Duration::from_millis(timeout_ms);
         let fg = self.foreground_other().is_some();
         let mut st = self.lock();
@@ -84,7 +90,8 @@ impl Shared {
             exit_code: st.exit.as_ref().map(|e| e.code),
             screen: Some(screen),
             terminal_state: Some(terminal_state.into()),
-            ..st.ring.read_body(since, max_bytes, st.exit.is_none())
+            ..st.ring
+                .read_body(since, max_bytes, st.exit.is_none(), context)
         }
     }
 

@@ -100,7 +100,8 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {
             since,
             max_bytes,
             timeout_ms,
-        } => Reply::ok(shared.read(since, max_bytes, timeout_ms)),
+            context,
+        } => Reply::ok(shared.read(since, max_bytes, timeout_ms, context)),
         Request::Talk(t) => {
             // Progress frames go out on a clone of the connection; a failed write means the
             // client is gone, and the talk stops waiting for it.
@@ -204,6 +205,7 @@ mod tests {
                 since: None,
                 max_bytes: 1,
                 timeout_ms: 0,
+                context: false,
             },
             Request::Talk(talk),
             Request::Resize { cols: 1, rows: 1 },

@@ -52,6 +52,10 @@ pub enum Request {
         max_bytes: usize,
         /// Wait this long for data when there is none yet.
         timeout_ms: u64,
+        /// Also send the redaction context around the window (only a caller that redacts
+        /// needs it; older clients never ask).
+        #[serde(default)]
+        context: bool,
     },
     /// Run a command and wait for completion.
     Talk(TalkRequest),

@@ -126,8 +126,9 @@ impl Ring {
     /// The `Read` window: from `since`, or else the most recent `max` bytes starting on a
     /// character boundary; when `live` (more output may follow), an incomplete character at
     /// the ring's end is held back for the next read. Fills the window's fields of a
-    /// [`ReadBody`] (and `alive` = `live`); the caller adds the session's state.
-    pub fn read_body(&self, since: Option<u64>, max: usize, live: bool) -> ReadBody {
+    /// [`ReadBody`] (and `alive` = `live`), with the redaction context around the window
+    /// when `context` is set; the caller adds the session's state.
+    pub fn read_body(&self, since: Option<u64>, max: usize, live: bool, context: bool) -> ReadBody {
         let mut s = match since {
             Some(o) => self.read_since(o, max),
             None => self.tail(max),
@@ -141,7 +142,11 @@ impl Ring {
             let keep = s.bytes.len() - incomplete_utf8_tail(&s.bytes);
             s.bytes.truncate(keep);
         }
-        let (context_before, context_after) = self.context(s.start, s.start + s.bytes.len() as u64);
+        let (context_before, context_after) = if context {
+            self.context(s.start, s.start + s.bytes.len() as u64)
+        } else {
+            Default::default()
+        };
         ReadBody {
             context_before,
             context_after,
