@@ -251,9 +251,15 @@ fn regex(i: usize) -> &'static Regex {
     })
 }
 
-/// Returns the first rule (in table order) that blocks `command`, or `None` if it is allowed.
+/// Whether `command` is blocked: the command policy's verdict (see [`super::policy`]).
 #[must_use]
 pub fn check_dangerous(command: &str) -> Option<BlockedMatch> {
+    super::policy::explain(command).blocked
+}
+
+/// Returns the first regex rule (in table order) that matches `command`, or `None`.
+#[must_use]
+pub fn check_patterns(command: &str) -> Option<BlockedMatch> {
     let lower = command.to_ascii_lowercase();
     let i = PATTERNS.iter().enumerate().position(|(i, p)| {
         p.needles.iter().any(|n| lower.contains(n)) && regex(i).is_match(command)

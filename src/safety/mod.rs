@@ -6,6 +6,7 @@ pub mod escapes;
 mod keys;
 pub mod lineedit;
 pub mod pem;
+pub mod policy;
 pub mod redact;
 mod redact_context;
 mod redact_rules;
