@@ -257,12 +257,40 @@ pub fn check_dangerous(command: &str) -> Option<BlockedMatch> {
     super::policy::explain(command).blocked
 }
 
+/// The rules for Windows command lines (and Windows tools), judged on the raw text even when
+/// the line parses as POSIX shell: backslash paths do not survive shell quote removal.
+const WINDOWS: &[&str] = &[
+    "del_recursive_quiet",
+    "rmdir_recursive",
+    "remove_item_recurse_root",
+    "format_drive",
+    "diskpart",
+    "powershell_disk_wipe",
+    "sam_hive",
+    "mimikatz",
+    "lsass_dump",
+    "reg_delete_hklm",
+    "bcdedit",
+    "vss_delete_shadows",
+    "wbadmin_delete",
+];
+
+/// Returns the first Windows rule that matches `command`, or `None`.
+#[must_use]
+pub fn check_windows(command: &str) -> Option<BlockedMatch> {
+    first_match(command, |p| WINDOWS.contains(&p.id))
+}
+
 /// Returns the first regex rule (in table order) that matches `command`, or `None`.
 #[must_use]
 pub fn check_patterns(command: &str) -> Option<BlockedMatch> {
+    first_match(command, |_| true)
+}
+
+fn first_match(command: &str, wanted: impl Fn(&Pattern) -> bool) -> Option<BlockedMatch> {
     let lower = command.to_ascii_lowercase();
     let i = PATTERNS.iter().enumerate().position(|(i, p)| {
-        p.needles.iter().any(|n| lower.contains(n)) && regex(i).is_match(command)
+        wanted(p) && p.needles.iter().any(|n| lower.contains(n)) && regex(i).is_match(command)
     })?;
     let p = &PATTERNS[i];
     Some(BlockedMatch {
@@ -286,7 +314,7 @@ mod tests {
     }
 
     fn id(cmd: &str) -> Option<&'static str> {
-        check_dangerous(cmd).map(|m| m.id)
+        check_patterns(cmd).map(|m| m.id)
     }
 
     #[rustfmt::skip]
@@ -399,7 +427,7 @@ mod tests {
     fn benign_commands_pass() {
         assert!(BENIGN.len() >= 25);
         for cmd in BENIGN {
-            assert_eq!(check_dangerous(cmd), None, "command {cmd:?}");
+            assert_eq!(check_patterns(cmd), None, "command {cmd:?}");
         }
     }
 
@@ -416,7 +444,7 @@ mod tests {
 
     #[test]
     fn returns_full_match_in_table_order() {
-        let m = check_dangerous("sudo rm -rf / && reboot").expect("blocked");
+        let m = check_patterns("sudo rm -rf / && reboot").expect("blocked");
         assert_eq!(
             m,
             BlockedMatch {
@@ -426,21 +454,21 @@ mod tests {
             }
         );
         assert_eq!(
-            check_dangerous("reboot").map(|m| m.category),
+            check_patterns("reboot").map(|m| m.category),
             Some("system_damage")
         );
         assert_eq!(
-            check_dangerous("cat ~/.aws/credentials").map(|m| m.category),
+            check_patterns("cat ~/.aws/credentials").map(|m| m.category),
             Some("credential_access")
         );
         assert_eq!(
-            check_dangerous("bcdedit /enum").map(|m| m.category),
+            check_patterns("bcdedit /enum").map(|m| m.category),
             Some("registry_boot_attacks")
         );
         assert_eq!(
-            check_dangerous("mkfs.ext4 /dev/sdb").map(|m| m.category),
+            check_patterns("mkfs.ext4 /dev/sdb").map(|m| m.category),
             Some("disk_ops")
         );
-        assert_eq!(check_dangerous(""), None);
+        assert_eq!(check_patterns(""), None);
     }
 }

@@ -1,9 +1,54 @@
 //! The command policy: what a submitted shell line would do, judged by meaning.
 //!
-//! [`explain`] is the one entry point: the verdict on a line, the rule that blocks it and the
-//! commands as the policy saw them.
+//! Each line is parsed with a real shell parser (brush-parser) and walked as the shell would
+//! run it ([`eval`]): words expanded ([`words`]), wrappers peeled and strings handed to other
+//! shells followed ([`peel`]), pipes followed ([`pipes`]), then every simple command judged by
+//! rules with names and categories ([`rules`], [`secrets`], [`interp`]). A line that does not
+//! parse (an unbalanced quote, a Windows command line) is judged by the regex patterns of
+//! [`super::dangerous`] alone; the Windows forms of the seeds are judged by those patterns in
+//! every case.
+//!
+//! This is a guard-rail against accidents and careless agents, not a sandbox: code that
+//! builds its commands at run time, or a script file it writes first, is not followed. The
+//! kernel sandbox (`create --sandbox`) is the boundary for sessions that need a guarantee.
+//!
+//! [`explain`] is the one entry point.
 
-use super::dangerous::{BlockedMatch, check_patterns};
+mod destructive;
+mod eval;
+pub mod interp;
+mod paths;
+mod peel;
+mod pipes;
+pub mod rules;
+pub mod secrets;
+mod system;
+mod words;
+
+#[cfg(test)]
+mod tests;
+
+use super::dangerous::{BlockedMatch, check_patterns, check_windows};
+
+/// One rule of the policy.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable identifier (reported as the error's `pattern`).
+    pub id: &'static str,
+    /// Rule family (`destructive_file_ops`, `disk_ops`, …).
+    pub category: &'static str,
+    /// Human-readable reason.
+    pub description: &'static str,
+}
+
+/// A rule that blocked, and the command it saw.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    /// The rule.
+    pub rule: &'static Rule,
+    /// The normalised command that broke it.
+    pub seen: String,
+}
 
 /// The policy's judgement of one line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,14 +60,78 @@ pub struct Verdict {
     /// The simple commands the policy saw, normalised (quotes removed, variables substituted,
     /// wrappers peeled), one string each.
     pub commands: Vec<String>,
+    /// The normalised command the blocking rule matched.
+    pub seen: Option<String>,
+}
+
+fn matched(rule: &Rule) -> BlockedMatch {
+    BlockedMatch {
+        id: rule.id,
+        category: rule.category,
+        description: rule.description,
+    }
+}
+
+/// Lines nested deeper than this (brackets, braces, substitutions) are not parsed: the
+/// parser recurses per level, and a thread's stack is finite.
+const MAX_NESTING: usize = 48;
+
+/// Whether `text` is nested too deeply to parse.
+fn too_deep(text: &str) -> bool {
+    nesting(text) > MAX_NESTING
+}
+
+/// The deepest bracket nesting in `line`, counting backquotes as one level per pair.
+fn nesting(line: &str) -> usize {
+    let (mut depth, mut max, mut ticks) = (0usize, 0usize, 0usize);
+    for c in line.chars() {
+        match c {
+            '(' | '{' | '[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            ')' | '}' | ']' => depth = depth.saturating_sub(1),
+            '`' => ticks += 1,
+            _ => {}
+        }
+    }
+    max + ticks / 2
 }
 
 /// Judges one line (or several, newline-separated) as the shell would read it.
 #[must_use]
 pub fn explain(line: &str) -> Verdict {
+    let mut e = eval::Eval::default();
+    if e.script(line).is_none() {
+        return Verdict {
+            blocked: check_patterns(line),
+            parsed: false,
+            commands: vec![line.to_string()],
+            seen: check_patterns(line).map(|_| line.to_string()),
+        };
+    }
+    let (blocked, seen) = match &e.hit {
+        Some(hit) => (Some(matched(hit.rule)), Some(hit.seen.clone())),
+        None => {
+            let raw = std::iter::once(line).chain(e.nested_unparsed.iter().map(String::as_str));
+            let hit = raw.enumerate().find_map(|(i, text)| {
+                let m = if i == 0 {
+                    check_windows(text)
+                } else {
+                    check_patterns(text)
+                };
+                m.map(|m| (m, text.to_string()))
+            });
+            match hit {
+                Some((m, text)) => (Some(m), Some(text)),
+                None => (None, None),
+            }
+        }
+    };
     Verdict {
-        blocked: check_patterns(line),
-        parsed: false,
-        commands: vec![line.to_string()],
+        blocked,
+        parsed: true,
+        commands: e.commands,
+        seen,
     }
 }

@@ -1,0 +1,124 @@
+//! Rules on destruction of `/`, top-level system directories and home: `rm -r`, `find
+//! -delete`, `rsync --delete`, `shred`, `git clean`, `mv`, recursive `chmod`/`chown`.
+
+use super::Rule;
+use super::eval::Eval;
+use super::paths::{block_device, protected, resolve};
+use super::peel::command_name;
+use super::rules::{
+    Args, CHMOD_ROOT, CHOWN_ROOT, FIND_DELETE, GIT_CLEAN, MV_ROOT, RM_ROOT, RSYNC_DELETE,
+    SHRED_DEVICE, SHRED_ROOT,
+};
+use super::words::Field;
+
+fn protected_any(e: &Eval, fields: &[&Field]) -> bool {
+    fields
+        .iter()
+        .any(|f| protected(f, e.cwd.as_deref()).is_some())
+}
+
+pub fn destructive(e: &Eval, name: &str, args: &[Field]) -> Option<&'static Rule> {
+    let a = Args::parse(args, &[]);
+    let recursive = a.flag('r', &["--recursive"]) || a.flag('R', &[]);
+    match name {
+        "rm" if recursive && protected_any(e, &a.operands) => Some(&RM_ROOT),
+        "find" => find_delete(e, args),
+        "rsync" if a.long("--del") => {
+            let dest = a.operands.last().map(|f| strip_host(f));
+            dest.filter(|d| protected(d, e.cwd.as_deref()).is_some())
+                .map(|_| &RSYNC_DELETE)
+        }
+        "shred" if protected_any(e, &a.operands) => Some(&SHRED_ROOT),
+        "shred" if a.operands.iter().any(|f| block_device(f, e.cwd.as_deref())) => {
+            Some(&SHRED_DEVICE)
+        }
+        "git" => git_clean(e, args),
+        "mv" => {
+            let sources = if a.long("-t") || a.long("--target") {
+                &a.operands[..]
+            } else {
+                &a.operands[..a.operands.len().saturating_sub(1)]
+            };
+            protected_any(e, sources).then_some(&MV_ROOT)
+        }
+        "chmod" | "chown" | "chgrp" if a.flag('R', &["--recursive"]) => {
+            let skip = usize::from(!a.long("--reference"));
+            let targets = a.operands.get(skip..).unwrap_or_default();
+            let system = targets
+                .iter()
+                .any(|f| protected(f, e.cwd.as_deref()).is_some_and(|p| !p.starts_with('~')));
+            system.then_some(if name == "chmod" {
+                &CHMOD_ROOT
+            } else {
+                &CHOWN_ROOT
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `user@host:/path` → `/path`.
+fn strip_host(f: &Field) -> Field {
+    match f.text.split_once(':') {
+        Some((host, path)) if !host.contains('/') && !host.is_empty() => {
+            Field::literal(if path.is_empty() { "~" } else { path })
+        }
+        _ => f.clone(),
+    }
+}
+
+fn find_delete(e: &Eval, args: &[Field]) -> Option<&'static Rule> {
+    let starts: Vec<&Field> = args
+        .iter()
+        .take_while(|a| !a.text.starts_with('-') && a.text != "(" && a.text != "!")
+        .collect();
+    let expr = &args[starts.len()..];
+    let has = |w: &str| expr.iter().any(|a| a.text == w);
+    let deletes = has("-delete")
+        || expr.windows(2).any(|w| {
+            matches!(w[0].text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                && matches!(command_name(&w[1].text).as_str(), "rm" | "shred" | "unlink")
+        });
+    let filtered = [
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-inum",
+        "-samefile",
+    ]
+    .iter()
+    .any(|w| has(w));
+    (deletes && !filtered && protected_any(e, &starts)).then_some(&FIND_DELETE)
+}
+
+fn git_clean(e: &Eval, args: &[Field]) -> Option<&'static Rule> {
+    let mut dir = e.cwd.clone();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        match t {
+            "-C" => {
+                let d = args.get(i + 1)?;
+                dir = resolve(&d.text, dir.as_deref());
+                i += 2;
+                continue;
+            }
+            _ if t.starts_with("--work-tree=") => dir = resolve(&t[12..], dir.as_deref()),
+            "clean" => {
+                let a = Args::parse(&args[i + 1..], &["-e", "--exclude"]);
+                let forced = a.flag('f', &["--force"]);
+                let root = Field::literal(dir.as_deref().unwrap_or("."));
+                return (forced && protected(&root, None).is_some()).then_some(&GIT_CLEAN);
+            }
+            _ if t.starts_with('-') => {}
+            _ => return None,
+        }
+        i += 1;
+    }
+    None
+}

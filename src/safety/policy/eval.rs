@@ -1,0 +1,468 @@
+//! Walks a parsed line the way the shell would run it, keeping what a policy can know:
+//! variables and aliases assigned so far, functions defined, the directory after `cd`, and
+//! what each pipeline stage feeds the next. Every simple command reached — including those in
+//! substitutions, function bodies and strings handed to another shell — is judged by
+//! [`super::rules`].
+
+use std::collections::HashMap;
+use std::io::BufReader;
+
+use brush_parser::ast::{
+    AndOr, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, FunctionDefinition,
+    IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, Pipeline, SeparatorOperator,
+    SimpleCommand,
+};
+use brush_parser::{Parser, ParserOptions};
+
+use super::words::{Field, UNKNOWN};
+use super::{Hit, Rule};
+
+/// How deep strings handed to another shell (and substitutions) are followed.
+const MAX_DEPTH: usize = 8;
+/// Variable values are followed up to this many bytes.
+const MAX_VALUE: usize = 4096;
+/// At most this many simple commands are judged for one line.
+const MAX_COMMANDS: usize = 2_000;
+
+/// What a command reads on its standard input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stdin {
+    /// The terminal, a file, or output the policy cannot know.
+    Unknown,
+    /// Text whose content is evident (`echo …`, a here-string, a here-document).
+    Evident(String),
+    /// Something downloaded (`curl`, `wget`).
+    Download,
+    /// Unknown content decoded (`base64 -d`, `rev`, `xxd -r`): obfuscated on purpose.
+    Decoded,
+}
+
+/// What a redirection does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Io {
+    /// `<`: reads the target.
+    Read,
+    /// `>`, `>>`, `>|`, `&>`: writes the target.
+    Write,
+    /// `<>`: both.
+    ReadWrite,
+    /// A here-string or here-document: this text is the input.
+    Here(String),
+    /// Descriptor duplication (`2>&1`).
+    Dup,
+}
+
+/// One redirection, its target expanded.
+#[derive(Debug, Clone)]
+pub struct Redirect {
+    /// What it does.
+    pub io: Io,
+    /// The target (empty for here-text and duplication).
+    pub target: Field,
+    /// The target is a process substitution that writes something downloaded.
+    pub download: bool,
+}
+
+impl Redirect {
+    /// Whether the target file is written.
+    #[must_use]
+    pub fn writes(&self) -> bool {
+        matches!(self.io, Io::Write | Io::ReadWrite)
+    }
+
+    /// Whether the target file is read.
+    #[must_use]
+    pub fn reads(&self) -> bool {
+        matches!(self.io, Io::Read | Io::ReadWrite)
+    }
+}
+
+/// The state of one judgement.
+#[derive(Debug, Default)]
+pub struct Eval {
+    vars: HashMap<String, String>,
+    aliases: HashMap<String, String>,
+    functions: Vec<String>,
+    /// The directory the following commands run in, when a `cd` made it evident.
+    pub cwd: Option<String>,
+    depth: usize,
+    judged: usize,
+    /// The first rule that blocked, with the command it saw.
+    pub hit: Option<Hit>,
+    /// Every simple command judged, normalised.
+    pub commands: Vec<String>,
+    /// A nested string (`sh -c '…'`) did not parse.
+    pub nested_unparsed: Vec<String>,
+}
+
+impl Eval {
+    /// The value of a variable: assigned earlier in the line, or `HOME` (`~`) and `IFS` (a blank).
+    pub fn var(&self, name: &str) -> Option<String> {
+        if let Some(v) = self.vars.get(name) {
+            return Some(v.clone());
+        }
+        match name {
+            "HOME" => Some("~".into()),
+            "IFS" => Some(" ".into()),
+            _ => None,
+        }
+    }
+
+    /// Records a variable assignment (a value past [`MAX_VALUE`] bytes ends unknown).
+    pub fn assign(&mut self, name: &str, mut value: String) {
+        if value.len() > MAX_VALUE {
+            let cut = (0..=MAX_VALUE)
+                .rev()
+                .find(|&i| value.is_char_boundary(i))
+                .unwrap_or(0);
+            value.truncate(cut);
+            value.push(UNKNOWN);
+        }
+        self.vars.insert(name.to_string(), value);
+    }
+
+    /// Records an alias definition (`alias x='…'`), judging its text as a command.
+    pub fn alias(&mut self, name: &str, value: &str) {
+        self.aliases.insert(name.to_string(), value.to_string());
+        self.nested(value);
+    }
+
+    /// The alias text for a command word, if one was defined in this line.
+    pub fn alias_of(&self, word: &str) -> Option<String> {
+        self.aliases.get(word).cloned()
+    }
+
+    /// Whether a function of this name was defined in this line.
+    pub fn is_function(&self, name: &str) -> bool {
+        self.functions.iter().any(|f| f == name)
+    }
+
+    /// Stops the judgement with `rule`, reporting the command it saw.
+    pub fn block(&mut self, rule: &'static Rule, seen: &str) {
+        if self.hit.is_none() {
+            self.hit = Some(Hit {
+                rule,
+                seen: seen.to_string(),
+            });
+        }
+    }
+
+    /// Whether the judgement is over (blocked, or over budget).
+    pub fn done(&self) -> bool {
+        self.hit.is_some()
+    }
+
+    /// Judges a whole script; returns what it writes, or `None` when it does not parse.
+    pub fn script(&mut self, text: &str) -> Option<Stdin> {
+        if super::too_deep(text) {
+            return None;
+        }
+        let opts = ParserOptions::default();
+        let program = Parser::new(BufReader::new(text.as_bytes()), &opts)
+            .parse_program()
+            .ok()?;
+        let mut out = Stdin::Unknown;
+        for c in &program.complete_commands {
+            out = self.list(c);
+        }
+        Some(out)
+    }
+
+    /// Judges a string another program hands to a shell (`sh -c`, `eval`, `ssh host …`).
+    /// A string that does not parse is judged by the regex patterns. Returns what it writes.
+    pub fn nested(&mut self, text: &str) -> Stdin {
+        if self.depth >= MAX_DEPTH || self.done() {
+            return Stdin::Unknown;
+        }
+        if text.contains(super::words::DOWNLOADED) {
+            let shown = text
+                .replace(super::words::DOWNLOADED, "$(download)")
+                .replace(UNKNOWN, "");
+            self.block(&super::rules::DOWNLOAD_EXEC, &shown);
+            return Stdin::Unknown;
+        }
+        self.depth += 1;
+        let cwd = self.cwd.clone();
+        let out = self.script(text).unwrap_or_else(|| {
+            self.nested_unparsed.push(text.to_string());
+            Stdin::Unknown
+        });
+        self.cwd = cwd;
+        self.depth -= 1;
+        out
+    }
+
+    /// Judges a list; returns what its last pipeline writes.
+    fn list(&mut self, list: &CompoundList) -> Stdin {
+        let mut out = Stdin::Unknown;
+        for item in &list.0 {
+            let background = matches!(item.1, SeparatorOperator::Async);
+            out = self.pipeline(&item.0.first, background);
+            for next in &item.0.additional {
+                let (AndOr::And(p) | AndOr::Or(p)) = next;
+                out = self.pipeline(p, background);
+            }
+        }
+        out
+    }
+
+    fn pipeline(&mut self, p: &Pipeline, background: bool) -> Stdin {
+        let mut stdin = Stdin::Unknown;
+        for cmd in &p.seq {
+            if self.done() {
+                return Stdin::Unknown;
+            }
+            stdin = self.command(cmd, stdin, background || p.seq.len() > 1);
+        }
+        stdin
+    }
+
+    /// Judges one command; returns what it writes to its standard output.
+    fn command(&mut self, cmd: &Command, stdin: Stdin, forked: bool) -> Stdin {
+        match cmd {
+            Command::Simple(s) => self.simple(s, stdin),
+            Command::Compound(c, redirects) => {
+                let redirs: Vec<_> = redirects
+                    .iter()
+                    .flat_map(|r| &r.0)
+                    .map(|r| self.redirect(r))
+                    .collect::<Vec<_>>();
+                let stdin = super::pipes::stdin_from(&redirs, stdin);
+                super::rules::judge_redirects(self, &redirs, "");
+                self.compound(c, &stdin);
+                Stdin::Unknown
+            }
+            Command::Function(f) => {
+                self.function(f, forked);
+                Stdin::Unknown
+            }
+            Command::ExtendedTest(..) => Stdin::Unknown,
+        }
+    }
+
+    fn compound(&mut self, c: &CompoundCommand, stdin: &Stdin) {
+        match c {
+            CompoundCommand::BraceGroup(g) => {
+                self.list(&g.list);
+            }
+            CompoundCommand::Subshell(s) => {
+                let cwd = self.cwd.clone();
+                self.list(&s.list);
+                self.cwd = cwd;
+            }
+            CompoundCommand::ForClause(f) => self.for_clause(f),
+            CompoundCommand::CaseClause(c) => {
+                for body in c.cases.iter().filter_map(|i| i.cmd.as_ref()) {
+                    self.list(body);
+                }
+            }
+            CompoundCommand::IfClause(i) => {
+                self.list(&i.condition);
+                self.list(&i.then);
+                for e in i.elses.iter().flatten() {
+                    if let Some(cond) = &e.condition {
+                        self.list(cond);
+                    }
+                    self.list(&e.body);
+                }
+            }
+            CompoundCommand::WhileClause(w) | CompoundCommand::UntilClause(w) => {
+                self.list(&w.0);
+                self.list(&w.1.list);
+            }
+            CompoundCommand::ArithmeticForClause(f) => {
+                self.list(&f.body.list);
+            }
+            CompoundCommand::Coprocess(c) => {
+                self.command(&c.body, stdin.clone(), true);
+            }
+            CompoundCommand::Arithmetic(_) => {}
+        }
+    }
+
+    /// `for v in a b; do …; done`: the body once per (evident) value.
+    fn for_clause(&mut self, f: &brush_parser::ast::ForClauseCommand) {
+        let values: Vec<Field> = match &f.values {
+            Some(words) => words.iter().flat_map(|w| self.expand(&w.value)).collect(),
+            None => vec![],
+        };
+        let values = if values.is_empty() {
+            vec![Field::literal(&UNKNOWN.to_string())]
+        } else {
+            values
+        };
+        for v in values.into_iter().take(16) {
+            self.assign(&f.variable_name, v.text);
+            self.list(&f.body.list);
+            if self.done() {
+                return;
+            }
+        }
+    }
+
+    /// A function definition: its body is judged now (a definition exists to be called), and a
+    /// function that runs itself in the background or in a pipeline is a fork bomb.
+    fn function(&mut self, f: &FunctionDefinition, forked: bool) {
+        let name = f.fname.value.clone();
+        self.functions.push(name.clone());
+        let body = f.body.to_string();
+        if super::pipes::self_forking(&name, &f.body.0) {
+            self.block(&super::rules::FORK_BOMB, &format!("{name}() {body}"));
+            return;
+        }
+        let _ = forked;
+        self.compound(&f.body.0, &Stdin::Unknown);
+    }
+
+    fn simple(&mut self, s: &SimpleCommand, stdin: Stdin) -> Stdin {
+        self.judged += 1;
+        if self.judged > MAX_COMMANDS {
+            return Stdin::Unknown;
+        }
+        let mut assignments = Vec::new();
+        let mut redirs = Vec::new();
+        let mut argv: Vec<Field> = Vec::new();
+        let mut procsub_download = false;
+        let items = s.prefix.iter().flat_map(|p| &p.0);
+        let word = s.word_or_name.iter().map(|w| (true, w));
+        let suffix = s.suffix.iter().flat_map(|p| &p.0);
+        for item in items {
+            match item {
+                CommandPrefixOrSuffixItem::AssignmentWord(a, _) => assignments.push(a),
+                other => self.item(other, &mut argv, &mut redirs, &mut procsub_download),
+            }
+        }
+        for (_, w) in word {
+            argv.extend(self.expand(&w.value));
+        }
+        for item in suffix {
+            self.item(item, &mut argv, &mut redirs, &mut procsub_download);
+        }
+        let mut shown_vars = Vec::new();
+        for a in assignments {
+            shown_vars.extend(self.assignment(a));
+        }
+        let stdin = super::pipes::stdin_from(&redirs, stdin);
+        let shown = show(&shown_vars, &argv, &redirs);
+        if !shown.is_empty() {
+            self.commands.push(shown.clone());
+        }
+        super::rules::judge_redirects(self, &redirs, &shown);
+        if argv.is_empty() || self.done() {
+            return Stdin::Unknown;
+        }
+        let run = super::peel::Run {
+            stdin,
+            procsub_download,
+            redirects: &redirs,
+        };
+        self.run(argv, &run)
+    }
+
+    fn item(
+        &mut self,
+        item: &CommandPrefixOrSuffixItem,
+        argv: &mut Vec<Field>,
+        redirs: &mut Vec<Redirect>,
+        procsub_download: &mut bool,
+    ) {
+        match item {
+            CommandPrefixOrSuffixItem::IoRedirect(r) => redirs.push(self.redirect(r)),
+            CommandPrefixOrSuffixItem::Word(w)
+            | CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
+                argv.extend(self.expand(&w.value));
+            }
+            CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
+                *procsub_download |= self.substituted(&sub.list);
+                argv.push(Field::literal("/dev/fd/63"));
+            }
+        }
+    }
+
+    /// Judges a process substitution's commands; `true` when it writes something downloaded.
+    fn substituted(&mut self, list: &CompoundList) -> bool {
+        let cwd = self.cwd.clone();
+        let out = self.list(list);
+        self.cwd = cwd;
+        out == Stdin::Download
+    }
+
+    /// Records `NAME=value`; returns it as shown.
+    fn assignment(&mut self, a: &brush_parser::ast::Assignment) -> Option<String> {
+        use brush_parser::ast::{AssignmentName, AssignmentValue};
+        let (AssignmentName::VariableName(name), AssignmentValue::Scalar(w)) = (&a.name, &a.value)
+        else {
+            return None;
+        };
+        let mut value = self.expand_one(&w.value).text;
+        if a.append {
+            value = format!("{}{value}", self.var(name).unwrap_or_default());
+        }
+        self.assign(name, value.clone());
+        Some(format!("{name}={value}"))
+    }
+
+    fn redirect(&mut self, r: &IoRedirect) -> Redirect {
+        let mut out = Redirect {
+            io: Io::Dup,
+            target: Field::default(),
+            download: false,
+        };
+        match r {
+            IoRedirect::File(_, kind, target) => {
+                out.io = match kind {
+                    IoFileRedirectKind::Read => Io::Read,
+                    IoFileRedirectKind::ReadAndWrite => Io::ReadWrite,
+                    IoFileRedirectKind::Write
+                    | IoFileRedirectKind::Append
+                    | IoFileRedirectKind::Clobber => Io::Write,
+                    IoFileRedirectKind::DuplicateInput | IoFileRedirectKind::DuplicateOutput => {
+                        Io::Dup
+                    }
+                };
+                match target {
+                    IoFileRedirectTarget::Filename(w) => out.target = self.expand_one(&w.value),
+                    IoFileRedirectTarget::ProcessSubstitution(_, sub) => {
+                        out.download = self.substituted(&sub.list);
+                        out.target = Field::literal("/dev/fd/63");
+                    }
+                    _ => out.io = Io::Dup,
+                }
+            }
+            IoRedirect::OutputAndError(w, _) => {
+                out.io = Io::Write;
+                out.target = self.expand_one(&w.value);
+            }
+            IoRedirect::HereString(_, w) => {
+                out.io = Io::Here(format!("{}\n", self.expand_one(&w.value).text));
+            }
+            IoRedirect::HereDocument(_, doc) => out.io = Io::Here(doc.doc.value.clone()),
+        }
+        out
+    }
+}
+
+/// The command as the policy saw it: words joined by blanks, unknown values as `…`.
+fn show(vars: &[String], argv: &[Field], redirs: &[Redirect]) -> String {
+    let mut parts: Vec<String> = vars.to_vec();
+    parts.extend(argv.iter().map(|f| f.text.clone()));
+    for r in redirs {
+        let op = match &r.io {
+            Io::Read => "<",
+            Io::Write => ">",
+            Io::ReadWrite => "<>",
+            Io::Here(_) => "<<…",
+            Io::Dup => continue,
+        };
+        let target = if matches!(r.io, Io::Here(_)) {
+            ""
+        } else {
+            &r.target.text
+        };
+        parts.push(format!("{op}{target}"));
+    }
+    parts
+        .join(" ")
+        .replace(super::words::DOWNLOADED, "")
+        .replace(UNKNOWN, "…")
+}

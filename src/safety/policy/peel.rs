@@ -1,0 +1,461 @@
+//! From a command line to the command that actually runs: wrappers peeled (`sudo`, `env`,
+//! `timeout 5`, `xargs`, `busybox` …), strings handed to another shell judged as scripts
+//! (`sh -c`, `eval`, `su -c`, `ssh host '…'`, `watch`, `find -exec`), aliases and functions
+//! defined in the line followed, and a shell or interpreter reading a pipe judged by what the
+//! pipe carries.
+
+use super::eval::{Eval, Redirect, Stdin};
+use super::words::{Field, UNKNOWN};
+use super::{interp, pipes, rules};
+
+/// How a simple command runs.
+pub struct Run<'a> {
+    /// What it reads.
+    pub stdin: Stdin,
+    /// One of its arguments is a process substitution that downloads (`bash <(curl …)`).
+    pub procsub_download: bool,
+    /// Its redirections.
+    pub redirects: &'a [Redirect],
+}
+
+/// What a wrapper stands for.
+enum Peeled {
+    /// Another command line (the wrapped one).
+    Argv(Vec<Field>),
+    /// A string run by a shell.
+    Script(String),
+    /// A shell that reads its script from standard input.
+    ShellStdin,
+    /// Not a wrapper: this is the command.
+    Command,
+    /// Nothing runs (`command -v rm`).
+    Nothing,
+}
+
+/// Wrappers: the options that take a separate argument, and how many leading operands they
+/// consume before the wrapped command (`timeout 5 CMD`).
+const WRAPPERS: &[(&str, &str, usize)] = &[
+    ("sudo", "ughpCDrtUTR", 0),
+    ("doas", "uC", 0),
+    ("pkexec", "", 0),
+    ("nice", "n", 0),
+    ("ionice", "cnp", 0),
+    ("nohup", "", 0),
+    ("setsid", "", 0),
+    ("stdbuf", "ioe", 0),
+    ("strace", "oesSpuEaPIbX", 0),
+    ("ltrace", "oesSpuEaAn", 0),
+    ("time", "fo", 0),
+    ("timeout", "sk", 1),
+    ("command", "", 0),
+    ("builtin", "", 0),
+    ("exec", "a", 0),
+    ("chroot", "", 1),
+    ("unbuffer", "", 0),
+    ("chronic", "", 0),
+    ("nocorrect", "", 0),
+    ("noglob", "", 0),
+    ("rlwrap", "", 0),
+    ("systemd-run", "upEMHs", 0),
+    ("runuser", "ugs", 0),
+    ("caffeinate", "wt", 0),
+    ("firejail", "", 0),
+    ("proxychains", "f", 0),
+    ("torsocks", "", 0),
+];
+
+/// Shells: a `-c` string or standard input is their script.
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh",
+    "rbash",
+];
+
+/// The program name of a command word: its last path component, lower-case, without `.exe`.
+#[must_use]
+pub fn command_name(word: &str) -> String {
+    let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
+    let lower = base.to_ascii_lowercase();
+    lower.strip_suffix(".exe").unwrap_or(&lower).to_string()
+}
+
+/// The operands after a command's options: skips `-x`, `--long[=v]` and the arguments of
+/// the options listed in `with_arg`, up to `--`.
+fn operands(args: &[Field], with_arg: &str) -> usize {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        if t == "--" {
+            return i + 1;
+        }
+        if !t.starts_with('-') || t == "-" {
+            return i;
+        }
+        if !t.starts_with("--") && t.len() == 2 && with_arg.contains(&t[1..]) {
+            i += 1;
+        }
+        i += 1;
+    }
+    i
+}
+
+fn join(args: &[Field]) -> String {
+    args.iter()
+        .map(|f| f.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Eval {
+    /// Judges a command after expansion; returns what it writes to its standard output.
+    pub fn run(&mut self, mut argv: Vec<Field>, run: &Run) -> Stdin {
+        for _ in 0..32 {
+            if argv.is_empty() || self.done() {
+                return Stdin::Unknown;
+            }
+            if let Some(alias) = self.alias_of(&argv[0].text) {
+                let rest = quote_all(&argv[1..]);
+                return self.nested(&format!("{alias} {rest}"));
+            }
+            if self.is_function(&argv[0].text) {
+                return Stdin::Unknown;
+            }
+            match self.peel(&argv, run) {
+                Peeled::Argv(next) => argv = next,
+                Peeled::Script(s) => return self.nested(&s),
+                Peeled::ShellStdin => return self.shell_stdin(&argv, run),
+                Peeled::Nothing => return Stdin::Unknown,
+                Peeled::Command => break,
+            }
+        }
+        let name = command_name(&argv[0].text);
+        self.builtin_effects(&name, &argv[1..]);
+        if let Some(lang) = interp::language(&name) {
+            self.interpreter(lang, &argv, run);
+        }
+        if name == "find" {
+            self.find_exec(&argv);
+        }
+        rules::judge(self, &name, &argv, run);
+        pipes::output(&name, &argv[1..], &run.stdin)
+    }
+
+    fn peel(&mut self, argv: &[Field], run: &Run) -> Peeled {
+        let name = command_name(&argv[0].text);
+        let args = &argv[1..];
+        if let Some((_, with_arg, skip)) = WRAPPERS.iter().find(|w| w.0 == name) {
+            if name == "command" && args.iter().any(|a| a.text == "-v" || a.text == "-V") {
+                return Peeled::Nothing;
+            }
+            if matches!(name.as_str(), "runuser" | "su") {
+                return self.su(args);
+            }
+            let start = operands(args, with_arg) + skip;
+            return Peeled::Argv(args.get(start..).unwrap_or_default().to_vec());
+        }
+        match name.as_str() {
+            "su" => self.su(args),
+            "env" => self.env(args),
+            "busybox" => Peeled::Argv(args.to_vec()),
+            "eval" => Peeled::Script(join(args)),
+            "xargs" => self.xargs(args, run),
+            "watch" => {
+                let start = operands(args, "ndgq");
+                match args.get(start..) {
+                    Some(rest) if args.iter().any(|a| a.text == "-x" || a.text == "--exec") => {
+                        Peeled::Argv(rest.to_vec())
+                    }
+                    Some(rest) => Peeled::Script(join(rest)),
+                    None => Peeled::Nothing,
+                }
+            }
+            "flock" => {
+                let start = operands(args, "wEc");
+                match args
+                    .iter()
+                    .position(|a| a.text == "-c" || a.text == "--command")
+                {
+                    Some(i) => {
+                        Peeled::Script(args.get(i + 1).map(|f| f.text.clone()).unwrap_or_default())
+                    }
+                    None => Peeled::Argv(args.get(start + 1..).unwrap_or_default().to_vec()),
+                }
+            }
+            "script" => match args
+                .iter()
+                .position(|a| a.text == "-c" || a.text == "--command")
+            {
+                Some(i) => {
+                    Peeled::Script(args.get(i + 1).map(|f| f.text.clone()).unwrap_or_default())
+                }
+                None => Peeled::Command,
+            },
+            "ssh" => {
+                let start = operands(args, "BbcDEeFIiJLlmOoPpQRSWw");
+                match args.get(start + 1..) {
+                    Some(rest) if !rest.is_empty() => Peeled::Script(join(rest)),
+                    _ => Peeled::Command,
+                }
+            }
+            "source" | "." if run.procsub_download => Peeled::ShellStdin,
+            "source" | "." if args.first().is_some_and(|a| is_stdin_path(&a.text)) => {
+                Peeled::ShellStdin
+            }
+            _ if SHELLS.contains(&name.as_str()) => shell(args, run),
+            _ => Peeled::Command,
+        }
+    }
+
+    /// `su [-] [user] -c CMD`, `runuser -u U -- CMD`.
+    fn su(&mut self, args: &[Field]) -> Peeled {
+        if let Some(i) = args
+            .iter()
+            .position(|a| a.text == "-c" || a.text == "--command")
+        {
+            return Peeled::Script(args.get(i + 1).map(|f| f.text.clone()).unwrap_or_default());
+        }
+        if let Some(cmd) = args.iter().find_map(|a| a.text.strip_prefix("--command=")) {
+            return Peeled::Script(cmd.to_string());
+        }
+        match args.iter().position(|a| a.text == "--") {
+            Some(i) => Peeled::Argv(args[i + 1..].to_vec()),
+            None => Peeled::Nothing,
+        }
+    }
+
+    /// `env [-i] [-u N] [-C DIR] [-S STRING] [NAME=VALUE…] CMD…`.
+    fn env(&mut self, args: &[Field]) -> Peeled {
+        let mut i = 0;
+        while let Some(a) = args.get(i) {
+            let t = a.text.as_str();
+            if let Some(split) = t.strip_prefix("--split-string=") {
+                return Peeled::Script(format!("{split} {}", quote_all(&args[i + 1..])));
+            }
+            match t {
+                "-S" => {
+                    let s = args.get(i + 1).map(|f| f.text.clone()).unwrap_or_default();
+                    return Peeled::Script(format!(
+                        "{s} {}",
+                        quote_all(args.get(i + 2..).unwrap_or_default())
+                    ));
+                }
+                "-u" | "-C" | "-P" => i += 2,
+                "--" => {
+                    i += 1;
+                    break;
+                }
+                _ if t.starts_with('-') => i += 1,
+                _ => match t.split_once('=') {
+                    Some((name, value)) if is_name(name) => {
+                        self.assign(name, value.to_string());
+                        i += 1;
+                    }
+                    _ => break,
+                },
+            }
+        }
+        Peeled::Argv(args.get(i..).unwrap_or_default().to_vec())
+    }
+
+    /// `xargs [opts] CMD…`: the command, with the evident words of its input appended.
+    fn xargs(&mut self, args: &[Field], run: &Run) -> Peeled {
+        let start = operands(args, "IinPdLsaEe");
+        let mut cmd = args.get(start..).unwrap_or_default().to_vec();
+        if cmd.is_empty() {
+            cmd.push(Field::literal("echo"));
+        }
+        if let Stdin::Evident(text) = &run.stdin {
+            let replace = args
+                .iter()
+                .position(|a| a.text == "-I")
+                .and_then(|i| args.get(i + 1));
+            let words = text.split_whitespace().map(Field::literal);
+            match replace {
+                Some(r) => {
+                    let input = text.trim().to_string();
+                    for f in &mut cmd {
+                        f.text = f.text.replace(&r.text, &input);
+                        f.pattern = f.pattern.replace(&r.text, &input);
+                    }
+                }
+                None => cmd.extend(words),
+            }
+        }
+        Peeled::Argv(cmd)
+    }
+
+    /// A shell reading its script from standard input (`… | sh`, `sh < <(curl …)`).
+    fn shell_stdin(&mut self, argv: &[Field], run: &Run) -> Stdin {
+        let seen = join(argv);
+        match &run.stdin {
+            _ if run.procsub_download => self.block(&rules::DOWNLOAD_EXEC, &seen),
+            Stdin::Download => self.block(&rules::DOWNLOAD_EXEC, &seen),
+            Stdin::Decoded => self.block(&rules::DECODED_EXEC, &seen),
+            Stdin::Evident(script) => {
+                let script = script.clone();
+                return self.nested(&script);
+            }
+            Stdin::Unknown => {}
+        }
+        Stdin::Unknown
+    }
+
+    /// An interpreter (`python3 -c …`, `perl -e …`, `node -e …`, or reading a pipe).
+    fn interpreter(&mut self, lang: interp::Lang, argv: &[Field], run: &Run) {
+        let seen = join(argv);
+        match interp::script_arg(lang, &argv[1..]) {
+            Some(code) => interp::judge(self, lang, &code, &seen),
+            None if run.procsub_download => self.block(&rules::DOWNLOAD_EXEC, &seen),
+            None if interp::reads_stdin(lang, &argv[1..]) => match &run.stdin {
+                Stdin::Download => self.block(&rules::DOWNLOAD_EXEC, &seen),
+                Stdin::Decoded => self.block(&rules::DECODED_EXEC, &seen),
+                Stdin::Evident(code) => {
+                    let code = code.clone();
+                    interp::judge(self, lang, &code, &seen);
+                }
+                Stdin::Unknown => {}
+            },
+            None => {}
+        }
+    }
+
+    /// `find PATHS … -exec CMD {} ;`: each command, with `{}` standing for the start paths.
+    fn find_exec(&mut self, argv: &[Field]) {
+        let args = &argv[1..];
+        let paths: Vec<&Field> = args
+            .iter()
+            .take_while(|a| !a.text.starts_with('-') && a.text != "(" && a.text != "!")
+            .collect();
+        let mut i = 0;
+        while i < args.len() {
+            let t = args[i].text.as_str();
+            if matches!(t, "-exec" | "-execdir" | "-ok" | "-okdir") {
+                let end = args[i + 1..]
+                    .iter()
+                    .position(|a| a.text == ";" || a.text == "+")
+                    .map_or(args.len(), |p| i + 1 + p);
+                let template = &args[i + 1..end];
+                for p in paths
+                    .iter()
+                    .copied()
+                    .chain(paths.is_empty().then_some(&Field::literal(".")))
+                {
+                    let cmd: Vec<Field> = template
+                        .iter()
+                        .map(|f| Field {
+                            text: f.text.replace("{}", &p.text),
+                            pattern: f.pattern.replace("{}", &p.pattern),
+                        })
+                        .collect();
+                    let run = Run {
+                        stdin: Stdin::Unknown,
+                        procsub_download: false,
+                        redirects: &[],
+                    };
+                    self.run(cmd, &run);
+                }
+                i = end;
+            }
+            i += 1;
+        }
+    }
+
+    /// What `cd`, `alias`, `export` and friends change for the rest of the line.
+    fn builtin_effects(&mut self, name: &str, args: &[Field]) {
+        match name {
+            "cd" | "pushd" | "chdir" => {
+                let dir = args
+                    .iter()
+                    .find(|a| !a.text.starts_with('-') || a.text == "-");
+                self.cwd = match dir {
+                    None => Some("~".into()),
+                    Some(d) => super::paths::resolve(&d.text, self.cwd.as_deref()),
+                };
+            }
+            "alias" => {
+                for a in args {
+                    if let Some((n, v)) = a.text.split_once('=') {
+                        self.alias(n, v);
+                    }
+                }
+            }
+            "export" | "declare" | "typeset" | "local" | "readonly" => {
+                for a in args {
+                    if let Some((n, v)) = a.text.split_once('=').filter(|(n, _)| is_name(n)) {
+                        self.assign(n, v.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A shell's arguments: `-c STRING` is its script; no script operand means standard input.
+fn shell(args: &[Field], run: &Run) -> Peeled {
+    let mut i = 0;
+    let mut dash_c = false;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if matches!(t, "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file") {
+            i += 2;
+            continue;
+        }
+        if t.starts_with('-') && t.len() > 1 && !t.starts_with("--") {
+            dash_c |= t.contains('c');
+            i += 1;
+            continue;
+        }
+        if t == "--command" {
+            dash_c = true;
+            i += 1;
+            continue;
+        }
+        if t.starts_with("--") {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    match args.get(i) {
+        Some(script) if dash_c => Peeled::Script(script.text.clone()),
+        Some(file) if !is_stdin_path(&file.text) && file.text != "-" => {
+            if run.procsub_download && file.text == "/dev/fd/63" {
+                Peeled::ShellStdin
+            } else {
+                Peeled::Command
+            }
+        }
+        _ => Peeled::ShellStdin,
+    }
+}
+
+fn is_stdin_path(p: &str) -> bool {
+    matches!(
+        p,
+        "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/dev/fd/63"
+    )
+}
+
+fn is_name(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Re-quotes expanded words so a script built from them reads them back unchanged.
+fn quote_all(args: &[Field]) -> String {
+    args.iter()
+        .map(|f| {
+            if f.text.contains(UNKNOWN) || f.is_glob() {
+                f.pattern.clone()
+            } else {
+                format!("'{}'", f.text.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,378 @@
+//! The rules by meaning, each with a name and a category, judged on a command after
+//! expansion and peeling: destruction of `/`, system directories or home; disk and
+//! filesystem writers; power and init; writes to persistence points. Credential reads are in
+//! [`super::secrets`].
+
+use super::eval::{Eval, Redirect};
+use super::paths::{block_device, is_file};
+use super::peel::Run;
+use super::words::Field;
+use super::{Rule, destructive, secrets, system};
+
+const DFO: &str = "destructive_file_ops";
+const DISK: &str = "disk_ops";
+const SYS: &str = "system_damage";
+const REMOTE: &str = "remote_code_execution";
+const PERSIST: &str = "persistence";
+
+macro_rules! rule {
+    ($name:ident, $id:literal, $cat:expr, $desc:literal) => {
+        #[doc = $desc]
+        pub static $name: Rule = Rule {
+            id: $id,
+            category: $cat,
+            description: $desc,
+        };
+    };
+}
+
+rule!(
+    RM_ROOT,
+    "rm_recursive_root",
+    DFO,
+    "recursive removal of /, a top-level system directory, ~ or $HOME"
+);
+rule!(
+    FIND_DELETE,
+    "find_delete_root",
+    DFO,
+    "find deleting everything under /, a system directory or ~ (-delete, -exec rm)"
+);
+rule!(
+    RSYNC_DELETE,
+    "rsync_delete_root",
+    DFO,
+    "rsync --delete into /, a system directory or ~"
+);
+rule!(
+    SHRED_ROOT,
+    "shred_root",
+    DFO,
+    "shred of /, a system directory or everything in ~"
+);
+rule!(
+    GIT_CLEAN,
+    "git_clean_root",
+    DFO,
+    "git clean -f at /, a system directory or ~"
+);
+rule!(
+    MV_ROOT,
+    "mv_root",
+    DFO,
+    "moving /, ~, $HOME or a top-level system directory"
+);
+rule!(
+    MKFS,
+    "mkfs",
+    DISK,
+    "creating a filesystem (mkfs, mkfs.*, mke2fs, mkntfs, newfs)"
+);
+rule!(
+    MKSWAP,
+    "mkswap",
+    DISK,
+    "mkswap (overwrites a device with a swap signature)"
+);
+rule!(
+    WIPEFS,
+    "wipefs",
+    DISK,
+    "wipefs erasing filesystem signatures"
+);
+rule!(
+    PARTITION,
+    "partition_tools",
+    DISK,
+    "a partition table editor that can write (fdisk, sfdisk, gdisk, sgdisk, parted; -l reads)"
+);
+rule!(
+    DD_DEVICE,
+    "dd_to_device",
+    DISK,
+    "dd writing to a block device"
+);
+rule!(
+    WRITE_DEVICE,
+    "write_block_device",
+    DISK,
+    "writing onto a block device (>, tee, cp, cat >)"
+);
+rule!(
+    SHRED_DEVICE,
+    "shred_device",
+    DISK,
+    "shred on a block device"
+);
+rule!(
+    DISK_ERASE,
+    "disk_erase",
+    DISK,
+    "erasing a disk (blkdiscard, cryptsetup luksFormat/erase, nvme format/sanitize, badblocks -w, hdparm --security-erase)"
+);
+rule!(
+    SHUTDOWN,
+    "shutdown",
+    SYS,
+    "shutdown / Stop-Computer / Restart-Computer"
+);
+rule!(HALT_REBOOT, "halt_reboot", SYS, "halt, poweroff or reboot");
+rule!(
+    INIT_RUNLEVEL,
+    "init_runlevel",
+    SYS,
+    "init/telinit 0 or 6 (halt or reboot)"
+);
+rule!(
+    SYSTEMCTL_POWER,
+    "systemctl_power",
+    SYS,
+    "systemctl/loginctl power verbs or targets (poweroff, reboot, halt, kexec, suspend, rescue …)"
+);
+rule!(
+    SYSRQ,
+    "sysrq",
+    SYS,
+    "writing to /proc/sysrq-trigger (instant reboot, crash or power-off)"
+);
+rule!(
+    KILL_INIT,
+    "kill_init",
+    SYS,
+    "signalling init (pid 1) or every process (-1)"
+);
+rule!(
+    CHMOD_ROOT,
+    "chmod_root",
+    SYS,
+    "recursive chmod of / or a top-level system directory"
+);
+rule!(
+    CHOWN_ROOT,
+    "chown_root",
+    SYS,
+    "recursive chown/chgrp of / or a top-level system directory"
+);
+rule!(
+    SYSTEM_FILE,
+    "system_file_overwrite",
+    SYS,
+    "overwriting /etc/passwd, /etc/shadow, /etc/group, /etc/sudoers or /etc/fstab"
+);
+rule!(
+    FORK_BOMB,
+    "fork_bomb",
+    SYS,
+    "fork bomb (a function or program that forks itself without end)"
+);
+rule!(
+    DOWNLOAD_EXEC,
+    "download_exec",
+    REMOTE,
+    "running downloaded code (curl/wget piped or substituted into a shell or interpreter)"
+);
+rule!(
+    DECODED_EXEC,
+    "decoded_exec",
+    REMOTE,
+    "running decoded or obfuscated text as code (base64 -d | sh, rev | sh)"
+);
+rule!(
+    AUTHORIZED_KEYS,
+    "authorized_keys_write",
+    PERSIST,
+    "writing ~/.ssh/authorized_keys"
+);
+rule!(
+    SHELL_RC,
+    "shell_rc_write",
+    PERSIST,
+    "writing a shell startup file (~/.bashrc, ~/.profile, ~/.zshrc, /etc/profile …)"
+);
+rule!(
+    CRONTAB,
+    "crontab_write",
+    PERSIST,
+    "installing or removing crontabs (crontab FILE/-r/-e, /etc/cron*, /var/spool/cron)"
+);
+
+/// Every rule of this module (for the documentation and tests).
+pub static RULES: &[&Rule] = &[
+    &RM_ROOT,
+    &FIND_DELETE,
+    &RSYNC_DELETE,
+    &SHRED_ROOT,
+    &GIT_CLEAN,
+    &MV_ROOT,
+    &MKFS,
+    &MKSWAP,
+    &WIPEFS,
+    &PARTITION,
+    &DD_DEVICE,
+    &WRITE_DEVICE,
+    &SHRED_DEVICE,
+    &DISK_ERASE,
+    &SHUTDOWN,
+    &HALT_REBOOT,
+    &INIT_RUNLEVEL,
+    &SYSTEMCTL_POWER,
+    &SYSRQ,
+    &KILL_INIT,
+    &CHMOD_ROOT,
+    &CHOWN_ROOT,
+    &SYSTEM_FILE,
+    &FORK_BOMB,
+    &DOWNLOAD_EXEC,
+    &DECODED_EXEC,
+    &AUTHORIZED_KEYS,
+    &SHELL_RC,
+    &CRONTAB,
+];
+
+/// A command's options and operands, split the usual way (`--` ends options).
+pub struct Args<'a> {
+    /// Option words (`-rf`, `--force`, `--delete=x`).
+    pub options: Vec<&'a str>,
+    /// Operands (everything else, in order).
+    pub operands: Vec<&'a Field>,
+}
+
+impl<'a> Args<'a> {
+    /// Splits `args`; options listed in `with_arg` consume the next word.
+    pub fn parse(args: &'a [Field], with_arg: &[&str]) -> Self {
+        let mut out = Args {
+            options: vec![],
+            operands: vec![],
+        };
+        let mut i = 0;
+        let mut ended = false;
+        while let Some(a) = args.get(i) {
+            let t = a.text.as_str();
+            if ended || !t.starts_with('-') || t == "-" {
+                out.operands.push(a);
+            } else if t == "--" {
+                ended = true;
+            } else {
+                out.options.push(t);
+                if with_arg.contains(&t) {
+                    i += 1;
+                }
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// A short flag (alone or in a cluster such as `-rf`) or one of the long spellings.
+    pub fn flag(&self, short: char, long: &[&str]) -> bool {
+        self.options.iter().any(|o| {
+            long.iter()
+                .any(|l| o == l || o.starts_with(&format!("{l}=")))
+                || (!o.starts_with("--") && o[1..].contains(short))
+        })
+    }
+
+    /// Whether any option starts with `prefix`.
+    pub fn long(&self, prefix: &str) -> bool {
+        self.options.iter().any(|o| o.starts_with(prefix))
+    }
+}
+
+/// Judges one command (after peeling) and its redirections.
+pub fn judge(e: &mut Eval, name: &str, argv: &[Field], run: &Run) {
+    let seen = argv
+        .iter()
+        .map(|f| f.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let args = &argv[1..];
+    let rule = destructive::destructive(e, name, args)
+        .or_else(|| system::disk(e, name, args))
+        .or_else(|| system::power(name, args))
+        .or_else(|| writes(e, name, args))
+        .or_else(|| secrets::reads(e, name, args, run));
+    if let Some(rule) = rule {
+        e.block(rule, &seen.replace(super::words::UNKNOWN, "…"));
+    }
+}
+
+/// Judges redirections: writes onto devices, persistence points and system files; reads of
+/// credentials.
+pub fn judge_redirects(e: &mut Eval, redirs: &[Redirect], seen: &str) {
+    for r in redirs {
+        let rule = if r.writes() {
+            written(e, &r.target)
+        } else {
+            None
+        };
+        let rule = rule.or_else(|| {
+            r.reads()
+                .then(|| secrets::credential(&r.target, e.cwd.as_deref()))
+                .flatten()
+        });
+        if let Some(rule) = rule {
+            let shown = if seen.is_empty() {
+                r.target.text.clone()
+            } else {
+                seen.to_string()
+            };
+            e.block(rule, &shown);
+            return;
+        }
+    }
+}
+
+/// The rule a write to this file breaks, if any.
+pub fn written(e: &Eval, f: &Field) -> Option<&'static Rule> {
+    let cwd = e.cwd.as_deref();
+    if block_device(f, cwd) {
+        return Some(&WRITE_DEVICE);
+    }
+    if is_file(f, cwd, "/proc/sysrq-trigger") {
+        return Some(&SYSRQ);
+    }
+    if [
+        "/etc/passwd",
+        "/etc/shadow",
+        "/etc/group",
+        "/etc/gshadow",
+        "/etc/sudoers",
+        "/etc/fstab",
+        "/etc/sudoers.d/*",
+    ]
+    .iter()
+    .any(|p| is_file(f, cwd, p))
+    {
+        return Some(&SYSTEM_FILE);
+    }
+    secrets::persistence(f, cwd)
+}
+
+fn writes(e: &Eval, name: &str, args: &[Field]) -> Option<&'static Rule> {
+    let a = Args::parse(args, &["-e", "-f", "-o", "-m", "-g", "-t", "-S", "-s"]);
+    let targets: Vec<&Field> = match name {
+        "tee" | "vi" | "vim" | "nvim" | "nano" | "emacs" | "ed" | "ex" | "pico" | "micro"
+        | "truncate" | "touch" => a.operands.clone(),
+        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" => {
+            a.operands.last().copied().into_iter().collect()
+        }
+        "sed" | "perl" if a.flag('i', &["--in-place"]) => {
+            a.operands.iter().skip(1).copied().collect()
+        }
+        "dd" => args.iter().filter(|f| f.text.starts_with("of=")).collect(),
+        "crontab" => {
+            let listing = a.flag('l', &["--list"]) || a.options.contains(&"-T");
+            return (!listing).then_some(&CRONTAB);
+        }
+        _ => return None,
+    };
+    targets.iter().find_map(|f| {
+        let f = match f.text.strip_prefix("of=") {
+            Some(path) => Field::literal(path),
+            None => (*f).clone(),
+        };
+        let rule = written(e, &f)?;
+        // `touch` only creates: it cannot plant anything.
+        (name != "touch" || rule.category != PERSIST).then_some(rule)
+    })
+}
