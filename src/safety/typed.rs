@@ -9,8 +9,9 @@
 //! made opaque is refused when it was also edited and is submitted ([`Opacity`]); a line of
 //! keys alone — `\x1b[A\r`, `\x1b[B\x1b[B\r` — passes.
 
-use super::dangerous::{BlockedMatch, check_dangerous};
+use super::dangerous::BlockedMatch;
 use super::lineedit::{Editor, Keymap, Line};
+use super::policy::explain;
 use serde_json::{Value, json};
 
 /// Which opaque lines (edited after a key kpty cannot follow) are refused.
@@ -40,6 +41,9 @@ pub enum Refusal {
         line: String,
         /// The line differs from the text as typed (editing keys were applied).
         edited: bool,
+        /// The command the rule matched, as the policy normalised it (quotes removed,
+        /// variables substituted, wrappers peeled).
+        seen: String,
     },
     /// A submitted line was edited after a key whose effect kpty cannot see.
     Unverifiable {
@@ -59,14 +63,25 @@ impl Refusal {
     #[must_use]
     pub fn message(&self) -> String {
         match self {
-            Refusal::Dangerous { rule, line, edited } => {
-                let seen = if *edited {
+            Refusal::Dangerous {
+                rule,
+                line,
+                edited,
+                seen,
+            } => {
+                let edited = if *edited {
                     format!(" (with its editing keys applied, the shell would read {line:?})")
                 } else {
                     String::new()
                 };
+                let ran = if seen != line.trim() {
+                    format!("; as the shell would run it: {seen:?}")
+                } else {
+                    String::new()
+                };
                 format!(
-                    "blocked: the command matches the dangerous-command pattern {} ({}){seen}; nothing was typed",
+                    "blocked: the command breaks the dangerous-command rule {} ({}){edited}{ran}; nothing was typed \
+                     (`check` explains a verdict)",
                     rule.id, rule.description
                 )
             }
@@ -89,9 +104,11 @@ impl Refusal {
     #[must_use]
     pub fn details(&self) -> Value {
         match self {
-            Refusal::Dangerous { rule, line, .. } => json!({
+            Refusal::Dangerous {
+                rule, line, seen, ..
+            } => json!({
                 "pattern": rule.id, "category": rule.category,
-                "description": rule.description, "line": line,
+                "description": rule.description, "line": line, "seen": seen,
             }),
             Refusal::Unverifiable { key, line } => json!({
                 "pattern": UNVERIFIABLE, "category": "line_editing",
@@ -153,18 +170,19 @@ impl Typing {
         }
         let typed = text.trim_end_matches(['\r', '\n']);
         let dangerous = |line: &str| {
-            let rule = check_dangerous(&line.replace('\r', "\n"))?;
+            let verdict = explain(&line.replace('\r', "\n"));
             Some(Refusal::Dangerous {
-                rule,
+                rule: verdict.blocked?,
                 line: line.to_string(),
                 edited: line != typed,
+                seen: verdict.seen.unwrap_or_else(|| line.to_string()),
             })
         };
         let stripped = strip_controls(text);
         let rl_pending = rl_end.pending();
         let canon_pending = canon_end.pending();
         let kill_ring = rl_end.kill_ring();
-        let views = rl_lines
+        let mut views: Vec<&str> = rl_lines
             .iter()
             .chain(&canon_lines)
             .map(|l| l.text.as_str())
@@ -173,7 +191,12 @@ impl Typing {
                 canon_pending.text.as_str(),
                 kill_ring.as_str(),
                 stripped.as_str(),
-            ]);
+            ])
+            .filter(|v| !v.trim().is_empty())
+            .collect();
+        // Most views are the same text: judge each once.
+        let mut seen_views = std::collections::HashSet::new();
+        views.retain(|v| seen_views.insert(*v));
         if let Some(r) = views.into_iter().find_map(dangerous) {
             return Err(r);
         }
