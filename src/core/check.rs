@@ -36,18 +36,35 @@ pub fn check(p: &Params) -> Result<CheckReply> {
     if command.trim().is_empty() {
         return Err(Error::invalid("check needs a non-empty `command`"));
     }
-    // As talk types it: the command, then Enter (send_line strips CR/LF first; for a
-    // one-line command the two are the same).
-    let typed = format!("{command}\r");
-    let (line, blocked) = match check_typed(&typed, OPACITY) {
-        Ok(()) => (submitted(&typed), None),
-        Err(r) => refused(&r, &command),
-    };
+    // As talk types it: the command, then Enter.
+    let (mut line, mut blocked) = judge(&command);
+    // send_line strips CR/LF first: a command of several lines is also judged as it would
+    // type it, and blocked when either would be.
+    if blocked.is_none() && command.contains(['\r', '\n']) {
+        let joined: String = command
+            .chars()
+            .filter(|c| !matches!(c, '\r' | '\n'))
+            .collect();
+        let (l, b) = judge(&joined);
+        if b.is_some() {
+            (line, blocked) = (l, b);
+        }
+    }
     let verdict = explain(&line.replace('\r', "\n"));
     // The typed-text check runs the policy on every line it sees, so an allowed command's
     // lines are allowed by the policy too; should they ever differ, the stricter answer wins.
     let blocked = blocked.or_else(|| verdict.blocked.as_ref().map(from_rule));
     Ok(reply(&command, line, blocked, verdict))
+}
+
+/// `command` typed with Enter after it: the line(s) the shell would read, and why the
+/// typed-text check refuses them, if it does.
+fn judge(command: &str) -> (String, Option<Blocked>) {
+    let typed = format!("{command}\r");
+    match check_typed(&typed, OPACITY) {
+        Ok(()) => (submitted(&typed), None),
+        Err(r) => refused(&r, command),
+    }
 }
 
 /// The lines readline submits for `typed`, newline-separated: what the shell reads.
@@ -62,7 +79,7 @@ fn submitted(typed: &str) -> String {
 fn refused(r: &Refusal, command: &str) -> (String, Option<Blocked>) {
     let d = r.details();
     let field = |k: &str| d[k].as_str().map(str::to_string);
-    let line = field("line").unwrap_or_else(|| command.to_string());
+    let line = field("line").unwrap_or_else(|| command.replace('\r', "\n"));
     let blocked = Blocked {
         rule: field("pattern").unwrap_or_default(),
         category: field("category").unwrap_or_default(),
@@ -162,6 +179,19 @@ mod tests {
         assert_eq!(r.rule.as_deref(), Some("unverifiable_line_edit"));
         assert_eq!(r.category.as_deref(), Some("line_editing"));
         assert!(r.key.is_some(), "{r:?}");
+    }
+
+    #[test]
+    fn several_lines_are_judged_as_talk_and_as_send_line_type_them() {
+        // talk submits both lines; send_line would type `rm -rf /` as one.
+        let r = check_of(r"rm -rf \n/");
+        assert!(!r.allowed, "{r:?}");
+        assert_eq!((r.line.as_str(), r.edited), ("rm -rf /", true));
+        let r = check_of(r"echo one\x0arm -rf /");
+        assert!(!r.allowed, "{r:?}");
+        let r = check_of(r"echo one\x0aecho two");
+        assert!(r.allowed && !r.edited, "{r:?}");
+        assert_eq!(r.line, "echo one\necho two");
     }
 
     #[test]
