@@ -32,6 +32,7 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions and their state: running, exited (with exit code), dead')
             [CompletionResult]::new('talk', 'talk', [CompletionResultType]::ParameterValue, 'Run a command in a session, print its output, exit with its exit code')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a command in a session, print its output, exit with its exit code')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Would talk or send-line type a command, or block it as dangerous? Types nothing')
             [CompletionResult]::new('send-line', 'send-line', [CompletionResultType]::ParameterValue, 'Type one line into a session and press Enter')
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Print a session''s recent output (raw), or follow it')
             [CompletionResult]::new('term-read', 'term-read', [CompletionResultType]::ParameterValue, 'Print the rendered terminal screen (no escape codes): tail, viewport or delta')
@@ -106,6 +107,14 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--max-chars', '--max-chars', [CompletionResultType]::ParameterName, 'Return at most N characters of output, the end kept (default: all)')
             [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Type even when another program holds the foreground: for a nested shell (ssh, su, docker exec …), completion by a POSIX sentinel')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'kpty;check' {
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
             [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

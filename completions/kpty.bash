@@ -19,6 +19,9 @@ _kpty() {
             kpty,__generate-assets)
                 cmd="kpty__subcmd____generate__subcmd__assets"
                 ;;
+            kpty,check)
+                cmd="kpty__subcmd__check"
+                ;;
             kpty,create)
                 cmd="kpty__subcmd__create"
                 ;;
@@ -86,7 +89,7 @@ _kpty() {
 
     case "${cmd}" in
         kpty)
-            opts="-h -V --state-dir --json --no-redact --help --version create list talk run send-line read term-read resize kill help resolve send-line-to-agent update-ownership register unregister heartbeat prune log mcp serve __generate-assets"
+            opts="-h -V --state-dir --json --no-redact --help --version create list talk run check send-line read term-read resize kill help resolve send-line-to-agent update-ownership register unregister heartbeat prune log mcp serve __generate-assets"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -104,6 +107,24 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd____generate__subcmd__assets)
+            opts="-h --state-dir --json --no-redact --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kpty__subcmd__check)
             opts="-h --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -29,6 +29,7 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand list 'List sessions and their state: running, exited (with exit code), dead'
             cand talk 'Run a command in a session, print its output, exit with its exit code'
             cand run 'Run a command in a session, print its output, exit with its exit code'
+            cand check 'Would talk or send-line type a command, or block it as dangerous? Types nothing'
             cand send-line 'Type one line into a session and press Enter'
             cand read 'Print a session''s recent output (raw), or follow it'
             cand term-read 'Print the rendered terminal screen (no escape codes): tail, viewport or delta'
@@ -99,6 +100,13 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --max-chars 'Return at most N characters of output, the end kept (default: all)'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --force 'Type even when another program holds the foreground: for a nested shell (ssh, su, docker exec …), completion by a POSIX sentinel'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'kpty;check'= {
+            cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
             cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
             cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help (see more with ''--help'')'

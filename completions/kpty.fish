@@ -33,6 +33,7 @@ complete -c kpty -n "__fish_kpty_needs_command" -f -a "create" -d 'Start a new t
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "list" -d 'List sessions and their state: running, exited (with exit code), dead'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "talk" -d 'Run a command in a session, print its output, exit with its exit code'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "run" -d 'Run a command in a session, print its output, exit with its exit code'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "check" -d 'Would talk or send-line type a command, or block it as dangerous? Types nothing'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "send-line" -d 'Type one line into a session and press Enter'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "read" -d 'Print a session\'s recent output (raw), or follow it'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "term-read" -d 'Print the rendered terminal screen (no escape codes): tail, viewport or delta'
@@ -92,6 +93,10 @@ complete -c kpty -n "__fish_kpty_using_subcommand run" -l force -d 'Type even wh
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kpty -n "__fish_kpty_using_subcommand check" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand check" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand check" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
+complete -c kpty -n "__fish_kpty_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l label -d 'The session with this label (resolved; exactly one must match)' -r

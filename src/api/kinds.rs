@@ -171,6 +171,26 @@ closed_set! {
     }
 }
 
+closed_set! {
+    /// `check`'s verdict on a command.
+    CheckVerdict, "verdict" {
+        /// talk / send_line would type it.
+        Allowed => "allowed",
+        /// talk / send_line would refuse it (`DANGEROUS_COMMAND_BLOCKED`).
+        Blocked => "blocked",
+    }
+}
+
+closed_set! {
+    /// How `check` judged a command.
+    CheckedAs, "checked_as" {
+        /// The line parsed as shell: the policy judged its commands.
+        Shell => "shell",
+        /// The line did not parse as shell: the policy's patterns judged its text.
+        Patterns => "patterns",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,6 +226,8 @@ mod tests {
         round_trips::<SessionState>(&["running", "exited", "dead", "unresponsive", "registered"]);
         round_trips::<OwnerRole>(&["leader", "worker"]);
         round_trips::<ShellKind>(&["bash", "zsh", "fish", "posix", "pwsh", "cmd", "other"]);
+        round_trips::<CheckVerdict>(&["allowed", "blocked"]);
+        round_trips::<CheckedAs>(&["shell", "patterns"]);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! typed reply per action, defaults and caps, session ids.
 //! Imports nothing else of kpty's.
 
+pub mod check;
 pub mod config;
 pub mod help;
 pub mod http;
@@ -14,8 +15,8 @@ pub mod sessions;
 
 pub use ids::SessionId;
 pub use kinds::{
-    BufferType, Completion, OwnerRole, SessionState, ShellKind, TermMode, TerminalState,
-    UnknownValue,
+    BufferType, CheckVerdict, CheckedAs, Completion, OwnerRole, SessionState, ShellKind, TermMode,
+    TerminalState, UnknownValue,
 };
 pub use params::{Action, Params};
 

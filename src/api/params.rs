@@ -18,6 +18,7 @@ pub enum Action {
     Read,
     Talk,
     Run,
+    Check,
     Resize,
     Kill,
     Write,
@@ -33,7 +34,7 @@ pub enum Action {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 18] = [
+    pub const ALL: [Action; 19] = [
         Action::Help,
         Action::List,
         Action::Create,
@@ -42,6 +43,7 @@ impl Action {
         Action::TermRead,
         Action::Talk,
         Action::Run,
+        Action::Check,
         Action::Resize,
         Action::Kill,
         Action::Write,
@@ -64,6 +66,7 @@ impl Action {
             Action::Read => "read",
             Action::Talk => "talk",
             Action::Run => "run",
+            Action::Check => "check",
             Action::Resize => "resize",
             Action::Kill => "kill",
             Action::Write => "write",
@@ -98,6 +101,9 @@ impl Action {
                 "Run a command and wait for it to finish: clean output, exit_code, duration_ms."
             }
             Action::Run => "Alias of talk.",
+            Action::Check => {
+                "Judge `command` without typing it (no session needed): would talk/send_line send it, or block it as dangerous? Returns allowed, the rule and category, the commands the policy saw and, after line-editing keys, the line the shell would read; blocked is an answer (allowed=false), not an error. The policy is a guard-rail against accidents and careless agents, not a sandbox."
+            }
             Action::Resize => "Resize a session's terminal (cols, rows).",
             Action::Kill => "End a session: hang up its shell and everything it started.",
             Action::Write => "DEPRECATED: use send_line or talk.",
@@ -159,7 +165,8 @@ pub struct Params {
     pub cli_type: Option<String>,
     /// send_line: the text to type (escape sequences processed; CR/LF stripped).
     pub data: Option<String>,
-    /// talk: the command to run (escape sequences processed).
+    /// talk: the command to run; check: the command to judge, as talk or send_line would type
+    /// it (escape sequences processed).
     pub command: Option<String>,
     /// talk: force the sentinel method with this marker (4-64 chars of `[A-Za-z0-9_:.-]`)
     /// instead of shell integration; usually leave it out.

@@ -61,6 +61,19 @@ pub enum Command {
     /// Without --session, uses this state directory's default session (created on first use).
     #[command(visible_alias = "run")]
     Talk(TalkArgs),
+    /// Would talk or send-line type a command, or block it as dangerous? Types nothing.
+    ///
+    /// Judges COMMAND as talk and send-line would before typing it — escapes (\x15, \x1b …)
+    /// decoded, line-editing keys applied — and prints the verdict, the rule that blocks it and
+    /// the commands the policy saw. Needs no session. Exits 0 when allowed and 116
+    /// (DANGEROUS_COMMAND_BLOCKED) when blocked, so `kpty check "$c" && kpty talk "$c"` works
+    /// in scripts; --json prints the verdict object.
+    ///
+    /// The policy is a guard-rail against accidents and careless agents, not a sandbox: it
+    /// stops the likes of `rm -rf /`, `mkfs` or reading ~/.aws/credentials when typed, not a
+    /// program set on doing harm (a script, another interpreter, downloaded code). Run
+    /// untrusted agents in a container or VM.
+    Check(CheckArgs),
     /// Type one line into a session and press Enter.
     SendLine(SendLineArgs),
     /// Print a session's recent output (raw), or follow it.
@@ -211,6 +224,16 @@ pub struct TalkArgs {
     /// The command (several words are joined with spaces). kpty's own options go before
     /// it: everything from the first word on is the command (`kpty talk --json 'ls -la'`),
     /// as with `ssh host CMD`.
+    #[arg(required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// `check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The command to judge (several words are joined with spaces; escapes like \x15 are
+    /// processed); `-` reads it from stdin (all of it, trailing newlines removed). kpty's own
+    /// options go before it.
     #[arg(required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }

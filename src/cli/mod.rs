@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod assets;
+mod check;
 pub mod follow;
 pub mod log;
 pub mod render;
@@ -104,6 +105,7 @@ fn action_of(command: &Command) -> Result<(Action, Params)> {
                 ..who(&a.session)
             },
         ),
+        Command::Check(a) => (Action::Check, check::params(a)?),
         Command::SendLine(a) => (
             Action::SendLine,
             Params {
@@ -234,6 +236,7 @@ fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
     };
     let code = match &result {
         Ok(core::Reply::Talk(t)) => talk_exit_code(t),
+        Ok(core::Reply::Check(c)) => check::exit_code(c),
         _ => 0,
     };
     if cli.json {

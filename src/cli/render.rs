@@ -63,6 +63,7 @@ pub fn human(reply: &Reply) {
     match reply {
         Reply::Create(r) => text_line(&r.session_id),
         Reply::Talk(r) => text_line(&r.output),
+        Reply::Check(r) => super::check::render(r),
         Reply::Read(r) => out(r.output.as_bytes()),
         Reply::TermRead(r) => text_line(&r.text),
         Reply::List(r) => list_table(r),

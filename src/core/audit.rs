@@ -22,9 +22,9 @@ pub const FIELD_CAP: usize = 10 * 1024;
 static IN_FLIGHT: Mutex<usize> = Mutex::new(0);
 static DONE: Condvar = Condvar::new();
 
-/// Actions worth an audit line (`help` and `list` only look).
+/// Actions worth an audit line (`help`, `list` and `check` only look).
 pub fn audited(a: Action) -> bool {
-    !matches!(a, Action::Help | Action::List)
+    !matches!(a, Action::Help | Action::List | Action::Check)
 }
 
 /// Text looked at beyond [`FIELD_CAP`] before redaction, so a secret that straddles the cap is

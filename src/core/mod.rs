@@ -8,6 +8,7 @@
 //! [`outgoing`]).
 
 pub mod audit;
+pub mod check;
 pub mod control;
 pub mod create;
 pub mod follow;
@@ -200,6 +201,7 @@ fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
         Action::Read => Reply::Read(io::read(ctx, p)?),
         Action::TermRead => Reply::TermRead(term::term_read(ctx, p)?),
         Action::Talk | Action::Run => Reply::Talk(talk::talk(ctx, p)?),
+        Action::Check => Reply::Check(check::check(p)?),
         Action::Resize => Reply::Resize(control::resize(ctx, p)?),
         Action::Kill => Reply::Kill(control::kill(ctx, p)?),
         Action::Write => return Err(io::write_deprecated()),

@@ -2,6 +2,7 @@
 //! (untagged) to the action's JSON object, which front ends make only at their edge
 //! ([`super::to_json`]); human renderers match on it and read fields.
 
+use crate::api::check::CheckReply;
 use crate::api::help::HelpReply;
 use crate::api::reply::{
     KillReply, ReadReply, ResizeReply, SendLineReply, TalkReply, TermReadReply,
@@ -31,6 +32,8 @@ pub enum Reply {
     TermRead(TermReadReply),
     /// `talk` / `run`.
     Talk(TalkReply),
+    /// `check`.
+    Check(CheckReply),
     /// `resize`.
     Resize(ResizeReply),
     /// `kill`.

@@ -19,8 +19,9 @@ pub struct KptyArgs {
     /// What to do. Sessions: help, list, create, talk (run is its alias), send_line, read,
     /// term_read, resize, kill, write (deprecated). Routing by owner: resolve,
     /// send_line_to_agent, update_ownership. Registered (desktop) sessions: register,
-    /// unregister, heartbeat, prune. Start with create, then talk; read output with read
-    /// (raw, incremental via since/next_offset) or term_read (the rendered screen).
+    /// unregister, heartbeat, prune. Policy: check (would a command be blocked, and why; no
+    /// session needed). Start with create, then talk; read output with read (raw,
+    /// incremental via since/next_offset) or term_read (the rendered screen).
     pub action: Action,
     /// The action's parameters.
     #[serde(flatten)]
@@ -33,7 +34,9 @@ processes. `talk` runs a command in a session and returns its clean output and e
 `send_line` types a line + Enter (for prompts, REPLs, Ctrl-C as \\x03); `read` returns raw \
 recent output, or everything after `since` (use next_offset); `term_read` returns the rendered \
 screen as text (mode tail | viewport | delta with marker_id; for TUIs, pagers, progress bars); \
-`list` shows sessions and their state (terminal_state prompt | running | full_screen); `resize`; `kill`. Without session_id, talk/read/send_line use a default session. Every \
+`list` shows sessions and their state (terminal_state prompt | running | full_screen); `resize`; `kill`; \
+`check` tells, without typing anything, whether a command would be blocked as dangerous and \
+by which rule (allowed=false is an answer, not an error). Without session_id, talk/read/send_line use a default session. Every \
 result is a JSON object with `ok`; failures carry `error_code` (PTY_TIMEOUT with \
 details.partial_output, PTY_BUSY, PTY_SESSION_NOT_FOUND, DANGEROUS_COMMAND_BLOCKED …).";
 

@@ -31,7 +31,9 @@ reads small (max_lines, max_bytes) to save context; talk returns at most 50000 c
 output, the end (max_chars changes it; dropped_chars tells what was cut). A PTY_BUSY error \
 means a program other than the shell is in the foreground: answer it with send_line, stop \
 it with send_line data=\"\\x03\", or, when it is a shell itself (ssh, su), talk with \
-force=true. Dangerous commands (rm -rf /, mkfs, shutdown …) are blocked.";
+force=true. Dangerous commands (rm -rf /, mkfs, shutdown …) are blocked; \
+k_pty(action=\"check\", command) says whether a command would be, and by which rule, without \
+typing it. The policy is a guard-rail against accidents, not a sandbox.";
 
 /// The MCP server state: the core context shared by every call.
 #[derive(Clone)]

@@ -8,6 +8,8 @@
 //! - `talk` — exit codes, clean output, both completion methods, timeouts, busy sessions, big
 //!   and odd output.
 //! - `io` — send-line, read (waiting, offsets, dropped bytes, strip-ansi), escapes, resize.
+//! - `check` — `kpty check` and the `check` action: verdicts, exit codes, stdin, line editing,
+//!   no session needed, over MCP too.
 //! - `lineedit` — the dangerous-command check on the lines the shell reads after line editing.
 //! - `errors` — error codes and exit codes, parameter checks, dangerous commands, corrupt state.
 //! - `term` — term-read: tail/viewport/delta, markers, caps, redaction, full-screen state.
@@ -23,6 +25,7 @@ mod assets;
 mod bridge;
 mod snapshots;
 
+mod check;
 mod errors;
 mod hostile;
 mod io;

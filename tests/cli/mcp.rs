@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 /// A client that records progress notifications.
 #[derive(Clone, Default)]
-struct Client {
+pub(crate) struct Client {
     progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
 }
 
@@ -27,13 +27,14 @@ impl ClientHandler for Client {
     }
 }
 
-struct Mcp {
-    client: RunningService<RoleClient, Client>,
+pub(crate) struct Mcp {
+    pub(crate) client: RunningService<RoleClient, Client>,
     handler: Client,
     pid: u32,
 }
 
-async fn start(env: &Env) -> Mcp {
+/// `kpty mcp` in `env`, initialized through rmcp's client.
+pub(crate) async fn start(env: &Env) -> Mcp {
     let mut cmd = tokio::process::Command::from(env.cmd(&["mcp"]));
     cmd.stderr(Stdio::null());
     let (proc, _) = TokioChildProcess::builder(cmd)
@@ -60,7 +61,7 @@ impl Mcp {
     }
 
     /// Call and return the structured content, asserting `isError` agrees with `ok`.
-    async fn json(&self, args: Value) -> Value {
+    pub(crate) async fn json(&self, args: Value) -> Value {
         let r = self.call(args).await;
         let v = r.structured_content.clone().expect("structured content");
         assert_eq!(

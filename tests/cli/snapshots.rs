@@ -25,6 +25,15 @@ fn shape(v: &Value) -> Value {
     })
 }
 
+/// A `check` reply with what depends on how the policy reads a line (a shell parser or
+/// patterns) masked: the shape stays, whichever is in force.
+fn policy_masked(mut v: Value) -> Value {
+    for k in ["parsed", "checked_as", "commands"] {
+        v[k] = Value::String(format!("[{k}]"));
+    }
+    v
+}
+
 #[test]
 fn help_texts() {
     let env = Env::new();
@@ -33,6 +42,7 @@ fn help_texts() {
         insta::assert_snapshot!("help_talk", env.ok(&["talk", "--help"]));
         insta::assert_snapshot!("help_create", env.ok(&["create", "--help"]));
         insta::assert_snapshot!("help_read", env.ok(&["read", "--help"]));
+        insta::assert_snapshot!("help_check", env.ok(&["check", "--help"]));
     });
 }
 
@@ -50,6 +60,7 @@ fn action_json_shapes() {
     let timeout = env.json(&["talk", "-s", &id, "-t", "300", "sleep 2"]);
     let missing = env.json(&["talk", "-s", "pty_00000000", "echo"]);
     let kill = env.json(&["kill", &id]);
+    let check = policy_masked(env.json(&["check", "rm -rf /"]));
     settings().bind(|| {
         insta::assert_json_snapshot!("json_list", shape(&created));
         insta::assert_json_snapshot!("json_talk", shape(&talk));
@@ -59,5 +70,6 @@ fn action_json_shapes() {
         insta::assert_json_snapshot!("json_error_timeout", shape(&timeout));
         insta::assert_json_snapshot!("json_error_not_found", shape(&missing));
         insta::assert_json_snapshot!("json_kill", shape(&kill));
+        insta::assert_json_snapshot!("json_check", check);
     });
 }

@@ -1,0 +1,206 @@
+//! `check`: the dangerous-command policy's verdict on a command, explained, without typing it
+//! and without a session. The command goes through what `talk` and `send_line` put it
+//! through — escape decoding, then the typed-text check on the line the shell's line editor
+//! would submit ([`crate::safety::check_typed`]) — so the verdict is the one they would reach;
+//! [`crate::safety::policy::explain`] then tells which commands the policy saw.
+
+use super::io;
+use crate::api::check::CheckReply;
+use crate::api::reply::Success;
+use crate::api::{CheckVerdict, CheckedAs, Params};
+use crate::error::{Error, Result};
+use crate::safety::lineedit::{Editor, Keymap};
+use crate::safety::policy::{Verdict, explain};
+use crate::safety::{Opacity, Refusal, check_typed};
+
+/// The opacity `check` judges with: the strictest, the one `send_line` and `talk` apply to a
+/// bridged session. For a line that ends with Enter it refuses what a local session's holder
+/// refuses at the shell's prompt, so one answer holds for either kind of session.
+const OPACITY: Opacity = Opacity::Strict;
+
+/// Why a command is blocked, as `check` reports it.
+struct Blocked {
+    rule: String,
+    category: String,
+    description: String,
+    key: Option<String>,
+}
+
+/// Run `check`.
+pub fn check(p: &Params) -> Result<CheckReply> {
+    let raw = p.command.as_deref().ok_or_else(|| {
+        Error::invalid("check needs `command`: the command to judge, as talk would type it")
+    })?;
+    io::check_size("command", raw)?;
+    let command = io::unescape("command", raw)?;
+    if command.trim().is_empty() {
+        return Err(Error::invalid("check needs a non-empty `command`"));
+    }
+    // As talk types it: the command, then Enter.
+    let (mut line, mut blocked) = judge(&command);
+    // send_line strips CR/LF first: a command of several lines is also judged as it would
+    // type it, and blocked when either would be.
+    if blocked.is_none() && command.contains(['\r', '\n']) {
+        let joined: String = command
+            .chars()
+            .filter(|c| !matches!(c, '\r' | '\n'))
+            .collect();
+        let (l, b) = judge(&joined);
+        if b.is_some() {
+            (line, blocked) = (l, b);
+        }
+    }
+    let verdict = explain(&line.replace('\r', "\n"));
+    // The typed-text check runs the policy on every line it sees, so an allowed command's
+    // lines are allowed by the policy too; should they ever differ, the stricter answer wins.
+    let blocked = blocked.or_else(|| verdict.blocked.as_ref().map(from_rule));
+    Ok(reply(&command, line, blocked, verdict))
+}
+
+/// `command` typed with Enter after it: the line(s) the shell would read, and why the
+/// typed-text check refuses them, if it does.
+fn judge(command: &str) -> (String, Option<Blocked>) {
+    let typed = format!("{command}\r");
+    match check_typed(&typed, OPACITY) {
+        Ok(()) => (submitted(&typed), None),
+        Err(r) => refused(&r, command),
+    }
+}
+
+/// The lines readline submits for `typed`, newline-separated: what the shell reads.
+fn submitted(typed: &str) -> String {
+    let lines = Editor::new(Keymap::Readline).feed(typed);
+    let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+    texts.join("\n")
+}
+
+/// A refusal as `check` reports it: the line it names (or the command, when it names none)
+/// and the rule, from the same details a `DANGEROUS_COMMAND_BLOCKED` error carries.
+fn refused(r: &Refusal, command: &str) -> (String, Option<Blocked>) {
+    let d = r.details();
+    let field = |k: &str| d[k].as_str().map(str::to_string);
+    let line = field("line").unwrap_or_else(|| command.replace('\r', "\n"));
+    let blocked = Blocked {
+        rule: field("pattern").unwrap_or_default(),
+        category: field("category").unwrap_or_default(),
+        description: field("description").unwrap_or_default(),
+        key: field("key"),
+    };
+    (line, Some(blocked))
+}
+
+/// A policy rule as `check` reports it.
+fn from_rule(m: &crate::safety::BlockedMatch) -> Blocked {
+    Blocked {
+        rule: m.id.to_string(),
+        category: m.category.to_string(),
+        description: m.description.to_string(),
+        key: None,
+    }
+}
+
+/// The reply for `command`, read by the shell as `line`.
+fn reply(command: &str, line: String, blocked: Option<Blocked>, v: Verdict) -> CheckReply {
+    let as_typed = command.trim_end_matches(['\r', '\n']).replace('\r', "\n");
+    let (verdict, checked_as) = (
+        if blocked.is_some() {
+            CheckVerdict::Blocked
+        } else {
+            CheckVerdict::Allowed
+        },
+        if v.parsed {
+            CheckedAs::Shell
+        } else {
+            CheckedAs::Patterns
+        },
+    );
+    let (rule, category, description, key) = match blocked {
+        Some(b) => (Some(b.rule), Some(b.category), Some(b.description), b.key),
+        None => (None, None, None, None),
+    };
+    CheckReply {
+        ok: Success,
+        allowed: verdict == CheckVerdict::Allowed,
+        verdict,
+        rule,
+        category,
+        description,
+        parsed: v.parsed,
+        commands: v.commands,
+        checked_as,
+        edited: line != as_typed,
+        line,
+        key,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_of(command: &str) -> CheckReply {
+        let p = Params {
+            command: Some(command.into()),
+            ..Default::default()
+        };
+        check(&p).expect(command)
+    }
+
+    #[test]
+    fn plain_commands() {
+        let r = check_of("ls -la");
+        assert!(r.allowed && r.rule.is_none() && !r.edited, "{r:?}");
+        assert_eq!(r.verdict, CheckVerdict::Allowed);
+        assert_eq!(r.line, "ls -la");
+        for (cmd, core) in [("rm -rf /", "rm -rf /"), ("sudo reboot", "reboot")] {
+            let r = check_of(cmd);
+            assert!(!r.allowed && r.rule.is_some(), "{r:?}");
+            assert_eq!(r.verdict, CheckVerdict::Blocked);
+            assert!(r.commands.iter().any(|c| c.contains(core)), "{r:?}");
+            assert_eq!((r.line.as_str(), r.edited), (cmd, false));
+        }
+        assert_eq!(
+            check_of("rm -rf /").rule.as_deref(),
+            Some("rm_recursive_root")
+        );
+    }
+
+    #[test]
+    fn line_editing_is_applied() {
+        let r = check_of(r"echo safe\x15rm -rf /");
+        assert!(!r.allowed && r.edited, "{r:?}");
+        assert_eq!(r.rule.as_deref(), Some("rm_recursive_root"));
+        assert_eq!(r.line, "rm -rf /");
+        let r = check_of(r"echo bad\x15echo hello");
+        assert!(r.allowed && r.edited, "{r:?}");
+        assert_eq!(r.line, "echo hello");
+        let r = check_of(r"reboo\t");
+        assert!(!r.allowed, "{r:?}");
+        assert_eq!(r.rule.as_deref(), Some("unverifiable_line_edit"));
+        assert_eq!(r.category.as_deref(), Some("line_editing"));
+        assert!(r.key.is_some(), "{r:?}");
+    }
+
+    #[test]
+    fn several_lines_are_judged_as_talk_and_as_send_line_type_them() {
+        // talk submits both lines; send_line would type `rm -rf /` as one.
+        let r = check_of(r"rm -rf \n/");
+        assert!(!r.allowed, "{r:?}");
+        assert_eq!((r.line.as_str(), r.edited), ("rm -rf /", true));
+        let r = check_of(r"echo one\x0arm -rf /");
+        assert!(!r.allowed, "{r:?}");
+        let r = check_of(r"echo one\x0aecho two");
+        assert!(r.allowed && !r.edited, "{r:?}");
+        assert_eq!(r.line, "echo one\necho two");
+    }
+
+    #[test]
+    fn the_command_is_required() {
+        assert!(check(&Params::default()).is_err());
+        let p = Params {
+            command: Some("  ".into()),
+            ..Default::default()
+        };
+        assert!(check(&p).is_err());
+    }
+}
