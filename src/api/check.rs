@@ -22,6 +22,9 @@ pub struct CheckReply {
     pub category: Option<String>,
     /// What the blocking rule guards against.
     pub description: Option<String>,
+    /// The command the blocking rule matched, as the policy normalised it (`rm -rf /` for
+    /// `X=rm; $X -rf /`), or `null` when allowed.
+    pub seen: Option<String>,
     /// The line parsed as shell (else the patterns judged its text).
     pub parsed: bool,
     /// The simple commands the policy saw, normalised (quotes removed, variables

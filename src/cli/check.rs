@@ -57,6 +57,9 @@ pub(super) fn render(r: &CheckReply) {
             shown(r.description.as_deref().unwrap_or(""))
         )
     };
+    if let Some(seen) = &r.seen {
+        s.push_str(&format!("  rule matched: {}\n", shown(seen)));
+    }
     if let Some(key) = &r.key {
         s.push_str(&format!("  after key: {}\n", shown(key)));
     }

@@ -24,6 +24,7 @@ struct Blocked {
     category: String,
     description: String,
     key: Option<String>,
+    seen: Option<String>,
 }
 
 /// Run `check`.
@@ -53,7 +54,10 @@ pub fn check(p: &Params) -> Result<CheckReply> {
     let verdict = explain(&line.replace('\r', "\n"));
     // The typed-text check runs the policy on every line it sees, so an allowed command's
     // lines are allowed by the policy too; should they ever differ, the stricter answer wins.
-    let blocked = blocked.or_else(|| verdict.blocked.as_ref().map(from_rule));
+    let blocked = blocked.or_else(|| {
+        let seen = verdict.seen.clone();
+        verdict.blocked.as_ref().map(|m| from_rule(m, seen))
+    });
     Ok(reply(&command, line, blocked, verdict))
 }
 
@@ -85,17 +89,19 @@ fn refused(r: &Refusal, command: &str) -> (String, Option<Blocked>) {
         category: field("category").unwrap_or_default(),
         description: field("description").unwrap_or_default(),
         key: field("key"),
+        seen: field("seen"),
     };
     (line, Some(blocked))
 }
 
 /// A policy rule as `check` reports it.
-fn from_rule(m: &crate::safety::BlockedMatch) -> Blocked {
+fn from_rule(m: &crate::safety::BlockedMatch, seen: Option<String>) -> Blocked {
     Blocked {
         rule: m.id.to_string(),
         category: m.category.to_string(),
         description: m.description.to_string(),
         key: None,
+        seen,
     }
 }
 
@@ -114,9 +120,9 @@ fn reply(command: &str, line: String, blocked: Option<Blocked>, v: Verdict) -> C
             CheckedAs::Patterns
         },
     );
-    let (rule, category, description, key) = match blocked {
-        Some(b) => (Some(b.rule), Some(b.category), Some(b.description), b.key),
-        None => (None, None, None, None),
+    let (rule, category, description, key, seen) = match blocked {
+        Some(b) => (Some(b.rule), Some(b.category), Some(b.description), b.key, b.seen),
+        None => (None, None, None, None, None),
     };
     CheckReply {
         ok: Success,
@@ -125,6 +131,7 @@ fn reply(command: &str, line: String, blocked: Option<Blocked>, v: Verdict) -> C
         rule,
         category,
         description,
+        seen,
         parsed: v.parsed,
         commands: v.commands,
         checked_as,
@@ -163,6 +170,13 @@ mod tests {
             check_of("rm -rf /").rule.as_deref(),
             Some("rm_recursive_root")
         );
+        let r = check_of("X=rm; sudo $X -rf ~");
+        assert_eq!(r.seen.as_deref(), Some("rm -rf ~"), "{r:?}");
+        assert_eq!(r.checked_as, CheckedAs::Shell);
+        assert_eq!(r.commands, ["X=rm", "sudo rm -rf ~"]);
+        let r = check_of("echo 'oops");
+        assert!(r.allowed && !r.parsed, "{r:?}");
+        assert_eq!(r.checked_as, CheckedAs::Patterns);
     }
 
     #[test]
