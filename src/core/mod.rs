@@ -8,6 +8,7 @@
 //! [`outgoing`]).
 
 pub mod audit;
+pub mod confine;
 pub mod control;
 pub mod create;
 pub mod follow;
