@@ -28,7 +28,7 @@ pub const POLICY_ENV: &str = "KPTY_SANDBOX_POLICY";
 
 /// `__sandbox-exec`'s exit code when it refused to run the shell (no sandbox could be
 /// enforced as asked): the holder reports the create as failed with this reason.
-pub const REFUSED_EXIT_CODE: i32 = 113;
+pub const REFUSED_EXIT_CODE: i32 = 99;
 
 /// Credential stores hidden from every sandboxed session, relative to `$HOME`.
 pub const DEFAULT_DENY_READ: [&str; 8] = [

@@ -37,7 +37,7 @@ fn a_denied_path_is_cut_out_sibling_by_sibling() {
     let denied = paths(&["/home/me/.ssh"]);
     assert_eq!(
         grants(Path::new("/"), &denied, &list),
-        paths(&["/etc", "/home/you", "/home/me/.bashrc", "/home/me/src", "/usr"])
+        paths(&["/etc", "/home/me/.bashrc", "/home/me/src", "/home/you", "/usr"])
     );
 }
 
