@@ -124,9 +124,11 @@ fn list_table(r: &ListReply<RegistryEntry>) {
         return;
     }
     let mut rows = vec![
-        ["SESSION", "STATE", "PID", "LABEL", "SHELL", "SANDBOX", "CREATED"]
-            .map(String::from)
-            .to_vec(),
+        [
+            "SESSION", "STATE", "PID", "LABEL", "SHELL", "SANDBOX", "CREATED",
+        ]
+        .map(String::from)
+        .to_vec(),
     ];
     for s in &r.sessions {
         let state = match &s.live {
@@ -183,7 +185,9 @@ fn help_text(d: &HelpData) -> String {
             "Sandbox: Landlock ABI {abi} (create --sandbox; default {}, KPTY_SANDBOX)\n",
             if d.sandbox.default { "on" } else { "off" }
         ),
-        None => "Sandbox: unavailable (this kernel has no Landlock; create --sandbox fails)\n".into(),
+        None => {
+            "Sandbox: unavailable (this kernel has no Landlock; create --sandbox fails)\n".into()
+        }
     });
     s.push_str("\nEnvironment: KPTY_STATE_DIR, KPTY_SESSION, KPTY_LOG, KPTY_RUNTIME_DIR, KPTY_READY_TIMEOUT_MS, KPTY_SCROLLBACK,\n  KPTY_SANDBOX, KURORYUU_PTY_SHELL, KURORYUU_PTY_COLS, KURORYUU_PTY_ROWS, KURORYUU_PTY_BUFFER_SIZE, KURORYUU_PTY_TIMEOUT_MS\n");
     s.push_str("\nExit codes: 0 ok; `talk` exits with the command's own code; kpty's failures:\n");

@@ -266,7 +266,9 @@ fn spawn_shell(
 fn sandboxed(program: &std::path::Path) -> Result<CommandBuilder> {
     let exe = std::path::Path::new("/proc/self/exe");
     if !exe.exists() {
-        return Err(spawn_failed("--sandbox needs /proc (to re-run kpty as the sandbox)"));
+        return Err(spawn_failed(
+            "--sandbox needs /proc (to re-run kpty as the sandbox)",
+        ));
     }
     let mut cmd = CommandBuilder::new(exe);
     cmd.arg(crate::sandbox::exec::SUBCOMMAND);

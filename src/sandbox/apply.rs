@@ -41,8 +41,7 @@ pub struct Enforced {
 /// is the session's terminal device, writable too. Fails, with the reason, unless
 /// no_new_privs is set and the kernel enforces every requested access right.
 pub fn restrict(policy: &Policy, pty: Option<&Path>) -> Result<Enforced, String> {
-    rustix::thread::set_no_new_privs(true)
-        .map_err(|e| format!("cannot set no_new_privs: {e}"))?;
+    rustix::thread::set_no_new_privs(true).map_err(|e| format!("cannot set no_new_privs: {e}"))?;
     let abi = ABI::from(i32::try_from(policy.abi).unwrap_or(i32::MAX));
     let read = AccessFs::from_read(abi);
     let all = AccessFs::from_all(abi);

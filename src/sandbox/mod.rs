@@ -181,7 +181,11 @@ fn with_resolved(paths: Vec<PathBuf>) -> Vec<PathBuf> {
 /// symlinks already resolved). A directory split this way gets no rule itself: it cannot be
 /// listed, though its granted entries can be opened by path. Pure: the file system is only
 /// seen through `list`.
-pub fn grants(root: &Path, denied: &[PathBuf], list: &dyn Fn(&Path) -> Vec<PathBuf>) -> Vec<PathBuf> {
+pub fn grants(
+    root: &Path,
+    denied: &[PathBuf],
+    list: &dyn Fn(&Path) -> Vec<PathBuf>,
+) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut split = Vec::new();
     grants_into(root, denied, list, &mut split, &mut out);
@@ -225,7 +229,11 @@ pub fn list_dir(dir: &Path) -> Vec<PathBuf> {
         .filter_map(|e| {
             let p = e.path();
             let is_link = e.file_type().is_ok_and(|t| t.is_symlink());
-            if is_link { p.canonicalize().ok() } else { Some(p) }
+            if is_link {
+                p.canonicalize().ok()
+            } else {
+                Some(p)
+            }
         })
         .collect();
     out.sort();

@@ -37,7 +37,13 @@ fn a_denied_path_is_cut_out_sibling_by_sibling() {
     let denied = paths(&["/home/me/.ssh"]);
     assert_eq!(
         grants(Path::new("/"), &denied, &list),
-        paths(&["/etc", "/home/me/.bashrc", "/home/me/src", "/home/you", "/usr"])
+        paths(&[
+            "/etc",
+            "/home/me/.bashrc",
+            "/home/me/src",
+            "/home/you",
+            "/usr"
+        ])
     );
 }
 
@@ -46,7 +52,10 @@ fn a_missing_denied_path_still_splits_its_ancestors() {
     // ~/.aws does not exist yet: ~ is still not granted whole, so a later ~/.aws stays hidden.
     let list = tree(&[("/", &["home"]), ("/home", &["me"]), ("/home/me", &["a"])]);
     let denied = paths(&["/home/me/.aws"]);
-    assert_eq!(grants(Path::new("/"), &denied, &list), paths(&["/home/me/a"]));
+    assert_eq!(
+        grants(Path::new("/"), &denied, &list),
+        paths(&["/home/me/a"])
+    );
 }
 
 #[test]
@@ -75,10 +84,7 @@ fn a_root_inside_a_denied_path_grants_nothing() {
 fn a_root_beside_the_denied_paths_is_granted_whole() {
     let list = tree(&[]);
     let denied = paths(&["/h/.ssh"]);
-    assert_eq!(
-        grants(Path::new("/tmp"), &denied, &list),
-        paths(&["/tmp"])
-    );
+    assert_eq!(grants(Path::new("/tmp"), &denied, &list), paths(&["/tmp"]));
     // A prefix in characters is not a parent.
     assert_eq!(
         grants(Path::new("/h/.sshx"), &denied, &list),
@@ -148,10 +154,16 @@ fn build_resolves_paths_and_hides_the_credential_stores() {
         allow_write: vec![home.join(".ssh")],
         ..req.clone()
     };
-    assert!(matches!(Policy::build(&bad, Some(7)), Err(PolicyError::BadPath(_))));
+    assert!(matches!(
+        Policy::build(&bad, Some(7)),
+        Err(PolicyError::BadPath(_))
+    ));
     let missing = Request {
         allow_write: vec![t.path().join("nope")],
         ..req
     };
-    assert!(matches!(Policy::build(&missing, Some(7)), Err(PolicyError::BadPath(_))));
+    assert!(matches!(
+        Policy::build(&missing, Some(7)),
+        Err(PolicyError::BadPath(_))
+    ));
 }

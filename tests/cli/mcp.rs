@@ -681,8 +681,10 @@ async fn create_with_sandbox_confines_the_session() {
     std::fs::create_dir(&work).expect("mkdir");
     let m = start(&env).await;
     let c = m
-        .json(json!({"action": "create", "sandbox": true, "cwd": work.display().to_string(),
-                     "deny_read": [secret.display().to_string()]}))
+        .json(
+            json!({"action": "create", "sandbox": true, "cwd": work.display().to_string(),
+                     "deny_read": [secret.display().to_string()]}),
+        )
         .await;
     assert_eq!(c["ok"], true, "{c}");
     assert!(c["sandbox"]["abi"].as_u64().is_some(), "{c}");
@@ -693,12 +695,13 @@ async fn create_with_sandbox_confines_the_session() {
                      "command": format!("touch {}; cat ~/secret.txt; echo ok > here.txt", target.display())}))
         .await;
     let out = t["output"].as_str().expect("output");
-    assert!(out.contains("Permission denied") && !out.contains("s3cr3t"), "{t}");
+    assert!(
+        out.contains("Permission denied") && !out.contains("s3cr3t"),
+        "{t}"
+    );
     assert!(!target.exists());
     assert!(work.join("here.txt").exists(), "the cwd stays writable");
-    let bad = m
-        .json(json!({"action": "create", "network": false}))
-        .await;
+    let bad = m.json(json!({"action": "create", "network": false})).await;
     assert_eq!(bad["error_code"], "INVALID_PARAMS", "{bad}");
     m.client.cancel().await.expect("close");
 }

@@ -74,7 +74,10 @@ impl World {
     /// Run `command` in `session`: (exit code, output).
     fn sh(&self, session: &str, command: &str) -> (i64, String) {
         let v = self.env.talk(session, command);
-        (v["exit_code"].as_i64().unwrap(), s(&v, "output").to_string())
+        (
+            v["exit_code"].as_i64().unwrap(),
+            s(&v, "output").to_string(),
+        )
     }
 
     fn p(&self, path: &Path) -> String {
@@ -106,13 +109,20 @@ fn sandbox_confines_writes_and_hides_credentials() {
     // (Spelled around kpty's own dangerous-command guard, which is not what is tested here.)
     let (code, out) = w.sh(&id, "D=~/.s; cat \"${D}sh/id_\"rsa");
     assert_ne!(code, 0);
-    assert!(out.contains("Permission denied") && !out.contains("PRIVATE"), "{out}");
+    assert!(
+        out.contains("Permission denied") && !out.contains("PRIVATE"),
+        "{out}"
+    );
     let (code, out) = w.sh(&id, "cat ~/notes.txt");
     assert_eq!((code, out.trim()), (0, "readable notes"));
     // HOME itself cannot be listed (documented): its entries are granted one by one.
     assert_ne!(w.sh(&id, "ls ~ >/dev/null").0, 0);
     // /tmp and /dev/null are writable.
-    assert_eq!(w.sh(&id, "echo x > /dev/null && mktemp -p /tmp >/dev/null").0, 0);
+    assert_eq!(
+        w.sh(&id, "echo x > /dev/null && mktemp -p /tmp >/dev/null")
+            .0,
+        0
+    );
 }
 
 #[test]
@@ -161,7 +171,10 @@ fn allow_write_no_network_and_unsandboxed_neighbours() {
         assert!(out.contains("Permission denied"), "{out}");
     } else {
         let (code, v) = w.create_json(&["--sandbox", "--no-network"], &[]);
-        assert_eq!((code, &v["error_code"]), (Some(120), &Value::from("PTY_SPAWN_FAILED")));
+        assert_eq!(
+            (code, &v["error_code"]),
+            (Some(120), &Value::from("PTY_SPAWN_FAILED"))
+        );
     }
     // A session without the sandbox, on the same machine, writes the same place.
     let plain = w.create(&[]);
@@ -183,11 +196,27 @@ fn allow_write_no_network_and_unsandboxed_neighbours() {
     assert_eq!(sb["abi"], w.abi);
     assert_eq!(sb["network"], true);
     let real_outside = w.outside.canonicalize().unwrap();
-    assert!(sb["allow_write"].as_array().unwrap().contains(&Value::from(w.p(&real_outside))));
-    assert!(sb["deny_read"].as_array().unwrap().contains(&Value::from(w.p(&w.home.join(".ssh")))));
+    assert!(
+        sb["allow_write"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from(w.p(&real_outside)))
+    );
+    assert!(
+        sb["deny_read"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from(w.p(&w.home.join(".ssh"))))
+    );
     let meta: Value = serde_json::from_str(
-        &std::fs::read_to_string(w.env.state().join("sessions").join(&open).join("metadata.json"))
-            .unwrap(),
+        &std::fs::read_to_string(
+            w.env
+                .state()
+                .join("sessions")
+                .join(&open)
+                .join("metadata.json"),
+        )
+        .unwrap(),
     )
     .unwrap();
     assert_eq!(&meta["sandbox"], sb);
@@ -206,7 +235,11 @@ fn sandbox_default_from_the_environment_and_refusals() {
     assert_eq!((code, &v["sandbox"]), (Some(0), &Value::Null), "{v}");
     // Sandbox options without a sandbox, and a missing writable path, are refused up front.
     let (code, v) = w.create_json(&["--no-network"], &[]);
-    assert_eq!((code, &v["error_code"]), (Some(115), &Value::from("INVALID_PARAMS")), "{v}");
+    assert_eq!(
+        (code, &v["error_code"]),
+        (Some(115), &Value::from("INVALID_PARAMS")),
+        "{v}"
+    );
     let missing = w.p(&w.outside.join("missing"));
     let (_, v) = w.create_json(&["--sandbox", "--allow-write", &missing], &[]);
     assert_eq!(v["error_code"], "INVALID_PARAMS", "{v}");
@@ -221,7 +254,8 @@ fn sandbox_exec_refuses_to_run_unconfined() {
     };
     let marker = w.outside.join("ran");
     let touch = w.p(&marker);
-    let policy = serde_json::json!({"abi": 99, "allow_write": [], "deny_read": [], "network": true});
+    let policy =
+        serde_json::json!({"abi": 99, "allow_write": [], "deny_read": [], "network": true});
     let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_kpty"));
     c.args(["__sandbox-exec", "--", "/usr/bin/touch", &touch])
         .env("KPTY_SANDBOX_POLICY", policy.to_string());
@@ -229,7 +263,10 @@ fn sandbox_exec_refuses_to_run_unconfined() {
     let err = String::from_utf8_lossy(&out.stderr);
     if w.abi < 10 {
         assert_eq!(out.status.code(), Some(99), "{err}");
-        assert!(err.contains("kpty sandbox:") && err.contains("refusing"), "{err}");
+        assert!(
+            err.contains("kpty sandbox:") && err.contains("refusing"),
+            "{err}"
+        );
         assert!(!marker.exists());
     }
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_kpty"))
