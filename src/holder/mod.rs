@@ -364,3 +364,20 @@ fn bind(path: &std::path::Path) -> Result<UnixListener> {
     let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
     Ok(l)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_sandbox_is_a_spawn_failure_that_says_why() {
+        let out = "kpty sandbox: the kernel enforces the sandbox only PartiallyEnforced\r\n";
+        let e = exited_at_start(crate::sandbox::REFUSED_EXIT_CODE, out.into());
+        assert_eq!(e.code, ErrorCode::PtySpawnFailed);
+        assert!(e.message.contains("PartiallyEnforced"), "{}", e.message);
+        let d = e.details.expect("details");
+        assert_eq!(d["reason"], "sandbox_not_enforced");
+        let other = exited_at_start(1, "bye".into());
+        assert!(other.details.expect("details").get("reason").is_none());
+    }
+}

@@ -16,6 +16,10 @@
 //! one by one. The directories on those paths are not readable themselves (`ls ~` fails), and
 //! entries created in them later are not readable either.
 
+#[cfg(target_os = "linux")]
+pub mod apply;
+#[cfg(not(target_os = "linux"))]
+#[path = "apply_none.rs"]
 pub mod apply;
 pub mod exec;
 

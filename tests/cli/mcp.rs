@@ -27,13 +27,13 @@ impl ClientHandler for Client {
     }
 }
 
-struct Mcp {
+pub(crate) struct Mcp {
     client: RunningService<RoleClient, Client>,
     handler: Client,
     pid: u32,
 }
 
-async fn start(env: &Env) -> Mcp {
+pub(crate) async fn start(env: &Env) -> Mcp {
     let mut cmd = tokio::process::Command::from(env.cmd(&["mcp"]));
     cmd.stderr(Stdio::null());
     let (proc, _) = TokioChildProcess::builder(cmd)
@@ -59,8 +59,13 @@ impl Mcp {
             .expect("tools/call")
     }
 
+    /// Close the connection (the server then exits).
+    pub(crate) async fn close(self) {
+        self.client.cancel().await.expect("close");
+    }
+
     /// Call and return the structured content, asserting `isError` agrees with `ok`.
-    async fn json(&self, args: Value) -> Value {
+    pub(crate) async fn json(&self, args: Value) -> Value {
         let r = self.call(args).await;
         let v = r.structured_content.clone().expect("structured content");
         assert_eq!(
@@ -662,46 +667,5 @@ async fn talk_read_term_read_and_progress_are_redacted() {
         let t = p.message.clone().unwrap_or_default();
         assert!(leaked(&t, &body).is_empty(), "progress leaked: {t}");
     }
-    m.client.cancel().await.expect("close");
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn create_with_sandbox_confines_the_session() {
-    let env = Env::new();
-    if env.ok_json(&["help"])["data"]["sandbox"]["landlock_abi"].is_null() {
-        eprintln!("create_with_sandbox_confines_the_session: no Landlock: skipped");
-        return;
-    }
-    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
-    let secret = env.home().join("secret.txt");
-    std::fs::write(&secret, "s3cr3t").expect("write");
-    // The cwd, not HOME: HOME holds the hidden credential stores, so it is only granted
-    // entry by entry and no new file can be made directly in it.
-    let work = env.home().join("work");
-    std::fs::create_dir(&work).expect("mkdir");
-    let m = start(&env).await;
-    let c = m
-        .json(
-            json!({"action": "create", "sandbox": true, "cwd": work.display().to_string(),
-                     "deny_read": [secret.display().to_string()]}),
-        )
-        .await;
-    assert_eq!(c["ok"], true, "{c}");
-    assert!(c["sandbox"]["abi"].as_u64().is_some(), "{c}");
-    let id = c["session_id"].as_str().expect("id").to_string();
-    let target = outside.path().join("x");
-    let t = m
-        .json(json!({"action": "talk", "session_id": id,
-                     "command": format!("touch {}; cat ~/secret.txt; echo ok > here.txt", target.display())}))
-        .await;
-    let out = t["output"].as_str().expect("output");
-    assert!(
-        out.contains("Permission denied") && !out.contains("s3cr3t"),
-        "{t}"
-    );
-    assert!(!target.exists());
-    assert!(work.join("here.txt").exists(), "the cwd stays writable");
-    let bad = m.json(json!({"action": "create", "network": false})).await;
-    assert_eq!(bad["error_code"], "INVALID_PARAMS", "{bad}");
     m.client.cancel().await.expect("close");
 }

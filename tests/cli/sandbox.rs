@@ -117,12 +117,14 @@ fn sandbox_confines_writes_and_hides_credentials() {
     assert_eq!((code, out.trim()), (0, "readable notes"));
     // HOME itself cannot be listed (documented): its entries are granted one by one.
     assert_ne!(w.sh(&id, "ls ~ >/dev/null").0, 0);
-    // /tmp and /dev/null are writable.
-    assert_eq!(
-        w.sh(&id, "echo x > /dev/null && mktemp -p /tmp >/dev/null")
-            .0,
-        0
+    // /tmp, /dev/null and the session's own terminal are writable; the policy variable is
+    // gone from the shell's environment.
+    let (code, out) = w.sh(
+        &id,
+        "echo x > /dev/null && mktemp -p /tmp >/dev/null && echo to-tty > $(tty) && echo \"[${KPTY_SANDBOX_POLICY-unset}]\"",
     );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("to-tty") && out.contains("[unset]"), "{out}");
 }
 
 #[test]
@@ -276,4 +278,47 @@ fn sandbox_exec_refuses_to_run_unconfined() {
         .unwrap();
     assert_eq!(out.status.code(), Some(99));
     assert!(!marker.exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn create_with_sandbox_confines_the_session() {
+    let env = Env::new();
+    if env.ok_json(&["help"])["data"]["sandbox"]["landlock_abi"].is_null() {
+        eprintln!("create_with_sandbox_confines_the_session: no Landlock: skipped");
+        return;
+    }
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let secret = env.home().join("secret.txt");
+    std::fs::write(&secret, "s3cr3t").expect("write");
+    // The cwd, not HOME: HOME holds the hidden credential stores, so it is only granted
+    // entry by entry and no new file can be made directly in it.
+    let work = env.home().join("work");
+    std::fs::create_dir(&work).expect("mkdir");
+    let m = crate::mcp::start(&env).await;
+    let c = m
+        .json(
+            serde_json::json!({"action": "create", "sandbox": true, "cwd": work.display().to_string(),
+                     "deny_read": [secret.display().to_string()]}),
+        )
+        .await;
+    assert_eq!(c["ok"], true, "{c}");
+    assert!(c["sandbox"]["abi"].as_u64().is_some(), "{c}");
+    let id = c["session_id"].as_str().expect("id").to_string();
+    let target = outside.path().join("x");
+    let t = m
+        .json(serde_json::json!({"action": "talk", "session_id": id,
+                     "command": format!("touch {}; cat ~/secret.txt; echo ok > here.txt", target.display())}))
+        .await;
+    let out = t["output"].as_str().expect("output");
+    assert!(
+        out.contains("Permission denied") && !out.contains("s3cr3t"),
+        "{t}"
+    );
+    assert!(!target.exists());
+    assert!(work.join("here.txt").exists(), "the cwd stays writable");
+    let bad = m
+        .json(serde_json::json!({"action": "create", "network": false}))
+        .await;
+    assert_eq!(bad["error_code"], "INVALID_PARAMS", "{bad}");
+    m.close().await;
 }
