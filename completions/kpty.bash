@@ -143,7 +143,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__create)
-            opts="-h --shell --cwd --cols --rows --scrollback --env --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --no-redact --help"
+            opts="-h --shell --cwd --cols --rows --scrollback --env --sandbox --no-sandbox --allow-write --deny-read --no-network --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -170,6 +170,14 @@ _kpty() {
                     return 0
                     ;;
                 --env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --allow-write)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --deny-read)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -57,6 +57,8 @@ complete -c kpty -n "__fish_kpty_using_subcommand create" -l cols -d 'Terminal c
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l rows -d 'Terminal rows (default: KURORYUU_PTY_ROWS or 30)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l scrollback -d 'Lines of scrollback term-read can reach (default: KPTY_SCROLLBACK or 10000; at most 1000000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l env -d 'Extra environment for the shell, KEY=VALUE (repeatable; overrides PAGER, TERM …)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l allow-write -d 'Sandbox: also allow writing under PATH (repeatable; must exist)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l deny-read -d 'Sandbox: also hide PATH and everything under it (repeatable)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l owner-agent-id -d 'Owner agent id (routing identity)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l owner-session-id -d 'Owner session id' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l owner-role -d 'Owner role: leader or worker' -r -f -a "leader\t''
@@ -64,6 +66,9 @@ worker\t''"
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l label -d 'A label to name the session by' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l cli-type -d 'Kind of program in the terminal (e.g. bash, claude)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l sandbox -d 'Confine the shell and everything it starts with Landlock (Linux 5.13+): writes only in the project root, the cwd, /tmp, $TMPDIR and --allow-write paths; ~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh, ~/.docker, ~/.kube, ~/.netrc, ~/.git-credentials and --deny-read paths unreadable; no signals to processes outside. Directories on the way to a hidden path cannot be listed (`ls ~` and `ls /` fail) nor written directly. Default: KPTY_SANDBOX=1'
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l no-sandbox -d 'Do not sandbox, even with KPTY_SANDBOX=1'
+complete -c kpty -n "__fish_kpty_using_subcommand create" -l no-network -d 'Sandbox: deny TCP bind and connect (Landlock ABI 4, Linux 6.7; UDP and Unix sockets stay open)'
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand create" -s h -l help -d 'Print help'

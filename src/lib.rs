@@ -36,6 +36,7 @@ pub mod holder;
 pub mod mcp;
 pub mod proto;
 pub mod safety;
+pub mod sandbox;
 pub mod serve;
 pub mod store;
 pub mod sys;
@@ -43,12 +44,16 @@ pub mod text;
 
 /// Run kpty with the process's arguments; returns the exit code. The role is picked here:
 /// `__holder` (started only by kpty itself) before any argument parsing, which a long-lived
-/// holder need not pay for; everything else — the CLI verbs, `mcp`, `serve` — by the CLI's
+/// holder need not pay for; `__sandbox-exec` (a sandboxed session's shell on its way to exec,
+/// [`sandbox::exec`]) likewise; everything else — the CLI verbs, `mcp`, `serve` — by the CLI's
 /// parser, which hands `mcp` and `serve` their roles.
 pub fn run() -> i32 {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == "__holder") {
         return holder::main();
+    }
+    if args.get(1).is_some_and(|a| a == sandbox::exec::SUBCOMMAND) {
+        return sandbox::exec::main(&args[2..]);
     }
     cli::run(args)
 }

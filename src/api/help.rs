@@ -37,6 +37,19 @@ pub struct HelpData {
     pub defaults: Defaults,
     /// Each error code's process exit code.
     pub exit_codes: BTreeMap<&'static str, i32>,
+    /// What `create --sandbox` can do on this machine.
+    pub sandbox: SandboxSupport,
+}
+
+/// `help`'s `sandbox`: Landlock on this kernel, and the default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SandboxSupport {
+    /// The kernel's Landlock ABI, `null` without Landlock (then `--sandbox` fails).
+    pub landlock_abi: Option<u32>,
+    /// Whether `create` sandboxes by default.
+    pub default: bool,
+    /// The variable that sets the default.
+    pub env: &'static str,
 }
 
 /// `help`'s `term_buffer_access`.

@@ -163,6 +163,18 @@ pub struct Params {
     pub owner_role: Option<String>,
     /// create: the kind of program in the terminal (e.g. `bash`, `claude`).
     pub cli_type: Option<String>,
+    /// create: confine the shell and everything under it with Landlock (Linux): writes only
+    /// in the project root, the cwd, /tmp and allow_write; credential stores (~/.ssh, ~/.aws …)
+    /// and deny_read unreadable; no signals to processes outside. Default false, or true
+    /// when `KPTY_SANDBOX=1`. Fails with PTY_SPAWN_FAILED where the kernel cannot enforce it.
+    pub sandbox: Option<bool>,
+    /// create (sandbox): extra paths the session may write (must exist).
+    pub allow_write: Option<Vec<String>>,
+    /// create (sandbox): extra paths the session may not read.
+    pub deny_read: Option<Vec<String>>,
+    /// create (sandbox): false denies TCP bind and connect (Landlock ABI 4, Linux 6.7).
+    /// Default true.
+    pub network: Option<bool>,
     /// send_line: the text to type (escape sequences processed; CR/LF stripped).
     pub data: Option<String>,
     /// talk: the command to run; check: the command to judge, as talk or send_line would type

@@ -190,6 +190,8 @@ pub struct CreateReply {
     pub integration: Option<String>,
     /// The kind of shell.
     pub shell_kind: Option<ShellKind>,
+    /// The Landlock sandbox confining the session (`create --sandbox`), `null` for none.
+    pub sandbox: Option<crate::sandbox::Policy>,
 }
 
 #[cfg(test)]

@@ -150,12 +150,13 @@ fn create_reply_shape() {
         created_at: "t".into(),
         integration: Some("osc133".into()),
         shell_kind: Some(ShellKind::Bash),
+        sandbox: None,
     };
     assert_eq!(
         to_json(&c),
         json!({"ok": true, "session_id": "pty_1", "shell": "/bin/bash", "cwd": "/w",
                "cols": 80, "rows": 24, "scrollback": 10, "pid": 1, "holder_pid": null,
                "label": null, "source": "local", "created_at": "t",
-               "integration": "osc133", "shell_kind": "bash"})
+               "integration": "osc133", "shell_kind": "bash", "sandbox": null})
     );
 }

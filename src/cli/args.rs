@@ -200,7 +200,35 @@ pub struct CreateArgs {
     #[arg(long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,
     #[command(flatten)]
+    pub sandbox: SandboxArgs,
+    #[command(flatten)]
     pub owner: OwnerArgs,
+}
+
+/// `create`'s sandbox flags.
+#[derive(Debug, Args)]
+pub struct SandboxArgs {
+    /// Confine the shell and everything it starts with Landlock (Linux 5.13+): writes only in
+    /// the project root, the cwd, /tmp, $TMPDIR and --allow-write paths; ~/.ssh, ~/.aws,
+    /// ~/.gnupg, ~/.config/gh, ~/.docker, ~/.kube, ~/.netrc, ~/.git-credentials and
+    /// --deny-read paths unreadable; no signals to processes outside. Directories on the way
+    /// to a hidden path cannot be listed (`ls ~` and `ls /` fail) nor written directly.
+    /// Default: KPTY_SANDBOX=1.
+    #[arg(long, overrides_with = "no_sandbox")]
+    pub sandbox: bool,
+    /// Do not sandbox, even with KPTY_SANDBOX=1.
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// Sandbox: also allow writing under PATH (repeatable; must exist).
+    #[arg(long = "allow-write", value_name = "PATH")]
+    pub allow_write: Vec<String>,
+    /// Sandbox: also hide PATH and everything under it (repeatable).
+    #[arg(long = "deny-read", value_name = "PATH")]
+    pub deny_read: Vec<String>,
+    /// Sandbox: deny TCP bind and connect (Landlock ABI 4, Linux 6.7; UDP and Unix sockets
+    /// stay open).
+    #[arg(long)]
+    pub no_network: bool,
 }
 
 /// `talk`.

@@ -308,6 +308,10 @@ fn owner(a: &args::OwnerArgs) -> Params {
     }
 }
 
+fn nonempty(v: &[String]) -> Option<Vec<String>> {
+    (!v.is_empty()).then(|| v.to_vec())
+}
+
 fn create_params(a: &args::CreateArgs) -> Result<Params> {
     let mut env = std::collections::BTreeMap::new();
     for kv in &a.env {
@@ -323,6 +327,14 @@ fn create_params(a: &args::CreateArgs) -> Result<Params> {
         rows: a.rows,
         scrollback: a.scrollback,
         env: (!env.is_empty()).then_some(env),
+        sandbox: if a.sandbox.no_sandbox {
+            Some(false)
+        } else {
+            a.sandbox.sandbox.then_some(true)
+        },
+        allow_write: nonempty(&a.sandbox.allow_write),
+        deny_read: nonempty(&a.sandbox.deny_read),
+        network: a.sandbox.no_network.then_some(false),
         ..owner(&a.owner)
     })
 }

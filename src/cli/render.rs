@@ -110,15 +110,26 @@ pub(super) fn shown(s: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
+/// `list`'s short sandbox marker: `-`, `ll7` (Landlock ABI 7), `ll7,nonet`.
+fn sandbox_marker(s: Option<&crate::sandbox::Policy>) -> String {
+    match s {
+        None => "-".into(),
+        Some(p) if p.network => format!("ll{}", p.abi),
+        Some(p) => format!("ll{},nonet", p.abi),
+    }
+}
+
 fn list_table(r: &ListReply<RegistryEntry>) {
     if r.sessions.is_empty() {
         eprintln!("no sessions in {}", r.state_dir);
         return;
     }
     let mut rows = vec![
-        ["SESSION", "STATE", "PID", "LABEL", "SHELL", "CREATED"]
-            .map(String::from)
-            .to_vec(),
+        [
+            "SESSION", "STATE", "PID", "LABEL", "SHELL", "SANDBOX", "CREATED",
+        ]
+        .map(String::from)
+        .to_vec(),
     ];
     for s in &r.sessions {
         let state = match &s.live {
@@ -141,6 +152,7 @@ fn list_table(r: &ListReply<RegistryEntry>) {
             e.pid.map_or("-".into(), |p| p.to_string()),
             or_dash(&e.label),
             or_dash(&e.shell),
+            sandbox_marker(e.sandbox.as_ref()),
             or_dash(&e.created_at),
         ]);
     }
@@ -169,7 +181,16 @@ fn help_text(d: &HelpData) -> String {
         s.push_str(&format!("  {k:<19} {v}\n"));
     }
     s.push_str(&format!("\nState directory: {}\n", d.state_dir));
-    s.push_str("\nEnvironment: KPTY_STATE_DIR, KPTY_SESSION, KPTY_LOG, KPTY_RUNTIME_DIR, KPTY_READY_TIMEOUT_MS, KPTY_SCROLLBACK,\n  KURORYUU_PTY_SHELL, KURORYUU_PTY_COLS, KURORYUU_PTY_ROWS, KURORYUU_PTY_BUFFER_SIZE, KURORYUU_PTY_TIMEOUT_MS\n");
+    s.push_str(&match d.sandbox.landlock_abi {
+        Some(abi) => format!(
+            "Sandbox: Landlock ABI {abi} (create --sandbox; default {}, KPTY_SANDBOX)\n",
+            if d.sandbox.default { "on" } else { "off" }
+        ),
+        None => {
+            "Sandbox: unavailable (this kernel has no Landlock; create --sandbox fails)\n".into()
+        }
+    });
+    s.push_str("\nEnvironment: KPTY_STATE_DIR, KPTY_SESSION, KPTY_LOG, KPTY_RUNTIME_DIR, KPTY_READY_TIMEOUT_MS, KPTY_SCROLLBACK,\n  KPTY_SANDBOX, KURORYUU_PTY_SHELL, KURORYUU_PTY_COLS, KURORYUU_PTY_ROWS, KURORYUU_PTY_BUFFER_SIZE, KURORYUU_PTY_TIMEOUT_MS\n");
     s.push_str("\nExit codes: 0 ok; `talk` exits with the command's own code; kpty's failures:\n");
     let mut codes: Vec<(&&str, &i32)> = d.exit_codes.iter().collect();
     codes.sort_by_key(|x| *x.1);

@@ -121,7 +121,13 @@ fn reply(command: &str, line: String, blocked: Option<Blocked>, v: Verdict) -> C
         },
     );
     let (rule, category, description, key, seen) = match blocked {
-        Some(b) => (Some(b.rule), Some(b.category), Some(b.description), b.key, b.seen),
+        Some(b) => (
+            Some(b.rule),
+            Some(b.category),
+            Some(b.description),
+            b.key,
+            b.seen,
+        ),
         None => (None, None, None, None, None),
     };
     CheckReply {

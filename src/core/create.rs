@@ -92,6 +92,7 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
         )));
     }
     let cwd = working_dir(ctx, p)?;
+    let sandbox = super::confine::policy(p, &ctx.state.project_root(), &cwd, &env)?;
 
     // Reserve an id (and the label) under the registry lock.
     let created_at = now_rfc3339();
@@ -117,13 +118,24 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
                 last_heartbeat: Some(created_at.clone()),
                 shell: Some(shell.clone()),
                 cwd: Some(cwd.display().to_string()),
+                sandbox: sandbox.clone(),
                 ..Default::default()
             },
         );
         Ok(id)
     })?;
 
-    let result = start(ctx, p, &id, &shell, &cwd, cols, rows, env, &created_at);
+    let result = start(
+        ctx,
+        p,
+        &id,
+        &shell,
+        &cwd,
+        cols,
+        rows,
+        (env, sandbox),
+        &created_at,
+    );
     result.map_err(|e| undo(ctx, &id, e))
 }
 
@@ -211,7 +223,10 @@ fn start(
     cwd: &std::path::Path,
     cols: u16,
     rows: u16,
-    env: std::collections::BTreeMap<String, String>,
+    (env, sandbox): (
+        std::collections::BTreeMap<String, String>,
+        Option<crate::sandbox::Policy>,
+    ),
     created_at: &str,
 ) -> Result<CreateReply> {
     let scrollback = p.scrollback.map_or_else(config::scrollback, |n| n as usize);
@@ -232,6 +247,7 @@ fn start(
         protocol_version: crate::proto::PROTOCOL_VERSION,
         kpty_version: env!("CARGO_PKG_VERSION").into(),
         buffer_size: config::buffer_size(),
+        sandbox: sandbox.clone(),
         ..Default::default()
     };
     meta.save(&ctx.state, id)?;
@@ -249,6 +265,7 @@ fn start(
         scrollback: Some(scrollback),
         ready_timeout_ms: config::ready_timeout_ms(),
         created_at: created_at.into(),
+        sandbox: sandbox.clone(),
     };
     let ready = launch::start_holder(ctx, &spec, &dir.join("holder.log"))?;
     record_started(ctx, id, &ready, &socket, p.label.as_deref())?;
@@ -267,5 +284,6 @@ fn start(
         created_at: created_at.to_string(),
         integration: ready.integration,
         shell_kind: ready.shell_kind.as_deref().and_then(|k| k.parse().ok()),
+        sandbox,
     })
 }

@@ -41,6 +41,11 @@ pub fn help(ctx: &Ctx) -> HelpReply {
                 .iter()
                 .map(|c| (c.as_str(), c.exit_code()))
                 .collect(),
+            sandbox: crate::api::help::SandboxSupport {
+                landlock_abi: crate::sandbox::apply::kernel_abi(),
+                default: config::sandbox_default(),
+                env: "KPTY_SANDBOX",
+            },
         },
     }
 }

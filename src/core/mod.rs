@@ -9,6 +9,7 @@
 
 pub mod audit;
 pub mod check;
+pub mod confine;
 pub mod control;
 pub mod create;
 pub mod follow;

@@ -180,6 +180,7 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         kpty_version: env!("CARGO_PKG_VERSION").into(),
         buffer_size: spec.buffer_size,
         env_keys: spec.env.keys().cloned().collect(),
+        sandbox: spec.sandbox.clone(),
         ..Default::default()
     };
     meta.save(&state, &id)?;
@@ -209,7 +210,10 @@ fn spawn_shell(
             pixel_height: 0,
         })
         .map_err(|e| spawn_failed(format!("cannot open a pseudo-terminal: {e}")))?;
-    let mut cmd = CommandBuilder::new(program);
+    let mut cmd = match &spec.sandbox {
+        None => CommandBuilder::new(program),
+        Some(_) => sandboxed(program)?,
+    };
     cmd.args(&launch.args);
     cmd.cwd(&spec.cwd);
     cmd.env("TERM", "xterm-256color");
@@ -224,6 +228,10 @@ fn spawn_shell(
     }
     for (k, v) in &spec.env {
         cmd.env(k, v);
+    }
+    if let Some(policy) = &spec.sandbox {
+        let json = serde_json::to_string(policy).map_err(|e| Error::internal(e.to_string()))?;
+        cmd.env(crate::sandbox::POLICY_ENV, json);
     }
     // Spawn before any thread exists (portable-pty's pre-exec code is not async-signal-safe).
     let child = pair
@@ -249,6 +257,24 @@ fn spawn_shell(
         child,
         pid,
     })
+}
+
+/// The command that starts `program` confined by the spec's sandbox policy: this very executable
+/// (`/proc/self/exe`, so a kpty replaced on disk since the holder started still matches it)
+/// as `__sandbox-exec -- program`, which restricts itself and then execs the shell; the
+/// policy travels in [`crate::sandbox::POLICY_ENV`].
+fn sandboxed(program: &std::path::Path) -> Result<CommandBuilder> {
+    let exe = std::path::Path::new("/proc/self/exe");
+    if !exe.exists() {
+        return Err(spawn_failed(
+            "--sandbox needs /proc (to re-run kpty as the sandbox)",
+        ));
+    }
+    let mut cmd = CommandBuilder::new(exe);
+    cmd.arg(crate::sandbox::exec::SUBCOMMAND);
+    cmd.arg("--");
+    cmd.arg(program);
+    Ok(cmd)
 }
 
 /// Wait for the shell to be ready: the first prompt marker; for shells without one, the first
@@ -302,6 +328,16 @@ fn wait_ready(
 
 /// `PTY_SPAWN_FAILED`: the shell exited with `code` during start-up, having printed `out`.
 fn exited_at_start(code: i32, out: String) -> Error {
+    if code == crate::sandbox::REFUSED_EXIT_CODE {
+        let why = out
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("kpty sandbox: "))
+            .unwrap_or("the sandbox could not be applied")
+            .to_string();
+        return spawn_failed(format!("--sandbox: {why}")).with_details(serde_json::json!({
+            "reason": "sandbox_not_enforced", "exit_code": code, "output": out,
+        }));
+    }
     let tail: Vec<&str> = out.lines().rev().take(10).collect();
     let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
     spawn_failed(format!(
@@ -327,4 +363,21 @@ fn bind(path: &std::path::Path) -> Result<UnixListener> {
     use std::os::unix::fs::PermissionsExt;
     let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
     Ok(l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_sandbox_is_a_spawn_failure_that_says_why() {
+        let out = "kpty sandbox: the kernel enforces the sandbox only PartiallyEnforced\r\n";
+        let e = exited_at_start(crate::sandbox::REFUSED_EXIT_CODE, out.into());
+        assert_eq!(e.code, ErrorCode::PtySpawnFailed);
+        assert!(e.message.contains("PartiallyEnforced"), "{}", e.message);
+        let d = e.details.expect("details");
+        assert_eq!(d["reason"], "sandbox_not_enforced");
+        let other = exited_at_start(1, "bye".into());
+        assert!(other.details.expect("details").get("reason").is_none());
+    }
 }

@@ -46,6 +46,9 @@ pub struct HolderSpec {
     pub ready_timeout_ms: u64,
     /// Creation time (RFC 3339).
     pub created_at: String,
+    /// The Landlock sandbox to start the shell in (`create --sandbox`), `None` for none.
+    #[serde(default)]
+    pub sandbox: Option<crate::sandbox::Policy>,
 }
 
 /// The ready line.

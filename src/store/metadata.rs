@@ -57,6 +57,8 @@ pub struct Metadata {
     pub output_offset: Option<u64>,
     /// Environment variables kpty set for the shell (names only, values may be secret).
     pub env_keys: Vec<String>,
+    /// The Landlock sandbox confining the session (`create --sandbox`), `null` for none.
+    pub sandbox: Option<crate::sandbox::Policy>,
     /// Fields written by newer versions.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,

@@ -66,6 +66,8 @@ pub struct RegistryEntry {
     pub socket: Option<String>,
     /// The holder's pid.
     pub holder_pid: Option<u32>,
+    /// The Landlock sandbox confining the session (`create --sandbox`), `null` for none.
+    pub sandbox: Option<crate::sandbox::Policy>,
     /// Fields written by newer versions, kept as they are.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

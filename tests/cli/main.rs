@@ -16,6 +16,8 @@
 //! - `redact` — secrets on the CLI's channels: `--json` and the audit trail redacted (also
 //!   through small term-read and read windows), opt-outs and human output raw.
 //! - `mcp` — `kpty mcp` through rmcp's client: schema, actions, errors, progress, cancellation.
+//! - `sandbox` — `create --sandbox` (CLI and MCP): Landlock confines writes, hides credentials, survives
+//!   setuid, scopes signals, `--allow-write`, `--no-network`, and refuses to run unconfined.
 //! - `bridge` — desktop sessions through `kpty serve`: routing, refusals, the secret, the API.
 //! - `assets`, `snapshots` — generated files are fresh; help texts and JSON shapes.
 
@@ -33,6 +35,7 @@ mod lineedit;
 mod mcp;
 mod redact;
 mod routing;
+mod sandbox;
 mod sessions;
 mod shells;
 mod talk;

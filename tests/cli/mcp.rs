@@ -60,6 +60,11 @@ impl Mcp {
             .expect("tools/call")
     }
 
+    /// Close the connection (the server then exits).
+    pub(crate) async fn close(self) {
+        self.client.cancel().await.expect("close");
+    }
+
     /// Call and return the structured content, asserting `isError` agrees with `ok`.
     pub(crate) async fn json(&self, args: Value) -> Value {
         let r = self.call(args).await;
