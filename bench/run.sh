@@ -11,6 +11,7 @@
 #   (b) `kpty talk 'seq 1 200000'` vs the tmux loop capturing all 200000 lines
 #       vs `bash -c 'seq 1 200000'`; every tool's output is checked once before timing
 #   (c) idle RSS: the kpty holder (and, separately, its shell) vs the tmux server with one pane
+#   (e) the command policy's cost per line, in process (cargo bench --bench policy)
 # Writes bench/results/ (raw JSON, git-ignored, plus summary.md) and regenerates BENCHMARKS.md.
 #
 # Both shells are interactive bash started without the user's ~/.bashrc (kpty via
@@ -193,6 +194,10 @@ printf '{"idle": %s,\n "after_bench": %s}\n' "$IDLE_JSON" "$LOADED_JSON" >"$RES/
 log "MCP tools/call latency vs the CLI"
 python3 "$BENCH/mcp.py" "$KPTY" "$RUNS" >"$RES/mcp.md"
 
+# --- the command policy's cost per line, in process ----------------------------------------------
+log "command policy: cost per line (cargo bench --bench policy)"
+cargo bench --quiet --bench policy 2>/dev/null >"$RES/policy.md"
+
 # --- report ------------------------------------------------------------------------------------
 log "writing bench/results/summary.md and BENCHMARKS.md"
 python3 "$BENCH/summarize.py" "$RES" >"$RES/summary.md"
@@ -217,6 +222,9 @@ EOF
   printf '\n### (d) MCP: a `tools/call` talk of `echo hi` over stdio vs the CLI\n\n'
   printf 'One long-lived `kpty mcp`, %s calls, against `kpty talk` as a process per call; same session, this run (bench/mcp.py).\n\n' "$RUNS"
   cat "$RES/mcp.md"
+  printf '\n### (e) The command policy: cost per line\n\n'
+  printf 'In process (`cargo bench --bench policy`, bench/policy.rs): parse, expand and judge one line, as every talk/send_line does before typing; median and p99 of 200 rounds.\n\n'
+  cat "$RES/policy.md"
   for extra in term bridge; do
     if [ -f "$RES/$extra.md" ]; then
       printf '\n## From bench/%s.sh (its own run; see its header)\n\n' "$extra"

@@ -288,8 +288,8 @@ impl Eval {
         let seen = join(argv);
         match &run.stdin {
             _ if run.procsub_download => self.block(&rules::DOWNLOAD_EXEC, &seen),
-            Stdin::Download => self.block(&rules::DOWNLOAD_EXEC, &seen),
-            Stdin::Decoded => self.block(&rules::DECODED_EXEC, &seen),
+            Stdin::Download => self.block(&rules::DOWNLOAD_EXEC, &format!("(downloaded) | {seen}")),
+            Stdin::Decoded => self.block(&rules::DECODED_EXEC, &format!("(decoded) | {seen}")),
             Stdin::Evident(script) => {
                 let script = script.clone();
                 return self.nested(&script);
@@ -306,8 +306,10 @@ impl Eval {
             Some(code) => interp::judge(self, lang, &code, &seen),
             None if run.procsub_download => self.block(&rules::DOWNLOAD_EXEC, &seen),
             None if interp::reads_stdin(lang, &argv[1..]) => match &run.stdin {
-                Stdin::Download => self.block(&rules::DOWNLOAD_EXEC, &seen),
-                Stdin::Decoded => self.block(&rules::DECODED_EXEC, &seen),
+                Stdin::Download => {
+                    self.block(&rules::DOWNLOAD_EXEC, &format!("(downloaded) | {seen}"));
+                }
+                Stdin::Decoded => self.block(&rules::DECODED_EXEC, &format!("(decoded) | {seen}")),
                 Stdin::Evident(code) => {
                     let code = code.clone();
                     interp::judge(self, lang, &code, &seen);

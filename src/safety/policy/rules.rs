@@ -312,7 +312,8 @@ pub fn judge_redirects(e: &mut Eval, redirs: &[Redirect], seen: &str) {
         });
         if let Some(rule) = rule {
             let shown = if seen.is_empty() {
-                r.target.text.clone()
+                let op = if r.writes() { ">" } else { "<" };
+                format!("{op} {}", r.target.text)
             } else {
                 seen.to_string()
             };
