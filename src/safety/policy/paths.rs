@@ -41,6 +41,9 @@ const USR_DIRS: &[&str] = &[
     "bin", "sbin", "lib", "lib64", "libexec", "include", "share", "local",
 ];
 
+/// Directories under `/var` that are as vital.
+const VAR_DIRS: &[&str] = &["lib", "log", "spool", "mail", "backups", "cache", "db"];
+
 /// Names a "match everything" glob matches: three or more of them and the glob means "all".
 const PROBES: &[&str] = &[
     "bin",
@@ -150,7 +153,8 @@ pub fn protected(f: &Field, cwd: Option<&str>) -> Option<String> {
             let system = SYSTEM_DIRS.iter().any(|d| glob_match(top, d));
             system
                 && (matches_all(sub)
-                    || (glob_match(top, "usr") && USR_DIRS.iter().any(|d| glob_match(sub, d))))
+                    || (glob_match(top, "usr") && USR_DIRS.iter().any(|d| glob_match(sub, d)))
+                    || (glob_match(top, "var") && VAR_DIRS.iter().any(|d| glob_match(sub, d))))
                 || (glob_match(top, "home") && matches_all(sub))
         }
         (false, [top, user, all]) => glob_match(top, "home") && !is_glob(user) && matches_all(all),

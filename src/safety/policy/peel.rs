@@ -26,6 +26,8 @@ enum Peeled {
     Script(String),
     /// A shell that reads its script from standard input.
     ShellStdin,
+    /// A shell running a script file.
+    File(String),
     /// Not a wrapper: this is the command.
     Command,
     /// Nothing runs (`command -v rm`).
@@ -124,7 +126,7 @@ impl Eval {
                 Peeled::Script(s) => return self.nested(&s),
                 Peeled::ShellStdin => return self.shell_stdin(&argv, run),
                 Peeled::Nothing => return Stdin::Unknown,
-                Peeled::Command => break,
+                Peeled::Command | Peeled::File(_) => break,
             }
         }
         let name = command_name(&argv[0].text);
@@ -200,8 +202,20 @@ impl Eval {
             "source" | "." if args.first().is_some_and(|a| is_stdin_path(&a.text)) => {
                 Peeled::ShellStdin
             }
-            _ if SHELLS.contains(&name.as_str()) => shell(args, run),
-            _ => Peeled::Command,
+            "source" | "." => args
+                .first()
+                .and_then(|f| self.written_file(&f.text))
+                .map_or(Peeled::Command, Peeled::Script),
+            _ if SHELLS.contains(&name.as_str()) => match shell(args) {
+                Peeled::File(f) => self
+                    .written_file(&f)
+                    .map_or(Peeled::Command, Peeled::Script),
+                other => other,
+            },
+            _ => match self.written_file(&argv[0].text) {
+                Some(script) if argv[0].text.contains('/') => Peeled::Script(script),
+                _ => Peeled::Command,
+            },
         }
     }
 
@@ -393,7 +407,7 @@ impl Eval {
 }
 
 /// A shell's arguments: `-c STRING` is its script; no script operand means standard input.
-fn shell(args: &[Field], run: &Run) -> Peeled {
+fn shell(args: &[Field]) -> Peeled {
     let mut i = 0;
     let mut dash_c = false;
     while let Some(a) = args.get(i) {
@@ -425,11 +439,7 @@ fn shell(args: &[Field], run: &Run) -> Peeled {
     match args.get(i) {
         Some(script) if dash_c => Peeled::Script(script.text.clone()),
         Some(file) if !is_stdin_path(&file.text) && file.text != "-" => {
-            if run.procsub_download && file.text == "/dev/fd/63" {
-                Peeled::ShellStdin
-            } else {
-                Peeled::Command
-            }
+            Peeled::File(file.text.clone())
         }
         _ => Peeled::ShellStdin,
     }

@@ -225,6 +225,36 @@ fn tr_set(s: &str) -> Option<Vec<char>> {
     Some(out)
 }
 
+/// Whether a loop condition never ends (`while true`, `while :`, `until false`).
+#[must_use]
+pub fn endless(condition: &CompoundList, until: bool) -> bool {
+    let text = condition.to_string();
+    let word = text.trim().trim_end_matches(';').trim();
+    if until {
+        matches!(word, "false" | "/bin/false")
+    } else {
+        matches!(word, "true" | ":" | "/bin/true" | "[ 1 ]" | "((1))")
+    }
+}
+
+/// Whether a list starts anything in the background (`cmd &`), at any depth.
+#[must_use]
+pub fn backgrounds(list: &CompoundList) -> bool {
+    list.0.iter().any(|item| {
+        matches!(item.1, SeparatorOperator::Async)
+            || std::iter::once(&item.0.first)
+                .chain(item.0.additional.iter().map(|a| match a {
+                    brush_parser::ast::AndOr::And(p) | brush_parser::ast::AndOr::Or(p) => p,
+                }))
+                .flat_map(|p| &p.seq)
+                .any(|c| match c {
+                    Command::Compound(CompoundCommand::BraceGroup(g), _) => backgrounds(&g.list),
+                    Command::Compound(CompoundCommand::Subshell(s), _) => backgrounds(&s.list),
+                    _ => false,
+                })
+    })
+}
+
 /// Whether the body of function `name` runs `name` in the background or in a pipeline.
 #[must_use]
 pub fn self_forking(name: &str, body: &CompoundCommand) -> bool {

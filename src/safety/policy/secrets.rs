@@ -222,6 +222,9 @@ pub fn reads(e: &Eval, name: &str, args: &[Field], run: &Run) -> Option<&'static
     if name == "unshadow" {
         return Some(&SHADOW);
     }
+    if dumps_secrets(name, args) {
+        return Some(&CLOUD);
+    }
     if NON_READERS.contains(&name) {
         return None;
     }
@@ -242,6 +245,36 @@ pub fn reads(e: &Eval, name: &str, args: &[Field], run: &Run) -> Option<&'static
         (i + 1 < f.text.len()).then(|| Field::literal(&f.text[i + 1..]))
     });
     operands.chain(values).find_map(|f| credential(&f, cwd))
+}
+
+/// Commands that print stored secrets (`gpg --export-secret-keys`, `gh auth token`, …).
+fn dumps_secrets(name: &str, args: &[Field]) -> bool {
+    let t: Vec<&str> = args.iter().map(|f| f.text.as_str()).collect();
+    let has = |w: &str| t.contains(&w);
+    match name {
+        "gpg" | "gpg2" => t.iter().any(|a| a.starts_with("--export-secret")),
+        "gh" => has("auth") && has("token"),
+        "gcloud" => {
+            has("auth")
+                && t.iter()
+                    .any(|a| a.starts_with("print-") && a.ends_with("-token"))
+        }
+        "az" => has("get-access-token"),
+        "aws" => {
+            has("export-credentials")
+                || (has("configure") && has("get") && t.iter().any(|a| a.contains("secret")))
+        }
+        "security" => {
+            t.iter().any(|a| {
+                matches!(
+                    *a,
+                    "dump-keychain" | "find-generic-password" | "find-internet-password"
+                )
+            }) && (has("-w") || has("-g") || has("dump-keychain"))
+        }
+        "secret-tool" => has("lookup"),
+        _ => false,
+    }
 }
 
 /// The persistence rule a write to this path breaks, if any.
@@ -275,6 +308,8 @@ pub fn persistence(f: &Field, cwd: Option<&str>) -> Option<&'static Rule> {
         ".login",
         ".xprofile",
         ".xsessionrc",
+        ".bash_aliases",
+        ".zsh_aliases",
     ];
     let fish = parts.len() >= 3 && parts[parts.len() - 3..] == [".config", "fish", "config.fish"];
     let etc_rc = absolute

@@ -170,6 +170,17 @@ pub fn power(name: &str, args: &[Field]) -> Option<&'static Rule> {
         }
         "kill" => kill_init(&texts),
         "killall5" => Some(&KILL_INIT),
+        "pkill" | "killall" => {
+            let a = Args::parse(
+                args,
+                &["-s", "--signal", "-u", "-U", "-g", "-G", "-P", "-t"],
+            );
+            let targets = ["init", "systemd", "launchd", "1"];
+            a.operands
+                .iter()
+                .any(|f| targets.contains(&f.text.as_str()))
+                .then_some(&KILL_INIT)
+        }
         _ => None,
     }
 }
