@@ -85,6 +85,8 @@ pub struct Eval {
     vars: HashMap<String, String>,
     aliases: HashMap<String, String>,
     functions: Vec<String>,
+    /// `$1 $2 …` after `set -- …` (unknown until then).
+    positional: Option<Vec<String>>,
     /// Files written earlier in the line with evident content (`echo 'rm -rf /' > x.sh`).
     files: HashMap<String, String>,
     /// The directory the following commands run in, when a `cd` made it evident.
@@ -107,9 +109,23 @@ impl Eval {
         }
         match name {
             "HOME" => Some("~".into()),
-            "IFS" => Some(" ".into()),
+            "IFS" => Some(" \t\n".into()),
             _ => None,
         }
+    }
+
+    /// Positional parameter `n` (1-based), or all of them (`0`) as array elements.
+    pub fn positional(&self, n: usize) -> Option<String> {
+        let p = self.positional.as_ref()?;
+        match n {
+            0 => Some(p.join(&super::words::ELEMENT.to_string())),
+            n => Some(p.get(n - 1).cloned().unwrap_or_default()),
+        }
+    }
+
+    /// `set -- a b c`.
+    pub fn set_positional(&mut self, values: Vec<String>) {
+        self.positional = Some(values);
     }
 
     /// Records a variable assignment (a value past [`MAX_VALUE`] bytes ends unknown).
@@ -429,16 +445,28 @@ impl Eval {
     /// Records `NAME=value`; returns it as shown.
     fn assignment(&mut self, a: &brush_parser::ast::Assignment) -> Option<String> {
         use brush_parser::ast::{AssignmentName, AssignmentValue};
-        let (AssignmentName::VariableName(name), AssignmentValue::Scalar(w)) = (&a.name, &a.value)
-        else {
+        let AssignmentName::VariableName(name) = &a.name else {
             return None;
         };
-        let mut value = self.expand_one(&w.value).text;
+        let mut value = match &a.value {
+            AssignmentValue::Scalar(w) => self.expand_one(&w.value).text,
+            AssignmentValue::Array(items) => {
+                let words: Vec<String> = items
+                    .iter()
+                    .flat_map(|(_, w)| self.expand(&w.value))
+                    .map(|f| f.text)
+                    .collect();
+                words.join(&super::words::ELEMENT.to_string())
+            }
+        };
         if a.append {
             value = format!("{}{value}", self.var(name).unwrap_or_default());
         }
         self.assign(name, value.clone());
-        Some(format!("{name}={value}"))
+        Some(format!(
+            "{name}={}",
+            value.replace(super::words::ELEMENT, " ")
+        ))
     }
 
     fn redirect(&mut self, r: &IoRedirect) -> Redirect {

@@ -90,7 +90,7 @@ static RUNNER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?x)\b(system|popen|popen2|popen3|exec[lv]?p?e?|execSync|execFileSync|spawnSync|spawn|execFile
         |check_output|check_call|call|run|Popen|getoutput|getstatusoutput|shell_exec|passthru
-        |proc_open|capture2e?|capture3|os\.execute|io\.popen)\s*\(|`|\bqx\s*[{(/|!]|%x[{(]|\bsystem\s+['\x22]",
+        |proc_open|capture2e?|capture3|os\.execute|io\.popen)\s*\(|`|\bqx\s*[{(/|!]|%x[{(]|\b(system|exec)\s+['\x22]",
     )
     .expect("runner regex")
 });
@@ -161,7 +161,8 @@ pub fn judge(e: &mut Eval, lang: Lang, code: &str, seen: &str) {
         strings.push("~".into());
     }
     if RUNNER.is_match(code) {
-        for s in list_literals(code).iter().chain(&strings) {
+        let all = strings.join(" ");
+        for s in list_literals(code).iter().chain(&strings).chain([&all]) {
             e.nested(s);
             if e.done() {
                 return;

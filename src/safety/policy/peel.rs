@@ -394,6 +394,15 @@ impl Eval {
                     }
                 }
             }
+            "set" => {
+                let start = args.iter().position(|a| a.text == "--").map(|i| i + 1);
+                let start = start.or_else(|| {
+                    (!args.is_empty() && !args[0].text.starts_with(['-', '+'])).then_some(0)
+                });
+                if let Some(i) = start {
+                    self.set_positional(args[i..].iter().map(|f| f.text.clone()).collect());
+                }
+            }
             "export" | "declare" | "typeset" | "local" | "readonly" => {
                 for a in args {
                     if let Some((n, v)) = a.text.split_once('=').filter(|(n, _)| is_name(n)) {

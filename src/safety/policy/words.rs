@@ -20,6 +20,10 @@ pub const UNKNOWN: char = '\u{FFFC}';
 /// Stands for text downloaded by a command substitution (`$(curl …)`); also unknown.
 pub const DOWNLOADED: char = '\u{FFF9}';
 
+/// Separates the elements of an array or of `$@` inside one value: each is its own word,
+/// quoted or not.
+pub const ELEMENT: char = '\u{1F}';
+
 /// At most this many words come from one word's brace expansion.
 const MAX_BRACE_WORDS: usize = 256;
 
@@ -76,6 +80,8 @@ impl Field {
 /// Fields being built from one word: `current` is open, `done` are split off.
 #[derive(Default)]
 struct Fields {
+    /// The characters unquoted expansions are split on (`$IFS`).
+    ifs: String,
     done: Vec<Field>,
     current: Field,
     /// `current` exists even if empty (`""` is one empty field).
@@ -90,10 +96,21 @@ impl Fields {
 
     /// An expansion's value: unquoted, it is split on blanks (`$IFS` is a blank).
     fn expansion(&mut self, value: &str, quoted: bool) {
+        if value.contains(ELEMENT) {
+            let mut elements = value.split(ELEMENT).peekable();
+            while let Some(e) = elements.next() {
+                self.expansion(e, quoted);
+                if elements.peek().is_some() {
+                    self.split();
+                }
+            }
+            return;
+        }
         if quoted {
             return self.text(value, true);
         }
-        let mut parts = value.split([' ', '\t', '\n']).peekable();
+        let ifs = std::mem::take(&mut self.ifs);
+        let mut parts = value.split(|c| ifs.contains(c)).peekable();
         while let Some(part) = parts.next() {
             // Expansion results are not re-globbed here: treat them as literal text.
             self.text(part, true);
@@ -101,6 +118,7 @@ impl Fields {
                 self.split();
             }
         }
+        self.ifs = ifs;
     }
 
     fn split(&mut self) {
@@ -128,7 +146,10 @@ impl Eval {
         for alt in alternatives {
             match word::parse(&alt, &opts) {
                 Ok(pieces) => {
-                    let mut fields = Fields::default();
+                    let mut fields = Fields {
+                        ifs: self.var("IFS").unwrap_or_else(|| " \t\n".into()),
+                        ..Fields::default()
+                    };
                     self.pieces(&pieces, false, &mut fields);
                     out.extend(fields.finish());
                 }
@@ -194,6 +215,11 @@ impl Eval {
             ParameterExpr::Parameter {
                 parameter,
                 indirect: false,
+            }
+            | ParameterExpr::IndicateErrorIfNullOrUnset {
+                parameter,
+                indirect: false,
+                ..
             } => self.param_value(parameter).unwrap_or_else(unknown),
             ParameterExpr::UseDefaultValues {
                 parameter,
@@ -220,7 +246,18 @@ impl Eval {
     fn param_value(&self, p: &Parameter) -> Option<String> {
         match p {
             Parameter::Named(name) => self.var(name),
-            Parameter::Special(SpecialParameter::ShellName) => Some("sh".into()),
+            Parameter::NamedWithAllIndices { name, .. } => self.var(name),
+            Parameter::NamedWithIndex { name, index } => {
+                let i: usize = index.parse().ok()?;
+                self.var(name)?.split(ELEMENT).nth(i).map(str::to_string)
+            }
+            Parameter::Positional(0) | Parameter::Special(SpecialParameter::ShellName) => {
+                Some("sh".into())
+            }
+            Parameter::Positional(n) => self.positional(*n as usize),
+            Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) => {
+                self.positional(0)
+            }
             _ => None,
         }
     }
