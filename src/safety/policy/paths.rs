@@ -42,7 +42,7 @@ const USR_DIRS: &[&str] = &[
 ];
 
 /// Directories under `/var` that are as vital.
-const VAR_DIRS: &[&str] = &["lib", "log", "spool", "mail", "backups", "cache", "db"];
+const VAR_DIRS: &[&str] = &["lib", "spool", "mail", "backups", "db"];
 
 /// Names a "match everything" glob matches: three or more of them and the glob means "all".
 const PROBES: &[&str] = &[

@@ -11,9 +11,26 @@ use super::rules::{
 use super::words::Field;
 
 pub fn disk(e: &Eval, name: &str, args: &[Field]) -> Option<&'static Rule> {
-    let a = Args::parse(args, &["-o", "-t", "-b", "-L", "-n"]);
+    let a = Args::parse(
+        args,
+        &[
+            "-o", "-t", "-b", "-L", "-n", "-N", "-O", "-E", "-C", "-I", "-i", "-m", "-g", "-G",
+            "-U", "-p", "-s", "-T",
+        ],
+    );
     let cwd = e.cwd.as_deref();
     let texts: Vec<&str> = args.iter().map(|f| f.text.as_str()).collect();
+    // Formatting or partitioning an image file is fine; a device, or an unknown target, is not.
+    let image_only = !a.operands.is_empty()
+        && a.operands.iter().all(|f| {
+            !f.has_unknown()
+                && (f.text.chars().all(|c| c.is_ascii_digit())
+                    || super::paths::resolve(&f.text, cwd)
+                        .is_none_or(|p| !p.starts_with("/dev/") && p != "/dev"))
+        });
+    if image_only && name != "dd" {
+        return None;
+    }
     match name {
         _ if name.starts_with("mkfs")
             || matches!(

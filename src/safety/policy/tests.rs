@@ -139,7 +139,10 @@ const BENIGN: &[&str] = &[
     "shred -u secret.txt", "xargs -n1 echo < list", "find . -type f | xargs rm -f", "git status && git diff | head",
     "ssh host uptime", "ssh host 'ls /'", "su - postgres", "watch -n 1 date", "timeout 10 cargo test", "nohup ./server &",
     "awk '{print $1}' /etc/hosts", "grep -r TODO src/", "wc -l ~/.ssh/id_rsa", "cat id_rsa.pub", "cat *", "cat *.txt", "ls -la /dev/sd*",
-    "sudo dmesg | tail", "while true; do date; sleep 1; done", "echo hi > a.sh; bash a.sh", "gpg --list-keys", "gh auth status",
+    "sudo dmesg | tail", "mkfs.ext4 -F disk.img", "mkswap /tmp/swapfile", "parted -s disk.img mklabel gpt", "wipefs -a ./test.img",
+    "rm -rf /var/cache/apt/archives/*", "rm -rf ~/.cache/*", "rm -rf /tmp/*", "cat /etc/ssh/sshd_config", "ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519 -N ''",
+    "find . -name node_modules -type d -prune -exec rm -rf {} +", "python3 -c \"import shutil; shutil.rmtree('build')\"", "shutdown -c",
+    "rsync -av --delete ./site/ user@host:/var/www/site/", "tar xzf archive.tgz -C /tmp", "chmod 600 ~/.ssh/authorized_keys", "touch ~/.bashrc", "while true; do date; sleep 1; done", "echo hi > a.sh; bash a.sh", "gpg --list-keys", "gh auth status",
     "for i in 1 2 3; do sleep $i & done; wait", "pkill -f 'node server.js'", "killall node", "rm -rf /var/log/myapp", "lsblk", "df -h /", "du -sh ~", "stat /", "file /dev/sda", "mount | grep sda", "mkdir -p /tmp/x && cd /tmp/x && rm -rf *",
 ];
 

@@ -109,12 +109,17 @@ impl Fields {
         if quoted {
             return self.text(value, true);
         }
+        // Field splitting: IFS blanks delimit (runs of them count once); other IFS
+        // characters delimit one field each. Results are not re-globbed (literal text).
         let ifs = std::mem::take(&mut self.ifs);
-        let mut parts = value.split(|c| ifs.contains(c)).peekable();
-        while let Some(part) = parts.next() {
-            // Expansion results are not re-globbed here: treat them as literal text.
-            self.text(part, true);
-            if parts.peek().is_some() {
+        for c in value.chars() {
+            if !ifs.contains(c) {
+                let mut buf = [0; 4];
+                self.text(c.encode_utf8(&mut buf), true);
+            } else if c.is_whitespace() {
+                self.split();
+            } else {
+                self.started = true;
                 self.split();
             }
         }
