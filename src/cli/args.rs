@@ -72,7 +72,8 @@ pub enum Command {
     /// The policy is a guard-rail against accidents and careless agents, not a sandbox: it
     /// stops the likes of `rm -rf /`, `mkfs` or reading ~/.aws/credentials when typed, not a
     /// program set on doing harm (a script, another interpreter, downloaded code). Run
-    /// untrusted agents in a container or VM.
+    /// untrusted agents in a sandboxed session (`create --sandbox`, enforced by the kernel),
+    /// a container or a VM.
     Check(CheckArgs),
     /// Type one line into a session and press Enter.
     SendLine(SendLineArgs),
