@@ -20,6 +20,7 @@ pub mod interp;
 mod paths;
 mod peel;
 mod pipes;
+mod redirects;
 pub mod rules;
 pub mod secrets;
 mod system;
