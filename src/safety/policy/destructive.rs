@@ -44,9 +44,11 @@ pub fn destructive(e: &Eval, name: &str, args: &[Field]) -> Option<&'static Rule
         "chmod" | "chown" | "chgrp" if a.flag('R', &["--recursive"]) => {
             let skip = usize::from(!a.long("--reference"));
             let targets = a.operands.get(skip..).unwrap_or_default();
-            let system = targets
-                .iter()
-                .any(|f| protected(f, e.cwd.as_deref()).is_some_and(|p| !p.starts_with('~')));
+            let system = targets.iter().any(|f| {
+                protected(f, e.cwd.as_deref()).is_some_and(|p| {
+                    !p.starts_with('~') && !p.starts_with("/home/") && !p.starts_with("/Users/")
+                })
+            });
             system.then_some(if name == "chmod" {
                 &CHMOD_ROOT
             } else {

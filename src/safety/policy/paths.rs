@@ -155,7 +155,8 @@ pub fn protected(f: &Field, cwd: Option<&str>) -> Option<String> {
                 && (matches_all(sub)
                     || (glob_match(top, "usr") && USR_DIRS.iter().any(|d| glob_match(sub, d)))
                     || (glob_match(top, "var") && VAR_DIRS.iter().any(|d| glob_match(sub, d))))
-                || (glob_match(top, "home") && matches_all(sub))
+                || ((glob_match(top, "home") || glob_match(top, "Users"))
+                    && (matches_all(sub) || !is_glob(sub)))
         }
         (false, [top, user, all]) => glob_match(top, "home") && !is_glob(user) && matches_all(all),
         _ => false,
