@@ -282,6 +282,23 @@ fn sandbox_exec_refuses_to_run_unconfined() {
         .unwrap();
     assert_eq!(out.status.code(), Some(99));
     assert!(!marker.exists());
+    // A directory to hide that is now a symbolic link is refused too, with its reason.
+    let link = w.project.join("link");
+    std::os::unix::fs::symlink(&w.outside, &link).unwrap();
+    let policy = serde_json::json!({"abi": w.abi, "allow_write": [], "deny_read": [],
+        "network": true, "hidden": [w.p(&link)]});
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kpty"))
+        .args(["__sandbox-exec", "--", "/usr/bin/touch", &touch])
+        .env("KPTY_SANDBOX_POLICY", policy.to_string())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(99), "{err}");
+    assert!(
+        err.contains("kpty sandbox reason: hidden_path_unsafe"),
+        "{err}"
+    );
+    assert!(!marker.exists());
 }
 
 #[tokio::test(flavor = "multi_thread")]
