@@ -63,7 +63,7 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --label 'A label to name the session by'
             cand --cli-type 'Kind of program in the terminal (e.g. bash, claude)'
             cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
-            cand --sandbox 'Confine the shell and everything it starts with Landlock (Linux 5.13+): writes only in the project root, the cwd, /tmp, $TMPDIR and --allow-write paths; ~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh, ~/.docker, ~/.kube, ~/.netrc, ~/.git-credentials and --deny-read paths unreadable; no signals to processes outside. Directories on the way to a hidden path cannot be listed (`ls ~` and `ls /` fail) nor written directly. Default: KPTY_SANDBOX=1'
+            cand --sandbox 'Confine the shell and everything it starts with Landlock (Linux 5.13+): writes only in the project root, the cwd, /tmp, $TMPDIR and --allow-write paths; ~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gh, ~/.docker, ~/.kube, ~/.netrc, ~/.git-credentials and --deny-read paths unreadable; no signals to processes outside. Directories on the way to a hidden path cannot be listed (`ls ~` and `ls /` fail) nor written directly. The shell gets its own mount namespace where kpty''s socket directories and this state directory are empty and read-only: no other session can be driven from inside (needs user namespaces when not root). Default: KPTY_SANDBOX=1'
             cand --no-sandbox 'Do not sandbox, even with KPTY_SANDBOX=1'
             cand --no-network 'Sandbox: deny TCP bind and connect (Landlock ABI 4, Linux 6.7; UDP and Unix sockets stay open)'
             cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'

@@ -213,8 +213,10 @@ pub struct SandboxArgs {
     /// the project root, the cwd, /tmp, $TMPDIR and --allow-write paths; ~/.ssh, ~/.aws,
     /// ~/.gnupg, ~/.config/gh, ~/.docker, ~/.kube, ~/.netrc, ~/.git-credentials and
     /// --deny-read paths unreadable; no signals to processes outside. Directories on the way
-    /// to a hidden path cannot be listed (`ls ~` and `ls /` fail) nor written directly.
-    /// Default: KPTY_SANDBOX=1.
+    /// to a hidden path cannot be listed (`ls ~` and `ls /` fail) nor written directly. The
+    /// shell gets its own mount namespace where kpty's socket directories and this state
+    /// directory are empty and read-only: no other session can be driven from inside (needs
+    /// user namespaces when not root). Default: KPTY_SANDBOX=1.
     #[arg(long, overrides_with = "no_sandbox")]
     pub sandbox: bool,
     /// Do not sandbox, even with KPTY_SANDBOX=1.

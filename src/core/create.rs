@@ -92,7 +92,7 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
         )));
     }
     let cwd = working_dir(ctx, p)?;
-    let sandbox = super::confine::policy(p, &ctx.state.project_root(), &cwd, &env)?;
+    let sandbox = super::confine::policy(p, &ctx.state, &cwd, &env)?;
 
     // Reserve an id (and the label) under the registry lock.
     let created_at = now_rfc3339();

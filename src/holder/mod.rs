@@ -133,8 +133,7 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
     }
     let program = shell::resolve_program(&spec.shell)?;
     let kind = ShellKind::detect(&spec.shell);
-    let integ_dir =
-        crate::store::paths::runtime_dir()?.join(format!("shell-{}", env!("CARGO_PKG_VERSION")));
+    let integ_dir = crate::store::paths::shell_integration_dir()?;
     let launch = shell::prepare(kind, &integ_dir)?;
     let pty = spawn_shell(spec, &program, &launch)?;
     let listener = bind(&spec.socket)?;
@@ -334,8 +333,13 @@ fn exited_at_start(code: i32, out: String) -> Error {
             .find_map(|l| l.trim().strip_prefix("kpty sandbox: "))
             .unwrap_or("the sandbox could not be applied")
             .to_string();
+        let reason = out
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(crate::sandbox::exec::REASON_PREFIX))
+            .filter(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+            .unwrap_or("sandbox_not_enforced");
         return spawn_failed(format!("--sandbox: {why}")).with_details(serde_json::json!({
-            "reason": "sandbox_not_enforced", "exit_code": code, "output": out,
+            "reason": reason, "exit_code": code, "output": out,
         }));
     }
     let tail: Vec<&str> = out.lines().rev().take(10).collect();
@@ -377,6 +381,12 @@ mod tests {
         assert!(e.message.contains("PartiallyEnforced"), "{}", e.message);
         let d = e.details.expect("details");
         assert_eq!(d["reason"], "sandbox_not_enforced");
+        let out = "kpty sandbox: cannot create a user and mount namespace\r\n\
+                   kpty sandbox reason: mount_namespace_unavailable\r\n";
+        let e = exited_at_start(crate::sandbox::REFUSED_EXIT_CODE, out.into());
+        assert!(e.message.contains("mount namespace"), "{}", e.message);
+        let d = e.details.expect("details");
+        assert_eq!(d["reason"], "mount_namespace_unavailable");
         let other = exited_at_start(1, "bye".into());
         assert!(other.details.expect("details").get("reason").is_none());
     }

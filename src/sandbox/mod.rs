@@ -15,6 +15,13 @@
 //! [`grants`] grants read on each sibling along the path from `/` down to every hidden path,
 //! one by one. The directories on those paths are not readable themselves (`ls ~` fails), and
 //! entries created in them later are not readable either.
+//!
+//! Landlock below ABI 9 does not govern `connect()` to path-named Unix sockets, and the state
+//! directory lies in the writable project: so before Landlock, `__sandbox-exec` moves the
+//! shell into its own mount namespace ([`namespace`]) where [`Policy::hidden`] (kpty's runtime
+//! directories, with every holder's socket, and the state directory, with other sessions'
+//! output and the bridge secret) are covered by an empty read-only tmpfs. Landlock then forbids
+//! mount and umount, so the cover stays.
 
 #[cfg(target_os = "linux")]
 pub mod apply;
@@ -22,6 +29,8 @@ pub mod apply;
 #[path = "apply_none.rs"]
 pub mod apply;
 pub mod exec;
+#[cfg(target_os = "linux")]
+pub mod namespace;
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -70,6 +79,15 @@ pub struct Policy {
     pub deny_read: Vec<PathBuf>,
     /// Whether TCP bind/connect is allowed (`false`: `--no-network`).
     pub network: bool,
+    /// Directories covered by an empty read-only tmpfs in the session's mount namespace:
+    /// kpty's runtime directories (every session's socket) and the state directory. Symlinks
+    /// resolved; absent from policies of sessions made before kpty hid them.
+    #[serde(default)]
+    pub hidden: Vec<PathBuf>,
+    /// Directories inside hidden ones whose files are copied, read-only, into the cover (the
+    /// shell integration files the shell reads as it starts).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revealed: Vec<PathBuf>,
 }
 
 /// What the caller asked for, before paths are resolved.
@@ -89,6 +107,10 @@ pub struct Request {
     pub deny_read: Vec<PathBuf>,
     /// `false`: deny TCP bind/connect.
     pub network: bool,
+    /// Directories to hide (missing ones are skipped).
+    pub hidden: Vec<PathBuf>,
+    /// Directories inside hidden ones to copy into the cover.
+    pub revealed: Vec<PathBuf>,
 }
 
 /// Why a policy cannot be built.
@@ -132,12 +154,17 @@ impl Policy {
         let mut writable: Vec<PathBuf> = vec![req.project_root.clone(), req.cwd.clone()];
         writable.push(PathBuf::from("/tmp"));
         writable.extend(req.tmpdir.iter().cloned());
+        let (hidden, revealed) = covers(&req.hidden, &req.revealed);
         let mut allow_write = Vec::new();
         for p in writable.iter().chain(&req.allow_write) {
             let real = p
                 .canonicalize()
                 .map_err(|e| PolicyError::BadPath(format!("{}: {e}", p.display())))?;
-            if let Some(d) = deny_read.iter().find(|d| real.starts_with(d)) {
+            if let Some(d) = deny_read
+                .iter()
+                .chain(&hidden)
+                .find(|d| real.starts_with(d))
+            {
                 return Err(PolicyError::BadPath(format!(
                     "{} is writable but lies in the hidden {}",
                     real.display(),
@@ -159,8 +186,34 @@ impl Policy {
             allow_write,
             deny_read,
             network: req.network,
+            hidden,
+            revealed,
         })
     }
+}
+
+/// The directories to cover, symlinks resolved (missing ones skipped, duplicates and ones
+/// inside another dropped), and the revealed ones moved along with the hidden one they lie
+/// in (they need not exist yet: the holder writes them after the policy is built).
+fn covers(hidden: &[PathBuf], revealed: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let pairs: Vec<(&PathBuf, PathBuf)> = hidden
+        .iter()
+        .filter_map(|h| Some((h, h.canonicalize().ok()?)))
+        .collect();
+    let mut out: Vec<PathBuf> = Vec::new();
+    for (_, real) in &pairs {
+        if !pairs.iter().any(|(_, o)| real != o && real.starts_with(o)) && !out.contains(real) {
+            out.push(real.clone());
+        }
+    }
+    let moved = revealed
+        .iter()
+        .filter_map(|r| {
+            let (h, real) = pairs.iter().find(|(h, _)| r.starts_with(h))?;
+            Some(real.join(r.strip_prefix(h).ok()?))
+        })
+        .collect();
+    (out, moved)
 }
 
 /// Each path made absolute and normalized, plus its symlink-resolved form when that differs

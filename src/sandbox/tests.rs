@@ -167,3 +167,43 @@ fn build_resolves_paths_and_hides_the_credential_stores() {
         Err(PolicyError::BadPath(_))
     ));
 }
+
+#[test]
+fn build_resolves_the_covers_and_refuses_work_under_them() {
+    let t = tempfile::tempdir().unwrap();
+    let (run, state, proj) = (
+        t.path().join("run"),
+        t.path().join("st"),
+        t.path().join("p"),
+    );
+    for d in [&run, &state.join("inner"), &proj] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::os::unix::fs::symlink(&run, t.path().join("run-link")).unwrap();
+    let req = Request {
+        project_root: proj.clone(),
+        cwd: proj.clone(),
+        network: true,
+        hidden: vec![
+            t.path().join("run-link"),
+            state.clone(),
+            state.join("inner"),
+            t.path().join("missing"),
+        ],
+        revealed: vec![t.path().join("run-link/shell-1")],
+        ..Default::default()
+    };
+    let p = Policy::build(&req, Some(7)).unwrap();
+    let real = |d: &Path| d.canonicalize().unwrap();
+    // Links resolved, nested and missing ones dropped; the revealed one follows its cover.
+    assert_eq!(p.hidden, vec![real(&run), real(&state)]);
+    assert_eq!(p.revealed, vec![real(&run).join("shell-1")]);
+    let inside = Request {
+        cwd: state.join("inner"),
+        ..req
+    };
+    assert!(matches!(
+        Policy::build(&inside, Some(7)),
+        Err(PolicyError::BadPath(_))
+    ));
+}

@@ -264,6 +264,33 @@ pub fn runtime_dir() -> Result<PathBuf> {
     ensure_private_dir(&base)
 }
 
+/// Every runtime directory where kpty may keep sockets for this user: [`runtime_dir`] (made
+/// if missing) and the defaults other environments would pick (`$XDG_RUNTIME_DIR/kpty`,
+/// `<tmp>/kpty-<uid>`), made too when their parent exists, so a sandboxed session cannot plant
+/// one; those that cannot be made private are left out (kpty would refuse them as well).
+pub fn runtime_dirs() -> Result<Vec<PathBuf>> {
+    let mut out = vec![runtime_dir()?];
+    let uid = rustix::process::getuid().as_raw();
+    let defaults = [
+        dirs::runtime_dir().map(|d| d.join("kpty")),
+        Some(std::env::temp_dir().join(format!("kpty-{uid}"))),
+    ];
+    for d in defaults.into_iter().flatten() {
+        if d.parent().is_some_and(Path::is_dir)
+            && !out.contains(&d)
+            && let Ok(d) = ensure_private_dir(&d)
+        {
+            out.push(d);
+        }
+    }
+    Ok(out)
+}
+
+/// Where the holder writes the shell integration files (`<runtime dir>/shell-<version>`).
+pub fn shell_integration_dir() -> Result<PathBuf> {
+    Ok(runtime_dir()?.join(format!("shell-{}", env!("CARGO_PKG_VERSION"))))
+}
+
 fn ensure_private_dir(dir: &Path) -> Result<PathBuf> {
     match std::fs::DirBuilder::new()
         .mode(0o700)

@@ -282,6 +282,23 @@ fn sandbox_exec_refuses_to_run_unconfined() {
         .unwrap();
     assert_eq!(out.status.code(), Some(99));
     assert!(!marker.exists());
+    // A directory to hide that is now a symbolic link is refused too, with its reason.
+    let link = w.project.join("link");
+    std::os::unix::fs::symlink(&w.outside, &link).unwrap();
+    let policy = serde_json::json!({"abi": w.abi, "allow_write": [], "deny_read": [],
+        "network": true, "hidden": [w.p(&link)]});
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kpty"))
+        .args(["__sandbox-exec", "--", "/usr/bin/touch", &touch])
+        .env("KPTY_SANDBOX_POLICY", policy.to_string())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(99), "{err}");
+    assert!(
+        err.contains("kpty sandbox reason: hidden_path_unsafe"),
+        "{err}"
+    );
+    assert!(!marker.exists());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -325,4 +342,74 @@ async fn create_with_sandbox_confines_the_session() {
         .await;
     assert_eq!(bad["error_code"], "INVALID_PARAMS", "{bad}");
     m.close().await;
+}
+
+#[test]
+fn sandbox_cannot_reach_other_sessions_or_kpty_state() {
+    // Landlock below ABI 9 lets a sandbox connect() to any path-named Unix socket: the
+    // session's own mount namespace hides kpty's runtime and state directories instead.
+    let Some(w) = World::new("sandbox_cannot_reach_other_sessions_or_kpty_state") else {
+        return;
+    };
+    let plain = w.create(&["--label", "plain"]);
+    let boxed = w.create(&["--sandbox"]);
+    let (state, run) = (w.env.state().to_path_buf(), w.env.dir.path().join("run"));
+    let secret = state.join("_bridge_secret");
+    std::fs::write(&secret, "BRIDGE-SECRET").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let meta = state.join("sessions").join(&plain).join("metadata.json");
+    assert!(meta.exists());
+    let escaped = w.outside.join("escaped");
+    let holder = w.env.entry(&plain)["holder_pid"].as_u64().unwrap();
+    // A script file: kpty's command policy does not follow it (the kernel is under test).
+    let script = format!(
+        "{kpty} talk -s {plain} 'touch {esc}'; echo \"talk=$?\"\n\
+         echo \"run=[$(ls -A {run} | grep sock)]\"; echo \"state=[$(ls -A {state})]\"\n\
+         cat {secret} {meta} {buffer}\n\
+         ls /proc/{holder}/root{run}\n\
+         umount {state}; touch {state}/planted\n",
+        kpty = env!("CARGO_BIN_EXE_kpty"),
+        esc = w.p(&escaped),
+        run = w.p(&run),
+        state = w.p(&state),
+        secret = w.p(&secret),
+        meta = w.p(&meta),
+        buffer = w.p(&meta.with_file_name("buffer.txt")),
+    );
+    std::fs::write(w.project.join("reach.sh"), script).unwrap();
+    let (_, out) = w.sh(&boxed, "sh reach.sh");
+    assert!(out.contains("talk=") && !out.contains("talk=0"), "{out}");
+    assert!(!escaped.exists(), "{out}");
+    assert!(out.contains("run=[]") && out.contains("state=[]"), "{out}");
+    assert!(
+        !out.contains("BRIDGE-SECRET") && !out.contains("\"session_id\""),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("/proc/{holder}/root")) && out.contains("Permission denied"),
+        "{out}"
+    );
+    assert!(!state.join("planted").exists(), "{out}");
+    // The sandboxed session itself still works in its project, with its integration.
+    let (code, out) = w.sh(&boxed, "echo kept > kept.txt && cat kept.txt");
+    assert_eq!((code, out.trim()), (0, "kept"));
+    let list = w.env.ok_json(&["list"]);
+    let entry = list["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["session_id"] == boxed.as_str())
+        .cloned()
+        .unwrap();
+    let hidden = entry["sandbox"]["hidden"].as_array().unwrap().clone();
+    let real = |p: &Path| Value::from(w.p(&p.canonicalize().unwrap()));
+    assert!(hidden.contains(&real(&run)) && hidden.contains(&real(&state)));
+    // The unsandboxed session is untouched: it still sees the sockets and drives the other.
+    let (code, out) = w.sh(&plain, &format!("ls {} | grep -c sock", w.p(&run)));
+    assert_eq!((code, out.trim()), (0, "2"));
+    assert_eq!(
+        w.env.ok_json(&["talk", "-s", &boxed, "echo again"])["exit_code"],
+        0
+    );
 }

@@ -1,8 +1,8 @@
 //! The command policy: what a submitted shell line would do, judged by meaning.
 //!
 //! Each line is parsed with a real shell parser (brush-parser) and walked as the shell would
-//! run it ([`eval`]): words expanded ([`words`]), wrappers peeled and strings handed to other
-//! shells followed ([`peel`]), pipes followed ([`pipes`]), then every simple command judged by
+//! run it (`eval`): words expanded (`words`), wrappers peeled and strings handed to other
+//! shells followed (`peel`), pipes followed (`pipes`), then every simple command judged by
 //! rules with names and categories ([`rules`], [`secrets`], [`interp`]). A line that does not
 //! parse (an unbalanced quote, a Windows command line) is judged by the regex patterns of
 //! [`super::dangerous`] alone; the Windows forms of the seeds are judged by those patterns in
