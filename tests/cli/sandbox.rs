@@ -106,12 +106,10 @@ fn sandbox_confines_writes_and_hides_credentials() {
     assert!(out.contains("Permission denied"), "{out}");
     assert!(w.outside.join("keep").is_dir());
     // The credential store is hidden; the rest of HOME is readable.
-    // Through a script file, which kpty's command policy does not follow (it is a guard-rail,
-    // the kernel is what is tested here).
-    let (code, out) = w.sh(
-        &id,
-        r"printf 'cat ~/.s%sh/id_rsa\n' s > peek.sh && sh peek.sh",
-    );
+    // Through a script file written outside the session, which kpty's command policy cannot
+    // see (it is a guard-rail; the kernel is what is tested here).
+    std::fs::write(w.project.join("peek.sh"), "cat ~/.ssh/id_rsa\n").expect("write peek.sh");
+    let (code, out) = w.sh(&id, "sh peek.sh");
     assert_ne!(code, 0);
     assert!(
         out.contains("Permission denied") && !out.contains("PRIVATE"),
