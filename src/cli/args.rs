@@ -212,8 +212,8 @@ pub struct SandboxArgs {
     /// Confine the shell and everything it starts with Landlock (Linux 5.13+): writes only in
     /// the project root, the cwd, /tmp, $TMPDIR and --allow-write paths; ~/.ssh, ~/.aws,
     /// ~/.gnupg, ~/.config/gh, ~/.docker, ~/.kube, ~/.netrc, ~/.git-credentials and
-    /// --deny-read paths unreadable; no signals to processes outside. Directories on the way
-    /// to a hidden path cannot be listed (`ls ~` and `ls /` fail) nor written directly. The
+    /// --deny-read paths unreadable (their names still list); no signals to processes
+    /// outside. Directories on the way to a hidden path (`~`, `/`) get no new entries. The
     /// shell gets its own mount namespace where kpty's socket directories and this state
     /// directory are empty and read-only: no other session can be driven from inside (needs
     /// user namespaces when not root). Default: KPTY_SANDBOX=1.

@@ -63,6 +63,15 @@ pub fn restrict(policy: &Policy, pty: Option<&Path>) -> Result<Enforced, String>
         .create()
         .map_err(|e| format!("cannot create the Landlock ruleset: {e}"))?;
     let mut rules = 0;
+    // Listing is allowed everywhere (`ls ~`, `ls /`, even the names in `~/.ssh`): only
+    // reading and executing files follows the carve-outs below.
+    created = add(
+        created,
+        Path::new("/"),
+        AccessFs::ReadDir.into(),
+        abi,
+        &mut rules,
+    )?;
     let readable = grants(Path::new("/"), &policy.deny_read, &list_dir);
     for p in &readable {
         created = add(created, p, read, abi, &mut rules)?;

@@ -13,8 +13,9 @@
 //!
 //! Landlock only allows, per hierarchy: to hide `~/.ssh` while `~/.bashrc` stays readable,
 //! [`grants`] grants read on each sibling along the path from `/` down to every hidden path,
-//! one by one. The directories on those paths are not readable themselves (`ls ~` fails), and
-//! entries created in them later are not readable either.
+//! one by one. Listing directories is granted everywhere (`ls ~` works; the names in
+//! `~/.ssh` show, their contents do not); files created later directly in a directory on
+//! those paths are not readable, and nothing can be created there.
 //!
 //! Landlock below ABI 9 does not govern `connect()` to path-named Unix sockets, and the state
 //! directory lies in the writable project: so before Landlock, `__sandbox-exec` moves the

@@ -117,8 +117,10 @@ fn sandbox_confines_writes_and_hides_credentials() {
     );
     let (code, out) = w.sh(&id, "cat ~/notes.txt");
     assert_eq!((code, out.trim()), (0, "readable notes"));
-    // HOME itself cannot be listed (documented): its entries are granted one by one.
-    assert_ne!(w.sh(&id, "ls ~ >/dev/null").0, 0);
+    // Directories list (HOME, /, even the names in ~/.ssh); only contents are hidden.
+    let (code, out) = w.sh(&id, "ls -a ~ && ls / >/dev/null && ls ~/.ssh");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("notes.txt") && out.contains("id_rsa"), "{out}");
     // /tmp, /dev/null and the session's own terminal are writable; the policy variable is
     // gone from the shell's environment.
     let (code, out) = w.sh(
