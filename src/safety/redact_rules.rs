@@ -96,9 +96,20 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             check: None,
         },
         Rule {
+            // `client_secret: x`, `API_TOKEN = x`; a dotted suffix only before `=`
+            // (`secret.value=x`), so a file in a message (`secret.txt: Permission denied`)
+            // is not taken for a key.
             needles: NAME_NEEDLES,
             pattern: Cow::Owned(format!(
-                r#"(?i)(?:^|[^a-z0-9_])(?<name>[a-z0-9_.-]*(?:{SECRET_WORDS})(?:[_.-][a-z0-9]+)*)["']?[ \t]*[:=][ \t]*{VALUE}"#
+                r#"(?i)(?:^|[^a-z0-9_])(?<name>[a-z0-9_.-]*(?:{SECRET_WORDS})(?:[_-][a-z0-9]+)*)["']?[ \t]*[:=][ \t]*{VALUE}"#
+            )),
+            cat: Cat::ByName,
+            check: None,
+        },
+        Rule {
+            needles: NAME_NEEDLES,
+            pattern: Cow::Owned(format!(
+                r#"(?i)(?:^|[^a-z0-9_])(?<name>[a-z0-9_.-]*(?:{SECRET_WORDS})(?:[_.-][a-z0-9]+)*)["']?[ \t]*=[ \t]*{VALUE}"#
             )),
             cat: Cat::ByName,
             check: None,

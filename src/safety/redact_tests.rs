@@ -487,3 +487,16 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_file_named_like_a_secret_in_a_message_is_not_a_key() {
+    for text in [
+        "cat: /home/u/secret.txt: Permission denied",
+        "open tokens.json: no such file or directory",
+        "credentials.yaml: line 3: bad indentation",
+    ] {
+        assert_eq!(redact(text), text);
+    }
+    assert!(redact("client_secret: abc123def").contains("[REDACTED:secret]"));
+    assert!(redact("app.secret.value=abc123def").contains("[REDACTED:secret]"));
+}

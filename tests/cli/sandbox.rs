@@ -1,12 +1,30 @@
 //! `create --sandbox`: the kernel (Landlock) confines a session's whole process tree. Each
-//! test builds its own world under `CARGO_TARGET_TMPDIR` — a project, a HOME with a fake
-//! `~/.ssh/id_rsa`, and a directory outside every allowed path — since the usual test world
-//! lives under /tmp, which a sandboxed session may write. Skipped where the kernel has no
-//! Landlock.
+//! test builds its own world outside /tmp and $TMPDIR ([`world_root`]) — a project, a HOME
+//! with a fake `~/.ssh/id_rsa`, and a directory outside every allowed path — since the usual
+//! test world lives under /tmp, which a sandboxed session may write. Skipped where the kernel
+//! has no Landlock.
 
 use crate::support::{Env, parse, run, s};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+
+/// A directory for test worlds that a sandboxed session may not write: cargo's target tmp
+/// dir unless the checkout itself lies under /tmp or $TMPDIR (CI clones there), else /var/tmp.
+fn world_root() -> PathBuf {
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let tmp = std::env::temp_dir();
+    let under_tmp = |p: &Path| p.starts_with("/tmp") || p.starts_with(&tmp);
+    if !under_tmp(&target) {
+        return target;
+    }
+    let var_tmp = PathBuf::from("/var/tmp");
+    assert!(
+        var_tmp.is_dir() && !under_tmp(&var_tmp),
+        "sandbox tests need a writable directory outside /tmp: the checkout is under /tmp and \
+         /var/tmp is missing"
+    );
+    var_tmp
+}
 
 /// A sandbox test's world.
 struct World {
@@ -29,7 +47,7 @@ impl World {
         };
         let root = tempfile::Builder::new()
             .prefix("kpty-sandbox")
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .tempdir_in(world_root())
             .expect("a temp dir outside /tmp");
         let (project, home, outside) = (
             root.path().join("project"),
@@ -308,7 +326,7 @@ async fn create_with_sandbox_confines_the_session() {
         eprintln!("create_with_sandbox_confines_the_session: no Landlock: skipped");
         return;
     }
-    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temp dir");
+    let outside = tempfile::tempdir_in(world_root()).expect("temp dir");
     let secret = env.home().join("secret.txt");
     std::fs::write(&secret, "s3cr3t").expect("write");
     // The cwd, not HOME: HOME holds the hidden credential stores, so it is only granted
