@@ -9,7 +9,7 @@ use std::io::BufReader;
 
 use brush_parser::ast::{
     AndOr, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, FunctionDefinition,
-    Pipeline, SeparatorOperator, SimpleCommand,
+    Pipeline, SimpleCommand,
 };
 use brush_parser::{Parser, ParserOptions};
 
@@ -174,29 +174,28 @@ impl Eval {
     fn list(&mut self, list: &CompoundList) -> Stdin {
         let mut out = Stdin::Unknown;
         for item in &list.0 {
-            let background = matches!(item.1, SeparatorOperator::Async);
-            out = self.pipeline(&item.0.first, background);
+            out = self.pipeline(&item.0.first);
             for next in &item.0.additional {
                 let (AndOr::And(p) | AndOr::Or(p)) = next;
-                out = self.pipeline(p, background);
+                out = self.pipeline(p);
             }
         }
         out
     }
 
-    fn pipeline(&mut self, p: &Pipeline, background: bool) -> Stdin {
+    fn pipeline(&mut self, p: &Pipeline) -> Stdin {
         let mut stdin = Stdin::Unknown;
         for cmd in &p.seq {
             if self.done() {
                 return Stdin::Unknown;
             }
-            stdin = self.command(cmd, stdin, background || p.seq.len() > 1);
+            stdin = self.command(cmd, stdin);
         }
         stdin
     }
 
     /// Judges one command; returns what it writes to its standard output.
-    fn command(&mut self, cmd: &Command, stdin: Stdin, forked: bool) -> Stdin {
+    fn command(&mut self, cmd: &Command, stdin: Stdin) -> Stdin {
         match cmd {
             Command::Simple(s) => self.simple(s, stdin),
             Command::Compound(c, redirects) => {
@@ -211,7 +210,7 @@ impl Eval {
                 Stdin::Unknown
             }
             Command::Function(f) => {
-                self.function(f, forked);
+                self.function(f);
                 Stdin::Unknown
             }
             Command::ExtendedTest(..) => Stdin::Unknown,
@@ -257,7 +256,7 @@ impl Eval {
                 self.list(&f.body.list);
             }
             CompoundCommand::Coprocess(c) => {
-                self.command(&c.body, stdin.clone(), true);
+                self.command(&c.body, stdin.clone());
             }
             CompoundCommand::Arithmetic(_) => {}
         }
@@ -285,7 +284,7 @@ impl Eval {
 
     /// A function definition: its body is judged now (a definition exists to be called), and a
     /// function that runs itself in the background or in a pipeline is a fork bomb.
-    fn function(&mut self, f: &FunctionDefinition, forked: bool) {
+    fn function(&mut self, f: &FunctionDefinition) {
         let name = f.fname.value.clone();
         self.functions.push(name.clone());
         let body = f.body.to_string();
@@ -293,7 +292,6 @@ impl Eval {
             self.block(&super::rules::FORK_BOMB, &format!("{name}() {body}"));
             return;
         }
-        let _ = forked;
         self.compound(&f.body.0, &Stdin::Unknown);
     }
 
@@ -337,7 +335,6 @@ impl Eval {
         let run = super::peel::Run {
             stdin,
             procsub_download,
-            redirects: &redirs,
         };
         let out = self.run(argv, &run);
         // `echo … > f`, `cat > f <<EOF`: remember what the file holds, for `sh f` later on.

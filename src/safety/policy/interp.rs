@@ -79,8 +79,7 @@ pub fn script_arg(lang: Lang, args: &[Field]) -> Option<String> {
 
 /// Whether the interpreter reads its program from standard input (no script operand).
 #[must_use]
-pub fn reads_stdin(lang: Lang, args: &[Field]) -> bool {
-    let _ = lang;
+pub fn reads_stdin(args: &[Field]) -> bool {
     args.iter()
         .all(|a| a.text.starts_with('-') && a.text != "-" || a.text.is_empty())
         || args.iter().any(|a| a.text == "-")
@@ -154,8 +153,7 @@ fn list_literals(code: &str) -> Vec<String> {
 }
 
 /// Judges interpreter code by its evident calls.
-pub fn judge(e: &mut Eval, lang: Lang, code: &str, seen: &str) {
-    let _ = lang;
+pub fn judge(e: &mut Eval, code: &str, seen: &str) {
     let mut strings = literals(code);
     if HOME_CALL.is_match(code) {
         strings.push("~".into());

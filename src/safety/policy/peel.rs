@@ -4,18 +4,16 @@
 //! defined in the line followed, and a shell or interpreter reading a pipe judged by what the
 //! pipe carries.
 
-use super::eval::{Eval, Redirect, Stdin};
+use super::eval::{Eval, Stdin};
 use super::words::{Field, UNKNOWN};
 use super::{interp, pipes, rules};
 
 /// How a simple command runs.
-pub struct Run<'a> {
+pub struct Run {
     /// What it reads.
     pub stdin: Stdin,
     /// One of its arguments is a process substitution that downloads (`bash <(curl …)`).
     pub procsub_download: bool,
-    /// Its redirections.
-    pub redirects: &'a [Redirect],
 }
 
 /// What a wrapper stands for.
@@ -137,7 +135,7 @@ impl Eval {
         if name == "find" {
             self.find_exec(&argv);
         }
-        rules::judge(self, &name, &argv, run);
+        rules::judge(self, &name, &argv);
         pipes::output(&name, &argv[1..], &run.stdin)
     }
 
@@ -317,16 +315,16 @@ impl Eval {
     fn interpreter(&mut self, lang: interp::Lang, argv: &[Field], run: &Run) {
         let seen = join(argv);
         match interp::script_arg(lang, &argv[1..]) {
-            Some(code) => interp::judge(self, lang, &code, &seen),
+            Some(code) => interp::judge(self, &code, &seen),
             None if run.procsub_download => self.block(&rules::DOWNLOAD_EXEC, &seen),
-            None if interp::reads_stdin(lang, &argv[1..]) => match &run.stdin {
+            None if interp::reads_stdin(&argv[1..]) => match &run.stdin {
                 Stdin::Download => {
                     self.block(&rules::DOWNLOAD_EXEC, &format!("(downloaded) | {seen}"));
                 }
                 Stdin::Decoded => self.block(&rules::DECODED_EXEC, &format!("(decoded) | {seen}")),
                 Stdin::Evident(code) => {
                     let code = code.clone();
-                    interp::judge(self, lang, &code, &seen);
+                    interp::judge(self, &code, &seen);
                 }
                 Stdin::Unknown => {}
             },
@@ -365,7 +363,6 @@ impl Eval {
                     let run = Run {
                         stdin: Stdin::Unknown,
                         procsub_download: false,
-                        redirects: &[],
                     };
                     self.run(cmd, &run);
                 }

@@ -5,7 +5,6 @@
 
 use super::eval::{Eval, Redirect};
 use super::paths::{block_device, is_file};
-use super::peel::Run;
 use super::words::Field;
 use super::{Rule, destructive, secrets, system};
 
@@ -279,7 +278,7 @@ impl<'a> Args<'a> {
 }
 
 /// Judges one command (after peeling) and its redirections.
-pub fn judge(e: &mut Eval, name: &str, argv: &[Field], run: &Run) {
+pub fn judge(e: &mut Eval, name: &str, argv: &[Field]) {
     let seen = argv
         .iter()
         .map(|f| f.text.as_str())
@@ -290,7 +289,7 @@ pub fn judge(e: &mut Eval, name: &str, argv: &[Field], run: &Run) {
         .or_else(|| system::disk(e, name, args))
         .or_else(|| system::power(name, args))
         .or_else(|| writes(e, name, args))
-        .or_else(|| secrets::reads(e, name, args, run));
+        .or_else(|| secrets::reads(e, name, args));
     if let Some(rule) = rule {
         e.block(rule, &seen.replace(super::words::UNKNOWN, "…"));
     }

@@ -5,7 +5,6 @@
 use super::Rule;
 use super::eval::Eval;
 use super::paths::{components, glob_match, is_glob};
-use super::peel::Run;
 use super::rules::{AUTHORIZED_KEYS, Args, CRONTAB, SHELL_RC};
 use super::words::Field;
 
@@ -217,8 +216,7 @@ fn ssh(parts: &[&str]) -> Option<&'static Rule> {
 }
 
 /// A command that reads a credential path given as an operand or an option value.
-pub fn reads(e: &Eval, name: &str, args: &[Field], run: &Run) -> Option<&'static Rule> {
-    let _ = run;
+pub fn reads(e: &Eval, name: &str, args: &[Field]) -> Option<&'static Rule> {
     if name == "unshadow" {
         return Some(&SHADOW);
     }
