@@ -13,6 +13,7 @@ const DISK: &str = "disk_ops";
 const SYS: &str = "system_damage";
 const REMOTE: &str = "remote_code_execution";
 const PERSIST: &str = "persistence";
+const CRED: &str = "credential_access";
 
 macro_rules! rule {
     ($name:ident, $id:literal, $cat:expr, $desc:literal) => {
@@ -195,6 +196,31 @@ rule!(
     "installing or removing crontabs (crontab FILE/-r/-e, /etc/cron*, /var/spool/cron)"
 );
 
+rule!(
+    SSH_KEY,
+    "ssh_key_read",
+    CRED,
+    "reading SSH private keys (~/.ssh/…, id_rsa, id_ed25519, host keys; *.pub is fine)"
+);
+rule!(
+    AWS,
+    "aws_credentials",
+    CRED,
+    "reading AWS credentials (~/.aws/…)"
+);
+rule!(
+    CLOUD,
+    "cloud_credentials",
+    CRED,
+    "reading credential files (.netrc, .git-credentials, .docker/config.json, .kube/config, gh, gcloud, azure, .gnupg, .pgpass …) or printing stored secrets"
+);
+rule!(
+    SHADOW,
+    "shadow_read",
+    CRED,
+    "reading /etc/shadow, /etc/gshadow or TLS private keys"
+);
+
 /// Every rule of this module (for the documentation and tests).
 pub static RULES: &[&Rule] = &[
     &RM_ROOT,
@@ -226,6 +252,10 @@ pub static RULES: &[&Rule] = &[
     &AUTHORIZED_KEYS,
     &SHELL_RC,
     &CRONTAB,
+    &SSH_KEY,
+    &AWS,
+    &CLOUD,
+    &SHADOW,
 ];
 
 /// A command's options and operands, split the usual way (`--` ends options).

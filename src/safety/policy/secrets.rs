@@ -5,33 +5,8 @@
 use super::Rule;
 use super::eval::Eval;
 use super::paths::{components, glob_match, is_glob};
-use super::rules::{AUTHORIZED_KEYS, Args, CRONTAB, SHELL_RC};
+use super::rules::{AUTHORIZED_KEYS, AWS, Args, CLOUD, CRONTAB, SHADOW, SHELL_RC, SSH_KEY};
 use super::words::Field;
-
-/// `ssh_key_read`.
-pub static SSH_KEY: Rule = Rule {
-    id: "ssh_key_read",
-    category: "credential_access",
-    description: "reading SSH private keys (~/.ssh/…, id_rsa, id_ed25519, host keys; *.pub is fine)",
-};
-/// `aws_credentials`.
-pub static AWS: Rule = Rule {
-    id: "aws_credentials",
-    category: "credential_access",
-    description: "reading AWS credentials (~/.aws/…)",
-};
-/// `cloud_credentials`.
-pub static CLOUD: Rule = Rule {
-    id: "cloud_credentials",
-    category: "credential_access",
-    description: "reading credential files (.netrc, .git-credentials, .docker/config.json, .kube/config, gh, gcloud, azure, .gnupg, .pgpass …)",
-};
-/// `shadow_read`.
-pub static SHADOW: Rule = Rule {
-    id: "shadow_read",
-    category: "credential_access",
-    description: "reading /etc/shadow, /etc/gshadow or TLS private keys",
-};
 
 /// Files in `~/.ssh` that hold nothing secret.
 const SSH_PUBLIC: &[&str] = &[

@@ -304,3 +304,14 @@ proptest! {
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
+
+#[test]
+fn every_rule_has_a_blocked_example_and_a_unique_id() {
+    let mut ids: Vec<&str> = super::rules::RULES.iter().map(|r| r.id).collect();
+    for id in &ids {
+        assert!(BLOCKED.iter().any(|(_, want)| want == id), "no example for {id}");
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), super::rules::RULES.len());
+}
