@@ -196,6 +196,7 @@ impl Eval {
                     _ => Peeled::Command,
                 }
             }
+            "tmux" | "screen" => multiplexer(&name, args),
             "source" | "." if run.procsub_download => Peeled::ShellStdin,
             "source" | "." if args.first().is_some_and(|a| is_stdin_path(&a.text)) => {
                 Peeled::ShellStdin
@@ -448,6 +449,50 @@ fn shell(args: &[Field]) -> Peeled {
             Peeled::File(file.text.clone())
         }
         _ => Peeled::ShellStdin,
+    }
+}
+
+/// `tmux send-keys -t T 'rm -rf /' Enter`, `tmux new-window 'cmd'`, `screen -X stuff 'cmd'`:
+/// text typed into, or run in, another terminal is judged as a script.
+fn multiplexer(name: &str, args: &[Field]) -> Peeled {
+    let texts: Vec<&str> = args.iter().map(|f| f.text.as_str()).collect();
+    let after = |i: usize| {
+        let rest = &args[i + 1..];
+        let start = operands(rest, "tcnsxyeFNlTp");
+        let words: Vec<&str> = rest[start.min(rest.len())..]
+            .iter()
+            .map(|f| f.text.as_str())
+            .filter(|w| !matches!(*w, "Enter" | "C-m" | "KPEnter" | "C-j"))
+            .collect();
+        words.join(" ")
+    };
+    let sub = |names: &[&str]| texts.iter().position(|t| names.contains(t));
+    if name == "screen" {
+        return match sub(&["stuff"]) {
+            Some(i) => Peeled::Script(texts.get(i + 1).unwrap_or(&"").replace("\\n", "\n")),
+            None => Peeled::Command,
+        };
+    }
+    if let Some(i) = sub(&["send-keys", "send"]) {
+        return Peeled::Script(after(i));
+    }
+    match sub(&[
+        "new-session",
+        "new",
+        "new-window",
+        "neww",
+        "split-window",
+        "splitw",
+        "respawn-pane",
+        "respawnp",
+        "run-shell",
+        "run",
+    ]) {
+        Some(i) => match after(i) {
+            script if script.is_empty() => Peeled::Command,
+            script => Peeled::Script(script),
+        },
+        None => Peeled::Command,
     }
 }
 

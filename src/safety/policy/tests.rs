@@ -110,6 +110,9 @@ const BLOCKED: &[(&str, &str)] = &[
     ("cmd=(rm -rf /); \"${cmd[@]}\"", "rm_recursive_root"), ("set -- rm -rf /; \"$@\"", "rm_recursive_root"),
     ("IFS=,; x=\"rm,-rf,/\"; $x", "rm_recursive_root"), ("rm -rf \"${HOME:?}/\"", "rm_recursive_root"),
     ("echo erobbg | tr 'a-z' 'n-za-m' | sh", "halt_reboot"), ("perl -e 'exec \"rm\", \"-rf\", \"/\"'", "rm_recursive_root"),
+    // typed into another terminal
+    ("tmux send-keys -t work 'rm -rf /' Enter", "rm_recursive_root"), ("tmux new-window 'sudo reboot'", "halt_reboot"),
+    ("screen -S s -X stuff 'mkfs.ext4 /dev/sda\\n'", "mkfs"),
     // unparseable lines fall back to the patterns
     ("rm -rf / 'unbalanced", "rm_recursive_root"), ("echo \"x; reboot", "halt_reboot"),
 ];
@@ -139,7 +142,7 @@ const BENIGN: &[&str] = &[
     "shred -u secret.txt", "xargs -n1 echo < list", "find . -type f | xargs rm -f", "git status && git diff | head",
     "ssh host uptime", "ssh host 'ls /'", "su - postgres", "watch -n 1 date", "timeout 10 cargo test", "nohup ./server &",
     "awk '{print $1}' /etc/hosts", "grep -r TODO src/", "wc -l ~/.ssh/id_rsa", "cat id_rsa.pub", "cat *", "cat *.txt", "ls -la /dev/sd*",
-    "sudo dmesg | tail", "mkfs.ext4 -F disk.img", "mkswap /tmp/swapfile", "parted -s disk.img mklabel gpt", "wipefs -a ./test.img",
+    "sudo dmesg | tail", "tmux new -d -s work", "tmux send-keys -t work 'cargo test' Enter", "tmux ls", "mkfs.ext4 -F disk.img", "mkswap /tmp/swapfile", "parted -s disk.img mklabel gpt", "wipefs -a ./test.img",
     "rm -rf /var/cache/apt/archives/*", "rm -rf ~/.cache/*", "rm -rf /tmp/*", "cat /etc/ssh/sshd_config", "ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519 -N ''",
     "find . -name node_modules -type d -prune -exec rm -rf {} +", "python3 -c \"import shutil; shutil.rmtree('build')\"", "shutdown -c",
     "rsync -av --delete ./site/ user@host:/var/www/site/", "tar xzf archive.tgz -C /tmp", "chmod 600 ~/.ssh/authorized_keys", "touch ~/.bashrc", "while true; do date; sleep 1; done", "echo hi > a.sh; bash a.sh", "gpg --list-keys", "gh auth status",
@@ -309,7 +312,10 @@ fn shell_quote(s: &str) -> String {
 fn every_rule_has_a_blocked_example_and_a_unique_id() {
     let mut ids: Vec<&str> = super::rules::RULES.iter().map(|r| r.id).collect();
     for id in &ids {
-        assert!(BLOCKED.iter().any(|(_, want)| want == id), "no example for {id}");
+        assert!(
+            BLOCKED.iter().any(|(_, want)| want == id),
+            "no example for {id}"
+        );
     }
     ids.sort_unstable();
     ids.dedup();
