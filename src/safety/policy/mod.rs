@@ -17,6 +17,7 @@
 mod destructive;
 mod eval;
 pub mod interp;
+mod launchers;
 mod paths;
 mod peel;
 mod pipes;
