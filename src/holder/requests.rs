@@ -1,9 +1,10 @@
 //! The holder's answers to every request but `talk` (in `talk.rs`): status, write, read,
 //! term_read, resize and kill, and the screen summary they report.
 
+use super::completion::TalkState;
 use super::screen;
 use super::session::{Shared, State};
-use super::shell::Integration;
+use super::shell::{Integration, ShellKind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{
     CursorPos, KillBody, ReadBody, ScreenInfo, StatusBody, TermReadBody, TermReadRequest, WriteBody,
@@ -55,9 +56,28 @@ impl Shared {
         let next = typing.after(data, opacity, enter_follows)?;
         self.write_all(data.as_bytes())?;
         *typing = next;
+        if data.contains('\x03') && !foreground {
+            self.interrupted_at_prompt();
+        }
         Ok(WriteBody {
             bytes_written: data.len(),
         })
+    }
+
+    /// Ctrl-C reached the shell itself: bash acts on it (SIGINT) only when it next runs, and
+    /// text typed before then can be eaten with the abandoned line. The next talk waits
+    /// (briefly) for the prompt the interrupt brings, as after a cancelled talk.
+    fn interrupted_at_prompt(&self) {
+        if !matches!(
+            self.kind,
+            ShellKind::Bash | ShellKind::Zsh | ShellKind::Posix
+        ) {
+            return;
+        }
+        let mut st = self.lock();
+        if !st.talk.running() && st.exit.is_none() {
+            st.talk = TalkState::Interrupted(Instant::now());
+        }
     }
 
     /// `Read`: wait up to `timeout_ms` for data (past `since` when given), then return it.
