@@ -65,6 +65,12 @@ const WRAPPERS: &[(&str, &str, usize)] = &[
     ("torsocks", "", 0),
 ];
 
+/// What an unknown command name is judged as: programs that are dangerous by their
+/// arguments (a recursive flag and `/`, `of=/dev/sda`, a key file), never by name alone.
+const UNKNOWN_NAME_AS: &[&str] = &[
+    "rm", "chmod", "chown", "shred", "dd", "cat", "tee", "find", "rsync",
+];
+
 /// Shells: a `-c` string or standard input is their script.
 const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh",
@@ -137,6 +143,16 @@ impl Eval {
             self.find_exec(&argv);
         }
         rules::judge(self, &name, &argv);
+        if argv[0].has_unknown() {
+            // A command name the policy cannot know (`$X -rf /` with X set by an earlier
+            // write): judged as each program whose arguments alone make it dangerous.
+            for candidate in UNKNOWN_NAME_AS {
+                if self.done() {
+                    break;
+                }
+                rules::judge(self, candidate, &argv);
+            }
+        }
         pipes::output(&name, &argv[1..], &run.stdin)
     }
 

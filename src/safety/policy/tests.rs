@@ -110,6 +110,9 @@ const BLOCKED: &[(&str, &str)] = &[
     ("cmd=(rm -rf /); \"${cmd[@]}\"", "rm_recursive_root"), ("set -- rm -rf /; \"$@\"", "rm_recursive_root"),
     ("IFS=,; x=\"rm,-rf,/\"; $x", "rm_recursive_root"), ("rm -rf \"${HOME:?}/\"", "rm_recursive_root"),
     ("echo erobbg | tr 'a-z' 'n-za-m' | sh", "halt_reboot"), ("perl -e 'exec \"rm\", \"-rf\", \"/\"'", "rm_recursive_root"),
+    // a command name from an earlier write
+    ("$X -rf /", "rm_recursive_root"), ("\"$CMD\" -R 777 /", "rm_recursive_root"), ("$PAGER ~/.ssh/id_rsa", "ssh_key_read"),
+    ("$(cat cmd.txt) if=/dev/zero of=/dev/sda", "dd_to_device"),
     // typed into another terminal
     ("tmux send-keys -t work 'rm -rf /' Enter", "rm_recursive_root"), ("tmux new-window 'sudo reboot'", "halt_reboot"),
     ("screen -S s -X stuff 'mkfs.ext4 /dev/sda\\n'", "mkfs"),
@@ -142,7 +145,7 @@ const BENIGN: &[&str] = &[
     "shred -u secret.txt", "xargs -n1 echo < list", "find . -type f | xargs rm -f", "git status && git diff | head",
     "ssh host uptime", "ssh host 'ls /'", "su - postgres", "watch -n 1 date", "timeout 10 cargo test", "nohup ./server &",
     "awk '{print $1}' /etc/hosts", "grep -r TODO src/", "wc -l ~/.ssh/id_rsa", "cat id_rsa.pub", "cat *", "cat *.txt", "ls -la /dev/sd*",
-    "sudo dmesg | tail", "tmux new -d -s work", "tmux send-keys -t work 'cargo test' Enter", "tmux ls", "mkfs.ext4 -F disk.img", "mkswap /tmp/swapfile", "parted -s disk.img mklabel gpt", "wipefs -a ./test.img",
+    "sudo dmesg | tail", "$EDITOR notes.txt", "$CC -O2 -o app main.c", "\"$PYTHON\" -m pytest -x", "$SHELL -lc 'echo hi'", "$(which python3) --version", "tmux new -d -s work", "tmux send-keys -t work 'cargo test' Enter", "tmux ls", "mkfs.ext4 -F disk.img", "mkswap /tmp/swapfile", "parted -s disk.img mklabel gpt", "wipefs -a ./test.img",
     "rm -rf /var/cache/apt/archives/*", "rm -rf ~/.cache/*", "rm -rf /tmp/*", "cat /etc/ssh/sshd_config", "ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519 -N ''",
     "find . -name node_modules -type d -prune -exec rm -rf {} +", "python3 -c \"import shutil; shutil.rmtree('build')\"", "shutdown -c",
     "rsync -av --delete ./site/ user@host:/var/www/site/", "tar xzf archive.tgz -C /tmp", "chmod 600 ~/.ssh/authorized_keys", "touch ~/.bashrc", "while true; do date; sleep 1; done", "echo hi > a.sh; bash a.sh", "gpg --list-keys", "gh auth status",
