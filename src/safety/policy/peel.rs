@@ -124,7 +124,10 @@ impl Eval {
                 return self.nested(&format!("{alias} {rest}"));
             }
             if self.is_function(&argv[0].text) {
-                return Stdin::Unknown;
+                // Its body was judged where it was defined; its arguments may be a command
+                // it runs (`f() { "$@"; }; f rm -rf /`).
+                argv.remove(0);
+                continue;
             }
             match self.peel(&argv, run) {
                 Peeled::Argv(next) => argv = next,

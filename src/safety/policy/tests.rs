@@ -110,6 +110,7 @@ const BLOCKED: &[(&str, &str)] = &[
     ("cmd=(rm -rf /); \"${cmd[@]}\"", "rm_recursive_root"), ("set -- rm -rf /; \"$@\"", "rm_recursive_root"),
     ("IFS=,; x=\"rm,-rf,/\"; $x", "rm_recursive_root"), ("rm -rf \"${HOME:?}/\"", "rm_recursive_root"),
     ("echo erobbg | tr 'a-z' 'n-za-m' | sh", "halt_reboot"), ("perl -e 'exec \"rm\", \"-rf\", \"/\"'", "rm_recursive_root"),
+    ("f() { \"$@\"; }; f rm -rf /", "rm_recursive_root"),
     // a command name from an earlier write
     ("$X -rf /", "rm_recursive_root"), ("\"$CMD\" -R 777 /", "rm_recursive_root"), ("$PAGER ~/.ssh/id_rsa", "ssh_key_read"),
     ("$(cat cmd.txt) if=/dev/zero of=/dev/sda", "dd_to_device"),
