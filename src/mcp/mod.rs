@@ -25,6 +25,13 @@ fn stdio() -> transport::GuardedStdio<rmcp::transport::StdioReader, rmcp::transp
 /// Serve MCP on stdin/stdout until the client goes away; returns the exit code.
 pub fn run(ctx: Ctx) -> i32 {
     crate::init_logging("warn");
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        // A person started it by hand: say what it is waiting for (stderr; stdout is JSON-RPC).
+        eprintln!(
+            "kpty mcp: waiting for an MCP client on stdin (JSON-RPC over stdio); MCP clients \
+             start this themselves (e.g. `claude mcp add kpty -- kpty mcp`). Ctrl-D to quit."
+        );
+    }
     let ctx = ctx.on(crate::core::Channel::Mcp);
     // Registered sessions without a heartbeat for 7 days are dropped when a server starts.
     crate::core::registered::prune_at_start(&ctx);

@@ -3,11 +3,12 @@
 //! Anthropic API reject), its description and annotations, and argument parsing that turns
 //! unknown or mistyped fields into `INVALID_PARAMS` results.
 
-use crate::api::{Action, Params};
+use crate::api::{self, Action, OwnerRole, Params, TermMode};
 use crate::error::{Error, Result};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::Value;
 use std::sync::Arc;
 
 /// The tool's name.
@@ -40,9 +41,105 @@ by which rule (allowed=false is an answer, not an error). Without session_id, ta
 result is a JSON object with `ok`; failures carry `error_code` (PTY_TIMEOUT with \
 details.partial_output, PTY_BUSY, PTY_SESSION_NOT_FOUND, DANGEROUS_COMMAND_BLOCKED …).";
 
-/// The input schema as a JSON object.
+/// Integer parameters and the range kpty accepts (or clamps to), as the schema declares them.
+const RANGES: &[(&str, u64, Option<u64>)] = &[
+    ("cols", 2, Some(1000)),
+    ("rows", 1, Some(1000)),
+    ("scrollback", 0, Some(api::MAX_SCROLLBACK as u64)),
+    ("timeout_ms", 0, Some(api::MAX_TIMEOUT_MS)),
+    ("max_bytes", 1, Some(api::MAX_READ_BYTES as u64)),
+    ("max_lines", 1, Some(crate::core::term::MAX_LINES as u64)),
+    ("max_chars", 1, None),
+    ("since", 0, None),
+    ("pid", 1, Some(u32::MAX as u64)),
+    ("marker_id", 0, None),
+];
+
+/// String parameters that take one of a closed set of values.
+fn closed_sets() -> Vec<(&'static str, Vec<&'static str>)> {
+    vec![
+        ("mode", TermMode::ALL.iter().map(|m| m.as_str()).collect()),
+        (
+            "owner_role",
+            OwnerRole::ALL.iter().map(|r| r.as_str()).collect(),
+        ),
+    ]
+}
+
+/// The input schema as a JSON object: plain JSON Schema every client can fill in — one
+/// `type` per property (optional by absence from `required`, never `["integer","null"]`),
+/// no `default: null`, no non-standard `format`s, ranges that are kpty's real ones, enums
+/// for closed sets.
 pub fn input_schema() -> Arc<JsonObject> {
-    rmcp::handler::server::common::schema_for_type::<KptyArgs>()
+    static PLAIN: std::sync::OnceLock<Arc<JsonObject>> = std::sync::OnceLock::new();
+    PLAIN
+        .get_or_init(|| {
+            let mut schema =
+                (*rmcp::handler::server::common::schema_for_type::<KptyArgs>()).clone();
+            if let Some(Value::Object(props)) = schema.get_mut("properties") {
+                for (name, prop) in props.iter_mut() {
+                    if let Value::Object(prop) = prop {
+                        plain_property(name, prop);
+                    }
+                }
+            }
+            Arc::new(schema)
+        })
+        .clone()
+}
+
+/// One property made plain (see [`input_schema`]).
+fn plain_property(name: &str, prop: &mut JsonObject) {
+    if let Some(Value::Array(types)) = prop.get("type") {
+        let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        if let [one] = kept.as_slice() {
+            prop.insert("type".into(), one.clone());
+        }
+    }
+    if prop.get("default") == Some(&Value::Null) {
+        prop.remove("default");
+    }
+    prop.remove("format");
+    if prop.get("type") == Some(&Value::String("integer".into())) {
+        prop.remove("maximum");
+        let (min, max) = RANGES
+            .iter()
+            .find(|(n, ..)| *n == name)
+            .map_or((0, None), |(_, min, max)| (*min, *max));
+        prop.insert("minimum".into(), min.into());
+        if let Some(max) = max {
+            prop.insert("maximum".into(), max.into());
+        }
+    }
+    if let Some((_, values)) = closed_sets().into_iter().find(|(n, _)| *n == name) {
+        prop.insert("enum".into(), values.into());
+    }
+}
+
+/// A lenient reader, strict about meaning: an integer or boolean parameter sent as a string
+/// (`"100"`, `"true"`, as clients that map every field through a text box do) is read as
+/// the number or boolean it spells; anything else stays as sent (and fails as a wrong type).
+fn coerce(args: &mut JsonObject, props: &JsonObject) {
+    for (name, value) in args.iter_mut() {
+        let Value::String(text) = value else { continue };
+        let t = text.trim();
+        let new = match props
+            .get(name)
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str)
+        {
+            Some("integer") => t.parse::<u64>().ok().map(Value::from),
+            Some("boolean") => match t.to_ascii_lowercase().as_str() {
+                "true" => Some(Value::Bool(true)),
+                "false" => Some(Value::Bool(false)),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(new) = new {
+            *value = new;
+        }
+    }
 }
 
 /// The tool definition.
@@ -58,10 +155,11 @@ pub fn tool() -> Tool {
 
 /// Parse tool arguments: unknown fields and wrong types become `INVALID_PARAMS`.
 pub fn parse(args: Option<JsonObject>) -> Result<(Action, Params)> {
-    let args = args.unwrap_or_default();
+    let mut args = args.unwrap_or_default();
     let schema = input_schema();
     let known = schema.get("properties").and_then(|p| p.as_object());
     if let Some(known) = known {
+        coerce(&mut args, known);
         let mut unknown: Vec<&String> = args.keys().filter(|k| !known.contains_key(*k)).collect();
         if !unknown.is_empty() {
             unknown.sort();
@@ -114,6 +212,73 @@ mod tests {
             assert!(props.contains_key(p), "missing {p}");
         }
         assert_eq!(s["required"], serde_json::json!(["action"]));
+    }
+
+    #[test]
+    fn every_property_is_plain_json_schema() {
+        let s = input_schema();
+        let props = s["properties"].as_object().expect("properties");
+        for (name, p) in props {
+            let ty = p["type"].as_str();
+            assert!(
+                ty.is_some(),
+                "{name}: type must be one string, got {}",
+                p["type"]
+            );
+            assert!(p.get("format").is_none(), "{name}: non-standard format");
+            assert!(
+                p.get("default").is_none_or(|d| !d.is_null()),
+                "{name}: default null"
+            );
+            if ty == Some("integer") {
+                assert!(p["minimum"].is_u64(), "{name}: no minimum");
+            }
+        }
+        let range = |n: &str| (props[n]["minimum"].as_u64(), props[n]["maximum"].as_u64());
+        assert_eq!(range("cols"), (Some(2), Some(1000)));
+        assert_eq!(range("rows"), (Some(1), Some(1000)));
+        assert_eq!(range("max_lines"), (Some(1), Some(200)));
+        assert_eq!(range("timeout_ms").1, Some(api::MAX_TIMEOUT_MS));
+        assert_eq!(
+            props["mode"]["enum"],
+            serde_json::json!(["tail", "viewport", "delta"])
+        );
+        assert_eq!(
+            props["owner_role"]["enum"],
+            serde_json::json!(["leader", "worker"])
+        );
+    }
+
+    #[test]
+    fn numbers_and_booleans_sent_as_strings_are_read_strictly() {
+        let obj = |v: serde_json::Value| v.as_object().cloned();
+        let (_, p) = parse(obj(serde_json::json!({
+            "action": "create", "cols": "100", "rows": " 20 ", "sandbox": "false", "label": "42"
+        })))
+        .expect("strings that spell numbers and booleans");
+        assert_eq!(
+            (p.cols, p.rows, p.sandbox),
+            (Some(100), Some(20), Some(false))
+        );
+        assert_eq!(
+            p.label.as_deref(),
+            Some("42"),
+            "string parameters stay strings"
+        );
+        let (_, p) = parse(obj(
+            serde_json::json!({"action": "read", "strip_ansi": "TRUE", "max_bytes": "5"}),
+        ))
+        .expect("read");
+        assert_eq!((p.strip_ansi, p.max_bytes), (Some(true), Some(5)));
+        for bad in [
+            serde_json::json!({"action": "create", "cols": "wide"}),
+            serde_json::json!({"action": "create", "cols": "-3"}),
+            serde_json::json!({"action": "create", "cols": "1e3"}),
+            serde_json::json!({"action": "read", "strip_ansi": "yes"}),
+            serde_json::json!({"action": "create", "cols": "70000"}),
+        ] {
+            assert!(parse(obj(bad.clone())).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -33,6 +33,7 @@ mod hostile;
 mod io;
 mod lineedit;
 mod mcp;
+mod mcp_args;
 mod policy;
 mod redact;
 mod routing;
