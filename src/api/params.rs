@@ -213,6 +213,9 @@ pub struct Params {
     /// of output returned, the end kept (default: all from the CLI, 50000 over MCP). Cuts are
     /// reported in truncated / dropped_chars.
     pub max_chars: Option<usize>,
+    /// talk: also return `raw_output`, the output as the terminal printed it (escape codes and
+    /// all). Left out over MCP unless true; the CLI's `--json` always has it.
+    pub include_raw: Option<bool>,
     /// term_read: join soft-wrapped rows into one line (default true).
     pub merge_wrapped: Option<bool>,
     /// term_read mode=delta: the marker_id from the previous term_read; omitted, delta starts

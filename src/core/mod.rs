@@ -109,6 +109,7 @@ impl Ctx {
                 self.redact = !no_redact && !config::redact_opted_out();
             }
             Channel::Mcp => {
+                self.lean = true;
                 self.redact = true;
                 self.talk_max_chars = Some(MCP_TALK_MAX_CHARS);
             }

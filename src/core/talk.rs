@@ -38,6 +38,8 @@ pub struct Prepared {
     pub named: bool,
     /// Most characters of output returned (the end is kept); all when `None`.
     pub max_chars: Option<usize>,
+    /// `max_chars` is the channel's default cap, which holds for the whole result.
+    pub whole_result: bool,
 }
 
 /// Validate the parameters and find (or create) the session.
@@ -83,7 +85,7 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
         sentinel: p.sentinel.clone(),
         timeout_ms: timeout,
         progress_ms: None,
-        raw: !ctx.lean,
+        raw: !ctx.lean || p.include_raw == Some(true),
         force: p.force.unwrap_or(false),
     };
     Ok(Prepared {
@@ -91,6 +93,7 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
         req,
         named,
         max_chars: p.max_chars.or(ctx.talk_max_chars),
+        whole_result: p.max_chars.is_none() && ctx.talk_max_chars.is_some(),
     })
 }
 
@@ -142,14 +145,14 @@ pub fn run(
     t: Prepared,
     progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
 ) -> Result<TalkReply> {
-    let (max_chars, lean) = (t.max_chars, !t.req.raw);
+    let (max_chars, lean, whole_result) = (t.max_chars, !t.req.raw, t.whole_result);
     let res = match Session::of(t.entry.clone()) {
         Session::Bridged(e) => crate::bridge::talk(&e, &t.req).map(|b| TalkReply {
             ok: Success,
             session_id: e.session_id,
             output: b.output,
             sentinel: b.sentinel,
-            raw_output: Some(b.raw_output),
+            raw_output: (!lean).then_some(b.raw_output),
             exit_code: b.exit_code,
             duration_ms: b.duration_ms,
             completion: Completion::Bridge,
@@ -181,6 +184,9 @@ pub fn run(
     let mut r = res.map_err(|e| cap_partial(redact_partial(ctx, e), max_chars))?;
     redact_output(ctx, &mut r);
     cap_output(&mut r, max_chars);
+    if let (true, Some(cap)) = (whole_result, max_chars) {
+        fit_result(&mut r, cap);
+    }
     Ok(r)
 }
 
@@ -265,6 +271,31 @@ fn cap_output(r: &mut TalkReply, max_chars: Option<usize>) {
         r.truncated = true;
     }
     r.dropped_chars = dropped as u64;
+}
+
+/// The default MCP cap holds for the whole result, not only `output`: the reply as JSON text
+/// (escapes, `raw_output` when asked for, every other field) is at most `cap` characters;
+/// what more is cut from the start of `output` is added to `dropped_chars`.
+fn fit_result(r: &mut TalkReply, cap: usize) {
+    for _ in 0..8 {
+        let len = serde_json::to_string(r).map_or(0, |s| s.chars().count());
+        if len <= cap {
+            return;
+        }
+        let excess = len - cap;
+        let keep = r.output.chars().count().saturating_sub(excess);
+        let mut cut = keep_tail(&mut r.output, keep);
+        if cut == 0 {
+            // Nothing left to cut from `output`: the rest is raw_output.
+            match r.raw_output.as_mut() {
+                Some(raw) => cut = keep_tail(raw, raw.chars().count().saturating_sub(excess)),
+                None => return,
+            }
+        } else {
+            r.dropped_chars += cut as u64;
+        }
+        r.truncated |= cut > 0;
+    }
 }
 
 /// The same cap on a failed talk's `details.partial_output` (a timed-out command may have

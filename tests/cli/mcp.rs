@@ -282,7 +282,7 @@ async fn big_talk_output_is_capped_for_mcp_clients() {
         .await;
     let out = v["output"].as_str().expect("output");
     assert!(
-        out.chars().count() <= 50_000 && full.ends_with(out),
+        serde_json::to_string(&v).expect("json").chars().count() <= 50_000 && full.ends_with(out),
         "{}",
         &out[..80]
     );
@@ -292,7 +292,10 @@ async fn big_talk_output_is_capped_for_mcp_clients() {
         v["dropped_chars"].as_u64(),
         Some((full.chars().count() - out.chars().count()) as u64)
     );
-    assert!(v["raw_output"].as_str().expect("raw").chars().count() <= 50_000);
+    assert!(
+        v.get("raw_output").is_none(),
+        "raw_output only with include_raw"
+    );
     assert_eq!(v["exit_code"], 0);
     // The call's own max_chars wins; small outputs are whole, with nothing dropped.
     let v = m
@@ -469,7 +472,7 @@ async fn cli_json_and_mcp_results_are_the_same_object() {
     let pairs: Vec<(Vec<&str>, Value)> = vec![
         (
             vec!["talk", "-s", &a, "echo x"],
-            json!({"action": "talk", "session_id": b, "command": "echo x"}),
+            json!({"action": "talk", "session_id": b, "command": "echo x", "include_raw": true}),
         ),
         (
             vec!["talk", "-s", &a, "-t", "200", "sleep 1"],

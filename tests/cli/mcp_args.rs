@@ -104,3 +104,47 @@ fn started_in_a_terminal_it_says_it_waits_for_a_client() {
         "no hint when a client starts it"
     );
 }
+
+/// Over MCP a talk result is sized for a model's context: no `raw_output` unless asked, and
+/// the default cap holds for the whole result (as JSON text), not only `output`.
+#[tokio::test]
+async fn mcp_talk_results_are_lean_and_capped_as_a_whole() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let client = mcp::start(&env).await;
+    let v = client
+        .json(json!({"action": "talk", "session_id": id, "command": "seq 1 50000"}))
+        .await;
+    let text = serde_json::to_string(&v).expect("json");
+    assert!(text.chars().count() <= 50_000, "{} characters", text.len());
+    assert!(
+        v.get("raw_output").is_none(),
+        "raw_output over MCP without include_raw"
+    );
+    assert_eq!(
+        (v["truncated"].as_bool(), v["exit_code"].as_i64()),
+        (Some(true), Some(0))
+    );
+    assert!(s(&v, "output").ends_with("49999\n50000"), "the end is kept");
+    assert!(
+        v["dropped_chars"].as_u64().unwrap_or(0) > 238_000,
+        "{}",
+        v["dropped_chars"]
+    );
+    let v = client
+        .json(json!({"action": "talk", "session_id": id, "command": "seq 1 5000", "include_raw": "true"}))
+        .await;
+    let text = serde_json::to_string(&v).expect("json");
+    assert!(text.chars().count() <= 50_000, "{} characters", text.len());
+    assert!(s(&v, "raw_output").contains("4999\r\n5000"), "{v}");
+    // A small result is whole; the CLI's --json keeps raw_output as before.
+    let v = client
+        .json(json!({"action": "talk", "session_id": id, "command": "echo small"}))
+        .await;
+    assert_eq!(
+        (s(&v, "output"), v["truncated"].as_bool()),
+        ("small", Some(false))
+    );
+    client.close().await;
+    assert!(env.talk(&id, "echo cli")["raw_output"].is_string());
+}
