@@ -408,7 +408,8 @@ enum Due {
 }
 
 impl Reporter<'_> {
-    /// Progress: the output so far (from `from`), at most once per interval, only when it grew.
+    /// Progress: the output new since the last frame (the command's output starts at `from`),
+    /// at most once per interval, only when it grew.
     fn due(&self, c: &Capture, from: u64) -> Due {
         let total = c.end().saturating_sub(from);
         if total == self.sent_bytes {
@@ -418,7 +419,8 @@ impl Reporter<'_> {
         if Instant::now() < due {
             return Due::At(due);
         }
-        let i = c.idx(from).max(c.bytes.len().saturating_sub(PROGRESS_TAIL));
+        let new = c.idx(from + self.sent_bytes);
+        let i = new.max(c.bytes.len().saturating_sub(PROGRESS_TAIL));
         // What precedes the tail, for redacting a secret cut by its start.
         let before = c
             .idx(from)
@@ -428,6 +430,8 @@ impl Reporter<'_> {
             context_before: crate::safety::redact::context_before(&before).to_string(),
             output: crate::text::clean_text(&c.bytes[i..]),
             bytes: total,
+            offset: (c.base + i as u64).saturating_sub(from),
+            skipped: (i - new) as u64,
             elapsed_ms: self.started.elapsed().as_millis() as u64,
         })
     }

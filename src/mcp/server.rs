@@ -95,7 +95,9 @@ impl KptyServer {
                 }
                 Some(p) = rx.recv() => {
                     if let Some(t) = &token {
-                        step += 1.0;
+                        // progress: bytes of output so far (it only grows); message: the
+                        // output new since the previous notification.
+                        step = (p.bytes as f64).max(step + 1.0);
                         let _ = peer.notify_progress(
                             ProgressNotificationParam::new(t.clone(), step).with_message(p.output),
                         ).await;

@@ -216,10 +216,15 @@ fn yes() -> bool {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ProgressBody {
-    /// The command's output so far, as clean text (the last 8 KiB at most).
+    /// The output new since the previous progress frame, as clean text (the last 8 KiB of it
+    /// at most; `skipped` says how many bytes before it were left out).
     pub output: String,
     /// Bytes of output so far.
     pub bytes: u64,
+    /// Where `output` starts, in bytes of the command's output.
+    pub offset: u64,
+    /// New bytes left out before `output` (more than 8 KiB arrived since the last frame).
+    pub skipped: u64,
     /// Time since the command was typed.
     pub elapsed_ms: u64,
     /// Redaction context: the output before `output` that a secret or private-key block

@@ -404,6 +404,19 @@ async fn progress_and_cancellation() {
             .any(|p| p.message.as_deref().is_some_and(|t| t.contains("line1"))),
         "{seen:?}"
     );
+    // Each notification streams what is new since the previous one: no line twice, and
+    // `progress` (bytes so far) only grows.
+    for line in ["line1", "line2", "line3"] {
+        let n = seen
+            .iter()
+            .filter(|p| p.message.as_deref().is_some_and(|t| t.contains(line)))
+            .count();
+        assert!(n <= 1, "{line} in {n} notifications: {seen:?}");
+    }
+    assert!(
+        seen.windows(2).all(|w| w[1].progress > w[0].progress),
+        "{seen:?}"
+    );
     // cancellation: the call stops, the command is interrupted, the session is usable at once
     let h = peer
         .send_cancellable_request(call("sleep 30"), PeerRequestOptions::no_options())
