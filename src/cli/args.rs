@@ -254,8 +254,9 @@ pub struct TalkArgs {
     pub force: bool,
     /// The command (several words are joined with spaces). kpty's own options go before
     /// it: everything from the first word on is the command (`kpty talk --json 'ls -la'`),
-    /// as with `ssh host CMD`.
-    #[arg(required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
+    /// as with `ssh host CMD`; an unknown option before it is a usage error, and `--`
+    /// starts a command that begins with `-`.
+    #[arg(required = true, num_args = 1.., trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }
 
@@ -265,7 +266,7 @@ pub struct CheckArgs {
     /// The command to judge (several words are joined with spaces; escapes like \x15 are
     /// processed); `-` reads it from stdin (all of it, trailing newlines removed). kpty's own
     /// options go before it.
-    #[arg(required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
+    #[arg(required = true, num_args = 1.., trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }
 

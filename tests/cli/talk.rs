@@ -426,3 +426,30 @@ fn a_megabyte_through_paged_reads_is_lossless() {
         expected.len()
     );
 }
+
+/// Options are parsed, not typed into the shell: an unknown option before the command is a
+/// usage error (exit 2, with a suggestion) and nothing is typed; `--` starts the command.
+#[test]
+fn unknown_options_before_the_command_are_usage_errors() {
+    let env = Env::new();
+    let out = env.kpty(&["talk", "--timeout", "100", "echo hi"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = crate::support::stderr(&out);
+    assert!(
+        err.contains("--timeout-ms"),
+        "suggests the real flag: {err}"
+    );
+    assert!(
+        env.json(&["list"])["sessions"]
+            .as_array()
+            .is_some_and(|s| s.is_empty()),
+        "nothing ran"
+    );
+    let v = env.talk_args(&["-t", "10000", "--", "-n"]);
+    assert_ne!(v["exit_code"], 0, "`-n` ran as a command: {v}");
+    assert_eq!(
+        env.talk_args(&["echo", "-n", "x"])["output"],
+        "x",
+        "hyphens after the command are its own"
+    );
+}
