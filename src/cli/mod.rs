@@ -234,23 +234,53 @@ fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
     } else {
         core::run(&ctx, action, &params)
     };
+    let ended = match &result {
+        Err(e) if action == Action::Talk => shell_ended(e),
+        _ => None,
+    };
     let code = match &result {
         Ok(core::Reply::Talk(t)) => talk_exit_code(t),
         Ok(core::Reply::Check(c)) => check::exit_code(c),
-        _ => 0,
+        _ => ended.unwrap_or(0),
     };
     if cli.json {
-        render::print_json(&core::outgoing(&ctx, core::to_json(result))?);
+        match (core::outgoing(&ctx, core::to_json(result)), ended) {
+            (Ok(v), _) => render::print_json(&v),
+            // The command ended the shell: the error object, and the shell's exit code.
+            (Err(e), Some(_)) => render::print_json(&e.to_json()),
+            (Err(e), None) => return Err(e),
+        }
     } else {
         match result {
             Ok(r) => render::human(&r),
             Err(e) => {
                 render::before_error(&e);
-                return Err(e);
+                let Some(code) = ended else { return Err(e) };
+                // The command ended the shell (`exit 3`): exit with its code, as ssh does,
+                // and say what became of the session.
+                let next = if params.session_id.is_none() {
+                    "the next `kpty talk` starts a new default session"
+                } else {
+                    "start another with `kpty create`"
+                };
+                let id = e
+                    .details
+                    .as_ref()
+                    .and_then(|d| d["session_id"].as_str())
+                    .unwrap_or("?");
+                eprintln!("kpty: session {id} has ended: its shell exited with {code}; {next}");
             }
         }
     }
     Ok(code)
+}
+
+/// The shell's exit code when a talk's command ended the shell (`exit 3`).
+fn shell_ended(e: &Error) -> Option<i32> {
+    let d = e.details.as_ref()?;
+    let code = d["exit_code"].as_i64()?;
+    (e.code == crate::error::ErrorCode::PtyProcessExited && d.get("unreachable").is_none())
+        .then_some((code & 0xff) as i32)
 }
 
 /// An interactive `kpty talk`: Ctrl-C is forwarded to the session (as ssh does) — the command

@@ -340,7 +340,7 @@ pub fn call_with(
         match probe(ctx, e) {
             Liveness::Exited { exit_code, exit_signal, .. } => Error::new(
                 ErrorCode::PtyProcessExited,
-                format!("the shell of session {} has exited (code {}); create a new session", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
+                format!("the shell of session {} has exited (code {}): the session has ended (`create` starts another; a talk without session_id starts a new default session)", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
             )
             .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal, "unreachable": true}))
             .with_cause(Cause::Unreachable),

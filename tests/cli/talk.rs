@@ -453,3 +453,31 @@ fn unknown_options_before_the_command_are_usage_errors() {
         "hyphens after the command are its own"
     );
 }
+
+/// A command that ends the shell (`exit 3`): kpty exits with its code, as ssh does, and says
+/// on stderr that the session has ended and what the next talk will do.
+#[test]
+fn a_command_that_ends_the_shell_exits_with_its_code() {
+    let env = Env::new();
+    let out = env.kpty(&["talk", "exit 3"]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = crate::support::stderr(&out);
+    assert!(
+        err.contains("has ended") && err.contains("new default session"),
+        "{err}"
+    );
+    assert_eq!(env.talk_args(&["echo again"])["output"], "again");
+    let id = env.create(&[]);
+    let out = env.kpty(&["--json", "talk", "-s", &id, "exit 4"]);
+    assert_eq!(out.status.code(), Some(4));
+    let v = crate::support::parse(&out, &["talk"]);
+    assert_eq!(v["error_code"], "PTY_PROCESS_EXITED", "{v}");
+    // A session that had already ended is still an error (118), not its old exit code.
+    let out = env.kpty(&["talk", "-s", &id, "echo hi"]);
+    assert_eq!(
+        out.status.code(),
+        Some(118),
+        "{}",
+        crate::support::stderr(&out)
+    );
+}
