@@ -375,7 +375,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__read)
-            opts="-s -f -h --session --agent --label --max-bytes --timeout-ms --since --strip-ansi --follow --state-dir --json --no-redact --help"
+            opts="-s -f -h --session --agent --label --max-bytes --timeout-ms --since --strip-ansi --watch --follow --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -687,7 +687,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__term__subcmd__read)
-            opts="-s -h --session --agent --label --mode --max-lines --max-chars --marker --no-merge-wrapped --watch --state-dir --json --no-redact --help"
+            opts="-s -f -h --session --agent --label --mode --max-lines --max-chars --marker --no-merge-wrapped --watch --follow --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -117,7 +117,7 @@ complete -c kpty -n "__fish_kpty_using_subcommand read" -l timeout-ms -d 'Wait t
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l since -d 'Read from this absolute offset (see next_offset in --json output)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l strip-ansi -d 'Remove ANSI escape sequences'
-complete -c kpty -n "__fish_kpty_using_subcommand read" -s f -l follow -d 'Keep printing new output until the session ends or you interrupt'
+complete -c kpty -n "__fish_kpty_using_subcommand read" -s f -l follow -l watch -d 'Keep printing new output until the session ends or you interrupt'
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand read" -s h -l help -d 'Print help'
@@ -132,7 +132,7 @@ complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l max-chars -d 'Mo
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l marker -d 'With --mode delta: the marker_id of the previous term-read (see --json)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l no-merge-wrapped -d 'Keep soft-wrapped rows as separate lines'
-complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l watch -d 'Redraw the visible screen whenever the session prints, until interrupted'
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -s f -l follow -l watch -d 'Redraw the visible screen whenever the session prints, until interrupted'
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -s h -l help -d 'Print help'
@@ -209,7 +209,7 @@ complete -c kpty -n "__fish_kpty_using_subcommand prune" -l no-redact -d 'Keep s
 complete -c kpty -n "__fish_kpty_using_subcommand prune" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand log" -s s -l session -d 'Only this session (id)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand log" -l agent -d 'Only events of this agent' -r
-complete -c kpty -n "__fish_kpty_using_subcommand log" -l action -d 'Only this action (e.g. talk, send_line)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand log" -l action -d 'Only this action (e.g. talk, send_line; send-line works too)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand log" -l since -d 'Only events since this time: RFC 3339 (2026-11-22T07:00:00Z) or an age (10m, 2h, 1d)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand log" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand log" -l errors-only -d 'Only failed actions'

@@ -14,6 +14,18 @@ fn spellings(values: &'static [&'static str]) -> PossibleValuesParser {
     PossibleValuesParser::new(values.iter().copied())
 }
 
+/// An action's name as the audit trail records it: `send-line` and `send_line` alike; an
+/// unknown one is a usage error.
+fn action_name(s: &str) -> Result<String, String> {
+    let name = s.trim().replace('-', "_");
+    let known: Vec<&str> = crate::api::Action::ALL.iter().map(|a| a.as_str()).collect();
+    if known.contains(&name.as_str()) {
+        Ok(name)
+    } else {
+        Err(format!("unknown action {s:?}; one of {}", known.join(", ")))
+    }
+}
+
 /// Live terminals for agents, people and scripts.
 ///
 /// Sessions are real PTYs held by small detached processes, so a session created by one
@@ -298,7 +310,7 @@ pub struct ReadArgs {
     #[arg(long)]
     pub strip_ansi: bool,
     /// Keep printing new output until the session ends or you interrupt.
-    #[arg(long, short = 'f')]
+    #[arg(long, short = 'f', visible_alias = "watch")]
     pub follow: bool,
 }
 
@@ -324,7 +336,7 @@ pub struct TermReadArgs {
     #[arg(long)]
     pub no_merge_wrapped: bool,
     /// Redraw the visible screen whenever the session prints, until interrupted.
-    #[arg(long, conflicts_with_all = ["marker", "json"])]
+    #[arg(long = "follow", short = 'f', visible_alias = "watch", conflicts_with_all = ["marker", "json"])]
     pub watch: bool,
 }
 
@@ -457,8 +469,8 @@ pub struct LogArgs {
     /// Only events of this agent.
     #[arg(long, value_name = "AGENT_ID")]
     pub agent: Option<String>,
-    /// Only this action (e.g. talk, send_line).
-    #[arg(long)]
+    /// Only this action (e.g. talk, send_line; send-line works too).
+    #[arg(long, value_parser = action_name)]
     pub action: Option<String>,
     /// Only failed actions.
     #[arg(long)]

@@ -481,3 +481,30 @@ fn a_command_that_ends_the_shell_exits_with_its_code() {
         crate::support::stderr(&out)
     );
 }
+
+/// Flags are consistent: `--follow` (alias `--watch`) on read and term-read; `log --action`
+/// takes `send-line` and `send_line`, and refuses an action that does not exist.
+#[test]
+fn follow_watch_and_log_action_spellings() {
+    let env = Env::new();
+    for cmd in ["read", "term-read"] {
+        let help = env.ok(&[cmd, "--help"]);
+        assert!(
+            help.contains("--follow") && help.contains("--watch"),
+            "{cmd}: {help}"
+        );
+    }
+    let id = env.create(&[]);
+    env.send_line(&id, "true");
+    let dash = env.ok(&["log", "--action", "send-line"]);
+    let under = env.ok(&["log", "--action", "send_line"]);
+    assert_eq!(dash, under);
+    assert!(dash.contains("send_line"), "{dash}");
+    let out = env.kpty(&["log", "--action", "send-lines"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        crate::support::stderr(&out)
+    );
+}
