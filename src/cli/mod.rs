@@ -22,8 +22,23 @@ use std::io::IsTerminal;
 
 /// Run the CLI; returns the exit code.
 pub fn run(argv: Vec<OsString>) -> i32 {
+    let wants_json = argv
+        .iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json");
     let cli = match Cli::try_parse_from(argv) {
         Ok(c) => c,
+        Err(e) if wants_json && e.use_stderr() => {
+            // `--json` makes a usage error JSON too: INVALID_PARAMS, clap's text as details.
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            let message = first.strip_prefix("error: ").unwrap_or(first).to_string();
+            let err =
+                Error::invalid(message).with_details(serde_json::json!({"usage": text.trim()}));
+            render::print_json(&err.to_json());
+            return e.exit_code();
+        }
         Err(e) => {
             let _ = e.print();
             return e.exit_code();

@@ -508,3 +508,28 @@ fn follow_watch_and_log_action_spellings() {
         crate::support::stderr(&out)
     );
 }
+
+/// With `--json`, a usage error is JSON too (`INVALID_PARAMS`, exit 2).
+#[test]
+fn usage_errors_are_json_with_json() {
+    let env = Env::new();
+    for args in [
+        vec!["--json", "talk", "--timeout", "5", "ls"],
+        vec!["log", "--json", "--action", "nope"],
+    ] {
+        let out = env.kpty(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let v = crate::support::parse(&out, &args);
+        assert_eq!(
+            (v["ok"].as_bool(), s(&v, "error_code")),
+            (Some(false), "INVALID_PARAMS"),
+            "{v}"
+        );
+        assert!(s(&v["details"], "usage").contains("--help"), "{v}");
+    }
+    let out = env.kpty(&["talk", "--timeout", "5", "ls"]);
+    assert!(
+        crate::support::stdout(&out).is_empty(),
+        "human usage errors stay on stderr"
+    );
+}
