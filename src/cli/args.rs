@@ -456,7 +456,7 @@ pub struct ServeArgs {
 /// `help`.
 #[derive(Debug, Args)]
 pub struct HelpArgs {
-    /// Show clap help for this command instead.
+    /// A command to show the flags of (as `kpty COMMAND --help`).
     pub command: Option<String>,
 }
 

@@ -180,6 +180,16 @@ fn help_text(d: &HelpData) -> String {
     for (k, v) in &d.actions {
         s.push_str(&format!("  {k:<19} {v}\n"));
     }
+    s.push_str("\nCommands of the CLI only:\n");
+    let cli = <super::args::Cli as clap::CommandFactory>::command();
+    for c in cli.get_subcommands().filter(|c| !c.is_hide_set()) {
+        let name = c.get_name();
+        if d.actions.contains_key(name.replace('-', "_").as_str()) {
+            continue;
+        }
+        let about = c.get_about().map(|a| a.to_string()).unwrap_or_default();
+        s.push_str(&format!("  {name:<19} {about}\n"));
+    }
     s.push_str(&format!("\nState directory: {}\n", d.state_dir));
     s.push_str(&match d.sandbox.landlock_abi {
         Some(abi) => format!(

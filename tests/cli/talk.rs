@@ -533,3 +533,17 @@ fn usage_errors_are_json_with_json() {
         "human usage errors stay on stderr"
     );
 }
+
+/// `kpty help` lists every command, also those without an action (log, serve, mcp).
+#[test]
+fn help_lists_every_command() {
+    let env = Env::new();
+    let help = env.ok(&["help"]);
+    for cmd in ["talk", "send_line", "check", "log", "serve", "mcp"] {
+        assert!(
+            help.contains(&format!("\n  {cmd} ")),
+            "{cmd} missing: {help}"
+        );
+    }
+    assert!(help.contains("DEPRECATED"), "write is marked deprecated");
+}
