@@ -34,13 +34,20 @@ pub fn watch(ctx: &Ctx, p: Params) -> Result<i32> {
             },
         )
     };
+    // On a terminal each draw replaces the last; into a pipe or file, draws follow each other
+    // as plain text (no clear-screen codes), each after its header line.
+    let clear = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        "\x1b[H\x1b[2J"
+    } else {
+        ""
+    };
     // The offset is taken before each draw, so output during the draw wakes the next wait.
     let mut since = reader(None, 0)?.next_offset.unwrap_or(0);
     loop {
         let Some(v) = still_there(core::term::term_read(ctx, &view))? else {
             return Ok(0);
         };
-        out(format!("\x1b[H\x1b[2J{}\n{}\n", screen_head(&v), v.text).as_bytes());
+        out(format!("{clear}{}\n{}\n", screen_head(&v), v.text).as_bytes());
         loop {
             let Some(r) = still_there(reader(Some(since), 60_000))? else {
                 return Ok(0);
