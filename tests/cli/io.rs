@@ -208,31 +208,15 @@ fn resize_out_of_range_is_refused() {
 /// and is one event in the audit trail however long it ran.
 #[test]
 fn read_follow_streams_until_the_session_ends() {
-    use std::io::Read;
     let env = Env::new();
     let id = env.create(&[]);
     let mut cmd = env.cmd(&["read", "-s", &id, "--follow", "--strip-ansi"]);
     cmd.stdout(std::process::Stdio::piped());
     let mut child = spawn(cmd);
-    let mut stdout = child.stdout.take().expect("stdout");
-    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = stdout.read(&mut buf) {
-            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                break;
-            }
-        }
-    });
-    let mut seen = String::new();
+    let mut stream = crate::support::Stream::new(child.stdout.take().expect("stdout"));
     let mut wait_for = |needle: &str| {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while !seen.contains(needle) {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            match rx.recv_timeout(left) {
-                Ok(b) => seen.push_str(&String::from_utf8_lossy(&b)),
-                Err(_) => panic!("{needle:?} not followed within 20 s; got {seen:?}"),
-            }
+        if !stream.until(needle, std::time::Duration::from_secs(20)) {
+            panic!("{needle:?} not followed within 20 s; got {:?}", stream.seen);
         }
     };
     for i in 1..=3 {

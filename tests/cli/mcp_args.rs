@@ -50,9 +50,9 @@ async fn inspector_style_string_arguments_drive_a_session() {
 /// by a client (stdin a pipe) it prints nothing there.
 #[test]
 fn started_in_a_terminal_it_says_it_waits_for_a_client() {
+    use crate::support::Stream;
     use portable_pty::{CommandBuilder, PtySize, native_pty_system};
-    use std::io::{Read, Write};
-    use std::sync::mpsc;
+    use std::io::Write;
     use std::time::Duration;
 
     let env = Env::new();
@@ -71,25 +71,10 @@ fn started_in_a_terminal_it_says_it_waits_for_a_client() {
     cmd.env("HOME", env.home());
     let mut child = pair.slave.spawn_command(cmd).expect("spawn kpty mcp");
     drop(pair.slave);
-    let mut reader = pair.master.try_clone_reader().expect("reader");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                break;
-            }
-        }
-    });
-    let mut seen = Vec::new();
-    while !String::from_utf8_lossy(&seen).contains("waiting for an MCP client") {
-        match rx.recv_timeout(Duration::from_secs(10)) {
-            Ok(chunk) => seen.extend(chunk),
-            Err(_) => {
-                let _ = child.kill();
-                panic!("no hint within 10 s: {:?}", String::from_utf8_lossy(&seen));
-            }
-        }
+    let mut stream = Stream::new(pair.master.try_clone_reader().expect("reader"));
+    if !stream.until("waiting for an MCP client", Duration::from_secs(10)) {
+        let _ = child.kill();
+        panic!("no hint within 10 s: {:?}", stream.seen);
     }
     // Ctrl-D ends its stdin: it exits.
     let mut writer = pair.master.take_writer().expect("writer");

@@ -553,3 +553,44 @@ pub fn leaked(text: &str, body: &[String]) -> Vec<String> {
     }
     out
 }
+
+/// A byte stream (a child's stdout, a PTY master) read on its own thread, so a test can wait
+/// for text in it with a deadline.
+pub struct Stream {
+    rx: mpsc::Receiver<Vec<u8>>,
+    /// Everything read so far, as text.
+    pub seen: String,
+}
+
+impl Stream {
+    /// Start reading `reader`.
+    pub fn new(mut reader: impl std::io::Read + Send + 'static) -> Self {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            rx,
+            seen: String::new(),
+        }
+    }
+
+    /// Wait until what was read contains `needle`; `false` when `within` passed first (or
+    /// the stream ended).
+    pub fn until(&mut self, needle: &str, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        while !self.seen.contains(needle) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(b) => self.seen.push_str(&String::from_utf8_lossy(&b)),
+                Err(_) => return false,
+            }
+        }
+        true
+    }
+}

@@ -551,33 +551,16 @@ fn help_lists_every_command() {
 /// `term-read --follow` into a pipe draws plain text, no clear-screen codes.
 #[test]
 fn term_read_follow_into_a_pipe_has_no_clear_screen_codes() {
-    use std::io::Read;
-    use std::sync::mpsc;
     use std::time::Duration;
     let env = Env::new();
     let id = env.create(&[]);
     let mut child = crate::support::spawn(env.cmd(&["term-read", "-s", &id, "--follow"]));
-    let mut pipe = child.stdout.take().expect("stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = pipe.read(&mut buf) {
-            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                break;
-            }
-        }
-    });
+    let mut stream = crate::support::Stream::new(child.stdout.take().expect("stdout"));
     env.talk(&id, "echo follow-$((6*7))");
-    let mut seen = Vec::new();
-    while !String::from_utf8_lossy(&seen).contains("follow-42") {
-        match rx.recv_timeout(Duration::from_secs(10)) {
-            Ok(chunk) => seen.extend(chunk),
-            Err(_) => break,
-        }
-    }
+    stream.until("follow-42", Duration::from_secs(10));
     let _ = child.kill();
     let _ = child.wait();
-    let text = String::from_utf8_lossy(&seen);
+    let text = &stream.seen;
     assert!(text.contains("follow-42"), "{text}");
     assert!(
         !text.contains('\x1b'),

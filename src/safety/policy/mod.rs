@@ -105,11 +105,12 @@ fn nesting(line: &str) -> usize {
 pub fn explain(line: &str) -> Verdict {
     let mut e = eval::Eval::default();
     if e.script(line).is_none() {
+        let blocked_by_patterns = check_patterns(line);
         return Verdict {
-            blocked: check_patterns(line),
+            seen: blocked_by_patterns.as_ref().map(|_| line.to_string()),
+            blocked: blocked_by_patterns,
             parsed: false,
             commands: vec![line.to_string()],
-            seen: check_patterns(line).map(|_| line.to_string()),
         };
     }
     let (blocked, seen) = match &e.hit {

@@ -258,11 +258,7 @@ pub fn components(f: &Field, cwd: Option<&str>) -> (Option<bool>, Vec<String>) {
 /// Whether a pattern has live glob characters.
 #[must_use]
 pub fn is_glob(p: &str) -> bool {
-    Field {
-        text: String::new(),
-        pattern: p.to_string(),
-    }
-    .is_glob()
+    super::words::has_live_glob(p)
 }
 
 fn unescape(p: &str) -> String {

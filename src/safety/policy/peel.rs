@@ -58,7 +58,6 @@ const WRAPPERS: &[(&str, &str, usize)] = &[
     ("noglob", "", 0),
     ("rlwrap", "", 0),
     ("systemd-run", "upEMHs", 0),
-    ("runuser", "ugs", 0),
     ("caffeinate", "wt", 0),
     ("firejail", "", 0),
     ("proxychains", "f", 0),
@@ -166,14 +165,11 @@ impl Eval {
             if name == "command" && args.iter().any(|a| a.text == "-v" || a.text == "-V") {
                 return Peeled::Nothing;
             }
-            if matches!(name.as_str(), "runuser" | "su") {
-                return self.su(args);
-            }
             let start = operands(args, with_arg) + skip;
             return Peeled::Argv(args.get(start..).unwrap_or_default().to_vec());
         }
         match name.as_str() {
-            "su" => self.su(args),
+            "su" | "runuser" => self.su(args),
             "env" => self.env(args),
             "busybox" => Peeled::Argv(args.to_vec()),
             "eval" => Peeled::Script(join(args)),

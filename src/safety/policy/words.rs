@@ -58,16 +58,7 @@ impl Field {
     /// Whether the pattern has live glob characters.
     #[must_use]
     pub fn is_glob(&self) -> bool {
-        let mut esc = false;
-        for c in self.pattern.chars() {
-            match c {
-                _ if esc => esc = false,
-                '\\' => esc = true,
-                '*' | '?' | '[' => return true,
-                _ => {}
-            }
-        }
-        false
+        has_live_glob(&self.pattern)
     }
 
     /// Whether part of the value is unknown.
@@ -75,6 +66,21 @@ impl Field {
     pub fn has_unknown(&self) -> bool {
         self.text.contains(UNKNOWN)
     }
+}
+
+/// Whether a glob pattern has live `*`, `?` or `[` (not escaped with `\`).
+#[must_use]
+pub fn has_live_glob(pattern: &str) -> bool {
+    let mut esc = false;
+    for c in pattern.chars() {
+        match c {
+            _ if esc => esc = false,
+            '\\' => esc = true,
+            '*' | '?' | '[' => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Fields being built from one word: `current` is open, `done` are split off.
