@@ -1,0 +1,113 @@
+//! The agent-routing verbs' arguments (send-line-to-agent … prune) and the CLI-only verbs
+//! (serve, help, log).
+
+use super::{IdentityArgs, OwnerArgs, action_name};
+use clap::Args;
+
+/// `send-line-to-agent`.
+#[derive(Debug, Args)]
+pub struct SendLineToAgentArgs {
+    #[command(flatten)]
+    pub who: IdentityArgs,
+    /// The text to type (escapes processed; Enter is added).
+    #[arg(allow_hyphen_values = true, value_name = "DATA")]
+    pub data: String,
+}
+
+/// `update-ownership`.
+#[derive(Debug, Args)]
+pub struct UpdateOwnershipArgs {
+    /// Session id, unique id prefix, or label.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+}
+
+/// `register`.
+#[derive(Debug, Args)]
+pub struct RegisterArgs {
+    /// The external session's id.
+    #[arg(value_name = "SESSION_ID")]
+    pub session: String,
+    /// The bridge that serves it (e.g. http://127.0.0.1:8201).
+    #[arg(long, value_name = "URL")]
+    pub desktop_url: Option<String>,
+    /// Where it lives (default: desktop).
+    #[arg(long)]
+    pub source: Option<String>,
+    /// Process id of the program in the terminal.
+    #[arg(long)]
+    pub pid: Option<u32>,
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+}
+
+/// `unregister`.
+#[derive(Debug, Args)]
+pub struct UnregisterArgs {
+    /// The registered session's id.
+    #[arg(value_name = "SESSION_ID")]
+    pub session: String,
+    /// Also remove a leader's session.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `heartbeat`.
+#[derive(Debug, Args)]
+pub struct HeartbeatArgs {
+    /// Session id, unique id prefix, or label.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+}
+
+/// `prune`.
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// Also remove local sessions whose shell has ended or whose holder is gone.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Port to listen on; when taken, the next free one (up to +20). 0: any free port.
+    /// Default: KURORYUU_PTY_BRIDGE_PORT or 8201.
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<u16>,
+}
+
+/// `help`.
+#[derive(Debug, Args)]
+pub struct HelpArgs {
+    /// A command to show the flags of (as `kpty COMMAND --help`).
+    pub command: Option<String>,
+}
+
+/// `log`.
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// Only this session (id).
+    #[arg(short, long, value_name = "SESSION")]
+    pub session: Option<String>,
+    /// Only events of this agent.
+    #[arg(long, value_name = "AGENT_ID")]
+    pub agent: Option<String>,
+    /// Only this action (e.g. talk, send_line; send-line works too).
+    #[arg(long, value_parser = action_name)]
+    pub action: Option<String>,
+    /// Only failed actions.
+    #[arg(long)]
+    pub errors_only: bool,
+    /// Only blocked (dangerous) commands.
+    #[arg(long)]
+    pub blocked_only: bool,
+    /// Only events since this time: RFC 3339 (2026-11-22T07:00:00Z) or an age (10m, 2h, 1d).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Keep printing new events as they are recorded.
+    #[arg(long, short = 'f')]
+    pub follow: bool,
+}

@@ -1,0 +1,197 @@
+//! The clap model: one subcommand per action, kebab-case flags mirroring the action's
+//! parameters. Doc comments here are the help text (and the man page and completions),
+//! shown verbatim: `<placeholders>` in them are not HTML.
+#![allow(rustdoc::invalid_html_tags)]
+
+mod agents;
+mod session;
+
+pub use agents::*;
+pub use session::*;
+
+use crate::api::OwnerRole;
+use clap::builder::PossibleValuesParser;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// A closed set's spellings as clap's possible values: the flag accepts exactly what the
+/// contract does, and its help lists them.
+fn spellings(values: &'static [&'static str]) -> PossibleValuesParser {
+    PossibleValuesParser::new(values.iter().copied())
+}
+
+/// An action's name as the audit trail records it: `send-line` and `send_line` alike; an
+/// unknown one is a usage error.
+fn action_name(s: &str) -> Result<String, String> {
+    let name = s.trim().replace('-', "_");
+    let known: Vec<&str> = crate::api::Action::ALL.iter().map(|a| a.as_str()).collect();
+    if known.contains(&name.as_str()) {
+        Ok(name)
+    } else {
+        Err(format!("unknown action {s:?}; one of {}", known.join(", ")))
+    }
+}
+
+/// Live terminals for agents, people and scripts.
+///
+/// Sessions are real PTYs held by small detached processes, so a session created by one
+/// kpty invocation is live for the next one, for another terminal, and for an MCP client.
+/// State lives in <project root>/ai/checkpoints/pty unless --state-dir says otherwise.
+#[derive(Debug, Parser)]
+#[command(
+    name = "kpty",
+    version,
+    disable_help_subcommand = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// State directory (default: <project root>/ai/checkpoints/pty).
+    #[arg(
+        long,
+        global = true,
+        env = "KPTY_STATE_DIR",
+        hide_env_values = true,
+        value_name = "DIR"
+    )]
+    pub state_dir: Option<PathBuf>,
+
+    /// Print the action's JSON object instead of human output (secrets redacted).
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Keep secrets in --json output (also KPTY_REDACT=off).
+    #[arg(long, global = true)]
+    pub no_redact: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start a new terminal session; prints its id once the shell's first prompt is up.
+    Create(CreateArgs),
+    /// List sessions and their state: running, exited (with exit code), dead.
+    List,
+    /// Run a command in a session, print its output, exit with its exit code.
+    ///
+    /// Without --session, uses this state directory's default session (created on first use).
+    #[command(visible_alias = "run")]
+    Talk(TalkArgs),
+    /// Would talk or send-line type a command, or block it as dangerous? Types nothing.
+    ///
+    /// Judges COMMAND as talk and send-line would before typing it — escapes (\x15, \x1b …)
+    /// decoded, line-editing keys applied — and prints the verdict, the rule that blocks it and
+    /// the commands the policy saw. Needs no session. Exits 0 when allowed and 116
+    /// (DANGEROUS_COMMAND_BLOCKED) when blocked, so `kpty check "$c" && kpty talk "$c"` works
+    /// in scripts; --json prints the verdict object.
+    ///
+    /// The policy is a guard-rail against accidents and careless agents, not a sandbox: it
+    /// stops the likes of `rm -rf /`, `mkfs` or reading ~/.aws/credentials when typed, not a
+    /// program set on doing harm (a script, another interpreter, downloaded code). Run
+    /// untrusted agents in a sandboxed session (`create --sandbox`, enforced by the kernel),
+    /// a container or a VM.
+    Check(CheckArgs),
+    /// Type one line into a session and press Enter.
+    SendLine(SendLineArgs),
+    /// Print a session's recent output (raw), or follow it.
+    Read(ReadArgs),
+    /// Print the rendered terminal screen (no escape codes): tail, viewport or delta.
+    TermRead(TermReadArgs),
+    /// Change a session's terminal size.
+    Resize(ResizeArgs),
+    /// End a session: hang up its shell and everything it started.
+    Kill(KillArgs),
+    /// Show the actions, configuration and exit codes (or help for one command).
+    Help(HelpArgs),
+    /// Print the id of the one session an agent (or owner session, or label) owns.
+    Resolve(IdentityArgs),
+    /// Type a line into the session an agent owns (resolve + send-line).
+    SendLineToAgent(SendLineToAgentArgs),
+    /// Change a session's owner, role, label or cli type.
+    UpdateOwnership(UpdateOwnershipArgs),
+    /// Register an external (desktop) session reached through its bridge.
+    Register(RegisterArgs),
+    /// Remove a registered session (a leader's needs --force).
+    Unregister(UnregisterArgs),
+    /// Mark a session as alive now.
+    Heartbeat(HeartbeatArgs),
+    /// Remove registered sessions without a heartbeat for 7 days (and, with --force, ended local ones).
+    Prune(PruneArgs),
+    /// Show the audit trail: every send-line, talk, resolve, register … with its outcome.
+    Log(LogArgs),
+    /// Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
+    Mcp,
+    /// Serve this state directory's sessions over HTTP as a desktop bridge (loopback only).
+    ///
+    /// Prints one JSON line, {"ok":true,"url":…,"secret_file":…}, then serves until SIGTERM or
+    /// Ctrl-C. Every request needs the secret stored in <state dir>/_bridge_secret (made on
+    /// first start, mode 0600) as X-Kuroryuu-Desktop-Secret or Authorization: Bearer. Another
+    /// kpty reaches a session here with `kpty register ID --desktop-url URL` and
+    /// KURORYUU_DESKTOP_SECRET set to that secret. At most 256 connections stay open (at the
+    /// cap the oldest one not serving a request makes room); a client has 10 s to send a
+    /// request header and as long for its body, and a keep-alive connection idle that long
+    /// is closed (KPTY_SERVE_HEADER_TIMEOUT_MS changes it).
+    Serve(ServeArgs),
+    /// Write shell completions and man pages into DIR (maintainers).
+    #[command(name = "__generate-assets", hide = true)]
+    GenerateAssets {
+        /// Output directory (completions/ and man/ are created in it).
+        out: PathBuf,
+    },
+}
+
+/// Which session: id, unique id prefix, or label — or the one owned by an agent.
+#[derive(Debug, Args)]
+pub struct SessionArg {
+    /// Session id, unique id prefix, or label (default: the default session).
+    #[arg(
+        short,
+        long,
+        env = "KPTY_SESSION",
+        hide_env_values = true,
+        value_name = "SESSION"
+    )]
+    pub session: Option<String>,
+    /// The session owned by this agent (resolved; exactly one must match).
+    #[arg(long, value_name = "AGENT_ID", conflicts_with = "session")]
+    pub agent: Option<String>,
+    /// The session with this label (resolved; exactly one must match).
+    #[arg(long, value_name = "LABEL", conflicts_with = "session")]
+    pub label: Option<String>,
+}
+
+/// Owner identity to resolve (at least one).
+#[derive(Debug, Args)]
+pub struct IdentityArgs {
+    /// Owner agent id (primary routing key).
+    #[arg(long = "agent", visible_alias = "agent-id", value_name = "AGENT_ID")]
+    pub agent_id: Option<String>,
+    /// Owner session id.
+    #[arg(long, value_name = "ID")]
+    pub owner_session_id: Option<String>,
+    /// Label.
+    #[arg(long)]
+    pub label: Option<String>,
+}
+
+/// Owner fields to set.
+#[derive(Debug, Args)]
+pub struct OwnerArgs {
+    /// Owner agent id (routing identity).
+    #[arg(long)]
+    pub owner_agent_id: Option<String>,
+    /// Owner session id.
+    #[arg(long)]
+    pub owner_session_id: Option<String>,
+    /// Owner role: leader or worker.
+    #[arg(long, value_parser = spellings(OwnerRole::SPELLINGS))]
+    pub owner_role: Option<String>,
+    /// A label to name the session by.
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Kind of program in the terminal (e.g. bash, claude).
+    #[arg(long)]
+    pub cli_type: Option<String>,
+}

@@ -1,0 +1,193 @@
+//! The session verbs' arguments: create, talk, check, send-line, read, term-read, resize, kill.
+
+use super::{OwnerArgs, SessionArg, spellings};
+use crate::api::TermMode;
+use clap::Args;
+
+/// `create`.
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// Shell to run (default: KURORYUU_PTY_SHELL, $SHELL, /bin/bash).
+    #[arg(long)]
+    pub shell: Option<String>,
+    /// Working directory (default: the project root).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<String>,
+    /// Terminal columns (default: KURORYUU_PTY_COLS or 120).
+    #[arg(long)]
+    pub cols: Option<u16>,
+    /// Terminal rows (default: KURORYUU_PTY_ROWS or 30).
+    #[arg(long)]
+    pub rows: Option<u16>,
+    /// Lines of scrollback term-read can reach (default: KPTY_SCROLLBACK or 10000; at most
+    /// 1000000).
+    #[arg(long, value_name = "LINES")]
+    pub scrollback: Option<u32>,
+    /// Extra environment for the shell, KEY=VALUE (repeatable; overrides PAGER, TERM …).
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
+    #[command(flatten)]
+    pub owner: OwnerArgs,
+}
+
+/// `create`'s sandbox flags.
+#[derive(Debug, Args)]
+pub struct SandboxArgs {
+    /// Confine the shell and everything it starts with Landlock (Linux 5.13+): writes only in
+    /// the project root, the cwd, /tmp, $TMPDIR and --allow-write paths; ~/.ssh, ~/.aws,
+    /// ~/.gnupg, ~/.config/gh, ~/.docker, ~/.kube, ~/.netrc, ~/.git-credentials and
+    /// --deny-read paths unreadable (their names still list); no signals to processes
+    /// outside. Directories on the way to a hidden path (`~`, `/`) get no new entries. The
+    /// shell gets its own mount namespace where kpty's socket directories and this state
+    /// directory are empty and read-only: no other session can be driven from inside (needs
+    /// user namespaces when not root). Default: KPTY_SANDBOX=1.
+    #[arg(long, overrides_with = "no_sandbox")]
+    pub sandbox: bool,
+    /// Do not sandbox, even with KPTY_SANDBOX=1.
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// Sandbox: also allow writing under PATH (repeatable; must exist).
+    #[arg(long = "allow-write", value_name = "PATH")]
+    pub allow_write: Vec<String>,
+    /// Sandbox: also hide PATH and everything under it (repeatable).
+    #[arg(long = "deny-read", value_name = "PATH")]
+    pub deny_read: Vec<String>,
+    /// Sandbox: deny TCP bind and connect (Landlock ABI 4, Linux 6.7; UDP and Unix sockets
+    /// stay open).
+    #[arg(long)]
+    pub no_network: bool,
+}
+
+/// `talk`.
+#[derive(Debug, Args)]
+pub struct TalkArgs {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000).
+    #[arg(long, short = 't', value_name = "MS")]
+    pub timeout_ms: Option<u64>,
+    /// Use the sentinel method with this marker instead of shell integration.
+    #[arg(long)]
+    pub sentinel: Option<String>,
+    /// Return at most N characters of output, the end kept (default: all).
+    #[arg(long, value_name = "N")]
+    pub max_chars: Option<usize>,
+    /// Type even when another program holds the foreground: for a nested shell (ssh, su,
+    /// docker exec …), completion by a POSIX sentinel.
+    #[arg(long)]
+    pub force: bool,
+    /// The command (several words are joined with spaces). kpty's own options go before
+    /// it: everything from the first word on is the command (`kpty talk --json 'ls -la'`),
+    /// as with `ssh host CMD`; an unknown option before it is a usage error, and `--`
+    /// starts a command that begins with `-`.
+    #[arg(required = true, num_args = 1.., trailing_var_arg = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// `check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The command to judge (several words are joined with spaces; escapes like \x15 are
+    /// processed); `-` reads it from stdin (all of it, trailing newlines removed). kpty's own
+    /// options go before it.
+    #[arg(required = true, num_args = 1.., trailing_var_arg = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// `send-line`.
+#[derive(Debug, Args)]
+pub struct SendLineArgs {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// The text to type (escapes like \x03 are processed; Enter is added).
+    #[arg(allow_hyphen_values = true, value_name = "DATA")]
+    pub data: String,
+}
+
+/// `read`.
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// Most bytes to return (default 4096, at most 1048576).
+    #[arg(long, value_name = "N")]
+    pub max_bytes: Option<usize>,
+    /// Wait this long for output when there is none yet (default 5000).
+    #[arg(long, value_name = "MS")]
+    pub timeout_ms: Option<u64>,
+    /// Read from this absolute offset (see next_offset in --json output).
+    #[arg(long, value_name = "OFFSET")]
+    pub since: Option<u64>,
+    /// Remove ANSI escape sequences.
+    #[arg(long)]
+    pub strip_ansi: bool,
+    /// Keep printing new output until the session ends or you interrupt.
+    #[arg(long, short = 'f', visible_alias = "watch")]
+    pub follow: bool,
+}
+
+/// `term-read`.
+#[derive(Debug, Args)]
+pub struct TermReadArgs {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// tail: the last lines of scrollback + screen; viewport: the visible screen; delta: only
+    /// lines added since --marker.
+    #[arg(long, value_parser = spellings(TermMode::SPELLINGS), default_value = "tail")]
+    pub mode: String,
+    /// Most lines (default 40, at most 200).
+    #[arg(long, value_name = "N")]
+    pub max_lines: Option<usize>,
+    /// Most characters (default 12000, at most 50000).
+    #[arg(long, value_name = "N")]
+    pub max_chars: Option<usize>,
+    /// With --mode delta: the marker_id of the previous term-read (see --json).
+    #[arg(long = "marker", value_name = "ID")]
+    pub marker: Option<u64>,
+    /// Keep soft-wrapped rows as separate lines.
+    #[arg(long)]
+    pub no_merge_wrapped: bool,
+    /// Redraw the visible screen whenever the session prints, until interrupted.
+    #[arg(long = "follow", short = 'f', visible_alias = "watch", conflicts_with_all = ["marker", "json"])]
+    pub watch: bool,
+}
+
+/// `resize`.
+#[derive(Debug, Args)]
+pub struct ResizeArgs {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// Columns.
+    #[arg(long)]
+    pub cols: u16,
+    /// Rows.
+    #[arg(long)]
+    pub rows: u16,
+}
+
+/// `kill`.
+#[derive(Debug, Args)]
+pub struct KillArgs {
+    /// Session id, unique id prefix, or label (no default: kill names its session).
+    #[arg(
+        value_name = "SESSION",
+        required_unless_present_any = ["session_flag", "agent", "label"]
+    )]
+    pub session: Option<String>,
+    /// The same, as the other commands spell it.
+    #[arg(
+        short = 's',
+        long = "session",
+        value_name = "SESSION",
+        conflicts_with = "session"
+    )]
+    pub session_flag: Option<String>,
+    /// The session owned by this agent.
+    #[arg(long, value_name = "AGENT_ID", conflicts_with_all = ["session", "session_flag"])]
+    pub agent: Option<String>,
+    /// The session with this label.
+    #[arg(long, value_name = "LABEL", conflicts_with_all = ["session", "session_flag"])]
+    pub label: Option<String>,
+}
