@@ -61,6 +61,22 @@ try:
         r = recv(i)
         mcp_ms.append((time.perf_counter() - t) * 1000)
         assert r["result"]["structuredContent"]["output"] == "hi", r
+
+    # Result size: what a model's context receives for a big output, lean (the default) and
+    # with include_raw (the full object, as every MCP talk returned before 0.2).
+    sizes = []
+    for n in (5000, 50000):
+        for raw in (False, True):
+            args = {"action": "talk", "session_id": sid, "command": f"seq 1 {n}"}
+            if raw:
+                args["include_raw"] = True
+            i += 1
+            send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                  "params": {"name": "k_pty", "arguments": args}})
+            r = recv(i)["result"]
+            text = r["content"][0]["text"]
+            sc = r["structuredContent"]
+            sizes.append((n, raw, len(text), len(sc.get("output", "")), sc.get("truncated")))
     p.stdin.close()
     p.wait(timeout=10)
 finally:
@@ -76,3 +92,11 @@ for name, xs in [("`kpty talk 'echo hi'` (CLI process)", cli_ms), ("MCP `tools/c
 print()
 verdict = "PASS" if m - c < 2.0 else "FAIL"
 print(f"MCP minus CLI: {m - c:+.2f} ms (target: under +2 ms) — **{verdict}**")
+print()
+print("MCP `talk` result size (characters of the tool result's JSON text; the cap is 50 000):")
+print()
+print("| command | result | result chars | of which `output` | truncated |")
+print("| --- | --- | ---: | ---: | --- |")
+for n, raw, total, out, trunc in sizes:
+    kind = "`include_raw: true` (before: every result)" if raw else "lean (default)"
+    print(f"| `seq 1 {n}` | {kind} | {total:,} | {out:,} | {trunc} |")

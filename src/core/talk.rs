@@ -277,24 +277,33 @@ fn cap_output(r: &mut TalkReply, max_chars: Option<usize>) {
 /// (escapes, `raw_output` when asked for, every other field) is at most `cap` characters;
 /// what more is cut from the start of `output` is added to `dropped_chars`.
 fn fit_result(r: &mut TalkReply, cap: usize) {
-    for _ in 0..8 {
+    for _ in 0..16 {
         let len = serde_json::to_string(r).map_or(0, |s| s.chars().count());
         if len <= cap {
             return;
         }
         let excess = len - cap;
-        let keep = r.output.chars().count().saturating_sub(excess);
-        let mut cut = keep_tail(&mut r.output, keep);
-        if cut == 0 {
-            // Nothing left to cut from `output`: the rest is raw_output.
-            match r.raw_output.as_mut() {
-                Some(raw) => cut = keep_tail(raw, raw.chars().count().saturating_sub(excess)),
-                None => return,
-            }
-        } else {
-            r.dropped_chars += cut as u64;
+        let out_len = r.output.chars().count();
+        let raw_len = r.raw_output.as_ref().map_or(0, |s| s.chars().count());
+        if raw_len == 0 && out_len == 0 {
+            return;
         }
-        r.truncated |= cut > 0;
+        // With `include_raw`, the two views share the cap: the longer one gives way first,
+        // then both alike, so asking for raw never leaves the clean output empty.
+        let (cut_out, cut_raw) = if raw_len > out_len {
+            (0, excess.min(raw_len - out_len))
+        } else if out_len > raw_len {
+            (excess.min(out_len - raw_len), 0)
+        } else {
+            (excess / 2 + 1, excess / 2 + 1)
+        };
+        let cut = keep_tail(&mut r.output, out_len.saturating_sub(cut_out));
+        r.dropped_chars += cut as u64;
+        let mut cut_raw_done = 0;
+        if let Some(raw) = r.raw_output.as_mut() {
+            cut_raw_done = keep_tail(raw, raw_len.saturating_sub(cut_raw));
+        }
+        r.truncated |= cut + cut_raw_done > 0;
     }
 }
 

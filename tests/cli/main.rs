@@ -16,6 +16,7 @@
 //! - `redact` — secrets on the CLI's channels: `--json` and the audit trail redacted (also
 //!   through small term-read and read windows), opt-outs and human output raw.
 //! - `mcp` — `kpty mcp` through rmcp's client: schema, actions, errors, progress, cancellation.
+//! - `inspector` — the MCP Inspector CLI (installed by `.ci/run`) lists and calls `k_pty`.
 //! - `sandbox` — `create --sandbox` (CLI and MCP): Landlock confines writes, hides credentials, survives
 //!   setuid, scopes signals, `--allow-write`, `--no-network`, and refuses to run unconfined.
 //! - `bridge` — desktop sessions through `kpty serve`: routing, refusals, the secret, the API.
@@ -30,6 +31,7 @@ mod snapshots;
 mod check;
 mod errors;
 mod hostile;
+mod inspector;
 mod io;
 mod lineedit;
 mod mcp;

@@ -2,7 +2,7 @@
 //! schema, every action, errors as `isError` results, sessions shared with the CLI, progress,
 //! cancellation, concurrency, restarts, and a garbage-proof stdin.
 
-use crate::support::Env;
+use crate::support::{Env, s};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientRequest, ProgressNotificationParam, Request,
     ServerResult,
@@ -297,6 +297,23 @@ async fn big_talk_output_is_capped_for_mcp_clients() {
         "raw_output only with include_raw"
     );
     assert_eq!(v["exit_code"], 0);
+    // Asked for raw_output too, the cap still holds for the whole result, and the two views
+    // share it: the clean output is never squeezed out by the raw one.
+    let v = m
+        .json(json!({"action": "talk", "session_id": id, "command": "seq 1 20000", "include_raw": true}))
+        .await;
+    let (out, raw) = (s(&v, "output"), s(&v, "raw_output"));
+    assert!(
+        serde_json::to_string(&v).expect("json").chars().count() <= 50_000,
+        "{}",
+        &out[..80]
+    );
+    assert!(
+        out.len() > 5_000 && out.ends_with("\n20000"),
+        "{}",
+        out.len()
+    );
+    assert!(raw.len() > 5_000 && raw.contains("20000"), "{}", raw.len());
     // The call's own max_chars wins; small outputs are whole, with nothing dropped.
     let v = m
         .json(
