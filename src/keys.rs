@@ -211,7 +211,9 @@ fn base(name: &str) -> Option<Base> {
     if let (Some(c), None) = (chars.next(), chars.next()) {
         return Some(Base::Char(c));
     }
-    let hex = name.strip_prefix("0x").or_else(|| name.strip_prefix("0X"))?;
+    let hex = name
+        .strip_prefix("0x")
+        .or_else(|| name.strip_prefix("0X"))?;
     let code = u32::from_str_radix(hex, 16).ok()?;
     char::from_u32(code).map(Base::Char)
 }
@@ -248,7 +250,10 @@ fn char_chord(mods: Mods, c: char) -> Option<char> {
         if special || !c.is_alphabetic() {
             return None;
         }
-        c = c.to_uppercase().next().filter(|_| c.to_uppercase().count() == 1)?;
+        c = c
+            .to_uppercase()
+            .next()
+            .filter(|_| c.to_uppercase().count() == 1)?;
     }
     if !mods.ctrl {
         return Some(c);

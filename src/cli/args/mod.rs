@@ -4,9 +4,11 @@
 #![allow(rustdoc::invalid_html_tags)]
 
 mod agents;
+mod keys;
 mod session;
 
 pub use agents::*;
+pub use keys::*;
 pub use session::*;
 
 use crate::api::OwnerRole;
@@ -95,6 +97,12 @@ pub enum Command {
     Check(CheckArgs),
     /// Type one line into a session and press Enter.
     SendLine(SendLineArgs),
+    /// Press keys in a session, in tmux's spelling: kpty send-keys C-c; kpty send-keys Up Enter.
+    ///
+    /// The keys' bytes pass the dangerous-command check send-line's text does, with what
+    /// earlier input left on the line: `send-keys BSpace Enter` cannot finish a blocked
+    /// command. Arrows, Home and End follow the terminal's application cursor-key mode.
+    SendKeys(SendKeysArgs),
     /// Print a session's recent output (raw), or follow it.
     Read(ReadArgs),
     /// Print the rendered terminal screen (no escape codes): tail, viewport or delta.
