@@ -298,3 +298,29 @@ async fn send_keys_over_mcp_takes_an_array_or_a_string() {
         s(&all, "output").matches("mcp-9\r\n").count() >= 2
     });
 }
+
+#[test]
+fn send_keys_reach_a_desktop_session_through_its_bridge() {
+    let (a, b, id, serve) = crate::bridge::setup();
+    let k = Some(serve.secret.as_str());
+    let from = b.offset(&id);
+    let (code, v) =
+        crate::bridge::with_secret(&a, k, &["send-keys", "-s", &id, "-l", "echo via-$((5+5))"]);
+    assert_eq!((code, &v["bytes_written"]), (Some(0), &json!(17)), "{v}");
+    let (code, v) = crate::bridge::with_secret(&a, k, &["send-keys", "-s", &id, "Enter"]);
+    assert_eq!(code, Some(0), "{v}");
+    b.read_until(&id, from, "via-10\r\n");
+    // Checked before anything goes to the bridge.
+    let (code, v) = crate::bridge::with_secret(&a, k, &["send-keys", "-s", &id, "-l", "rm -rf /"]);
+    assert_eq!(
+        (code, s(&v, "error_code")),
+        (Some(116), "DANGEROUS_COMMAND_BLOCKED"),
+        "{v}"
+    );
+    let (code, v) = crate::bridge::with_secret(&a, k, &["send-keys", "-s", &id, "Nope"]);
+    assert_eq!(
+        (code, s(&v, "error_code")),
+        (Some(115), "INVALID_PARAMS"),
+        "{v}"
+    );
+}
