@@ -76,6 +76,18 @@ fn up_enter_runs_the_previous_command_again() {
     let from = env.offset(&id);
     keys(&env, &id, &["Up Enter"]);
     env.read_until(&id, from, "again-2\r\n");
+    // A blocked line never reaches the shell, so history cannot bring it back: Up recalls
+    // the last command that ran.
+    env.fails(
+        &["send-line", "-s", &id, "cat ~/.ssh/id_rsa >ran"],
+        116,
+        "DANGEROUS_COMMAND_BLOCKED",
+    );
+    let from = env.offset(&id);
+    keys(&env, &id, &["Up", "Enter"]);
+    env.read_until(&id, from, "again-2\r\n");
+    assert_eq!(env.talk_when_free(&id, "echo done")["output"], "done");
+    assert!(!env.home().join("ran").exists(), "the blocked line ran");
 }
 
 #[test]
