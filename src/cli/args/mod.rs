@@ -101,7 +101,11 @@ pub enum Command {
     ///
     /// The keys' bytes pass the dangerous-command check send-line's text does, with what
     /// earlier input left on the line: `send-keys BSpace Enter` cannot finish a blocked
-    /// command. Arrows, Home and End follow the terminal's application cursor-key mode.
+    /// command. Keys whose effect kpty cannot see (Tab completion, Up and other history keys,
+    /// C-r) pass alone, but a line edited around them is refused when submitted: press C-c
+    /// and type the whole command instead. Text left on the line (send-keys -l without Enter)
+    /// is the start of whatever is typed next, talk and send-line included. Arrows, Home and
+    /// End follow the terminal's application cursor-key mode.
     SendKeys(SendKeysArgs),
     /// Print a session's recent output (raw), or follow it.
     Read(ReadArgs),
