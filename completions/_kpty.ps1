@@ -34,6 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run a command in a session, print its output, exit with its exit code')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Would talk or send-line type a command, or block it as dangerous? Types nothing')
             [CompletionResult]::new('send-line', 'send-line', [CompletionResultType]::ParameterValue, 'Type one line into a session and press Enter')
+            [CompletionResult]::new('send-keys', 'send-keys', [CompletionResultType]::ParameterValue, 'Press keys in a session, in tmux''s spelling: kpty send-keys C-c; kpty send-keys Up Enter')
             [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Print a session''s recent output (raw), or follow it')
             [CompletionResult]::new('term-read', 'term-read', [CompletionResultType]::ParameterValue, 'Print the rendered terminal screen (no escape codes): tail, viewport or delta')
             [CompletionResult]::new('resize', 'resize', [CompletionResultType]::ParameterValue, 'Change a session''s terminal size')
@@ -136,6 +137,20 @@ Register-ArgumentCompleter -Native -CommandName 'kpty' -ScriptBlock {
             [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'kpty;send-keys' {
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'Session id, unique id prefix, or label (default: the default session)')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Session id, unique id prefix, or label (default: the default session)')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The session owned by this agent (resolved; exactly one must match)')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'The session with this label (resolved; exactly one must match)')
+            [CompletionResult]::new('--state-dir', '--state-dir', [CompletionResultType]::ParameterName, 'State directory (default: <project root>/ai/checkpoints/pty)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Type each KEY as text instead of reading it as a key name (tmux''s -l); no Enter')
+            [CompletionResult]::new('--literal', '--literal', [CompletionResultType]::ParameterName, 'Type each KEY as text instead of reading it as a key name (tmux''s -l); no Enter')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the action''s JSON object instead of human output (secrets redacted)')
+            [CompletionResult]::new('--no-redact', '--no-redact', [CompletionResultType]::ParameterName, 'Keep secrets in --json output (also KPTY_REDACT=off)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'kpty;read' {

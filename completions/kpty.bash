@@ -61,6 +61,9 @@ _kpty() {
             kpty,run)
                 cmd="kpty__subcmd__talk"
                 ;;
+            kpty,send-keys)
+                cmd="kpty__subcmd__send__subcmd__keys"
+                ;;
             kpty,send-line)
                 cmd="kpty__subcmd__send__subcmd__line"
                 ;;
@@ -89,7 +92,7 @@ _kpty() {
 
     case "${cmd}" in
         kpty)
-            opts="-h -V --state-dir --json --no-redact --help --version create list talk run check send-line read term-read resize kill help resolve send-line-to-agent update-ownership register unregister heartbeat prune log mcp serve __generate-assets"
+            opts="-h -V --state-dir --json --no-redact --help --version create list talk run check send-line send-keys read term-read resize kill help resolve send-line-to-agent update-ownership register unregister heartbeat prune log mcp serve __generate-assets"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -528,6 +531,40 @@ _kpty() {
                     return 0
                     ;;
                 --owner-session-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kpty__subcmd__send__subcmd__keys)
+            opts="-s -l -h --session --agent --label --literal --state-dir --json --no-redact --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -31,6 +31,7 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand run 'Run a command in a session, print its output, exit with its exit code'
             cand check 'Would talk or send-line type a command, or block it as dangerous? Types nothing'
             cand send-line 'Type one line into a session and press Enter'
+            cand send-keys 'Press keys in a session, in tmux''s spelling: kpty send-keys C-c; kpty send-keys Up Enter'
             cand read 'Print a session''s recent output (raw), or follow it'
             cand term-read 'Print the rendered terminal screen (no escape codes): tail, viewport or delta'
             cand resize 'Change a session''s terminal size'
@@ -127,6 +128,19 @@ set edit:completion:arg-completer[kpty] = {|@words|
             cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
             cand -h 'Print help'
             cand --help 'Print help'
+        }
+        &'kpty;send-keys'= {
+            cand -s 'Session id, unique id prefix, or label (default: the default session)'
+            cand --session 'Session id, unique id prefix, or label (default: the default session)'
+            cand --agent 'The session owned by this agent (resolved; exactly one must match)'
+            cand --label 'The session with this label (resolved; exactly one must match)'
+            cand --state-dir 'State directory (default: <project root>/ai/checkpoints/pty)'
+            cand -l 'Type each KEY as text instead of reading it as a key name (tmux''s -l); no Enter'
+            cand --literal 'Type each KEY as text instead of reading it as a key name (tmux''s -l); no Enter'
+            cand --json 'Print the action''s JSON object instead of human output (secrets redacted)'
+            cand --no-redact 'Keep secrets in --json output (also KPTY_REDACT=off)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'kpty;read'= {
             cand -s 'Session id, unique id prefix, or label (default: the default session)'

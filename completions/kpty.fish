@@ -35,6 +35,7 @@ complete -c kpty -n "__fish_kpty_needs_command" -f -a "talk" -d 'Run a command i
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "run" -d 'Run a command in a session, print its output, exit with its exit code'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "check" -d 'Would talk or send-line type a command, or block it as dangerous? Types nothing'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "send-line" -d 'Type one line into a session and press Enter'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "send-keys" -d 'Press keys in a session, in tmux\'s spelling: kpty send-keys C-c; kpty send-keys Up Enter'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "read" -d 'Print a session\'s recent output (raw), or follow it'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "term-read" -d 'Print the rendered terminal screen (no escape codes): tail, viewport or delta'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "resize" -d 'Change a session\'s terminal size'
@@ -109,6 +110,14 @@ complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l state-dir -d 'St
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand send-line" -s h -l help -d 'Print help'
+complete -c kpty -n "__fish_kpty_using_subcommand send-keys" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand send-keys" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand send-keys" -l label -d 'The session with this label (resolved; exactly one must match)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand send-keys" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
+complete -c kpty -n "__fish_kpty_using_subcommand send-keys" -s l -l literal -d 'Type each KEY as text instead of reading it as a key name (tmux\'s -l); no Enter'
+complete -c kpty -n "__fish_kpty_using_subcommand send-keys" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
+complete -c kpty -n "__fish_kpty_using_subcommand send-keys" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
+complete -c kpty -n "__fish_kpty_using_subcommand send-keys" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kpty -n "__fish_kpty_using_subcommand read" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l label -d 'The session with this label (resolved; exactly one must match)' -r

@@ -33,6 +33,7 @@ pub mod cli;
 pub mod core;
 pub mod error;
 pub mod holder;
+pub mod keys;
 pub mod mcp;
 pub mod proto;
 pub mod safety;

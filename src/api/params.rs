@@ -30,11 +30,12 @@ pub enum Action {
     UpdateOwnership,
     Prune,
     TermRead,
+    SendKeys,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 19] = [
+    pub const ALL: [Action; 20] = [
         Action::Help,
         Action::List,
         Action::Create,
@@ -54,6 +55,7 @@ impl Action {
         Action::Heartbeat,
         Action::UpdateOwnership,
         Action::Prune,
+        Action::SendKeys,
     ];
 
     /// The wire name (`send_line`).
@@ -78,6 +80,7 @@ impl Action {
             Action::UpdateOwnership => "update_ownership",
             Action::Prune => "prune",
             Action::TermRead => "term_read",
+            Action::SendKeys => "send_keys",
         }
     }
 
@@ -129,6 +132,9 @@ impl Action {
             Action::Prune => {
                 "Remove registered sessions without a heartbeat for 7 days, and (with force) dead or exited local ones."
             }
+            Action::SendKeys => {
+                "Press keys in a session, in tmux's spelling: `keys` [\"C-c\"], [\"Up\", \"Enter\"], [\"Tab\"] — names (Enter, Tab, BTab, Space, BSpace, Escape, Up/Down/Left/Right, Home, End, PageUp, PageDown, Insert, Delete, F1-F12), one character, or 0xNN, with C-/M-/S- modifiers. An unknown name is INVALID_PARAMS; literal=true types each element as text (no Enter). Checked like send_line."
+            }
         }
     }
 }
@@ -177,6 +183,11 @@ pub struct Params {
     pub network: Option<bool>,
     /// send_line: the text to type (escape sequences processed; CR/LF stripped).
     pub data: Option<String>,
+    /// send_keys: the keys to press, in tmux's spelling (`C-c`, `Up`, `Enter`, `F5`, `M-b`,
+    /// a single character, `0x1b`); an element may hold several, space-separated.
+    pub keys: Option<Vec<String>>,
+    /// send_keys: type each element of `keys` as text, not as key names (tmux's `-l`).
+    pub literal: Option<bool>,
     /// talk: the command to run; check: the command to judge, as talk or send_line would type
     /// it (escape sequences processed).
     pub command: Option<String>,

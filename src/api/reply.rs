@@ -74,6 +74,19 @@ pub struct SendLineReply {
     pub enter: Written,
 }
 
+/// `send_keys`: the keys pressed, as one write.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SendKeysReply {
+    /// Always true.
+    pub ok: Success,
+    /// The session typed into.
+    pub session_id: String,
+    /// The keys as given (with `literal`, the text).
+    pub keys: Vec<String>,
+    /// Bytes that reached the terminal.
+    pub bytes_written: u64,
+}
+
 /// `POST /pty/write` (raw data, no Enter).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WriteReply {

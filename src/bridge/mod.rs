@@ -31,6 +31,12 @@ pub fn send_line(e: &RegistryEntry, line: &str) -> Result<(u64, u64)> {
     Ok((typed, enter))
 }
 
+/// `send_keys`: the (checked) bytes as one raw write within a [`SHORT_CALL`]; the bytes
+/// written.
+pub fn send_raw(e: &RegistryEntry, data: &str) -> Result<u64> {
+    write(e, data, Instant::now() + SHORT_CALL)
+}
+
 /// One `POST /pty/write`, done by `deadline`; the bytes written (as the bridge reports, else
 /// the data's length).
 fn write(e: &RegistryEntry, data: &str, deadline: Instant) -> Result<u64> {

@@ -128,6 +128,14 @@ fn action_of(command: &Command) -> Result<(Action, Params)> {
                 ..who(&a.session)
             },
         ),
+        Command::SendKeys(a) => (
+            Action::SendKeys,
+            Params {
+                keys: Some(a.keys.clone()),
+                literal: a.literal.then_some(true),
+                ..who(&a.session)
+            },
+        ),
         Command::Read(a) => (
             Action::Read,
             Params {

@@ -86,7 +86,7 @@ pub fn human(reply: &Reply) {
                 }
             }
         }
-        Reply::SendLine(_) | Reply::Resize(_) | Reply::Heartbeat(_) => {}
+        Reply::SendLine(_) | Reply::SendKeys(_) | Reply::Resize(_) | Reply::Heartbeat(_) => {}
     }
 }
 

@@ -186,7 +186,14 @@ pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, sta
     let entry = session_id
         .as_deref()
         .and_then(|id| Registry::load(&ctx.state).ok()?.sessions.get(id).cloned());
-    let command = p.command.as_deref().or(p.data.as_deref()).map(cap);
+    // send_keys: the keys as given, space-separated (`Up Enter`, `C-c`).
+    let keys = p.keys.as_ref().map(|k| k.join(" "));
+    let command = p
+        .command
+        .as_deref()
+        .or(p.data.as_deref())
+        .or(keys.as_deref())
+        .map(cap);
     let response = match result {
         Ok(v) => response_field(v),
         Err(e) => response_field(&e.to_json()),

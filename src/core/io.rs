@@ -84,11 +84,13 @@ fn send_local(ctx: &Ctx, e: &RegistryEntry, line: String) -> Result<(u64, u64)> 
     let req = Request::Write {
         data: line,
         enter_follows: true,
+        app_cursor: None,
     };
     let typed = written(sessions::call(ctx, e, &req, left())?);
     let req = Request::Write {
         data: "\r".into(),
         enter_follows: false,
+        app_cursor: None,
     };
     let enter = written(sessions::call(ctx, e, &req, left())?);
     Ok((typed, enter))
@@ -109,6 +111,7 @@ pub fn write_raw(ctx: &Ctx, session: &str, data: &str) -> Result<WriteReply> {
     let req = Request::Write {
         data: data.into(),
         enter_follows: false,
+        app_cursor: None,
     };
     let v = sessions::call(ctx, &e, &req, sessions::SHORT_CALL)?;
     Ok(WriteReply {

@@ -15,6 +15,7 @@ pub mod create;
 pub mod follow;
 pub mod help;
 pub mod io;
+pub mod keys;
 pub mod kind;
 pub mod launch;
 pub mod list;
@@ -214,6 +215,7 @@ fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
         Action::Unregister => Reply::Unregister(registered::unregister(ctx, p)?),
         Action::Heartbeat => Reply::Heartbeat(registered::heartbeat(ctx, p)?),
         Action::Prune => Reply::Prune(registered::prune(ctx, p)?),
+        Action::SendKeys => Reply::SendKeys(keys::send_keys(ctx, p)?),
     })
 }
 

@@ -5,7 +5,7 @@
 use crate::api::check::CheckReply;
 use crate::api::help::HelpReply;
 use crate::api::reply::{
-    KillReply, ReadReply, ResizeReply, SendLineReply, TalkReply, TermReadReply,
+    KillReply, ReadReply, ResizeReply, SendKeysReply, SendLineReply, TalkReply, TermReadReply,
 };
 use crate::api::sessions::{
     CreateReply, HeartbeatReply, ListReply, PruneReply, ResolveReply, SendLineToAgentReply,
@@ -48,4 +48,6 @@ pub enum Reply {
     Heartbeat(HeartbeatReply),
     /// `prune`.
     Prune(PruneReply),
+    /// `send_keys`.
+    SendKeys(SendKeysReply),
 }

@@ -42,16 +42,26 @@ impl Shared {
 
     /// `Write`: refused (nothing typed) when the lines the shell would submit, with what
     /// earlier writes left on the line, are blocked; with `enter_follows`, checked as if Enter
-    /// followed.
-    pub fn write(&self, data: &str, enter_follows: bool) -> Result<WriteBody> {
+    /// followed. `app_cursor` replaces `data` while the terminal is in application cursor-key
+    /// mode.
+    pub fn write(
+        &self,
+        data: &str,
+        enter_follows: bool,
+        app_cursor: Option<&str>,
+    ) -> Result<WriteBody> {
         let mut typing = self.lock_typing();
         let foreground = self.foreground_other().is_some();
-        let opacity = {
+        let (opacity, data) = {
             let st = self.lock();
             if let Some(exit) = st.exit.clone() {
                 return Err(self.exited_error(&exit));
             }
-            self.opacity(&st, foreground)
+            let data = match app_cursor {
+                Some(app) if st.screen.cursor_key_app_mode() => app,
+                _ => data,
+            };
+            (self.opacity(&st, foreground), data)
         };
         let next = typing.after(data, opacity, enter_follows)?;
         self.write_all(data.as_bytes())?;

@@ -180,6 +180,12 @@ impl Screen {
         );
     }
 
+    /// A program set application cursor-key mode (DECCKM): arrows, Home and End send
+    /// `Esc O x` rather than `Esc [ x`.
+    pub fn cursor_key_app_mode(&self) -> bool {
+        self.term.cursor_key_app_mode()
+    }
+
     /// The alternate screen is active (an editor, pager or TUI).
     pub fn alternate(&self) -> bool {
         self.term.active_screen_kind() == ScreenKind::Alternate

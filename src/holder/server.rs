@@ -95,7 +95,8 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {
         Request::Write {
             data,
             enter_follows,
-        } => result(shared.write(&data, enter_follows)),
+            app_cursor,
+        } => result(shared.write(&data, enter_follows, app_cursor.as_deref())),
         Request::Read {
             since,
             max_bytes,
@@ -200,6 +201,7 @@ mod tests {
             Request::Write {
                 data: String::new(),
                 enter_follows: false,
+                app_cursor: None,
             },
             Request::Read {
                 since: None,

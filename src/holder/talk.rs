@@ -86,7 +86,7 @@ impl Shared {
                 ErrorCode::PtyBusy,
                 format!(
                     "{} is busy: the shell has not shown a prompt since its last command started; \
-                     read its output, or interrupt it with send_line data=\"\\x03\"",
+                     read its output, or interrupt it with send_keys keys=[\"C-c\"]",
                     self.session_id
                 ),
             )
@@ -151,8 +151,8 @@ impl Shared {
             ErrorCode::PtyBusy,
             format!(
                 "{} is busy: {what} is running full-screen (alternate screen); talk would type \
-                 into it. Read it with term_read mode=viewport, drive it with send_line, or \
-                 quit it first (e.g. send_line data=\"q\" for a pager)",
+                 into it. Read it with term_read mode=viewport, drive it with send_keys, or \
+                 quit it first (e.g. send_keys keys=[\"q\"] for a pager)",
                 self.session_id
             ),
         )
@@ -171,7 +171,7 @@ impl Shared {
             ErrorCode::PtyBusy,
             format!(
                 "{} is busy: `{what}` is running in the foreground, not the shell; wait for it, \
-                 answer it with send_line, interrupt it with send_line data=\"\\x03\", or — if \
+                 answer it with send_line, interrupt it with send_keys keys=[\"C-c\"], or — if \
                  it is a shell itself (ssh, su, docker exec …) — talk to it with force=true",
                 self.session_id
             ),

@@ -17,7 +17,8 @@ pub const TOOL_NAME: &str = "k_pty";
 /// The tool's arguments: the action and its parameters, flat.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct KptyArgs {
-    /// What to do. Sessions: help, list, create, talk (run is its alias), send_line, read,
+    /// What to do. Sessions: help, list, create, talk (run is its alias), send_line,
+    /// send_keys (keys by tmux name: C-c, Up, Enter, Tab, Escape, F1 …), read,
     /// term_read, resize, kill, write (deprecated). Routing by owner: resolve,
     /// send_line_to_agent, update_ownership. Registered (desktop) sessions: register,
     /// unregister, heartbeat, prune. Policy: check (would a command be blocked, and why; no
@@ -32,7 +33,8 @@ pub struct KptyArgs {
 const DESCRIPTION: &str = "Drive live terminal (PTY) sessions that persist across calls and \
 processes. `talk` runs a command in a session and returns its clean output and exit_code \
 (completion detected from the shell itself); `create` starts a session (returns session_id); \
-`send_line` types a line + Enter (for prompts, REPLs, Ctrl-C as \\x03); `read` returns raw \
+`send_line` types a line + Enter (for prompts, REPLs); `send_keys` presses keys by tmux name \
+(keys [\"C-c\"], [\"Up\",\"Enter\"], [\"Tab\"]; literal=true types text without Enter); `read` returns raw \
 recent output, or everything after `since` (use next_offset); `term_read` returns the rendered \
 screen as text (mode tail | viewport | delta with marker_id; for TUIs, pagers, progress bars); \
 `list` shows sessions and their state (terminal_state prompt | running | full_screen); `resize`; `kill`; \
@@ -118,7 +120,9 @@ fn plain_property(name: &str, prop: &mut JsonObject) {
 
 /// A lenient reader, strict about meaning: an integer or boolean parameter sent as a string
 /// (`"100"`, `"true"`, as clients that map every field through a text box do) is read as
-/// the number or boolean it spells; anything else stays as sent (and fails as a wrong type).
+/// the number or boolean it spells, and an array parameter sent as one string is an array of
+/// that string (`keys: "Up Enter"`, which send_keys reads as two keys); anything else stays
+/// as sent (and fails as a wrong type).
 fn coerce(args: &mut JsonObject, props: &JsonObject) {
     for (name, value) in args.iter_mut() {
         let Value::String(text) = value else { continue };
@@ -129,6 +133,7 @@ fn coerce(args: &mut JsonObject, props: &JsonObject) {
             .and_then(Value::as_str)
         {
             Some("integer") => t.parse::<u64>().ok().map(Value::from),
+            Some("array") => Some(Value::Array(vec![Value::String(text.clone())])),
             Some("boolean") => match t.to_ascii_lowercase().as_str() {
                 "true" => Some(Value::Bool(true)),
                 "false" => Some(Value::Bool(false)),
@@ -270,6 +275,18 @@ mod tests {
         ))
         .expect("read");
         assert_eq!((p.strip_ansi, p.max_bytes), (Some(true), Some(5)));
+        let (_, p) = parse(obj(
+            serde_json::json!({"action": "send_keys", "keys": "Up Enter", "literal": "false"}),
+        ))
+        .expect("keys as one string");
+        assert_eq!(p.keys, Some(vec!["Up Enter".to_string()]));
+        assert_eq!(p.literal, Some(false));
+        let (_, p) = parse(obj(
+            serde_json::json!({"action": "send_keys", "keys": ["C-c", "Enter"]}),
+        ))
+        .expect("keys as an array");
+        assert_eq!(p.keys, Some(vec!["C-c".to_string(), "Enter".to_string()]));
+        assert!(parse(obj(serde_json::json!({"action": "send_keys", "keys": 3}))).is_err());
         for bad in [
             serde_json::json!({"action": "create", "cols": "wide"}),
             serde_json::json!({"action": "create", "cols": "-3"}),

@@ -25,12 +25,13 @@ const INSTRUCTIONS: &str = "kpty gives you live terminal sessions through one to
 Typical flow: k_pty(action=\"create\") → session_id; k_pty(action=\"talk\", session_id, \
 command=\"git status\") → {output, exit_code}; k_pty(action=\"term_read\", session_id) → the \
 screen as a person sees it (mode=delta with the returned marker_id gives only what is new). \
-For interactive programs use send_line, then term_read or read (read with since=next_offset \
+For interactive programs use send_line (a line + Enter) or send_keys (keys by tmux name: \
+keys=[\"C-c\"], [\"Up\",\"Enter\"], [\"Tab\"], [\"Escape\"]), then term_read or read (read with since=next_offset \
 for only new output). Sessions persist across calls and are shared with the `kpty` CLI. Keep \
 reads small (max_lines, max_bytes) to save context; talk returns at most 50000 characters of \
 output, the end (max_chars changes it; dropped_chars tells what was cut). A PTY_BUSY error \
 means a program other than the shell is in the foreground: answer it with send_line, stop \
-it with send_line data=\"\\x03\", or, when it is a shell itself (ssh, su), talk with \
+it with send_keys keys=[\"C-c\"], or, when it is a shell itself (ssh, su), talk with \
 force=true. Dangerous commands (rm -rf /, mkfs, shutdown …) are blocked; \
 k_pty(action=\"check\", command) says whether a command would be, and by which rule, without \
 typing it. The policy is a guard-rail against accidents, not a sandbox.";

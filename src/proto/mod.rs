@@ -42,6 +42,11 @@ pub enum Request {
         /// Enter follows in a separate write (`send_line`): check the text as if submitted.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         enter_follows: bool,
+        /// The same input as typed in application cursor-key mode (DECCKM), when it differs
+        /// (`send_keys` with arrows, Home, End): the holder types it instead of `data` while a
+        /// program has that mode set. Older holders ignore it and type `data`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        app_cursor: Option<String>,
     },
     /// Read output.
     Read {

@@ -12,10 +12,10 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// A running `kpty serve`, killed on Drop (even when the test failed).
-struct Serve {
+pub(crate) struct Serve {
     child: Child,
     url: String,
-    secret: String,
+    pub(crate) secret: String,
 }
 
 impl Serve {
@@ -100,7 +100,7 @@ impl Drop for Serve {
 }
 
 /// `kpty --json ARGS` in `env` with `KURORYUU_DESKTOP_SECRET` (or without): (exit, JSON).
-fn with_secret(env: &Env, secret: Option<&str>, args: &[&str]) -> (Option<i32>, Value) {
+pub(crate) fn with_secret(env: &Env, secret: Option<&str>, args: &[&str]) -> (Option<i32>, Value) {
     let all: Vec<&str> = std::iter::once("--json")
         .chain(args.iter().copied())
         .collect();
@@ -114,7 +114,7 @@ fn with_secret(env: &Env, secret: Option<&str>, args: &[&str]) -> (Option<i32>, 
 }
 
 /// B holds session S and serves it; A knows S as a desktop session behind B.
-fn setup() -> (Env, Env, String, Serve) {
+pub(crate) fn setup() -> (Env, Env, String, Serve) {
     let (a, b) = (Env::new(), Env::new());
     let id = b.create(&[]);
     let serve = Serve::start(&b);

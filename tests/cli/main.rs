@@ -8,6 +8,8 @@
 //! - `talk` — exit codes, clean output, both completion methods, timeouts, busy sessions, big
 //!   and odd output.
 //! - `io` — send-line, read (waiting, offsets, dropped bytes, strip-ansi), escapes, resize.
+//! - `keys` — send-keys: tmux key names and chords in bash (Ctrl-C, history, completion,
+//!   editing, application cursor mode), the dangerous-command check on them, over MCP too.
 //! - `check` — `kpty check` and the `check` action: verdicts, exit codes, stdin, line editing,
 //!   no session needed, over MCP too.
 //! - `lineedit` — the dangerous-command check on the lines the shell reads after line editing.
@@ -33,6 +35,7 @@ mod errors;
 mod hostile;
 mod inspector;
 mod io;
+mod keys;
 mod lineedit;
 mod mcp;
 mod mcp_args;

@@ -4,9 +4,11 @@
 #![allow(rustdoc::invalid_html_tags)]
 
 mod agents;
+mod keys;
 mod session;
 
 pub use agents::*;
+pub use keys::*;
 pub use session::*;
 
 use crate::api::OwnerRole;
@@ -95,6 +97,16 @@ pub enum Command {
     Check(CheckArgs),
     /// Type one line into a session and press Enter.
     SendLine(SendLineArgs),
+    /// Press keys in a session, in tmux's spelling: kpty send-keys C-c; kpty send-keys Up Enter.
+    ///
+    /// The keys' bytes pass the dangerous-command check send-line's text does, with what
+    /// earlier input left on the line: `send-keys BSpace Enter` cannot finish a blocked
+    /// command. Keys whose effect kpty cannot see (Tab completion, Up and other history keys,
+    /// C-r) pass alone, but a line edited around them is refused when submitted: press C-c
+    /// and type the whole command instead. Text left on the line (send-keys -l without Enter)
+    /// is the start of whatever is typed next, talk and send-line included. Arrows, Home and
+    /// End follow the terminal's application cursor-key mode.
+    SendKeys(SendKeysArgs),
     /// Print a session's recent output (raw), or follow it.
     Read(ReadArgs),
     /// Print the rendered terminal screen (no escape codes): tail, viewport or delta.
