@@ -53,6 +53,8 @@ pub fn run(argv: Vec<OsString>) -> i32 {
     match code {
         Ok(code) => code,
         Err(e) => {
+            // Said in the CLI's words, whichever path the error took.
+            let e = e.speak(crate::error::Voice::Cli);
             if json {
                 render::print_json(&e.to_json());
             } else {

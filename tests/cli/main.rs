@@ -29,6 +29,7 @@ mod snapshots;
 
 mod check;
 mod errors;
+mod hints;
 mod hostile;
 mod io;
 mod lineedit;
