@@ -373,6 +373,7 @@ fn create_params(a: &args::CreateArgs) -> Result<Params> {
         cols: a.cols,
         rows: a.rows,
         scrollback: a.scrollback,
+        timeout_ms: a.timeout_ms,
         env: (!env.is_empty()).then_some(env),
         sandbox: if a.sandbox.no_sandbox {
             Some(false)

@@ -29,6 +29,7 @@ mod snapshots;
 
 mod check;
 mod errors;
+mod flags;
 mod hints;
 mod hostile;
 mod io;

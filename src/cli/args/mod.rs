@@ -103,7 +103,7 @@ pub enum Command {
     Resize(ResizeArgs),
     /// End a session: hang up its shell and everything it started.
     Kill(KillArgs),
-    /// Show the actions, configuration and exit codes (or help for one command).
+    /// Show the commands, configuration and exit codes; `kpty help COMMAND` shows one command.
     Help(HelpArgs),
     /// Print the id of the one session an agent (or owner session, or label) owns.
     Resolve(IdentityArgs),

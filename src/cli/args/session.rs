@@ -26,6 +26,10 @@ pub struct CreateArgs {
     /// Extra environment for the shell, KEY=VALUE (repeatable; overrides PAGER, TERM …).
     #[arg(long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,
+    /// Wait at most this many milliseconds for the shell's first prompt, then go on without
+    /// it (talk then completes by sentinel; default: KPTY_READY_TIMEOUT_MS or 10000).
+    #[arg(long, short = 't', alias = "timeout", value_name = "MS")]
+    pub timeout_ms: Option<u64>,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
     #[command(flatten)]
@@ -65,8 +69,9 @@ pub struct SandboxArgs {
 pub struct TalkArgs {
     #[command(flatten)]
     pub session: SessionArg,
-    /// Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000).
-    #[arg(long, short = 't', value_name = "MS")]
+    /// Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000; the
+    /// command keeps running).
+    #[arg(long, short = 't', alias = "timeout", value_name = "MS")]
     pub timeout_ms: Option<u64>,
     /// Use the sentinel method with this marker instead of shell integration.
     #[arg(long)]
@@ -114,8 +119,8 @@ pub struct ReadArgs {
     /// Most bytes to return (default 4096, at most 1048576).
     #[arg(long, value_name = "N")]
     pub max_bytes: Option<usize>,
-    /// Wait this long for output when there is none yet (default 5000).
-    #[arg(long, value_name = "MS")]
+    /// Wait this many milliseconds for output when there is none yet (default 5000).
+    #[arg(long, short = 't', alias = "timeout", value_name = "MS")]
     pub timeout_ms: Option<u64>,
     /// Read from this absolute offset (see next_offset in --json output).
     #[arg(long, value_name = "OFFSET")]
