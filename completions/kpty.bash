@@ -143,7 +143,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__create)
-            opts="-h --shell --cwd --cols --rows --scrollback --env --sandbox --no-sandbox --allow-write --deny-read --no-network --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --no-redact --help"
+            opts="-t -h --shell --cwd --cols --rows --scrollback --env --timeout-ms --sandbox --no-sandbox --allow-write --deny-read --no-network --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -170,6 +170,14 @@ _kpty() {
                     return 0
                     ;;
                 --env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -301,7 +309,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__log)
-            opts="-s -f -h --session --agent --action --errors-only --blocked-only --since --follow --state-dir --json --no-redact --help"
+            opts="-s -f -h --session --agent --action --errors-only --blocked-only --after --follow --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -323,7 +331,7 @@ _kpty() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --since)
+                --after)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -375,7 +383,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__read)
-            opts="-s -f -h --session --agent --label --max-bytes --timeout-ms --since --strip-ansi --watch --follow --state-dir --json --no-redact --help"
+            opts="-s -t -f -h --session --agent --label --max-bytes --timeout-ms --since --strip-ansi --watch --follow --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -402,6 +410,10 @@ _kpty() {
                     return 0
                     ;;
                 --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

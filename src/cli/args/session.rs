@@ -74,7 +74,7 @@ pub struct TalkArgs {
     #[arg(long, short = 't', alias = "timeout", value_name = "MS")]
     pub timeout_ms: Option<u64>,
     /// Use the sentinel method with this marker instead of shell integration.
-    #[arg(long)]
+    #[arg(long, value_name = "MARKER")]
     pub sentinel: Option<String>,
     /// Return at most N characters of output, the end kept (default: all).
     #[arg(long, value_name = "N")]
