@@ -32,9 +32,8 @@ fn every_timeout_is_t_or_timeout_ms() {
     let v = env.ok_json(&["read", "-s", &id, "--since", &end, "-t", "300"]);
     assert_eq!(s(&v, "output"), "");
     assert!(started.elapsed() < std::time::Duration::from_secs(4));
-    // The long spelling --timeout still works.
-    env.ok_json(&["read", "-s", &id, "--since", &end, "--timeout", "100"]);
-    env.ok_json(&["talk", "-s", &id, "--timeout", "20000", "true"]);
+    // The long spelling is --timeout-ms everywhere.
+    env.ok_json(&["read", "-s", &id, "--since", &end, "--timeout-ms", "100"]);
     // create -t: how long to wait for the first prompt before going on without it.
     let v = env.fails(&["create", "-t", "0"], 115, "INVALID_PARAMS");
     assert!(s(&v, "message").contains("-t/--timeout-ms"), "{v}");

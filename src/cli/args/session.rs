@@ -28,7 +28,7 @@ pub struct CreateArgs {
     pub env: Vec<String>,
     /// Wait at most this many milliseconds for the shell's first prompt, then go on without
     /// it (talk then completes by sentinel; default: KPTY_READY_TIMEOUT_MS or 10000).
-    #[arg(long, short = 't', alias = "timeout", value_name = "MS")]
+    #[arg(long, short = 't', value_name = "MS")]
     pub timeout_ms: Option<u64>,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
@@ -71,7 +71,7 @@ pub struct TalkArgs {
     pub session: SessionArg,
     /// Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000; the
     /// command keeps running).
-    #[arg(long, short = 't', alias = "timeout", value_name = "MS")]
+    #[arg(long, short = 't', value_name = "MS")]
     pub timeout_ms: Option<u64>,
     /// Use the sentinel method with this marker instead of shell integration.
     #[arg(long, value_name = "MARKER")]
@@ -120,7 +120,7 @@ pub struct ReadArgs {
     #[arg(long, value_name = "N")]
     pub max_bytes: Option<usize>,
     /// Wait this many milliseconds for output when there is none yet (default 5000).
-    #[arg(long, short = 't', alias = "timeout", value_name = "MS")]
+    #[arg(long, short = 't', value_name = "MS")]
     pub timeout_ms: Option<u64>,
     /// Read from this absolute offset (see next_offset in --json output).
     #[arg(long, value_name = "OFFSET")]
