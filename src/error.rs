@@ -194,7 +194,7 @@ impl Error {
     /// `--max-bytes`).
     pub fn speak(mut self, voice: Voice) -> Self {
         if let Some(h) = self.hint.take() {
-            let sep = if self.message.ends_with(['.', ')']) {
+            let sep = if self.message.ends_with('.') {
                 " "
             } else {
                 "; "

@@ -74,6 +74,13 @@ pub enum Hint {
     },
     /// The holder did not answer in time: it may be stopped.
     HolderStopped,
+    /// A delta read starts over without a marker.
+    RestartDelta {
+        /// The session.
+        session: String,
+    },
+    /// Screen reads are turned off: raw reads still work.
+    TermReadOff,
 }
 
 impl Hint {
@@ -128,6 +135,12 @@ impl Hint {
             Self::HolderStopped => "is it stopped? `kill -CONT` its pid, or end the session \
                  with `kpty kill SESSION`"
                 .into(),
+            Self::RestartDelta { session } => {
+                format!("`kpty term-read -s {session} --mode delta` without --marker starts over")
+            }
+            Self::TermReadOff => {
+                "set KURORYUU_TERM_BUFFER_ACCESS=on, or read the raw output with `kpty read`".into()
+            }
         }
     }
 
@@ -169,6 +182,13 @@ impl Hint {
             Self::HolderStopped => "is it stopped? `kill -CONT` its pid, or end the session \
                  with the kill action"
                 .into(),
+            Self::RestartDelta { .. } => {
+                "term_read mode=delta without marker_id starts over".into()
+            }
+            Self::TermReadOff => {
+                "set KURORYUU_TERM_BUFFER_ACCESS=on, or read the raw output with the read action"
+                    .into()
+            }
         }
     }
 }
@@ -197,6 +217,9 @@ const FLAGS: &[(&str, &str)] = &[
     ("send_line", "send-line"),
     ("term_read", "term-read"),
     ("force=true", "--force"),
+    ("mode=delta", "--mode delta"),
+    ("mode=viewport", "--mode viewport"),
+    ("mode=tail", "--mode tail"),
 ];
 
 /// `message` with the contract's parameter and action names spelled as the CLI spells them
@@ -271,6 +294,10 @@ mod tests {
                 session: "ab12".into(),
             },
             Hint::HolderStopped,
+            Hint::RestartDelta {
+                session: "ab12".into(),
+            },
+            Hint::TermReadOff,
         ];
         for h in all {
             let cli = h.render(Voice::Cli);

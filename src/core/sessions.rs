@@ -379,8 +379,9 @@ pub fn call_with(
         match (err.code, saved_exit(ctx, e)) {
             (ErrorCode::PtyReadFailed, Some(Liveness::Exited { exit_code, exit_signal, .. })) => Error::new(
                 ErrorCode::PtyProcessExited,
-                format!("the shell of session {} has exited (code {})", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
+                format!("the shell of session {} has exited (code {}): the session has ended", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
             )
+            .with_hint(Hint::CreateAnother)
             .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal})),
             _ => err,
         }

@@ -229,3 +229,57 @@ async fn invalid_parameters_are_named_as_flags_over_the_cli() {
     tool_says(&v, &["timeout_ms"]);
     m.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn screen_reads_name_their_flags_or_parameters() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let v = env.fails(
+        &[
+            "term-read",
+            "-s",
+            &id,
+            "--mode",
+            "delta",
+            "--marker",
+            "999999",
+        ],
+        115,
+        "INVALID_PARAMS",
+    );
+    cli_says(
+        &v,
+        &[
+            "--marker 999999",
+            &format!("kpty term-read -s {id} --mode delta"),
+        ],
+    );
+    let v = env.fails(
+        &["term-read", "-s", &id, "--marker", "1"],
+        115,
+        "INVALID_PARAMS",
+    );
+    cli_says(&v, &["--marker", "--mode delta"]);
+    let mut off = env.cmd(&["--json", "term-read", "-s", &id]);
+    off.env("KURORYUU_TERM_BUFFER_ACCESS", "off");
+    let out = crate::support::run(off, &["term-read"]);
+    assert_eq!(out.status.code(), Some(107));
+    let v = crate::support::parse(&out, &["term-read"]);
+    cli_says(&v, &["`kpty read`"]);
+
+    let m = mcp::start(&env).await;
+    let v = m
+        .json(
+            json!({"action": "term_read", "session_id": id, "mode": "delta", "marker_id": 999999}),
+        )
+        .await;
+    tool_says(
+        &v,
+        &["marker_id 999999", "term_read mode=delta without marker_id"],
+    );
+    let v = m
+        .json(json!({"action": "term_read", "session_id": id, "marker_id": 1}))
+        .await;
+    tool_says(&v, &["marker_id", "mode=delta"]);
+    m.close().await;
+}
