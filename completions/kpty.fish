@@ -113,8 +113,8 @@ complete -c kpty -n "__fish_kpty_using_subcommand send-line" -s h -l help -d 'Pr
 complete -c kpty -n "__fish_kpty_using_subcommand read" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l label -d 'The session with this label (resolved; exactly one must match)' -r
-complete -c kpty -n "__fish_kpty_using_subcommand read" -l max-bytes -d 'Most bytes to return (default 4096, at most 1048576)' -r
-complete -c kpty -n "__fish_kpty_using_subcommand read" -s t -l timeout-ms -d 'Wait this many milliseconds for output when there is none yet (default 5000)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand read" -l max-bytes -d 'Most bytes to return (default: 4096; at most 1048576)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand read" -s t -l timeout-ms -d 'Wait this many milliseconds for output when there is none yet (default: 5000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l since -d 'Read from this absolute offset (see next_offset in --json output)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l strip-ansi -d 'Remove ANSI escape sequences'
@@ -128,8 +128,8 @@ complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l label -d 'The se
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l mode -d 'tail: the last lines of scrollback + screen; viewport: the visible screen; delta: only lines added since --marker' -r -f -a "tail\t''
 viewport\t''
 delta\t''"
-complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l max-lines -d 'Most lines (default 40, at most 200)' -r
-complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l max-chars -d 'Most characters (default 12000, at most 50000)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l max-lines -d 'Most lines (default: 40; at most 200)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l max-chars -d 'Most characters (default: 12000; at most 50000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l marker -d 'With --mode delta: the marker_id of the previous term-read (see --json)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l no-merge-wrapped -d 'Keep soft-wrapped rows as separate lines'
@@ -140,8 +140,8 @@ complete -c kpty -n "__fish_kpty_using_subcommand term-read" -s h -l help -d 'Pr
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l label -d 'The session with this label (resolved; exactly one must match)' -r
-complete -c kpty -n "__fish_kpty_using_subcommand resize" -l cols -d 'Columns' -r
-complete -c kpty -n "__fish_kpty_using_subcommand resize" -l rows -d 'Rows' -r
+complete -c kpty -n "__fish_kpty_using_subcommand resize" -l cols -d 'Terminal columns (2-1000)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand resize" -l rows -d 'Terminal rows (1-1000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'

@@ -116,10 +116,10 @@ pub struct SendLineArgs {
 pub struct ReadArgs {
     #[command(flatten)]
     pub session: SessionArg,
-    /// Most bytes to return (default 4096, at most 1048576).
+    /// Most bytes to return (default: 4096; at most 1048576).
     #[arg(long, value_name = "N")]
     pub max_bytes: Option<usize>,
-    /// Wait this many milliseconds for output when there is none yet (default 5000).
+    /// Wait this many milliseconds for output when there is none yet (default: 5000).
     #[arg(long, short = 't', value_name = "MS")]
     pub timeout_ms: Option<u64>,
     /// Read from this absolute offset (see next_offset in --json output).
@@ -142,10 +142,10 @@ pub struct TermReadArgs {
     /// lines added since --marker.
     #[arg(long, value_parser = spellings(TermMode::SPELLINGS), default_value = "tail")]
     pub mode: String,
-    /// Most lines (default 40, at most 200).
+    /// Most lines (default: 40; at most 200).
     #[arg(long, value_name = "N")]
     pub max_lines: Option<usize>,
-    /// Most characters (default 12000, at most 50000).
+    /// Most characters (default: 12000; at most 50000).
     #[arg(long, value_name = "N")]
     pub max_chars: Option<usize>,
     /// With --mode delta: the marker_id of the previous term-read (see --json).
@@ -164,10 +164,10 @@ pub struct TermReadArgs {
 pub struct ResizeArgs {
     #[command(flatten)]
     pub session: SessionArg,
-    /// Columns.
+    /// Terminal columns (2-1000).
     #[arg(long)]
     pub cols: u16,
-    /// Rows.
+    /// Terminal rows (1-1000).
     #[arg(long)]
     pub rows: u16,
 }
