@@ -166,6 +166,9 @@ pub enum Cause {
     Unreachable,
     /// The holder does not know the request (it was started by an older kpty).
     UnknownRequest,
+    /// The shell ended while the call was under way (a talk's own `exit 3`), as opposed to a
+    /// call refused because the session had already ended.
+    EndedDuringCall,
     /// A cause this build does not know (sent by a newer holder).
     #[serde(other)]
     Other,

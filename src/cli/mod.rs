@@ -292,16 +292,11 @@ fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
     Ok(code)
 }
 
-/// The shell's exit code when a talk's command ended the shell (`exit 3`): the talk ran (its
-/// details carry the command's `partial_output`), not a talk refused because the session had
-/// already ended (that is an error, 118, not the old exit code).
+/// The shell's exit code when a talk's own command ended the shell (`exit 3`); a talk refused
+/// because the session had already ended is an error (118), not the old exit code.
 fn shell_ended(e: &Error) -> Option<i32> {
-    let d = e.details.as_ref()?;
-    let code = d["exit_code"].as_i64()?;
-    (e.code == crate::error::ErrorCode::PtyProcessExited
-        && d.get("unreachable").is_none()
-        && d.get("partial_output").is_some())
-    .then_some((code & 0xff) as i32)
+    let code = e.details.as_ref()?["exit_code"].as_i64()?;
+    (e.cause == Some(crate::error::Cause::EndedDuringCall)).then_some((code & 0xff) as i32)
 }
 
 /// An interactive `kpty talk`: Ctrl-C is forwarded to the session (as ssh does) — the command

@@ -382,6 +382,7 @@ pub fn call_with(
                 format!("the shell of session {} has exited (code {}): the session has ended", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
             )
             .with_hint(Hint::CreateAnother)
+            .with_cause(Cause::EndedDuringCall)
             .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal})),
             _ => err,
         }

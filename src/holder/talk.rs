@@ -341,7 +341,9 @@ impl Shared {
             })
             .with_details(details),
             Stop::Exited(exit) => {
-                let mut e = self.exited_error(&exit);
+                let mut e = self
+                    .exited_error(&exit)
+                    .with_cause(crate::error::Cause::EndedDuringCall);
                 let mut d = details;
                 d["exit_code"] = json!(exit.code);
                 e.details = Some(d);
