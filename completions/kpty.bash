@@ -146,7 +146,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__create)
-            opts="-h --shell --cwd --cols --rows --scrollback --env --sandbox --no-sandbox --allow-write --deny-read --no-network --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --no-redact --help"
+            opts="-t -h --shell --cwd --cols --rows --scrollback --env --timeout-ms --sandbox --no-sandbox --allow-write --deny-read --no-network --owner-agent-id --owner-session-id --owner-role --label --cli-type --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -173,6 +173,14 @@ _kpty() {
                     return 0
                     ;;
                 --env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -304,7 +312,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__log)
-            opts="-s -f -h --session --agent --action --errors-only --blocked-only --since --follow --state-dir --json --no-redact --help"
+            opts="-s -f -h --session --agent --action --errors-only --blocked-only --after --follow --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -326,7 +334,7 @@ _kpty() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --since)
+                --after)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -378,7 +386,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__read)
-            opts="-s -f -h --session --agent --label --max-bytes --timeout-ms --since --strip-ansi --watch --follow --state-dir --json --no-redact --help"
+            opts="-s -t -f -h --session --agent --label --max-bytes --timeout-ms --since --strip-ansi --watch --follow --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -405,6 +413,10 @@ _kpty() {
                     return 0
                     ;;
                 --timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

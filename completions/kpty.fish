@@ -40,7 +40,7 @@ complete -c kpty -n "__fish_kpty_needs_command" -f -a "read" -d 'Print a session
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "term-read" -d 'Print the rendered terminal screen (no escape codes): tail, viewport or delta'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "resize" -d 'Change a session\'s terminal size'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "kill" -d 'End a session: hang up its shell and everything it started'
-complete -c kpty -n "__fish_kpty_needs_command" -f -a "help" -d 'Show the actions, configuration and exit codes (or help for one command)'
+complete -c kpty -n "__fish_kpty_needs_command" -f -a "help" -d 'Show the commands, configuration and exit codes, or one command\'s help'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "resolve" -d 'Print the id of the one session an agent (or owner session, or label) owns'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "send-line-to-agent" -d 'Type a line into the session an agent owns (resolve + send-line)'
 complete -c kpty -n "__fish_kpty_needs_command" -f -a "update-ownership" -d 'Change a session\'s owner, role, label or cli type'
@@ -58,6 +58,7 @@ complete -c kpty -n "__fish_kpty_using_subcommand create" -l cols -d 'Terminal c
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l rows -d 'Terminal rows (default: KURORYUU_PTY_ROWS or 30)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l scrollback -d 'Lines of scrollback term-read can reach (default: KPTY_SCROLLBACK or 10000; at most 1000000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l env -d 'Extra environment for the shell, KEY=VALUE (repeatable; overrides PAGER, TERM …)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand create" -s t -l timeout-ms -d 'Wait at most this many milliseconds for the shell\'s first prompt, then go on without it (talk then completes by sentinel; default: KPTY_READY_TIMEOUT_MS or 10000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l allow-write -d 'Sandbox: also allow writing under PATH (repeatable; must exist)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l deny-read -d 'Sandbox: also hide PATH and everything under it (repeatable)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand create" -l owner-agent-id -d 'Owner agent id (routing identity)' -r
@@ -80,7 +81,7 @@ complete -c kpty -n "__fish_kpty_using_subcommand list" -s h -l help -d 'Print h
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l label -d 'The session with this label (resolved; exactly one must match)' -r
-complete -c kpty -n "__fish_kpty_using_subcommand talk" -s t -l timeout-ms -d 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand talk" -s t -l timeout-ms -d 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000; the command keeps running)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l sentinel -d 'Use the sentinel method with this marker instead of shell integration' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l max-chars -d 'Return at most N characters of output, the end kept (default: all)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
@@ -91,7 +92,7 @@ complete -c kpty -n "__fish_kpty_using_subcommand talk" -s h -l help -d 'Print h
 complete -c kpty -n "__fish_kpty_using_subcommand run" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l label -d 'The session with this label (resolved; exactly one must match)' -r
-complete -c kpty -n "__fish_kpty_using_subcommand run" -s t -l timeout-ms -d 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand run" -s t -l timeout-ms -d 'Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000; the command keeps running)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l sentinel -d 'Use the sentinel method with this marker instead of shell integration' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l max-chars -d 'Return at most N characters of output, the end kept (default: all)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
@@ -121,8 +122,8 @@ complete -c kpty -n "__fish_kpty_using_subcommand send-keys" -s h -l help -d 'Pr
 complete -c kpty -n "__fish_kpty_using_subcommand read" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l label -d 'The session with this label (resolved; exactly one must match)' -r
-complete -c kpty -n "__fish_kpty_using_subcommand read" -l max-bytes -d 'Most bytes to return (default 4096, at most 1048576)' -r
-complete -c kpty -n "__fish_kpty_using_subcommand read" -l timeout-ms -d 'Wait this long for output when there is none yet (default 5000)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand read" -l max-bytes -d 'Most bytes to return (default: 4096; at most 1048576)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand read" -s t -l timeout-ms -d 'Wait this many milliseconds for output when there is none yet (default: 5000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l since -d 'Read from this absolute offset (see next_offset in --json output)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand read" -l strip-ansi -d 'Remove ANSI escape sequences'
@@ -136,8 +137,8 @@ complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l label -d 'The se
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l mode -d 'tail: the last lines of scrollback + screen; viewport: the visible screen; delta: only lines added since --marker' -r -f -a "tail\t''
 viewport\t''
 delta\t''"
-complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l max-lines -d 'Most lines (default 40, at most 200)' -r
-complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l max-chars -d 'Most characters (default 12000, at most 50000)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l max-lines -d 'Most lines (default: 40; at most 200)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l max-chars -d 'Most characters (default: 12000; at most 50000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l marker -d 'With --mode delta: the marker_id of the previous term-read (see --json)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand term-read" -l no-merge-wrapped -d 'Keep soft-wrapped rows as separate lines'
@@ -148,8 +149,8 @@ complete -c kpty -n "__fish_kpty_using_subcommand term-read" -s h -l help -d 'Pr
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -s s -l session -d 'Session id, unique id prefix, or label (default: the default session)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l agent -d 'The session owned by this agent (resolved; exactly one must match)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l label -d 'The session with this label (resolved; exactly one must match)' -r
-complete -c kpty -n "__fish_kpty_using_subcommand resize" -l cols -d 'Columns' -r
-complete -c kpty -n "__fish_kpty_using_subcommand resize" -l rows -d 'Rows' -r
+complete -c kpty -n "__fish_kpty_using_subcommand resize" -l cols -d 'Terminal columns (2-1000)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand resize" -l rows -d 'Terminal rows (1-1000)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
 complete -c kpty -n "__fish_kpty_using_subcommand resize" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
@@ -167,14 +168,14 @@ complete -c kpty -n "__fish_kpty_using_subcommand help" -l no-redact -d 'Keep se
 complete -c kpty -n "__fish_kpty_using_subcommand help" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l agent -l agent-id -d 'Owner agent id (primary routing key)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l owner-session-id -d 'Owner session id' -r
-complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l label -d 'Label' -r
+complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l label -d 'The session\'s label' -r
 complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
 complete -c kpty -n "__fish_kpty_using_subcommand resolve" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand resolve" -s h -l help -d 'Print help'
 complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l agent -l agent-id -d 'Owner agent id (primary routing key)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l owner-session-id -d 'Owner session id' -r
-complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l label -d 'Label' -r
+complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l label -d 'The session\'s label' -r
 complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
 complete -c kpty -n "__fish_kpty_using_subcommand send-line-to-agent" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
@@ -216,10 +217,10 @@ complete -c kpty -n "__fish_kpty_using_subcommand prune" -l force -d 'Also remov
 complete -c kpty -n "__fish_kpty_using_subcommand prune" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
 complete -c kpty -n "__fish_kpty_using_subcommand prune" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand prune" -s h -l help -d 'Print help'
-complete -c kpty -n "__fish_kpty_using_subcommand log" -s s -l session -d 'Only this session (id)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand log" -s s -l session -d 'Only this session: id, unique id prefix, or label — also of a session that has ended (as the trail recorded it)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand log" -l agent -d 'Only events of this agent' -r
 complete -c kpty -n "__fish_kpty_using_subcommand log" -l action -d 'Only this action (e.g. talk, send_line; send-line works too)' -r
-complete -c kpty -n "__fish_kpty_using_subcommand log" -l since -d 'Only events since this time: RFC 3339 (2026-11-22T07:00:00Z) or an age (10m, 2h, 1d)' -r
+complete -c kpty -n "__fish_kpty_using_subcommand log" -l after -d 'Only events at or after WHEN: a time (RFC 3339, 2026-11-22T07:00:00Z) or an age (30s, 10m, 2h, 1d: that long ago)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand log" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand log" -l errors-only -d 'Only failed actions'
 complete -c kpty -n "__fish_kpty_using_subcommand log" -l blocked-only -d 'Only blocked (dangerous) commands'

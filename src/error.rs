@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+pub use crate::api::hint::{Hint, Voice};
+
 /// Stable error codes (the seeds' names; kpty adds `PTY_BUSY`, `INVALID_PARAMS`,
 /// `STATE_ERROR`, `CANCELLED`, `INTERNAL`, `BRIDGE_ERROR` and `BRIDGE_UNAVAILABLE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -150,6 +152,10 @@ pub struct Error {
     /// clients ignore it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<Cause>,
+    /// What to do about it, rendered into the message in the caller's vocabulary when the
+    /// error leaves the core ([`Error::speak`]); carried on the holder wire until then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<Hint>,
 }
 
 /// A typed reason behind an [`Error`], for the code that decides on it (messages are for people).
@@ -160,6 +166,9 @@ pub enum Cause {
     Unreachable,
     /// The holder does not know the request (it was started by an older kpty).
     UnknownRequest,
+    /// The shell ended while the call was under way (a talk's own `exit 3`), as opposed to a
+    /// call refused because the session had already ended.
+    EndedDuringCall,
     /// A cause this build does not know (sent by a newer holder).
     #[serde(other)]
     Other,
@@ -173,7 +182,34 @@ impl Error {
             message: message.into(),
             details: None,
             cause: None,
+            hint: None,
         }
+    }
+
+    /// Attach a suggestion, said in the caller's vocabulary when the error leaves the core.
+    pub fn with_hint(mut self, hint: Hint) -> Self {
+        self.hint = Some(hint);
+        self
+    }
+
+    /// This error as `voice` says it: its hint rendered into the message, and, for the CLI,
+    /// the parameter names a usage error gives spelled as flags (`max_bytes` →
+    /// `--max-bytes`).
+    pub fn speak(mut self, voice: Voice) -> Self {
+        if let Some(h) = self.hint.take() {
+            let sep = if self.message.ends_with('.') {
+                " "
+            } else {
+                "; "
+            };
+            self.message = format!("{}{sep}{}", self.message, h.render(voice));
+        }
+        if voice == Voice::Cli
+            && matches!(self.code, ErrorCode::InvalidParams | ErrorCode::Deprecated)
+        {
+            self.message = crate::api::hint::cli_words(&self.message);
+        }
+        self
     }
 
     /// Attach a typed cause.
@@ -239,6 +275,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl From<crate::safety::Refusal> for Error {
     /// A refused write: `DANGEROUS_COMMAND_BLOCKED` with the refusal's message and details.
     fn from(r: crate::safety::Refusal) -> Self {
-        Error::new(ErrorCode::DangerousCommandBlocked, r.message()).with_details(r.details())
+        let e = Error::new(ErrorCode::DangerousCommandBlocked, r.message());
+        match r {
+            crate::safety::Refusal::Dangerous { .. } => e.with_hint(Hint::ExplainBlock),
+            _ => e,
+        }
+        .with_details(r.details())
     }
 }

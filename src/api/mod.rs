@@ -6,6 +6,7 @@
 pub mod check;
 pub mod config;
 pub mod help;
+pub mod hint;
 pub mod http;
 pub mod ids;
 pub mod kinds;

@@ -195,7 +195,8 @@ pub struct Params {
     /// instead of shell integration; usually leave it out.
     pub sentinel: Option<String>,
     /// talk: give up after this many ms (default 30000, `KURORYUU_PTY_TIMEOUT_MS`); read: wait
-    /// this long for new data (default 5000). At most 3600000.
+    /// this long for new data (default 5000); create: wait at most this long for the shell's
+    /// first prompt, then go on without it (default 10000, `KPTY_READY_TIMEOUT_MS`). At most 3600000.
     pub timeout_ms: Option<u64>,
     /// read: most bytes to return (default 4096, cap 1 MiB).
     pub max_bytes: Option<usize>,

@@ -28,11 +28,11 @@ pub fn base_url(e: &RegistryEntry) -> Result<String> {
         .ok_or_else(|| {
             Error::new(
                 ErrorCode::BridgeUnavailable,
-                format!(
-                    "session {} ({}) has no bridge URL: register it again with --desktop-url",
-                    e.session_id, e.source
-                ),
+                format!("session {} ({}) has no bridge URL", e.session_id, e.source),
             )
+            .with_hint(crate::error::Hint::Reregister {
+                session: e.session_id.clone(),
+            })
             .with_details(json!({"session_id": e.session_id}))
         })
 }

@@ -3,18 +3,22 @@
 
 use super::render::{out, print_json};
 use crate::core::Ctx;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Voice};
 use serde_json::Value;
 
 /// `kpty log`: the audit trail, filtered; `--follow` keeps printing new events.
 pub fn log(ctx: &Ctx, a: &super::args::LogArgs, json: bool) -> Result<i32> {
     use crate::core::trail;
-    let since = match a.since.as_deref() {
+    let since = match a.after.as_deref() {
         None => None,
-        Some(w) => Some(parse_since(w)?),
+        Some(w) => Some(parse_after(w)?),
+    };
+    let session = match a.session.as_deref() {
+        None => None,
+        Some(r) => Some(trail::session_of(ctx, r).map_err(|e| e.speak(Voice::Cli))?),
     };
     let f = trail::Filter {
-        session: a.session.clone(),
+        session,
         agent: a.agent.clone(),
         action: a.action.clone(),
         errors_only: a.errors_only,
@@ -32,14 +36,14 @@ pub fn log(ctx: &Ctx, a: &super::args::LogArgs, json: bool) -> Result<i32> {
     Ok(0)
 }
 
-fn parse_since(w: &str) -> Result<jiff::Timestamp> {
+fn parse_after(w: &str) -> Result<jiff::Timestamp> {
     if let Ok(t) = w.parse::<jiff::Timestamp>() {
         return Ok(t);
     }
     let (num, unit) = w.split_at(w.find(|c: char| !c.is_ascii_digit()).unwrap_or(w.len()));
     let n: i64 = num.parse().map_err(|_| {
         Error::invalid(format!(
-            "--since {w:?}: use RFC 3339 or an age like 10m, 2h, 1d"
+            "--after {w:?}: use a time (RFC 3339, 2026-11-22T07:00:00Z) or an age like 30s, 10m, 2h, 1d"
         ))
     })?;
     let secs = match unit {
@@ -49,13 +53,13 @@ fn parse_since(w: &str) -> Result<jiff::Timestamp> {
         "d" => n * 86_400,
         _ => {
             return Err(Error::invalid(format!(
-                "--since {w:?}: use RFC 3339 or an age like 10m, 2h, 1d"
+                "--after {w:?}: use a time (RFC 3339, 2026-11-22T07:00:00Z) or an age like 30s, 10m, 2h, 1d"
             )));
         }
     };
     jiff::Timestamp::now()
         .checked_sub(jiff::SignedDuration::from_secs(secs))
-        .map_err(|e| Error::invalid(format!("--since {w:?}: {e}")))
+        .map_err(|e| Error::invalid(format!("--after {w:?}: {e}")))
 }
 
 fn log_line(e: &Value) -> String {

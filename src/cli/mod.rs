@@ -53,6 +53,8 @@ pub fn run(argv: Vec<OsString>) -> i32 {
     match code {
         Ok(code) => code,
         Err(e) => {
+            // Said in the CLI's words, whichever path the error took.
+            let e = e.speak(crate::error::Voice::Cli);
             if json {
                 render::print_json(&e.to_json());
             } else {
@@ -298,12 +300,11 @@ fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
     Ok(code)
 }
 
-/// The shell's exit code when a talk's command ended the shell (`exit 3`).
+/// The shell's exit code when a talk's own command ended the shell (`exit 3`); a talk refused
+/// because the session had already ended is an error (118), not the old exit code.
 fn shell_ended(e: &Error) -> Option<i32> {
-    let d = e.details.as_ref()?;
-    let code = d["exit_code"].as_i64()?;
-    (e.code == crate::error::ErrorCode::PtyProcessExited && d.get("unreachable").is_none())
-        .then_some((code & 0xff) as i32)
+    let code = e.details.as_ref()?["exit_code"].as_i64()?;
+    (e.cause == Some(crate::error::Cause::EndedDuringCall)).then_some((code & 0xff) as i32)
 }
 
 /// An interactive `kpty talk`: Ctrl-C is forwarded to the session (as ssh does) — the command
@@ -379,6 +380,7 @@ fn create_params(a: &args::CreateArgs) -> Result<Params> {
         cols: a.cols,
         rows: a.rows,
         scrollback: a.scrollback,
+        timeout_ms: a.timeout_ms,
         env: (!env.is_empty()).then_some(env),
         sandbox: if a.sandbox.no_sandbox {
             Some(false)

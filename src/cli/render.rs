@@ -173,23 +173,27 @@ fn list_table(r: &ListReply<RegistryEntry>) {
 }
 
 fn help_text(d: &HelpData) -> String {
-    let mut s = format!(
-        "kpty {} — {}\n\nActions (k_pty contract; CLI verbs use dashes):\n",
-        d.version, d.description
-    );
-    for (k, v) in &d.actions {
-        s.push_str(&format!("  {k:<19} {v}\n"));
-    }
-    s.push_str("\nCommands of the CLI only:\n");
+    let mut s = format!("kpty {} — {}\n\nCommands:\n", d.version, d.description);
     let cli = <super::args::Cli as clap::CommandFactory>::command();
     for c in cli.get_subcommands().filter(|c| !c.is_hide_set()) {
-        let name = c.get_name();
-        if d.actions.contains_key(name.replace('-', "_").as_str()) {
-            continue;
-        }
         let about = c.get_about().map(|a| a.to_string()).unwrap_or_default();
-        s.push_str(&format!("  {name:<19} {about}\n"));
+        let aliases: Vec<&str> = c.get_visible_aliases().collect();
+        let alias = if aliases.is_empty() {
+            String::new()
+        } else {
+            format!(" (alias: {})", aliases.join(", "))
+        };
+        s.push_str(&format!("  {:<19} {about}{alias}\n", c.get_name()));
     }
+    s.push_str(&format!(
+        "  {:<19} (deprecated) an old k_pty action, not a command: use send-line or talk\n",
+        "write"
+    ));
+    s.push_str(
+        "\nOver MCP (`kpty mcp`) the same actions are spelled with underscores (send_line, \
+         term_read …)\nand the flags are parameters (--timeout-ms is timeout_ms); \
+         `kpty --json help` lists them.\n",
+    );
     s.push_str(&format!("\nState directory: {}\n", d.state_dir));
     s.push_str(&match d.sandbox.landlock_abi {
         Some(abi) => format!(
@@ -214,6 +218,15 @@ fn help_text(d: &HelpData) -> String {
 /// `kpty help COMMAND`: clap's long help for that subcommand.
 pub fn clap_help(name: &str) -> i32 {
     let mut cmd = Cli::command();
+    // Built, so the usage line reads `kpty talk …`, as `kpty talk --help` shows it.
+    cmd.build();
+    if name == "write" {
+        out(
+            b"write is deprecated: an old k_pty action, not a kpty command. Use `kpty send-line` \
+              (type a line + Enter) or `kpty talk` (run a command and wait).\n",
+        );
+        return 0;
+    }
     match cmd.find_subcommand_mut(name) {
         Some(sub) => {
             let help = sub.render_long_help().to_string();

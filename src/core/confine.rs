@@ -30,8 +30,9 @@ pub fn policy(
             return Ok(None);
         }
         return Err(Error::invalid(
-            "allow_write, deny_read and network apply to sandboxed sessions: add sandbox (--sandbox)",
-        ));
+            "allow_write, deny_read and network apply to sandboxed sessions only",
+        )
+        .with_hint(crate::error::Hint::AddSandbox));
     }
     let var = |k: &str| {
         env.get(k)
@@ -57,10 +58,10 @@ pub fn policy(
         Ok(policy) => Ok(Some(policy)),
         Err(PolicyError::Unsupported { reason, message }) => Err(Error::new(
             ErrorCode::PtySpawnFailed,
-            format!("--sandbox: {message}"),
+            format!("sandbox: {message}"),
         )
         .with_details(serde_json::json!({"reason": reason, "landlock_abi": apply::kernel_abi()}))),
-        Err(PolicyError::BadPath(m)) => Err(Error::invalid(format!("--sandbox: {m}"))),
+        Err(PolicyError::BadPath(m)) => Err(Error::invalid(format!("sandbox: {m}"))),
     }
 }
 

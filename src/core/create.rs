@@ -48,6 +48,19 @@ pub fn check_role(role: &str) -> Result<OwnerRole> {
     })
 }
 
+/// How long `create` waits for the shell's first prompt: `timeout_ms`, else
+/// `KPTY_READY_TIMEOUT_MS`.
+fn ready_timeout_ms(p: &Params) -> Result<u64> {
+    match p.timeout_ms {
+        None => Ok(config::ready_timeout_ms()),
+        Some(t) if (1..=crate::api::MAX_TIMEOUT_MS).contains(&t) => Ok(t),
+        Some(_) => Err(Error::invalid(format!(
+            "timeout_ms must be 1..={}",
+            crate::api::MAX_TIMEOUT_MS
+        ))),
+    }
+}
+
 /// Validate a terminal size.
 pub fn check_size(cols: u16, rows: u16) -> Result<()> {
     if !(2..=1000).contains(&cols) || !(1..=1000).contains(&rows) {
@@ -68,6 +81,7 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
     let cols = p.cols.unwrap_or_else(config::default_cols);
     let rows = p.rows.unwrap_or_else(config::default_rows);
     check_size(cols, rows)?;
+    ready_timeout_ms(p)?;
     if let Some(n) = p.scrollback
         && n as usize > crate::api::MAX_SCROLLBACK
     {
@@ -263,7 +277,7 @@ fn start(
         label: p.label.clone(),
         buffer_size: config::buffer_size(),
         scrollback: Some(scrollback),
-        ready_timeout_ms: config::ready_timeout_ms(),
+        ready_timeout_ms: ready_timeout_ms(p)?,
         created_at: created_at.into(),
         sandbox: sandbox.clone(),
     };

@@ -293,8 +293,6 @@ fn saved_read(ctx: &Ctx, id: &str, since: Option<u64>, max: usize) -> Option<Rea
 
 /// `write` is deprecated, as in the seeds.
 pub fn write_deprecated() -> Error {
-    Error::new(
-        ErrorCode::Deprecated,
-        "write is deprecated: use send_line (type a line + Enter) or talk (run a command and wait)",
-    )
+    Error::new(ErrorCode::Deprecated, "write is deprecated")
+        .with_hint(crate::error::Hint::UseSendLineOrTalk)
 }

@@ -58,6 +58,9 @@ pub struct Ctx {
     /// output, which stays raw as a terminal's scrollback is. The audit trail is redacted
     /// either way.
     pub redact: bool,
+    /// Whose vocabulary an error's hint uses: `kpty …` commands and flags for the CLI,
+    /// actions and parameters otherwise.
+    pub voice: crate::error::Voice,
 }
 
 impl Ctx {
@@ -71,6 +74,7 @@ impl Ctx {
             lean: false,
             talk_max_chars: None,
             redact: true,
+            voice: crate::error::Voice::Tool,
         })
     }
 }
@@ -102,10 +106,12 @@ impl Ctx {
     pub fn on(mut self, channel: Channel) -> Self {
         match channel {
             Channel::Human => {
+                self.voice = crate::error::Voice::Cli;
                 self.lean = true;
                 self.redact = false;
             }
             Channel::Json { no_redact } => {
+                self.voice = crate::error::Voice::Cli;
                 self.lean = false;
                 self.redact = !no_redact && !config::redact_opted_out();
             }
@@ -141,7 +147,7 @@ pub fn audited<T: serde::Serialize>(
     work: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
     let started = std::time::Instant::now();
-    let result = work();
+    let result = work().map_err(|e| e.speak(ctx.voice));
     let json = match &result {
         Ok(r) => to_json(Ok(r)),
         Err(e) => Err(e.clone()),
@@ -154,7 +160,7 @@ pub fn audited<T: serde::Serialize>(
 /// message and details too) has its secrets replaced.
 pub fn outgoing(ctx: &Ctx, result: Result<Value>) -> Result<Value> {
     if !ctx.redact {
-        return result;
+        return result.map_err(|e| e.speak(ctx.voice));
     }
     match result {
         Ok(mut v) => {
@@ -165,9 +171,10 @@ pub fn outgoing(ctx: &Ctx, result: Result<Value>) -> Result<Value> {
     }
 }
 
-/// An error as it leaves for the caller: with `ctx.redact`, its message and details have
-/// their secrets replaced.
-pub fn outgoing_error(ctx: &Ctx, mut e: Error) -> Error {
+/// An error as it leaves for the caller: its hint said in the caller's vocabulary and, with
+/// `ctx.redact`, its message and details with their secrets replaced.
+pub fn outgoing_error(ctx: &Ctx, e: Error) -> Error {
+    let mut e = e.speak(ctx.voice);
     if !ctx.redact {
         return e;
     }

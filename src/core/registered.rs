@@ -9,7 +9,7 @@ use crate::api::http::ResetReply;
 use crate::api::reply::Success;
 use crate::api::sessions::{Ended, HeartbeatReply, PruneReply, ResolveReply, UnregisterReply};
 use crate::api::{Params, SessionId};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Hint, Result};
 use crate::store::{Registry, RegistryEntry, journal, now_rfc3339};
 use serde_json::json;
 
@@ -130,13 +130,22 @@ pub fn unregister(ctx: &Ctx, p: &Params) -> Result<UnregisterReply> {
             )
         })?;
         if is_local(e) {
-            return Err(Error::invalid(format!("{id} is a local session: use kill")));
+            return Err(
+                Error::invalid(format!("{id} is a local session, not a registered one")).with_hint(
+                    Hint::UseKill {
+                        session: id.clone(),
+                    },
+                ),
+            );
         }
         if super::routing::is_leader(e) && !force {
             return Err(Error::new(
                 ErrorCode::PtyAccessDenied,
-                format!("{id} is the leader's terminal; unregister it with force=true if you really mean to"),
+                format!("{id} is the leader's terminal"),
             )
+            .with_hint(Hint::ForceUnregister {
+                session: id.clone(),
+            })
             .with_details(json!({"session_id": id, "owner_role": "leader"})));
         }
         Ok(reg.sessions.remove(&id))

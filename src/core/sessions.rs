@@ -4,7 +4,7 @@
 
 use super::Ctx;
 use crate::api::SessionId;
-use crate::error::{Cause, Error, ErrorCode, Result};
+use crate::error::{Cause, Error, ErrorCode, Hint, Result};
 use crate::proto::client::{self, Unreachable};
 use crate::proto::{Request, StatusBody};
 use crate::store::{Metadata, Registry, RegistryEntry};
@@ -103,10 +103,9 @@ fn by_full_id(ctx: &Ctx, reference: &str) -> Option<RegistryEntry> {
 fn not_found(reference: &str) -> Error {
     Error::new(
         ErrorCode::PtySessionNotFound,
-        format!(
-            "no session {reference:?} in this state directory; `kpty list` shows the sessions there"
-        ),
+        format!("no session {reference:?} in this state directory"),
     )
+    .with_hint(Hint::ListSessions)
     .with_details(json!({"session_id": reference}))
 }
 
@@ -122,6 +121,7 @@ fn ambiguous(reference: &str, matches: &[&RegistryEntry]) -> Error {
             matches.len()
         ),
     )
+    .with_hint(Hint::ListSessions)
     .with_details(json!({"matches": ids}))
 }
 
@@ -152,8 +152,9 @@ pub fn default_session(ctx: &Ctx, create: bool) -> Result<RegistryEntry> {
     if !create {
         return Err(Error::new(
             ErrorCode::PtySessionNotFound,
-            "no session named and no default session yet; `kpty talk CMD` creates one, or pass --session",
-        ));
+            "no session named and no default session yet",
+        )
+        .with_hint(Hint::NameOrCreate));
     }
     replace_default(ctx)
 }
@@ -340,14 +341,16 @@ pub fn call_with(
         match probe(ctx, e) {
             Liveness::Exited { exit_code, exit_signal, .. } => Error::new(
                 ErrorCode::PtyProcessExited,
-                format!("the shell of session {} has exited (code {}): the session has ended (`create` starts another; a talk without session_id starts a new default session)", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
+                format!("the shell of session {} has exited (code {}): the session has ended", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
             )
+            .with_hint(Hint::CreateAnother)
             .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal, "unreachable": true}))
             .with_cause(Cause::Unreachable),
             _ => Error::new(
                 ErrorCode::PtyProcessExited,
-                format!("the holder of session {} is gone ({why}); its shell is no longer reachable — `kpty kill {}` cleans it up", e.session_id, e.session_id),
+                format!("the holder of session {} is gone ({why}); its shell is no longer reachable", e.session_id),
             )
+            .with_hint(Hint::KillToCleanUp { session: e.session_id.clone() })
             .with_details(json!({"session_id": e.session_id, "state": "dead", "unreachable": true}))
             .with_cause(Cause::Unreachable),
         }
@@ -376,8 +379,10 @@ pub fn call_with(
         match (err.code, saved_exit(ctx, e)) {
             (ErrorCode::PtyReadFailed, Some(Liveness::Exited { exit_code, exit_signal, .. })) => Error::new(
                 ErrorCode::PtyProcessExited,
-                format!("the shell of session {} has exited (code {})", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
+                format!("the shell of session {} has exited (code {}): the session has ended", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
             )
+            .with_hint(Hint::CreateAnother)
+            .with_cause(Cause::EndedDuringCall)
             .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal})),
             _ => err,
         }

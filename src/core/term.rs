@@ -37,7 +37,7 @@ pub fn request(p: &crate::api::Params) -> Result<TermReadRequest> {
     }
     if p.marker_id.is_some() && mode != TermMode::Delta {
         return Err(Error::invalid(
-            "marker_id is only used with mode=delta (every term_read returns a new marker_id)",
+            "marker_id is only used with mode=delta (each delta read returns the next marker)",
         ));
     }
     Ok(TermReadRequest {
@@ -67,8 +67,9 @@ pub fn term_read(ctx: &Ctx, p: &crate::api::Params) -> Result<TermReadReply> {
     if config::term_buffer_access() == "off" {
         return Err(Error::new(
             ErrorCode::TermReadDisabled,
-            "term_read is disabled (KURORYUU_TERM_BUFFER_ACCESS=off); set it to on, or use read",
-        ));
+            "reading the rendered screen is disabled (KURORYUU_TERM_BUFFER_ACCESS=off)",
+        )
+        .with_hint(crate::error::Hint::TermReadOff));
     }
     let req = request(p)?;
     match Session::of(sessions::target(ctx, p, false)?) {

@@ -2,8 +2,9 @@
 //! traffic lines of `_registry_events.jsonl`, filtered and in time order.
 
 use super::Ctx;
-use serde_json::Value;
-use std::collections::HashMap;
+use crate::error::{Error, ErrorCode, Result};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 /// What to show.
@@ -65,6 +66,75 @@ impl Filter {
         }
         true
     }
+}
+
+/// The session id `reference` names, for filtering the trail: a session kpty knows, resolved
+/// as every command resolves it (id, unique id prefix, or label); else one only the trail
+/// remembers (ended and forgotten): its exact id, the label it had, or a unique id prefix.
+pub fn session_of(ctx: &Ctx, reference: &str) -> Result<String> {
+    let unknown = match super::sessions::resolve(ctx, reference) {
+        Ok(e) => return Ok(e.session_id),
+        Err(e)
+            if matches!(
+                e.code,
+                ErrorCode::PtySessionNotFound | ErrorCode::InvalidParams
+            ) =>
+        {
+            e
+        }
+        Err(e) => return Err(e),
+    };
+    let recorded = recorded(ctx);
+    if recorded.contains_key(reference) {
+        return Ok(reference.to_string());
+    }
+    let labelled: Vec<&String> = recorded
+        .iter()
+        .filter(|(_, labels)| labels.iter().any(|l| l == reference))
+        .map(|(id, _)| id)
+        .collect();
+    let prefixed: Vec<&String> = recorded
+        .keys()
+        .filter(|id| reference.len() >= 3 && id.starts_with(reference))
+        .collect();
+    let found = if labelled.is_empty() {
+        prefixed
+    } else {
+        labelled
+    };
+    match found.as_slice() {
+        [] => Err(unknown),
+        [one] => Ok(one.to_string()),
+        many => Err(Error::new(
+            ErrorCode::Ambiguous,
+            format!(
+                "{reference:?} matches {} sessions in the audit trail; use the full session id",
+                many.len()
+            ),
+        )
+        .with_details(
+            json!({"matches": many.iter().map(|id| json!({"session_id": id})).collect::<Vec<_>>()}),
+        )),
+    }
+}
+
+/// Every session id the trail recorded, with the labels it had.
+fn recorded(ctx: &Ctx) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for p in files(ctx, None) {
+        for e in read_from(&p, 0).0 {
+            let Some(id) = e["session_id"].as_str() else {
+                continue;
+            };
+            let labels = out.entry(id.to_string()).or_default();
+            if let Some(l) = e["label"].as_str()
+                && !labels.iter().any(|x| x == l)
+            {
+                labels.push(l.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// The files that hold traffic events.

@@ -266,7 +266,7 @@ fn sandboxed(program: &std::path::Path) -> Result<CommandBuilder> {
     let exe = std::path::Path::new("/proc/self/exe");
     if !exe.exists() {
         return Err(spawn_failed(
-            "--sandbox needs /proc (to re-run kpty as the sandbox)",
+            "the sandbox needs /proc (to re-run kpty as the sandbox)",
         ));
     }
     let mut cmd = CommandBuilder::new(exe);
@@ -338,7 +338,7 @@ fn exited_at_start(code: i32, out: String) -> Error {
             .find_map(|l| l.trim().strip_prefix(crate::sandbox::exec::REASON_PREFIX))
             .filter(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
             .unwrap_or("sandbox_not_enforced");
-        return spawn_failed(format!("--sandbox: {why}")).with_details(serde_json::json!({
+        return spawn_failed(format!("sandbox: {why}")).with_details(serde_json::json!({
             "reason": reason, "exit_code": code, "output": out,
         }));
     }

@@ -145,10 +145,13 @@ impl Shared {
         let v = st.screen.read(&q).map_err(|screen::UnknownMarker(id)| {
             Error::invalid(format!(
                 "marker_id {id} is unknown to session {} (markers live in its holder and only \
-                 the newest {} are kept); call term_read mode=delta without marker_id to start over",
+                 the newest {} are kept)",
                 self.session_id,
                 screen::MAX_MARKERS
             ))
+            .with_hint(crate::error::Hint::RestartDelta {
+                session: self.session_id.clone(),
+            })
             .with_details(json!({"session_id": self.session_id, "marker_id": id}))
         })?;
         let (info, state) = screen_state(&st, fg);

@@ -331,8 +331,9 @@ impl Shared {
     pub(super) fn exited_error(&self, exit: &ExitInfo) -> Error {
         Error::new(
             ErrorCode::PtyProcessExited,
-            format!("the shell of session {} has exited (code {}): the session has ended (`create` starts another; a talk without session_id starts a new default session)", self.session_id, exit.code),
+            format!("the shell of session {} has exited (code {}): the session has ended", self.session_id, exit.code),
         )
+        .with_hint(crate::error::Hint::CreateAnother)
         .with_details(json!({"session_id": self.session_id, "exit_code": exit.code, "exit_signal": exit.signal}))
     }
 

@@ -7,7 +7,7 @@ use super::completion::{Cancel, Capture, Completed, Detector, TalkState};
 use super::requests::screen_state;
 use super::session::{ExitInfo, Shared, State};
 use super::shell::{Integration, ShellKind, typed_command};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Hint, Result};
 use crate::proto::{ProgressBody, TalkBody, TalkRequest};
 use serde_json::json;
 use std::sync::MutexGuard;
@@ -85,11 +85,13 @@ impl Shared {
             return Err(Error::new(
                 ErrorCode::PtyBusy,
                 format!(
-                    "{} is busy: the shell has not shown a prompt since its last command started; \
-                     read its output, or interrupt it with send_keys keys=[\"C-c\"]",
+                    "{} is busy: the shell has not shown a prompt since its last command started",
                     self.session_id
                 ),
             )
+            .with_hint(Hint::ReadOrInterrupt {
+                session: self.session_id.clone(),
+            })
             .with_details(json!({"session_id": self.session_id})));
         }
         let begin = st.ring.end();
@@ -151,11 +153,13 @@ impl Shared {
             ErrorCode::PtyBusy,
             format!(
                 "{} is busy: {what} is running full-screen (alternate screen); talk would type \
-                 into it. Read it with term_read mode=viewport, drive it with send_keys, or \
-                 quit it first (e.g. send_keys keys=[\"q\"] for a pager)",
+                 into it",
                 self.session_id
             ),
         )
+        .with_hint(Hint::FullScreen {
+            session: self.session_id.clone(),
+        })
         .with_details(json!({
             "session_id": self.session_id,
             "terminal_state": "full_screen",
@@ -170,12 +174,13 @@ impl Shared {
         Error::new(
             ErrorCode::PtyBusy,
             format!(
-                "{} is busy: `{what}` is running in the foreground, not the shell; wait for it, \
-                 answer it with send_line, interrupt it with send_keys keys=[\"C-c\"], or — if \
-                 it is a shell itself (ssh, su, docker exec …) — talk to it with force=true",
+                "{} is busy: `{what}` is running in the foreground, not the shell",
                 self.session_id
             ),
         )
+        .with_hint(Hint::Foreground {
+            session: self.session_id.clone(),
+        })
         .with_details(json!({"session_id": self.session_id, "foreground_pid": pid, "foreground_command": name}))
     }
 
@@ -331,9 +336,14 @@ impl Shared {
                 ErrorCode::PtyTimeout,
                 format!("Command timed out after {}ms", req.timeout_ms),
             )
+            .with_hint(Hint::TalkTimedOut {
+                session: self.session_id.clone(),
+            })
             .with_details(details),
             Stop::Exited(exit) => {
-                let mut e = self.exited_error(&exit);
+                let mut e = self
+                    .exited_error(&exit)
+                    .with_cause(crate::error::Cause::EndedDuringCall);
                 let mut d = details;
                 d["exit_code"] = json!(exit.code);
                 e.details = Some(d);

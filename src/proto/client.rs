@@ -126,9 +126,9 @@ pub fn call(
 fn timed_out() -> Error {
     Error::new(
         ErrorCode::PtyTimeout,
-        "the session holder did not answer within the call's timeout (is it stopped? \
-         `kill -CONT` its pid, or `kpty kill` the session)",
+        "the session holder did not answer within the call's timeout",
     )
+    .with_hint(crate::error::Hint::HolderStopped)
 }
 
 /// A failed exchange; a read or write that ran into the deadline is `PTY_TIMEOUT`.

@@ -80,8 +80,7 @@ impl Refusal {
                     String::new()
                 };
                 format!(
-                    "blocked: the command breaks the dangerous-command rule {} ({}){edited}{ran}; nothing was typed \
-                     (`check` explains a verdict)",
+                    "blocked: the command breaks the dangerous-command rule {} ({}){edited}{ran}; nothing was typed",
                     rule.id, rule.description
                 )
             }

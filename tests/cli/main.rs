@@ -32,6 +32,8 @@ mod snapshots;
 
 mod check;
 mod errors;
+mod flags;
+mod hints;
 mod hostile;
 mod inspector;
 mod io;

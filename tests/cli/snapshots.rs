@@ -9,6 +9,8 @@ fn settings() -> insta::Settings {
     s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
     s.set_prepend_module_to_snapshot(false);
     s.add_filter(r"\d+\.\d+\.\d+", "[version]");
+    // Session ids named in messages (a hint's `kpty read -s ID`).
+    s.add_filter(r"pty_[0-9a-f]{8}", "[id]");
     s
 }
 

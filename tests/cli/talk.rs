@@ -539,13 +539,13 @@ fn usage_errors_are_json_with_json() {
 fn help_lists_every_command() {
     let env = Env::new();
     let help = env.ok(&["help"]);
-    for cmd in ["talk", "send_line", "check", "log", "serve", "mcp"] {
+    for cmd in ["talk", "send-line", "check", "log", "serve", "mcp"] {
         assert!(
             help.contains(&format!("\n  {cmd} ")),
             "{cmd} missing: {help}"
         );
     }
-    assert!(help.contains("DEPRECATED"), "write is marked deprecated");
+    assert!(help.contains("(deprecated)"), "write is marked deprecated");
 }
 
 /// `term-read --follow` into a pipe draws plain text, no clear-screen codes.

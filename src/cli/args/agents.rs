@@ -89,7 +89,8 @@ pub struct HelpArgs {
 /// `log`.
 #[derive(Debug, Args)]
 pub struct LogArgs {
-    /// Only this session (id).
+    /// Only this session: id, unique id prefix, or label — also of a session that has
+    /// ended (as the trail recorded it).
     #[arg(short, long, value_name = "SESSION")]
     pub session: Option<String>,
     /// Only events of this agent.
@@ -104,9 +105,10 @@ pub struct LogArgs {
     /// Only blocked (dangerous) commands.
     #[arg(long)]
     pub blocked_only: bool,
-    /// Only events since this time: RFC 3339 (2026-11-22T07:00:00Z) or an age (10m, 2h, 1d).
-    #[arg(long, value_name = "WHEN")]
-    pub since: Option<String>,
+    /// Only events at or after WHEN: a time (RFC 3339, 2026-11-22T07:00:00Z) or an age
+    /// (30s, 10m, 2h, 1d: that long ago).
+    #[arg(long, alias = "since", value_name = "WHEN")]
+    pub after: Option<String>,
     /// Keep printing new events as they are recorded.
     #[arg(long, short = 'f')]
     pub follow: bool,

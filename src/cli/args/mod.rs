@@ -51,6 +51,7 @@ pub struct Cli {
     #[arg(
         long,
         global = true,
+        help_heading = "Global options",
         env = "KPTY_STATE_DIR",
         hide_env_values = true,
         value_name = "DIR"
@@ -58,11 +59,11 @@ pub struct Cli {
     pub state_dir: Option<PathBuf>,
 
     /// Print the action's JSON object instead of human output (secrets redacted).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Global options")]
     pub json: bool,
 
     /// Keep secrets in --json output (also KPTY_REDACT=off).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Global options")]
     pub no_redact: bool,
 
     #[command(subcommand)]
@@ -115,7 +116,7 @@ pub enum Command {
     Resize(ResizeArgs),
     /// End a session: hang up its shell and everything it started.
     Kill(KillArgs),
-    /// Show the actions, configuration and exit codes (or help for one command).
+    /// Show the commands, configuration and exit codes, or one command's help.
     Help(HelpArgs),
     /// Print the id of the one session an agent (or owner session, or label) owns.
     Resolve(IdentityArgs),
@@ -183,8 +184,8 @@ pub struct IdentityArgs {
     /// Owner session id.
     #[arg(long, value_name = "ID")]
     pub owner_session_id: Option<String>,
-    /// Label.
-    #[arg(long)]
+    /// The session's label.
+    #[arg(long, value_name = "LABEL")]
     pub label: Option<String>,
 }
 
@@ -192,18 +193,18 @@ pub struct IdentityArgs {
 #[derive(Debug, Args)]
 pub struct OwnerArgs {
     /// Owner agent id (routing identity).
-    #[arg(long)]
+    #[arg(long, value_name = "AGENT_ID")]
     pub owner_agent_id: Option<String>,
     /// Owner session id.
-    #[arg(long)]
+    #[arg(long, value_name = "ID")]
     pub owner_session_id: Option<String>,
     /// Owner role: leader or worker.
-    #[arg(long, value_parser = spellings(OwnerRole::SPELLINGS))]
+    #[arg(long, value_name = "ROLE", value_parser = spellings(OwnerRole::SPELLINGS))]
     pub owner_role: Option<String>,
     /// A label to name the session by.
-    #[arg(long)]
+    #[arg(long, value_name = "LABEL")]
     pub label: Option<String>,
     /// Kind of program in the terminal (e.g. bash, claude).
-    #[arg(long)]
+    #[arg(long, value_name = "TYPE")]
     pub cli_type: Option<String>,
 }

@@ -26,6 +26,10 @@ pub struct CreateArgs {
     /// Extra environment for the shell, KEY=VALUE (repeatable; overrides PAGER, TERM …).
     #[arg(long = "env", value_name = "KEY=VALUE")]
     pub env: Vec<String>,
+    /// Wait at most this many milliseconds for the shell's first prompt, then go on without
+    /// it (talk then completes by sentinel; default: KPTY_READY_TIMEOUT_MS or 10000).
+    #[arg(long, short = 't', value_name = "MS")]
+    pub timeout_ms: Option<u64>,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
     #[command(flatten)]
@@ -65,11 +69,12 @@ pub struct SandboxArgs {
 pub struct TalkArgs {
     #[command(flatten)]
     pub session: SessionArg,
-    /// Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000).
+    /// Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000; the
+    /// command keeps running).
     #[arg(long, short = 't', value_name = "MS")]
     pub timeout_ms: Option<u64>,
     /// Use the sentinel method with this marker instead of shell integration.
-    #[arg(long)]
+    #[arg(long, value_name = "MARKER")]
     pub sentinel: Option<String>,
     /// Return at most N characters of output, the end kept (default: all).
     #[arg(long, value_name = "N")]
@@ -111,11 +116,11 @@ pub struct SendLineArgs {
 pub struct ReadArgs {
     #[command(flatten)]
     pub session: SessionArg,
-    /// Most bytes to return (default 4096, at most 1048576).
+    /// Most bytes to return (default: 4096; at most 1048576).
     #[arg(long, value_name = "N")]
     pub max_bytes: Option<usize>,
-    /// Wait this long for output when there is none yet (default 5000).
-    #[arg(long, value_name = "MS")]
+    /// Wait this many milliseconds for output when there is none yet (default: 5000).
+    #[arg(long, short = 't', value_name = "MS")]
     pub timeout_ms: Option<u64>,
     /// Read from this absolute offset (see next_offset in --json output).
     #[arg(long, value_name = "OFFSET")]
@@ -137,10 +142,10 @@ pub struct TermReadArgs {
     /// lines added since --marker.
     #[arg(long, value_parser = spellings(TermMode::SPELLINGS), default_value = "tail")]
     pub mode: String,
-    /// Most lines (default 40, at most 200).
+    /// Most lines (default: 40; at most 200).
     #[arg(long, value_name = "N")]
     pub max_lines: Option<usize>,
-    /// Most characters (default 12000, at most 50000).
+    /// Most characters (default: 12000; at most 50000).
     #[arg(long, value_name = "N")]
     pub max_chars: Option<usize>,
     /// With --mode delta: the marker_id of the previous term-read (see --json).
@@ -159,10 +164,10 @@ pub struct TermReadArgs {
 pub struct ResizeArgs {
     #[command(flatten)]
     pub session: SessionArg,
-    /// Columns.
+    /// Terminal columns (2-1000).
     #[arg(long)]
     pub cols: u16,
-    /// Rows.
+    /// Terminal rows (1-1000).
     #[arg(long)]
     pub rows: u16,
 }
