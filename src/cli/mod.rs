@@ -5,6 +5,7 @@
 pub mod args;
 pub mod assets;
 mod check;
+pub mod complete;
 pub mod follow;
 pub mod log;
 pub mod render;
@@ -22,6 +23,11 @@ use std::io::IsTerminal;
 
 /// Run the CLI; returns the exit code.
 pub fn run(argv: Vec<OsString>) -> i32 {
+    complete::answer_if_asked(&argv);
+    if argv.get(1).is_some_and(|a| a == assets::SUBCOMMAND) {
+        // A maintainers' verb outside the clap model, so never offered by completion.
+        return assets::main(&argv[2..]);
+    }
     let wants_json = argv
         .iter()
         .skip(1)
@@ -85,17 +91,12 @@ fn execute(cli: Cli) -> Result<i32> {
 
 /// The roles other than the CLI (MCP server, HTTP bridge; the holder is picked before any
 /// parsing, in [`crate::run`]) and the verbs that are not
-/// actions (`log`, `generate-assets`, `help COMMAND`): run, with their exit code.
+/// actions (`log`, `help COMMAND`): run, with their exit code.
 fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
     Ok(Some(match &cli.command {
         Command::Mcp => crate::mcp::run(ctx(cli)?),
         Command::Serve(a) => crate::serve::run(ctx(cli)?, a.port),
         Command::Log(a) => log::log(&ctx(cli)?, a, cli.json)?,
-        Command::GenerateAssets { out } => {
-            assets::generate(out)
-                .map_err(|e| Error::internal(format!("generating assets failed: {e}")))?;
-            0
-        }
         Command::Help(h) if h.command.is_some() => {
             render::clap_help(h.command.as_deref().unwrap_or_default())
         }

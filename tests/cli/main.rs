@@ -28,6 +28,7 @@ mod bridge;
 mod snapshots;
 
 mod check;
+mod completion;
 mod errors;
 mod hostile;
 mod io;

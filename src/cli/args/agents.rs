@@ -18,7 +18,7 @@ pub struct SendLineToAgentArgs {
 #[derive(Debug, Args)]
 pub struct UpdateOwnershipArgs {
     /// Session id, unique id prefix, or label.
-    #[arg(value_name = "SESSION")]
+    #[arg(value_name = "SESSION", add = crate::cli::complete::sessions())]
     pub session: String,
     #[command(flatten)]
     pub owner: OwnerArgs,
@@ -47,7 +47,7 @@ pub struct RegisterArgs {
 #[derive(Debug, Args)]
 pub struct UnregisterArgs {
     /// The registered session's id.
-    #[arg(value_name = "SESSION_ID")]
+    #[arg(value_name = "SESSION_ID", add = crate::cli::complete::sessions())]
     pub session: String,
     /// Also remove a leader's session.
     #[arg(long)]
@@ -58,7 +58,7 @@ pub struct UnregisterArgs {
 #[derive(Debug, Args)]
 pub struct HeartbeatArgs {
     /// Session id, unique id prefix, or label.
-    #[arg(value_name = "SESSION")]
+    #[arg(value_name = "SESSION", add = crate::cli::complete::sessions())]
     pub session: String,
 }
 
@@ -90,7 +90,7 @@ pub struct HelpArgs {
 #[derive(Debug, Args)]
 pub struct LogArgs {
     /// Only this session (id).
-    #[arg(short, long, value_name = "SESSION")]
+    #[arg(short, long, value_name = "SESSION", add = crate::cli::complete::sessions())]
     pub session: Option<String>,
     /// Only events of this agent.
     #[arg(long, value_name = "AGENT_ID")]

@@ -51,7 +51,8 @@ pub struct Cli {
         global = true,
         env = "KPTY_STATE_DIR",
         hide_env_values = true,
-        value_name = "DIR"
+        value_name = "DIR",
+        value_hint = clap::ValueHint::DirPath
     )]
     pub state_dir: Option<PathBuf>,
 
@@ -134,12 +135,6 @@ pub enum Command {
     /// request header and as long for its body, and a keep-alive connection idle that long
     /// is closed (KPTY_SERVE_HEADER_TIMEOUT_MS changes it).
     Serve(ServeArgs),
-    /// Write shell completions and man pages into DIR (maintainers).
-    #[command(name = "__generate-assets", hide = true)]
-    GenerateAssets {
-        /// Output directory (completions/ and man/ are created in it).
-        out: PathBuf,
-    },
 }
 
 /// Which session: id, unique id prefix, or label — or the one owned by an agent.
@@ -151,14 +146,15 @@ pub struct SessionArg {
         long,
         env = "KPTY_SESSION",
         hide_env_values = true,
-        value_name = "SESSION"
+        value_name = "SESSION",
+        add = crate::cli::complete::sessions()
     )]
     pub session: Option<String>,
     /// The session owned by this agent (resolved; exactly one must match).
     #[arg(long, value_name = "AGENT_ID", conflicts_with = "session")]
     pub agent: Option<String>,
     /// The session with this label (resolved; exactly one must match).
-    #[arg(long, value_name = "LABEL", conflicts_with = "session")]
+    #[arg(long, value_name = "LABEL", conflicts_with = "session", add = crate::cli::complete::labels())]
     pub label: Option<String>,
 }
 
@@ -172,7 +168,7 @@ pub struct IdentityArgs {
     #[arg(long, value_name = "ID")]
     pub owner_session_id: Option<String>,
     /// Label.
-    #[arg(long)]
+    #[arg(long, add = crate::cli::complete::labels())]
     pub label: Option<String>,
 }
 

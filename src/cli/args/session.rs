@@ -8,10 +8,10 @@ use clap::Args;
 #[derive(Debug, Args)]
 pub struct CreateArgs {
     /// Shell to run (default: KURORYUU_PTY_SHELL, $SHELL, /bin/bash).
-    #[arg(long)]
+    #[arg(long, value_hint = clap::ValueHint::ExecutablePath)]
     pub shell: Option<String>,
     /// Working directory (default: the project root).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub cwd: Option<String>,
     /// Terminal columns (default: KURORYUU_PTY_COLS or 120).
     #[arg(long)]
@@ -49,10 +49,10 @@ pub struct SandboxArgs {
     #[arg(long)]
     pub no_sandbox: bool,
     /// Sandbox: also allow writing under PATH (repeatable; must exist).
-    #[arg(long = "allow-write", value_name = "PATH")]
+    #[arg(long = "allow-write", value_name = "PATH", value_hint = clap::ValueHint::DirPath)]
     pub allow_write: Vec<String>,
     /// Sandbox: also hide PATH and everything under it (repeatable).
-    #[arg(long = "deny-read", value_name = "PATH")]
+    #[arg(long = "deny-read", value_name = "PATH", value_hint = clap::ValueHint::AnyPath)]
     pub deny_read: Vec<String>,
     /// Sandbox: deny TCP bind and connect (Landlock ABI 4, Linux 6.7; UDP and Unix sockets
     /// stay open).
@@ -173,6 +173,7 @@ pub struct KillArgs {
     /// Session id, unique id prefix, or label (no default: kill names its session).
     #[arg(
         value_name = "SESSION",
+        add = crate::cli::complete::sessions(),
         required_unless_present_any = ["session_flag", "agent", "label"]
     )]
     pub session: Option<String>,
@@ -181,13 +182,14 @@ pub struct KillArgs {
         short = 's',
         long = "session",
         value_name = "SESSION",
-        conflicts_with = "session"
+        conflicts_with = "session",
+        add = crate::cli::complete::sessions()
     )]
     pub session_flag: Option<String>,
     /// The session owned by this agent.
     #[arg(long, value_name = "AGENT_ID", conflicts_with_all = ["session", "session_flag"])]
     pub agent: Option<String>,
     /// The session with this label.
-    #[arg(long, value_name = "LABEL", conflicts_with_all = ["session", "session_flag"])]
+    #[arg(long, value_name = "LABEL", conflicts_with_all = ["session", "session_flag"], add = crate::cli::complete::labels())]
     pub label: Option<String>,
 }
