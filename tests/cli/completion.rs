@@ -85,7 +85,7 @@ fn bash_completes_session_labels_and_ids_from_the_registry() {
     );
     assert_eq!(
         bash_complete(&env, &["kpty", "read", "--session", &id[..6]]),
-        [id.clone()]
+        [id.as_str()]
     );
     assert_eq!(
         bash_complete(&env, &["kpty", "kill", "--label", "o"]),
