@@ -7,6 +7,7 @@ pub mod assets;
 mod check;
 pub mod complete;
 pub mod follow;
+mod kill_all;
 pub mod log;
 pub mod render;
 pub mod watch;
@@ -97,6 +98,7 @@ fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
         Command::Mcp => crate::mcp::run(ctx(cli)?),
         Command::Serve(a) => crate::serve::run(ctx(cli)?, a.port),
         Command::Log(a) => log::log(&ctx(cli)?, a, cli.json)?,
+        Command::Kill(a) if a.all => kill_all::run(&json_or_human(cli)?, cli.json)?,
         Command::Help(h) if h.command.is_some() => {
             render::clap_help(h.command.as_deref().unwrap_or_default())
         }
@@ -217,7 +219,8 @@ fn routing_action_of(command: &Command) -> Result<(Action, Params)> {
         Command::Prune(a) => (
             Action::Prune,
             Params {
-                force: Some(a.force),
+                // The CLI's prune removes ended sessions unless told to only look.
+                force: Some(!a.dry_run),
                 ..Default::default()
             },
         ),
@@ -226,15 +229,20 @@ fn routing_action_of(command: &Command) -> Result<(Action, Params)> {
     })
 }
 
-/// Run an action verb and show its reply: human text, or the JSON object with `--json`.
-fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
-    let ctx = ctx(cli)?.on(if cli.json {
+/// The context for a verb's output channel: `--json` (redacted unless --no-redact) or human.
+fn json_or_human(cli: &Cli) -> Result<Ctx> {
+    Ok(ctx(cli)?.on(if cli.json {
         core::Channel::Json {
             no_redact: cli.no_redact,
         }
     } else {
         core::Channel::Human
-    });
+    }))
+}
+
+/// Run an action verb and show its reply: human text, or the JSON object with `--json`.
+fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
+    let ctx = json_or_human(cli)?;
     if let Command::Read(a) = &cli.command
         && a.follow
     {

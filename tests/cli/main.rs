@@ -31,6 +31,7 @@ mod check;
 mod completion;
 mod errors;
 mod hostile;
+mod housekeeping;
 mod io;
 mod lineedit;
 mod mcp;

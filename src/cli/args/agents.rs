@@ -65,8 +65,12 @@ pub struct HeartbeatArgs {
 /// `prune`.
 #[derive(Debug, Args)]
 pub struct PruneArgs {
-    /// Also remove local sessions whose shell has ended or whose holder is gone.
+    /// Only show what would be removed: forget registered sessions without a heartbeat for 7
+    /// days (as the `prune` action without `force` does) and list the ended local ones.
     #[arg(long)]
+    pub dry_run: bool,
+    /// Accepted for compatibility: removing ended sessions is the default.
+    #[arg(long, hide = true, conflicts_with = "dry_run")]
     pub force: bool,
 }
 

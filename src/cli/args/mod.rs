@@ -118,7 +118,14 @@ pub enum Command {
     Unregister(UnregisterArgs),
     /// Mark a session as alive now.
     Heartbeat(HeartbeatArgs),
-    /// Remove registered sessions without a heartbeat for 7 days (and, with --force, ended local ones).
+    /// Remove ended sessions: their registry entries and files (shell exited or holder gone).
+    ///
+    /// Forgets every local session whose shell has exited or whose holder is gone and removes
+    /// its folder (sessions/<id>/: output buffer, events, metadata), the folders left by
+    /// sessions killed earlier, and registered (desktop) sessions without a heartbeat for 7
+    /// days. A running session is never touched, nor one still starting. --dry-run lists the
+    /// ended sessions and removes only the stale registered ones. (The MCP `prune` action
+    /// removes ended local sessions only with `force: true`.)
     Prune(PruneArgs),
     /// Show the audit trail: every send-line, talk, resolve, register … with its outcome.
     Log(LogArgs),

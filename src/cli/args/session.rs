@@ -174,7 +174,7 @@ pub struct KillArgs {
     #[arg(
         value_name = "SESSION",
         add = crate::cli::complete::sessions(),
-        required_unless_present_any = ["session_flag", "agent", "label"]
+        required_unless_present_any = ["session_flag", "agent", "label", "all"]
     )]
     pub session: Option<String>,
     /// The same, as the other commands spell it.
@@ -192,4 +192,7 @@ pub struct KillArgs {
     /// The session with this label.
     #[arg(long, value_name = "LABEL", conflicts_with_all = ["session", "session_flag"], add = crate::cli::complete::labels())]
     pub label: Option<String>,
+    /// Every session of this state directory (prints each one killed; asks nothing).
+    #[arg(long, conflicts_with_all = ["session", "session_flag", "agent", "label"])]
+    pub all: bool,
 }
