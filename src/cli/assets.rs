@@ -42,6 +42,6 @@ pub fn generate(root: &Path) -> std::io::Result<()> {
     for (shell, file) in COMPLETIONS {
         std::fs::write(comp.join(file), super::complete::registration(shell)?)?;
     }
-    clap_mangen::generate_to(Cli::command(), &man)?;
+    super::man::generate(Cli::command(), &man)?;
     Ok(())
 }

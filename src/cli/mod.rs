@@ -9,6 +9,8 @@ pub mod complete;
 pub mod follow;
 mod kill_all;
 pub mod log;
+mod man;
+pub mod reference;
 pub mod render;
 pub mod watch;
 
