@@ -8,6 +8,7 @@ mod check;
 pub mod complete;
 pub mod follow;
 mod kill_all;
+mod list_all;
 pub mod log;
 mod man;
 pub mod reference;
@@ -100,6 +101,7 @@ fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
         Command::Mcp => crate::mcp::run(ctx(cli)?),
         Command::Serve(a) => crate::serve::run(ctx(cli)?, a.port),
         Command::Log(a) => log::log(&ctx(cli)?, a, cli.json)?,
+        Command::List(a) if a.all => list_all::run(&json_or_human(cli)?, cli.json)?,
         Command::Kill(a) if a.all => kill_all::run(&json_or_human(cli)?, cli.json)?,
         Command::Help(h) if h.command.is_some() => {
             render::clap_help(h.command.as_deref().unwrap_or_default())
@@ -112,7 +114,7 @@ fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
 fn action_of(command: &Command) -> Result<(Action, Params)> {
     Ok(match command {
         Command::Help(_) => (Action::Help, Params::default()),
-        Command::List => (Action::List, Params::default()),
+        Command::List(_) => (Action::List, Params::default()),
         Command::Create(a) => (Action::Create, create_params(a)?),
         Command::Talk(a) => (
             Action::Talk,

@@ -108,3 +108,139 @@ fn kill_all_ends_every_session_of_this_state_dir() {
     // --all names no session.
     env.fails(&["kill", "--all", "-s", &c], 2, "INVALID_PARAMS");
 }
+
+/// `kpty ARGS` in `env`'s state directory but with `run` as the runtime directory (so two
+/// test environments share one index), as JSON.
+fn json_with_runtime(env: &Env, run: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let mut full = vec!["--json"];
+    full.extend_from_slice(args);
+    let out = env
+        .cmd(&full)
+        .env("KPTY_RUNTIME_DIR", run)
+        .output()
+        .expect("run kpty");
+    crate::support::parse(&out, args)
+}
+
+fn sessions_by_dir(v: &serde_json::Value) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = v["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .map(|x| {
+            (
+                s(x, "state_dir").to_string(),
+                s(x, "session_id").to_string(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn list_all_shows_every_state_dir_used_and_forgets_removed_ones() {
+    let a = Env::new();
+    let b = Env::new();
+    let run = a.dir.path().join("run");
+    let in_a = s(
+        &json_with_runtime(&a, &run, &["create", "--label", "in-a"]),
+        "session_id",
+    )
+    .to_string();
+    let in_b = s(
+        &json_with_runtime(&b, &run, &["create", "--label", "in-b"]),
+        "session_id",
+    )
+    .to_string();
+    let (da, db) = (
+        a.state().display().to_string(),
+        b.state().display().to_string(),
+    );
+    let mut want = vec![(da.clone(), in_a.clone()), (db.clone(), in_b.clone())];
+    want.sort();
+    // From either state directory, both are listed, each with its state_dir.
+    let v = json_with_runtime(&a, &run, &["list", "--all"]);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(sessions_by_dir(&v), want, "{v}");
+    assert_eq!(
+        sessions_by_dir(&json_with_runtime(&b, &run, &["list", "--all"])),
+        want
+    );
+    // Plain list stays this state directory's.
+    assert_eq!(json_with_runtime(&a, &run, &["list"])["count"], 1);
+    // Human output names the directories.
+    let out = a
+        .cmd(&["list", "--all"])
+        .env("KPTY_RUNTIME_DIR", &run)
+        .output()
+        .unwrap();
+    let text = crate::support::stdout(&out);
+    assert!(
+        text.contains(&format!("{db}:")) && text.contains("in-b"),
+        "{text}"
+    );
+
+    // b's sessions end and its state directory goes: the index forgets it.
+    json_with_runtime(&b, &run, &["kill", "--all"]);
+    // (A killed holder may still be saving its last output for a moment.)
+    wait_for(15_000, "b's state directory to be removed", || {
+        let _ = std::fs::remove_dir_all(b.state());
+        !b.state().exists()
+    });
+    let v = json_with_runtime(&a, &run, &["list", "--all"]);
+    assert_eq!(sessions_by_dir(&v), vec![(da.clone(), in_a.clone())], "{v}");
+    let index = std::fs::read_to_string(run.join("state-dirs")).unwrap();
+    assert!(!index.contains(&db), "{index}");
+    assert!(index.contains(&da), "{index}");
+}
+
+#[test]
+fn a_hostile_index_is_read_safely() {
+    use std::os::unix::fs::PermissionsExt;
+    let a = Env::new();
+    let run = a.dir.path().join("run");
+    let mine = a.create(&["--label", "mine"]);
+    // Another state directory with a session's registry, reached only through a link; one
+    // writable by others; garbage lines; a relative path.
+    let b = Env::new();
+    let other = s(&json_with_runtime(&b, &run, &["create"]), "session_id").to_string();
+    let link = a.dir.path().join("link-to-b");
+    std::os::unix::fs::symlink(b.state(), &link).unwrap();
+    let open = a.dir.path().join("open/state");
+    std::fs::create_dir_all(&open).unwrap();
+    std::fs::copy(
+        b.state().join("_registry.json"),
+        open.join("_registry.json"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let index = format!(
+        "{}\n{}\nrelative/dir\n\u{1b}]0;x\u{7}\n/no/such/dir\n{}\n",
+        link.display(),
+        open.display(),
+        "x".repeat(5000)
+    );
+    std::fs::write(run.join("state-dirs"), index).unwrap();
+    let v = json_with_runtime(&a, &run, &["list", "--all"]);
+    assert_eq!(v["ok"], true, "{v}");
+    let ids: Vec<String> = sessions_by_dir(&v).into_iter().map(|(_, id)| id).collect();
+    assert_eq!(ids, vec![mine.clone()], "{v}");
+    assert!(!ids.contains(&other));
+    let left = std::fs::read_to_string(run.join("state-dirs")).unwrap();
+    assert!(left.is_empty(), "the bad entries are pruned: {left:?}");
+
+    // The index itself a link: not followed; list --all still lists this directory.
+    let decoy = a.dir.path().join("decoy");
+    std::fs::write(&decoy, format!("{}\n", b.state().display())).unwrap();
+    std::fs::remove_file(run.join("state-dirs")).unwrap();
+    std::os::unix::fs::symlink(&decoy, run.join("state-dirs")).unwrap();
+    let v = json_with_runtime(&a, &run, &["list", "--all"]);
+    let ids: Vec<String> = sessions_by_dir(&v).into_iter().map(|(_, id)| id).collect();
+    assert_eq!(ids, vec![mine], "{v}");
+    assert_eq!(
+        std::fs::read_to_string(&decoy).unwrap(),
+        format!("{}\n", b.state().display()),
+        "the link's target is never written"
+    );
+}

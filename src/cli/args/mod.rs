@@ -4,9 +4,11 @@
 #![allow(rustdoc::invalid_html_tags)]
 
 mod agents;
+mod housekeeping;
 mod session;
 
 pub use agents::*;
+pub use housekeeping::*;
 pub use session::*;
 
 use crate::api::OwnerRole;
@@ -74,7 +76,7 @@ pub enum Command {
     /// Start a new terminal session; prints its id once the shell's first prompt is up.
     Create(CreateArgs),
     /// List sessions and their state: running, exited (with exit code), dead.
-    List,
+    List(ListArgs),
     /// Run a command in a session, print its output, exit with its exit code.
     ///
     /// Without --session, uses this state directory's default session (created on first use).
