@@ -23,6 +23,10 @@ pub fn main(args: &[std::ffi::OsString]) -> i32 {
     }
 }
 
+/// Appended to the zsh script (see [`generate`]).
+const ZSH_AUTOLOAD: &str =
+    "if [[ \"${funcstack[1]}\" == _kpty ]]; then\n    _clap_dynamic_completer_kpty \"$@\"\nfi\n";
+
 /// Each shell's completion file, named as the shell's completion directory expects.
 pub const COMPLETIONS: &[(&str, &str)] = &[
     ("bash", "kpty.bash"),
@@ -40,7 +44,13 @@ pub fn generate(root: &Path) -> std::io::Result<()> {
     // Registration scripts: the shell asks `kpty` for candidates on every Tab (see
     // [`super::complete`]), so they never go stale and hidden subcommands never show.
     for (shell, file) in COMPLETIONS {
-        std::fs::write(comp.join(file), super::complete::registration(shell)?)?;
+        let mut script = super::complete::registration(shell)?;
+        if *shell == "zsh" {
+            // Autoloaded from $fpath as `_kpty`, the file's body runs on the first Tab:
+            // complete that Tab too, not only register for the next one.
+            script.extend_from_slice(ZSH_AUTOLOAD.as_bytes());
+        }
+        std::fs::write(comp.join(file), script)?;
     }
     super::man::generate(Cli::command(), &man)?;
     Ok(())

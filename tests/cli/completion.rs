@@ -151,3 +151,40 @@ fn a_broken_or_hostile_registry_completes_nothing_and_says_nothing() {
     std::fs::write(env.state().join("_registry.json"), "{not json").unwrap();
     assert!(direct_complete(&env, &["kpty", "talk", "-s", ""]).is_empty());
 }
+
+/// fish, when installed, completes through the committed completions/kpty.fish the same way.
+#[test]
+fn fish_completes_session_labels() {
+    if Command::new("fish").arg("--version").output().is_err() {
+        eprintln!("fish is not installed: skipped");
+        return;
+    }
+    let env = Env::new();
+    write_registry(env.state(), &[("pty_dddd0001", "fishy")]);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/kpty.fish");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kpty")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("fish")
+        .arg("--no-config")
+        .arg("-c")
+        .arg(format!(
+            "source '{}'; complete --do-complete 'kpty talk -s fi'",
+            script.display()
+        ))
+        .env("PATH", path)
+        .env("KPTY_STATE_DIR", env.state())
+        .env("HOME", env.home())
+        .env_remove("COMPLETE")
+        .current_dir(env.home())
+        .output()
+        .expect("run fish");
+    assert_eq!(
+        stdout(&out).trim(),
+        "fishy\tsession pty_dddd0001",
+        "{out:?}"
+    );
+}
