@@ -127,7 +127,7 @@ impl Action {
                 "Read the rendered terminal screen (no escape codes): mode tail (last max_lines of scrollback+screen), viewport (visible screen) or delta (lines since marker_id); secrets redacted."
             }
             Action::Prune => {
-                "Remove registered sessions without a heartbeat for 7 days, and (with force) dead or exited local ones."
+                "Remove registered sessions without a heartbeat for 7 days, and (with force) dead or exited local ones with their files (sessions/<id>/, also those of sessions killed earlier)."
             }
         }
     }
