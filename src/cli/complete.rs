@@ -87,6 +87,27 @@ pub fn labels() -> ArgValueCandidates {
     ArgValueCandidates::new(|| candidates(false))
 }
 
+/// The commands `kpty help COMMAND` knows (hidden ones left out).
+pub fn commands() -> ArgValueCandidates {
+    ArgValueCandidates::new(|| {
+        Cli::command()
+            .get_subcommands()
+            .filter(|c| !c.is_hide_set())
+            .map(|c| CompletionCandidate::new(c.get_name()).help(c.get_about().cloned()))
+            .collect()
+    })
+}
+
+/// The action names the audit trail records (`kpty log --action`).
+pub fn actions() -> ArgValueCandidates {
+    ArgValueCandidates::new(|| {
+        crate::api::Action::ALL
+            .iter()
+            .map(|a| CompletionCandidate::new(a.as_str()))
+            .collect()
+    })
+}
+
 fn candidates(with_ids: bool) -> Vec<CompletionCandidate> {
     let Some(reg) = state_dir().and_then(|s| Registry::load(&s).ok()) else {
         return vec![];

@@ -110,6 +110,13 @@ fn hidden_subcommands_are_never_offered() {
     assert!(!subs.iter().any(|c| c.starts_with("__")), "{subs:?}");
     assert!(bash_complete(&env, &["kpty", "__"]).is_empty());
     assert_eq!(bash_complete(&env, &["kpty", "ta"]), ["talk"]);
+    let helps = bash_complete(&env, &["kpty", "help", ""]);
+    assert!(helps.iter().any(|c| c == "term-read"), "{helps:?}");
+    assert!(!helps.iter().any(|c| c.starts_with("__")), "{helps:?}");
+    assert_eq!(
+        bash_complete(&env, &["kpty", "log", "--action", "send_line_t"]),
+        ["send_line_to_agent"]
+    );
 }
 
 #[test]

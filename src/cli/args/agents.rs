@@ -87,6 +87,7 @@ pub struct ServeArgs {
 #[derive(Debug, Args)]
 pub struct HelpArgs {
     /// A command to show the flags of (as `kpty COMMAND --help`).
+    #[arg(add = crate::cli::complete::commands())]
     pub command: Option<String>,
 }
 
@@ -100,7 +101,7 @@ pub struct LogArgs {
     #[arg(long, value_name = "AGENT_ID")]
     pub agent: Option<String>,
     /// Only this action (e.g. talk, send_line; send-line works too).
-    #[arg(long, value_parser = action_name)]
+    #[arg(long, value_parser = action_name, add = crate::cli::complete::actions())]
     pub action: Option<String>,
     /// Only failed actions.
     #[arg(long)]
