@@ -167,6 +167,11 @@ pub const FILES: &[(&str, &str)] = &[
         "the private runtime directory (KPTY_RUNTIME_DIR overrides it): holder sockets \
          <tag>-<id>.sock and shell integration files",
     ),
+    (
+        "<runtime dir>/state-dirs",
+        "the state directories this user has used (one a line, for kpty list --all); added to \
+         by create, pruned of directories gone or without sessions",
+    ),
 ];
 
 /// Examples: (command line, what it does). A subcommand's page shows those that use it.
@@ -198,6 +203,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         "change its terminal size",
     ),
     ("kpty kill build", "end the session labelled build"),
+    (
+        "kpty list --all",
+        "sessions of every state directory this user has used",
+    ),
     (
         "kpty kill --all",
         "end every session of this state directory",
