@@ -130,7 +130,7 @@ impl Action {
                 "Read the rendered terminal screen (no escape codes): mode tail (last max_lines of scrollback+screen), viewport (visible screen) or delta (lines since marker_id); secrets redacted."
             }
             Action::Prune => {
-                "Remove registered sessions without a heartbeat for 7 days, and (with force) dead or exited local ones."
+                "Remove registered sessions without a heartbeat for 7 days, and (with force) dead or exited local ones with their files (sessions/<id>/, also those of sessions killed earlier)."
             }
             Action::SendKeys => {
                 "Press keys in a session, in tmux's spelling: `keys` [\"C-c\"], [\"Up\", \"Enter\"], [\"Tab\"] — names (Enter, Tab, BTab, Space, BSpace, Escape, Up/Down/Left/Right, Home, End, PageUp, PageDown, Insert, Delete, F1-F12), one character, or 0xNN, with C-/M-/S- modifiers. An unknown name is INVALID_PARAMS; literal=true types each element as text (no Enter). Checked like send_line."

@@ -157,6 +157,9 @@ pub struct PruneReply {
     pub pruned_local: Vec<String>,
     /// Ended local sessions found.
     pub ended_local: Vec<Ended>,
+    /// Sessions whose folder (`sessions/<id>/`: buffer, events, metadata) was removed (with
+    /// `force`): the pruned ended ones and earlier killed ones.
+    pub removed_files: Vec<String>,
 }
 
 /// `create`.

@@ -107,11 +107,13 @@ fn registry_replies() {
             state: SessionState::Dead,
             label: None,
         }],
+        removed_files: vec![],
     };
     assert_eq!(
         to_json(&p),
         json!({"ok": true, "pruned": ["d_1"], "pruned_local": [],
-               "ended_local": [{"session_id": "pty_2", "state": "dead", "label": null}]})
+               "ended_local": [{"session_id": "pty_2", "state": "dead", "label": null}],
+               "removed_files": []})
     );
     let u = UnregisterReply {
         ok: Success,

@@ -5,8 +5,13 @@
 pub mod args;
 pub mod assets;
 mod check;
+pub mod complete;
 pub mod follow;
+mod kill_all;
+mod list_all;
 pub mod log;
+mod man;
+pub mod reference;
 pub mod render;
 pub mod watch;
 
@@ -22,6 +27,11 @@ use std::io::IsTerminal;
 
 /// Run the CLI; returns the exit code.
 pub fn run(argv: Vec<OsString>) -> i32 {
+    complete::answer_if_asked(&argv);
+    if argv.get(1).is_some_and(|a| a == assets::SUBCOMMAND) {
+        // A maintainers' verb outside the clap model, so never offered by completion.
+        return assets::main(&argv[2..]);
+    }
     let wants_json = argv
         .iter()
         .skip(1)
@@ -87,17 +97,14 @@ fn execute(cli: Cli) -> Result<i32> {
 
 /// The roles other than the CLI (MCP server, HTTP bridge; the holder is picked before any
 /// parsing, in [`crate::run`]) and the verbs that are not
-/// actions (`log`, `generate-assets`, `help COMMAND`): run, with their exit code.
+/// actions (`log`, `help COMMAND`): run, with their exit code.
 fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
     Ok(Some(match &cli.command {
         Command::Mcp => crate::mcp::run(ctx(cli)?),
         Command::Serve(a) => crate::serve::run(ctx(cli)?, a.port),
         Command::Log(a) => log::log(&ctx(cli)?, a, cli.json)?,
-        Command::GenerateAssets { out } => {
-            assets::generate(out)
-                .map_err(|e| Error::internal(format!("generating assets failed: {e}")))?;
-            0
-        }
+        Command::List(a) if a.all => list_all::run(&json_or_human(cli)?, cli.json)?,
+        Command::Kill(a) if a.all => kill_all::run(&json_or_human(cli)?, cli.json)?,
         Command::Help(h) if h.command.is_some() => {
             render::clap_help(h.command.as_deref().unwrap_or_default())
         }
@@ -109,7 +116,7 @@ fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
 fn action_of(command: &Command) -> Result<(Action, Params)> {
     Ok(match command {
         Command::Help(_) => (Action::Help, Params::default()),
-        Command::List => (Action::List, Params::default()),
+        Command::List(_) => (Action::List, Params::default()),
         Command::Create(a) => (Action::Create, create_params(a)?),
         Command::Talk(a) => (
             Action::Talk,
@@ -226,7 +233,8 @@ fn routing_action_of(command: &Command) -> Result<(Action, Params)> {
         Command::Prune(a) => (
             Action::Prune,
             Params {
-                force: Some(a.force),
+                // The CLI's prune removes ended sessions unless told to only look.
+                force: Some(!a.dry_run),
                 ..Default::default()
             },
         ),
@@ -235,15 +243,20 @@ fn routing_action_of(command: &Command) -> Result<(Action, Params)> {
     })
 }
 
-/// Run an action verb and show its reply: human text, or the JSON object with `--json`.
-fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
-    let ctx = ctx(cli)?.on(if cli.json {
+/// The context for a verb's output channel: `--json` (redacted unless --no-redact) or human.
+fn json_or_human(cli: &Cli) -> Result<Ctx> {
+    Ok(ctx(cli)?.on(if cli.json {
         core::Channel::Json {
             no_redact: cli.no_redact,
         }
     } else {
         core::Channel::Human
-    });
+    }))
+}
+
+/// Run an action verb and show its reply: human text, or the JSON object with `--json`.
+fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
+    let ctx = json_or_human(cli)?;
     if let Command::Read(a) = &cli.command
         && a.follow
     {

@@ -47,7 +47,7 @@ pub fn before_error(e: &Error) {
     }
 }
 
-fn text_line(s: &str) {
+pub(super) fn text_line(s: &str) {
     if s.is_empty() {
         return;
     }
@@ -76,10 +76,17 @@ pub fn human(reply: &Reply) {
             for id in r.pruned.iter().chain(&r.pruned_local) {
                 text_line(&format!("pruned {}", shown(id)));
             }
+            for id in r
+                .removed_files
+                .iter()
+                .filter(|id| !r.pruned_local.contains(id))
+            {
+                text_line(&format!("removed the files of {}", shown(id)));
+            }
             for e in &r.ended_local {
                 if !r.pruned_local.contains(&e.session_id) {
                     eprintln!(
-                        "{} is {} (prune --force removes it)",
+                        "{} is {} (kpty prune removes it)",
                         shown(&e.session_id),
                         e.state
                     );

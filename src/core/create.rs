@@ -283,6 +283,10 @@ fn start(
     };
     let ready = launch::start_holder(ctx, &spec, &dir.join("holder.log"))?;
     record_started(ctx, id, &ready, &socket, p.label.as_deref())?;
+    // For `kpty list --all`; best effort: the session is up either way.
+    if let Err(e) = crate::store::index::record(&ctx.state) {
+        tracing::warn!("cannot record the state directory in the index: {e}");
+    }
     Ok(CreateReply {
         ok: Success,
         session_id: id.to_string(),

@@ -12,6 +12,7 @@ pub mod check;
 pub mod confine;
 pub mod control;
 pub mod create;
+pub mod ended;
 pub mod follow;
 pub mod help;
 pub mod io;

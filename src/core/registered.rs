@@ -3,11 +3,11 @@
 //! `register`, `unregister` (leader-protected), `heartbeat`, and `prune`.
 
 use super::kind::is_local;
-use super::sessions::{Liveness, probe};
+use super::sessions::Liveness;
 use super::{Ctx, create, list};
 use crate::api::http::ResetReply;
 use crate::api::reply::Success;
-use crate::api::sessions::{Ended, HeartbeatReply, PruneReply, ResolveReply, UnregisterReply};
+use crate::api::sessions::{HeartbeatReply, PruneReply, ResolveReply, UnregisterReply};
 use crate::api::{Params, SessionId};
 use crate::error::{Error, ErrorCode, Hint, Result};
 use crate::store::{Registry, RegistryEntry, journal, now_rfc3339};
@@ -230,54 +230,50 @@ fn age_days(ts: Option<&str>, now: jiff::Timestamp) -> Option<i64> {
 }
 
 /// Run `prune`: drop registered sessions without a heartbeat for 7 days; report dead or exited
-/// local sessions, and drop them too with `force`.
+/// local sessions, and with `force` forget them and remove their files (and the folders of
+/// sessions no longer in the registry) — see [`super::ended`].
 pub fn prune(ctx: &Ctx, p: &Params) -> Result<PruneReply> {
     let force = p.force.unwrap_or(false);
     let now = jiff::Timestamp::now();
     let reg = Registry::load(&ctx.state)?;
     super::sessions::sweep_dead_sockets();
-    let mut stale = Vec::new();
-    let mut ended = Vec::new();
-    for e in reg.sessions.values() {
-        if is_local(e) {
-            let live = probe(ctx, e);
-            if matches!(live, Liveness::Dead | Liveness::Exited { .. }) {
-                ended.push(Ended {
-                    session_id: e.session_id.clone(),
-                    state: live.state(),
-                    label: e.label.clone(),
-                });
-            }
-        } else if age_days(e.last_heartbeat.as_deref().or(e.created_at.as_deref()), now)
-            .is_none_or(|d| d >= STALE_AFTER_DAYS)
-        {
-            stale.push(e.session_id.clone());
-        }
-    }
-    let drop_local: Vec<String> = if force {
-        ended.iter().map(|e| e.session_id.clone()).collect()
-    } else {
-        vec![]
-    };
-    if !stale.is_empty() || !drop_local.is_empty() {
+    let stale: Vec<String> = reg
+        .sessions
+        .values()
+        .filter(|e| {
+            !is_local(e)
+                && age_days(e.last_heartbeat.as_deref().or(e.created_at.as_deref()), now)
+                    .is_none_or(|d| d >= STALE_AFTER_DAYS)
+        })
+        .map(|e| e.session_id.clone())
+        .collect();
+    let ended = super::ended::find(ctx, &reg);
+    if !stale.is_empty() {
         Registry::update(&ctx.state, |reg| {
-            for id in stale.iter().chain(&drop_local) {
+            for id in &stale {
                 reg.sessions.remove(id);
             }
             Ok(())
         })?;
-        for id in stale.iter().chain(&drop_local) {
-            journal::append(
-                &ctx.state,
-                &ctx.state.registry_events(),
-                json!({"event": "pruned", "action": "prune", "session_id": id}),
-            );
-        }
+    }
+    let (drop_local, removed_files) = if force {
+        let ids: Vec<String> = ended.iter().map(|e| e.session_id.clone()).collect();
+        super::ended::remove(ctx, &ids)?
+    } else {
+        (vec![], vec![])
+    };
+    for id in stale.iter().chain(&drop_local) {
+        journal::append(
+            &ctx.state,
+            &ctx.state.registry_events(),
+            json!({"event": "pruned", "action": "prune", "session_id": id}),
+        );
     }
     Ok(PruneReply {
         ok: Success,
         pruned: stale,
         pruned_local: drop_local,
         ended_local: ended,
+        removed_files,
     })
 }

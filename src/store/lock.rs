@@ -28,7 +28,11 @@ pub struct Lock {
 /// Lock `path` (created 0600 when missing, never through a link) exclusively, waiting at
 /// most `wait`.
 pub fn exclusive(state: &StateDir, path: &Path, wait: Duration) -> Result<Lock> {
-    let file = state.open_lock(path)?;
+    lock_file(state.open_lock(path)?, path, wait)
+}
+
+/// Lock an open lock file (see [`exclusive`]) exclusively, waiting at most `wait`.
+pub fn lock_file(file: File, path: &Path, wait: Duration) -> Result<Lock> {
     match file.try_lock() {
         Ok(()) => return Ok(Lock { _file: file }),
         Err(TryLockError::WouldBlock) => {}

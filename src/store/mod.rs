@@ -4,6 +4,7 @@
 //! [`secure`].
 
 pub mod atomic;
+pub mod index;
 pub mod journal;
 pub mod lock;
 pub mod metadata;

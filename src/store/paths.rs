@@ -21,7 +21,7 @@ const TOP_FILES: &[&str] = &[
 ];
 
 /// The files kpty keeps in a session's folder.
-const SESSION_FILES: &[&str] = &["metadata.json", "buffer.txt", "events.jsonl", "holder.log"];
+pub const SESSION_FILES: &[&str] = &["metadata.json", "buffer.txt", "events.jsonl", "holder.log"];
 
 /// A resolved, absolute state directory.
 #[derive(Debug, Clone, PartialEq, Eq)]

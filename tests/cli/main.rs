@@ -31,10 +31,12 @@ mod bridge;
 mod snapshots;
 
 mod check;
+mod completion;
 mod errors;
 mod flags;
 mod hints;
 mod hostile;
+mod housekeeping;
 mod inspector;
 mod io;
 mod keys;

@@ -195,14 +195,14 @@ fn heartbeat_and_pruning_of_stale_and_ended_sessions() {
     crate::support::wait_for(10_000, "the shell to exit", || {
         env.entry(&local)["state"] == "exited"
     });
-    let v = env.ok_json(&["prune"]);
+    let v = env.ok_json(&["prune", "--dry-run"]);
     assert_eq!(v["pruned"], json!(["old"]));
     assert_eq!(v["ended_local"][0]["session_id"], local.as_str());
     assert!(
         env.registry()["sessions"].get(&local).is_some(),
-        "ended local sessions stay without --force"
+        "ended local sessions stay with --dry-run"
     );
-    let v = env.ok_json(&["prune", "--force"]);
+    let v = env.ok_json(&["prune"]);
     assert_eq!(v["pruned_local"], json!([local]));
     let ids: Vec<String> = env.registry()["sessions"]
         .as_object()

@@ -18,7 +18,7 @@ pub struct SendLineToAgentArgs {
 #[derive(Debug, Args)]
 pub struct UpdateOwnershipArgs {
     /// Session id, unique id prefix, or label.
-    #[arg(value_name = "SESSION")]
+    #[arg(value_name = "SESSION", add = crate::cli::complete::sessions())]
     pub session: String,
     #[command(flatten)]
     pub owner: OwnerArgs,
@@ -47,7 +47,7 @@ pub struct RegisterArgs {
 #[derive(Debug, Args)]
 pub struct UnregisterArgs {
     /// The registered session's id.
-    #[arg(value_name = "SESSION_ID")]
+    #[arg(value_name = "SESSION_ID", add = crate::cli::complete::sessions())]
     pub session: String,
     /// Also remove a leader's session.
     #[arg(long)]
@@ -58,15 +58,19 @@ pub struct UnregisterArgs {
 #[derive(Debug, Args)]
 pub struct HeartbeatArgs {
     /// Session id, unique id prefix, or label.
-    #[arg(value_name = "SESSION")]
+    #[arg(value_name = "SESSION", add = crate::cli::complete::sessions())]
     pub session: String,
 }
 
 /// `prune`.
 #[derive(Debug, Args)]
 pub struct PruneArgs {
-    /// Also remove local sessions whose shell has ended or whose holder is gone.
+    /// Only show what would be removed: forget registered sessions without a heartbeat for 7
+    /// days (as the `prune` action without `force` does) and list the ended local ones.
     #[arg(long)]
+    pub dry_run: bool,
+    /// Accepted for compatibility: removing ended sessions is the default.
+    #[arg(long, hide = true, conflicts_with = "dry_run")]
     pub force: bool,
 }
 
@@ -83,6 +87,7 @@ pub struct ServeArgs {
 #[derive(Debug, Args)]
 pub struct HelpArgs {
     /// A command to show the flags of (as `kpty COMMAND --help`).
+    #[arg(add = crate::cli::complete::commands())]
     pub command: Option<String>,
 }
 
@@ -91,13 +96,13 @@ pub struct HelpArgs {
 pub struct LogArgs {
     /// Only this session: id, unique id prefix, or label — also of a session that has
     /// ended (as the trail recorded it).
-    #[arg(short, long, value_name = "SESSION")]
+    #[arg(short, long, value_name = "SESSION", add = crate::cli::complete::sessions())]
     pub session: Option<String>,
     /// Only events of this agent.
     #[arg(long, value_name = "AGENT_ID")]
     pub agent: Option<String>,
     /// Only this action (e.g. talk, send_line; send-line works too).
-    #[arg(long, value_parser = action_name)]
+    #[arg(long, value_parser = action_name, add = crate::cli::complete::actions())]
     pub action: Option<String>,
     /// Only failed actions.
     #[arg(long)]

@@ -4,10 +4,12 @@
 #![allow(rustdoc::invalid_html_tags)]
 
 mod agents;
+mod housekeeping;
 mod keys;
 mod session;
 
 pub use agents::*;
+pub use housekeeping::*;
 pub use keys::*;
 pub use session::*;
 
@@ -54,7 +56,8 @@ pub struct Cli {
         help_heading = "Global options",
         env = "KPTY_STATE_DIR",
         hide_env_values = true,
-        value_name = "DIR"
+        value_name = "DIR",
+        value_hint = clap::ValueHint::DirPath
     )]
     pub state_dir: Option<PathBuf>,
 
@@ -76,7 +79,7 @@ pub enum Command {
     /// Start a new terminal session; prints its id once the shell's first prompt is up.
     Create(CreateArgs),
     /// List sessions and their state: running, exited (with exit code), dead.
-    List,
+    List(ListArgs),
     /// Run a command in a session, print its output, exit with its exit code.
     ///
     /// Without --session, uses this state directory's default session (created on first use).
@@ -130,7 +133,14 @@ pub enum Command {
     Unregister(UnregisterArgs),
     /// Mark a session as alive now.
     Heartbeat(HeartbeatArgs),
-    /// Remove registered sessions without a heartbeat for 7 days (and, with --force, ended local ones).
+    /// Remove ended sessions: their registry entries and files (shell exited or holder gone).
+    ///
+    /// Forgets every local session whose shell has exited or whose holder is gone and removes
+    /// its folder (sessions/<id>/: output buffer, events, metadata), the folders left by
+    /// sessions killed earlier, and registered (desktop) sessions without a heartbeat for 7
+    /// days. A running session is never touched, nor one still starting. --dry-run lists the
+    /// ended sessions and removes only the stale registered ones. (The MCP `prune` action
+    /// removes ended local sessions only with `force: true`.)
     Prune(PruneArgs),
     /// Show the audit trail: every send-line, talk, resolve, register … with its outcome.
     Log(LogArgs),
@@ -147,12 +157,6 @@ pub enum Command {
     /// request header and as long for its body, and a keep-alive connection idle that long
     /// is closed (KPTY_SERVE_HEADER_TIMEOUT_MS changes it).
     Serve(ServeArgs),
-    /// Write shell completions and man pages into DIR (maintainers).
-    #[command(name = "__generate-assets", hide = true)]
-    GenerateAssets {
-        /// Output directory (completions/ and man/ are created in it).
-        out: PathBuf,
-    },
 }
 
 /// Which session: id, unique id prefix, or label — or the one owned by an agent.
@@ -164,14 +168,15 @@ pub struct SessionArg {
         long,
         env = "KPTY_SESSION",
         hide_env_values = true,
-        value_name = "SESSION"
+        value_name = "SESSION",
+        add = crate::cli::complete::sessions()
     )]
     pub session: Option<String>,
     /// The session owned by this agent (resolved; exactly one must match).
     #[arg(long, value_name = "AGENT_ID", conflicts_with = "session")]
     pub agent: Option<String>,
     /// The session with this label (resolved; exactly one must match).
-    #[arg(long, value_name = "LABEL", conflicts_with = "session")]
+    #[arg(long, value_name = "LABEL", conflicts_with = "session", add = crate::cli::complete::labels())]
     pub label: Option<String>,
 }
 
@@ -185,7 +190,7 @@ pub struct IdentityArgs {
     #[arg(long, value_name = "ID")]
     pub owner_session_id: Option<String>,
     /// The session's label.
-    #[arg(long, value_name = "LABEL")]
+    #[arg(long, value_name = "LABEL", add = crate::cli::complete::labels())]
     pub label: Option<String>,
 }
 

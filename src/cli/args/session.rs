@@ -8,10 +8,10 @@ use clap::Args;
 #[derive(Debug, Args)]
 pub struct CreateArgs {
     /// Shell to run (default: KURORYUU_PTY_SHELL, $SHELL, /bin/bash).
-    #[arg(long)]
+    #[arg(long, value_hint = clap::ValueHint::ExecutablePath)]
     pub shell: Option<String>,
     /// Working directory (default: the project root).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub cwd: Option<String>,
     /// Terminal columns (default: KURORYUU_PTY_COLS or 120).
     #[arg(long)]
@@ -53,10 +53,10 @@ pub struct SandboxArgs {
     #[arg(long)]
     pub no_sandbox: bool,
     /// Sandbox: also allow writing under PATH (repeatable; must exist).
-    #[arg(long = "allow-write", value_name = "PATH")]
+    #[arg(long = "allow-write", value_name = "PATH", value_hint = clap::ValueHint::DirPath)]
     pub allow_write: Vec<String>,
     /// Sandbox: also hide PATH and everything under it (repeatable).
-    #[arg(long = "deny-read", value_name = "PATH")]
+    #[arg(long = "deny-read", value_name = "PATH", value_hint = clap::ValueHint::AnyPath)]
     pub deny_read: Vec<String>,
     /// Sandbox: deny TCP bind and connect (Landlock ABI 4, Linux 6.7; UDP and Unix sockets
     /// stay open).
@@ -178,7 +178,8 @@ pub struct KillArgs {
     /// Session id, unique id prefix, or label (no default: kill names its session).
     #[arg(
         value_name = "SESSION",
-        required_unless_present_any = ["session_flag", "agent", "label"]
+        add = crate::cli::complete::sessions(),
+        required_unless_present_any = ["session_flag", "agent", "label", "all"]
     )]
     pub session: Option<String>,
     /// The same, as the other commands spell it.
@@ -186,13 +187,17 @@ pub struct KillArgs {
         short = 's',
         long = "session",
         value_name = "SESSION",
-        conflicts_with = "session"
+        conflicts_with = "session",
+        add = crate::cli::complete::sessions()
     )]
     pub session_flag: Option<String>,
     /// The session owned by this agent.
     #[arg(long, value_name = "AGENT_ID", conflicts_with_all = ["session", "session_flag"])]
     pub agent: Option<String>,
     /// The session with this label.
-    #[arg(long, value_name = "LABEL", conflicts_with_all = ["session", "session_flag"])]
+    #[arg(long, value_name = "LABEL", conflicts_with_all = ["session", "session_flag"], add = crate::cli::complete::labels())]
     pub label: Option<String>,
+    /// Every session of this state directory (prints each one killed; asks nothing).
+    #[arg(long, conflicts_with_all = ["session", "session_flag", "agent", "label"])]
+    pub all: bool,
 }

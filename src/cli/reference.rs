@@ -1,0 +1,283 @@
+//! The reference tables the man pages show (EXIT STATUS, ENVIRONMENT, FILES, EXAMPLES) and the
+//! README repeats: kept here, once; a test checks the README against them.
+
+use crate::error::ErrorCode;
+
+/// Exit statuses besides kpty's own error codes (those come from [`ErrorCode::exit_code`]).
+pub const EXIT_STATUS: &[(&str, &str)] = &[
+    ("0", "success"),
+    (
+        "1-255 (talk)",
+        "kpty talk exits with the command's own exit code, as ssh does, also when the \
+         command ends the shell (kpty talk 'exit 3' exits 3)",
+    ),
+    ("2", "usage error (unknown flag, missing argument)"),
+];
+
+/// What each error code means to a user, for the exit-status table.
+pub fn error_meaning(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::TermReadDisabled => "term_read is disabled (KURORYUU_TERM_BUFFER_ACCESS=off)",
+        ErrorCode::BridgeError => "a desktop bridge answered with a failure",
+        ErrorCode::BridgeUnavailable => "a desktop bridge cannot be reached",
+        ErrorCode::DesktopResizeDisabled => "a desktop session is resized in the desktop UI",
+        ErrorCode::PtyAccessDenied => "a leader's terminal, without force",
+        ErrorCode::Deprecated => "a deprecated action",
+        ErrorCode::StateError => "unreadable, corrupt or unsafe state files",
+        ErrorCode::Ambiguous => "a prefix or label matches several sessions",
+        ErrorCode::InvalidParams => "invalid parameters",
+        ErrorCode::DangerousCommandBlocked => "the command was blocked as dangerous",
+        ErrorCode::PtyBusy => "the session is busy with another command",
+        ErrorCode::PtyProcessExited => "the session's shell has ended",
+        ErrorCode::PtySessionNotFound | ErrorCode::NotFound => "no such session",
+        ErrorCode::PtySpawnFailed => "the session could not be started",
+        ErrorCode::PtyWriteFailed => "typing into the session failed",
+        ErrorCode::PtyReadFailed => "reading the session failed",
+        ErrorCode::PtyTimeout => "the command did not finish in time",
+        ErrorCode::Internal => "an internal error",
+        ErrorCode::Cancelled => "the caller cancelled the call",
+    }
+}
+
+/// Every environment variable kpty reads: (variable, default, effect).
+pub const ENVIRONMENT: &[(&str, &str, &str)] = &[
+    (
+        "KPTY_STATE_DIR",
+        "discovered",
+        "state directory (as --state-dir)",
+    ),
+    ("KPTY_SESSION", "default session", "session for -s"),
+    (
+        "KPTY_LOG",
+        "warn (holder: info)",
+        "log filter (stderr / holder.log); else RUST_LOG",
+    ),
+    (
+        "KPTY_RUNTIME_DIR",
+        "$XDG_RUNTIME_DIR/kpty, else /tmp/kpty-<uid>",
+        "socket directory",
+    ),
+    (
+        "KPTY_SERVE_HEADER_TIMEOUT_MS",
+        "10000",
+        "kpty serve: longest wait for a request's header and body, and longest idle keep-alive",
+    ),
+    (
+        "KPTY_REDACT",
+        "on",
+        "off: the CLI's --json output is not redacted (as --no-redact); MCP, kpty serve and \
+         the audit trail always are",
+    ),
+    (
+        "KPTY_LOCK_TIMEOUT_MS",
+        "10000",
+        "longest wait for the registry lock (the default-session lock waits this plus the \
+         ready timeout)",
+    ),
+    (
+        "KPTY_READY_TIMEOUT_MS",
+        "10000",
+        "how long create waits for the first prompt",
+    ),
+    (
+        "KPTY_SANDBOX",
+        "off",
+        "1: create makes sandboxed sessions unless --no-sandbox (MCP sandbox: false)",
+    ),
+    (
+        "KURORYUU_PTY_SHELL",
+        "$SHELL, else /bin/bash",
+        "default shell",
+    ),
+    ("KURORYUU_PTY_COLS", "120", "default columns"),
+    ("KURORYUU_PTY_ROWS", "30", "default rows"),
+    (
+        "KURORYUU_PTY_BUFFER_SIZE",
+        "102400",
+        "ring buffer bytes per session",
+    ),
+    ("KURORYUU_PTY_TIMEOUT_MS", "30000", "default talk timeout"),
+    (
+        "KPTY_SCROLLBACK",
+        "10000",
+        "screen scrollback lines per session (create's --scrollback overrides it)",
+    ),
+    (
+        "KURORYUU_TERM_BUFFER_ACCESS",
+        "on",
+        "off disables term_read",
+    ),
+    (
+        "KURORYUU_AGENT_ID",
+        "-",
+        "the acting agent, recorded in audit events",
+    ),
+    (
+        "KURORYUU_GATEWAY_URL",
+        "-",
+        "also send audit events to this gateway",
+    ),
+    (
+        "KURORYUU_DESKTOP_URL",
+        "-",
+        "register: the bridge URL when --desktop-url is not given",
+    ),
+    (
+        "KURORYUU_DESKTOP_SECRET",
+        "-",
+        "the secret sent to a desktop bridge (kpty serve's _bridge_secret)",
+    ),
+    ("KURORYUU_PTY_BRIDGE_PORT", "8201", "kpty serve's port"),
+    (
+        "COMPLETE",
+        "-",
+        "bash, zsh, fish, elvish or powershell: print that shell's completion script \
+         (COMPLETE=bash kpty); the scripts set it to ask kpty for candidates",
+    ),
+];
+
+/// The files kpty keeps: (path, what).
+pub const FILES: &[(&str, &str)] = &[
+    (
+        "<project root>/ai/checkpoints/pty/",
+        "the state directory (--state-dir / KPTY_STATE_DIR override it); the project root is \
+         the nearest ancestor of the working directory with ai/checkpoints/pty, else with \
+         .git, else the working directory",
+    ),
+    (
+        "<state dir>/_registry.json",
+        "every known session (schema pty_registry_v1), replaced atomically under a lock \
+         (_registry.lock)",
+    ),
+    (
+        "<state dir>/_registry_events.jsonl",
+        "session_created, session_killed, pruned ... (append-only)",
+    ),
+    (
+        "<state dir>/sessions/<id>/",
+        "metadata.json, buffer.txt (last output), events.jsonl (the audit trail of that \
+         session), holder.log; removed by kpty prune once the session has ended",
+    ),
+    (
+        "<state dir>/_bridge_secret",
+        "kpty serve's secret (0600, made on first start)",
+    ),
+    (
+        "$XDG_RUNTIME_DIR/kpty/, else /tmp/kpty-<uid>/",
+        "the private runtime directory (KPTY_RUNTIME_DIR overrides it): holder sockets \
+         <tag>-<id>.sock and shell integration files",
+    ),
+    (
+        "<runtime dir>/state-dirs",
+        "the state directories this user has used (one a line, for kpty list --all); added to \
+         by create, pruned of directories gone or without sessions",
+    ),
+];
+
+/// Examples: (command line, what it does). A subcommand's page shows those that use it.
+pub const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "kpty talk 'git status'",
+        "run in this project's default session (created on first use; it stays alive until \
+         kpty kill ends it)",
+    ),
+    (
+        "kpty talk -s build 'make -j2'",
+        "... or in a named one; exits with make's own exit code",
+    ),
+    (
+        "S=$(kpty create --label build --cwd ~/src/app --cols 160)",
+        "start a session labelled build; prints its id",
+    ),
+    (
+        "kpty send-line -s build 'python3'",
+        "type a line + Enter (escapes like \\x03 work: Ctrl-C)",
+    ),
+    (
+        "kpty read -s build --follow",
+        "watch its output (raw, colours and all)",
+    ),
+    ("kpty list", "sessions: running / exited(code) / dead"),
+    (
+        "kpty resize -s build --cols 200 --rows 50",
+        "change its terminal size",
+    ),
+    ("kpty kill build", "end the session labelled build"),
+    (
+        "kpty list --all",
+        "sessions of every state directory this user has used",
+    ),
+    (
+        "kpty kill --all",
+        "end every session of this state directory",
+    ),
+    ("kpty prune", "remove ended sessions and their files"),
+    (
+        "kpty check 'rm -rf /' || echo blocked",
+        "would talk type this? (exit 116 when blocked)",
+    ),
+    (
+        "kpty --json talk 'ls'",
+        "the action's JSON object instead of text",
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const README: &str = include_str!("../../README.md");
+
+    /// The README's section under `heading`, up to the next heading.
+    fn section(heading: &str) -> &'static str {
+        let start = README.find(heading).expect("README section") + heading.len();
+        let rest = &README[start..];
+        &rest[..rest.find("\n#").unwrap_or(rest.len())]
+    }
+
+    #[test]
+    fn every_readme_variable_is_in_the_man_page_table() {
+        let table = section("### Environment");
+        let mut seen = 0;
+        for row in table.lines().filter(|l| l.starts_with("| `")) {
+            let first = row.split('|').nth(1).unwrap_or_default();
+            for var in first.split('`').skip(1).step_by(2) {
+                seen += 1;
+                assert!(
+                    ENVIRONMENT.iter().any(|(v, _, _)| *v == var),
+                    "README's {var} is missing from reference::ENVIRONMENT"
+                );
+            }
+        }
+        assert!(seen > 10, "README's environment table not found");
+    }
+
+    #[test]
+    fn readme_exit_codes_match_the_error_codes() {
+        let table = section("### Exit codes");
+        for code in ErrorCode::ALL {
+            let cell = format!("| {} | `{code}`", code.exit_code());
+            let also = format!("`, `{code}`");
+            assert!(
+                table.contains(&cell) || table.contains(&also),
+                "README's exit-code table lacks {code} = {}",
+                code.exit_code()
+            );
+        }
+    }
+
+    #[test]
+    fn readme_examples_are_the_man_pages() {
+        let block = section("## Use");
+        for line in block
+            .lines()
+            .filter(|l| l.starts_with("kpty ") || l.starts_with("S=$("))
+        {
+            let cmd = line.split("  #").next().unwrap_or(line).trim_end();
+            assert!(
+                EXAMPLES.iter().any(|(c, _)| *c == cmd),
+                "README example {cmd:?} is missing from reference::EXAMPLES"
+            );
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Shell completion: the committed bash script (completions/kpty.bash) driven by a real bash,
+//! and kpty's completion requests called directly. Session ids and labels come from the state
+//! directory the command line names; hidden subcommands are never offered.
+
+use crate::support::{Env, stdout};
+use std::path::Path;
+use std::process::Command;
+
+/// What bash's completion function offers for `words` (the last one is being completed),
+/// with the committed completions/kpty.bash sourced and the test's kpty first on PATH.
+fn bash_complete(env: &Env, words: &[&str]) -> Vec<String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/kpty.bash");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kpty")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let prog = format!(
+        "source '{}'\nCOMP_WORDS=({})\nCOMP_CWORD={}\n_clap_complete_kpty kpty '{}' '{}'\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.display(),
+        quoted.join(" "),
+        words.len() - 1,
+        words[words.len() - 1],
+        words[words.len() - 2],
+    );
+    let c = env.cmd(&[]);
+    let mut bash = Command::new("bash");
+    bash.arg("--norc")
+        .arg("-c")
+        .arg(prog)
+        .env("PATH", path)
+        .env_remove("COMPLETE");
+    for (k, v) in c.get_envs() {
+        match v {
+            Some(v) => bash.env(k, v),
+            None => bash.env_remove(k),
+        };
+    }
+    let out = bash.current_dir(env.home()).output().expect("run bash");
+    assert!(out.status.success(), "bash failed: {out:?}");
+    stdout(&out)
+        .lines()
+        .map(|l| l.trim_end().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// kpty's answer to a completion request for `words`, asked directly (as the scripts do).
+fn direct_complete(env: &Env, words: &[&str]) -> Vec<String> {
+    let mut c = env.cmd(&["--"]);
+    c.args(words)
+        .env("COMPLETE", "bash")
+        .env("_CLAP_COMPLETE_INDEX", (words.len() - 1).to_string())
+        .env("_CLAP_IFS", "\n");
+    let out = c.output().expect("run kpty");
+    assert!(out.status.success(), "completion failed: {out:?}");
+    assert!(out.stderr.is_empty(), "completion wrote to stderr: {out:?}");
+    stdout(&out).lines().map(str::to_string).collect()
+}
+
+/// A registry written by hand (no holder needed to complete names).
+fn write_registry(dir: &Path, sessions: &[(&str, &str)]) {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut map = serde_json::Map::new();
+    for (id, label) in sessions {
+        map.insert(
+            id.to_string(),
+            serde_json::json!({"session_id": id, "source": "local", "label": label}),
+        );
+    }
+    let reg = serde_json::json!({"schema": "pty_registry_v1", "sessions": map});
+    std::fs::write(dir.join("_registry.json"), reg.to_string()).unwrap();
+}
+
+#[test]
+fn bash_completes_session_labels_and_ids_from_the_registry() {
+    let env = Env::new();
+    let id = env.create(&["--label", "mybuild"]);
+    env.create(&["--label", "other"]);
+    assert_eq!(
+        bash_complete(&env, &["kpty", "talk", "-s", "my"]),
+        ["mybuild"]
+    );
+    assert_eq!(
+        bash_complete(&env, &["kpty", "read", "--session", &id[..6]]),
+        [id.as_str()]
+    );
+    assert_eq!(
+        bash_complete(&env, &["kpty", "kill", "--label", "o"]),
+        ["other"]
+    );
+    // kill's positional SESSION argument, with the flags after the names.
+    let all = bash_complete(&env, &["kpty", "kill", ""]);
+    for want in ["mybuild", "other", id.as_str(), "--label"] {
+        assert!(all.iter().any(|c| c == want), "{want} missing from {all:?}");
+    }
+    assert_eq!(
+        direct_complete(&env, &["kpty", "term-read", "-s", "myb"]),
+        ["mybuild"]
+    );
+}
+
+#[test]
+fn hidden_subcommands_are_never_offered() {
+    let env = Env::new();
+    let subs = bash_complete(&env, &["kpty", ""]);
+    assert!(subs.iter().any(|c| c == "list") && subs.iter().any(|c| c == "send-line"));
+    assert!(!subs.iter().any(|c| c.starts_with("__")), "{subs:?}");
+    assert!(bash_complete(&env, &["kpty", "__"]).is_empty());
+    assert_eq!(bash_complete(&env, &["kpty", "ta"]), ["talk"]);
+    let helps = bash_complete(&env, &["kpty", "help", ""]);
+    assert!(helps.iter().any(|c| c == "term-read"), "{helps:?}");
+    assert!(!helps.iter().any(|c| c.starts_with("__")), "{helps:?}");
+    assert_eq!(
+        bash_complete(&env, &["kpty", "log", "--action", "send_line_t"]),
+        ["send_line_to_agent"]
+    );
+}
+
+#[test]
+fn the_state_dir_on_the_command_line_is_the_one_read() {
+    let env = Env::new();
+    write_registry(env.state(), &[("pty_aaaa0001", "here")]);
+    let other = env.dir.path().join("other");
+    write_registry(&other, &[("pty_bbbb0001", "there")]);
+    let o = other.to_str().unwrap();
+    assert_eq!(bash_complete(&env, &["kpty", "talk", "-s", "h"]), ["here"]);
+    assert_eq!(
+        bash_complete(&env, &["kpty", "--state-dir", o, "talk", "-s", "t"]),
+        ["there"]
+    );
+    let eq = format!("--state-dir={o}");
+    assert_eq!(
+        direct_complete(&env, &["kpty", &eq, "talk", "-s", "pty_b"]),
+        ["pty_bbbb0001"]
+    );
+}
+
+#[test]
+fn a_broken_or_hostile_registry_completes_nothing_and_says_nothing() {
+    let env = Env::new();
+    // No state directory at all.
+    assert!(direct_complete(&env, &["kpty", "talk", "-s", ""]).is_empty());
+    // Labels that would inject into the command line are not offered; plain ones are.
+    write_registry(
+        env.state(),
+        &[
+            ("pty_cccc0001", "ok-label"),
+            ("pty_cccc0002", "a b;rm"),
+            ("pty_cccc0003", "x\u{1b}[2J"),
+        ],
+    );
+    let got = direct_complete(&env, &["kpty", "talk", "--label", ""]);
+    assert_eq!(got, ["ok-label"]);
+    // A corrupt registry: nothing, and nothing on stderr.
+    std::fs::write(env.state().join("_registry.json"), "{not json").unwrap();
+    assert!(direct_complete(&env, &["kpty", "talk", "-s", ""]).is_empty());
+}
+
+/// fish, when installed, completes through the committed completions/kpty.fish the same way.
+#[test]
+fn fish_completes_session_labels() {
+    if Command::new("fish").arg("--version").output().is_err() {
+        eprintln!("fish is not installed: skipped");
+        return;
+    }
+    let env = Env::new();
+    write_registry(env.state(), &[("pty_dddd0001", "fishy")]);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/kpty.fish");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kpty")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("fish")
+        .arg("--no-config")
+        .arg("-c")
+        .arg(format!(
+            "source '{}'; complete --do-complete 'kpty talk -s fi'",
+            script.display()
+        ))
+        .env("PATH", path)
+        .env("KPTY_STATE_DIR", env.state())
+        .env("HOME", env.home())
+        .env_remove("COMPLETE")
+        .current_dir(env.home())
+        .output()
+        .expect("run fish");
+    assert_eq!(
+        stdout(&out).trim(),
+        "fishy\tsession pty_dddd0001",
+        "{out:?}"
+    );
+}
