@@ -322,6 +322,18 @@ fn saved_exit(ctx: &Ctx, e: &RegistryEntry) -> Option<Liveness> {
     })
 }
 
+/// Did the shell of `e` end before `started` (the holder was only finishing when called)?
+fn ended_before(ctx: &Ctx, e: &RegistryEntry, started: jiff::Timestamp) -> bool {
+    let Ok(id) = SessionId::parse(&e.session_id) else {
+        return false;
+    };
+    Metadata::load(&ctx.state, &id)
+        .ok()
+        .flatten()
+        .and_then(|m| m.exited_at?.parse::<jiff::Timestamp>().ok())
+        .is_some_and(|at| at < started)
+}
+
 /// Call the holder of `e`, the whole exchange bounded by `io_timeout` (a stopped holder costs
 /// the caller that long, not more); a gone holder becomes `PTY_PROCESS_EXITED` with what is
 /// known, one that does not answer in time `PTY_TIMEOUT`.
@@ -368,6 +380,7 @@ pub fn call_with(
         return Err(gone("no socket recorded".into()));
     };
     let deadline = std::time::Instant::now() + io_timeout;
+    let started = jiff::Timestamp::now();
     let mut stream = match client::connect(&sock, io_timeout) {
         Ok(s) => s,
         Err(Unreachable::Gone(err)) => return Err(gone(err.to_string())),
@@ -382,7 +395,7 @@ pub fn call_with(
                 format!("the shell of session {} has exited (code {}): the session has ended", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
             )
             .with_hint(Hint::CreateAnother)
-            .with_cause(Cause::EndedDuringCall)
+            .with_cause(if ended_before(ctx, e, started) { Cause::Unreachable } else { Cause::EndedDuringCall })
             .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal})),
             _ => err,
         }

@@ -66,7 +66,11 @@ pub fn final_save(shared: &Shared, state: &StateDir, meta: &Metadata) {
     };
     meta.exit_code = st.exit.as_ref().map(|e| e.code);
     meta.exit_signal = st.exit.as_ref().and_then(|e| e.signal.clone());
-    meta.exited_at = Some(crate::store::now_rfc3339());
+    meta.exited_at = Some(
+        st.exit
+            .as_ref()
+            .map_or_else(crate::store::now_rfc3339, |e| e.at.clone()),
+    );
     meta.holder_pid = None;
     meta.output_offset = Some(st.ring.end());
     drop(st);

@@ -26,6 +26,9 @@ pub struct ExitInfo {
     pub code: i32,
     /// Signal name when a signal ended it.
     pub signal: Option<String>,
+    /// When the shell was seen to end (RFC 3339): `metadata.json`'s `exited_at`, so a caller
+    /// can tell a shell that ended before its call from one that ended during it.
+    pub at: String,
 }
 
 /// Mutable state, behind [`Shared::state`].
@@ -269,16 +272,19 @@ impl Shared {
     /// The waiter thread body: wait for the child, let the reader catch up, record the exit.
     pub fn waiter(self: &Arc<Self>, mut child: Box<dyn portable_pty::Child + Send + Sync>) {
         let status = child.wait();
+        let at = crate::store::now_rfc3339();
         let info = match status {
             Ok(s) => ExitInfo {
                 code: i32::try_from(s.exit_code()).unwrap_or(i32::MAX),
                 signal: s.signal().map(str::to_string),
+                at,
             },
             Err(e) => {
                 tracing::warn!("waiting for the shell failed: {e}");
                 ExitInfo {
                     code: -1,
                     signal: None,
+                    at,
                 }
             }
         };
