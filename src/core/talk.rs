@@ -162,6 +162,10 @@ pub fn run(
             screen: None,
             terminal_state: None,
             dropped_chars: 0,
+            completed: true,
+            waiting_for_input: false,
+            prompt: None,
+            echo_off: None,
         }),
         Session::Local(_) => run_local(ctx, t, progress).map(|(session_id, b)| TalkReply {
             ok: Success,
@@ -179,6 +183,10 @@ pub fn run(
             screen: Some(b.screen.map(wire::screen)),
             terminal_state: Some(wire::terminal_state_opt(b.terminal_state)),
             dropped_chars: 0,
+            completed: !b.waiting_for_input,
+            waiting_for_input: b.waiting_for_input,
+            prompt: b.prompt.filter(|_| b.waiting_for_input),
+            echo_off: b.waiting_for_input.then_some(b.echo_off),
         }),
     };
     let mut r = res.map_err(|e| cap_partial(redact_partial(ctx, e), max_chars))?;

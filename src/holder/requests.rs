@@ -17,8 +17,10 @@ impl Shared {
     /// `Status`.
     pub fn status(&self) -> StatusBody {
         let fg = self.foreground_other();
+        let waiting = self.waiting_now();
         let st = self.lock();
         let (screen, terminal_state) = screen_state(&st, fg.is_some());
+        let terminal_state = waiting_state(terminal_state, waiting);
         StatusBody {
             screen: Some(screen),
             terminal_state: Some(terminal_state.into()),
@@ -56,6 +58,9 @@ impl Shared {
         let next = typing.after(data, opacity, enter_follows)?;
         self.write_all(data.as_bytes())?;
         *typing = next;
+        if data.contains('\x03') {
+            self.interrupt_left();
+        }
         if data.contains('\x03') && !foreground {
             self.interrupted_at_prompt();
         }
@@ -90,6 +95,7 @@ impl Shared {
     ) -> ReadBody {
         let deadline = Instant::now() + Duration::from_millis(timeout_ms);
         let fg = self.foreground_other().is_some();
+        let waiting = self.waiting_now();
         let mut st = self.lock();
         loop {
             let has = match since {
@@ -106,6 +112,7 @@ impl Shared {
             }
         }
         let (screen, terminal_state) = screen_state(&st, fg);
+        let terminal_state = waiting_state(terminal_state, waiting);
         ReadBody {
             exit_code: st.exit.as_ref().map(|e| e.code),
             screen: Some(screen),
@@ -124,6 +131,7 @@ impl Shared {
             ))
         })?;
         let fg = self.foreground_other().is_some();
+        let waiting = self.waiting_now();
         let mut st = self.lock();
         let q = screen::Query {
             mode,
@@ -142,6 +150,7 @@ impl Shared {
             .with_details(json!({"session_id": self.session_id, "marker_id": id}))
         })?;
         let (info, state) = screen_state(&st, fg);
+        let state = waiting_state(state, waiting);
         Ok(TermReadBody {
             lines: v.lines,
             truncated: v.truncated,
@@ -225,6 +234,16 @@ impl Shared {
             exit_code: st.exit.as_ref().map(|e| e.code),
             exit_signal: st.exit.as_ref().and_then(|e| e.signal.clone()),
         }
+    }
+}
+
+/// `waiting_input` instead of `running` (or `prompt`) when the foreground job is blocked
+/// reading the terminal (a full-screen program stays `full_screen`).
+pub(super) fn waiting_state(state: &'static str, waiting: bool) -> &'static str {
+    if waiting && state != "full_screen" {
+        super::input_wait::WAITING_INPUT
+    } else {
+        state
     }
 }
 

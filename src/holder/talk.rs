@@ -4,6 +4,7 @@
 //! interrupt. The talk's state, capture and detector live in `completion.rs`.
 
 use super::completion::{Cancel, Capture, Completed, Detector, TalkState};
+use super::input_wait::{Left, QuietWatch};
 use super::requests::screen_state;
 use super::session::{ExitInfo, Shared, State};
 use super::shell::{Integration, ShellKind, typed_command};
@@ -47,6 +48,16 @@ impl Shared {
             sent_bytes: 0,
         });
         let (st, outcome) = self.await_completion(&mut detector, reporter.as_mut(), deadline);
+        if let Err(Stop::Waiting) = outcome {
+            let left = Left {
+                raw: req.raw,
+                completion: a.method.as_str(),
+                sentinel: &a.sentinel,
+                begin: a.begin,
+                started,
+            };
+            return self.leave_waiting(st, detector, left);
+        }
         self.finish(st, outcome, req, &a, &detector, started)
     }
 
@@ -60,7 +71,7 @@ impl Shared {
             drop(self.wait_free(req, deadline)?);
             let fg = self.foreground_other();
             let st = self.lock();
-            if matches!(st.talk, TalkState::Idle) || st.exit.is_some() {
+            if matches!(st.talk, TalkState::Idle | TalkState::Left { .. }) || st.exit.is_some() {
                 break (st, fg);
             }
         };
@@ -137,7 +148,8 @@ impl Shared {
             let (g, _) = self.wait_on(&self.events, st, settle);
             st = g;
         }
-        Ok(st)
+        // A talk left waiting for input: its command first.
+        self.settle_left(st, req.force, deadline)
     }
 
     /// `PTY_BUSY`: a full-screen program owns the screen (typing would edit its buffer).
@@ -213,6 +225,7 @@ impl Shared {
         deadline: Instant,
     ) -> (MutexGuard<'_, State>, std::result::Result<Completed, Stop>) {
         let mut st = self.lock();
+        let mut quiet = QuietWatch::new();
         loop {
             if let Some(d) = st.talk.capture().and_then(|c| detector.check(c)) {
                 return (st, Ok(d));
@@ -224,6 +237,16 @@ impl Shared {
                 return (st, Err(Stop::Cancelled));
             }
             let mut wake = deadline;
+            // Once the command started, a quiet terminal with a reader waits for input.
+            if st.talk.capture().is_some_and(|c| detector.started(c)) {
+                let (g, look) = self.quiet_reader(st, &mut quiet);
+                st = g;
+                match look {
+                    Ok(_) => return (st, Err(Stop::Waiting)),
+                    Err(None) => continue,
+                    Err(Some(at)) => wake = wake.min(at),
+                }
+            }
             if let Some(r) = reporter.as_deref_mut()
                 && let Some(c) = st.talk.capture()
             {
@@ -298,6 +321,7 @@ impl Shared {
                     end_offset,
                     screen: Some(screen_after),
                     terminal_state: Some(state_after.into()),
+                    ..TalkBody::default()
                 });
             }
             Err(stop) => stop,
@@ -332,6 +356,7 @@ impl Shared {
                 format!("Command timed out after {}ms", req.timeout_ms),
             )
             .with_details(details),
+            Stop::Waiting => Error::internal("a waiting talk has its own reply"),
             Stop::Exited(exit) => {
                 let mut e = self.exited_error(&exit);
                 let mut d = details;
@@ -376,6 +401,8 @@ impl Shared {
 /// How a talk stopped without completing.
 enum Stop {
     Timeout,
+    /// The command waits for input (the talk is left, see `input_wait`).
+    Waiting,
     Exited(ExitInfo),
     Cancelled,
     ClientGone,

@@ -385,8 +385,15 @@ pub struct TalkBody {
     pub end_offset: u64,
     /// The screen after the talk (absent from older holders).
     pub screen: Option<ScreenInfo>,
-    /// `prompt`, `running` or `full_screen` after the talk (absent from older holders).
+    /// `prompt`, `running`, `full_screen` or `waiting_input` after the talk (absent from
+    /// older holders).
     pub terminal_state: Option<String>,
+    /// The talk returned before its command completed: the command waits for input.
+    pub waiting_for_input: bool,
+    /// With `waiting_for_input`: the line the program printed before reading.
+    pub prompt: Option<String>,
+    /// With `waiting_for_input`: the terminal's echo is off (a password prompt).
+    pub echo_off: bool,
 }
 
 /// What `Kill` returns.
