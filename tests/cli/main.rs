@@ -42,3 +42,4 @@ mod sessions;
 mod shells;
 mod talk;
 mod term;
+mod waiting;
