@@ -112,13 +112,18 @@ impl Shared {
         self.input_reader(busy).is_some()
     }
 
-    /// The terminal's ECHO is off (a password prompt).
+    /// The terminal's ECHO is off in line mode: a password prompt (a line editor — a REPL's
+    /// readline — turns ICANON off too and echoes by itself).
     fn echo_off(&self) -> bool {
         self.master
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get_termios()
-            .is_some_and(|t| t.local_flags.bits() & rustix::termios::LocalModes::ECHO.bits() == 0)
+            .is_some_and(|t| {
+                use rustix::termios::LocalModes;
+                let flags = t.local_flags.bits();
+                flags & LocalModes::ECHO.bits() == 0 && flags & LocalModes::ICANON.bits() != 0
+            })
     }
 
     /// With the state locked and the talk's command started: a reader blocked after a quiet
@@ -174,7 +179,7 @@ impl Shared {
                 .unwrap_or("")
                 .into();
         }
-        let (screen, _) = screen_state(&st, true);
+        let (screen, state) = screen_state(&st, true);
         let body = TalkBody {
             output_raw,
             raw_output: if left.raw {
@@ -190,7 +195,8 @@ impl Shared {
             start_offset: left.begin,
             end_offset: st.ring.end(),
             screen: Some(screen),
-            terminal_state: Some(WAITING_INPUT.into()),
+            // A full-screen program reading its keys stays `full_screen`.
+            terminal_state: Some(super::requests::waiting_state(state, true).into()),
             waiting_for_input: true,
             prompt: Some(prompt),
             echo_off: false,

@@ -19,6 +19,30 @@ const READ_CALLS: &[i64] = &[63, 65];
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 const READ_CALLS: &[i64] = &[];
 
+/// Waiting calls: `select`/`pselect6` (fds in a bit set), `poll`/`ppoll` (an array of
+/// `pollfd`), `epoll_wait`/`epoll_pwait` (the registered fds in the epoll fd's fdinfo).
+#[cfg(target_arch = "x86_64")]
+const SELECT_CALLS: &[i64] = &[23, 270];
+#[cfg(target_arch = "x86_64")]
+const POLL_CALLS: &[i64] = &[7, 271];
+#[cfg(target_arch = "x86_64")]
+const EPOLL_CALLS: &[i64] = &[232, 281, 441];
+#[cfg(target_arch = "aarch64")]
+const SELECT_CALLS: &[i64] = &[72];
+#[cfg(target_arch = "aarch64")]
+const POLL_CALLS: &[i64] = &[73];
+#[cfg(target_arch = "aarch64")]
+const EPOLL_CALLS: &[i64] = &[22, 441];
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+const SELECT_CALLS: &[i64] = &[];
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+const POLL_CALLS: &[i64] = &[];
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+const EPOLL_CALLS: &[i64] = &[];
+
+/// Most fds a waiting call is looked into for.
+const MAX_FDS: u64 = 1024;
+
 /// Wait channels of a task blocked in a tty read.
 const TTY_WCHANS: &[&str] = &["n_tty_read", "wait_woken"];
 
@@ -50,19 +74,89 @@ pub(super) fn parse_stat(s: &str) -> Option<Stat> {
     })
 }
 
-/// Parse `/proc/PID/syscall`: the system call number and its first argument, when the task
-/// is blocked in one (not `running`, not `-1` for "in no call").
-pub(super) fn parse_syscall(s: &str) -> Option<(i64, u64)> {
+/// Parse `/proc/PID/syscall`: the system call number and its arguments, when the task is
+/// blocked in one (not `running`, not `-1` for "in no call").
+pub(super) fn parse_syscall(s: &str) -> Option<(i64, Vec<u64>)> {
     let mut f = s.split_ascii_whitespace();
     let nr: i64 = f.next()?.parse().ok()?;
-    let arg0 = f.next()?;
-    let arg0 = u64::from_str_radix(arg0.strip_prefix("0x")?, 16).ok()?;
-    (nr >= 0).then_some((nr, arg0))
+    let args: Vec<u64> = f
+        .take(6)
+        .map(|a| u64::from_str_radix(a.strip_prefix("0x")?, 16).ok())
+        .collect::<Option<_>>()?;
+    (nr >= 0 && !args.is_empty()).then_some((nr, args))
 }
 
-/// What a system-call line says about a tty read: `Some(fd)` when it is a read.
-fn read_fd(syscall: &str) -> Option<u64> {
-    parse_syscall(syscall).and_then(|(nr, fd)| READ_CALLS.contains(&nr).then_some(fd))
+/// The fds a blocked system call waits to read, when it is a read or a wait for readable
+/// fds (`None`: some other call). `args` are the call's first arguments.
+fn read_fds(pid: u32, nr: i64, args: &[u64]) -> Option<Vec<u64>> {
+    let arg = |i: usize| args.get(i).copied().unwrap_or(0);
+    if READ_CALLS.contains(&nr) {
+        return Some(vec![arg(0)]);
+    }
+    read_wait_fds(pid, nr, arg)
+}
+
+/// [`read_fds`] for the waiting calls.
+fn read_wait_fds(pid: u32, nr: i64, arg: impl Fn(usize) -> u64) -> Option<Vec<u64>> {
+    if SELECT_CALLS.contains(&nr) {
+        let n = arg(0).min(MAX_FDS);
+        let bits = read_mem(pid, arg(1), n.div_ceil(8))?;
+        return Some(set_bits(&bits, n));
+    }
+    if POLL_CALLS.contains(&nr) {
+        let n = arg(1).min(MAX_FDS);
+        return Some(pollin_fds(&read_mem(pid, arg(0), n * 8)?));
+    }
+    if EPOLL_CALLS.contains(&nr) {
+        let info = std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{}", arg(0))).ok()?;
+        return Some(epoll_in_fds(&info));
+    }
+    None
+}
+
+/// The fds set in a `select` bit set of `n` fds.
+pub(super) fn set_bits(bits: &[u8], n: u64) -> Vec<u64> {
+    (0..n)
+        .filter(|&fd| {
+            bits.get((fd / 8) as usize)
+                .is_some_and(|b| b >> (fd % 8) & 1 == 1)
+        })
+        .collect()
+}
+
+/// The fds a `pollfd` array waits to read (`POLLIN`); negative fds are ignored.
+pub(super) fn pollin_fds(raw: &[u8]) -> Vec<u64> {
+    raw.chunks_exact(8)
+        .filter_map(|p| {
+            let fd = i32::from_ne_bytes([p[0], p[1], p[2], p[3]]);
+            let events = i16::from_ne_bytes([p[4], p[5]]);
+            (fd >= 0 && events & 1 != 0).then_some(fd as u64)
+        })
+        .collect()
+}
+
+/// The fds an epoll fd's fdinfo registers for reading (`EPOLLIN`).
+pub(super) fn epoll_in_fds(fdinfo: &str) -> Vec<u64> {
+    fdinfo
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_ascii_whitespace();
+            (f.next()? == "tfd:").then_some(())?;
+            let fd = f.next()?.parse().ok()?;
+            (f.next()? == "events:").then_some(())?;
+            let ev = u32::from_str_radix(f.next()?, 16).ok()?;
+            (ev & 1 != 0).then_some(fd)
+        })
+        .collect()
+}
+
+/// `len` bytes of `pid`'s memory at `addr` (readable by its ancestor, the holder).
+fn read_mem(pid: u32, addr: u64, len: u64) -> Option<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::File::open(format!("/proc/{pid}/mem")).ok()?;
+    let mut buf = vec![0u8; usize::try_from(len).ok()?];
+    f.read_exact_at(&mut buf, addr).ok()?;
+    Some(buf)
 }
 
 /// `fd` of `pid` is its controlling terminal `tty_nr` (or `/dev/tty`).
@@ -80,11 +174,23 @@ fn blocked_in_tty_read(pid: u32, stat: &Stat) -> bool {
     if stat.state != 'S' || stat.tty_nr == 0 {
         return false;
     }
-    match std::fs::read_to_string(format!("/proc/{pid}/syscall")) {
-        // A task blocked in a system call: a read on the terminal, or not waiting for it.
-        Ok(s) if parse_syscall(&s).is_some() => {
-            read_fd(&s).is_some_and(|fd| fd_is_tty(pid, fd, stat.tty_nr))
-        }
+    let call = std::fs::read_to_string(format!("/proc/{pid}/syscall"))
+        .ok()
+        .and_then(|s| parse_syscall(&s));
+    match call {
+        // A task blocked in a system call: reading (or waiting to read) the terminal and
+        // nothing else, or not waiting for it.
+        Some((nr, args)) => read_fds(pid, nr, &args).is_some_and(|fds| {
+            let tty = |fd: &u64| fd_is_tty(pid, *fd, stat.tty_nr);
+            // An event loop (epoll) watches many fds: the terminal among them is a reader
+            // (a REPL, a prompt); a plain read, select or poll waits for the terminal alone
+            // (ssh's poll on its socket and the terminal is not waiting for input).
+            if EPOLL_CALLS.contains(&nr) {
+                fds.iter().any(tty)
+            } else {
+                !fds.is_empty() && fds.iter().all(tty)
+            }
+        }),
         // Unreadable (or racing a wake-up): the wait channel, with stdin on the terminal.
         _ => std::fs::read_to_string(format!("/proc/{pid}/wchan"))
             .is_ok_and(|w| TTY_WCHANS.contains(&w.trim()) && fd_is_tty(pid, 0, stat.tty_nr)),
@@ -137,18 +243,36 @@ mod tests {
     fn syscall_lines() {
         assert_eq!(
             parse_syscall("0 0x3 0x561a3ae30f40 0x1000 0x0 0x7fff 0x0 0x7fff 0x7f59"),
-            Some((0, 3))
+            Some((0, vec![3, 0x561a3ae30f40, 0x1000, 0, 0x7fff, 0]))
         );
         assert_eq!(parse_syscall("running"), None);
         assert_eq!(parse_syscall("-1 0x7ffd 0x7f59"), None);
         assert_eq!(parse_syscall(""), None);
         #[cfg(target_arch = "x86_64")]
         {
-            assert_eq!(read_fd("0 0x0 0x1 0x1 0 0 0 0x1 0x2"), Some(0));
+            let me = std::process::id();
+            assert_eq!(read_fds(me, 0, &[0, 1, 1]), Some(vec![0]));
             // nanosleep (35) and wait4 (61) are not reads.
-            assert_eq!(read_fd("35 0x7ffd 0x0 0x0 0 0 0 0x1 0x2"), None);
-            assert_eq!(read_fd("61 0xffffffff 0x7ff 0xa 0 0 0 0x1 0x2"), None);
+            assert_eq!(read_fds(me, 35, &[0x7ffd, 0]), None);
+            assert_eq!(read_fds(me, 61, &[0xffff_ffff, 0x7ff]), None);
         }
+    }
+
+    #[test]
+    fn waited_fds_from_select_poll_and_epoll() {
+        assert_eq!(set_bits(&[0b0000_1001, 0b1], 9), vec![0, 3, 8]);
+        assert_eq!(set_bits(&[0b1000_0001], 3), vec![0]);
+        let mut raw = Vec::new();
+        for (fd, ev) in [(0i32, 1i16), (5, 4), (-1, 1), (7, 3)] {
+            raw.extend(fd.to_ne_bytes());
+            raw.extend(ev.to_ne_bytes());
+            raw.extend(0i16.to_ne_bytes());
+        }
+        assert_eq!(pollin_fds(&raw), vec![0, 7]);
+        let info = "pos:\t0\nflags:\t02000002\nmnt_id:\t15\nino:\t1057\n\
+            tfd:        0 events:       19 data:                0  pos:0 ino:3 sdev:19\n\
+            tfd:        9 events:        4 data:                9  pos:0 ino:2 sdev:e\n";
+        assert_eq!(epoll_in_fds(info), vec![0]);
     }
 
     #[test]

@@ -26,6 +26,9 @@ struct Admitted {
     opacity: crate::safety::Opacity,
     /// Absolute offset where the talk began.
     begin: u64,
+    /// Watch for the command waiting for input (not in a nested shell: its own commands'
+    /// reads are not visible, and ssh or docker always read the terminal).
+    watch_input: bool,
 }
 
 impl Shared {
@@ -47,7 +50,9 @@ impl Shared {
             last: Instant::now(),
             sent_bytes: 0,
         });
-        let (st, outcome) = self.await_completion(&mut detector, reporter.as_mut(), deadline);
+        let mut quiet = a.watch_input.then(QuietWatch::new);
+        let (st, outcome) =
+            self.await_completion(&mut detector, reporter.as_mut(), quiet.as_mut(), deadline);
         if let Err(Stop::Waiting) = outcome {
             let left = Left {
                 raw: req.raw,
@@ -117,6 +122,7 @@ impl Shared {
                 .unwrap_or_else(|| crate::proto::new_sentinel(crate::proto::SENTINEL_HEX)),
             opacity: self.opacity(&st, nested),
             begin,
+            watch_input: !nested,
         })
     }
 
@@ -216,16 +222,17 @@ impl Shared {
     }
 
     /// Wait until the detector finds the end, or the shell exits, the talk is cancelled, its
-    /// client goes away or `deadline` passes; progress frames go out meanwhile. Returns with
+    /// client goes away, the command waits for input (with `quiet`) or `deadline` passes;
+    /// progress frames go out meanwhile. Returns with
     /// the state locked.
     fn await_completion(
         &self,
         detector: &mut Detector,
         mut reporter: Option<&mut Reporter<'_>>,
+        mut quiet: Option<&mut QuietWatch>,
         deadline: Instant,
     ) -> (MutexGuard<'_, State>, std::result::Result<Completed, Stop>) {
         let mut st = self.lock();
-        let mut quiet = QuietWatch::new();
         loop {
             if let Some(d) = st.talk.capture().and_then(|c| detector.check(c)) {
                 return (st, Ok(d));
@@ -238,8 +245,10 @@ impl Shared {
             }
             let mut wake = deadline;
             // Once the command started, a quiet terminal with a reader waits for input.
-            if st.talk.capture().is_some_and(|c| detector.started(c)) {
-                let (g, look) = self.quiet_reader(st, &mut quiet);
+            if let Some(q) = quiet.as_deref_mut()
+                && st.talk.capture().is_some_and(|c| detector.started(c))
+            {
+                let (g, look) = self.quiet_reader(st, q);
                 st = g;
                 match look {
                     Ok(_) => return (st, Err(Stop::Waiting)),

@@ -137,6 +137,69 @@ fn python_input_is_waiting() {
     assert!(s(&text, "output").contains("got abc"), "{text}");
 }
 
+/// `python3` is installed (tests that need it skip without).
+fn has(program: &str) -> bool {
+    let ok = std::process::Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: no {program}");
+    }
+    ok
+}
+
+#[test]
+fn repls_waiting_in_select_or_an_event_loop_are_waiting() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let mut repls = vec![];
+    if has("python3") {
+        // readline waits in pselect6 on the terminal; getpass reads with echo off.
+        repls.push(("python3 -q", "print(6*7)", "42", "exit()"));
+    }
+    if has("node") {
+        // libuv's epoll has the terminal among its fds.
+        repls.push(("node", "console.log(6*7)", "42", ".exit"));
+    }
+    for (cmd, line, shows, quit) in repls {
+        let v = waiting(&env, &id, cmd);
+        // A line editor echoes by itself: not a password prompt.
+        assert_eq!(v["echo_off"], false, "{v}");
+        let since = v["end_offset"].as_u64().expect("end_offset");
+        env.send_line(&id, line);
+        env.read_until(&id, since, shows);
+        env.send_line(&id, quit);
+        assert_eq!(env.talk_when_free(&id, "echo back")["output"], "back");
+    }
+    if has("python3") {
+        let v = waiting(
+            &env,
+            &id,
+            "python3 -c 'import getpass; print(len(getpass.getpass()))'",
+        );
+        assert_eq!(
+            (s(&v, "prompt"), &v["echo_off"]),
+            ("Password: ", &json!(true))
+        );
+        let since = v["end_offset"].as_u64().expect("end_offset");
+        env.send_line(&id, "abc");
+        env.read_until(&id, since, "3");
+        assert_eq!(env.talk_when_free(&id, "echo back")["output"], "back");
+        // Waiting on the terminal and a pipe (as ssh waits on its socket too) is not
+        // waiting for input: the talk completes.
+        let v = env.talk(
+            &id,
+            "python3 -c 'import os,select; r,w=os.pipe(); select.select([0,r],[],[],2); print(\"t\")'",
+        );
+        assert_eq!(
+            (&v["completed"], s(&v, "output")),
+            (&json!(true), "t"),
+            "{v}"
+        );
+    }
+}
+
 #[test]
 fn slow_or_pipe_reading_commands_are_not_waiting() {
     let env = Env::new();
@@ -151,11 +214,11 @@ fn slow_or_pipe_reading_commands_are_not_waiting() {
         assert_eq!(v["exit_code"], 0);
         assert!(v.get("prompt").is_none(), "{v}");
     }
-    // Ongoing output from a program that also reads the terminal is not quiet: the talk
-    // completes when it ends.
+    // Ongoing output while the terminal is read is not quiet: the talk completes when the
+    // read times out (the output goes on past it).
     let v = env.talk(
         &id,
-        "for i in 1 2 3 4 5 6 7 8; do echo $i; sleep 0.1; done & read -t 2 x; wait",
+        "(for i in $(seq 60); do echo $i; sleep 0.05; done) & read -t 2 x; wait",
     );
     assert_eq!(v["completed"], true, "{v}");
 }
