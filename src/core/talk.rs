@@ -248,7 +248,8 @@ fn run_local(
 /// private-key block the cut falls inside is replaced, not half kept.
 fn redact_output(ctx: &Ctx, r: &mut TalkReply) {
     if ctx.redact {
-        for s in std::iter::once(&mut r.output).chain(r.raw_output.as_mut()) {
+        let extra = r.raw_output.as_mut().into_iter().chain(r.prompt.as_mut());
+        for s in std::iter::once(&mut r.output).chain(extra) {
             if let std::borrow::Cow::Owned(o) = crate::safety::redact(s) {
                 *s = o;
             }
@@ -256,12 +257,17 @@ fn redact_output(ctx: &Ctx, r: &mut TalkReply) {
     }
 }
 
-/// The same for a failed talk's `partial_output`.
+/// The same for a failed talk's `partial_output` (and the `prompt` of a command waiting for
+/// input).
 fn redact_partial(ctx: &Ctx, mut e: Error) -> Error {
     if ctx.redact
-        && let Some(s) = e.details.as_mut().and_then(|d| d.get_mut("partial_output"))
+        && let Some(d) = e.details.as_mut()
     {
-        crate::safety::redact_value(s);
+        for key in ["partial_output", "prompt"] {
+            if let Some(s) = d.get_mut(key) {
+                crate::safety::redact_value(s);
+            }
+        }
     }
     e
 }

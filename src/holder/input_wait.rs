@@ -257,10 +257,9 @@ impl Shared {
         Error::new(
             ErrorCode::PtyBusy,
             format!(
-                "{} is waiting for input ({:?}): the last talk's command reads the terminal; \
-                 answer it with send_line, or interrupt it with send_line data=\"\\x03\"",
+                "{} is waiting for input (details.prompt): the last talk's command reads the \
+                 terminal; answer it with send_line, or interrupt it with send_line data=\"\\x03\"",
                 self.session_id,
-                prompt.trim_end()
             ),
         )
         .with_details(json!({

@@ -287,3 +287,21 @@ async fn over_mcp() {
     );
     m.close().await;
 }
+
+#[test]
+fn a_secret_in_the_prompt_is_redacted() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let v = waiting(
+        &env,
+        &id,
+        "printf 'gho_0Auth0TokenXyZ0123456789abcdefGHIJKL ok? '; read a",
+    );
+    assert!(!v.to_string().contains("0Auth0TokenXyZ"), "{v}");
+    assert!(s(&v, "prompt").ends_with("ok? "), "{v}");
+    let e = env.fails(&["talk", "-s", &id, "echo no"], 117, "PTY_BUSY");
+    assert!(!e.to_string().contains("0Auth0TokenXyZ"), "{e}");
+    assert!(s(&e["details"], "prompt").ends_with("ok? "), "{e}");
+    env.send_line(&id, "y");
+    assert_eq!(env.out(&id, "echo $a"), "y");
+}
