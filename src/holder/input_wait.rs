@@ -258,7 +258,8 @@ impl Shared {
             ErrorCode::PtyBusy,
             format!(
                 "{} is waiting for input (details.prompt): the last talk's command reads the \
-                 terminal; answer it with send_line, or interrupt it with send_line data=\"\\x03\"",
+                 terminal; answer it with send_line, interrupt it with send_line data=\"\\x03\", \
+                 or — if it is a shell itself (ssh, su, docker exec …) — talk to it with force=true",
                 self.session_id,
             ),
         )

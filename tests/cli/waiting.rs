@@ -38,6 +38,7 @@ fn read_p_returns_early_with_its_prompt_and_the_answer_completes_it() {
     assert_eq!(v["echo_off"], false);
     assert_eq!(s(&v, "output"), "name?");
     assert_eq!(term_state(&env, &id), "waiting_input");
+    assert_eq!(env.entry(&id)["terminal_state"], "waiting_input");
     // Another talk is refused at once while the command still waits, and says why.
     let e = env.fails(&["talk", "-s", &id, "echo no"], 117, "PTY_BUSY");
     assert_eq!(e["details"]["waiting_for_input"], true, "{e}");
@@ -286,6 +287,19 @@ async fn over_mcp() {
         "{v}"
     );
     m.close().await;
+}
+
+#[test]
+fn a_nested_shell_waits_at_its_prompt_and_force_talks_to_it() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let v = waiting(&env, &id, "PS1='inner$ ' bash --norc --noprofile");
+    assert_eq!(s(&v, "prompt"), "inner$ ", "{v}");
+    env.fails(&["talk", "-s", &id, "echo no"], 117, "PTY_BUSY");
+    let v = env.talk_args(&["-s", &id, "--force", "echo nested"]);
+    assert_eq!(s(&v, "output"), "nested", "{v}");
+    env.send_line(&id, "exit");
+    assert_eq!(env.talk_when_free(&id, "echo outer")["output"], "outer");
 }
 
 #[test]
