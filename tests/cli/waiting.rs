@@ -319,3 +319,14 @@ fn a_secret_in_the_prompt_is_redacted() {
     env.send_line(&id, "y");
     assert_eq!(env.out(&id, "echo $a"), "y");
 }
+
+#[test]
+fn a_prompt_on_its_own_line_is_the_last_line_printed() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let v = waiting(&env, &id, "echo one; echo 'Choose [y/n]:'; read yn");
+    assert_eq!(s(&v, "prompt"), "Choose [y/n]:", "{v}");
+    assert_eq!(s(&v, "output"), "one\nChoose [y/n]:", "{v}");
+    env.send_line(&id, "y");
+    assert_eq!(env.out(&id, "echo $yn"), "y");
+}
