@@ -103,7 +103,12 @@ impl Shared {
         if fg == self.pid && !shell_busy {
             return None;
         }
-        proc_tty::tty_reader(fg)
+        match proc_tty::tty_reader(fg)? {
+            (pid, proc_tty::Sleep::Reading) => Some(pid),
+            // A hidden sleeper (setuid sudo, su) with the terminal in line mode and echo
+            // off: a password prompt.
+            (pid, _) => self.echo_off().then_some(pid),
+        }
     }
 
     /// Is the terminal waiting for input now (for `terminal_state`)?

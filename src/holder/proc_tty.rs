@@ -169,18 +169,30 @@ fn fd_is_tty(pid: u32, fd: u64, tty_nr: u64) -> bool {
         .unwrap_or(false)
 }
 
-/// `pid` (with `stat`) sleeps reading its terminal.
-fn blocked_in_tty_read(pid: u32, stat: &Stat) -> bool {
+/// What `/proc` tells of a process's sleep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Sleep {
+    /// Blocked reading (or waiting to read) its terminal.
+    Reading,
+    /// Running, or asleep on something else.
+    Not,
+    /// Asleep, but its system call and wait channel are hidden (a setuid program such as
+    /// sudo, when the holder may not trace it): the caller decides by the terminal's mode.
+    Opaque,
+}
+
+/// How `pid` (with `stat`) sleeps.
+fn sleep_of(pid: u32, stat: &Stat) -> Sleep {
     if stat.state != 'S' || stat.tty_nr == 0 {
-        return false;
+        return Sleep::Not;
     }
     let call = std::fs::read_to_string(format!("/proc/{pid}/syscall"))
         .ok()
         .and_then(|s| parse_syscall(&s));
-    match call {
+    if let Some((nr, args)) = call {
         // A task blocked in a system call: reading (or waiting to read) the terminal and
         // nothing else, or not waiting for it.
-        Some((nr, args)) => read_fds(pid, nr, &args).is_some_and(|fds| {
+        let reading = read_fds(pid, nr, &args).is_some_and(|fds| {
             let tty = |fd: &u64| fd_is_tty(pid, *fd, stat.tty_nr);
             // An event loop (epoll) watches many fds: the terminal among them is a reader
             // (a REPL, a prompt); a plain read, select or poll waits for the terminal alone
@@ -190,10 +202,20 @@ fn blocked_in_tty_read(pid: u32, stat: &Stat) -> bool {
             } else {
                 !fds.is_empty() && fds.iter().all(tty)
             }
-        }),
-        // Unreadable (or racing a wake-up): the wait channel, with stdin on the terminal.
-        _ => std::fs::read_to_string(format!("/proc/{pid}/wchan"))
-            .is_ok_and(|w| TTY_WCHANS.contains(&w.trim()) && fd_is_tty(pid, 0, stat.tty_nr)),
+        });
+        return if reading { Sleep::Reading } else { Sleep::Not };
+    }
+    // Unreadable (or racing a wake-up): the wait channel, with stdin on the terminal.
+    let wchan = std::fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_default();
+    by_wchan(wchan.trim(), || fd_is_tty(pid, 0, stat.tty_nr))
+}
+
+/// [`Sleep`] from a wait channel (`0` or empty when hidden) and whether stdin is the tty.
+pub(super) fn by_wchan(wchan: &str, stdin_tty: impl FnOnce() -> bool) -> Sleep {
+    match wchan {
+        "" | "0" => Sleep::Opaque,
+        w if TTY_WCHANS.contains(&w) && stdin_tty() => Sleep::Reading,
+        _ => Sleep::Not,
     }
 }
 
@@ -201,23 +223,34 @@ fn stat_of(pid: u32) -> Option<Stat> {
     parse_stat(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
-/// A process of group `pgid` blocked reading its terminal: its pid. The group's leader is
-/// looked at first (the usual reader); then every other member (a pipeline's `cat | …`).
-pub(super) fn tty_reader(pgid: u32) -> Option<u32> {
-    if let Some(st) = stat_of(pgid)
-        && st.pgrp == pgid
-        && blocked_in_tty_read(pgid, &st)
-    {
-        return Some(pgid);
+/// A process of group `pgid` blocked reading its terminal: its pid and how sure `/proc` is
+/// ([`Sleep::Reading`], or [`Sleep::Opaque`] when no member is seen reading but one sleeps
+/// hidden). The group's leader is looked at first (the usual reader); then every other
+/// member (a pipeline's `cat | …`).
+pub(super) fn tty_reader(pgid: u32) -> Option<(u32, Sleep)> {
+    let leader = stat_of(pgid)
+        .filter(|st| st.pgrp == pgid)
+        .map(|st| sleep_of(pgid, &st));
+    if leader == Some(Sleep::Reading) {
+        return Some((pgid, Sleep::Reading));
     }
-    std::fs::read_dir("/proc")
+    let mut opaque = (leader == Some(Sleep::Opaque)).then_some((pgid, Sleep::Opaque));
+    for pid in std::fs::read_dir("/proc")
         .ok()?
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
         .filter(|&pid| pid != pgid)
-        .find(|&pid| {
-            stat_of(pid).is_some_and(|st| st.pgrp == pgid && blocked_in_tty_read(pid, &st))
-        })
+    {
+        match stat_of(pid)
+            .filter(|st| st.pgrp == pgid)
+            .map(|st| sleep_of(pid, &st))
+        {
+            Some(Sleep::Reading) => return Some((pid, Sleep::Reading)),
+            Some(Sleep::Opaque) => opaque = opaque.or(Some((pid, Sleep::Opaque))),
+            _ => {}
+        }
+    }
+    opaque
 }
 
 #[cfg(test)]
@@ -280,6 +313,19 @@ mod tests {
         let me = std::process::id();
         // Running (reading its own /proc), never asleep in a tty read.
         let st = stat_of(me).expect("own stat");
-        assert!(!blocked_in_tty_read(me, &st));
+        assert_eq!(sleep_of(me, &st), Sleep::Not);
+    }
+
+    #[test]
+    fn wait_channels_when_the_system_call_is_hidden() {
+        assert_eq!(by_wchan("n_tty_read", || true), Sleep::Reading);
+        assert_eq!(by_wchan("wait_woken", || true), Sleep::Reading);
+        // The same wait with stdin elsewhere, and other waits, are not a tty read.
+        assert_eq!(by_wchan("wait_woken", || false), Sleep::Not);
+        assert_eq!(by_wchan("hrtimer_nanosleep", || true), Sleep::Not);
+        assert_eq!(by_wchan("do_wait", || true), Sleep::Not);
+        // Hidden: the caller asks the terminal (a password prompt has echo off).
+        assert_eq!(by_wchan("0", || true), Sleep::Opaque);
+        assert_eq!(by_wchan("", || true), Sleep::Opaque);
     }
 }
