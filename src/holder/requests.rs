@@ -247,7 +247,8 @@ pub(super) fn waiting_state(state: &'static str, waiting: bool) -> &'static str 
     }
 }
 
-/// The screen summary and the terminal state (`prompt` | `running` | `full_screen`);
+/// The screen summary and the terminal state (`prompt` | `running` | `full_screen`;
+/// `waiting_input` comes from [`waiting_state`]);
 /// `foreground` says a program other than the shell holds the terminal.
 pub(super) fn screen_state(st: &State, foreground: bool) -> (ScreenInfo, &'static str) {
     let alternate = st.screen.alternate();

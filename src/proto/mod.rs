@@ -159,7 +159,7 @@ pub struct TermReadBody {
     pub more: bool,
     /// The last OSC 0/2 title.
     pub title: Option<String>,
-    /// `prompt`, `running` or `full_screen`.
+    /// `prompt`, `running`, `full_screen` or `waiting_input`.
     pub terminal_state: String,
     /// Lines of scrollback the holder keeps.
     pub scrollback: u64,
@@ -319,7 +319,7 @@ pub struct StatusBody {
     pub kpty_version: String,
     /// The screen (absent from holders without a screen model).
     pub screen: Option<ScreenInfo>,
-    /// `prompt`, `running` or `full_screen` (absent from older holders).
+    /// `prompt`, `running`, `full_screen` or `waiting_input` (absent from older holders).
     pub terminal_state: Option<String>,
 }
 
@@ -350,7 +350,7 @@ pub struct ReadBody {
     pub exit_code: Option<i32>,
     /// The screen (absent from older holders).
     pub screen: Option<ScreenInfo>,
-    /// `prompt`, `running` or `full_screen` (absent from older holders).
+    /// `prompt`, `running`, `full_screen` or `waiting_input` (absent from older holders).
     pub terminal_state: Option<String>,
     /// Redaction context: the text before the window that a secret or private-key block
     /// cut by the window's start spans (see [`crate::safety::redact::context_before`]).
