@@ -110,6 +110,8 @@ closed_set! {
         Running => "running",
         /// A full-screen program owns the terminal (alternate screen).
         FullScreen => "full_screen",
+        /// The foreground job is blocked reading the terminal: it waits for input.
+        WaitingInput => "waiting_input",
     }
 }
 
@@ -221,7 +223,7 @@ mod tests {
     fn every_spelling_the_seeds_use_parses() {
         round_trips::<TermMode>(&["tail", "viewport", "delta"]);
         round_trips::<BufferType>(&["normal", "alternate"]);
-        round_trips::<TerminalState>(&["prompt", "running", "full_screen"]);
+        round_trips::<TerminalState>(&["prompt", "running", "full_screen", "waiting_input"]);
         round_trips::<Completion>(&["osc133", "sentinel", "bridge"]);
         round_trips::<SessionState>(&["running", "exited", "dead", "unresponsive", "registered"]);
         round_trips::<OwnerRole>(&["leader", "worker"]);

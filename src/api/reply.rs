@@ -161,6 +161,17 @@ pub struct TalkReply {
     pub terminal_state: Option<Option<TerminalState>>,
     /// Characters of `output` cut by `max_chars`.
     pub dropped_chars: u64,
+    /// False when the talk returned before its command completed (it waits for input).
+    pub completed: bool,
+    /// The command is blocked reading the terminal: answer it with `send_line`, then
+    /// `wait_for` or `read` its output.
+    pub waiting_for_input: bool,
+    /// With `waiting_for_input`: the line the program printed before reading (`name? `).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// With `waiting_for_input`: true when the terminal's echo is off (a password prompt).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub echo_off: Option<bool>,
 }
 
 /// `term_read`: the rendered screen. The common fields are typed; the rest depends on who

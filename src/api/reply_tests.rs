@@ -93,6 +93,10 @@ fn talk_reply_is_the_snapshot_shape() {
         screen: Some(Some(screen())),
         terminal_state: Some(Some(TerminalState::Prompt)),
         dropped_chars: 0,
+        completed: true,
+        waiting_for_input: false,
+        prompt: None,
+        echo_off: None,
     };
     assert_eq!(
         to_json(&r),
@@ -100,7 +104,17 @@ fn talk_reply_is_the_snapshot_shape() {
                "raw_output": "hi\r\n", "exit_code": 0, "duration_ms": 5,
                "completion": "osc133", "truncated": false, "start_offset": 1,
                "end_offset": 2, "screen": screen_json(), "terminal_state": "prompt",
-               "dropped_chars": 0})
+               "dropped_chars": 0, "completed": true, "waiting_for_input": false})
+    );
+    // Waiting for input: the prompt and the echo state come along.
+    let mut w = r.clone();
+    (w.completed, w.waiting_for_input) = (false, true);
+    (w.prompt, w.echo_off) = (Some("name? ".into()), Some(false));
+    w.terminal_state = Some(Some(TerminalState::WaitingInput));
+    let v = to_json(&w);
+    assert_eq!(
+        (&v["prompt"], &v["echo_off"], &v["terminal_state"]),
+        (&json!("name? "), &json!(false), &json!("waiting_input"))
     );
     // Lean: raw_output absent; bridged: no screen fields, offsets null.
     r.raw_output = None;

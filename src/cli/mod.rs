@@ -340,10 +340,17 @@ fn talk_forwarding_ctrl_c(ctx: &Ctx, params: &Params) -> Result<TalkReply> {
     core::talk::talk_audited(ctx, params, &mut on_entry, None)
 }
 
-/// `kpty talk` exits with the command's own status (as ssh does), clamped to 0..=255.
+/// `kpty talk` exits with the command's own status (as ssh does), clamped to 0..=255;
+/// [`TALK_WAITING_EXIT`] when the command has not completed but waits for input.
 fn talk_exit_code(t: &TalkReply) -> i32 {
+    if t.waiting_for_input {
+        return TALK_WAITING_EXIT;
+    }
     t.exit_code.map(|c| (c & 0xff) as i32).unwrap_or(0)
 }
+
+/// `kpty talk`'s exit code when its command waits for input (not finished; no error).
+pub const TALK_WAITING_EXIT: i32 = 123;
 
 /// The session-naming flags as parameters.
 fn who(s: &args::SessionArg) -> Params {

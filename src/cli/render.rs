@@ -58,11 +58,40 @@ pub(super) fn text_line(s: &str) {
     }
 }
 
+/// A talk that returned because its command waits for input: say so on stderr, with how
+/// to answer it.
+fn waiting_note(r: &crate::api::reply::TalkReply) {
+    if !r.waiting_for_input {
+        return;
+    }
+    let prompt = r.prompt.as_deref().unwrap_or("").trim();
+    let echo = if r.echo_off == Some(true) {
+        " (echo off: a password?)"
+    } else {
+        ""
+    };
+    eprintln!(
+        "kpty: waiting for input{}{echo} — answer with `kpty send-line -s {} …`, then `kpty read -s {}` \
+         (or interrupt it: `kpty send-line -s {} '\\x03'`)",
+        if prompt.is_empty() {
+            String::new()
+        } else {
+            format!(": {prompt}")
+        },
+        r.session_id,
+        r.session_id,
+        r.session_id,
+    );
+}
+
 /// Human rendering of a successful action.
 pub fn human(reply: &Reply) {
     match reply {
         Reply::Create(r) => text_line(&r.session_id),
-        Reply::Talk(r) => text_line(&r.output),
+        Reply::Talk(r) => {
+            text_line(&r.output);
+            waiting_note(r);
+        }
         Reply::Check(r) => super::check::render(r),
         Reply::Read(r) => out(r.output.as_bytes()),
         Reply::TermRead(r) => text_line(&r.text),
@@ -212,7 +241,7 @@ fn help_text(d: &HelpData) -> String {
         }
     });
     s.push_str("\nEnvironment: KPTY_STATE_DIR, KPTY_SESSION, KPTY_LOG, KPTY_RUNTIME_DIR, KPTY_READY_TIMEOUT_MS, KPTY_SCROLLBACK,\n  KPTY_SANDBOX, KURORYUU_PTY_SHELL, KURORYUU_PTY_COLS, KURORYUU_PTY_ROWS, KURORYUU_PTY_BUFFER_SIZE, KURORYUU_PTY_TIMEOUT_MS\n");
-    s.push_str("\nExit codes: 0 ok; `talk` exits with the command's own code; kpty's failures:\n");
+    s.push_str("\nExit codes: 0 ok; `talk` exits with the command's own code (123: it waits for input); kpty's failures:\n");
     let mut codes: Vec<(&&str, &i32)> = d.exit_codes.iter().collect();
     codes.sort_by_key(|x| *x.1);
     for (k, n) in codes {

@@ -162,6 +162,10 @@ pub fn run(
             screen: None,
             terminal_state: None,
             dropped_chars: 0,
+            completed: true,
+            waiting_for_input: false,
+            prompt: None,
+            echo_off: None,
         }),
         Session::Local(_) => run_local(ctx, t, progress).map(|(session_id, b)| TalkReply {
             ok: Success,
@@ -179,6 +183,10 @@ pub fn run(
             screen: Some(b.screen.map(wire::screen)),
             terminal_state: Some(wire::terminal_state_opt(b.terminal_state)),
             dropped_chars: 0,
+            completed: !b.waiting_for_input,
+            waiting_for_input: b.waiting_for_input,
+            prompt: b.prompt.filter(|_| b.waiting_for_input),
+            echo_off: b.waiting_for_input.then_some(b.echo_off),
         }),
     };
     let mut r = res.map_err(|e| cap_partial(redact_partial(ctx, e), max_chars))?;
@@ -240,7 +248,8 @@ fn run_local(
 /// private-key block the cut falls inside is replaced, not half kept.
 fn redact_output(ctx: &Ctx, r: &mut TalkReply) {
     if ctx.redact {
-        for s in std::iter::once(&mut r.output).chain(r.raw_output.as_mut()) {
+        let extra = r.raw_output.as_mut().into_iter().chain(r.prompt.as_mut());
+        for s in std::iter::once(&mut r.output).chain(extra) {
             if let std::borrow::Cow::Owned(o) = crate::safety::redact(s) {
                 *s = o;
             }
@@ -248,12 +257,17 @@ fn redact_output(ctx: &Ctx, r: &mut TalkReply) {
     }
 }
 
-/// The same for a failed talk's `partial_output`.
+/// The same for a failed talk's `partial_output` (and the `prompt` of a command waiting for
+/// input).
 fn redact_partial(ctx: &Ctx, mut e: Error) -> Error {
     if ctx.redact
-        && let Some(s) = e.details.as_mut().and_then(|d| d.get_mut("partial_output"))
+        && let Some(d) = e.details.as_mut()
     {
-        crate::safety::redact_value(s);
+        for key in ["partial_output", "prompt"] {
+            if let Some(s) = d.get_mut(key) {
+                crate::safety::redact_value(s);
+            }
+        }
     }
     e
 }

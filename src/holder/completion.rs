@@ -25,6 +25,15 @@ pub(super) enum TalkState {
         /// The caller's cancel request.
         cancel: Cancel,
     },
+    /// A talk returned early because its command waits for input (`waiting_for_input`).
+    /// The command still runs: its output is still captured and its end still watched, so
+    /// the next talk starts after it (and its completion markers do not end that one).
+    Left {
+        /// Output captured so far.
+        capture: Capture,
+        /// The left talk's detector.
+        detector: Box<Detector>,
+    },
 }
 
 /// A cancel request for the talk in progress.
@@ -52,12 +61,25 @@ impl TalkState {
         }
     }
 
-    /// The running talk's capture, to feed.
+    /// The capture to feed: the running talk's, or a left talk's.
     pub(super) fn capture_mut(&mut self) -> Option<&mut Capture> {
         match self {
-            Self::Running { capture, .. } => Some(capture),
+            Self::Running { capture, .. } | Self::Left { capture, .. } => Some(capture),
             _ => None,
         }
+    }
+
+    /// A talk was left waiting for input and its command has not completed yet: false
+    /// (and the state back to idle) once it has.
+    pub(super) fn left_pending(&mut self) -> bool {
+        let Self::Left { capture, detector } = self else {
+            return false;
+        };
+        if detector.check(capture).is_none() {
+            return true;
+        }
+        *self = Self::Idle;
+        false
     }
 
     /// The running talk was asked to stop.
@@ -148,6 +170,7 @@ impl Capture {
 pub(super) type Completed = (u64, u64, Option<i32>);
 
 /// Finds a talk's end in its capture.
+#[derive(Debug)]
 pub(super) enum Detector {
     /// The shell's OSC 133 markers (recorded into the capture by the reader thread).
     Osc133,
@@ -230,6 +253,15 @@ impl Detector {
             Self::Sentinel { begin_at, .. } => *begin_at,
         };
         c.out_start.or(begin_at).unwrap_or(c.base)
+    }
+
+    /// The command has started (its output-start marker or begin line was seen): from
+    /// then on the shell reading the terminal is the command's `read`, not its prompt.
+    pub(super) fn started(&self, c: &Capture) -> bool {
+        match self {
+            Self::Osc133 => c.out_start.is_some(),
+            Self::Sentinel { begin_at, .. } => begin_at.is_some(),
+        }
     }
 
     /// Plain output can complete the talk (or only markers can).

@@ -10,9 +10,11 @@
 mod completion;
 mod decode;
 mod history;
+mod input_wait;
 mod lines;
 pub mod markers;
 pub mod persist;
+mod proc_tty;
 pub mod requests;
 pub mod screen;
 pub mod server;

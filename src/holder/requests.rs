@@ -17,8 +17,10 @@ impl Shared {
     /// `Status`.
     pub fn status(&self) -> StatusBody {
         let fg = self.foreground_other();
+        let waiting = self.waiting_now();
         let st = self.lock();
         let (screen, terminal_state) = screen_state(&st, fg.is_some());
+        let terminal_state = waiting_state(terminal_state, waiting);
         StatusBody {
             screen: Some(screen),
             terminal_state: Some(terminal_state.into()),
@@ -66,6 +68,9 @@ impl Shared {
         let next = typing.after(data, opacity, enter_follows)?;
         self.write_all(data.as_bytes())?;
         *typing = next;
+        if data.contains('\x03') {
+            self.interrupt_left();
+        }
         if data.contains('\x03') && !foreground {
             self.interrupted_at_prompt();
         }
@@ -100,6 +105,7 @@ impl Shared {
     ) -> ReadBody {
         let deadline = Instant::now() + Duration::from_millis(timeout_ms);
         let fg = self.foreground_other().is_some();
+        let waiting = self.waiting_now();
         let mut st = self.lock();
         loop {
             let has = match since {
@@ -116,6 +122,7 @@ impl Shared {
             }
         }
         let (screen, terminal_state) = screen_state(&st, fg);
+        let terminal_state = waiting_state(terminal_state, waiting);
         ReadBody {
             exit_code: st.exit.as_ref().map(|e| e.code),
             screen: Some(screen),
@@ -134,6 +141,7 @@ impl Shared {
             ))
         })?;
         let fg = self.foreground_other().is_some();
+        let waiting = self.waiting_now();
         let mut st = self.lock();
         let q = screen::Query {
             mode,
@@ -155,6 +163,7 @@ impl Shared {
             .with_details(json!({"session_id": self.session_id, "marker_id": id}))
         })?;
         let (info, state) = screen_state(&st, fg);
+        let state = waiting_state(state, waiting);
         Ok(TermReadBody {
             lines: v.lines,
             truncated: v.truncated,
@@ -241,7 +250,18 @@ impl Shared {
     }
 }
 
-/// The screen summary and the terminal state (`prompt` | `running` | `full_screen`);
+/// `waiting_input` instead of `running` (or `prompt`) when the foreground job is blocked
+/// reading the terminal (a full-screen program stays `full_screen`).
+pub(super) fn waiting_state(state: &'static str, waiting: bool) -> &'static str {
+    if waiting && state != "full_screen" {
+        super::input_wait::WAITING_INPUT
+    } else {
+        state
+    }
+}
+
+/// The screen summary and the terminal state (`prompt` | `running` | `full_screen`;
+/// `waiting_input` comes from [`waiting_state`]);
 /// `foreground` says a program other than the shell holds the terminal.
 pub(super) fn screen_state(st: &State, foreground: bool) -> (ScreenInfo, &'static str) {
     let alternate = st.screen.alternate();

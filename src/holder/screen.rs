@@ -202,6 +202,18 @@ impl Screen {
         (c.row, c.col)
     }
 
+    /// The text of the cursor's line up to the cursor (a prompt the program printed, its
+    /// trailing space kept).
+    pub fn cursor_line_prefix(&self) -> String {
+        let c = self.term.cursor();
+        self.term
+            .screen()
+            .visible_lines()
+            .nth(c.row)
+            .map(|l| l.chars().take(c.col).collect())
+            .unwrap_or_default()
+    }
+
     /// Absolute number of the line the cursor is on (primary screen).
     fn abs_cursor(&self) -> u64 {
         let (_, rows) = self.term.size();

@@ -53,6 +53,8 @@ pub struct State {
     pub output_seen: bool,
     /// When output last arrived.
     pub last_output: Instant,
+    /// When kpty last typed into the terminal.
+    pub last_input: Instant,
     /// The talk in progress, if any (or an interrupted one's aftermath).
     pub(super) talk: TalkState,
     /// The shell ended.
@@ -133,6 +135,7 @@ impl Shared {
                 input_seen: false,
                 output_seen: false,
                 last_output: Instant::now(),
+                last_input: Instant::now(),
                 talk: TalkState::Idle,
                 exit: None,
                 eof: false,
@@ -325,6 +328,7 @@ impl Shared {
     }
 
     pub(super) fn write_all(&self, data: &[u8]) -> Result<()> {
+        self.lock().last_input = Instant::now();
         let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         w.write_all(data).and_then(|_| w.flush()).map_err(|e| {
             Error::new(

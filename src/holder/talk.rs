@@ -4,6 +4,7 @@
 //! interrupt. The talk's state, capture and detector live in `completion.rs`.
 
 use super::completion::{Cancel, Capture, Completed, Detector, TalkState};
+use super::input_wait::{Left, QuietWatch};
 use super::requests::screen_state;
 use super::session::{ExitInfo, Shared, State};
 use super::shell::{Integration, ShellKind, typed_command};
@@ -25,6 +26,9 @@ struct Admitted {
     opacity: crate::safety::Opacity,
     /// Absolute offset where the talk began.
     begin: u64,
+    /// Watch for the command waiting for input (not in a nested shell: its own commands'
+    /// reads are not visible, and ssh or docker always read the terminal).
+    watch_input: bool,
 }
 
 impl Shared {
@@ -46,7 +50,19 @@ impl Shared {
             last: Instant::now(),
             sent_bytes: 0,
         });
-        let (st, outcome) = self.await_completion(&mut detector, reporter.as_mut(), deadline);
+        let mut quiet = a.watch_input.then(QuietWatch::new);
+        let (st, outcome) =
+            self.await_completion(&mut detector, reporter.as_mut(), quiet.as_mut(), deadline);
+        if let Err(Stop::Waiting) = outcome {
+            let left = Left {
+                raw: req.raw,
+                completion: a.method.as_str(),
+                sentinel: &a.sentinel,
+                begin: a.begin,
+                started,
+            };
+            return self.leave_waiting(st, detector, left);
+        }
         self.finish(st, outcome, req, &a, &detector, started)
     }
 
@@ -60,7 +76,7 @@ impl Shared {
             drop(self.wait_free(req, deadline)?);
             let fg = self.foreground_other();
             let st = self.lock();
-            if matches!(st.talk, TalkState::Idle) || st.exit.is_some() {
+            if matches!(st.talk, TalkState::Idle | TalkState::Left { .. }) || st.exit.is_some() {
                 break (st, fg);
             }
         };
@@ -108,6 +124,7 @@ impl Shared {
                 .unwrap_or_else(|| crate::proto::new_sentinel(crate::proto::SENTINEL_HEX)),
             opacity: self.opacity(&st, nested),
             begin,
+            watch_input: !nested,
         })
     }
 
@@ -139,7 +156,8 @@ impl Shared {
             let (g, _) = self.wait_on(&self.events, st, settle);
             st = g;
         }
-        Ok(st)
+        // A talk left waiting for input: its command first.
+        self.settle_left(st, req.force, deadline)
     }
 
     /// `PTY_BUSY`: a full-screen program owns the screen (typing would edit its buffer).
@@ -209,12 +227,14 @@ impl Shared {
     }
 
     /// Wait until the detector finds the end, or the shell exits, the talk is cancelled, its
-    /// client goes away or `deadline` passes; progress frames go out meanwhile. Returns with
+    /// client goes away, the command waits for input (with `quiet`) or `deadline` passes;
+    /// progress frames go out meanwhile. Returns with
     /// the state locked.
     fn await_completion(
         &self,
         detector: &mut Detector,
         mut reporter: Option<&mut Reporter<'_>>,
+        mut quiet: Option<&mut QuietWatch>,
         deadline: Instant,
     ) -> (MutexGuard<'_, State>, std::result::Result<Completed, Stop>) {
         let mut st = self.lock();
@@ -229,6 +249,18 @@ impl Shared {
                 return (st, Err(Stop::Cancelled));
             }
             let mut wake = deadline;
+            // Once the command started, a quiet terminal with a reader waits for input.
+            if let Some(q) = quiet.as_deref_mut()
+                && st.talk.capture().is_some_and(|c| detector.started(c))
+            {
+                let (g, look) = self.quiet_reader(st, q);
+                st = g;
+                match look {
+                    Ok(_) => return (st, Err(Stop::Waiting)),
+                    Err(None) => continue,
+                    Err(Some(at)) => wake = wake.min(at),
+                }
+            }
             if let Some(r) = reporter.as_deref_mut()
                 && let Some(c) = st.talk.capture()
             {
@@ -303,6 +335,7 @@ impl Shared {
                     end_offset,
                     screen: Some(screen_after),
                     terminal_state: Some(state_after.into()),
+                    ..TalkBody::default()
                 });
             }
             Err(stop) => stop,
@@ -340,6 +373,7 @@ impl Shared {
                 session: self.session_id.clone(),
             })
             .with_details(details),
+            Stop::Waiting => Error::internal("a waiting talk has its own reply"),
             Stop::Exited(exit) => {
                 let mut e = self
                     .exited_error(&exit)
@@ -386,6 +420,8 @@ impl Shared {
 /// How a talk stopped without completing.
 enum Stop {
     Timeout,
+    /// The command waits for input (the talk is left, see `input_wait`).
+    Waiting,
     Exited(ExitInfo),
     Cancelled,
     ClientGone,

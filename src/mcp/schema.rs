@@ -32,12 +32,14 @@ pub struct KptyArgs {
 
 const DESCRIPTION: &str = "Drive live terminal (PTY) sessions that persist across calls and \
 processes. `talk` runs a command in a session and returns its clean output and exit_code \
-(completion detected from the shell itself); `create` starts a session (returns session_id); \
+(completion detected from the shell itself; a command that waits for input — read -p, a \
+password prompt, cat — returns early with completed=false, waiting_for_input=true and its \
+prompt: answer it with send_line, then read); `create` starts a session (returns session_id); \
 `send_line` types a line + Enter (for prompts, REPLs); `send_keys` presses keys by tmux name \
 (keys [\"C-c\"], [\"Up\",\"Enter\"], [\"Tab\"]; literal=true types text without Enter); `read` returns raw \
 recent output, or everything after `since` (use next_offset); `term_read` returns the rendered \
 screen as text (mode tail | viewport | delta with marker_id; for TUIs, pagers, progress bars); \
-`list` shows sessions and their state (terminal_state prompt | running | full_screen); `resize`; `kill`; \
+`list` shows sessions and their state (terminal_state prompt | running | full_screen | waiting_input); `resize`; `kill`; \
 `check` tells, without typing anything, whether a command would be blocked as dangerous and \
 by which rule (allowed=false is an answer, not an error). Without session_id, talk/read/send_line use a default session. Every \
 result is a JSON object with `ok`; failures carry `error_code` (PTY_TIMEOUT with \

@@ -164,7 +164,7 @@ pub struct TermReadBody {
     pub more: bool,
     /// The last OSC 0/2 title.
     pub title: Option<String>,
-    /// `prompt`, `running` or `full_screen`.
+    /// `prompt`, `running`, `full_screen` or `waiting_input`.
     pub terminal_state: String,
     /// Lines of scrollback the holder keeps.
     pub scrollback: u64,
@@ -324,7 +324,7 @@ pub struct StatusBody {
     pub kpty_version: String,
     /// The screen (absent from holders without a screen model).
     pub screen: Option<ScreenInfo>,
-    /// `prompt`, `running` or `full_screen` (absent from older holders).
+    /// `prompt`, `running`, `full_screen` or `waiting_input` (absent from older holders).
     pub terminal_state: Option<String>,
 }
 
@@ -355,7 +355,7 @@ pub struct ReadBody {
     pub exit_code: Option<i32>,
     /// The screen (absent from older holders).
     pub screen: Option<ScreenInfo>,
-    /// `prompt`, `running` or `full_screen` (absent from older holders).
+    /// `prompt`, `running`, `full_screen` or `waiting_input` (absent from older holders).
     pub terminal_state: Option<String>,
     /// Redaction context: the text before the window that a secret or private-key block
     /// cut by the window's start spans (see [`crate::safety::redact::context_before`]).
@@ -390,8 +390,15 @@ pub struct TalkBody {
     pub end_offset: u64,
     /// The screen after the talk (absent from older holders).
     pub screen: Option<ScreenInfo>,
-    /// `prompt`, `running` or `full_screen` after the talk (absent from older holders).
+    /// `prompt`, `running`, `full_screen` or `waiting_input` after the talk (absent from
+    /// older holders).
     pub terminal_state: Option<String>,
+    /// The talk returned before its command completed: the command waits for input.
+    pub waiting_for_input: bool,
+    /// With `waiting_for_input`: the line the program printed before reading.
+    pub prompt: Option<String>,
+    /// With `waiting_for_input`: the terminal's echo is off (a password prompt).
+    pub echo_off: bool,
 }
 
 /// What `Kill` returns.

@@ -51,3 +51,4 @@ mod sessions;
 mod shells;
 mod talk;
 mod term;
+mod waiting;

@@ -83,6 +83,9 @@ pub enum Command {
     /// Run a command in a session, print its output, exit with its exit code.
     ///
     /// Without --session, uses this state directory's default session (created on first use).
+    ///
+    /// A command that waits for input (a prompt, a password, `cat`) returns early: its output
+    /// so far, a note on stderr, exit code 123; answer it with `kpty send-line`.
     #[command(visible_alias = "run")]
     Talk(TalkArgs),
     /// Would talk or send-line type a command, or block it as dangerous? Types nothing.
