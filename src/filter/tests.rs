@@ -276,3 +276,23 @@ fn the_writer_gets_input_blocked() {
     assert!(f.write(b"ls\r", Instant::now()).error().is_none());
     assert!(WARNING_002.contains("Blocked from web"));
 }
+
+#[test]
+fn the_largest_custom_set_builds_and_bounds_the_hold() {
+    let seqs: Vec<Vec<u8>> = (0..64u8)
+        .map(|i| {
+            (0..64u8)
+                .map(|j| b'a' + (i.wrapping_mul(7) ^ j) % 26)
+                .collect()
+        })
+        .collect();
+    let mut f = InputFilter::new(FilterConfig {
+        block_sequences: seqs.clone(),
+        ..FilterConfig::default()
+    })
+    .unwrap();
+    let now = Instant::now();
+    let r = f.write(&seqs[5][..63], now);
+    assert!(r.held <= sequence::MAX_SEQUENCE_LEN);
+    assert!(f.write(&seqs[5][63..], now).suppressed());
+}
