@@ -51,6 +51,9 @@ pub enum ErrorCode {
     DesktopResizeDisabled,
     /// `term_read` is turned off (`KURORYUU_TERM_BUFFER_ACCESS=off`).
     TermReadDisabled,
+    /// The input filter of an agent's terminal kept a sequence from the program (seed 002
+    /// §8.4: Ctrl-D, Ctrl-\, `exit` + Enter …, a repeated Ctrl-C).
+    InputBlocked,
 }
 
 impl ErrorCode {
@@ -77,6 +80,7 @@ impl ErrorCode {
             Self::BridgeUnavailable => "BRIDGE_UNAVAILABLE",
             Self::DesktopResizeDisabled => "DESKTOP_RESIZE_DISABLED",
             Self::TermReadDisabled => "TERM_READ_DISABLED",
+            Self::InputBlocked => "INPUT_BLOCKED",
         }
     }
 
@@ -100,6 +104,7 @@ impl ErrorCode {
             Self::PtySpawnFailed => 120,
             Self::PtyWriteFailed => 121,
             Self::PtyReadFailed => 122,
+            Self::InputBlocked => 123,
             Self::PtyTimeout => 124,
             Self::Internal => 125,
             Self::Cancelled => 130,
@@ -107,7 +112,7 @@ impl ErrorCode {
     }
 
     /// Every code, for the help action and the docs.
-    pub const ALL: [ErrorCode; 20] = [
+    pub const ALL: [ErrorCode; 21] = [
         Self::PtySessionNotFound,
         Self::PtySpawnFailed,
         Self::PtyTimeout,
@@ -128,6 +133,7 @@ impl ErrorCode {
         Self::BridgeUnavailable,
         Self::DesktopResizeDisabled,
         Self::TermReadDisabled,
+        Self::InputBlocked,
     ];
 }
 
@@ -232,6 +238,21 @@ impl Error {
     /// Shorthand for `STATE_ERROR` about a path.
     pub fn state(path: &std::path::Path, err: impl std::fmt::Display) -> Self {
         Self::new(ErrorCode::StateError, format!("{}: {err}", path.display()))
+    }
+
+    /// `INPUT_BLOCKED`: the input filter kept `blocked` (printable names, `exit\r`) from the
+    /// program; `warning` is the filter's text for the writer. Details: `{blocked, warning}`.
+    pub fn input_blocked(blocked: &[String], warning: &str) -> Self {
+        Self::new(
+            ErrorCode::InputBlocked,
+            format!(
+                "the input filter kept {} from the program (nothing of it was typed; the rest \
+                 of the write was): a remote writer may not end or interrupt this agent's \
+                 program that way; a person can, from a local terminal (kpty attach)",
+                blocked.join(", ")
+            ),
+        )
+        .with_details(json!({"blocked": blocked, "warning": warning}))
     }
 
     /// Shorthand for `INTERNAL`.

@@ -32,6 +32,7 @@ pub mod bridge;
 pub mod cli;
 pub mod core;
 pub mod error;
+pub mod filter;
 pub mod holder;
 pub mod keys;
 pub mod mcp;

@@ -217,7 +217,9 @@ fn status_of(code: ErrorCode) -> StatusCode {
     match code {
         ErrorCode::NotFound | ErrorCode::PtySessionNotFound => StatusCode::NOT_FOUND,
         ErrorCode::InvalidParams => StatusCode::BAD_REQUEST,
-        ErrorCode::DangerousCommandBlocked | ErrorCode::TermReadDisabled => StatusCode::FORBIDDEN,
+        ErrorCode::DangerousCommandBlocked
+        | ErrorCode::TermReadDisabled
+        | ErrorCode::InputBlocked => StatusCode::FORBIDDEN,
         ErrorCode::PtyTimeout => StatusCode::GATEWAY_TIMEOUT,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
