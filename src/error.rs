@@ -104,7 +104,7 @@ impl ErrorCode {
             Self::PtySpawnFailed => 120,
             Self::PtyWriteFailed => 121,
             Self::PtyReadFailed => 122,
-            Self::InputBlocked => 123,
+            Self::InputBlocked => 106,
             Self::PtyTimeout => 124,
             Self::Internal => 125,
             Self::Cancelled => 130,

@@ -36,6 +36,7 @@ pub fn error_meaning(code: ErrorCode) -> &'static str {
         ErrorCode::PtyTimeout => "the command did not finish in time",
         ErrorCode::Internal => "an internal error",
         ErrorCode::Cancelled => "the caller cancelled the call",
+        ErrorCode::InputBlocked => "an input filter kept a sequence from the program",
     }
 }
 

@@ -264,7 +264,7 @@ fn the_writer_gets_input_blocked() {
     let r = f.write(b"ls\r\x04", Instant::now());
     assert_eq!(r.forward, b"ls\r");
     let e = r.error().expect("blocked");
-    assert_eq!((e.code, e.code.exit_code()), (ErrorCode::InputBlocked, 123));
+    assert_eq!((e.code, e.code.exit_code()), (ErrorCode::InputBlocked, 106));
     assert!(e.message.contains("\\x04 (Ctrl-D)"), "{}", e.message);
     let d = e.details.unwrap();
     assert_eq!(d["blocked"], serde_json::json!(["\\x04 (Ctrl-D)"]));
