@@ -57,6 +57,8 @@ pub struct Ctx {
     /// output, which stays raw as a terminal's scrollback is. The audit trail is redacted
     /// either way.
     pub redact: bool,
+    /// A file (FIFO) a `talk`'s command reads as its standard input: the CLI's piped stdin.
+    pub talk_stdin: Option<PathBuf>,
 }
 
 impl Ctx {
@@ -70,6 +72,7 @@ impl Ctx {
             lean: false,
             talk_max_chars: None,
             redact: true,
+            talk_stdin: None,
         })
     }
 }
