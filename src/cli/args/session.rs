@@ -62,6 +62,7 @@ pub struct SandboxArgs {
 
 /// `talk`.
 #[derive(Debug, Args)]
+#[command(after_long_help = TALK_AFTER_HELP)]
 pub struct TalkArgs {
     #[command(flatten)]
     pub session: SessionArg,
@@ -85,6 +86,23 @@ pub struct TalkArgs {
     #[arg(required = true, num_args = 1.., trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }
+
+/// `kpty talk --help`'s notes on stdin and signals: it behaves as `ssh host CMD`.
+const TALK_AFTER_HELP: &str = "\
+Standard input: when stdin is not a terminal, its bytes are the command's standard input, \
+then end of file, as with `ssh host CMD < file` (`printf 'a\\nb\\n' | kpty talk 'wc -l'` \
+prints 2). They go through a private FIFO the command reads as `eval 'COMMAND' < FIFO`, not \
+through the terminal: any size, binary bytes and a missing final newline arrive unchanged, \
+and the dangerous-command check still judges COMMAND itself. A command that does not read \
+stdin is not held up by it. Stdin from /dev/null (or closed) forwards nothing: the command is \
+typed as is. Not forwarded to PowerShell or cmd.exe sessions, desktop sessions, or with \
+--force (a nested shell cannot see the FIFO).
+
+Signals: Ctrl-C (SIGINT), SIGTERM and SIGHUP interrupt the command in the session (Ctrl-C \
+into its terminal) rather than leaving it running, wait up to 2 s for the shell's prompt, \
+record the talk as CANCELLED in the audit trail (`kpty log`) and exit 130, whichever the \
+signal; with --json the answer is the CANCELLED error object (details: signal, at_prompt, \
+partial_output). A second signal exits at once.";
 
 /// `check`.
 #[derive(Debug, Args)]
