@@ -637,7 +637,7 @@ _kpty() {
             return 0
             ;;
         kpty__subcmd__talk)
-            opts="-s -t -h --session --agent --label --timeout-ms --sentinel --max-chars --force --state-dir --json --no-redact --help"
+            opts="-s -t -n -h --session --agent --label --timeout-ms --sentinel --max-chars --force --no-stdin --state-dir --json --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

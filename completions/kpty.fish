@@ -84,6 +84,7 @@ complete -c kpty -n "__fish_kpty_using_subcommand talk" -l sentinel -d 'Use the 
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l max-chars -d 'Return at most N characters of output, the end kept (default: all)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l force -d 'Type even when another program holds the foreground: for a nested shell (ssh, su, docker exec …), completion by a POSIX sentinel'
+complete -c kpty -n "__fish_kpty_using_subcommand talk" -s n -l no-stdin -d 'Do not forward stdin to the command (as `ssh -n`): for `kpty talk` inside a `while read` loop, whose input it would otherwise take'
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand talk" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -95,6 +96,7 @@ complete -c kpty -n "__fish_kpty_using_subcommand run" -l sentinel -d 'Use the s
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l max-chars -d 'Return at most N characters of output, the end kept (default: all)' -r
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l state-dir -d 'State directory (default: <project root>/ai/checkpoints/pty)' -r -F
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l force -d 'Type even when another program holds the foreground: for a nested shell (ssh, su, docker exec …), completion by a POSIX sentinel'
+complete -c kpty -n "__fish_kpty_using_subcommand run" -s n -l no-stdin -d 'Do not forward stdin to the command (as `ssh -n`): for `kpty talk` inside a `while read` loop, whose input it would otherwise take'
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l json -d 'Print the action\'s JSON object instead of human output (secrets redacted)'
 complete -c kpty -n "__fish_kpty_using_subcommand run" -l no-redact -d 'Keep secrets in --json output (also KPTY_REDACT=off)'
 complete -c kpty -n "__fish_kpty_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -245,8 +245,8 @@ fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
     {
         return watch::watch(&ctx, params);
     }
-    let result = if action == Action::Talk {
-        talk::talk(&ctx, &params).map(core::Reply::Talk)
+    let result = if let Command::Talk(a) = &cli.command {
+        talk::talk(&ctx, &params, a.no_stdin).map(core::Reply::Talk)
     } else {
         core::run(&ctx, action, &params)
     };

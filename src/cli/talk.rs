@@ -24,30 +24,37 @@ const GIVE_UP: Duration = Duration::from_secs(5);
 /// The exit status of an interrupted talk, whichever the signal (as for Ctrl-C).
 const INTERRUPTED: i32 = 130;
 
-/// Run a talk for the CLI: signals interrupt it, a piped stdin is the command's stdin.
-pub fn talk(ctx: &Ctx, params: &Params) -> Result<TalkReply> {
-    let forward = super::stdin::forward()?;
+/// Run a talk for the CLI: signals interrupt it; a piped stdin is the command's stdin
+/// unless `no_stdin`.
+pub fn talk(ctx: &Ctx, params: &Params, no_stdin: bool) -> Result<TalkReply> {
+    let forward = if no_stdin {
+        None
+    } else {
+        super::stdin::forward()?
+    };
     let mut ctx = ctx.clone();
     ctx.talk_stdin = forward.as_ref().map(|f| f.path().to_path_buf());
     let (tx, rx) = mpsc::unbounded_channel();
-    let watcher = match Signals::install() {
-        Ok((rt, signals)) => {
+    let (seen_tx, seen_rx) = std::sync::mpsc::channel();
+    match Signals::install() {
+        Ok((rt, mut signals)) => {
             let c = ctx.clone();
-            Some(std::thread::spawn(move || {
-                rt.block_on(watch(c, rx, signals))
-            }))
+            std::thread::spawn(move || {
+                let seen = rt.block_on(watch(c, rx, &mut signals));
+                let _ = seen_tx.send(seen);
+                // The talk is over and kpty only prints and exits: a signal now ends it.
+                rt.block_on(signals.next());
+                std::process::exit(INTERRUPTED);
+            });
         }
-        Err(e) => {
-            tracing::warn!("cannot watch for signals: {e}");
-            None
-        }
-    };
+        Err(e) => tracing::warn!("cannot watch for signals: {e}"),
+    }
     let mut on_entry = |e: &RegistryEntry| {
         let _ = tx.send(Msg::Entry(e.clone()));
     };
     let result = core::talk::talk_audited(&ctx, params, &mut on_entry, None);
     let _ = tx.send(Msg::Done);
-    let seen = watcher.and_then(|w| w.join().ok().flatten());
+    let seen = seen_rx.recv().ok().flatten();
     match (result, seen) {
         (Err(e), Some(i)) if e.code == ErrorCode::Cancelled => Err(interrupted_error(e, &i)),
         (r, _) => r,
@@ -109,7 +116,7 @@ impl Signals {
 async fn watch(
     ctx: Ctx,
     mut rx: mpsc::UnboundedReceiver<Msg>,
-    mut signals: Signals,
+    signals: &mut Signals,
 ) -> Option<Interrupted> {
     let mut entry = None;
     let name = loop {

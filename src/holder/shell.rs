@@ -342,6 +342,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn stdin_redirects_the_whole_command_with_safe_quoting() {
+        assert_eq!(
+            with_stdin(ShellKind::Bash, "a; b | c", "/tmp/k'x/stdin"),
+            r"eval 'a; b | c' < '/tmp/k'\''x/stdin'"
+        );
+        assert_eq!(
+            with_stdin(ShellKind::Fish, "echo 'hi'", "/tmp/x"),
+            r"eval 'echo \'hi\'' < '/tmp/x'"
+        );
+        assert_eq!(with_stdin(ShellKind::Pwsh, "dir", "/tmp/x"), "dir");
+    }
+
+    #[test]
     fn detects_families() {
         assert_eq!(ShellKind::detect("/bin/bash"), ShellKind::Bash);
         assert_eq!(ShellKind::detect("-zsh"), ShellKind::Zsh);

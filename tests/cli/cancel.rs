@@ -258,6 +258,17 @@ fn stdin_that_is_not_read_or_never_ends_changes_nothing() {
 }
 
 #[test]
+fn no_stdin_leaves_the_pipe_to_the_caller() {
+    // -n (as ssh -n): the command reads the terminal, the pipe's bytes are not taken.
+    let env = Env::new();
+    let id = env.create(&[]);
+    let v = piped_json(&env, &["-n", "-s", &id, "echo kept"], b"not for kpty\n", 0);
+    assert_eq!(s(&v, "output").trim(), "kept");
+    let screen = env.ok(&["term-read", "-s", &id]);
+    assert!(!screen.contains("kpty-stdin"), "{screen}");
+}
+
+#[test]
 fn piped_stdin_in_a_posix_shell() {
     let env = Env::new();
     let id = env.create(&["--shell", "/bin/sh"]);

@@ -79,6 +79,10 @@ pub struct TalkArgs {
     /// docker exec …), completion by a POSIX sentinel.
     #[arg(long)]
     pub force: bool,
+    /// Do not forward stdin to the command (as `ssh -n`): for `kpty talk` inside a
+    /// `while read` loop, whose input it would otherwise take.
+    #[arg(long, short = 'n')]
+    pub no_stdin: bool,
     /// The command (several words are joined with spaces). kpty's own options go before
     /// it: everything from the first word on is the command (`kpty talk --json 'ls -la'`),
     /// as with `ssh host CMD`; an unknown option before it is a usage error, and `--`
@@ -94,8 +98,9 @@ then end of file, as with `ssh host CMD < file` (`printf 'a\\nb\\n' | kpty talk 
 prints 2). They go through a private FIFO the command reads as `eval 'COMMAND' < FIFO`, not \
 through the terminal: any size, binary bytes and a missing final newline arrive unchanged, \
 and the dangerous-command check still judges COMMAND itself. A command that does not read \
-stdin is not held up by it. Stdin from /dev/null (or closed) forwards nothing: the command is \
-typed as is. Not forwarded to PowerShell or cmd.exe sessions, desktop sessions, or with \
+stdin is not held up by it, but (as with ssh) what kpty has taken from the pipe is gone: \
+inside a `while read` loop use -n (--no-stdin). Stdin from /dev/null (or closed) forwards \
+nothing: the command is typed as is. Not forwarded to PowerShell or cmd.exe sessions, desktop sessions, or with \
 --force (a nested shell cannot see the FIFO).
 
 Signals: Ctrl-C (SIGINT), SIGTERM and SIGHUP interrupt the command in the session (Ctrl-C \
