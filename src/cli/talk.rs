@@ -50,7 +50,7 @@ pub fn talk(ctx: &Ctx, params: &Params, no_stdin: bool) -> Result<TalkReply> {
         Err(e) => tracing::warn!("cannot watch for signals: {e}"),
     }
     let mut on_entry = |e: &RegistryEntry| {
-        let _ = tx.send(Msg::Entry(e.clone()));
+        let _ = tx.send(Msg::Entry(Box::new(e.clone())));
     };
     let result = core::talk::talk_audited(&ctx, params, &mut on_entry, None);
     let _ = tx.send(Msg::Done);
@@ -64,7 +64,7 @@ pub fn talk(ctx: &Ctx, params: &Params, no_stdin: bool) -> Result<TalkReply> {
 /// What the main thread tells the watcher.
 enum Msg {
     /// The session the talk runs in (again when the default session was replaced).
-    Entry(RegistryEntry),
+    Entry(Box<RegistryEntry>),
     /// The talk ended.
     Done,
 }
@@ -123,7 +123,7 @@ async fn watch(
         tokio::select! {
             biased;
             m = rx.recv() => match m {
-                Some(Msg::Entry(e)) => entry = Some(e),
+                Some(Msg::Entry(e)) => entry = Some(*e),
                 _ => return None,
             },
             name = signals.next() => break name,
@@ -153,7 +153,7 @@ async fn watch(
         // The holder has not let the talk in yet: ask again shortly, unless it ended.
         tokio::select! {
             m = rx.recv() => match m {
-                Some(Msg::Entry(e)) => entry = e,
+                Some(Msg::Entry(e)) => entry = *e,
                 _ => return Some(Interrupted { signal: name, at_prompt: false }),
             },
             () = tokio::time::sleep(RETRY) => {}
