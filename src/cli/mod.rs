@@ -13,6 +13,8 @@ pub mod log;
 mod man;
 pub mod reference;
 pub mod render;
+mod stdin;
+mod talk;
 pub mod watch;
 
 use crate::api::reply::TalkReply;
@@ -23,7 +25,6 @@ use crate::store::StateDir;
 use args::{Cli, Command};
 use clap::Parser;
 use std::ffi::OsString;
-use std::io::IsTerminal;
 
 /// Run the CLI; returns the exit code.
 pub fn run(argv: Vec<OsString>) -> i32 {
@@ -267,8 +268,8 @@ fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
     {
         return watch::watch(&ctx, params);
     }
-    let result = if action == Action::Talk && std::io::stdin().is_terminal() {
-        talk_forwarding_ctrl_c(&ctx, &params).map(core::Reply::Talk)
+    let result = if let Command::Talk(a) = &cli.command {
+        talk::talk(&ctx, &params, a.no_stdin).map(core::Reply::Talk)
     } else {
         core::run(&ctx, action, &params)
     };
@@ -318,26 +319,6 @@ fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
 fn shell_ended(e: &Error) -> Option<i32> {
     let code = e.details.as_ref()?["exit_code"].as_i64()?;
     (e.cause == Some(crate::error::Cause::EndedDuringCall)).then_some((code & 0xff) as i32)
-}
-
-/// An interactive `kpty talk`: Ctrl-C is forwarded to the session (as ssh does) — the command
-/// is interrupted and kpty exits 130 — instead of killing kpty and leaving the command running.
-fn talk_forwarding_ctrl_c(ctx: &Ctx, params: &Params) -> Result<TalkReply> {
-    let mut on_entry = |entry: &crate::store::RegistryEntry| {
-        let (c2, entry) = (ctx.clone(), entry.clone());
-        std::thread::spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_io()
-                .build()
-            else {
-                return;
-            };
-            if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
-                let _ = core::talk::cancel(&c2, &entry, true);
-            }
-        });
-    };
-    core::talk::talk_audited(ctx, params, &mut on_entry, None)
 }
 
 /// `kpty talk` exits with the command's own status (as ssh does), clamped to 0..=255;

@@ -34,13 +34,16 @@ pub fn print_error(e: &Error) {
     eprintln!("kpty: error[{}]: {}", e.code, e.message);
 }
 
-/// What to show on stdout before an error line (a timed-out talk's partial output).
+/// What to show on stdout before an error line (a timed-out or interrupted talk's partial
+/// output).
 pub fn before_error(e: &Error) {
-    if (e.code == ErrorCode::PtyTimeout || e.code == ErrorCode::PtyProcessExited)
-        && let Some(p) = e
-            .details
-            .as_ref()
-            .and_then(|d| d["partial_output"].as_str())
+    if matches!(
+        e.code,
+        ErrorCode::PtyTimeout | ErrorCode::PtyProcessExited | ErrorCode::Cancelled
+    ) && let Some(p) = e
+        .details
+        .as_ref()
+        .and_then(|d| d["partial_output"].as_str())
         && !p.is_empty()
     {
         out(format!("{p}\n").as_bytes());

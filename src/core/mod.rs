@@ -62,6 +62,8 @@ pub struct Ctx {
     /// Whose vocabulary an error's hint uses: `kpty …` commands and flags for the CLI,
     /// actions and parameters otherwise.
     pub voice: crate::error::Voice,
+    /// A file (FIFO) a `talk`'s command reads as its standard input: the CLI's piped stdin.
+    pub talk_stdin: Option<PathBuf>,
 }
 
 impl Ctx {
@@ -76,6 +78,7 @@ impl Ctx {
             talk_max_chars: None,
             redact: true,
             voice: crate::error::Voice::Tool,
+            talk_stdin: None,
         })
     }
 }

@@ -87,6 +87,10 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
         progress_ms: None,
         raw: !ctx.lean || p.include_raw == Some(true),
         force: p.force.unwrap_or(false),
+        stdin: ctx
+            .talk_stdin
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned()),
     };
     Ok(Prepared {
         entry,
@@ -352,8 +356,31 @@ pub fn cancel(ctx: &Ctx, entry: &RegistryEntry, interrupt: bool) -> Result<Value
         .ok_or_else(|| Error::new(ErrorCode::PtySessionNotFound, "no socket recorded"))?;
     client::call(
         &sock,
-        &Request::Cancel { interrupt },
+        &Request::Cancel {
+            interrupt,
+            settle_ms: 0,
+        },
         Duration::from_secs(5),
+    )
+    .map_err(|e| match e {
+        client::Unreachable::Gone(err) => Error::new(ErrorCode::PtyProcessExited, err.to_string()),
+        client::Unreachable::Other(err) => err,
+    })
+}
+
+/// Interrupt the talk in progress on `entry` (Ctrl-C into its terminal) and wait up to
+/// `settle` for the shell's prompt: the holder's answer, `{"cancelled": bool, "at_prompt":
+/// bool}` (`cancelled: false`: no talk was running yet).
+pub fn interrupt(ctx: &Ctx, entry: &RegistryEntry, settle: Duration) -> Result<Value> {
+    let sock = sessions::socket_of(ctx, entry)
+        .ok_or_else(|| Error::new(ErrorCode::PtySessionNotFound, "no socket recorded"))?;
+    client::call(
+        &sock,
+        &Request::Cancel {
+            interrupt: true,
+            settle_ms: settle.as_millis() as u64,
+        },
+        settle + Duration::from_secs(5),
     )
     .map_err(|e| match e {
         client::Unreachable::Gone(err) => Error::new(ErrorCode::PtyProcessExited, err.to_string()),

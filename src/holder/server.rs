@@ -120,7 +120,10 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {
             });
             result(shared.talk(&t, progress))
         }
-        Request::Cancel { interrupt } => result(shared.cancel_talk(interrupt)),
+        Request::Cancel {
+            interrupt,
+            settle_ms,
+        } => result(shared.cancel_talk(interrupt, std::time::Duration::from_millis(settle_ms))),
         Request::Resize { cols, rows } => result(
             shared
                 .resize(cols, rows)
@@ -188,6 +191,7 @@ mod tests {
             progress_ms: None,
             raw: true,
             force: false,
+            stdin: None,
         };
         let term = TermReadRequest {
             mode: "tail".into(),
@@ -212,7 +216,10 @@ mod tests {
             Request::Talk(talk),
             Request::Resize { cols: 1, rows: 1 },
             Request::Kill { grace_ms: 0 },
-            Request::Cancel { interrupt: false },
+            Request::Cancel {
+                interrupt: false,
+                settle_ms: 0,
+            },
             Request::TermRead(term),
         ] {
             let v = serde_json::to_value(&r).unwrap();

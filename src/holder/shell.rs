@@ -285,6 +285,17 @@ pub fn typed_command(
     }
 }
 
+/// `command` reading its standard input from the file at `path` (the CLI's piped stdin), in
+/// `kind`'s syntax: `eval 'COMMAND' < 'PATH'`, so that every part of a list or pipeline
+/// reads it. Shells without that syntax (PowerShell, cmd.exe) get the command unchanged.
+pub fn with_stdin(kind: ShellKind, command: &str, path: &str) -> String {
+    match kind {
+        ShellKind::Fish => format!("eval {} < {}", fish_quote(command), fish_quote(path)),
+        ShellKind::Pwsh | ShellKind::Cmd => command.to_string(),
+        _ => format!("eval {} < {}", sh_quote(command), sh_quote(path)),
+    }
+}
+
 /// Whether `program` edits its input line with readline-style keys (bash, zsh, fish, ksh,
 /// busybox ash …). Only shells known to read lines straight from the tty — dash and posh,
 /// also as `sh` when that is a link to them — do not; their typed Tab is text.
@@ -329,6 +340,19 @@ pub fn resolve_program(program: &str) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stdin_redirects_the_whole_command_with_safe_quoting() {
+        assert_eq!(
+            with_stdin(ShellKind::Bash, "a; b | c", "/tmp/k'x/stdin"),
+            r"eval 'a; b | c' < '/tmp/k'\''x/stdin'"
+        );
+        assert_eq!(
+            with_stdin(ShellKind::Fish, "echo 'hi'", "/tmp/x"),
+            r"eval 'echo \'hi\'' < '/tmp/x'"
+        );
+        assert_eq!(with_stdin(ShellKind::Pwsh, "dir", "/tmp/x"), "dir");
+    }
 
     #[test]
     fn detects_families() {

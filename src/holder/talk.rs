@@ -7,7 +7,7 @@ use super::completion::{Cancel, Capture, Completed, Detector, TalkState};
 use super::input_wait::{Left, QuietWatch};
 use super::requests::screen_state;
 use super::session::{ExitInfo, Shared, State};
-use super::shell::{Integration, ShellKind, typed_command};
+use super::shell::{Integration, ShellKind, typed_command, with_stdin};
 use crate::error::{Error, ErrorCode, Hint, Result};
 use crate::proto::{ProgressBody, TalkBody, TalkRequest};
 use serde_json::json;
@@ -37,7 +37,12 @@ impl Shared {
         let started = Instant::now();
         let deadline = started + Duration::from_millis(req.timeout_ms);
         let a = self.admit(req, deadline)?;
-        let typed = typed_command(a.kind, a.method, &req.command, &a.sentinel);
+        let command = match &req.stdin {
+            // A nested shell (a forced talk) cannot see our files.
+            Some(path) if !req.force => with_stdin(a.kind, &req.command, path),
+            _ => req.command.clone(),
+        };
+        let typed = typed_command(a.kind, a.method, &command, &a.sentinel);
         self.type_checked(&typed, a.opacity)?;
         let mut detector = match a.method {
             Integration::Sentinel => Detector::sentinel(&a.sentinel, a.begin),
@@ -386,8 +391,9 @@ impl Shared {
         }
     }
 
-    /// `Cancel`: stop the talk in progress; with `interrupt`, type Ctrl-C as well.
-    pub fn cancel_talk(&self, interrupt: bool) -> Result<serde_json::Value> {
+    /// `Cancel`: stop the talk in progress; with `interrupt`, type Ctrl-C as well and wait up
+    /// to `settle` for the prompt it brings back (the answer's `at_prompt`).
+    pub fn cancel_talk(&self, interrupt: bool, settle: Duration) -> Result<serde_json::Value> {
         let mut st = self.lock();
         let talking = if let TalkState::Running { cancel, .. } = &mut st.talk {
             *cancel = if interrupt {
@@ -406,7 +412,22 @@ impl Shared {
             self.write_all(b"\x03")?;
             typing.record("\x03");
         }
-        Ok(json!({"cancelled": talking}))
+        let deadline = Instant::now() + settle;
+        let mut st = self.lock();
+        // The interrupted talk ends (Interrupted) and the prompt makes it Idle.
+        while talking
+            && interrupt
+            && st.exit.is_none()
+            && (st.talk.cancelled() || matches!(st.talk, TalkState::Interrupted(_)))
+        {
+            let (g, up) = self.wait_on(&self.events, st, deadline);
+            st = g;
+            if up {
+                break;
+            }
+        }
+        let at_prompt = !st.talk.cancelled() && !matches!(st.talk, TalkState::Interrupted(_));
+        Ok(json!({"cancelled": talking, "at_prompt": talking && interrupt && at_prompt}))
     }
 
     fn end_talk(&self) {

@@ -83,6 +83,10 @@ pub enum Request {
         /// Type Ctrl-C into the terminal too.
         #[serde(default)]
         interrupt: bool,
+        /// With `interrupt`: wait up to this long for the prompt the interrupt brings before
+        /// answering.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        settle_ms: u64,
     },
     /// Read the terminal screen (`term_read`). Holders older than this variant answer an
     /// "unknown request" error.
@@ -201,6 +205,11 @@ pub struct TalkRequest {
     /// with a POSIX sentinel.
     #[serde(default)]
     pub force: bool,
+    /// A file (a FIFO) the command reads as its standard input instead of the terminal: the
+    /// CLI's piped stdin, as `ssh host CMD < file` forwards it. POSIX shells and fish only;
+    /// ignored by other shells and forced (nested-shell) talks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdin: Option<String>,
 }
 
 /// Hex digits in a holder's sentinel.
@@ -211,6 +220,10 @@ pub const SENTINEL_HEX: usize = 8;
 pub fn new_sentinel(hex_digits: usize) -> String {
     let hex = uuid::Uuid::new_v4().simple().to_string();
     format!("__KR_DONE_{}__", &hex[..hex_digits.min(hex.len())])
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn yes() -> bool {

@@ -7,6 +7,8 @@
 //!   concurrency and the default session.
 //! - `talk` — exit codes, clean output, both completion methods, timeouts, busy sessions, big
 //!   and odd output.
+//! - `cancel` — `kpty talk` as ssh: signals interrupt the command in the session (exit 130,
+//!   recorded as cancelled); a piped stdin is the command's stdin.
 //! - `io` — send-line, read (waiting, offsets, dropped bytes, strip-ansi), escapes, resize.
 //! - `keys` — send-keys: tmux key names and chords in bash (Ctrl-C, history, completion,
 //!   editing, application cursor mode), the dangerous-command check on them, over MCP too.
@@ -28,6 +30,7 @@ mod support;
 
 mod assets;
 mod bridge;
+mod cancel;
 mod snapshots;
 
 mod check;

@@ -66,6 +66,7 @@ pub struct SandboxArgs {
 
 /// `talk`.
 #[derive(Debug, Args)]
+#[command(after_long_help = TALK_AFTER_HELP)]
 pub struct TalkArgs {
     #[command(flatten)]
     pub session: SessionArg,
@@ -83,6 +84,10 @@ pub struct TalkArgs {
     /// docker exec …), completion by a POSIX sentinel.
     #[arg(long)]
     pub force: bool,
+    /// Do not forward stdin to the command (as `ssh -n`): for `kpty talk` inside a
+    /// `while read` loop, whose input it would otherwise take.
+    #[arg(long, short = 'n')]
+    pub no_stdin: bool,
     /// The command (several words are joined with spaces). kpty's own options go before
     /// it: everything from the first word on is the command (`kpty talk --json 'ls -la'`),
     /// as with `ssh host CMD`; an unknown option before it is a usage error, and `--`
@@ -90,6 +95,24 @@ pub struct TalkArgs {
     #[arg(required = true, num_args = 1.., trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }
+
+/// `kpty talk --help`'s notes on stdin and signals: it behaves as `ssh host CMD`.
+const TALK_AFTER_HELP: &str = "\
+Standard input: when stdin is not a terminal, its bytes are the command's standard input, \
+then end of file, as with `ssh host CMD < file` (`printf 'a\\nb\\n' | kpty talk 'wc -l'` \
+prints 2). They go through a private FIFO the command reads as `eval 'COMMAND' < FIFO`, not \
+through the terminal: any size, binary bytes and a missing final newline arrive unchanged, \
+and the dangerous-command check still judges COMMAND itself. A command that does not read \
+stdin is not held up by it, but (as with ssh) what kpty has taken from the pipe is gone: \
+inside a `while read` loop use -n (--no-stdin). Stdin from /dev/null (or closed) forwards \
+nothing: the command is typed as is. Not forwarded to PowerShell or cmd.exe sessions, desktop sessions, or with \
+--force (a nested shell cannot see the FIFO).
+
+Signals: Ctrl-C (SIGINT), SIGTERM and SIGHUP interrupt the command in the session (Ctrl-C \
+into its terminal) rather than leaving it running, wait up to 2 s for the shell's prompt, \
+record the talk as CANCELLED in the audit trail (`kpty log`) and exit 130, whichever the \
+signal; with --json the answer is the CANCELLED error object (details: signal, at_prompt, \
+partial_output). A second signal exits at once.";
 
 /// `check`.
 #[derive(Debug, Args)]
