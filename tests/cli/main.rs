@@ -51,4 +51,5 @@ mod sessions;
 mod shells;
 mod talk;
 mod term;
+mod wait_for;
 mod waiting;
