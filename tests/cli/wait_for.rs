@@ -225,3 +225,17 @@ async fn over_mcp_redacted() {
         .await;
     assert_eq!(v["error_code"], "INVALID_PARAMS", "{v}");
 }
+
+#[test]
+fn the_shell_exiting_ends_the_wait() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    env.send_line(&id, "sleep 0.5; exit 3");
+    let t = Instant::now();
+    let v = env.fails(
+        &["wait-for", "-s", &id, "-t", "20000", "never-printed"],
+        118,
+        "PTY_PROCESS_EXITED",
+    );
+    assert!(t.elapsed().as_secs() < 15, "{v}");
+}
