@@ -239,3 +239,16 @@ fn the_shell_exiting_ends_the_wait() {
     );
     assert!(t.elapsed().as_secs() < 15, "{v}");
 }
+
+#[test]
+fn several_conditions_end_at_the_first_and_raw_output_on_request() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    env.send_line(&id, "printf '\\033[1mBOLD\\033[0m\\n'");
+    let v = wait(&env, &id, &["never-printed", "--quiet-ms", "300"]);
+    assert_eq!(s(&v, "reason"), "quiet", "{v}");
+    assert!(!s(&v, "output").contains('\u{1b}'), "{v}");
+    let since = offset(&v, "start_offset").to_string();
+    let v = wait(&env, &id, &["--since", &since, "--no-strip-ansi", "BOLD"]);
+    assert!(s(&v, "output").contains("\u{1b}[1mBOLD"), "{v}");
+}
