@@ -31,11 +31,12 @@ pub enum Action {
     Prune,
     TermRead,
     SendKeys,
+    WaitFor,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 20] = [
+    pub const ALL: [Action; 21] = [
         Action::Help,
         Action::List,
         Action::Create,
@@ -56,6 +57,7 @@ impl Action {
         Action::UpdateOwnership,
         Action::Prune,
         Action::SendKeys,
+        Action::WaitFor,
     ];
 
     /// The wire name (`send_line`).
@@ -81,6 +83,7 @@ impl Action {
             Action::Prune => "prune",
             Action::TermRead => "term_read",
             Action::SendKeys => "send_keys",
+            Action::WaitFor => "wait_for",
         }
     }
 
@@ -134,6 +137,9 @@ impl Action {
             }
             Action::SendKeys => {
                 "Press keys in a session, in tmux's spelling: `keys` [\"C-c\"], [\"Up\", \"Enter\"], [\"Tab\"] — names (Enter, Tab, BTab, Space, BSpace, Escape, Up/Down/Left/Right, Home, End, PageUp, PageDown, Insert, Delete, F1-F12), one character, or 0xNN, with C-/M-/S- modifiers. An unknown name is INVALID_PARAMS; literal=true types each element as text (no Enter). Checked like send_line."
+            }
+            Action::WaitFor => {
+                "Wait until a session's output since `since` (default: since kpty last typed into it, so what a send_line caused counts however fast it came) matches `pattern` (a regex, escape codes stripped; screen=true: the visible screen), or no output came for quiet_ms, or (prompt=true) the shell is back at its prompt — whichever comes first; returns reason, match, output, next_offset. timeout_ms (default 30000) ends it with PTY_TIMEOUT (details: output so far, next_offset)."
             }
         }
     }
@@ -200,7 +206,7 @@ pub struct Params {
     pub timeout_ms: Option<u64>,
     /// read: most bytes to return (default 4096, cap 1 MiB).
     pub max_bytes: Option<usize>,
-    /// read: absolute offset to read from; the response's next_offset continues it.
+    /// read/wait_for: absolute offset to read from; the response's next_offset continues it.
     pub since: Option<u64>,
     /// read: remove ANSI escape sequences from the output (default false).
     pub strip_ansi: Option<bool>,
@@ -233,4 +239,14 @@ pub struct Params {
     /// term_read mode=delta: the marker_id from the previous term_read; omitted, delta starts
     /// with the tail and returns a marker.
     pub marker_id: Option<u64>,
+    /// wait_for: a regex to wait for in the output since `since` (default: since the last
+    /// input typed; escape codes stripped, `^`/`$` match at line ends), or on the visible
+    /// screen with `screen`.
+    pub pattern: Option<String>,
+    /// wait_for: done once no output came for this many ms (1-3600000).
+    pub quiet_ms: Option<u64>,
+    /// wait_for: done once the shell is back at its prompt.
+    pub prompt: Option<bool>,
+    /// wait_for: match `pattern` against the rendered visible screen, not the output stream.
+    pub screen: Option<bool>,
 }

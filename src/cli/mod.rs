@@ -156,6 +156,20 @@ fn action_of(command: &Command) -> Result<(Action, Params)> {
                 ..who(&a.session)
             },
         ),
+        Command::WaitFor(a) => (
+            Action::WaitFor,
+            Params {
+                pattern: a.pattern.clone(),
+                quiet_ms: a.quiet_ms,
+                prompt: a.prompt.then_some(true),
+                screen: a.screen.then_some(true),
+                since: a.since,
+                timeout_ms: a.timeout_ms,
+                max_bytes: a.max_bytes,
+                strip_ansi: a.no_strip_ansi.then_some(false),
+                ..who(&a.session)
+            },
+        ),
         Command::TermRead(a) => (
             Action::TermRead,
             Params {

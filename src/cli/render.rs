@@ -97,6 +97,7 @@ pub fn human(reply: &Reply) {
         }
         Reply::Check(r) => super::check::render(r),
         Reply::Read(r) => out(r.output.as_bytes()),
+        Reply::WaitFor(r) => out(r.output.as_bytes()),
         Reply::TermRead(r) => text_line(&r.text),
         Reply::List(r) => list_table(r),
         Reply::Kill(r) => text_line(&format!("killed {}", shown(&r.session_id))),

@@ -27,6 +27,7 @@ pub mod sessions;
 pub mod talk;
 pub mod term;
 pub mod trail;
+pub mod wait;
 pub mod wire;
 
 /// The environment's defaults (in `api`, which the holder reads too).
@@ -227,6 +228,7 @@ fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
         Action::Heartbeat => Reply::Heartbeat(registered::heartbeat(ctx, p)?),
         Action::Prune => Reply::Prune(registered::prune(ctx, p)?),
         Action::SendKeys => Reply::SendKeys(keys::send_keys(ctx, p)?),
+        Action::WaitFor => Reply::WaitFor(wait::wait_for(ctx, p)?),
     })
 }
 

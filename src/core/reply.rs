@@ -50,4 +50,6 @@ pub enum Reply {
     Prune(PruneReply),
     /// `send_keys`.
     SendKeys(SendKeysReply),
+    /// `wait_for`.
+    WaitFor(crate::api::wait::WaitForReply),
 }

@@ -21,6 +21,7 @@ pub mod server;
 pub mod session;
 pub mod shell;
 pub mod talk;
+mod wait;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::launch::{HOLDER_MALLOC_ENV, HolderSpec, Ready};

@@ -295,6 +295,28 @@ impl Screen {
         Ok(v)
     }
 
+    /// The visible screen's text, lines joined with `\n`, without leaving a marker
+    /// (`wait_for` on the screen looks at it on every wakeup).
+    pub fn visible_text(&self) -> String {
+        let (cols, rows) = self.term.size();
+        let top = len(self.term.primary_screen()) - rows;
+        let q = Query {
+            mode: Mode::Viewport,
+            max_lines: rows.max(1),
+            max_chars: usize::MAX,
+            merge_wrapped: true,
+            marker_id: None,
+        };
+        let mut v = View {
+            rows,
+            cols,
+            alternate: self.alternate(),
+            ..View::default()
+        };
+        self.read_visible(&q, &mut v, top);
+        v.lines.join("\n")
+    }
+
     /// The visible screen (the viewport, or anything on the alternate screen): its last
     /// `max_lines` lines; `top` is the index of its first row among the primary rows.
     fn read_visible(&self, q: &Query, v: &mut View, top: usize) {

@@ -131,6 +131,7 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {
         ),
         Request::Kill { grace_ms } => Reply::ok(shared.kill(grace_ms)),
         Request::TermRead(t) => result(shared.term_read(&t)),
+        Request::WaitFor(w) => result(shared.wait_for(&w)),
     }
 }
 
@@ -152,6 +153,7 @@ enum Op {
     Kill,
     Cancel,
     TermRead,
+    WaitFor,
     #[serde(other)]
     Unknown,
 }
@@ -178,7 +180,8 @@ mod tests {
             | Request::Resize { .. }
             | Request::Kill { .. }
             | Request::Cancel { .. }
-            | Request::TermRead(_) => {}
+            | Request::TermRead(_)
+            | Request::WaitFor(_) => {}
         }
     }
 
@@ -221,6 +224,7 @@ mod tests {
                 settle_ms: 0,
             },
             Request::TermRead(term),
+            Request::WaitFor(Default::default()),
         ] {
             let v = serde_json::to_value(&r).unwrap();
             let t: OpTag = serde_json::from_value(v).unwrap();

@@ -55,6 +55,11 @@ pub struct State {
     pub last_output: Instant,
     /// When kpty last typed into the terminal.
     pub last_input: Instant,
+    /// The end of output when kpty last typed into the terminal: where `wait_for` looks
+    /// from by default, so output caused by that input counts however fast it came.
+    pub input_offset: u64,
+    /// When the last prompt (or command-finished) marker arrived (`wait_for` prompt).
+    pub prompt_at: Option<Instant>,
     /// The talk in progress, if any (or an interrupted one's aftermath).
     pub(super) talk: TalkState,
     /// The shell ended.
@@ -136,6 +141,8 @@ impl Shared {
                 output_seen: false,
                 last_output: Instant::now(),
                 last_input: Instant::now(),
+                input_offset: 0,
+                prompt_at: None,
                 talk: TalkState::Idle,
                 exit: None,
                 eof: false,
@@ -234,6 +241,7 @@ impl Shared {
             match m.kind {
                 MarkKind::PromptStart => {
                     st.at_prompt = true;
+                    st.prompt_at = Some(Instant::now());
                     st.prompt_seen = true;
                     st.talk.prompt_seen();
                 }
@@ -254,6 +262,7 @@ impl Shared {
                 }
                 MarkKind::Finished(code) => {
                     st.at_prompt = true;
+                    st.prompt_at = Some(Instant::now());
                     if let Some(c) = st.talk.capture_mut()
                         && m.start >= c.begin
                         && c.finished.is_none()
@@ -328,7 +337,11 @@ impl Shared {
     }
 
     pub(super) fn write_all(&self, data: &[u8]) -> Result<()> {
-        self.lock().last_input = Instant::now();
+        {
+            let mut st = self.lock();
+            st.last_input = Instant::now();
+            st.input_offset = st.ring.end();
+        }
         let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         w.write_all(data).and_then(|_| w.flush()).map_err(|e| {
             Error::new(

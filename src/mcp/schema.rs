@@ -19,7 +19,8 @@ pub const TOOL_NAME: &str = "k_pty";
 pub struct KptyArgs {
     /// What to do. Sessions: help, list, create, talk (run is its alias), send_line,
     /// send_keys (keys by tmux name: C-c, Up, Enter, Tab, Escape, F1 …), read,
-    /// term_read, resize, kill, write (deprecated). Routing by owner: resolve,
+    /// term_read, wait_for (until output matches a pattern, goes quiet, or the prompt is
+    /// back), resize, kill, write (deprecated). Routing by owner: resolve,
     /// send_line_to_agent, update_ownership. Registered (desktop) sessions: register,
     /// unregister, heartbeat, prune. Policy: check (would a command be blocked, and why; no
     /// session needed). Start with create, then talk; read output with read (raw,
@@ -39,6 +40,9 @@ prompt: answer it with send_line, then read); `create` starts a session (returns
 (keys [\"C-c\"], [\"Up\",\"Enter\"], [\"Tab\"]; literal=true types text without Enter); `read` returns raw \
 recent output, or everything after `since` (use next_offset); `term_read` returns the rendered \
 screen as text (mode tail | viewport | delta with marker_id; for TUIs, pagers, progress bars); \
+`wait_for` waits until output since the last input (or `since`) matches `pattern` (a regex; e.g. '>>> ' after starting a REPL), \
+or quiet_ms passes without output, or (prompt=true) the shell is back at its prompt, and \
+returns the output since with next_offset (instead of sleep + read loops); \
 `list` shows sessions and their state (terminal_state prompt | running | full_screen | waiting_input); `resize`; `kill`; \
 `check` tells, without typing anything, whether a command would be blocked as dangerous and \
 by which rule (allowed=false is an answer, not an error). Without session_id, talk/read/send_line use a default session. Every \
@@ -57,6 +61,7 @@ const RANGES: &[(&str, u64, Option<u64>)] = &[
     ("since", 0, None),
     ("pid", 1, Some(u32::MAX as u64)),
     ("marker_id", 0, None),
+    ("quiet_ms", 1, Some(api::MAX_TIMEOUT_MS)),
 ];
 
 /// String parameters that take one of a closed set of values.

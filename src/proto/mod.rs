@@ -9,6 +9,7 @@ pub mod client;
 pub mod frame;
 pub mod launch;
 pub mod ring;
+pub mod wait;
 
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
@@ -91,6 +92,9 @@ pub enum Request {
     /// Read the terminal screen (`term_read`). Holders older than this variant answer an
     /// "unknown request" error.
     TermRead(TermReadRequest),
+    /// Wait until output matches a pattern, goes quiet, or the shell is at its prompt
+    /// (`wait_for`). Older holders answer an "unknown request" error.
+    WaitFor(wait::WaitForRequest),
 }
 
 /// The `term_read` request (validated and capped by the core).

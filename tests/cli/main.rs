@@ -54,4 +54,5 @@ mod sessions;
 mod shells;
 mod talk;
 mod term;
+mod wait_for;
 mod waiting;

@@ -7,11 +7,13 @@ mod agents;
 mod housekeeping;
 mod keys;
 mod session;
+mod wait;
 
 pub use agents::*;
 pub use housekeeping::*;
 pub use keys::*;
 pub use session::*;
+pub use wait::*;
 
 use crate::api::OwnerRole;
 use clap::builder::PossibleValuesParser;
@@ -116,6 +118,10 @@ pub enum Command {
     SendKeys(SendKeysArgs),
     /// Print a session's recent output (raw), or follow it.
     Read(ReadArgs),
+    /// Wait until a session's output matches PATTERN, is quiet for --quiet-ms, or the shell is
+    /// back at its --prompt (whichever comes first); print the output since. Exit 124 on
+    /// timeout: kpty send-line 'python3 -q' && kpty wait-for '>>> '.
+    WaitFor(WaitForArgs),
     /// Print the rendered terminal screen (no escape codes): tail, viewport or delta.
     TermRead(TermReadArgs),
     /// Change a session's terminal size.

@@ -1,0 +1,166 @@
+//! `wait_for`: wait until a session's output matches a pattern, goes quiet, or the shell is
+//! back at its prompt. The holder waits (woken by each arrival of output); the core checks
+//! the parameters, and turns a timeout or an ended shell into their errors.
+
+use super::kind::Session;
+use super::{Ctx, sessions, wire};
+use crate::api::reply::Success;
+use crate::api::wait::WaitForReply;
+use crate::api::{self, Params, config};
+use crate::error::{Error, ErrorCode, Result};
+use crate::proto::Request;
+use crate::proto::wait::{WaitForBody, WaitForRequest, compile};
+use serde_json::json;
+use std::time::Duration;
+
+/// Default most bytes of output a `wait_for` returns (the end kept).
+pub const DEFAULT_MAX_BYTES: usize = 64 * 1024;
+
+/// Run `wait_for`.
+pub fn wait_for(ctx: &Ctx, p: &Params) -> Result<WaitForReply> {
+    let req = request(p)?;
+    let e = match Session::of(sessions::target(ctx, p, false)?) {
+        Session::Bridged(_) => {
+            return Err(Error::invalid(
+                "wait_for is not supported for bridged sessions",
+            ));
+        }
+        Session::Local(e) => e,
+    };
+    let io_timeout = Duration::from_millis(req.timeout_ms) + sessions::REPLY_MARGIN;
+    let v = sessions::call(ctx, &e, &Request::WaitFor(req.clone()), io_timeout)?;
+    let body: WaitForBody = serde_json::from_value(v).map_err(|err| {
+        Error::new(
+            ErrorCode::PtyReadFailed,
+            format!("malformed wait_for reply: {err}"),
+        )
+    })?;
+    let output = output(ctx, p, &body);
+    let truncated = body.dropped > 0;
+    match body.reason.as_str() {
+        "timeout" | "exited" => Err(ended(&e.session_id, &req, body, output, truncated)),
+        _ => Ok(WaitForReply {
+            ok: Success,
+            session_id: e.session_id,
+            matched: body.matched,
+            reason: body.reason,
+            matched_text: body.matched_text,
+            output,
+            truncated,
+            start_offset: body.start_offset,
+            next_offset: body.next_offset,
+            elapsed_ms: body.elapsed_ms,
+            latency_us: body.latency_us,
+            terminal_state: wire::terminal_state(&body.terminal_state),
+        }),
+    }
+}
+
+/// The holder request for `p`, checked: a condition, a valid pattern, bounds.
+fn request(p: &Params) -> Result<WaitForRequest> {
+    let prompt = p.prompt.unwrap_or(false);
+    if p.pattern.is_none() && p.quiet_ms.is_none() && !prompt {
+        return Err(Error::invalid(
+            "wait_for needs a condition: pattern, quiet_ms or prompt",
+        ));
+    }
+    if let Some(pat) = p.pattern.as_deref() {
+        compile(pat).map_err(Error::invalid)?;
+    }
+    let screen = p.screen.unwrap_or(false);
+    if screen && p.pattern.is_none() {
+        return Err(Error::invalid("screen needs a pattern to look for"));
+    }
+    if let Some(q) = p.quiet_ms
+        && (q == 0 || q > api::MAX_TIMEOUT_MS)
+    {
+        return Err(Error::invalid(format!(
+            "quiet_ms must be 1..={}",
+            api::MAX_TIMEOUT_MS
+        )));
+    }
+    let timeout = p.timeout_ms.unwrap_or_else(config::talk_timeout_ms);
+    if timeout == 0 || timeout > api::MAX_TIMEOUT_MS {
+        return Err(Error::invalid(format!(
+            "timeout_ms must be 1..={}",
+            api::MAX_TIMEOUT_MS
+        )));
+    }
+    let max = p.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
+    if max == 0 || max > api::MAX_READ_BYTES {
+        return Err(Error::invalid(format!(
+            "max_bytes must be 1..={}",
+            api::MAX_READ_BYTES
+        )));
+    }
+    Ok(WaitForRequest {
+        pattern: p.pattern.clone(),
+        screen,
+        quiet_ms: p.quiet_ms,
+        prompt,
+        since: p.since,
+        timeout_ms: timeout,
+        max_bytes: max,
+        context: true,
+    })
+}
+
+/// The output as the caller gets it: escape codes stripped (unless strip_ansi=false), and on
+/// a redacted channel redacted with the window's context, as `read` does.
+fn output(ctx: &Ctx, p: &Params, body: &WaitForBody) -> String {
+    let strip_ansi = p.strip_ansi.unwrap_or(true);
+    let strip = |t: &str| {
+        if strip_ansi {
+            crate::text::strip_ansi(t.as_bytes())
+        } else {
+            t.to_string()
+        }
+    };
+    let output = strip(&body.text);
+    if ctx.redact {
+        let (before, after) = (strip(&body.context_before), strip(&body.context_after));
+        crate::safety::redact_window(&before, &output, &after).into_owned()
+    } else {
+        output
+    }
+}
+
+/// `PTY_TIMEOUT` (or `PTY_PROCESS_EXITED`) with the output so far and where to continue.
+fn ended(
+    session_id: &str,
+    req: &WaitForRequest,
+    body: WaitForBody,
+    output: String,
+    truncated: bool,
+) -> Error {
+    let details = json!({
+        "session_id": session_id,
+        "output": output,
+        "truncated": truncated,
+        "start_offset": body.start_offset,
+        "next_offset": body.next_offset,
+        "elapsed_ms": body.elapsed_ms,
+        "terminal_state": body.terminal_state,
+        "exit_code": body.exit_code,
+    });
+    if body.reason == "exited" {
+        return Error::new(
+            ErrorCode::PtyProcessExited,
+            format!("the shell of session {session_id} exited while wait_for waited"),
+        )
+        .with_details(details);
+    }
+    let what = match (&req.pattern, req.quiet_ms, req.prompt) {
+        (Some(p), _, _) => format!("pattern {p:?}"),
+        (None, Some(q), _) => format!("{q} ms of quiet"),
+        _ => "the prompt".to_string(),
+    };
+    Error::new(
+        ErrorCode::PtyTimeout,
+        format!(
+            "wait_for timed out after {} ms waiting for {what} in session {session_id}",
+            req.timeout_ms
+        ),
+    )
+    .with_details(details)
+}
