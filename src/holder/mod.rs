@@ -21,6 +21,7 @@ pub mod server;
 pub mod session;
 pub mod shell;
 pub mod talk;
+mod talk_errors;
 mod wait;
 
 use crate::error::{Error, ErrorCode, Result};

@@ -165,48 +165,6 @@ impl Shared {
         self.settle_left(st, req.force, deadline)
     }
 
-    /// `PTY_BUSY`: a full-screen program owns the screen (typing would edit its buffer).
-    fn full_screen_error(&self, fg: Option<(u32, Option<String>)>) -> Error {
-        let what = match &fg {
-            Some((_, Some(name))) => format!("`{name}`"),
-            Some((pid, None)) => format!("pid {pid}"),
-            None => "a full-screen program".into(),
-        };
-        Error::new(
-            ErrorCode::PtyBusy,
-            format!(
-                "{} is busy: {what} is running full-screen (alternate screen); talk would type \
-                 into it",
-                self.session_id
-            ),
-        )
-        .with_hint(Hint::FullScreen {
-            session: self.session_id.clone(),
-        })
-        .with_details(json!({
-            "session_id": self.session_id,
-            "terminal_state": "full_screen",
-            "foreground_pid": fg.as_ref().map(|f| f.0),
-            "foreground_command": fg.and_then(|f| f.1),
-        }))
-    }
-
-    /// `PTY_BUSY`: another program holds the foreground.
-    fn foreground_error(&self, pid: u32, name: Option<String>) -> Error {
-        let what = name.clone().unwrap_or_else(|| format!("pid {pid}"));
-        Error::new(
-            ErrorCode::PtyBusy,
-            format!(
-                "{} is busy: `{what}` is running in the foreground, not the shell",
-                self.session_id
-            ),
-        )
-        .with_hint(Hint::Foreground {
-            session: self.session_id.clone(),
-        })
-        .with_details(json!({"session_id": self.session_id, "foreground_pid": pid, "foreground_command": name}))
-    }
-
     /// Type `typed`, checked with what earlier writes left on the line (the command lands
     /// after it); on failure the talk ends.
     fn type_checked(&self, typed: &str, opacity: crate::safety::Opacity) -> Result<()> {
@@ -359,38 +317,6 @@ impl Shared {
         Err(self.stop_error(stop, req, details))
     }
 
-    /// The error of a talk that stopped without completing.
-    fn stop_error(&self, stop: Stop, req: &TalkRequest, details: serde_json::Value) -> Error {
-        match stop {
-            Stop::Cancelled | Stop::ClientGone => Error::new(
-                ErrorCode::Cancelled,
-                format!(
-                    "the talk on {} was cancelled by its caller",
-                    self.session_id
-                ),
-            )
-            .with_details(details),
-            Stop::Timeout => Error::new(
-                ErrorCode::PtyTimeout,
-                format!("Command timed out after {}ms", req.timeout_ms),
-            )
-            .with_hint(Hint::TalkTimedOut {
-                session: self.session_id.clone(),
-            })
-            .with_details(details),
-            Stop::Waiting => Error::internal("a waiting talk has its own reply"),
-            Stop::Exited(exit) => {
-                let mut e = self
-                    .exited_error(&exit)
-                    .with_cause(crate::error::Cause::EndedDuringCall);
-                let mut d = details;
-                d["exit_code"] = json!(exit.code);
-                e.details = Some(d);
-                e
-            }
-        }
-    }
-
     /// `Cancel`: stop the talk in progress; with `interrupt`, type Ctrl-C as well and wait up
     /// to `settle` for the prompt it brings back (the answer's `at_prompt`).
     pub fn cancel_talk(&self, interrupt: bool, settle: Duration) -> Result<serde_json::Value> {
@@ -439,7 +365,7 @@ impl Shared {
 }
 
 /// How a talk stopped without completing.
-enum Stop {
+pub(super) enum Stop {
     Timeout,
     /// The command waits for input (the talk is left, see `input_wait`).
     Waiting,
