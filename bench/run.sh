@@ -194,6 +194,10 @@ printf '{"idle": %s,\n "after_bench": %s}\n' "$IDLE_JSON" "$LOADED_JSON" >"$RES/
 log "MCP tools/call latency vs the CLI"
 python3 "$BENCH/mcp.py" "$KPTY" "$RUNS" >"$RES/mcp.md"
 
+# --- wait_for: from the matching output to the holder's reply ----------------------------------
+log "wait_for latency in the holder"
+python3 "$BENCH/wait_for.py" "$KPTY" "$RUNS" >"$RES/wait_for.md"
+
 # --- the command policy's cost per line, in process ----------------------------------------------
 log "command policy: cost per line (cargo bench --bench policy)"
 cargo bench --quiet --bench policy 2>/dev/null >"$RES/policy.md"
@@ -222,6 +226,9 @@ EOF
   printf '\n### (d) MCP: a `tools/call` talk of `echo hi` over stdio vs the CLI\n\n'
   printf 'One long-lived `kpty mcp`, %s calls, against `kpty talk` as a process per call; same session, this run (bench/mcp.py).\n\n' "$RUNS"
   cat "$RES/mcp.md"
+  printf '\n### (d2) wait_for: from the matching output to the reply\n\n'
+  printf 'One long-lived `kpty mcp`; send_line of `sleep 0.2; echo MARK-N`, then wait_for `MARK-N`; the holder reports the time from taking in the matching chunk to writing its reply (bench/wait_for.py).\n\n'
+  cat "$RES/wait_for.md"
   printf '\n### (e) The command policy: cost per line\n\n'
   printf 'In process (`cargo bench --bench policy`, bench/policy.rs): parse, expand and judge one line, as every talk/send_line does before typing; median and p99 of 200 rounds.\n\n'
   cat "$RES/policy.md"
