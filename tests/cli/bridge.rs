@@ -651,6 +651,8 @@ fn under_another_program_a_key_and_then_text_pass_as_separate_writes() {
     assert_eq!(write("\x1b[Z"), 200);
     assert_eq!(write("echo hi\r"), 403);
     assert_eq!(write("\x03"), 200);
+    // Back at a fresh prompt first (bash may drop what is typed while it handles the Ctrl-C).
+    assert_eq!(b.talk_when_free(&id, "echo ready")["output"], "ready");
     // Under another program (a TUI, a REPL; here `cat`) only one write's keys and edits
     // count: Shift-Tab, then a line of text.
     b.send_line(&id, "cat");
