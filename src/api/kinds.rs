@@ -130,6 +130,8 @@ closed_set! {
 closed_set! {
     /// A session's state as `list` and `kill` report it.
     SessionState, "state" {
+        /// Being created: its holder is not up yet (actions naming it wait for it).
+        Starting => "starting",
         /// The holder answered.
         Running => "running",
         /// The shell ended and its holder recorded how.
@@ -225,7 +227,14 @@ mod tests {
         round_trips::<BufferType>(&["normal", "alternate"]);
         round_trips::<TerminalState>(&["prompt", "running", "full_screen", "waiting_input"]);
         round_trips::<Completion>(&["osc133", "sentinel", "bridge"]);
-        round_trips::<SessionState>(&["running", "exited", "dead", "unresponsive", "registered"]);
+        round_trips::<SessionState>(&[
+            "starting",
+            "running",
+            "exited",
+            "dead",
+            "unresponsive",
+            "registered",
+        ]);
         round_trips::<OwnerRole>(&["leader", "worker"]);
         round_trips::<ShellKind>(&["bash", "zsh", "fish", "posix", "pwsh", "cmd", "other"]);
         round_trips::<CheckVerdict>(&["allowed", "blocked"]);

@@ -44,6 +44,7 @@ pub fn kill(ctx: &Ctx, p: &Params) -> Result<KillReply> {
             ));
         }
     };
+    let e = sessions::checked(ctx, e)?;
     let before = sessions::probe(ctx, &e);
     let mut body = KillBody::default();
     match &before {
@@ -74,6 +75,16 @@ pub fn kill(ctx: &Ctx, p: &Params) -> Result<KillReply> {
             };
         }
         sessions::Liveness::Dead | sessions::Liveness::Registered => {}
+        // Still starting after the wait `resolve` gives it: its `create` owns it for now.
+        sessions::Liveness::Starting => {
+            return Err(Error::new(
+                crate::error::ErrorCode::PtyBusy,
+                format!(
+                    "session {} is still being created; try again when `kpty list` shows it running",
+                    e.session_id
+                ),
+            ));
+        }
     }
     forget(ctx, &e, "session_killed").map_err(|err| {
         Error::new(

@@ -108,16 +108,18 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
     let cwd = working_dir(ctx, p)?;
     let sandbox = super::confine::policy(p, &ctx.state, &cwd, &env)?;
 
-    // Reserve an id (and the label) under the registry lock.
+    // The session's folder and its starting lock come first: from the moment the id is in the
+    // registry, a caller naming it waits on that lock until the holder is recorded.
+    let (id, _starting) = starting_session(ctx)?;
+    // Reserve the id (and the label) under the registry lock.
     let created_at = now_rfc3339();
-    let id = Registry::update(&ctx.state, |reg| {
+    let reserved = Registry::update(&ctx.state, |reg| {
         label_free(reg, p.label.as_deref(), "")?;
-        let id = loop {
-            let id = SessionId::new_local();
-            if !reg.sessions.contains_key(id.as_str()) {
-                break id;
-            }
-        };
+        if reg.sessions.contains_key(id.as_str()) {
+            return Err(Error::internal(format!(
+                "session id {id} is taken; try again"
+            )));
+        }
         reg.sessions.insert(
             id.to_string(),
             RegistryEntry {
@@ -136,8 +138,12 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
                 ..Default::default()
             },
         );
-        Ok(id)
-    })?;
+        Ok(())
+    });
+    if let Err(e) = reserved {
+        remove_session_dir(ctx, &id);
+        return Err(e);
+    }
 
     let result = start(
         ctx,
@@ -189,17 +195,38 @@ fn undo(ctx: &Ctx, id: &SessionId, e: Error) -> Error {
         reg.sessions.remove(id.as_str());
         Ok(())
     });
-    // remove_dir_all does not follow a link put in the folder's place.
-    let dir = ctx.state.session_dir(id);
-    if crate::store::secure::check_dir(&dir).unwrap_or(false) {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
+    remove_session_dir(ctx, id);
     journal::append(
         &ctx.state,
         &ctx.state.registry_events(),
         json!({"event": "session_create_failed", "session_id": id, "error_code": e.code, "message": e.message}),
     );
     e
+}
+
+/// A fresh session id with its folder made and its starting lock held.
+fn starting_session(ctx: &Ctx) -> Result<(SessionId, crate::store::lock::Lock)> {
+    loop {
+        let id = SessionId::new_local();
+        if ctx.state.session_dir(&id).exists() {
+            continue;
+        }
+        ctx.state.ensure_session_dir(&id)?;
+        let lock = crate::store::lock::exclusive(
+            &ctx.state,
+            &ctx.state.starting_lock(&id),
+            crate::store::lock::default_wait(),
+        )?;
+        return Ok((id, lock));
+    }
+}
+
+/// Remove a session's folder (never through a link put in its place).
+fn remove_session_dir(ctx: &Ctx, id: &SessionId) {
+    let dir = ctx.state.session_dir(id);
+    if crate::store::secure::check_dir(&dir).unwrap_or(false) {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 /// The working directory asked for (relative to the caller's), else the project root; it

@@ -14,10 +14,6 @@ use crate::api::SessionId;
 use crate::api::sessions::Ended;
 use crate::error::Result;
 use crate::store::{Registry, RegistryEntry, secure};
-use std::time::Duration;
-
-/// A reserved entry without a holder younger than this is a session still starting.
-const STARTING_GRACE: Duration = Duration::from_secs(600);
 
 /// The local sessions of `reg` that have ended, probed now.
 pub fn find(ctx: &Ctx, reg: &Registry) -> Vec<Ended> {
@@ -32,31 +28,14 @@ pub fn find(ctx: &Ctx, reg: &Registry) -> Vec<Ended> {
     local
         .iter()
         .zip(lives)
-        .filter(|(e, live)| {
-            matches!(live, Liveness::Dead | Liveness::Exited { .. }) && !still_starting(e)
-        })
+        // A session still starting probes as `Starting` (its `create` holds the lock).
+        .filter(|(_, live)| matches!(live, Liveness::Dead | Liveness::Exited { .. }))
         .map(|(e, live)| Ended {
             session_id: e.session_id.clone(),
             state: live.state(),
             label: e.label.clone(),
         })
         .collect()
-}
-
-/// Reserved by a `create` that has not recorded its holder yet, recently.
-fn still_starting(e: &RegistryEntry) -> bool {
-    if e.holder_pid.is_some() {
-        return false;
-    }
-    let Some(t) = e
-        .created_at
-        .as_deref()
-        .and_then(|t| t.parse::<jiff::Timestamp>().ok())
-    else {
-        return false;
-    };
-    let age = jiff::Timestamp::now().duration_since(t).as_secs();
-    age < STARTING_GRACE.as_secs() as i64
 }
 
 /// Whether the holder process of `e` may still exist.
@@ -134,6 +113,10 @@ fn session_folders(ctx: &Ctx) -> Vec<SessionId> {
 fn remove_folder(ctx: &Ctx, id: &SessionId) -> bool {
     let dir = ctx.state.session_dir(id);
     if ctx.state.check_root().is_err() || !secure::check_dir(&dir).unwrap_or(false) {
+        return false;
+    }
+    // A `create` holds this while it makes the session, before the registry names it.
+    if crate::store::lock::is_held(&ctx.state.starting_lock(id)) {
         return false;
     }
     // Only kpty's own files: a folder someone put anything else in is not ours to delete.

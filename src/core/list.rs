@@ -40,7 +40,7 @@ pub fn session_view(e: &RegistryEntry, live: &Liveness) -> SessionView<RegistryE
             exit_code: *exit_code,
             exit_signal: exit_signal.clone(),
         }),
-        Liveness::Dead | Liveness::Registered => None,
+        Liveness::Dead | Liveness::Registered | Liveness::Starting => None,
         Liveness::Unresponsive(why) => Some(Live::Unresponsive {
             problem: why.clone(),
         }),

@@ -94,7 +94,7 @@ pub fn resolve_entry(ctx: &Ctx, p: &Params) -> Result<RegistryEntry> {
         matches.push((e.clone(), live));
     }
     match matches.len() {
-        1 => Ok(matches.remove(0).0),
+        1 => super::sessions::checked(ctx, matches.remove(0).0),
         0 => Err(Error::new(
             ErrorCode::NotFound,
             format!("No PTY found for: {}", query_text(p)),

@@ -30,12 +30,33 @@ pub fn resolve(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
     checked(ctx, e)
 }
 
-/// `e` once its session folder passed [`crate::store::StateDir::check_session`].
+/// `e` once its session folder passed [`crate::store::StateDir::check_session`]; a session
+/// still starting is waited for (its `create` holds the starting lock until the holder is
+/// recorded) and read again.
 pub fn checked(ctx: &Ctx, e: RegistryEntry) -> Result<RegistryEntry> {
-    if let Ok(id) = SessionId::parse(&e.session_id) {
-        ctx.state.check_session(&id)?;
+    let Ok(id) = SessionId::parse(&e.session_id) else {
+        return Ok(e);
+    };
+    ctx.state.check_session(&id)?;
+    if !starting(ctx, &e) {
+        return Ok(e);
     }
-    Ok(e)
+    let wait = Duration::from_millis(super::config::ready_timeout_ms())
+        + crate::store::lock::default_wait();
+    crate::store::lock::wait_free(&ctx.state.starting_lock(&id), wait)?;
+    Registry::load(&ctx.state)?
+        .sessions
+        .get(id.as_str())
+        .cloned()
+        .ok_or_else(|| not_found(id.as_str()))
+}
+
+/// Whether `e` is a local session whose `create` is still starting it.
+pub fn starting(ctx: &Ctx, e: &RegistryEntry) -> bool {
+    e.holder_pid.is_none()
+        && super::kind::is_local(e)
+        && SessionId::parse(&e.session_id)
+            .is_ok_and(|id| crate::store::lock::is_held(&ctx.state.starting_lock(&id)))
 }
 
 fn resolve_entry(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
@@ -181,6 +202,7 @@ pub fn replace_default(ctx: &Ctx) -> Result<RegistryEntry> {
             Liveness::Running(_) | Liveness::Unresponsive(_) | Liveness::Registered => {
                 return Ok(e);
             }
+            Liveness::Starting => return checked(ctx, e),
             Liveness::Dead | Liveness::Exited { .. } => {
                 super::control::forget(ctx, &e, "default_replaced")?
             }
@@ -220,6 +242,8 @@ pub enum Liveness {
     Unresponsive(String),
     /// An external session (e.g. a desktop app's), known from its registration.
     Registered,
+    /// Being created: its `create` has not recorded the holder yet.
+    Starting,
 }
 
 impl Liveness {
@@ -232,6 +256,7 @@ impl Liveness {
             Liveness::Dead => SessionState::Dead,
             Liveness::Unresponsive(_) => SessionState::Unresponsive,
             Liveness::Registered => SessionState::Registered,
+            Liveness::Starting => SessionState::Starting,
         }
     }
 }
@@ -276,6 +301,9 @@ pub fn sweep_dead_sockets() {
 pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
     if !super::kind::is_local(e) {
         return Liveness::Registered;
+    }
+    if starting(ctx, e) {
+        return Liveness::Starting;
     }
     if let Some(sock) = socket_of(ctx, e) {
         match client::call(&sock, &Request::Status, PROBE_TIMEOUT) {

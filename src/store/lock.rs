@@ -31,6 +31,23 @@ pub fn exclusive(state: &StateDir, path: &Path, wait: Duration) -> Result<Lock> 
     lock_file(state.open_lock(path)?, path, wait)
 }
 
+/// Whether another process holds the lock at `path` now (a missing file is not held). Never
+/// creates the file and never waits.
+pub fn is_held(path: &Path) -> bool {
+    match super::secure::open_read(path) {
+        Ok(Some(f)) => matches!(f.try_lock_shared(), Err(TryLockError::WouldBlock)),
+        _ => false,
+    }
+}
+
+/// Wait until nobody holds the lock at `path` (a missing file is free), at most `wait`.
+pub fn wait_free(path: &Path, wait: Duration) -> Result<()> {
+    match super::secure::open_read(path)? {
+        Some(f) => lock_file(f, path, wait).map(drop),
+        None => Ok(()),
+    }
+}
+
 /// Lock an open lock file (see [`exclusive`]) exclusively, waiting at most `wait`.
 pub fn lock_file(file: File, path: &Path, wait: Duration) -> Result<Lock> {
     match file.try_lock() {

@@ -21,7 +21,13 @@ const TOP_FILES: &[&str] = &[
 ];
 
 /// The files kpty keeps in a session's folder.
-pub const SESSION_FILES: &[&str] = &["metadata.json", "buffer.txt", "events.jsonl", "holder.log"];
+pub const SESSION_FILES: &[&str] = &[
+    "metadata.json",
+    "buffer.txt",
+    "events.jsonl",
+    "holder.log",
+    "starting.lock",
+];
 
 /// A resolved, absolute state directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,6 +94,12 @@ impl StateDir {
     /// The lock file guarding "find or create the default session".
     pub fn default_lock(&self) -> PathBuf {
         self.root.join("_default.lock")
+    }
+
+    /// `sessions/<id>/starting.lock`: held by the `create` that starts the session until its
+    /// holder is recorded, so a caller that names a starting session waits for it.
+    pub fn starting_lock(&self, id: &SessionId) -> PathBuf {
+        self.session_dir(id).join("starting.lock")
     }
 
     /// `_registry_events.jsonl`.
