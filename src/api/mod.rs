@@ -24,6 +24,10 @@ pub use params::{Action, Params};
 
 /// Default terminal width (`KURORYUU_PTY_COLS`).
 pub const DEFAULT_COLS: u16 = 120;
+/// The widest terminal accepted.
+pub const MAX_COLS: u16 = 1000;
+/// The tallest terminal accepted.
+pub const MAX_ROWS: u16 = 1000;
 /// Default terminal height (`KURORYUU_PTY_ROWS`).
 pub const DEFAULT_ROWS: u16 = 30;
 /// Default `talk` timeout in ms (`KURORYUU_PTY_TIMEOUT_MS`).

@@ -57,6 +57,8 @@ pub struct Running {
     pub foreground_command: Option<String>,
     /// Bytes of output so far.
     pub output_offset: u64,
+    /// People attached now (`kpty attach`).
+    pub attached: usize,
     /// The terminal's own state (left out when the holder has no screen model).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub terminal_state: Option<TerminalState>,

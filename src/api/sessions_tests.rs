@@ -28,6 +28,7 @@ fn a_running_session_in_a_list_is_the_snapshot_shape() {
             busy: false,
             foreground_command: None,
             output_offset: 7,
+            attached: 0,
             terminal_state: Some(TerminalState::Prompt),
             screen: Some(Screen {
                 buffer_type: BufferType::Normal,

@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod assets;
+mod attach;
 mod check;
 pub mod complete;
 pub mod follow;
@@ -11,6 +12,7 @@ mod kill_all;
 mod list_all;
 pub mod log;
 mod man;
+mod rawmode;
 pub mod reference;
 pub mod render;
 mod stdin;
@@ -104,6 +106,7 @@ fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
         Command::Mcp => crate::mcp::run(ctx(cli)?),
         Command::Serve(a) => crate::serve::run(ctx(cli)?, a.port),
         Command::Log(a) => log::log(&ctx(cli)?, a, cli.json)?,
+        Command::Attach(a) => attach::run(&json_or_human(cli)?, a)?,
         Command::List(a) if a.all => list_all::run(&json_or_human(cli)?, cli.json)?,
         Command::Kill(a) if a.all => kill_all::run(&json_or_human(cli)?, cli.json)?,
         Command::Help(h) if h.command.is_some() => {

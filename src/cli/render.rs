@@ -183,6 +183,12 @@ fn list_table(r: &ListReply<RegistryEntry>) {
             ),
             _ => s.state.to_string(),
         };
+        let state = match &s.live {
+            Some(Live::Running(l)) if l.attached > 0 => {
+                format!("{state} [{} attached]", l.attached)
+            }
+            _ => state,
+        };
         let e = &s.entry;
         let or_dash =
             |v: &Option<String>| v.as_deref().map_or("-".into(), |t| shown(t).into_owned());

@@ -63,7 +63,7 @@ fn ready_timeout_ms(p: &Params) -> Result<u64> {
 
 /// Validate a terminal size.
 pub fn check_size(cols: u16, rows: u16) -> Result<()> {
-    if !(2..=1000).contains(&cols) || !(1..=1000).contains(&rows) {
+    if !(2..=crate::api::MAX_COLS).contains(&cols) || !(1..=crate::api::MAX_ROWS).contains(&rows) {
         return Err(Error::invalid(format!(
             "terminal size {cols}x{rows} is out of range (cols 2-1000, rows 1-1000)"
         )));

@@ -26,6 +26,7 @@ pub fn session_view(e: &RegistryEntry, live: &Liveness) -> SessionView<RegistryE
                 busy: s.talking || s.foreground_pid.is_some() || !s.at_prompt,
                 foreground_command: s.foreground_command.clone(),
                 output_offset: s.output_offset,
+                attached: s.attached,
                 // `state` keeps its meaning (running/exited/dead); the terminal's own state
                 // — prompt, running, full_screen or waiting_input — is `terminal_state`.
                 terminal_state: s.terminal_state.as_deref().map(wire::terminal_state),

@@ -377,6 +377,33 @@ pub fn call_with(
     io_timeout: Duration,
     on_progress: &mut dyn FnMut(Value),
 ) -> Result<Value> {
+    let deadline = std::time::Instant::now() + io_timeout;
+    let started = jiff::Timestamp::now();
+    let mut stream = connect(ctx, e, io_timeout)?;
+
+    client::call_until(&mut stream, req, deadline, on_progress).map_err(|err| {
+        // The connection broke because the holder was finishing (its shell just exited): say
+        // so, with how it ended. (Not marked unreachable: the request may have been typed.)
+        match (err.code, saved_exit(ctx, e)) {
+            (ErrorCode::PtyReadFailed, Some(Liveness::Exited { exit_code, exit_signal, .. })) => Error::new(
+                ErrorCode::PtyProcessExited,
+                format!("the shell of session {} has exited (code {}): the session has ended", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
+            )
+            .with_hint(Hint::CreateAnother)
+            .with_cause(if ended_before(ctx, e, started) { Cause::Unreachable } else { Cause::EndedDuringCall })
+            .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal})),
+            _ => err,
+        }
+    })
+}
+
+/// Connect to the holder of local session `e` (every read and write bounded by
+/// `io_timeout`); a holder that is gone is `PTY_PROCESS_EXITED`, saying how the shell ended.
+pub fn connect(
+    ctx: &Ctx,
+    e: &RegistryEntry,
+    io_timeout: Duration,
+) -> Result<std::os::unix::net::UnixStream> {
     let gone = |why: String| -> Error {
         match probe(ctx, e) {
             Liveness::Exited { exit_code, exit_signal, .. } => Error::new(
@@ -407,25 +434,9 @@ pub fn call_with(
     let Some(sock) = socket_of(ctx, e) else {
         return Err(gone("no socket recorded".into()));
     };
-    let deadline = std::time::Instant::now() + io_timeout;
-    let started = jiff::Timestamp::now();
-    let mut stream = match client::connect(&sock, io_timeout) {
-        Ok(s) => s,
-        Err(Unreachable::Gone(err)) => return Err(gone(err.to_string())),
-        Err(Unreachable::Other(err)) => return Err(err),
-    };
-    client::call_until(&mut stream, req, deadline, on_progress).map_err(|err| {
-        // The connection broke because the holder was finishing (its shell just exited): say
-        // so, with how it ended. (Not marked unreachable: the request may have been typed.)
-        match (err.code, saved_exit(ctx, e)) {
-            (ErrorCode::PtyReadFailed, Some(Liveness::Exited { exit_code, exit_signal, .. })) => Error::new(
-                ErrorCode::PtyProcessExited,
-                format!("the shell of session {} has exited (code {}): the session has ended", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
-            )
-            .with_hint(Hint::CreateAnother)
-            .with_cause(if ended_before(ctx, e, started) { Cause::Unreachable } else { Cause::EndedDuringCall })
-            .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal})),
-            _ => err,
-        }
-    })
+    match client::connect(&sock, io_timeout) {
+        Ok(s) => Ok(s),
+        Err(Unreachable::Gone(err)) => Err(gone(err.to_string())),
+        Err(Unreachable::Other(err)) => Err(err),
+    }
 }

@@ -7,6 +7,7 @@
 //! `{"ok":false,"error":…}` — then stdout is pointed at /dev/null. Logs go to stderr, which the
 //! launcher points at `sessions/<id>/holder.log`.
 
+mod attach;
 mod completion;
 mod decode;
 mod history;

@@ -24,6 +24,7 @@ impl Shared {
         StatusBody {
             screen: Some(screen),
             terminal_state: Some(terminal_state.into()),
+            attached: st.clients.len(),
             pid: self.pid,
             holder_pid: std::process::id(),
             alive: st.exit.is_none(),
@@ -190,6 +191,22 @@ impl Shared {
 
     /// `Resize`.
     pub fn resize(&self, cols: u16, rows: u16) -> Result<()> {
+        self.lock().base_size = (cols, rows);
+        self.apply_size()
+    }
+
+    /// Give the terminal the size in force ([`super::attach::effective_size`]) when it has
+    /// another.
+    pub fn apply_size(&self) -> Result<()> {
+        let _one_at_a_time = self.sizing.lock().unwrap_or_else(|p| p.into_inner());
+        let (cols, rows) = {
+            let st = self.lock();
+            let want = super::attach::effective_size(&st);
+            if want == (st.cols, st.rows) {
+                return Ok(());
+            }
+            want
+        };
         self.master
             .lock()
             .unwrap_or_else(|p| p.into_inner())

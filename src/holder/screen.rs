@@ -191,6 +191,20 @@ impl Screen {
         self.term.active_screen_kind() == ScreenKind::Alternate
     }
 
+    /// Bytes that draw this screen on a terminal of the same size from whatever it showed:
+    /// attributes reset, screen cleared, then avt's dump (visible buffers, cursor, colours,
+    /// modes, the alternate screen) and the title.
+    pub fn redraw(&self) -> Vec<u8> {
+        let mut out = String::from("\x1b[0m\x1b[?1049l\x1b[H\x1b[2J");
+        out.push_str(&self.term.dump());
+        if let Some(t) = self.title() {
+            out.push_str("\x1b]2;");
+            out.extend(t.chars().filter(|c| !c.is_control()));
+            out.push('\x07');
+        }
+        out.into_bytes()
+    }
+
     /// The last OSC 0/2 title.
     pub fn title(&self) -> Option<&str> {
         self.titles.title()

@@ -28,6 +28,18 @@ pub fn serve(listener: UnixListener, shared: Arc<Shared>) {
     }
 }
 
+/// What a request gets: a reply, or (for `attach`) the connection turned into a stream.
+enum Answer {
+    Reply(Reply),
+    Attach(crate::proto::attach::AttachRequest),
+}
+
+impl From<Reply> for Answer {
+    fn from(r: Reply) -> Self {
+        Answer::Reply(r)
+    }
+}
+
 fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
     // Counted per connection, not per request: a holder that is exiting still answers a
     // client that connected before the socket went away.
@@ -41,7 +53,16 @@ fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
                 break;
             }
         };
-        let reply = answer(&body, &shared, &stream);
+        let reply = match answer(&body, &shared, &stream) {
+            Answer::Reply(r) => r,
+            Answer::Attach(req) => {
+                // The connection is the client's stream from here on.
+                shared.attach(stream, &req);
+                shared.lock().open_connections -= 1;
+                shared.notify();
+                return;
+            }
+        };
         let sent = serde_json::to_vec(&reply)
             .map_err(std::io::Error::other)
             .and_then(|b| frame::write_frame(&mut stream, &b));
@@ -54,14 +75,15 @@ fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
     shared.notify();
 }
 
-fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {
+fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Answer {
     let env: Envelope = match serde_json::from_slice(body) {
         Ok(e) => e,
         Err(e) => {
             return Reply::err(Error::new(
                 ErrorCode::InvalidParams,
                 format!("malformed request: {e}"),
-            ));
+            ))
+            .into();
         }
     };
     if env.v != PROTOCOL_VERSION {
@@ -73,7 +95,8 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {
                 env!("CARGO_PKG_VERSION"),
                 env.v
             ),
-        ));
+        ))
+        .into();
     }
     let known = serde_json::from_value::<OpTag>(env.req.clone()).is_ok_and(|t| t.op != Op::Unknown);
     let req: Request = match serde_json::from_value(env.req) {
@@ -87,10 +110,12 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {
                 err
             } else {
                 err.with_cause(Cause::UnknownRequest)
-            });
+            })
+            .into();
         }
     };
-    match req {
+    let reply = match req {
+        Request::Attach(a) => return Answer::Attach(a),
         Request::Status => Reply::ok(shared.status()),
         Request::Write {
             data,
@@ -132,7 +157,8 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Reply {
         Request::Kill { grace_ms } => Reply::ok(shared.kill(grace_ms)),
         Request::TermRead(t) => result(shared.term_read(&t)),
         Request::WaitFor(w) => result(shared.wait_for(&w)),
-    }
+    };
+    reply.into()
 }
 
 /// A request's `op` alone, to tell an unknown request from a malformed known one.
@@ -154,6 +180,7 @@ enum Op {
     Cancel,
     TermRead,
     WaitFor,
+    Attach,
     #[serde(other)]
     Unknown,
 }
@@ -181,7 +208,8 @@ mod tests {
             | Request::Kill { .. }
             | Request::Cancel { .. }
             | Request::TermRead(_)
-            | Request::WaitFor(_) => {}
+            | Request::WaitFor(_)
+            | Request::Attach(_) => {}
         }
     }
 
@@ -225,6 +253,11 @@ mod tests {
             },
             Request::TermRead(term),
             Request::WaitFor(Default::default()),
+            Request::Attach(crate::proto::attach::AttachRequest {
+                cols: 80,
+                rows: 24,
+                read_only: false,
+            }),
         ] {
             let v = serde_json::to_value(&r).unwrap();
             let t: OpTag = serde_json::from_value(v).unwrap();

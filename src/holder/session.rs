@@ -76,6 +76,12 @@ pub struct State {
     pub killed: bool,
     /// Client connections being served right now.
     pub open_connections: usize,
+    /// The size `create` or `resize` set (the terminal's size when nobody is attached).
+    pub base_size: (u16, u16),
+    /// The attached clients' sizes (`kpty attach`).
+    pub clients: Vec<super::attach::ClientSize>,
+    /// The last attached client's id.
+    pub next_client: u64,
 }
 
 /// How much a session keeps.
@@ -115,6 +121,9 @@ pub struct Shared {
     /// What earlier writes left on the shell's line, for checking the next write. Taken
     /// before (never while holding) [`Self::state`]; the reader thread never takes it.
     pub(super) typing: Mutex<Typing>,
+    /// Held while the terminal's size is worked out and set, so concurrent changes (a
+    /// `resize`, clients attaching and leaving) apply in one order.
+    pub(super) sizing: Mutex<()>,
 }
 
 impl Shared {
@@ -151,6 +160,9 @@ impl Shared {
                 dirty: false,
                 killed: false,
                 open_connections: 0,
+                base_size: (cols, rows),
+                clients: Vec::new(),
+                next_client: 0,
             }),
             cond: Condvar::new(),
             events: Condvar::new(),
@@ -162,6 +174,7 @@ impl Shared {
             session_id,
             line_editor,
             typing: Mutex::new(Typing::new()),
+            sizing: Mutex::new(()),
         })
     }
 

@@ -5,6 +5,7 @@
 //! [`MAX_FRAME`] are refused before the body is read. Every request and reply carries `v`
 //! (the protocol version); unknown fields are ignored, unknown requests get an error reply.
 
+pub mod attach;
 pub mod client;
 pub mod frame;
 pub mod launch;
@@ -95,6 +96,10 @@ pub enum Request {
     /// Wait until output matches a pattern, goes quiet, or the shell is at its prompt
     /// (`wait_for`). Older holders answer an "unknown request" error.
     WaitFor(wait::WaitForRequest),
+    /// Join the terminal as a person's client: answered with an [`attach::AttachBody`], then
+    /// the connection carries [`attach::Frame`]s both ways. Older holders answer an "unknown
+    /// request" error.
+    Attach(attach::AttachRequest),
 }
 
 /// The `term_read` request (validated and capped by the core).
@@ -343,6 +348,9 @@ pub struct StatusBody {
     pub screen: Option<ScreenInfo>,
     /// `prompt`, `running`, `full_screen` or `waiting_input` (absent from older holders).
     pub terminal_state: Option<String>,
+    /// Clients attached now (`kpty attach`; 0 from older holders).
+    #[serde(default)]
+    pub attached: usize,
 }
 
 /// What `Write` returns.

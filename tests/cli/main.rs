@@ -29,9 +29,11 @@
 mod support;
 
 mod assets;
+mod attach;
 mod bridge;
 mod cancel;
 mod snapshots;
+mod tty;
 
 mod check;
 mod completion;

@@ -51,6 +51,11 @@ impl Env {
         &self.state
     }
 
+    /// The private runtime (socket) directory (`KPTY_RUNTIME_DIR`).
+    pub fn runtime(&self) -> &Path {
+        &self.run
+    }
+
     /// The test HOME, also the working directory of every `kpty` run (so of new sessions).
     pub fn home(&self) -> &Path {
         &self.home

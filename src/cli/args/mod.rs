@@ -116,6 +116,17 @@ pub enum Command {
     /// is the start of whatever is typed next, talk and send-line included. Arrows, Home and
     /// End follow the terminal's application cursor-key mode.
     SendKeys(SendKeysArgs),
+    /// Join a session's terminal as with tmux attach: see it, type into it, detach with Ctrl-\.
+    ///
+    /// The screen is redrawn as it is (colours, cursor, full-screen programs), then output
+    /// streams live. Your keys reach the session in the order they arrive, mixed with every
+    /// other writer's (agents, other people attached). The terminal takes the smallest
+    /// attached size, and the size create or resize set once the last client leaves. Detach
+    /// with the detach key (Ctrl-\; --detach-key or KPTY_DETACH_KEY change it; pressed twice
+    /// it is sent to the session); SIGTERM and SIGHUP detach too. Your terminal's modes are
+    /// put back as they were. Exits 0 after detaching, with the shell's exit code when it
+    /// ends, 118 when the session's holder goes away.
+    Attach(AttachArgs),
     /// Print a session's recent output (raw), or follow it.
     Read(ReadArgs),
     /// Wait until a session's output matches PATTERN, is quiet for --quiet-ms, or the shell is

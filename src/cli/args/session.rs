@@ -224,3 +224,25 @@ pub struct KillArgs {
     #[arg(long, conflicts_with_all = ["session", "session_flag", "agent", "label"])]
     pub all: bool,
 }
+
+/// `attach`.
+#[derive(Debug, Args)]
+pub struct AttachArgs {
+    /// Session id, unique id prefix, or label (default: the default session, made when
+    /// missing).
+    #[arg(value_name = "SESSION", conflicts_with = "session", add = crate::cli::complete::sessions())]
+    pub target: Option<String>,
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// Watch only: your keys are not sent (the detach key still works).
+    #[arg(long, short = 'r')]
+    pub read_only: bool,
+    /// The key that detaches: C-\ (default), C-], C-^, C-_ or C-a … C-z. Pressed twice, it is
+    /// sent to the session instead.
+    #[arg(long, env = "KPTY_DETACH_KEY", value_name = "KEY")]
+    pub detach_key: Option<String>,
+    /// Attach to the session labelled LABEL, creating it first when there is none (as tmux
+    /// new -A).
+    #[arg(long, value_name = "LABEL", conflicts_with_all = ["target", "session"])]
+    pub create: Option<String>,
+}

@@ -1,0 +1,76 @@
+//! The person's terminal during `kpty attach`: raw mode on, and put back exactly as it was —
+//! on detach, on a signal, when the holder goes away, and on a panic.
+
+use rustix::termios::{self, OptionalActions, Termios};
+use std::io::Write;
+use std::sync::Mutex;
+
+/// The modes to put back, for the panic hook.
+static SAVED: Mutex<Option<Termios>> = Mutex::new(None);
+
+/// Modes a program in the session may have set on the terminal, turned off again on leaving:
+/// attributes, cursor shown, the main screen, mouse reports, bracketed paste, normal cursor and
+/// keypad keys.
+pub const RESET_MODES: &str = "\x1b[0m\x1b[?25h\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\
+     \x1b[?1006l\x1b[?2004l\x1b[?1l\x1b>";
+
+/// Raw mode on standard input while this lives.
+pub struct RawMode {
+    saved: Termios,
+}
+
+impl RawMode {
+    /// Save standard input's modes and make it raw (no echo, no line editing, no signals from
+    /// keys: every key goes to the session).
+    pub fn enter() -> std::io::Result<Self> {
+        let stdin = std::io::stdin();
+        let saved = termios::tcgetattr(&stdin)?;
+        let mut raw = saved.clone();
+        raw.make_raw();
+        *SAVED.lock().unwrap_or_else(|p| p.into_inner()) = Some(saved.clone());
+        install_panic_hook();
+        termios::tcsetattr(&stdin, OptionalActions::Now, &raw)?;
+        Ok(Self { saved })
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        restore(&self.saved);
+        *SAVED.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
+/// Put the terminal's modes back and reset what the session may have switched on.
+fn restore(saved: &Termios) {
+    let _ = termios::tcsetattr(std::io::stdin(), OptionalActions::Now, saved);
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(RESET_MODES.as_bytes());
+    let _ = out.flush();
+}
+
+/// A panic anywhere during attach leaves the terminal usable (the hook runs before unwinding,
+/// and also when panics abort).
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if let Some(saved) = SAVED.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                restore(&saved);
+            }
+            previous(info);
+        }));
+    });
+}
+
+/// Standard input's terminal size, when it is a terminal.
+pub fn size() -> Option<(u16, u16)> {
+    let ws = termios::tcgetwinsize(std::io::stdin()).ok()?;
+    (ws.ws_col > 0 && ws.ws_row > 0).then_some((ws.ws_col, ws.ws_row))
+}
+
+/// Whether standard input is a terminal.
+pub fn stdin_is_terminal() -> bool {
+    termios::isatty(std::io::stdin())
+}

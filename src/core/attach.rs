@@ -1,0 +1,104 @@
+//! `attach`: open a person's stream to a session's terminal. The core finds (or makes) the
+//! session and connects; the front end owns the terminal (raw mode, keys, the detach key).
+
+use super::{Ctx, create, sessions};
+use crate::api::Params;
+use crate::error::{Error, ErrorCode, Result};
+use crate::proto::attach::{AttachBody, AttachRequest};
+use crate::proto::{Request, client};
+use crate::store::{Registry, RegistryEntry};
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+/// How long connecting and the holder's first answer may take.
+const OPEN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// An open attach stream.
+pub struct Attachment {
+    /// The connection, carrying [`crate::proto::attach::Frame`]s from here on (no timeouts).
+    pub stream: UnixStream,
+    /// The session.
+    pub session_id: String,
+    /// Its label.
+    pub label: Option<String>,
+    /// What the holder answered.
+    pub body: AttachBody,
+}
+
+/// Which session to join.
+pub enum Target<'a> {
+    /// Named by id, unique prefix or label (`p.session_id`), or else the default session
+    /// (made when missing, as `talk` does).
+    Named(&'a Params),
+    /// The session labelled so, made first when there is none (`tmux new -A`).
+    CreateLabel(&'a str),
+}
+
+/// Find the session and open an attach stream to it.
+pub fn open(ctx: &Ctx, target: Target<'_>, req: &AttachRequest) -> Result<Attachment> {
+    let e = match target {
+        Target::Named(p) => sessions::target(ctx, p, true)?,
+        Target::CreateLabel(label) => labelled_or_new(ctx, label)?,
+    };
+    if !super::kind::is_local(&e) {
+        return Err(Error::invalid(format!(
+            "session {} is a {} session; only local sessions can be attached",
+            e.session_id, e.source
+        )));
+    }
+    let mut stream = sessions::connect(ctx, &e, OPEN_TIMEOUT)?;
+    let v = client::call_until(
+        &mut stream,
+        &Request::Attach(req.clone()),
+        Instant::now() + OPEN_TIMEOUT,
+        &mut |_| {},
+    )
+    .map_err(|err| match err.cause {
+        Some(crate::error::Cause::UnknownRequest) => Error::new(
+            ErrorCode::InvalidParams,
+            format!(
+                "the holder of session {} is older than attach; kill and recreate the session to attach to it",
+                e.session_id
+            ),
+        ),
+        _ => err,
+    })?;
+    let body: AttachBody = serde_json::from_value(v)
+        .map_err(|err| Error::internal(format!("malformed attach reply: {err}")))?;
+    stream
+        .set_read_timeout(None)
+        .and_then(|_| stream.set_write_timeout(None))
+        .map_err(|err| Error::internal(format!("socket setup failed: {err}")))?;
+    Ok(Attachment {
+        stream,
+        session_id: e.session_id,
+        label: e.label,
+        body,
+    })
+}
+
+/// The live session labelled `label`, or a new one with that label (an ended one of that
+/// label is forgotten first).
+fn labelled_or_new(ctx: &Ctx, label: &str) -> Result<RegistryEntry> {
+    let reg = Registry::load(&ctx.state)?;
+    if let Some(e) = reg
+        .sessions
+        .values()
+        .find(|e| e.label.as_deref() == Some(label))
+    {
+        let e = sessions::checked(ctx, e.clone())?;
+        match sessions::probe(ctx, &e) {
+            // An ended session keeps its label until it is forgotten: make way for the new one.
+            sessions::Liveness::Dead | sessions::Liveness::Exited { .. } => {
+                super::control::forget(ctx, &e, "session_replaced")?;
+            }
+            _ => return Ok(e),
+        }
+    }
+    let p = Params {
+        label: Some(label.to_string()),
+        ..Default::default()
+    };
+    let id = create::create(ctx, &p)?.session_id;
+    sessions::resolve(ctx, &id)
+}

@@ -1,0 +1,187 @@
+//! People at the terminal: `kpty attach` clients of one holder (seed 002 §8.3).
+//!
+//! Fan-out: every client streams from the output ring at its own offset, woken by new output
+//! like any other waiter; the reader thread never waits for a client. A client that falls
+//! more than [`MAX_LAG`] bytes behind (or behind what the ring still holds) is resynchronised:
+//! told how many bytes it missed and sent a redraw of the screen model, then carries on live.
+//! Input from every client is typed in arrival order, merged with every other writer. The
+//! terminal takes the smallest attached client's size, and the size `create`/`resize` set
+//! once the last one leaves.
+
+use super::session::{Shared, State};
+use crate::proto::attach::{self, AttachBody, AttachRequest, Event, Frame};
+use crate::proto::{Reply, frame};
+use std::io;
+use std::os::unix::net::UnixStream;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How far (bytes) a client may fall behind the output before it is resynchronised.
+pub const MAX_LAG: u64 = 256 << 10;
+/// The most output sent in one frame.
+const CHUNK: usize = 64 * 1024;
+/// How long a client's output loop sleeps at most before looking at its state again.
+const RECHECK: Duration = Duration::from_secs(1);
+
+/// An attached client's terminal size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientSize {
+    /// The client's id (unique in this holder).
+    pub id: u64,
+    /// Columns.
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
+}
+
+/// The terminal size in force: the smallest attached client's, else the one set by `create`
+/// or `resize`.
+pub fn effective_size(st: &State) -> (u16, u16) {
+    if st.clients.is_empty() {
+        return st.base_size;
+    }
+    let cols = st
+        .clients
+        .iter()
+        .map(|c| c.cols)
+        .min()
+        .unwrap_or(st.base_size.0);
+    let rows = st
+        .clients
+        .iter()
+        .map(|c| c.rows)
+        .min()
+        .unwrap_or(st.base_size.1);
+    (cols.max(2), rows.max(1))
+}
+
+impl Shared {
+    /// Serve one attached client on `stream` until it detaches, goes away, or the shell ends.
+    pub fn attach(self: &Arc<Self>, mut stream: UnixStream, req: &AttachRequest) {
+        let id = {
+            let mut st = self.lock();
+            st.next_client += 1;
+            let id = st.next_client;
+            st.clients.push(ClientSize {
+                id,
+                cols: req.cols.clamp(2, crate::api::MAX_COLS),
+                rows: req.rows.clamp(1, crate::api::MAX_ROWS),
+            });
+            id
+        };
+        if let Err(e) = self.apply_size() {
+            tracing::warn!("attach: {e}");
+        }
+        let (body, redraw, offset) = {
+            let st = self.lock();
+            let body = AttachBody {
+                cols: st.cols,
+                rows: st.rows,
+                attached: st.clients.len(),
+                pid: self.pid,
+            };
+            (body, st.screen.redraw(), st.ring.end())
+        };
+        tracing::info!("client {id} attached ({} now)", body.attached);
+        let gone = Arc::new(AtomicBool::new(false));
+        let started = serde_json::to_vec(&Reply::ok(body))
+            .map_err(io::Error::other)
+            .and_then(|b| frame::write_frame(&mut stream, &b))
+            .and_then(|_| attach::write(&mut stream, &Frame::Output(redraw)));
+        match (started, stream.try_clone()) {
+            (Ok(()), Ok(input)) => {
+                let (me, g, read_only) = (self.clone(), gone.clone(), req.read_only);
+                std::thread::spawn(move || me.client_input(input, id, read_only, &g));
+                if let Err(e) = self.pump(&mut stream, offset, &gone) {
+                    tracing::debug!("client {id}: {e}");
+                }
+            }
+            (Err(e), _) | (_, Err(e)) => tracing::debug!("client {id} not started: {e}"),
+        }
+        let _ = stream.shutdown(std::net::Shutdown::Both);
+        self.lock().clients.retain(|c| c.id != id);
+        if let Err(e) = self.apply_size() {
+            tracing::warn!("detach: {e}");
+        }
+        tracing::info!("client {id} detached");
+    }
+
+    /// Send output from `offset` on as it arrives; end after the shell's exit is sent.
+    fn pump(&self, out: &mut UnixStream, mut offset: u64, gone: &AtomicBool) -> io::Result<()> {
+        let mut st = self.lock();
+        loop {
+            if gone.load(Ordering::Acquire) {
+                return Ok(());
+            }
+            let end = st.ring.end();
+            if end > offset {
+                let frames = if offset < st.ring.start() || end - offset > MAX_LAG {
+                    let missed = end - offset;
+                    offset = end;
+                    vec![
+                        Frame::Event(Event::Resync { missed }),
+                        Frame::Output(st.screen.redraw()),
+                    ]
+                } else {
+                    let slice = st.ring.read_since(offset, CHUNK);
+                    offset = slice.start + slice.bytes.len() as u64;
+                    vec![Frame::Output(slice.bytes)]
+                };
+                drop(st);
+                for f in &frames {
+                    attach::write(out, f)?;
+                }
+                st = self.lock();
+                continue;
+            }
+            if let Some(exit) = st.exit.clone() {
+                drop(st);
+                return attach::write(
+                    out,
+                    &Frame::Event(Event::Exited {
+                        code: exit.code,
+                        signal: exit.signal,
+                    }),
+                );
+            }
+            st = self.wait_until(st, Instant::now() + RECHECK).0;
+        }
+    }
+
+    /// Read one client's frames: keystrokes (unless read-only), size changes, detach.
+    fn client_input(&self, mut input: UnixStream, id: u64, read_only: bool, gone: &AtomicBool) {
+        loop {
+            match attach::read(&mut input) {
+                Ok(Some(Frame::Input(bytes))) if !read_only => {
+                    if let Err(e) = self.type_local(&bytes) {
+                        tracing::debug!("client {id}: {e}");
+                    }
+                }
+                Ok(Some(Frame::Resize { cols, rows })) => {
+                    if let Some(c) = self.lock().clients.iter_mut().find(|c| c.id == id) {
+                        c.cols = cols.clamp(2, crate::api::MAX_COLS);
+                        c.rows = rows.clamp(1, crate::api::MAX_ROWS);
+                    }
+                    if let Err(e) = self.apply_size() {
+                        tracing::warn!("client {id} resize: {e}");
+                    }
+                }
+                Ok(Some(Frame::Detach) | None) | Err(_) => break,
+                Ok(Some(_)) => {}
+            }
+        }
+        gone.store(true, Ordering::Release);
+        let _ = input.shutdown(std::net::Shutdown::Both);
+        self.notify();
+    }
+
+    /// Type a person's keystrokes as they come: no command check (the person is at the
+    /// terminal), but recorded, so the next agent write is checked against the line as it
+    /// now stands.
+    fn type_local(&self, bytes: &[u8]) -> crate::error::Result<()> {
+        let mut typing = self.lock_typing();
+        typing.record(&String::from_utf8_lossy(bytes));
+        self.write_all(bytes)
+    }
+}

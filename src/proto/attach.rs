@@ -1,0 +1,217 @@
+//! The attach stream: after an `attach` request is answered, the connection carries typed
+//! binary frames both ways until either side closes it.
+//!
+//! Frame: one kind byte, a 4-byte big-endian length, then the payload (at most
+//! [`MAX_PAYLOAD`]). Holder → client: [`Frame::Output`] (terminal bytes, as the program wrote
+//! them, or a redraw of the screen) and [`Frame::Event`] (JSON, [`Event`]). Client → holder:
+//! [`Frame::Input`] (keystrokes), [`Frame::Resize`] and [`Frame::Detach`]. A frame of an
+//! unknown kind is skipped, so either side can grow new kinds.
+
+use serde::{Deserialize, Serialize};
+use std::io::{self, Read, Write};
+
+/// The largest payload accepted in either direction (1 MiB).
+pub const MAX_PAYLOAD: usize = 1 << 20;
+
+/// The `attach` request: the client's terminal and whether it may type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttachRequest {
+    /// The client terminal's columns.
+    pub cols: u16,
+    /// The client terminal's rows.
+    pub rows: u16,
+    /// Watch only: the holder drops this client's input.
+    #[serde(default)]
+    pub read_only: bool,
+}
+
+/// The reply to `attach`, before the stream starts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AttachBody {
+    /// The terminal's size now (the smallest attached client's, this one included).
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
+    /// Clients attached now, this one included.
+    pub attached: usize,
+    /// The shell's pid.
+    pub pid: u32,
+}
+
+/// An event on the attach stream (holder → client).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// The client fell behind by more than its queue holds: `missed` bytes of output were
+    /// skipped and the next [`Frame::Output`] is a redraw of the screen.
+    Resync {
+        /// Bytes of output skipped.
+        missed: u64,
+    },
+    /// The terminal's size changed (another client attached, detached or resized).
+    Size {
+        /// Columns.
+        cols: u16,
+        /// Rows.
+        rows: u16,
+    },
+    /// The shell (or program) ended; the stream ends after this.
+    Exited {
+        /// Its exit code.
+        code: i32,
+        /// The signal that ended it.
+        #[serde(default)]
+        signal: Option<String>,
+    },
+}
+
+/// One frame of the attach stream.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Frame {
+    /// Terminal output (holder → client).
+    Output(Vec<u8>),
+    /// An event (holder → client).
+    Event(Event),
+    /// Keystrokes (client → holder).
+    Input(Vec<u8>),
+    /// The client's terminal changed size (client → holder).
+    Resize {
+        /// Columns.
+        cols: u16,
+        /// Rows.
+        rows: u16,
+    },
+    /// The client leaves (client → holder).
+    Detach,
+    /// A kind this build does not know (skipped).
+    Unknown(u8),
+}
+
+const OUTPUT: u8 = 1;
+const EVENT: u8 = 2;
+const INPUT: u8 = 3;
+const RESIZE: u8 = 4;
+const DETACH: u8 = 5;
+
+/// Write one frame (payloads over [`MAX_PAYLOAD`] are split into several output or input
+/// frames).
+pub fn write(w: &mut impl Write, frame: &Frame) -> io::Result<()> {
+    let (kind, payload): (u8, Vec<u8>) = match frame {
+        Frame::Output(b) | Frame::Input(b) if b.len() > MAX_PAYLOAD => {
+            let input = matches!(frame, Frame::Input(_));
+            for part in b.chunks(MAX_PAYLOAD) {
+                let f = if input {
+                    Frame::Input(part.to_vec())
+                } else {
+                    Frame::Output(part.to_vec())
+                };
+                write(w, &f)?;
+            }
+            return Ok(());
+        }
+        Frame::Output(b) => (OUTPUT, b.clone()),
+        Frame::Input(b) => (INPUT, b.clone()),
+        Frame::Event(e) => (EVENT, serde_json::to_vec(e).map_err(io::Error::other)?),
+        Frame::Resize { cols, rows } => {
+            let mut p = cols.to_be_bytes().to_vec();
+            p.extend_from_slice(&rows.to_be_bytes());
+            (RESIZE, p)
+        }
+        Frame::Detach => (DETACH, Vec::new()),
+        Frame::Unknown(k) => (*k, Vec::new()),
+    };
+    let len = u32::try_from(payload.len()).map_err(io::Error::other)?;
+    let mut buf = Vec::with_capacity(5 + payload.len());
+    buf.push(kind);
+    buf.extend_from_slice(&len.to_be_bytes());
+    buf.extend_from_slice(&payload);
+    w.write_all(&buf)?;
+    w.flush()
+}
+
+/// Read one frame; `Ok(None)` on a clean end of stream before a frame starts.
+pub fn read(r: &mut impl Read) -> io::Result<Option<Frame>> {
+    let mut head = [0u8; 5];
+    match r.read_exact(&mut head) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
+    if len > MAX_PAYLOAD {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("attach frame of {len} bytes is over the limit"),
+        ));
+    }
+    let mut payload = vec![0u8; len];
+    r.read_exact(&mut payload)?;
+    let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_string());
+    Ok(Some(match head[0] {
+        OUTPUT => Frame::Output(payload),
+        INPUT => Frame::Input(payload),
+        EVENT => Frame::Event(
+            serde_json::from_slice(&payload).map_err(|_| bad("malformed attach event"))?,
+        ),
+        RESIZE => {
+            let [c0, c1, r0, r1] = payload[..] else {
+                return Err(bad("malformed resize frame"));
+            };
+            Frame::Resize {
+                cols: u16::from_be_bytes([c0, c1]),
+                rows: u16::from_be_bytes([r0, r1]),
+            }
+        }
+        DETACH => Frame::Detach,
+        k => Frame::Unknown(k),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip_and_unknown_kinds_are_skipped() {
+        let frames = [
+            Frame::Output(b"\x1b[1mhi\xff".to_vec()),
+            Frame::Event(Event::Resync { missed: 7 }),
+            Frame::Event(Event::Exited {
+                code: 3,
+                signal: None,
+            }),
+            Frame::Input(b"ls\r".to_vec()),
+            Frame::Resize { cols: 80, rows: 24 },
+            Frame::Detach,
+            Frame::Unknown(99),
+        ];
+        let mut buf = Vec::new();
+        for f in &frames {
+            write(&mut buf, f).unwrap();
+        }
+        let mut r = &buf[..];
+        for f in &frames {
+            assert_eq!(read(&mut r).unwrap().as_ref(), Some(f));
+        }
+        assert_eq!(read(&mut r).unwrap(), None);
+    }
+
+    #[test]
+    fn big_payloads_are_split_and_oversized_lengths_refused() {
+        let big = vec![b'x'; MAX_PAYLOAD * 2 + 5];
+        let mut buf = Vec::new();
+        write(&mut buf, &Frame::Output(big.clone())).unwrap();
+        let mut r = &buf[..];
+        let mut got = Vec::new();
+        while let Some(Frame::Output(b)) = read(&mut r).unwrap() {
+            got.extend(b);
+        }
+        assert_eq!(got, big);
+        let mut bad = vec![OUTPUT];
+        bad.extend_from_slice(&u32::MAX.to_be_bytes());
+        assert!(read(&mut &bad[..]).is_err());
+        let short = [RESIZE, 0, 0, 0, 1, 9];
+        assert!(read(&mut &short[..]).is_err());
+    }
+}

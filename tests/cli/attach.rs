@@ -1,0 +1,293 @@
+//! `kpty attach`: a person at a terminal (a test-side PTY, as a terminal emulator would give)
+//! joins a session — the screen redrawn, typing merged with other writers, the detach key,
+//! the smallest size, read-only, stalled clients, and the terminal put back as it was.
+
+use crate::support::{Env, kill_9, s, wait_for};
+use crate::tty::Tty;
+use serde_json::Value;
+
+const DETACH: &[u8] = b"\x1c";
+
+fn live<'a>(list: &'a Value, id: &str) -> &'a Value {
+    list["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .find(|e| e["session_id"] == id)
+        .expect("the session is listed")
+}
+
+/// Wait until `list` shows the session at `cols`×`rows` with `attached` clients.
+fn wait_size(env: &Env, id: &str, cols: u64, rows: u64, attached: u64) {
+    let mut last = Value::Null;
+    let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        wait_for(10_000, "the session's size", || {
+            last = env.ok_json(&["list"]);
+            let e = live(&last, id);
+            e["cols"] == cols && e["rows"] == rows && e["attached"] == attached
+        })
+    }));
+    assert!(
+        ok.is_ok(),
+        "wanted {cols}x{rows} with {attached} attached: {last}"
+    );
+}
+
+/// The visible screen of a terminal of `cols`×`rows` that was shown `bytes`.
+fn screen_of(bytes: &str, cols: usize, rows: usize) -> Vec<String> {
+    let mut vt = avt::Terminal::new(cols, rows).expect("a terminal model");
+    vt.feed(bytes);
+    vt.screen()
+        .visible_lines()
+        .map(|l| l.text().trim_end().to_string())
+        .collect()
+}
+
+#[test]
+fn attach_redraws_the_screen_and_types_into_the_shell() {
+    let env = Env::new();
+    let id = env.create(&["--cols", "90", "--rows", "20"]);
+    assert_eq!(
+        s(
+            &env.talk(&id, "printf '\\e[1;31mred\\e[0m before-%s\\n' $((1+1))"),
+            "output"
+        ),
+        "red before-2"
+    );
+    let mut tty = Tty::kpty(&env, &["attach", &id], (90, 20));
+    tty.expect("attached to");
+    tty.expect("before-2");
+    // The redraw shows what the session's screen model holds.
+    let viewport = env.ok_json(&[
+        "term-read",
+        "-s",
+        &id,
+        "--mode",
+        "viewport",
+        "--max-lines",
+        "200",
+    ]);
+    let want: Vec<String> = viewport["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .map(|l| l.as_str().unwrap_or_default().trim_end().to_string())
+        .collect();
+    let shown = screen_of(tty.seen(), 90, 20);
+    let shown: Vec<&String> = shown.iter().filter(|l| !l.is_empty()).collect();
+    let want: Vec<&String> = want.iter().filter(|l| !l.is_empty()).collect();
+    assert_eq!(shown, want, "the attached screen is the session's screen");
+    assert!(
+        tty.seen().contains("\x1b[1;31m") || tty.seen().contains("31m"),
+        "colours kept"
+    );
+
+    tty.keys(b"echo typed-$((2+3))\r");
+    tty.expect("typed-5");
+    let out = env.ok(&["read", "-s", &id, "--max-bytes", "100000", "--strip-ansi"]);
+    assert!(
+        out.contains("typed-5"),
+        "the shell ran what was typed: {out}"
+    );
+    tty.keys(DETACH);
+    tty.expect("detached from");
+    assert_eq!(tty.exit_code(), 0);
+    // The session lives on.
+    assert_eq!(
+        s(&env.talk(&id, "echo still-$((3+4))"), "output"),
+        "still-7"
+    );
+}
+
+#[test]
+fn detaching_puts_the_terminal_back_as_it_was() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let dir = env.dir.path().display().to_string();
+    let script = format!(
+        "stty -g > '{dir}/before'; kpty attach {id}; echo \"code=$?\"; stty -g > '{dir}/after'; echo done-$((6*7))"
+    );
+    let mut tty = Tty::spawn(&env, "/bin/sh", &["-c", &script], (100, 30), true);
+    tty.expect("attached to");
+    tty.keys(DETACH);
+    tty.expect("done-42");
+    assert_eq!(tty.exit_code(), 0);
+    assert!(tty.seen().contains("code=0"), "{:?}", tty.seen());
+    let before = std::fs::read_to_string(format!("{dir}/before")).expect("before");
+    let after = std::fs::read_to_string(format!("{dir}/after")).expect("after");
+    assert_eq!(before, after, "terminal modes restored");
+}
+
+/// The `kpty attach` process a shell in `tty` started.
+fn attach_pid_under(shell: u32) -> u32 {
+    let mut found = None;
+    wait_for(10_000, "kpty attach to start", || {
+        let kids = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
+            .unwrap_or_default();
+        found = kids
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .next();
+        found.is_some()
+    });
+    found.expect("a child")
+}
+
+#[test]
+fn sigterm_and_a_dead_holder_also_put_the_terminal_back() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let dir = env.dir.path().display().to_string();
+    let script = format!(
+        "stty -g > '{dir}/before'; kpty attach {id}; echo \"code=$?\"; stty -g > '{dir}/after'; echo done-$((6*7))"
+    );
+    let mut tty = Tty::spawn(&env, "/bin/sh", &["-c", &script], (100, 30), true);
+    tty.expect("attached to");
+    let pid = attach_pid_under(tty.pid());
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+    tty.expect("done-42");
+    assert!(tty.seen().contains("code=143"), "{:?}", tty.seen());
+    let before = std::fs::read_to_string(format!("{dir}/before")).expect("before");
+    let after = std::fs::read_to_string(format!("{dir}/after")).expect("after");
+    assert_eq!(before, after, "terminal modes restored after SIGTERM");
+
+    // The holder dies under an attached client.
+    let mut tty = Tty::spawn(&env, "/bin/sh", &["-c", &script], (100, 30), true);
+    tty.expect("attached to");
+    let holder = env.entry(&id)["holder_pid"].as_u64().expect("holder pid");
+    kill_9(holder);
+    tty.expect("done-42");
+    assert!(tty.seen().contains("code=118"), "{:?}", tty.seen());
+    assert!(tty.seen().contains("holder went away"), "{:?}", tty.seen());
+    let after = std::fs::read_to_string(format!("{dir}/after")).expect("after");
+    assert_eq!(
+        before, after,
+        "terminal modes restored after the holder died"
+    );
+}
+
+#[test]
+fn two_clients_share_the_output_and_the_smallest_size_wins() {
+    let env = Env::new();
+    let id = env.create(&["--cols", "100", "--rows", "30"]);
+    let mut a = Tty::kpty(&env, &["attach", "-s", &id], (90, 28));
+    a.expect("attached to");
+    wait_size(&env, &id, 90, 28, 1);
+    let mut b = Tty::kpty(&env, &["attach", &id], (60, 20));
+    b.expect("attached to");
+    wait_size(&env, &id, 60, 20, 2);
+    assert_eq!(
+        s(
+            &env.talk(&id, "echo cols=$(tput cols) shared-$((3*3))"),
+            "output"
+        ),
+        "cols=60 shared-9"
+    );
+    a.expect("shared-9");
+    b.expect("shared-9");
+    // Typing from one client is seen by the other.
+    a.keys(b"echo from-a-$((5*5))\r");
+    b.expect("from-a-25");
+    // A client's terminal grows: the size follows what is now the smallest.
+    b.resize(95, 29);
+    wait_size(&env, &id, 90, 28, 2);
+    b.keys(DETACH);
+    assert_eq!(b.exit_code(), 0);
+    wait_size(&env, &id, 90, 28, 1);
+    a.keys(DETACH);
+    assert_eq!(a.exit_code(), 0);
+    wait_size(&env, &id, 100, 30, 0);
+}
+
+#[test]
+fn read_only_clients_watch_without_typing() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let mut tty = Tty::kpty(&env, &["attach", "--read-only", &id], (120, 30));
+    tty.expect("read-only");
+    tty.keys(b"echo ro-$((4*4))\r");
+    assert_eq!(
+        s(&env.talk(&id, "echo watched-$((8*8))"), "output"),
+        "watched-64"
+    );
+    tty.expect("watched-64");
+    tty.keys(DETACH);
+    assert_eq!(tty.exit_code(), 0);
+    let out = env.ok(&["read", "-s", &id, "--max-bytes", "100000", "--strip-ansi"]);
+    assert!(!out.contains("ro-"), "a read-only client typed: {out}");
+}
+
+#[test]
+fn the_detach_key_is_settable_and_twice_sends_it() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let mut tty = Tty::kpty(&env, &["attach", "--detach-key", "C-g", &id], (120, 30));
+    tty.expect("detach with Ctrl-G");
+    tty.keys(b"cat -v\r");
+    wait_for(10_000, "cat to run", || {
+        env.entry(&id)["foreground_command"] == "cat"
+    });
+    tty.keys(b"\x07\x07");
+    tty.keys(b"x\r");
+    tty.expect("^Gx");
+    // Ctrl-\ is an ordinary key here: it reaches cat (which quits on SIGQUIT).
+    tty.keys(b"\x1c");
+    wait_for(10_000, "cat to quit", || {
+        env.entry(&id)["foreground_command"].is_null()
+    });
+    tty.keys(b"\x07");
+    assert_eq!(tty.exit_code(), 0);
+    // KPTY_DETACH_KEY sets it too; a bad key is a clear error before anything happens.
+    let out = env.kpty(&["attach", "--detach-key", "M-x", &id]);
+    assert_eq!(out.status.code(), Some(115), "{out:?}");
+}
+
+#[test]
+fn a_stalled_client_does_not_hold_up_the_session() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let mut stalled = Tty::spawn(
+        &env,
+        env!("CARGO_BIN_EXE_kpty"),
+        &["attach", &id],
+        (120, 30),
+        false,
+    );
+    wait_for(10_000, "the client to attach", || {
+        env.entry(&id)["attached"] == 1
+    });
+    // Far more output than the client's terminal, socket and lag bound hold.
+    let v = env.talk(
+        &id,
+        "seq 1 300000 | tail -n 1; seq 1 300000 > /dev/tty; echo done",
+    );
+    assert_eq!(s(&v, "output").lines().last(), Some("done"));
+    assert_eq!(
+        s(&env.talk(&id, "echo after-stall-$((5*5))"), "output"),
+        "after-stall-25"
+    );
+    // Once read again, the client catches up with a redraw of the screen.
+    stalled.start_reading();
+    stalled.expect("after-stall-25");
+    stalled.keys(DETACH);
+    assert_eq!(stalled.exit_code(), 0);
+}
+
+#[test]
+fn attach_follows_the_session_to_its_end_and_create_makes_it() {
+    let env = Env::new();
+    let mut tty = Tty::kpty(&env, &["attach", "--create", "work"], (120, 30));
+    tty.expect("(work)");
+    let list = env.ok_json(&["list"]);
+    assert_eq!(list["count"], 1, "{list}");
+    assert_eq!(list["sessions"][0]["label"], "work");
+    tty.keys(b"exit 4\r");
+    tty.expect("exited with 4");
+    assert_eq!(tty.exit_code(), 4);
+    // Not a terminal: a clear error, nothing attached.
+    let out = env.kpty(&["attach", "work"]);
+    assert_eq!(out.status.code(), Some(115), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs a terminal"));
+}
