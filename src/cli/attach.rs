@@ -98,7 +98,8 @@ fn stream(at: Attachment, key: u8, read_only: bool) -> Result<Option<End>> {
     let mut inbound = at.stream;
     let outbound = Arc::new(Mutex::new(inbound.try_clone().map_err(io)?));
     let _raw = RawMode::enter().map_err(io)?;
-    spawn_signals(outbound.clone(), end.clone()).map_err(io)?;
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    spawn_signals(outbound.clone(), end.clone(), finished).map_err(io)?;
     let (o, e) = (outbound.clone(), end.clone());
     std::thread::spawn(move || keys(&o, &e, key, read_only));
     let mut out = std::io::stdout().lock();
@@ -117,6 +118,7 @@ fn stream(at: Attachment, key: u8, read_only: bool) -> Result<Option<End>> {
         }
     }
     drop(out);
+    let _ = done.send(());
     let e = end.lock().unwrap_or_else(|p| p.into_inner()).clone();
     Ok(e)
 }
@@ -206,8 +208,18 @@ fn second_press_coming() -> bool {
     matches!(poll(&mut fds, Some(&t)), Ok(n) if n > 0)
 }
 
-/// Window-size changes go to the holder; SIGTERM, SIGHUP and SIGINT detach.
-fn spawn_signals(out: Arc<Mutex<UnixStream>>, end: Arc<Mutex<Option<End>>>) -> std::io::Result<()> {
+/// How long a signal waits for the output loop to finish before leaving without it (its
+/// terminal may not be taking output: nobody reads it).
+const LEAVE_GRACE: Duration = Duration::from_secs(1);
+
+/// Window-size changes go to the holder; SIGTERM, SIGHUP and SIGINT detach (and end the
+/// process after [`LEAVE_GRACE`] if the output loop is stuck writing to a terminal nobody
+/// reads).
+fn spawn_signals(
+    out: Arc<Mutex<UnixStream>>,
+    end: Arc<Mutex<Option<End>>>,
+    finished: std::sync::mpsc::Receiver<()>,
+) -> std::io::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_io()
@@ -236,7 +248,15 @@ fn spawn_signals(out: Arc<Mutex<UnixStream>>, end: Arc<Mutex<Option<End>>>) -> s
                     _ = hup.recv() => End::Signal("SIGHUP", 1),
                     _ = int.recv() => End::Signal("SIGINT", 2),
                 };
+                let code = match why {
+                    End::Signal(_, n) => 128 + n,
+                    _ => 1,
+                };
                 detach(&out, &end, why);
+                if finished.recv_timeout(LEAVE_GRACE).is_err() {
+                    rawmode::restore_silently();
+                    std::process::exit(code);
+                }
                 return;
             }
         });

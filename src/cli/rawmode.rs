@@ -64,6 +64,15 @@ fn install_panic_hook() {
     });
 }
 
+/// Put the terminal's modes back without writing to it: for leaving while the terminal does
+/// not take output (nobody reads it); what is still queued for it is discarded.
+pub fn restore_silently() {
+    if let Some(saved) = SAVED.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        let _ = termios::tcflush(std::io::stdout(), termios::QueueSelector::OFlush);
+        let _ = termios::tcsetattr(std::io::stdin(), OptionalActions::Now, &saved);
+    }
+}
+
 /// Standard input's terminal size, when it is a terminal.
 pub fn size() -> Option<(u16, u16)> {
     let ws = termios::tcgetwinsize(std::io::stdin()).ok()?;

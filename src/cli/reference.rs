@@ -86,6 +86,11 @@ pub const ENVIRONMENT: &[(&str, &str, &str)] = &[
         "1: create makes sandboxed sessions unless --no-sandbox (MCP sandbox: false)",
     ),
     (
+        "KPTY_DETACH_KEY",
+        "C-\\",
+        "kpty attach's detach key (as --detach-key)",
+    ),
+    (
         "KURORYUU_PTY_SHELL",
         "$SHELL, else /bin/bash",
         "default shell",
