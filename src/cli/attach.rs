@@ -60,14 +60,15 @@ pub fn run(ctx: &Ctx, a: &AttachArgs) -> Result<i32> {
         Some(l) => format!("{} ({l})", at.session_id),
         None => at.session_id.clone(),
     };
-    eprintln!(
-        "[kpty] attached to {name}, {}x{}{} — detach with {}; press it twice to send it",
+    // Said once the terminal is raw, so keys pressed after it all go to the session.
+    let banner = format!(
+        "[kpty] attached to {name}, {}x{}{} — detach with {}; press it twice to send it\r\n",
         at.body.cols,
         at.body.rows,
         if a.read_only { ", read-only" } else { "" },
         key_name(key)
     );
-    let end = stream(at, key, a.read_only)?;
+    let end = stream(at, key, a.read_only, &banner)?;
     Ok(match end {
         Some(End::Detached) => {
             eprintln!("[kpty] detached from {name}");
@@ -92,12 +93,13 @@ pub fn run(ctx: &Ctx, a: &AttachArgs) -> Result<i32> {
 }
 
 /// Stream until the end; the terminal is raw only inside.
-fn stream(at: Attachment, key: u8, read_only: bool) -> Result<Option<End>> {
+fn stream(at: Attachment, key: u8, read_only: bool, banner: &str) -> Result<Option<End>> {
     let io = |e: std::io::Error| Error::new(ErrorCode::PtyReadFailed, format!("attach: {e}"));
     let end: Arc<Mutex<Option<End>>> = Arc::new(Mutex::new(None));
     let mut inbound = at.stream;
     let outbound = Arc::new(Mutex::new(inbound.try_clone().map_err(io)?));
     let _raw = RawMode::enter().map_err(io)?;
+    eprint!("{banner}");
     let (done, finished) = std::sync::mpsc::channel::<()>();
     spawn_signals(outbound.clone(), end.clone(), finished).map_err(io)?;
     let (o, e) = (outbound.clone(), end.clone());

@@ -20,9 +20,15 @@ use std::time::{Duration, Instant};
 /// How far (bytes) a client may fall behind the output before it is resynchronised.
 pub const MAX_LAG: u64 = 256 << 10;
 /// The most output sent in one frame.
-const CHUNK: usize = 64 * 1024;
+const CHUNK: usize = 256 * 1024;
 /// How long a client's output loop sleeps at most before looking at its state again.
 const RECHECK: Duration = Duration::from_secs(1);
+/// Output arriving this soon after the last frame is gathered for up to this long (or until
+/// [`GATHER_BYTES`] wait), so a flood goes out in few large frames while a lone keystroke's
+/// echo goes out at once.
+const GATHER: Duration = Duration::from_millis(2);
+/// Enough output to send without gathering more.
+const GATHER_BYTES: u64 = 32 * 1024;
 
 /// An attached client's terminal size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,11 +116,21 @@ impl Shared {
     /// Send output from `offset` on as it arrives; end after the shell's exit is sent.
     fn pump(&self, out: &mut UnixStream, mut offset: u64, gone: &AtomicBool) -> io::Result<()> {
         let mut st = self.lock();
+        let mut last_sent = Instant::now() - GATHER;
         loop {
             if gone.load(Ordering::Acquire) {
                 return Ok(());
             }
             let end = st.ring.end();
+            let gather_until = last_sent + GATHER;
+            if end > offset
+                && end - offset < GATHER_BYTES
+                && st.exit.is_none()
+                && Instant::now() < gather_until
+            {
+                st = self.wait_until(st, gather_until).0;
+                continue;
+            }
             if end > offset {
                 let frames = if offset < st.ring.start() || end - offset > MAX_LAG {
                     let missed = end - offset;
@@ -132,6 +148,7 @@ impl Shared {
                 for f in &frames {
                     attach::write(out, f)?;
                 }
+                last_sent = Instant::now();
                 st = self.lock();
                 continue;
             }
