@@ -244,7 +244,8 @@ fn the_shell_exiting_ends_the_wait() {
 fn several_conditions_end_at_the_first_and_raw_output_on_request() {
     let env = Env::new();
     let id = env.create(&[]);
-    env.send_line(&id, "printf '\\033[1mBOLD\\033[0m\\n'");
+    // The echoed command line has `BO''LD`, not `BOLD`: only the output matches below.
+    env.send_line(&id, "printf '\\033[1m%s\\033[0m\\n' BO''LD");
     let v = wait(&env, &id, &["never-printed", "--quiet-ms", "300"]);
     assert_eq!(s(&v, "reason"), "quiet", "{v}");
     assert!(!s(&v, "output").contains('\u{1b}'), "{v}");
