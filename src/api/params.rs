@@ -187,6 +187,24 @@ pub struct Params {
     /// create (sandbox): false denies TCP bind and connect (Landlock ABI 4, Linux 6.7).
     /// Default true.
     pub network: Option<bool>,
+    /// create: the input filter (seed 002 §8.4) on writes from remote writers — MCP clients,
+    /// `kpty serve`, the CLI's send-line/send-keys/talk; never a person's `kpty attach`: it
+    /// keeps Ctrl-D, Ctrl-\, `exit`/`/exit`/`quit` + Enter and block_sequences from the
+    /// program (INPUT_BLOCKED) and drops a repeated Ctrl-C within ctrl_c_debounce_ms. Default:
+    /// on for a `command` session (an agent program), off for a shell.
+    pub input_filter: Option<bool>,
+    /// create: more byte sequences the input filter blocks (escapes like `\x03` work); they
+    /// turn the filter on.
+    pub block_sequences: Option<Vec<String>>,
+    /// create: the input filter drops Ctrl-C presses within this many ms of the one that passed
+    /// (default 500; 0 turns the debounce off; at most 600000).
+    pub ctrl_c_debounce_ms: Option<u64>,
+    /// create (with `command`): start the program again when it exits, after
+    /// restart_delay_ms (doubling on quick exits, up to 30 s). Default false.
+    pub auto_restart: Option<bool>,
+    /// create (auto_restart): wait this many ms before starting the program again (default
+    /// 1000; at most 600000).
+    pub restart_delay_ms: Option<u64>,
     /// send_line: the text to type (escape sequences processed; CR/LF stripped).
     pub data: Option<String>,
     /// send_keys: the keys to press, in tmux's spelling (`C-c`, `Up`, `Enter`, `F5`, `M-b`,
@@ -195,7 +213,8 @@ pub struct Params {
     /// send_keys: type each element of `keys` as text, not as key names (tmux's `-l`).
     pub literal: Option<bool>,
     /// talk: the command to run; check: the command to judge, as talk or send_line would type
-    /// it (escape sequences processed).
+    /// it (escape sequences processed); create: run this program (split as a POSIX shell
+    /// would, found on PATH) instead of an interactive shell — an agent CLI, a REPL, a server.
     pub command: Option<String>,
     /// talk: force the sentinel method with this marker (4-64 chars of `[A-Za-z0-9_:.-]`)
     /// instead of shell integration; usually leave it out.

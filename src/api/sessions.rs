@@ -59,6 +59,10 @@ pub struct Running {
     pub output_offset: u64,
     /// People attached now (`kpty attach`).
     pub attached: usize,
+    /// A program session's lifecycle (`create --command`): state, restart_count,
+    /// last_exit_code; absent for a shell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process: Option<crate::proto::ProcessStatus>,
     /// The terminal's own state (left out when the holder has no screen model).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub terminal_state: Option<TerminalState>,
@@ -197,6 +201,12 @@ pub struct CreateReply {
     pub shell_kind: Option<ShellKind>,
     /// The Landlock sandbox confining the session (`create --sandbox`), `null` for none.
     pub sandbox: Option<crate::sandbox::Policy>,
+    /// The input filter on remote writes (`input_filter`), absent when off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_filter: Option<crate::filter::FilterSpec>,
+    /// The program run instead of a shell (`command`), absent for a shell session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program: Option<crate::proto::launch::ProgramSpec>,
 }
 
 #[cfg(test)]

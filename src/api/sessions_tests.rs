@@ -29,6 +29,7 @@ fn a_running_session_in_a_list_is_the_snapshot_shape() {
             foreground_command: None,
             output_offset: 7,
             attached: 0,
+            process: None,
             terminal_state: Some(TerminalState::Prompt),
             screen: Some(Screen {
                 buffer_type: BufferType::Normal,
@@ -154,6 +155,8 @@ fn create_reply_shape() {
         integration: Some("osc133".into()),
         shell_kind: Some(ShellKind::Bash),
         sandbox: None,
+        input_filter: None,
+        program: None,
     };
     assert_eq!(
         to_json(&c),

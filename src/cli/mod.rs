@@ -408,6 +408,16 @@ fn create_params(a: &args::CreateArgs) -> Result<Params> {
         allow_write: nonempty(&a.sandbox.allow_write),
         deny_read: nonempty(&a.sandbox.deny_read),
         network: a.sandbox.no_network.then_some(false),
+        command: a.program.command.clone(),
+        auto_restart: a.program.auto_restart.then_some(true),
+        restart_delay_ms: a.program.restart_delay_ms,
+        input_filter: if a.program.no_input_filter {
+            Some(false)
+        } else {
+            a.program.input_filter.then_some(true)
+        },
+        block_sequences: nonempty(&a.program.block_sequence),
+        ctrl_c_debounce_ms: a.program.ctrl_c_debounce_ms,
         ..owner(&a.owner)
     })
 }

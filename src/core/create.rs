@@ -6,7 +6,7 @@ use crate::api::reply::Success;
 use crate::api::sessions::CreateReply;
 use crate::api::{OwnerRole, Params, SessionId};
 use crate::error::{Error, Result};
-use crate::proto::launch::{HolderSpec, Ready};
+use crate::proto::launch::{HolderSpec, ProgramSpec, Ready};
 use crate::store::{Metadata, Registry, RegistryEntry, journal, now_rfc3339};
 use serde_json::json;
 use std::path::PathBuf;
@@ -107,6 +107,7 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
     }
     let cwd = working_dir(ctx, p)?;
     let sandbox = super::confine::policy(p, &ctx.state, &cwd, &env)?;
+    let (program, input_filter) = (super::agent::program(p)?, super::agent::filter(p)?);
 
     // The session's folder and its starting lock come first: from the moment the id is in the
     // registry, a caller naming it waits on that lock until the holder is recorded.
@@ -135,6 +136,8 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
                 shell: Some(shell.clone()),
                 cwd: Some(cwd.display().to_string()),
                 sandbox: sandbox.clone(),
+                input_filter: input_filter.clone(),
+                program: program.clone(),
                 ..Default::default()
             },
         );
@@ -153,7 +156,12 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
         &cwd,
         cols,
         rows,
-        (env, sandbox),
+        Extras {
+            env,
+            sandbox,
+            input_filter,
+            program,
+        },
         &created_at,
     );
     result.map_err(|e| undo(ctx, &id, e))
@@ -264,12 +272,15 @@ fn start(
     cwd: &std::path::Path,
     cols: u16,
     rows: u16,
-    (env, sandbox): (
-        std::collections::BTreeMap<String, String>,
-        Option<crate::sandbox::Policy>,
-    ),
+    x: Extras,
     created_at: &str,
 ) -> Result<CreateReply> {
+    let Extras {
+        env,
+        sandbox,
+        input_filter,
+        program,
+    } = x;
     let scrollback = p.scrollback.map_or_else(config::scrollback, |n| n as usize);
     let dir = ctx.state.ensure_session_dir(id)?;
     super::sessions::sweep_dead_sockets();
@@ -289,6 +300,8 @@ fn start(
         kpty_version: env!("CARGO_PKG_VERSION").into(),
         buffer_size: config::buffer_size(),
         sandbox: sandbox.clone(),
+        input_filter: input_filter.clone(),
+        program: program.clone(),
         ..Default::default()
     };
     meta.save(&ctx.state, id)?;
@@ -307,6 +320,8 @@ fn start(
         ready_timeout_ms: ready_timeout_ms(p)?,
         created_at: created_at.into(),
         sandbox: sandbox.clone(),
+        input_filter: input_filter.clone(),
+        program: program.clone(),
     };
     let ready = launch::start_holder(ctx, &spec, &dir.join("holder.log"))?;
     record_started(ctx, id, &ready, &socket, p.label.as_deref())?;
@@ -330,5 +345,15 @@ fn start(
         integration: ready.integration,
         shell_kind: ready.shell_kind.as_deref().and_then(|k| k.parse().ok()),
         sandbox,
+        input_filter,
+        program,
     })
+}
+
+/// What a session gets beyond its shell and size.
+struct Extras {
+    env: std::collections::BTreeMap<String, String>,
+    sandbox: Option<crate::sandbox::Policy>,
+    input_filter: Option<crate::filter::FilterSpec>,
+    program: Option<ProgramSpec>,
 }

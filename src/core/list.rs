@@ -27,6 +27,7 @@ pub fn session_view(e: &RegistryEntry, live: &Liveness) -> SessionView<RegistryE
                 foreground_command: s.foreground_command.clone(),
                 output_offset: s.output_offset,
                 attached: s.attached,
+                process: s.process.clone(),
                 // `state` keeps its meaning (running/exited/dead); the terminal's own state
                 // — prompt, running, full_screen or waiting_input — is `terminal_state`.
                 terminal_state: s.terminal_state.as_deref().map(wire::terminal_state),

@@ -7,6 +7,7 @@
 //! ([`audited`]) live here once; the JSON object is made at the edge ([`to_json`],
 //! [`outgoing`]).
 
+pub mod agent;
 pub mod attach;
 pub mod audit;
 pub mod check;

@@ -80,6 +80,17 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
         }
         Session::Local(e) => e,
     };
+    if let Some(prog) = &entry.program {
+        return Err(Error::invalid(format!(
+            "session {} runs a program ({:?}), not a shell: talk needs a shell's prompt to tell \
+             when a command is done. Type into it with send_line or send_keys and wait for its \
+             answer with wait_for (kpty send-line, send-keys, wait-for)",
+            entry.session_id, prog.command
+        ))
+        .with_details(
+            serde_json::json!({"session_id": entry.session_id, "program": prog.command}),
+        ));
+    }
     let req = TalkRequest {
         command,
         sentinel: p.sentinel.clone(),

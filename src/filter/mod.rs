@@ -84,6 +84,35 @@ impl Default for FilterConfig {
     }
 }
 
+/// A session's filter as `create` was asked for it: what `metadata.json`, the registry and
+/// `list` show, and what the holder builds its [`InputFilter`] from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FilterSpec {
+    /// Custom blocked sequences, as written (escapes not yet decoded).
+    #[serde(default)]
+    pub block_sequences: Vec<String>,
+    /// The Ctrl-C debounce window (0: off).
+    #[serde(default = "default_debounce")]
+    pub ctrl_c_debounce_ms: u64,
+}
+
+fn default_debounce() -> u64 {
+    DEFAULT_CTRL_C_DEBOUNCE_MS
+}
+
+impl FilterSpec {
+    /// The filter this spec describes.
+    ///
+    /// # Errors
+    /// `INVALID_PARAMS` naming a bad sequence or window.
+    pub fn build(&self) -> Result<InputFilter> {
+        InputFilter::new(FilterConfig::parse(
+            &self.block_sequences,
+            self.ctrl_c_debounce_ms,
+        )?)
+    }
+}
+
 impl FilterConfig {
     /// A configuration from sequences written with escapes (`--block-sequence`, MCP
     /// `block_sequences`; see [`parse_sequence`]) and a debounce window.

@@ -85,7 +85,7 @@ impl Shared {
                 cols: st.cols,
                 rows: st.rows,
                 attached: st.clients.len(),
-                pid: self.pid,
+                pid: self.pid(),
             };
             (body, st.screen.redraw(), st.ring.end())
         };
@@ -199,6 +199,6 @@ impl Shared {
     fn type_local(&self, bytes: &[u8]) -> crate::error::Result<()> {
         let mut typing = self.lock_typing();
         typing.record(&String::from_utf8_lossy(bytes));
-        self.write_all(bytes)
+        self.write_local(bytes)
     }
 }

@@ -100,7 +100,7 @@ impl Shared {
             .unwrap_or_else(|p| p.into_inner())
             .process_group_leader()?;
         let fg = u32::try_from(fg).ok().filter(|&p| p != 0)?;
-        if fg == self.pid && !shell_busy {
+        if fg == self.pid() && !shell_busy {
             return None;
         }
         match proc_tty::tty_reader(fg)? {

@@ -10,12 +10,14 @@
 mod attach;
 mod completion;
 mod decode;
+mod filtering;
 mod history;
 mod input_wait;
 mod lines;
 pub mod markers;
 pub mod persist;
 mod proc_tty;
+mod program;
 pub mod requests;
 pub mod screen;
 pub mod server;
@@ -76,7 +78,7 @@ pub fn main() -> i32 {
     };
     report(&Ready {
         ok: true,
-        pid: Some(shared.pid),
+        pid: Some(shared.pid()),
         holder_pid: Some(std::process::id()),
         integration: Some(meta.integration.clone()),
         shell_kind: Some(meta.shell_kind.clone()),
@@ -136,11 +138,25 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
             spec.cwd.display()
         )));
     }
-    let program = shell::resolve_program(&spec.shell)?;
-    let kind = ShellKind::detect(&spec.shell);
-    let integ_dir = crate::store::paths::shell_integration_dir()?;
-    let launch = shell::prepare(kind, &integ_dir)?;
-    let pty = spawn_shell(spec, &program, &launch)?;
+    let (program, kind, launch) = match &spec.program {
+        // A program instead of a shell: its own words, no integration, no rc files.
+        Some(p) => (
+            shell::resolve_program(&p.argv[0])
+                .map_err(|e| spawn_failed(e.message.replacen("shell", "program", 1)))?,
+            ShellKind::Other,
+            shell::Launch {
+                args: p.argv[1..].to_vec(),
+                env: Vec::new(),
+            },
+        ),
+        None => {
+            let kind = ShellKind::detect(&spec.shell);
+            let integ_dir = crate::store::paths::shell_integration_dir()?;
+            let launch = shell::prepare(kind, &integ_dir)?;
+            (shell::resolve_program(&spec.shell)?, kind, launch)
+        }
+    };
+    let mut pty = spawn_shell(spec, &program, &launch)?;
     let listener = bind(&spec.socket)?;
     let shared = Shared::new(
         pty.master,
@@ -157,13 +173,31 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         },
         (spec.cols, spec.rows),
     );
+    if let Some(p) = &spec.program {
+        shared.lock().program = Some(program::Lifecycle::running());
+        if let Some((slave, cmd)) = pty.keep.take() {
+            let events = state.session_dir(&id).join("events.jsonl");
+            let r = program::Restarter::new(slave, cmd, p.clone(), state.clone(), events);
+            let _ = shared.restarter.set(r);
+        }
+    }
+    if let Some(f) = &spec.input_filter {
+        let _ = shared.filter.set(filtering::Filter::new(f.build()?));
+        let fl = shared.clone();
+        std::thread::spawn(move || fl.flusher());
+    }
     let r = shared.clone();
     let reader = pty.reader;
     std::thread::spawn(move || r.reader_loop(reader));
     let w = shared.clone();
     let child = pty.child;
     std::thread::spawn(move || w.waiter(child));
-    let (integration, cols, rows) = wait_ready(&shared, spec, kind)?;
+    let (integration, cols, rows) = if spec.program.is_some() {
+        // A program is ready once started: it may print nothing until spoken to.
+        (kind.integration(), spec.cols, spec.rows)
+    } else {
+        wait_ready(&shared, spec, kind)?
+    };
     let meta = Metadata {
         session_id: spec.session_id.clone(),
         source: "local".into(),
@@ -185,6 +219,8 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         buffer_size: spec.buffer_size,
         env_keys: spec.env.keys().cloned().collect(),
         sandbox: spec.sandbox.clone(),
+        input_filter: spec.input_filter.clone(),
+        program: spec.program.clone(),
         ..Default::default()
     };
     meta.save(&state, &id)?;
@@ -198,6 +234,8 @@ struct Pty {
     reader: Box<dyn Read + Send>,
     child: Box<dyn portable_pty::Child + Send + Sync>,
     pid: u32,
+    /// For a program that is restarted: the terminal's slave side and the command.
+    keep: Option<(Box<dyn portable_pty::SlavePty + Send>, CommandBuilder)>,
 }
 
 /// Open a PTY and start `program` on it with the session's environment.
@@ -240,9 +278,17 @@ fn spawn_shell(
     // Spawn before any thread exists (portable-pty's pre-exec code is not async-signal-safe).
     let child = pair
         .slave
-        .spawn_command(cmd)
+        .spawn_command(cmd.clone())
         .map_err(|e| spawn_failed(format!("cannot start {}: {e}", program.display())))?;
-    drop(pair.slave);
+    // A program that is restarted starts again on the same terminal: keep its slave side
+    // (the reader then never sees EOF between runs).
+    let keep = match &spec.program {
+        Some(p) if p.auto_restart => Some((pair.slave, cmd)),
+        _ => {
+            drop(pair.slave);
+            None
+        }
+    };
     let pid = child
         .process_id()
         .ok_or_else(|| spawn_failed("the shell has no pid"))?;
@@ -260,6 +306,7 @@ fn spawn_shell(
         reader,
         child,
         pid,
+        keep,
     })
 }
 

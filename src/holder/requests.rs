@@ -25,7 +25,8 @@ impl Shared {
             screen: Some(screen),
             terminal_state: Some(terminal_state.into()),
             attached: st.clients.len(),
-            pid: self.pid,
+            process: st.program.as_ref().map(|p| p.status()),
+            pid: self.pid(),
             holder_pid: std::process::id(),
             alive: st.exit.is_none(),
             exit_code: st.exit.as_ref().map(|e| e.code),
@@ -67,8 +68,16 @@ impl Shared {
             (self.opacity(&st, foreground), data)
         };
         let next = typing.after(data, opacity, enter_follows)?;
-        self.write_all(data.as_bytes())?;
-        *typing = next;
+        match self.write_remote(data.as_bytes()) {
+            Ok(_) => *typing = next,
+            Err(e) => {
+                // The filter kept part of it from the program: the line holds what went out.
+                if e.code == ErrorCode::InputBlocked {
+                    *typing = crate::safety::Typing::new();
+                }
+                return Err(e);
+            }
+        }
         if data.contains('\x03') {
             self.interrupt_left();
         }
@@ -229,7 +238,7 @@ impl Shared {
     /// `grace_ms`, and wait for the exit to be recorded.
     pub fn kill(&self, grace_ms: u64) -> KillBody {
         use rustix::process::{Pid, Signal, kill_process_group};
-        let groups: Vec<u32> = std::iter::once(self.pid)
+        let groups: Vec<u32> = std::iter::once(self.pid())
             .chain(self.foreground_other().map(|f| f.0))
             .collect();
         let signal_all = |sig: Signal| {
@@ -240,6 +249,8 @@ impl Shared {
             }
         };
         self.lock().killed = true;
+        // A program waiting to be restarted ends now.
+        self.notify();
         signal_all(Signal::HUP);
         signal_all(Signal::CONT);
         let mut st = self.lock();

@@ -82,6 +82,8 @@ pub struct State {
     pub clients: Vec<super::attach::ClientSize>,
     /// The last attached client's id.
     pub next_client: u64,
+    /// A program session's lifecycle (`create --command`); `None` for a shell.
+    pub program: Option<super::program::Lifecycle>,
 }
 
 /// How much a session keeps.
@@ -110,8 +112,9 @@ pub struct Shared {
     writer: Mutex<Box<dyn Write + Send>>,
     /// The PTY master (its size, its foreground process group).
     pub(super) master: Mutex<Box<dyn MasterPty + Send>>,
-    /// The shell's pid (also its process group).
-    pub pid: u32,
+    /// The shell's (or program's) pid, also its process group; it changes when a program
+    /// is restarted (see [`Shared::pid`]).
+    pid: std::sync::atomic::AtomicU32,
     /// The shell family.
     pub kind: ShellKind,
     /// The session id (for messages).
@@ -124,6 +127,10 @@ pub struct Shared {
     /// Held while the terminal's size is worked out and set, so concurrent changes (a
     /// `resize`, clients attaching and leaving) apply in one order.
     pub(super) sizing: Mutex<()>,
+    /// The input filter on remote writes, when the session has one (set once, at start).
+    pub filter: std::sync::OnceLock<super::filtering::Filter>,
+    /// How to start a program session's program again (`--auto-restart`; set once).
+    pub restarter: std::sync::OnceLock<super::program::Restarter>,
 }
 
 impl Shared {
@@ -163,19 +170,32 @@ impl Shared {
                 base_size: (cols, rows),
                 clients: Vec::new(),
                 next_client: 0,
+                program: None,
             }),
             cond: Condvar::new(),
             events: Condvar::new(),
             ended: Condvar::new(),
             writer: Mutex::new(writer),
             master: Mutex::new(master),
-            pid,
+            pid: std::sync::atomic::AtomicU32::new(pid),
             kind,
             session_id,
             line_editor,
             typing: Mutex::new(Typing::new()),
             sizing: Mutex::new(()),
+            filter: std::sync::OnceLock::new(),
+            restarter: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The pid of the shell (or program) running now.
+    pub fn pid(&self) -> u32 {
+        self.pid.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// A restarted program's pid.
+    pub(super) fn set_pid(&self, pid: u32) {
+        self.pid.store(pid, std::sync::atomic::Ordering::Release);
     }
 
     /// Lock the state (a poisoned lock is recovered: the state stays consistent per field).
@@ -238,8 +258,9 @@ impl Shared {
         self.notify();
     }
 
-    /// Feed output into ring, markers and capture.
-    fn ingest(&self, chunk: &[u8]) {
+    /// Feed output into ring, markers and capture (also kpty's own notices, which every
+    /// client must see in the stream).
+    pub(super) fn ingest(&self, chunk: &[u8]) {
         let mut st = self.lock();
         let st = &mut *st;
         let off = st.ring.end();
@@ -296,34 +317,28 @@ impl Shared {
 
     /// The waiter thread body: wait for the child, let the reader catch up, record the exit.
     pub fn waiter(self: &Arc<Self>, mut child: Box<dyn portable_pty::Child + Send + Sync>) {
-        let status = child.wait();
-        let at = crate::store::now_rfc3339();
-        let info = match status {
-            Ok(s) => ExitInfo {
-                code: i32::try_from(s.exit_code()).unwrap_or(i32::MAX),
-                signal: s.signal().map(str::to_string),
-                at,
-            },
-            Err(e) => {
-                tracing::warn!("waiting for the shell failed: {e}");
-                ExitInfo {
-                    code: -1,
-                    signal: None,
-                    at,
-                }
+        let info = loop {
+            let started = Instant::now();
+            let info = exit_info(child.wait());
+            match self.restart(&info, started.elapsed()) {
+                Some(next) => child = next,
+                None => break info,
             }
         };
         // Give the reader a moment to drain what the shell printed last (EOF comes right
         // after exit unless a background job still holds the terminal).
         let deadline = Instant::now() + Duration::from_millis(500);
         let mut st = self.lock();
-        while !st.eof {
+        while !st.eof && self.restarter.get().is_none() {
             let (g, up) = self.wait_until(st, deadline);
             st = g;
             if up {
                 break;
             }
         }
+        drop(st);
+        self.program_ended(&info);
+        let mut st = self.lock();
         tracing::info!("shell exited: code {} signal {:?}", info.code, info.signal);
         st.exit = Some(info);
         st.dirty = true;
@@ -331,7 +346,29 @@ impl Shared {
         self.notify();
         self.ended.notify_all();
     }
+}
 
+/// How a wait for the child ended.
+fn exit_info(status: std::io::Result<portable_pty::ExitStatus>) -> ExitInfo {
+    let at = crate::store::now_rfc3339();
+    match status {
+        Ok(s) => ExitInfo {
+            code: i32::try_from(s.exit_code()).unwrap_or(i32::MAX),
+            signal: s.signal().map(str::to_string),
+            at,
+        },
+        Err(e) => {
+            tracing::warn!("waiting for the shell failed: {e}");
+            ExitInfo {
+                code: -1,
+                signal: None,
+                at,
+            }
+        }
+    }
+}
+
+impl Shared {
     /// The foreground process group leader when it is not the shell: (pid, command name).
     pub fn foreground_other(&self) -> Option<(u32, Option<String>)> {
         let fg = self
@@ -340,7 +377,7 @@ impl Shared {
             .unwrap_or_else(|p| p.into_inner())
             .process_group_leader()?;
         let fg = u32::try_from(fg).ok()?;
-        if fg == self.pid || fg == 0 {
+        if fg == self.pid() || fg == 0 {
             return None;
         }
         let name = std::fs::read_to_string(format!("/proc/{fg}/comm"))

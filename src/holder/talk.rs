@@ -173,7 +173,7 @@ impl Shared {
             .after(typed, opacity, false)
             .map_err(Error::from)
             .and_then(|next| {
-                self.write_all(typed.as_bytes())?;
+                self.write_remote(typed.as_bytes())?;
                 Ok(next)
             });
         match written {
@@ -335,8 +335,11 @@ impl Shared {
         self.notify();
         if talking && interrupt {
             let mut typing = self.lock_typing();
-            self.write_all(b"\x03")?;
-            typing.record("\x03");
+            // A Ctrl-C the filter debounces is not an error here: the talk is cancelled.
+            match self.write_remote(b"\x03") {
+                Err(e) if e.code != crate::error::ErrorCode::InputBlocked => return Err(e),
+                _ => typing.record("\x03"),
+            }
         }
         let deadline = Instant::now() + settle;
         let mut st = self.lock();

@@ -35,7 +35,9 @@ const DESCRIPTION: &str = "Drive live terminal (PTY) sessions that persist acros
 processes. `talk` runs a command in a session and returns its clean output and exit_code \
 (completion detected from the shell itself; a command that waits for input — read -p, a \
 password prompt, cat — returns early with completed=false, waiting_for_input=true and its \
-prompt: answer it with send_line, then read); `create` starts a session (returns session_id); \
+prompt: answer it with send_line, then read); `create` starts a session (returns session_id; with `command`, a program such as an agent CLI \
+instead of a shell, restarted with auto_restart; its input filter answers INPUT_BLOCKED to exit, \
+/exit, quit, Ctrl-D sent by agents); \
 `send_line` types a line + Enter (for prompts, REPLs); `send_keys` presses keys by tmux name \
 (keys [\"C-c\"], [\"Up\",\"Enter\"], [\"Tab\"]; literal=true types text without Enter); `read` returns raw \
 recent output, or everything after `since` (use next_offset); `term_read` returns the rendered \
@@ -62,6 +64,16 @@ const RANGES: &[(&str, u64, Option<u64>)] = &[
     ("pid", 1, Some(u32::MAX as u64)),
     ("marker_id", 0, None),
     ("quiet_ms", 1, Some(api::MAX_TIMEOUT_MS)),
+    (
+        "ctrl_c_debounce_ms",
+        0,
+        Some(crate::filter::MAX_CTRL_C_DEBOUNCE_MS),
+    ),
+    (
+        "restart_delay_ms",
+        0,
+        Some(crate::proto::launch::MAX_RESTART_DELAY_MS),
+    ),
 ];
 
 /// String parameters that take one of a closed set of values.

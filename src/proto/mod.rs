@@ -351,6 +351,23 @@ pub struct StatusBody {
     /// Clients attached now (`kpty attach`; 0 from older holders).
     #[serde(default)]
     pub attached: usize,
+    /// A program session's lifecycle (`create --command`); absent for a shell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<ProcessStatus>,
+}
+
+/// A program's lifecycle (seed 002 §8.5) as `list` and `metadata.json` show it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProcessStatus {
+    /// `running`, `restarting` (waiting its restart delay) or `dead` (ended for good).
+    pub state: String,
+    /// Times it was started again.
+    pub restart_count: u32,
+    /// How it last exited.
+    pub last_exit_code: Option<i32>,
+    /// The signal that last ended it.
+    pub last_exit_signal: Option<String>,
 }
 
 /// What `Write` returns.

@@ -68,6 +68,12 @@ pub struct RegistryEntry {
     pub holder_pid: Option<u32>,
     /// The Landlock sandbox confining the session (`create --sandbox`), `null` for none.
     pub sandbox: Option<crate::sandbox::Policy>,
+    /// The input filter on remote writes (`create --input-filter`), absent when off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_filter: Option<crate::filter::FilterSpec>,
+    /// The program run instead of a shell (`create --command`), absent for a shell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<crate::proto::launch::ProgramSpec>,
     /// Fields written by newer versions, kept as they are.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

@@ -32,6 +32,8 @@ mod assets;
 mod attach;
 mod bridge;
 mod cancel;
+mod filter;
+mod lifecycle;
 mod snapshots;
 mod tty;
 

@@ -31,9 +31,46 @@ pub struct CreateArgs {
     #[arg(long, short = 't', value_name = "MS")]
     pub timeout_ms: Option<u64>,
     #[command(flatten)]
+    pub program: ProgramArgs,
+    #[command(flatten)]
     pub sandbox: SandboxArgs,
     #[command(flatten)]
     pub owner: OwnerArgs,
+}
+
+/// `create`'s agent-program and input-filter flags.
+#[derive(Debug, Args)]
+pub struct ProgramArgs {
+    /// Run this program instead of an interactive shell — an agent CLI, a REPL, a dev server
+    /// (split as a POSIX shell would: --command 'python3 -q'). Its input filter is on unless
+    /// --no-input-filter. When it exits the session ends, or with --auto-restart it starts
+    /// again.
+    #[arg(long, value_name = "CMD", conflicts_with = "shell")]
+    pub command: Option<String>,
+    /// With --command: start the program again whenever it exits (clients stay attached).
+    #[arg(long, requires = "command")]
+    pub auto_restart: bool,
+    /// Wait this many milliseconds before a restart (default: 1000; doubled after quick
+    /// exits, up to 30000; at most 600000).
+    #[arg(long, value_name = "MS", requires = "auto_restart")]
+    pub restart_delay_ms: Option<u64>,
+    /// Filter writes from agents and remote clients (MCP, kpty serve, send-line, send-keys,
+    /// talk — never kpty attach): Ctrl-D, Ctrl-\, exit/quit/\/exit + Enter and
+    /// --block-sequence never reach the program (INPUT_BLOCKED, exit 106), and Ctrl-C pressed
+    /// again within --ctrl-c-debounce-ms is dropped. Default: on with --command.
+    #[arg(long, overrides_with = "no_input_filter")]
+    pub input_filter: bool,
+    /// No input filter, even with --command.
+    #[arg(long, conflicts_with = "block_sequence")]
+    pub no_input_filter: bool,
+    /// Also block this byte sequence (repeatable; escapes like \x07 or \r work); turns the
+    /// filter on.
+    #[arg(long = "block-sequence", value_name = "SEQ")]
+    pub block_sequence: Vec<String>,
+    /// The filter drops Ctrl-C pressed again within this many milliseconds (default: 500; 0
+    /// turns it off).
+    #[arg(long, value_name = "MS")]
+    pub ctrl_c_debounce_ms: Option<u64>,
 }
 
 /// `create`'s sandbox flags.

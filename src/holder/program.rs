@@ -1,0 +1,235 @@
+//! Agent programs (seed 002 §8.2, §8.5): a session that runs a program instead of a shell,
+//! started again when it exits if asked. States `running → exited → restarting → running`, or
+//! `dead`; every client sees the exit and restart notices in the output stream, and stays
+//! attached to the new process (it runs on the same PTY: the holder keeps the terminal's slave
+//! side open, so the screen, the buffer and attached clients carry on).
+
+use super::session::{ExitInfo, Shared};
+use crate::proto::ProcessStatus;
+use crate::proto::launch::ProgramSpec;
+use crate::store::{StateDir, journal};
+use portable_pty::{Child, CommandBuilder, SlavePty};
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// A restart delay never grows past this through back-off.
+pub const BACKOFF_CAP_MS: u64 = 30_000;
+/// A program that ran at least this long before exiting is restarted after the configured
+/// delay again (the back-off starts over).
+pub const STABLE_AFTER: Duration = Duration::from_secs(10);
+
+/// seed 002's notice when the program exits.
+pub fn exited_notice(code: i32) -> String {
+    format!("\r\n\x1b[2m[process exited (code {code})]\x1b[0m\r\n")
+}
+
+/// seed 002's notice when a restart is coming.
+pub fn restarting_notice(delay_ms: u64) -> String {
+    format!("\x1b[2m[restarting in {delay_ms}ms...]\x1b[0m\r\n")
+}
+
+/// The delay before the next restart: the configured one after a run of at least
+/// [`STABLE_AFTER`] (or the first time), else double the previous one, up to
+/// [`BACKOFF_CAP_MS`] (never below the configured delay).
+pub fn next_delay(configured: u64, previous: Option<u64>, ran_for: Duration) -> u64 {
+    match previous {
+        Some(prev) if ran_for < STABLE_AFTER => prev
+            .saturating_mul(2)
+            .max(1)
+            .min(BACKOFF_CAP_MS.max(configured))
+            .max(configured),
+        _ => configured,
+    }
+}
+
+/// What restarting a program needs: the terminal's slave side, the command, and where to
+/// record the lifecycle.
+pub struct Restarter {
+    slave: Mutex<Box<dyn SlavePty + Send>>,
+    cmd: CommandBuilder,
+    spec: ProgramSpec,
+    state: StateDir,
+    events: PathBuf,
+}
+
+impl Restarter {
+    /// Keep `slave` to start `cmd` on again.
+    pub fn new(
+        slave: Box<dyn SlavePty + Send>,
+        cmd: CommandBuilder,
+        spec: ProgramSpec,
+        state: StateDir,
+        events: PathBuf,
+    ) -> Self {
+        Self {
+            slave: Mutex::new(slave),
+            cmd,
+            spec,
+            state,
+            events,
+        }
+    }
+
+    fn spawn(&self) -> std::io::Result<Box<dyn Child + Send + Sync>> {
+        self.slave
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .spawn_command(self.cmd.clone())
+            .map_err(std::io::Error::other)
+    }
+
+    fn record(&self, event: serde_json::Value) {
+        journal::append(&self.state, &self.events, event);
+    }
+}
+
+/// A program's lifecycle as the holder tracks it.
+#[derive(Debug, Clone, Default)]
+pub struct Lifecycle {
+    /// `running`, `exited`, `restarting` or `dead`.
+    pub state: &'static str,
+    /// Restarts so far.
+    pub restarts: u32,
+    /// How it last ended.
+    pub last_exit: Option<ExitInfo>,
+    /// The delay before the last restart.
+    pub delay_ms: Option<u64>,
+}
+
+impl Lifecycle {
+    /// A program just started.
+    pub fn running() -> Self {
+        Self {
+            state: "running",
+            ..Self::default()
+        }
+    }
+
+    /// As `status`, `list` and `metadata.json` show it.
+    pub fn status(&self) -> ProcessStatus {
+        ProcessStatus {
+            state: self.state.to_string(),
+            restart_count: self.restarts,
+            last_exit_code: self.last_exit.as_ref().map(|e| e.code),
+            last_exit_signal: self.last_exit.as_ref().and_then(|e| e.signal.clone()),
+        }
+    }
+}
+
+impl Shared {
+    /// After the program exited with `info` having run `ran_for`: with auto-restart (and no
+    /// kill), tell the clients, wait the delay, start it again and return the new child;
+    /// `None` when the session ends instead.
+    pub(super) fn restart(
+        &self,
+        info: &ExitInfo,
+        ran_for: Duration,
+    ) -> Option<Box<dyn Child + Send + Sync>> {
+        let r = self.restarter.get()?;
+        let delay = {
+            let mut st = self.lock();
+            if st.killed {
+                return None;
+            }
+            st.dirty = true;
+            let lc = st.program.get_or_insert_with(Lifecycle::running);
+            let delay = next_delay(r.spec.restart_delay_ms, lc.delay_ms, ran_for);
+            lc.delay_ms = Some(delay);
+            lc.last_exit = Some(info.clone());
+            lc.state = "restarting";
+            delay
+        };
+        let text = exited_notice(info.code) + &restarting_notice(delay);
+        self.ingest(text.as_bytes());
+        r.record(json!({"event": "process_exited", "exit_code": info.code, "exit_signal": info.signal, "restarting_in_ms": delay}));
+        let deadline = Instant::now() + Duration::from_millis(delay);
+        let mut st = self.lock();
+        while !st.killed && Instant::now() < deadline {
+            st = self.wait_on(&self.events, st, deadline).0;
+        }
+        if st.killed {
+            return None;
+        }
+        drop(st);
+        match r.spawn() {
+            Ok(child) => {
+                let pid = child.process_id().unwrap_or(0);
+                self.set_pid(pid);
+                let restarts = {
+                    let mut st = self.lock();
+                    st.dirty = true;
+                    let lc = st.program.get_or_insert_with(Lifecycle::running);
+                    lc.restarts += 1;
+                    lc.state = "running";
+                    lc.restarts
+                };
+                self.notify();
+                tracing::info!("program restarted (pid {pid}, restart {restarts})");
+                r.record(json!({"event": "process_restarted", "pid": pid, "restart_count": restarts, "delay_ms": delay}));
+                Some(child)
+            }
+            Err(e) => {
+                tracing::error!("restarting the program failed: {e}");
+                let text = format!("\x1b[2m[restart failed: {e}]\x1b[0m\r\n");
+                self.ingest(text.as_bytes());
+                None
+            }
+        }
+    }
+
+    /// A program session that ends (no restart): the exit notice, and the state `dead`.
+    pub(super) fn program_ended(&self, info: &ExitInfo) {
+        let is_program = {
+            let mut st = self.lock();
+            match st.program.as_mut() {
+                Some(lc) => {
+                    lc.state = "dead";
+                    lc.last_exit = Some(info.clone());
+                    true
+                }
+                None => false,
+            }
+        };
+        if is_program {
+            self.ingest(exited_notice(info.code).as_bytes());
+            if let Some(r) = self.restarter.get() {
+                r.record(json!({"event": "process_exited", "exit_code": info.code, "exit_signal": info.signal}));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_exits_back_off_and_a_long_run_starts_over() {
+        let quick = Duration::from_millis(50);
+        assert_eq!(next_delay(1000, None, quick), 1000);
+        assert_eq!(next_delay(1000, Some(1000), quick), 2000);
+        assert_eq!(next_delay(1000, Some(16_000), quick), 30_000);
+        assert_eq!(next_delay(1000, Some(30_000), quick), 30_000);
+        assert_eq!(next_delay(1000, Some(30_000), STABLE_AFTER), 1000);
+        assert_eq!(
+            next_delay(0, Some(0), quick),
+            1,
+            "a zero delay still backs off"
+        );
+        assert_eq!(
+            next_delay(60_000, Some(60_000), quick),
+            60_000,
+            "never below the set delay"
+        );
+        assert_eq!(
+            exited_notice(7),
+            "\r\n\x1b[2m[process exited (code 7)]\x1b[0m\r\n"
+        );
+        assert_eq!(
+            restarting_notice(250),
+            "\x1b[2m[restarting in 250ms...]\x1b[0m\r\n"
+        );
+    }
+}

@@ -1,0 +1,126 @@
+//! Agent programs (`create --command`): a program instead of a shell, its exit, auto-restart
+//! with back-off and seed 002's notices, kill while restarting, and what talk says.
+
+use crate::support::{Env, s, wait_for};
+use crate::tty::Tty;
+use serde_json::Value;
+
+fn process(env: &Env, id: &str) -> Value {
+    env.entry(id)["process"].clone()
+}
+
+#[test]
+fn a_program_without_restart_ends_with_its_exit_code() {
+    let env = Env::new();
+    let id = env.create(&["--command", r#"sh -c "echo started-$((2*3)); exit 7""#]);
+    wait_for(10_000, "the program to end", || {
+        env.entry(&id)["state"] == "exited"
+    });
+    let e = env.entry(&id);
+    assert_eq!(e["exit_code"], 7, "{e}");
+    let out = env.ok(&["read", "-s", &id, "--max-bytes", "10000"]);
+    assert!(out.contains("started-6"), "{out}");
+    assert!(
+        out.contains("\x1b[2m[process exited (code 7)]\x1b[0m"),
+        "{out:?}"
+    );
+    let meta: Value = serde_json::from_slice(
+        &std::fs::read(env.state().join("sessions").join(&id).join("metadata.json"))
+            .expect("metadata"),
+    )
+    .expect("json");
+    assert_eq!(meta["process"]["state"], "dead", "{meta}");
+    assert_eq!(meta["process"]["last_exit_code"], 7, "{meta}");
+}
+
+#[test]
+fn auto_restart_restarts_with_notices_and_backs_off() {
+    let env = Env::new();
+    let id = env.create(&[
+        "--command",
+        r#"sh -c "echo run; exit 3""#,
+        "--auto-restart",
+        "--restart-delay-ms",
+        "50",
+    ]);
+    wait_for(15_000, "three restarts", || {
+        process(&env, &id)["restart_count"].as_u64() >= Some(3)
+    });
+    let p = process(&env, &id);
+    assert_eq!(p["last_exit_code"], 3, "{p}");
+    let out = env.ok(&["read", "-s", &id, "--max-bytes", "100000"]);
+    assert!(
+        out.contains("\x1b[2m[process exited (code 3)]\x1b[0m\r\n"),
+        "{out:?}"
+    );
+    // Quick exits double the delay: 50, 100, 200 …
+    for ms in [50, 100, 200] {
+        assert!(
+            out.contains(&format!("\x1b[2m[restarting in {ms}ms...]\x1b[0m\r\n")),
+            "{ms}: {out:?}"
+        );
+    }
+    let events =
+        std::fs::read_to_string(env.state().join("sessions").join(&id).join("events.jsonl"))
+            .expect("events");
+    assert!(
+        events.contains("\"process_exited\"") && events.contains("\"process_restarted\""),
+        "{events}"
+    );
+    // Killed while waiting to restart: it ends at once.
+    let killed = env.ok_json(&["kill", &id]);
+    assert_eq!(killed["killed"], true, "{killed}");
+    assert_eq!(env.ok_json(&["list"])["count"], 0);
+}
+
+#[test]
+fn a_program_is_driven_with_send_line_and_wait_for_not_talk() {
+    let env = Env::new();
+    let id = env.create(&["--command", "cat", "--no-input-filter"]);
+    env.send_line(&id, "ping-$((1+1))");
+    let v = env.ok_json(&["wait-for", "-s", &id, "-t", "10000", "ping-\\$"]);
+    assert_eq!(v["matched"], true, "{v}");
+    let refused = env.fails(&["talk", "-s", &id, "ls"], 115, "INVALID_PARAMS");
+    assert!(s(&refused, "message").contains("not a shell"), "{refused}");
+    let term = env.ok_json(&["term-read", "-s", &id]);
+    assert!(
+        term["lines"].to_string().contains("ping-$((1+1))"),
+        "{term}"
+    );
+    // An unknown program is a clear spawn failure.
+    let bad = env.fails(
+        &["create", "--command", "no-such-program-kpty"],
+        120,
+        "PTY_SPAWN_FAILED",
+    );
+    assert!(s(&bad, "message").contains("no-such-program-kpty"), "{bad}");
+    env.fails(&["create", "--command", "sh -c 'x"], 115, "INVALID_PARAMS");
+}
+
+#[test]
+fn an_attached_client_stays_through_a_restart() {
+    let env = Env::new();
+    let script = env.dir.path().join("prog.sh");
+    std::fs::write(&script, "read line; echo \"got-$line\"; exit 5\n").expect("script");
+    let cmd = format!("sh {}", script.display());
+    let id = env.create(&[
+        "--command",
+        &cmd,
+        "--auto-restart",
+        "--restart-delay-ms",
+        "100",
+    ]);
+    let mut tty = Tty::kpty(&env, &["attach", &id], (120, 30));
+    tty.expect("attached to");
+    tty.keys(b"one\r");
+    tty.expect("got-one");
+    tty.expect("[process exited (code 5)]");
+    tty.expect("[restarting in 100ms...]");
+    wait_for(10_000, "the restart", || {
+        process(&env, &id)["restart_count"] == 1
+    });
+    tty.keys(b"two\r");
+    tty.expect("got-two");
+    tty.keys(b"\x1c");
+    assert_eq!(tty.exit_code(), 0);
+}
