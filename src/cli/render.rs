@@ -177,6 +177,17 @@ fn list_table(r: &ListReply<RegistryEntry>) {
                 "exited({})",
                 exit_code.map_or("?".into(), |c| c.to_string())
             ),
+            Some(Live::Running(l)) if l.process.is_some() => {
+                let p = l
+                    .process
+                    .as_ref()
+                    .map(|p| (p.state.as_str(), p.restart_count));
+                match p {
+                    Some((state, 0)) => format!("program:{state}"),
+                    Some((state, n)) => format!("program:{state}({n} restarts)"),
+                    None => s.state.to_string(),
+                }
+            }
             Some(Live::Running(l)) if l.busy => format!(
                 "running:{}",
                 l.foreground_command.as_deref().unwrap_or("busy")

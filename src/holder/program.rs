@@ -166,6 +166,13 @@ impl Shared {
                     lc.restarts
                 };
                 self.notify();
+                if self.lock().killed {
+                    // Killed while it was being started: end this run too.
+                    if let Some(p) = rustix::process::Pid::from_raw(pid as i32) {
+                        let _ =
+                            rustix::process::kill_process_group(p, rustix::process::Signal::HUP);
+                    }
+                }
                 tracing::info!("program restarted (pid {pid}, restart {restarts})");
                 r.record(json!({"event": "process_restarted", "pid": pid, "restart_count": restarts, "delay_ms": delay}));
                 Some(child)

@@ -248,15 +248,23 @@ impl Shared {
                 }
             }
         };
-        self.lock().killed = true;
-        // A program waiting to be restarted ends now.
+        let restarting = {
+            let mut st = self.lock();
+            st.killed = true;
+            st.program.as_ref().is_some_and(|p| p.state == "restarting")
+        };
+        // A program waiting to be restarted ends now; its old pid is not signalled (it was
+        // reaped and may belong to another process by now).
         self.notify();
-        signal_all(Signal::HUP);
-        signal_all(Signal::CONT);
+        if !restarting {
+            signal_all(Signal::HUP);
+            signal_all(Signal::CONT);
+        }
         let mut st = self.lock();
         for (sig, wait) in [(None, grace_ms), (Some(Signal::KILL), 3000)] {
             if let Some(sig) = sig
                 && st.exit.is_none()
+                && !restarting
             {
                 drop(st);
                 signal_all(sig);
