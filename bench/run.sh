@@ -12,6 +12,7 @@
 #       vs `bash -c 'seq 1 200000'`; every tool's output is checked once before timing
 #   (c) idle RSS: the kpty holder (and, separately, its shell) vs the tmux server with one pane
 #   (e) the command policy's cost per line, in process (cargo bench --bench policy)
+#   (f) kpty attach vs tmux attach: keystroke echo, fan-out throughput, a stalled client
 # Writes bench/results/ (raw JSON, git-ignored, plus summary.md) and regenerates BENCHMARKS.md.
 #
 # Both shells are interactive bash started without the user's ~/.bashrc (kpty via
@@ -198,6 +199,10 @@ python3 "$BENCH/mcp.py" "$KPTY" "$RUNS" >"$RES/mcp.md"
 log "wait_for latency in the holder"
 python3 "$BENCH/wait_for.py" "$KPTY" "$RUNS" >"$RES/wait_for.md"
 
+# --- kpty attach: keystroke echo vs tmux attach, fan-out throughput, a stalled client -------------
+log "kpty attach vs tmux attach"
+python3 "$BENCH/attach.py" "$KPTY" "$RUNS" >"$RES/attach.md" 2>/dev/null
+
 # --- the command policy's cost per line, in process ----------------------------------------------
 log "command policy: cost per line (cargo bench --bench policy)"
 cargo bench --quiet --bench policy 2>/dev/null >"$RES/policy.md"
@@ -229,6 +234,9 @@ EOF
   printf '\n### (d2) wait_for: from the matching output to the reply\n\n'
   printf 'One long-lived `kpty mcp`; send_line of `sleep 0.2; echo MARK-N`, then wait_for `MARK-N`; the holder reports the time from taking in the matching chunk to writing its reply (bench/wait_for.py).\n\n'
   cat "$RES/wait_for.md"
+  printf '\n### (f) kpty attach: keystrokes, fan-out, a stalled client\n\n'
+  printf 'A PTY-driven client (bench/attach.py): one key typed at bash'"'"'s prompt until it is echoed, through `kpty attach` and `tmux attach` (status line off); `seq 1 2000000 > /dev/tty` timed as a whole `kpty talk` with 0, 1 and 5 read-only clients attached, each drained by a reader thread; `kpty talk '"'"'echo hi'"'"'` with and without a client whose terminal is never read.\n\n'
+  cat "$RES/attach.md"
   printf '\n### (e) The command policy: cost per line\n\n'
   printf 'In process (`cargo bench --bench policy`, bench/policy.rs): parse, expand and judge one line, as every talk/send_line does before typing; median and p99 of 200 rounds.\n\n'
   cat "$RES/policy.md"

@@ -128,7 +128,8 @@ impl Shared {
                 && st.exit.is_none()
                 && Instant::now() < gather_until
             {
-                st = self.wait_until(st, gather_until).0;
+                // A timed wait that output does not cut short (only the shell's end does).
+                st = self.wait_on(&self.ended, st, gather_until).0;
                 continue;
             }
             if end > offset {

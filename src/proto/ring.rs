@@ -90,8 +90,20 @@ impl Ring {
         let from = since.clamp(self.start, self.end());
         let idx = (from - self.start) as usize;
         let n = max.min(self.buf.len() - idx);
+        // Copied slice-wise (memcpy), not byte by byte: streaming clients read here while
+        // they hold the holder's lock.
+        let (a, b) = self.buf.as_slices();
+        let mut bytes = Vec::with_capacity(n);
+        if idx < a.len() {
+            let end = (idx + n).min(a.len());
+            bytes.extend_from_slice(&a[idx..end]);
+            bytes.extend_from_slice(&b[..n - (end - idx)]);
+        } else {
+            let i = idx - a.len();
+            bytes.extend_from_slice(&b[i..i + n]);
+        }
         Slice {
-            bytes: self.buf.range(idx..idx + n).copied().collect(),
+            bytes,
             start: from,
             dropped,
         }
