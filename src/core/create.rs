@@ -81,30 +81,7 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
     let cols = p.cols.unwrap_or_else(config::default_cols);
     let rows = p.rows.unwrap_or_else(config::default_rows);
     check_size(cols, rows)?;
-    ready_timeout_ms(p)?;
-    if let Some(n) = p.scrollback
-        && n as usize > crate::api::MAX_SCROLLBACK
-    {
-        return Err(Error::invalid(format!(
-            "scrollback {n} is out of range (0-{} lines)",
-            crate::api::MAX_SCROLLBACK
-        )));
-    }
-    if let Some(l) = &p.label {
-        check_label(l)?;
-    }
-    if let Some(role) = &p.owner_role {
-        check_role(role)?;
-    }
-    let env = p.env.clone().unwrap_or_default();
-    if let Some(k) = env
-        .keys()
-        .find(|k| k.is_empty() || k.contains('=') || k.contains('\0'))
-    {
-        return Err(Error::invalid(format!(
-            "environment variable name {k:?} is invalid"
-        )));
-    }
+    let env = checked_options(p)?;
     let cwd = working_dir(ctx, p)?;
     let sandbox = super::confine::policy(p, &ctx.state, &cwd, &env)?;
     let (program, input_filter) = (super::agent::program(p)?, super::agent::filter(p)?);
@@ -167,8 +144,38 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
     result.map_err(|e| undo(ctx, &id, e))
 }
 
-/// Record a started session: its pids, socket and shell in the registry, and the event in
-/// the journal.
+/// Check `create`'s simple options (timeout, scrollback, label, role, environment names);
+/// the environment to give the shell.
+fn checked_options(p: &Params) -> Result<std::collections::BTreeMap<String, String>> {
+    ready_timeout_ms(p)?;
+    if let Some(n) = p.scrollback
+        && n as usize > crate::api::MAX_SCROLLBACK
+    {
+        return Err(Error::invalid(format!(
+            "scrollback {n} is out of range (0-{} lines)",
+            crate::api::MAX_SCROLLBACK
+        )));
+    }
+    if let Some(l) = &p.label {
+        check_label(l)?;
+    }
+    if let Some(role) = &p.owner_role {
+        check_role(role)?;
+    }
+    let env = p.env.clone().unwrap_or_default();
+    if let Some(k) = env
+        .keys()
+        .find(|k| k.is_empty() || k.contains('=') || k.contains('\0'))
+    {
+        return Err(Error::invalid(format!(
+            "environment variable name {k:?} is invalid"
+        )));
+    }
+    Ok(env)
+}
+
+/// Record a started session: its pids, socket and shell in the registry, the event in the
+/// journal, and the state directory in the index of `kpty list --all`.
 fn record_started(
     ctx: &Ctx,
     id: &SessionId,
@@ -193,6 +200,10 @@ fn record_started(
         &ctx.state.registry_events(),
         json!({"event": "session_created", "session_id": id, "shell": ready.shell, "pid": ready.pid, "label": label}),
     );
+    // For `kpty list --all`; best effort: the session is up either way.
+    if let Err(e) = crate::store::index::record(&ctx.state) {
+        tracing::warn!("cannot record the state directory in the index: {e}");
+    }
     Ok(())
 }
 
@@ -285,7 +296,7 @@ fn start(
     let dir = ctx.state.ensure_session_dir(id)?;
     super::sessions::sweep_dead_sockets();
     let socket = crate::store::paths::socket_path(&ctx.state, id)?;
-    let meta = Metadata {
+    Metadata {
         session_id: id.to_string(),
         source: super::kind::LOCAL.into(),
         shell: shell.into(),
@@ -303,8 +314,8 @@ fn start(
         input_filter: input_filter.clone(),
         program: program.clone(),
         ..Default::default()
-    };
-    meta.save(&ctx.state, id)?;
+    }
+    .save(&ctx.state, id)?;
     let spec = HolderSpec {
         session_id: id.to_string(),
         state_dir: ctx.state.path().to_path_buf(),
@@ -325,10 +336,6 @@ fn start(
     };
     let ready = launch::start_holder(ctx, &spec, &dir.join("holder.log"))?;
     record_started(ctx, id, &ready, &socket, p.label.as_deref())?;
-    // For `kpty list --all`; best effort: the session is up either way.
-    if let Err(e) = crate::store::index::record(&ctx.state) {
-        tracing::warn!("cannot record the state directory in the index: {e}");
-    }
     Ok(CreateReply {
         ok: Success,
         session_id: id.to_string(),

@@ -138,24 +138,7 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
             spec.cwd.display()
         )));
     }
-    let (program, kind, launch) = match &spec.program {
-        // A program instead of a shell: its own words, no integration, no rc files.
-        Some(p) => (
-            shell::resolve_program(&p.argv[0])
-                .map_err(|e| spawn_failed(e.message.replacen("shell", "program", 1)))?,
-            ShellKind::Other,
-            shell::Launch {
-                args: p.argv[1..].to_vec(),
-                env: Vec::new(),
-            },
-        ),
-        None => {
-            let kind = ShellKind::detect(&spec.shell);
-            let integ_dir = crate::store::paths::shell_integration_dir()?;
-            let launch = shell::prepare(kind, &integ_dir)?;
-            (shell::resolve_program(&spec.shell)?, kind, launch)
-        }
-    };
+    let (program, kind, launch) = what_to_run(spec)?;
     let mut pty = spawn_shell(spec, &program, &launch)?;
     let listener = bind(&spec.socket)?;
     let shared = Shared::new(
@@ -173,19 +156,7 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         },
         (spec.cols, spec.rows),
     );
-    if let Some(p) = &spec.program {
-        shared.lock().program = Some(program::Lifecycle::running());
-        if let Some((slave, cmd)) = pty.keep.take() {
-            let events = state.session_dir(&id).join("events.jsonl");
-            let r = program::Restarter::new(slave, cmd, p.clone(), state.clone(), events);
-            let _ = shared.restarter.set(r);
-        }
-    }
-    if let Some(f) = &spec.input_filter {
-        let _ = shared.filter.set(filtering::Filter::new(f.build()?));
-        let fl = shared.clone();
-        std::thread::spawn(move || fl.flusher());
-    }
+    equip(&shared, spec, pty.keep.take(), &state, &id)?;
     let r = shared.clone();
     let reader = pty.reader;
     std::thread::spawn(move || r.reader_loop(reader));
@@ -225,6 +196,52 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
     };
     meta.save(&state, &id)?;
     Ok((shared, listener, state, meta))
+}
+
+/// What the session runs: the program's path, its shell family and how to start it. A
+/// program instead of a shell (`--command`) gets its own words, no integration, no rc files.
+fn what_to_run(spec: &HolderSpec) -> Result<(std::path::PathBuf, ShellKind, shell::Launch)> {
+    Ok(match &spec.program {
+        Some(p) => (
+            shell::resolve_program(&p.argv[0])
+                .map_err(|e| spawn_failed(e.message.replacen("shell", "program", 1)))?,
+            ShellKind::Other,
+            shell::Launch {
+                args: p.argv[1..].to_vec(),
+                env: Vec::new(),
+            },
+        ),
+        None => {
+            let kind = ShellKind::detect(&spec.shell);
+            let integ_dir = crate::store::paths::shell_integration_dir()?;
+            let launch = shell::prepare(kind, &integ_dir)?;
+            (shell::resolve_program(&spec.shell)?, kind, launch)
+        }
+    })
+}
+
+/// Give a new session its program lifecycle (and restarter) and its input filter.
+fn equip(
+    shared: &Arc<Shared>,
+    spec: &HolderSpec,
+    keep: Option<(Box<dyn portable_pty::SlavePty + Send>, CommandBuilder)>,
+    state: &StateDir,
+    id: &crate::api::SessionId,
+) -> Result<()> {
+    if let Some(p) = &spec.program {
+        shared.lock().program = Some(program::Lifecycle::running());
+        if let Some((slave, cmd)) = keep {
+            let events = state.session_dir(id).join("events.jsonl");
+            let r = program::Restarter::new(slave, cmd, p.clone(), state.clone(), events);
+            let _ = shared.restarter.set(r);
+        }
+    }
+    if let Some(f) = &spec.input_filter {
+        let _ = shared.filter.set(filtering::Filter::new(f.build()?));
+        let fl = shared.clone();
+        std::thread::spawn(move || fl.flusher());
+    }
+    Ok(())
 }
 
 /// A spawned shell on its PTY.

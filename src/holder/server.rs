@@ -128,23 +128,7 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Answer {
             timeout_ms,
             context,
         } => Reply::ok(shared.read(since, max_bytes, timeout_ms, context)),
-        Request::Talk(t) => {
-            // Progress frames go out on a clone of the connection; a failed write means the
-            // client is gone, and the talk stops waiting for it.
-            let mut out = stream.try_clone().ok();
-            let mut send = |p: &ProgressBody| {
-                let Some(s) = out.as_mut() else { return false };
-                serde_json::to_vec(&Reply::progress(p))
-                    .is_ok_and(|b| frame::write_frame(s, &b).is_ok())
-            };
-            let progress = t.progress_ms.map(|ms| {
-                (
-                    std::time::Duration::from_millis(ms.max(50)),
-                    &mut send as &mut dyn FnMut(&ProgressBody) -> bool,
-                )
-            });
-            result(shared.talk(&t, progress))
-        }
+        Request::Talk(t) => talk(shared, stream, &t),
         Request::Cancel {
             interrupt,
             settle_ms,
@@ -159,6 +143,23 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Answer {
         Request::WaitFor(w) => result(shared.wait_for(&w)),
     };
     reply.into()
+}
+
+/// Run a talk; progress frames go out on a clone of the connection (a failed write means
+/// the client is gone, and the talk stops waiting for it).
+fn talk(shared: &Shared, stream: &UnixStream, t: &crate::proto::TalkRequest) -> Reply {
+    let mut out = stream.try_clone().ok();
+    let mut send = |p: &ProgressBody| {
+        let Some(s) = out.as_mut() else { return false };
+        serde_json::to_vec(&Reply::progress(p)).is_ok_and(|b| frame::write_frame(s, &b).is_ok())
+    };
+    let progress = t.progress_ms.map(|ms| {
+        (
+            std::time::Duration::from_millis(ms.max(50)),
+            &mut send as &mut dyn FnMut(&ProgressBody) -> bool,
+        )
+    });
+    result(shared.talk(t, progress))
 }
 
 /// A request's `op` alone, to tell an unknown request from a malformed known one.

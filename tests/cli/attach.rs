@@ -99,22 +99,34 @@ fn attach_redraws_the_screen_and_types_into_the_shell() {
     );
 }
 
-#[test]
-fn detaching_puts_the_terminal_back_as_it_was() {
-    let env = Env::new();
-    let id = env.create(&[]);
+/// `kpty attach ID` in a terminal, run by a shell that saves `stty -g` before and after it
+/// (see [`modes`]) and then prints its exit code and `done-42`.
+fn attach_between_stty(env: &Env, id: &str) -> Tty {
     let dir = env.dir.path().display().to_string();
     let script = format!(
         "stty -g > '{dir}/before'; kpty attach {id}; echo \"code=$?\"; stty -g > '{dir}/after'; echo done-$((6*7))"
     );
-    let mut tty = Tty::spawn(&env, "/bin/sh", &["-c", &script], (100, 30), true);
+    let mut tty = Tty::spawn(env, "/bin/sh", &["-c", &script], (100, 30), true);
     tty.expect("attached to");
+    tty
+}
+
+/// The terminal's modes before and after `kpty attach` ([`attach_between_stty`]).
+fn modes(env: &Env) -> (String, String) {
+    let read = |f: &str| std::fs::read_to_string(env.dir.path().join(f)).expect("stty -g saved");
+    (read("before"), read("after"))
+}
+
+#[test]
+fn detaching_puts_the_terminal_back_as_it_was() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let mut tty = attach_between_stty(&env, &id);
     tty.keys(DETACH);
     tty.expect("done-42");
     assert_eq!(tty.exit_code(), 0);
     assert!(tty.seen().contains("code=0"), "{:?}", tty.seen());
-    let before = std::fs::read_to_string(format!("{dir}/before")).expect("before");
-    let after = std::fs::read_to_string(format!("{dir}/after")).expect("after");
+    let (before, after) = modes(&env);
     assert_eq!(before, after, "terminal modes restored");
 }
 
@@ -137,33 +149,26 @@ fn attach_pid_under(shell: u32) -> u32 {
 fn sigterm_and_a_dead_holder_also_put_the_terminal_back() {
     let env = Env::new();
     let id = env.create(&[]);
-    let dir = env.dir.path().display().to_string();
-    let script = format!(
-        "stty -g > '{dir}/before'; kpty attach {id}; echo \"code=$?\"; stty -g > '{dir}/after'; echo done-$((6*7))"
-    );
-    let mut tty = Tty::spawn(&env, "/bin/sh", &["-c", &script], (100, 30), true);
-    tty.expect("attached to");
+    let mut tty = attach_between_stty(&env, &id);
     let pid = attach_pid_under(tty.pid());
     let _ = std::process::Command::new("kill")
         .args(["-TERM", &pid.to_string()])
         .status();
     tty.expect("done-42");
     assert!(tty.seen().contains("code=143"), "{:?}", tty.seen());
-    let before = std::fs::read_to_string(format!("{dir}/before")).expect("before");
-    let after = std::fs::read_to_string(format!("{dir}/after")).expect("after");
+    let (before, after) = modes(&env);
     assert_eq!(before, after, "terminal modes restored after SIGTERM");
 
     // The holder dies under an attached client.
-    let mut tty = Tty::spawn(&env, "/bin/sh", &["-c", &script], (100, 30), true);
-    tty.expect("attached to");
+    let mut tty = attach_between_stty(&env, &id);
     let holder = env.entry(&id)["holder_pid"].as_u64().expect("holder pid");
     kill_9(holder);
     tty.expect("done-42");
     assert!(tty.seen().contains("code=118"), "{:?}", tty.seen());
     assert!(tty.seen().contains("holder went away"), "{:?}", tty.seen());
-    let after = std::fs::read_to_string(format!("{dir}/after")).expect("after");
     assert_eq!(
-        before, after,
+        modes(&env),
+        (before.clone(), before),
         "terminal modes restored after the holder died"
     );
 }
