@@ -204,7 +204,7 @@ impl Shared {
         self.apply_size()
     }
 
-    /// Give the terminal the size in force ([`super::attach::effective_size`]) when it has
+    /// Give the terminal the size in force (the smallest attached client's, else the set one) when it has
     /// another.
     pub fn apply_size(&self) -> Result<()> {
         let _one_at_a_time = self.sizing.lock().unwrap_or_else(|p| p.into_inner());
