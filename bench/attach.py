@@ -29,6 +29,48 @@ def kpty(*args, check=True):
     return subprocess.run([KPTY, *args], env=ENV, capture_output=True, text=True, check=check)
 
 
+class Drainer:
+    """One thread reading every drained client's terminal (as cheaply as a harness can: one
+    select loop, large reads), so the readers cost little next to what is measured."""
+
+    def __init__(self):
+        self.fds = set()
+        self.lock = threading.Lock()
+        r, self.wake = os.pipe()
+        self.fds.add(r)
+        self.pipe = r
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def add(self, fd):
+        with self.lock:
+            self.fds.add(fd)
+        os.write(self.wake, b"x")
+
+    def discard(self, fd):
+        with self.lock:
+            self.fds.discard(fd)
+        os.write(self.wake, b"x")
+
+    def _run(self):
+        while True:
+            with self.lock:
+                fds = list(self.fds)
+            try:
+                ready, _, _ = select.select(fds, [], [], 1.0)
+            except (OSError, ValueError):
+                continue
+            for fd in ready:
+                try:
+                    if not os.read(fd, 1 << 20) and fd != self.pipe:
+                        raise OSError
+                except OSError:
+                    with self.lock:
+                        self.fds.discard(fd)
+
+
+DRAINER = Drainer()
+
+
 class Client:
     """A program in a PTY of COLS x ROWS; `drain` reads its output on a thread."""
 
@@ -41,15 +83,7 @@ class Client:
         os.kill(self.pid, signal.SIGWINCH)
         self.buf = b""
         if drain:
-            threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self):
-        while True:
-            try:
-                if not os.read(self.fd, 65536):
-                    return
-            except OSError:
-                return
+            DRAINER.add(self.fd)
 
     def until(self, needle, timeout=10.0):
         deadline = time.monotonic() + timeout
@@ -99,6 +133,7 @@ class Client:
         else:
             os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
+        DRAINER.discard(self.fd)
         os.close(self.fd)
 
 

@@ -202,14 +202,16 @@ impl Shared {
     ) -> (MutexGuard<'_, State>, std::result::Result<Completed, Stop>) {
         let mut st = self.lock();
         loop {
+            // A cancel wins over a completion seen in the same look: the Ctrl-C it typed may
+            // have ended the command (and drawn the prompt) before this thread woke up.
+            if st.talk.cancelled() {
+                return (st, Err(Stop::Cancelled));
+            }
             if let Some(d) = st.talk.capture().and_then(|c| detector.check(c)) {
                 return (st, Ok(d));
             }
             if let Some(exit) = st.exit.clone() {
                 return (st, Err(Stop::Exited(exit)));
-            }
-            if st.talk.cancelled() {
-                return (st, Err(Stop::Cancelled));
             }
             let mut wake = deadline;
             // Once the command started, a quiet terminal with a reader waits for input.
