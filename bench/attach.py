@@ -16,6 +16,7 @@ import json, os, pty, select, shutil, signal, statistics, subprocess, sys, tempf
 KPTY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/kpty")
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 30
 SEQ_N = int(os.environ.get("ATTACH_SEQ_N", "2000000"))
+PARTS = os.environ.get("ATTACH_PARTS", "123")  # which of (1) (2) (3) to run
 COLS, ROWS = 120, 30
 
 state = tempfile.mkdtemp(prefix="kpty-bench-attach-")
@@ -160,75 +161,87 @@ def main():
     out = []
     sid = kpty("create", "--label", "bench", "--cols", str(COLS), "--rows", str(ROWS)).stdout.strip()
     try:
-        log("keys")
-        # (1) keystroke to echo
-        subprocess.run(TMUX + ["kill-server"], capture_output=True)
-        subprocess.run(TMUX + ["new-session", "-d", "-s", "b", "-x", str(COLS), "-y", str(ROWS),
-                               "bash --rcfile /dev/null -i"], env=ENV, check=True)
-        subprocess.run(TMUX + ["set", "-g", "status", "off"], check=True)
-        k = Client([KPTY, "attach", sid])
-        k.quiet(500)
-        kt = k.key_latency(RUNS * 4)
-        k.close()
-        t = Client(TMUX + ["attach", "-t", "b"])
-        t.quiet(500)
-        tt = t.key_latency(RUNS * 4)
-        t.close()
-        subprocess.run(TMUX + ["kill-server"], capture_output=True)
-        out.append(f"| keystroke → echo ({len(kt)} keys) | median µs | p90 µs |")
-        out.append("|---|---|---|")
-        out.append(f"| kpty attach | {med(kt):.0f} | {p90(kt):.0f} |")
-        out.append(f"| tmux attach | {med(tt):.0f} | {p90(tt):.0f} |")
-        out.append(f"\nkpty/tmux median ratio: {med(kt) / med(tt):.2f}× (below 1 = faster than tmux).\n")
-
-        log("throughput")
-        # (2) throughput with 0, 1, 5 attached clients
-        rows = []
-        base = None
-        for n in (0, 1, 5):
-            clients = [Client([KPTY, "attach", "-r", sid], drain=True) for _ in range(n)]
-            deadline = time.monotonic() + 10
-            while n and attached(sid) != n:
-                if time.monotonic() > deadline:
-                    raise TimeoutError("clients did not attach")
-                time.sleep(0.05)
-            times = []
-            for _ in range(max(3, RUNS // 6)):
-                t0 = time.perf_counter()
-                kpty("talk", "-s", sid, "-t", "120000", f"seq 1 {SEQ_N} > /dev/tty; echo done")
-                times.append((time.perf_counter() - t0) * 1000)
-            for c in clients:
-                c.close()
-            m = med(times)
-            base = base or m
-            rows.append(f"| {n} | {m:.0f} | {min(times):.0f} | {(m / base - 1) * 100:+.1f} % |")
-        out.append(f"| clients attached | `seq 1 {SEQ_N} > /dev/tty` median ms | min ms | vs 0 clients |")
-        out.append("|---|---|---|---|")
-        out.extend(rows)
-
-        log("stalled")
-        # (3) a stalled client against talk
-        def talk_times():
-            ts = []
-            for _ in range(RUNS):
-                t0 = time.perf_counter()
-                kpty("talk", "-s", sid, "echo hi")
-                ts.append((time.perf_counter() - t0) * 1000)
-            return ts
-        before = talk_times()
-        stalled = Client([KPTY, "attach", sid])  # never read
-        kpty("talk", "-s", sid, "-t", "120000", "seq 1 300000 > /dev/tty; echo filled")
-        during = talk_times()
-        stalled.close()
-        out.append(f"\n| `kpty talk 'echo hi'` ({RUNS} runs) | median ms | p90 ms |")
-        out.append("|---|---|---|")
-        out.append(f"| no client attached | {med(before):.2f} | {p90(before):.2f} |")
-        out.append(f"| one stalled client (buffers full) | {med(during):.2f} | {p90(during):.2f} |")
+        if "1" in PARTS:
+            keys(sid, out)
+        if "2" in PARTS:
+            throughput(sid, out)
+        if "3" in PARTS:
+            stalled_talk(sid, out)
     finally:
         kpty("kill", "--all", check=False)
         subprocess.run(TMUX + ["kill-server"], capture_output=True)
         shutil.rmtree(state, ignore_errors=True)
     print("\n".join(out))
+
+
+def keys(sid, out):
+    """(1) keystroke to echo, kpty attach vs tmux attach."""
+    subprocess.run(TMUX + ["kill-server"], capture_output=True)
+    subprocess.run(TMUX + ["new-session", "-d", "-s", "b", "-x", str(COLS), "-y", str(ROWS),
+                           "bash --rcfile /dev/null -i"], env=ENV, check=True)
+    subprocess.run(TMUX + ["set", "-g", "status", "off"], check=True)
+    k = Client([KPTY, "attach", sid])
+    k.quiet(500)
+    kt = k.key_latency(RUNS * 4)
+    k.close()
+    t = Client(TMUX + ["attach", "-t", "b"])
+    t.quiet(500)
+    tt = t.key_latency(RUNS * 4)
+    t.close()
+    subprocess.run(TMUX + ["kill-server"], capture_output=True)
+    out.append(f"| keystroke → echo ({len(kt)} keys) | median µs | p90 µs |")
+    out.append("|---|---|---|")
+    out.append(f"| kpty attach | {med(kt):.0f} | {p90(kt):.0f} |")
+    out.append(f"| tmux attach | {med(tt):.0f} | {p90(tt):.0f} |")
+    out.append(f"\nkpty/tmux median ratio: {med(kt) / med(tt):.2f}× (below 1 = faster than tmux).\n")
+
+
+
+def throughput(sid, out):
+    """(2) throughput with 0, 1, 5 attached clients."""
+    rows = []
+    base = None
+    for n in (0, 1, 5):
+        clients = [Client([KPTY, "attach", "-r", sid], drain=True) for _ in range(n)]
+        deadline = time.monotonic() + 10
+        while n and attached(sid) != n:
+            if time.monotonic() > deadline:
+                raise TimeoutError("clients did not attach")
+            time.sleep(0.05)
+        times = []
+        for _ in range(max(3, RUNS // 6)):
+            t0 = time.perf_counter()
+            kpty("talk", "-s", sid, "-t", "120000", f"seq 1 {SEQ_N} > /dev/tty; echo done")
+            times.append((time.perf_counter() - t0) * 1000)
+        for c in clients:
+            c.close()
+        m = med(times)
+        base = base or m
+        rows.append(f"| {n} | {m:.0f} | {min(times):.0f} | {(m / base - 1) * 100:+.1f} % |")
+    out.append(f"| clients attached | `seq 1 {SEQ_N} > /dev/tty` median ms | min ms | vs 0 clients |")
+    out.append("|---|---|---|---|")
+    out.extend(rows)
+
+
+
+def stalled_talk(sid, out):
+    """(3) a stalled client against talk."""
+    def talk_times():
+        ts = []
+        for _ in range(RUNS):
+            t0 = time.perf_counter()
+            kpty("talk", "-s", sid, "echo hi")
+            ts.append((time.perf_counter() - t0) * 1000)
+        return ts
+    before = talk_times()
+    stalled = Client([KPTY, "attach", sid])  # never read
+    kpty("talk", "-s", sid, "-t", "120000", "seq 1 300000 > /dev/tty; echo filled")
+    during = talk_times()
+    stalled.close()
+    out.append(f"\n| `kpty talk 'echo hi'` ({RUNS} runs) | median ms | p90 ms |")
+    out.append("|---|---|---|")
+    out.append(f"| no client attached | {med(before):.2f} | {p90(before):.2f} |")
+    out.append(f"| one stalled client (buffers full) | {med(during):.2f} | {p90(during):.2f} |")
 
 
 main()
