@@ -116,7 +116,9 @@ impl Shared {
     /// Send output from `offset` on as it arrives; end after the shell's exit is sent.
     fn pump(&self, out: &mut UnixStream, mut offset: u64, gone: &AtomicBool) -> io::Result<()> {
         let mut st = self.lock();
-        let mut last_sent = Instant::now() - GATHER;
+        let mut last_sent = Instant::now()
+            .checked_sub(GATHER)
+            .unwrap_or_else(Instant::now);
         loop {
             if gone.load(Ordering::Acquire) {
                 return Ok(());
