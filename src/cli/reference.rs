@@ -203,6 +203,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         "kpty read -s build --follow",
         "watch its output (raw, colours and all)",
     ),
+    (
+        "kpty attach build",
+        "sit down at the session yourself: its screen, your keys; Ctrl-\\ detaches",
+    ),
     ("kpty list", "sessions: running / exited(code) / dead"),
     (
         "kpty resize -s build --cols 200 --rows 50",
