@@ -51,7 +51,7 @@ pub fn filter(p: &Params) -> Result<Option<FilterSpec>> {
     let on = match p.input_filter {
         Some(false) if !sequences.is_empty() => {
             return Err(Error::invalid(
-                "block_sequences need the input filter: drop input_filter=false (--no-input-filter)",
+                "block_sequences need the input filter: drop input_filter=false",
             ));
         }
         Some(on) => on,

@@ -84,7 +84,7 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
         return Err(Error::invalid(format!(
             "session {} runs a program ({:?}), not a shell: talk needs a shell's prompt to tell \
              when a command is done. Type into it with send_line or send_keys and wait for its \
-             answer with wait_for (kpty send-line, send-keys, wait-for)",
+             answer with wait_for",
             entry.session_id, prog.command
         ))
         .with_details(
