@@ -14,6 +14,11 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// Output quiet this long after a program exited means the reader has taken in its last.
+const SETTLE_QUIET: Duration = Duration::from_millis(30);
+/// The longest wait for that quiet.
+const SETTLE_MAX: Duration = Duration::from_millis(300);
+
 /// A restart delay never grows past this through back-off.
 pub const BACKOFF_CAP_MS: u64 = 30_000;
 /// A program that ran at least this long before exiting is restarted after the configured
@@ -141,6 +146,7 @@ impl Shared {
             lc.state = "restarting";
             delay
         };
+        self.settle_output();
         let text = exited_notice(info.code) + &restarting_notice(delay);
         self.ingest(text.as_bytes());
         r.record(json!({"event": "process_exited", "exit_code": info.code, "exit_signal": info.signal, "restarting_in_ms": delay}));
@@ -183,6 +189,23 @@ impl Shared {
                 self.ingest(text.as_bytes());
                 None
             }
+        }
+    }
+
+    /// Let the reader take in what the program printed last before a notice goes after it:
+    /// the program has exited, so its output is already in the terminal; wait until none has
+    /// come for [`SETTLE_QUIET`] (at most [`SETTLE_MAX`]). With the slave side kept open for
+    /// restarts no EOF marks its end.
+    fn settle_output(&self) {
+        let deadline = Instant::now() + SETTLE_MAX;
+        let mut st = self.lock();
+        loop {
+            let quiet_at = st.last_output + SETTLE_QUIET;
+            let now = Instant::now();
+            if now >= quiet_at || now >= deadline {
+                return;
+            }
+            st = self.wait_until(st, quiet_at.min(deadline)).0;
         }
     }
 

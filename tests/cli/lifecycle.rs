@@ -53,6 +53,9 @@ fn auto_restart_restarts_with_notices_and_backs_off() {
         out.contains("\x1b[2m[process exited (code 3)]\x1b[0m\r\n"),
         "{out:?}"
     );
+    // Each run's output comes before the notice of its exit.
+    let first_notice = out.find("[process exited").expect("a notice");
+    assert!(out[..first_notice].contains("run"), "{out:?}");
     // Quick exits double the delay: 50, 100, 200 …
     for ms in [50, 100, 200] {
         assert!(
