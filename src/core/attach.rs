@@ -1,12 +1,11 @@
 //! `attach`: open a person's stream to a session's terminal. The core finds (or makes) the
 //! session and connects; the front end owns the terminal (raw mode, keys, the detach key).
 
-use super::{Ctx, create, sessions};
+use super::{Ctx, sessions};
 use crate::api::Params;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::attach::{AttachBody, AttachRequest};
 use crate::proto::{Request, client};
-use crate::store::{Registry, RegistryEntry};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
@@ -38,7 +37,7 @@ pub enum Target<'a> {
 pub fn open(ctx: &Ctx, target: Target<'_>, req: &AttachRequest) -> Result<Attachment> {
     let e = match target {
         Target::Named(p) => sessions::target(ctx, p, true)?,
-        Target::CreateLabel(label) => labelled_or_new(ctx, label)?,
+        Target::CreateLabel(label) => sessions::ensure_labelled(ctx, label, "session_replaced")?,
     };
     if !super::kind::is_local(&e) {
         return Err(Error::invalid(format!(
@@ -75,30 +74,4 @@ pub fn open(ctx: &Ctx, target: Target<'_>, req: &AttachRequest) -> Result<Attach
         label: e.label,
         body,
     })
-}
-
-/// The live session labelled `label`, or a new one with that label (an ended one of that
-/// label is forgotten first).
-fn labelled_or_new(ctx: &Ctx, label: &str) -> Result<RegistryEntry> {
-    let reg = Registry::load(&ctx.state)?;
-    if let Some(e) = reg
-        .sessions
-        .values()
-        .find(|e| e.label.as_deref() == Some(label))
-    {
-        let e = sessions::checked(ctx, e.clone())?;
-        match sessions::probe(ctx, &e) {
-            // An ended session keeps its label until it is forgotten: make way for the new one.
-            sessions::Liveness::Dead | sessions::Liveness::Exited { .. } => {
-                super::control::forget(ctx, &e, "session_replaced")?;
-            }
-            _ => return Ok(e),
-        }
-    }
-    let p = Params {
-        label: Some(label.to_string()),
-        ..Default::default()
-    };
-    let id = create::create(ctx, &p)?.session_id;
-    sessions::resolve(ctx, &id)
 }

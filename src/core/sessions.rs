@@ -181,35 +181,44 @@ pub fn default_session(ctx: &Ctx, create: bool) -> Result<RegistryEntry> {
 }
 
 fn find_default(ctx: &Ctx) -> Result<Option<RegistryEntry>> {
+    find_labelled(ctx, DEFAULT_LABEL)
+}
+
+fn find_labelled(ctx: &Ctx, label: &str) -> Result<Option<RegistryEntry>> {
     let reg = Registry::load(&ctx.state)?;
     Ok(reg
         .sessions
         .values()
-        .find(|e| e.label.as_deref() == Some(DEFAULT_LABEL))
+        .find(|e| e.label.as_deref() == Some(label))
         .cloned())
 }
 
 /// Under the default-session lock: keep the current default if it runs, else forget it and
 /// create a new one.
 pub fn replace_default(ctx: &Ctx) -> Result<RegistryEntry> {
-    // Held while a default session starts (up to its ready timeout): wait that long and more.
+    ensure_labelled(ctx, DEFAULT_LABEL, "default_replaced")
+}
+
+/// The live session labelled `label`, or a new one with that label (an ended one is forgotten
+/// first, recorded as `event`). Made under the default-session lock, so concurrent callers
+/// share one session (`talk`'s default session, `attach --create LABEL`).
+pub fn ensure_labelled(ctx: &Ctx, label: &str, event: &str) -> Result<RegistryEntry> {
+    // Held while a session starts (up to its ready timeout): wait that long and more.
     let wait = Duration::from_millis(super::config::ready_timeout_ms())
         + crate::store::lock::default_wait();
     let _lock = crate::store::lock::exclusive(&ctx.state, &ctx.state.default_lock(), wait)?;
-    if let Some(e) = find_default(ctx)? {
+    if let Some(e) = find_labelled(ctx, label)? {
         match probe(ctx, &e) {
             // Reachable (perhaps because another caller replaced the stale one meanwhile).
             Liveness::Running(_) | Liveness::Unresponsive(_) | Liveness::Registered => {
                 return Ok(e);
             }
             Liveness::Starting => return checked(ctx, e),
-            Liveness::Dead | Liveness::Exited { .. } => {
-                super::control::forget(ctx, &e, "default_replaced")?
-            }
+            Liveness::Dead | Liveness::Exited { .. } => super::control::forget(ctx, &e, event)?,
         }
     }
     let p = crate::api::Params {
-        label: Some(DEFAULT_LABEL.into()),
+        label: Some(label.into()),
         ..Default::default()
     };
     let id = super::create::create(ctx, &p)?.session_id;
@@ -217,7 +226,7 @@ pub fn replace_default(ctx: &Ctx) -> Result<RegistryEntry> {
     reg.sessions
         .get(&id)
         .cloned()
-        .ok_or_else(|| Error::internal("the new default session is not in the registry"))
+        .ok_or_else(|| Error::internal(format!("the new session {id} is not in the registry")))
 }
 
 /// True when `err` says the holder could not be reached at all (nothing was typed).

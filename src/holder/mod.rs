@@ -203,8 +203,7 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
 fn what_to_run(spec: &HolderSpec) -> Result<(std::path::PathBuf, ShellKind, shell::Launch)> {
     Ok(match &spec.program {
         Some(p) => (
-            shell::resolve_program(&p.argv[0])
-                .map_err(|e| spawn_failed(e.message.replacen("shell", "program", 1)))?,
+            shell::resolve_program(&p.argv[0], "program")?,
             ShellKind::Other,
             shell::Launch {
                 args: p.argv[1..].to_vec(),
@@ -215,7 +214,7 @@ fn what_to_run(spec: &HolderSpec) -> Result<(std::path::PathBuf, ShellKind, shel
             let kind = ShellKind::detect(&spec.shell);
             let integ_dir = crate::store::paths::shell_integration_dir()?;
             let launch = shell::prepare(kind, &integ_dir)?;
-            (shell::resolve_program(&spec.shell)?, kind, launch)
+            (shell::resolve_program(&spec.shell, "shell")?, kind, launch)
         }
     })
 }

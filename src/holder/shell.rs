@@ -308,11 +308,12 @@ pub fn has_line_editor(program: &Path) -> bool {
     !matches!(name.as_str(), "dash" | "posh")
 }
 
-/// Find `program` on PATH (or check it when it names a path).
-pub fn resolve_program(program: &str) -> Result<PathBuf> {
+/// Find `program` on PATH (or check it when it names a path); `what` names it in errors
+/// (`shell`, `program`).
+pub fn resolve_program(program: &str, what: &str) -> Result<PathBuf> {
     let fail = |why: String| Error::new(ErrorCode::PtySpawnFailed, why);
     if program.is_empty() {
-        return Err(fail("the shell is empty".into()));
+        return Err(fail(format!("the {what} is empty")));
     }
     let is_exec = |p: &Path| {
         use std::os::unix::fs::PermissionsExt;
@@ -325,16 +326,16 @@ pub fn resolve_program(program: &str) -> Result<PathBuf> {
         return if is_exec(&p) {
             Ok(p)
         } else if p.exists() {
-            Err(fail(format!("shell {program} is not an executable file")))
+            Err(fail(format!("{what} {program} is not an executable file")))
         } else {
-            Err(fail(format!("shell {program} does not exist")))
+            Err(fail(format!("{what} {program} does not exist")))
         };
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|d| d.join(program))
         .find(|p| is_exec(p))
-        .ok_or_else(|| fail(format!("shell {program:?} was not found on PATH")))
+        .ok_or_else(|| fail(format!("{what} {program:?} was not found on PATH")))
 }
 
 #[cfg(test)]
