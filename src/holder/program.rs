@@ -90,11 +90,35 @@ impl Restarter {
     }
 }
 
+/// Where a program is in its lifecycle (seed 002 Table 8-1; `exited` lasts only until the
+/// holder decides between a restart and the end).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Phase {
+    /// The program runs.
+    #[default]
+    Running,
+    /// It exited and waits its restart delay.
+    Restarting,
+    /// It exited for good.
+    Dead,
+}
+
+impl Phase {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Running => "running",
+            Phase::Restarting => "restarting",
+            Phase::Dead => "dead",
+        }
+    }
+}
+
 /// A program's lifecycle as the holder tracks it.
 #[derive(Debug, Clone, Default)]
 pub struct Lifecycle {
-    /// `running`, `exited`, `restarting` or `dead`.
-    pub state: &'static str,
+    /// Where it is.
+    pub phase: Phase,
     /// Restarts so far.
     pub restarts: u32,
     /// How it last ended.
@@ -106,16 +130,13 @@ pub struct Lifecycle {
 impl Lifecycle {
     /// A program just started.
     pub fn running() -> Self {
-        Self {
-            state: "running",
-            ..Self::default()
-        }
+        Self::default()
     }
 
     /// As `status`, `list` and `metadata.json` show it.
     pub fn status(&self) -> ProcessStatus {
         ProcessStatus {
-            state: self.state.to_string(),
+            state: self.phase.as_str().to_string(),
             restart_count: self.restarts,
             last_exit_code: self.last_exit.as_ref().map(|e| e.code),
             last_exit_signal: self.last_exit.as_ref().and_then(|e| e.signal.clone()),
@@ -143,7 +164,7 @@ impl Shared {
             let delay = next_delay(r.spec.restart_delay_ms, lc.delay_ms, ran_for);
             lc.delay_ms = Some(delay);
             lc.last_exit = Some(info.clone());
-            lc.state = "restarting";
+            lc.phase = Phase::Restarting;
             delay
         };
         self.settle_output();
@@ -168,7 +189,7 @@ impl Shared {
                     st.dirty = true;
                     let lc = st.program.get_or_insert_with(Lifecycle::running);
                     lc.restarts += 1;
-                    lc.state = "running";
+                    lc.phase = Phase::Running;
                     lc.restarts
                 };
                 self.notify();
@@ -209,20 +230,22 @@ impl Shared {
         }
     }
 
-    /// A program session that ends (no restart): the exit notice, and the state `dead`.
+    /// A program session that ends: the state `dead`, and the exit notice unless it was
+    /// given already (killed while waiting to restart).
     pub(super) fn program_ended(&self, info: &ExitInfo) {
-        let is_program = {
+        let announce = {
             let mut st = self.lock();
             match st.program.as_mut() {
                 Some(lc) => {
-                    lc.state = "dead";
+                    let announced = lc.phase == Phase::Restarting;
+                    lc.phase = Phase::Dead;
                     lc.last_exit = Some(info.clone());
-                    true
+                    !announced
                 }
                 None => false,
             }
         };
-        if is_program {
+        if announce {
             self.ingest(exited_notice(info.code).as_bytes());
             if let Some(r) = self.restarter.get() {
                 r.record(json!({"event": "process_exited", "exit_code": info.code, "exit_signal": info.signal}));

@@ -251,7 +251,9 @@ impl Shared {
         let restarting = {
             let mut st = self.lock();
             st.killed = true;
-            st.program.as_ref().is_some_and(|p| p.state == "restarting")
+            st.program
+                .as_ref()
+                .is_some_and(|p| p.phase == super::program::Phase::Restarting)
         };
         // A program waiting to be restarted ends now; its old pid is not signalled (it was
         // reaped and may belong to another process by now).

@@ -74,6 +74,18 @@ fn auto_restart_restarts_with_notices_and_backs_off() {
     let killed = env.ok_json(&["kill", &id]);
     assert_eq!(killed["killed"], true, "{killed}");
     assert_eq!(env.ok_json(&["list"])["count"], 0);
+    // Every exit is announced once, with its restart notice (the last one too: the kill came
+    // during its delay), in the saved buffer and in the trail.
+    let dir = env.state().join("sessions").join(&id);
+    let saved = std::fs::read_to_string(dir.join("buffer.txt")).expect("buffer.txt");
+    let exits = saved.matches("[process exited").count();
+    assert_eq!(exits, saved.matches("[restarting in").count(), "{saved:?}");
+    let events = std::fs::read_to_string(dir.join("events.jsonl")).expect("events");
+    assert_eq!(
+        events.matches("\"process_exited\"").count(),
+        exits,
+        "{events}"
+    );
 }
 
 #[test]
