@@ -44,7 +44,7 @@ pub fn kill(ctx: &Ctx, p: &Params) -> Result<KillReply> {
             ));
         }
     };
-    let e = sessions::checked(ctx, e)?;
+    // (Both lookups above wait for a session still starting.)
     let before = sessions::probe(ctx, &e);
     let mut body = KillBody::default();
     match &before {
@@ -75,7 +75,7 @@ pub fn kill(ctx: &Ctx, p: &Params) -> Result<KillReply> {
             };
         }
         sessions::Liveness::Dead | sessions::Liveness::Registered => {}
-        // Still starting after the wait `resolve` gives it: its `create` owns it for now.
+        // Started again by another `create` since (a label reused): its `create` owns it.
         sessions::Liveness::Starting => {
             return Err(Error::new(
                 crate::error::ErrorCode::PtyBusy,
