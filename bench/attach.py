@@ -5,7 +5,8 @@ terminal). Prints a Markdown report.
   (1) keystroke-to-echo latency: one key typed at bash's prompt through `kpty attach` and
       through `tmux attach`, timed until the key comes back on the client's terminal; medians.
   (2) output throughput: `seq 1 N > /dev/tty` in a session with 0, 1 and 5 attached clients
-      (each drained by a reader), timed as a whole `kpty talk`; medians.
+      (each drained by a reader), and with 5 `kpty read --follow` followers in pipes, timed
+      as a whole `kpty talk`; medians.
   (3) a stalled client (its terminal never read, its buffers full) against `kpty talk 'echo hi'`
       in the same session; medians with and without it.
 
@@ -197,17 +198,38 @@ def keys(sid, out):
 
 
 
+class Follower:
+    """`kpty read --follow` into a pipe drained by the harness (every byte, as a script gets)."""
+
+    def __init__(self, sid):
+        self.p = subprocess.Popen([KPTY, "read", "-s", sid, "--follow"], env=ENV,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        DRAINER.add(self.p.stdout.fileno())
+
+    def close(self):
+        self.p.terminate()
+        self.p.wait(10)
+        DRAINER.discard(self.p.stdout.fileno())
+        self.p.stdout.close()
+
+
 def throughput(sid, out):
-    """(2) throughput with 0, 1, 5 attached clients."""
+    """(2) throughput with 0, 1, 5 attached clients, and with 5 `read --follow` followers."""
     rows = []
     base = None
-    for n in (0, 1, 5):
-        clients = [Client([KPTY, "attach", "-r", sid], drain=True) for _ in range(n)]
-        deadline = time.monotonic() + 10
-        while n and attached(sid) != n:
-            if time.monotonic() > deadline:
-                raise TimeoutError("clients did not attach")
-            time.sleep(0.05)
+    for n, kind in ((0, "attach"), (1, "attach"), (5, "attach"), (5, "follow")):
+        if kind == "attach":
+            clients = [Client([KPTY, "attach", "-r", sid], drain=True) for _ in range(n)]
+            deadline = time.monotonic() + 10
+            while n and attached(sid) != n:
+                if time.monotonic() > deadline:
+                    raise TimeoutError("clients did not attach")
+                time.sleep(0.05)
+            label = str(n)
+        else:
+            clients = [Follower(sid) for _ in range(n)]
+            kpty("talk", "-s", sid, "echo warm")  # (the followers start meanwhile)
+            label = f"{n} `read --follow` (not attached)"
         times = []
         for _ in range(max(3, RUNS // 6)):
             t0 = time.perf_counter()
@@ -217,7 +239,7 @@ def throughput(sid, out):
             c.close()
         m = med(times)
         base = base or m
-        rows.append(f"| {n} | {m:.0f} | {min(times):.0f} | {(m / base - 1) * 100:+.1f} % |")
+        rows.append(f"| {label} | {m:.0f} | {min(times):.0f} | {(m / base - 1) * 100:+.1f} % |")
     out.append(f"| clients attached | `seq 1 {SEQ_N} > /dev/tty` median ms | min ms | vs 0 clients |")
     out.append("|---|---|---|---|")
     out.extend(rows)

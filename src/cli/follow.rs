@@ -18,6 +18,9 @@ pub fn follow(ctx: &Ctx, p: Params, json: bool) -> Result<i32> {
                 Err(e) => super::render::print_error(&e),
             }
         } else {
+            if let Some(n) = r.dropped.filter(|n| *n > 0) {
+                eprintln!("{}", missed(n));
+            }
             out(r.output.as_bytes());
         }
     };
@@ -25,6 +28,15 @@ pub fn follow(ctx: &Ctx, p: Params, json: bool) -> Result<i32> {
         eprintln!("{GONE}");
     }
     Ok(0)
+}
+
+/// Said on stderr (before the output that follows the gap) when the follower fell so far
+/// behind that output it had not taken left the session's buffer.
+fn missed(n: u64) -> String {
+    format!(
+        "kpty: {n} bytes of output were missed here (this follower fell behind the session's \
+         buffer; a larger KURORYUU_PTY_BUFFER_SIZE keeps more)"
+    )
 }
 
 /// Said on stderr when the session followed was killed: the end of the stream, not an error.

@@ -41,13 +41,39 @@ pub fn watch(ctx: &Ctx, p: Params) -> Result<i32> {
     } else {
         ""
     };
-    // The offset is taken before each draw, so output during the draw wakes the next wait.
-    let mut since = reader(None, 0)?.next_offset.unwrap_or(0);
-    loop {
-        let Some(v) = still_there(core::term::term_read(ctx, &view))? else {
-            return Ok(0);
+    let draw = || -> Result<bool> {
+        let v = match core::term::term_read(ctx, &view) {
+            // The shell ended between the output that woke this draw and the draw: the
+            // watch is over, as when the stream says so.
+            Err(e) if e.code == crate::error::ErrorCode::PtyProcessExited => return Ok(false),
+            r => r,
+        };
+        let Some(v) = still_there(v)? else {
+            return Ok(false);
         };
         out(format!("{clear}{}\n{}\n", screen_head(&v), v.text).as_bytes());
+        Ok(true)
+    };
+    // The offset is taken before each draw, so output during the draw wakes the next wait.
+    let first = reader(None, 0)?;
+    let since = first.next_offset.unwrap_or(0);
+    let local = match core::sessions::resolve(ctx, &first.session_id) {
+        Ok(e) if core::kind::is_local(&e) => Some(e),
+        _ => None,
+    };
+    let since = match local {
+        Some(e) => match streamed(ctx, &e, since, &draw)? {
+            Watched::Over => return Ok(0),
+            Watched::Broken { at } => at,
+        },
+        None => since,
+    };
+    // A bridged session, or a holder older than the stream: wait with reads.
+    let mut since = since;
+    loop {
+        if !draw()? {
+            return Ok(0);
+        }
         loop {
             let Some(r) = still_there(reader(Some(since), 60_000))? else {
                 return Ok(0);
@@ -60,6 +86,68 @@ pub fn watch(ctx: &Ctx, p: Params) -> Result<i32> {
                 // Redraw from the newest state: skip straight to the current end.
                 since = reader(None, 0)?.next_offset.unwrap_or(next).max(next);
                 break;
+            }
+        }
+    }
+}
+
+/// How a streamed watch ended.
+enum Watched {
+    /// The shell ended, the session went, or the terminal was closed.
+    Over,
+    /// The stream broke off at offset `at` (the holder does not know it, or it died).
+    Broken { at: u64 },
+}
+
+/// Draw, then again each time the holder's follow stream ([`core::follow::stream`], offsets
+/// only) says the output moved on; pieces that arrive during a draw are taken together, so a
+/// flood costs one draw per draw's time, never a queue of them.
+fn streamed(
+    ctx: &Ctx,
+    e: &crate::store::RegistryEntry,
+    since: u64,
+    draw: &dyn Fn() -> Result<bool>,
+) -> Result<Watched> {
+    let (tx, rx) = std::sync::mpsc::channel::<(u64, bool)>();
+    // Not a scoped thread: a watch that ends on its own (a failed draw) must not wait for
+    // the stream's next heartbeat.
+    let (ctx, e) = (ctx.clone(), e.clone());
+    let follower = std::thread::spawn(move || {
+        let opts = core::follow::Stream {
+            offsets_only: true,
+            strip_ansi: false,
+            max_bytes: 1,
+            wait_ms: 60_000,
+        };
+        let mut emit = |r: &crate::api::reply::ReadReply| {
+            let _ = tx.send((r.next_offset.unwrap_or(since), r.session_alive));
+        };
+        core::follow::stream(&ctx, &e, since, &opts, &mut emit)
+    });
+    let mut drawn = since;
+    loop {
+        if !draw()? {
+            return Ok(Watched::Over);
+        }
+        let mut moved = None;
+        while moved.is_none() {
+            let Ok(first) = rx.recv() else { break };
+            let (end, alive) = rx.try_iter().fold(first, |_, u| u);
+            if !alive {
+                return Ok(Watched::Over);
+            }
+            moved = (end > drawn).then_some(end);
+        }
+        match moved {
+            Some(end) => drawn = end,
+            // The stream ended: how, its thread says.
+            None => {
+                return match follower.join() {
+                    Ok(Ok(core::follow::Streamed::Broken { at })) => Ok(Watched::Broken { at }),
+                    Ok(Ok(core::follow::Streamed::Ended)) => Ok(Watched::Over),
+                    Ok(Err(err)) => Err(err),
+                    Err(_) => Err(crate::error::Error::internal("the watch's follower failed")),
+                };
             }
         }
     }

@@ -191,6 +191,17 @@ fn read_local(
         }
         Err(err) => return Err(err),
     };
+    Ok(read_reply(ctx, &e.session_id, body, strip_ansi))
+}
+
+/// A holder's `Read` body as the `read` reply: ANSI stripped when asked, redacted (with the
+/// window's context) on a redacting channel.
+pub(super) fn read_reply(
+    ctx: &Ctx,
+    session_id: &str,
+    body: ReadBody,
+    strip_ansi: bool,
+) -> ReadReply {
     let strip = |t: String| {
         if strip_ansi {
             crate::text::strip_ansi(t.as_bytes())
@@ -207,9 +218,9 @@ fn read_local(
     } else {
         output
     };
-    Ok(ReadReply {
+    ReadReply {
         ok: Success,
-        session_id: e.session_id.clone(),
+        session_id: session_id.to_string(),
         output,
         bytes_read: body.bytes_read as u64,
         session_alive: body.alive,
@@ -219,7 +230,7 @@ fn read_local(
         exit_code: body.exit_code,
         screen: Some(body.screen.map(wire::screen)),
         terminal_state: Some(wire::terminal_state_opt(body.terminal_state)),
-    })
+    }
 }
 
 /// Everything a local session prints during the next `min(timeout_ms, window_max_ms)` ms (a

@@ -4,6 +4,8 @@
 //! like any other waiter; the reader thread never waits for a client. A client that falls
 //! more than [`MAX_LAG`] bytes behind (or behind what the ring still holds) is resynchronised:
 //! told how many bytes it missed and sent a redraw of the screen model, then carries on live.
+//! During a flood a client is likewise shown the screen (at most ~60 redraws a second) rather
+//! than every byte, as tmux does ([`Pace`]).
 //! Input from every client is typed in arrival order, merged with every other writer. The
 //! terminal takes the smallest attached client's size, and the size `create`/`resize` set
 //! once the last one leaves.
@@ -24,11 +26,69 @@ const CHUNK: usize = 256 * 1024;
 /// How long a client's output loop sleeps at most before looking at its state again.
 const RECHECK: Duration = Duration::from_secs(1);
 /// Output arriving this soon after the last frame is gathered for up to this long (or until
-/// [`GATHER_BYTES`] wait), so a flood goes out in few large frames while a lone keystroke's
-/// echo goes out at once.
+/// [`GATHER_BYTES`] wait), so a busy program's output goes out in few large frames while a
+/// lone keystroke's echo goes out at once.
 const GATHER: Duration = Duration::from_millis(2);
 /// Enough output to send without gathering more.
 const GATHER_BYTES: u64 = 32 * 1024;
+/// Output faster than this (bytes a second) at two sends in a row is a flood, far beyond
+/// what a person reads: the client is shown the screen instead of every byte (see [`Pace`]).
+const FLOOD_RATE: u64 = 4 << 20;
+/// Below this many bytes waiting, output is never a flood (a short burst goes out whole).
+const FLOOD_BYTES: u64 = 8 * 1024;
+/// During a flood the client's screen is redrawn at most this often (about 60 a second).
+const REFRESH: Duration = Duration::from_millis(16);
+
+/// One client's pacing: when to send, and whether to send bytes or the screen.
+///
+/// As tmux does for its clients, a client is not sent every byte of a flood (`seq 1 2000000`,
+/// `cat` of a big file): after two sends in a row each found output arriving faster than
+/// [`FLOOD_RATE`], it is sent a redraw of the screen at most every [`REFRESH`] (told how many
+/// bytes it skipped) until the output slows down again, when bytes flow again from the
+/// redraw's offset. What the person sees is the same; the cost of a flood to every attached
+/// client (and its terminal) is bounded by the refresh rate, not by the output's size.
+struct Pace {
+    last_sent: Instant,
+    /// The previous send found output arriving faster than [`FLOOD_RATE`].
+    was_fast: bool,
+    /// Redrawing instead of forwarding bytes.
+    flood: bool,
+}
+
+impl Pace {
+    fn new() -> Self {
+        Pace {
+            last_sent: Instant::now()
+                .checked_sub(REFRESH)
+                .unwrap_or_else(Instant::now),
+            was_fast: false,
+            flood: false,
+        }
+    }
+
+    /// With `waiting` bytes not yet sent: `Some(until)` to gather more first, `None` to send
+    /// now.
+    fn hold(&self, waiting: u64) -> Option<Instant> {
+        let until = self.last_sent + if self.flood { REFRESH } else { GATHER };
+        let enough = !self.flood && waiting >= GATHER_BYTES;
+        (!enough && Instant::now() < until).then_some(until)
+    }
+
+    /// Whether this send, of `waiting` bytes, is to be a redraw (a flood goes on or starts).
+    fn flooding(&mut self, waiting: u64) -> bool {
+        let since = self.last_sent.elapsed().max(GATHER);
+        let fast = waiting >= FLOOD_BYTES
+            && u128::from(waiting) * 1_000_000 >= u128::from(FLOOD_RATE) * since.as_micros();
+        self.flood = fast && (self.was_fast || self.flood);
+        self.was_fast = fast;
+        self.flood
+    }
+
+    /// A frame went out.
+    fn sent(&mut self) {
+        self.last_sent = Instant::now();
+    }
+}
 
 /// An attached client's terminal size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,30 +176,26 @@ impl Shared {
     /// Send output from `offset` on as it arrives; end after the shell's exit is sent.
     fn pump(&self, out: &mut UnixStream, mut offset: u64, gone: &AtomicBool) -> io::Result<()> {
         let mut st = self.lock();
-        let mut last_sent = Instant::now()
-            .checked_sub(GATHER)
-            .unwrap_or_else(Instant::now);
+        let mut pace = Pace::new();
         loop {
             if gone.load(Ordering::Acquire) {
                 return Ok(());
             }
             let end = st.ring.end();
-            let gather_until = last_sent + GATHER;
             if end > offset
-                && end - offset < GATHER_BYTES
                 && st.exit.is_none()
-                && Instant::now() < gather_until
+                && let Some(until) = pace.hold(end - offset)
             {
                 // A timed wait that output does not cut short (only the shell's end does).
-                st = self.wait_on(&self.ended, st, gather_until).0;
+                st = self.wait_on(&self.ended, st, until).0;
                 continue;
             }
             if end > offset {
-                let frames = if offset < st.ring.start() || end - offset > MAX_LAG {
-                    let missed = end - offset;
+                let lag = end - offset;
+                let frames = if offset < st.ring.start() || lag > MAX_LAG || pace.flooding(lag) {
                     offset = end;
                     vec![
-                        Frame::Event(Event::Resync { missed }),
+                        Frame::Event(Event::Resync { missed: lag }),
                         Frame::Output(st.screen.redraw()),
                     ]
                 } else {
@@ -151,7 +207,7 @@ impl Shared {
                 for f in &frames {
                     attach::write(out, f)?;
                 }
-                last_sent = Instant::now();
+                pace.sent();
                 st = self.lock();
                 continue;
             }
@@ -203,5 +259,62 @@ impl Shared {
         let mut typing = self.lock_typing();
         typing.record(&String::from_utf8_lossy(bytes));
         self.write_local(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pace whose last frame went out `ago`.
+    fn sent_ago(ago: Duration) -> Pace {
+        let mut p = Pace::new();
+        p.last_sent = Instant::now() - ago;
+        p
+    }
+
+    #[test]
+    fn a_lone_burst_goes_out_as_bytes() {
+        // Much output at once after a quiet spell: not a flood (one fast send is a burst).
+        let mut p = sent_ago(Duration::from_secs(5));
+        assert!(!p.flooding(2_000_000));
+        // Output below the flood's floor never is one, however fast.
+        let mut p = sent_ago(GATHER);
+        assert!(!p.flooding(FLOOD_BYTES - 1));
+        assert!(!p.flooding(FLOOD_BYTES - 1));
+    }
+
+    #[test]
+    fn fast_output_at_two_sends_in_a_row_is_a_flood_until_it_slows() {
+        let mut p = sent_ago(GATHER);
+        assert!(
+            !p.flooding(64 << 20),
+            "the first fast send still forwards bytes"
+        );
+        p.sent();
+        assert!(p.flooding(64 << 20), "the second one redraws");
+        p.sent();
+        // While flooding, the client is sent something only every REFRESH.
+        assert!(p.hold(1 << 20).is_some());
+        assert!(p.flooding(64 << 20));
+        // Output slows (a few bytes in a long while): bytes again, gathered briefly only.
+        let mut p = Pace {
+            last_sent: Instant::now() - Duration::from_secs(1),
+            ..p
+        };
+        assert!(!p.flooding(100));
+        p.sent();
+        assert!(p.hold(GATHER_BYTES).is_none(), "enough to send at once");
+    }
+
+    #[test]
+    fn a_keystroke_goes_out_at_once_after_a_quiet_spell() {
+        let p = sent_ago(Duration::from_millis(500));
+        assert!(p.hold(1).is_none());
+        let p = sent_ago(Duration::ZERO);
+        assert!(
+            p.hold(1).is_some(),
+            "output right after a frame is gathered"
+        );
     }
 }

@@ -11,6 +11,7 @@ mod attach;
 mod completion;
 mod decode;
 mod filtering;
+mod follow;
 mod history;
 mod input_wait;
 mod lines;

@@ -131,15 +131,7 @@ impl Shared {
                 break;
             }
         }
-        let (screen, terminal_state) = screen_state(&st, fg);
-        let terminal_state = waiting_state(terminal_state, waiting);
-        ReadBody {
-            exit_code: st.exit.as_ref().map(|e| e.code),
-            screen: Some(screen),
-            terminal_state: Some(terminal_state.into()),
-            ..st.ring
-                .read_body(since, max_bytes, st.exit.is_none(), context)
-        }
+        read_body(&st, since, max_bytes, context, (fg, waiting))
     }
 
     /// `TermRead`: render the screen model (no history replay; cost ∝ lines returned).
@@ -290,6 +282,27 @@ impl Shared {
 
 /// `waiting_input` instead of `running` (or `prompt`) when the foreground job is blocked
 /// reading the terminal (a full-screen program stays `full_screen`).
+/// The `Read` window of `st` from `since` (see [`crate::proto::ring::Ring::read_body`]) with
+/// the session's state; `(foreground, waiting)` as [`screen_state`] and [`waiting_state`]
+/// take them.
+pub(super) fn read_body(
+    st: &State,
+    since: Option<u64>,
+    max_bytes: usize,
+    context: bool,
+    (foreground, waiting): (bool, bool),
+) -> ReadBody {
+    let (screen, terminal_state) = screen_state(st, foreground);
+    let terminal_state = waiting_state(terminal_state, waiting);
+    ReadBody {
+        exit_code: st.exit.as_ref().map(|e| e.code),
+        screen: Some(screen),
+        terminal_state: Some(terminal_state.into()),
+        ..st.ring
+            .read_body(since, max_bytes, st.exit.is_none(), context)
+    }
+}
+
 pub(super) fn waiting_state(state: &'static str, waiting: bool) -> &'static str {
     if waiting && state != "full_screen" {
         super::input_wait::WAITING_INPUT

@@ -193,15 +193,17 @@ impl Screen {
 
     /// Bytes that draw this screen on a terminal of the same size from whatever it showed:
     /// attributes reset, screen cleared, then avt's dump (visible buffers, cursor, colours,
-    /// modes, the alternate screen) and the title.
+    /// modes, the alternate screen) and the title, all inside a synchronized update (DEC
+    /// mode 2026: terminals that know it show the result without flicker, others ignore it).
     pub fn redraw(&self) -> Vec<u8> {
-        let mut out = String::from("\x1b[0m\x1b[?1049l\x1b[H\x1b[2J");
+        let mut out = String::from("\x1b[?2026h\x1b[0m\x1b[?1049l\x1b[H\x1b[2J");
         out.push_str(&self.term.dump());
         if let Some(t) = self.title() {
             out.push_str("\x1b]2;");
             out.extend(t.chars().filter(|c| !c.is_control()));
             out.push('\x07');
         }
+        out.push_str("\x1b[?2026l");
         out.into_bytes()
     }
 

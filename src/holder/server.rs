@@ -28,10 +28,12 @@ pub fn serve(listener: UnixListener, shared: Arc<Shared>) {
     }
 }
 
-/// What a request gets: a reply, or (for `attach`) the connection turned into a stream.
+/// What a request gets: a reply, or (for `attach` and `follow`) the connection turned into a
+/// stream.
 enum Answer {
     Reply(Reply),
     Attach(crate::proto::attach::AttachRequest),
+    Follow(crate::proto::follow::FollowRequest),
 }
 
 impl From<Reply> for Answer {
@@ -55,12 +57,14 @@ fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
         };
         let reply = match answer(&body, &shared, &stream) {
             Answer::Reply(r) => r,
+            // The connection is the client's stream from here on.
             Answer::Attach(req) => {
-                // The connection is the client's stream from here on.
                 shared.attach(stream, &req);
-                shared.lock().open_connections -= 1;
-                shared.notify();
-                return;
+                break;
+            }
+            Answer::Follow(req) => {
+                shared.follow(stream, &req);
+                break;
             }
         };
         let sent = serde_json::to_vec(&reply)
@@ -116,6 +120,7 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Answer {
     };
     let reply = match req {
         Request::Attach(a) => return Answer::Attach(a),
+        Request::Follow(f) => return Answer::Follow(f),
         Request::Status => Reply::ok(shared.status()),
         Request::Write {
             data,
@@ -182,6 +187,7 @@ enum Op {
     TermRead,
     WaitFor,
     Attach,
+    Follow,
     #[serde(other)]
     Unknown,
 }
@@ -210,7 +216,8 @@ mod tests {
             | Request::Cancel { .. }
             | Request::TermRead(_)
             | Request::WaitFor(_)
-            | Request::Attach(_) => {}
+            | Request::Attach(_)
+            | Request::Follow(_) => {}
         }
     }
 
@@ -258,6 +265,13 @@ mod tests {
                 cols: 80,
                 rows: 24,
                 read_only: false,
+            }),
+            Request::Follow(crate::proto::follow::FollowRequest {
+                since: 0,
+                max_bytes: 1,
+                wait_ms: 1,
+                context: false,
+                offsets_only: false,
             }),
         ] {
             let v = serde_json::to_value(&r).unwrap();

@@ -73,41 +73,59 @@ pub fn call_until(
                 )
             })
     };
-    let env = Envelope {
-        v: PROTOCOL_VERSION,
-        req: serde_json::to_value(req).map_err(|e| Error::internal(e.to_string()))?,
-    };
-    let body = serde_json::to_vec(&env).map_err(|e| Error::internal(e.to_string()))?;
     bound(stream)?;
-    frame::write_frame(stream, &body).map_err(|e| io_err("send a request to", e))?;
+    send(stream, req)?;
     loop {
         bound(stream)?;
-        let reply = frame::read_frame(stream).map_err(|e| io_err("read the reply of", e))?.ok_or_else(|| {
+        let reply = next_reply(stream)?.ok_or_else(|| {
             Error::new(
                 ErrorCode::PtyReadFailed,
                 "the session holder closed the connection without replying (it may have just exited)",
-            )
-        })?;
-        let reply: Reply = serde_json::from_slice(&reply).map_err(|e| {
-            Error::new(
-                ErrorCode::PtyReadFailed,
-                format!("malformed reply from the session holder: {e}"),
             )
         })?;
         if reply.progress {
             on_progress(reply.body);
             continue;
         }
-        return if reply.ok {
-            Ok(reply.body)
-        } else {
-            Err(reply.error.unwrap_or_else(|| {
-                Error::new(
-                    ErrorCode::PtyReadFailed,
-                    "the session holder failed without saying why",
-                )
-            }))
-        };
+        return into_result(reply);
+    }
+}
+
+/// Send `req` (bounded by the stream's own timeouts).
+pub fn send(stream: &mut UnixStream, req: &Request) -> Result<()> {
+    let env = Envelope {
+        v: PROTOCOL_VERSION,
+        req: serde_json::to_value(req).map_err(|e| Error::internal(e.to_string()))?,
+    };
+    let body = serde_json::to_vec(&env).map_err(|e| Error::internal(e.to_string()))?;
+    frame::write_frame(stream, &body).map_err(|e| io_err("send a request to", e))
+}
+
+/// The next reply frame on `stream` (bounded by its read timeout); `None` when the holder
+/// closed the connection.
+pub fn next_reply(stream: &mut UnixStream) -> Result<Option<Reply>> {
+    let Some(frame) = frame::read_frame(stream).map_err(|e| io_err("read the reply of", e))? else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&frame).map(Some).map_err(|e| {
+        Error::new(
+            ErrorCode::PtyReadFailed,
+            format!("malformed reply from the session holder: {e}"),
+        )
+    })
+}
+
+/// A reply's body, or the holder's error.
+pub fn into_result(reply: Reply) -> Result<serde_json::Value> {
+    if reply.ok {
+        Ok(reply.body)
+    } else {
+        Err(reply.error.unwrap_or_else(|| {
+            Error::new(
+                ErrorCode::PtyReadFailed,
+                "the session holder failed without saying why",
+            )
+        }))
     }
 }
 

@@ -7,6 +7,7 @@
 
 pub mod attach;
 pub mod client;
+pub mod follow;
 pub mod frame;
 pub mod launch;
 pub mod ring;
@@ -100,6 +101,10 @@ pub enum Request {
     /// the connection carries [`attach::Frame`]s both ways. Older holders answer an "unknown
     /// request" error.
     Attach(attach::AttachRequest),
+    /// Stream the output as it arrives (a [`follow::FollowRequest`]): the connection carries
+    /// one reply frame per piece of output until the shell ends or the client leaves. Older
+    /// holders answer an "unknown request" error.
+    Follow(follow::FollowRequest),
 }
 
 /// The `term_read` request (validated and capped by the core).

@@ -16,6 +16,8 @@
 //!   no session needed, over MCP too.
 //! - `lineedit` — the dangerous-command check on the lines the shell reads after line editing.
 //! - `errors` — error codes and exit codes, parameter checks, dangerous commands, corrupt state.
+//! - `follow` — read/term-read --follow as streaming subscribers: several at once, to the
+//!   last byte, a stalled one holds nothing up and is told what it missed.
 //! - `term` — term-read: tail/viewport/delta, markers, caps, redaction, full-screen state.
 //! - `redact` — secrets on the CLI's channels: `--json` and the audit trail redacted (also
 //!   through small term-read and read windows), opt-outs and human output raw.
@@ -33,6 +35,7 @@ mod attach;
 mod bridge;
 mod cancel;
 mod filter;
+mod follow;
 mod lifecycle;
 mod snapshots;
 mod tty;
