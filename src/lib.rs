@@ -61,25 +61,30 @@ pub fn run() -> i32 {
 }
 
 /// Log to stderr (never stdout: in MCP mode it carries the protocol). The filter comes from
-/// `KPTY_LOG`, else `RUST_LOG`, else `default` (a level: `warn`, `info` …).
+/// `KPTY_LOG`, else `RUST_LOG`, else `default` (a level: `warn`, `info` …, or directives);
+/// `KPTY_LOG_FORMAT=json` writes one JSON object a line (for a service's log collector).
 pub fn init_logging(default: &str) {
     let from_env = ["KPTY_LOG", "RUST_LOG"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
+    let json = std::env::var("KPTY_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json"));
+    let filter = || {
+        tracing_subscriber::EnvFilter::try_from_env("KPTY_LOG")
+            .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default))
+    };
+    // Without a filter in the environment, a plain level: no directive parsing on every start
+    // (and less code paged in by every long-lived holder).
+    let level = default.parse::<tracing_subscriber::filter::LevelFilter>();
+    let from_env = from_env || level.is_err(); // a default with directives (`info,rmcp=warn`)
+    let level = level.unwrap_or(tracing_subscriber::filter::LevelFilter::WARN);
     let fmt = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false);
-    if from_env {
-        let filter = tracing_subscriber::EnvFilter::try_from_env("KPTY_LOG")
-            .or_else(|_| tracing_subscriber::EnvFilter::try_from_default_env())
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-        let _ = fmt.with_env_filter(filter).try_init();
-    } else {
-        // A plain level: no directive parsing on every start (and less code paged in by
-        // every long-lived holder).
-        let level = default
-            .parse::<tracing_subscriber::filter::LevelFilter>()
-            .unwrap_or(tracing_subscriber::filter::LevelFilter::WARN);
-        let _ = fmt.with_max_level(level).try_init();
-    }
+    let _ = match (from_env, json) {
+        (true, false) => fmt.with_env_filter(filter()).try_init(),
+        (true, true) => fmt.json().with_env_filter(filter()).try_init(),
+        (false, false) => fmt.with_max_level(level).try_init(),
+        (false, true) => fmt.json().with_max_level(level).try_init(),
+    };
 }

@@ -16,6 +16,25 @@ const BODY_QUOTE: usize = 200;
 /// Largest answer read (a `read` or `talk` carries at most a few MiB of output).
 const MAX_ANSWER: u64 = 64 << 20;
 
+/// A desktop's secret registered with this process (`kpty serve`'s `POST /_x9k_desktop_auth`).
+static REGISTERED: std::sync::RwLock<Option<String>> = std::sync::RwLock::new(None);
+
+/// Send `secret` with this process's bridge calls from now on (instead of
+/// [`SECRET_ENV`]'s).
+pub fn use_desktop_secret(secret: String) {
+    *REGISTERED.write().unwrap_or_else(|p| p.into_inner()) = Some(secret);
+}
+
+/// The secret sent to bridges: one a desktop registered, else [`SECRET_ENV`].
+fn desktop_secret() -> Option<String> {
+    REGISTERED
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone()
+        .or_else(|| std::env::var(SECRET_ENV).ok())
+        .filter(|s| !s.is_empty())
+}
+
 /// The bridge URL of a registered session: its `desktop_url`, else `KURORYUU_DESKTOP_URL`.
 pub fn base_url(e: &RegistryEntry) -> Result<String> {
     e.extra
@@ -50,9 +69,7 @@ pub fn post(e: &RegistryEntry, path: &str, body: &Value, timeout: Duration) -> R
         .build()
         .into();
     let mut req = agent.post(&url);
-    if let Ok(secret) = std::env::var(SECRET_ENV)
-        && !secret.is_empty()
-    {
+    if let Some(secret) = desktop_secret() {
         req = req.header(SECRET_HEADER, &secret);
     }
     let unavailable = |err: ureq::Error| {

@@ -15,6 +15,7 @@ mod man;
 mod rawmode;
 pub mod reference;
 pub mod render;
+mod serve_config;
 mod stdin;
 mod talk;
 pub mod watch;
@@ -57,7 +58,12 @@ pub fn run(argv: Vec<OsString>) -> i32 {
             return e.exit_code();
         }
     };
-    crate::init_logging("warn");
+    // `kpty serve` is a service: it says what it serves (info); every other verb only warns.
+    crate::init_logging(if matches!(cli.command, Command::Serve(_)) {
+        "info,rmcp=warn"
+    } else {
+        "warn"
+    });
     let json = cli.json;
     let code = execute(cli);
     // Let audit events still on their way to a gateway arrive (bounded: a dead gateway
@@ -104,7 +110,15 @@ fn execute(cli: Cli) -> Result<i32> {
 fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
     Ok(Some(match &cli.command {
         Command::Mcp => crate::mcp::run(ctx(cli)?),
-        Command::Serve(a) => crate::serve::run(ctx(cli)?, a.port),
+        Command::Serve(a) if a.print_config => serve_config::print(&ctx(cli)?, a, cli.json)?,
+        Command::Serve(a) => crate::serve::run(
+            ctx(cli)?,
+            crate::serve::Options {
+                port: a.port,
+                allow_hosts: a.allow_host.clone(),
+                allow_origins: a.allow_origin.clone(),
+            },
+        ),
         Command::Log(a) => log::log(&ctx(cli)?, a, cli.json)?,
         Command::Attach(a) => attach::run(&json_or_human(cli)?, a)?,
         Command::List(a) if a.all => list_all::run(&json_or_human(cli)?, cli.json)?,

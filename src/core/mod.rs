@@ -21,6 +21,7 @@ pub mod io;
 pub mod keys;
 pub mod kind;
 pub mod launch;
+pub mod leaders;
 pub mod list;
 pub mod registered;
 pub mod reply;

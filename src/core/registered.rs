@@ -122,6 +122,7 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
 pub fn unregister(ctx: &Ctx, p: &Params) -> Result<UnregisterReply> {
     let id = need_id(p, "unregister")?;
     let force = p.force.unwrap_or(false);
+    let leaders = super::leaders::registered(ctx);
     let removed = Registry::update(&ctx.state, |reg| {
         let e = reg.sessions.get(&id).ok_or_else(|| {
             Error::new(
@@ -138,15 +139,24 @@ pub fn unregister(ctx: &Ctx, p: &Params) -> Result<UnregisterReply> {
                 ),
             );
         }
-        if super::routing::is_leader(e) && !force {
+        let leader_agent = e
+            .owner_agent_id
+            .as_deref()
+            .filter(|a| leaders.contains_key(*a));
+        if (super::routing::is_leader(e) || leader_agent.is_some()) && !force {
             return Err(Error::new(
                 ErrorCode::PtyAccessDenied,
-                format!("{id} is the leader's terminal"),
+                match leader_agent {
+                    Some(a) => format!("{id} is the terminal of {a}, a registered leader"),
+                    None => format!("{id} is the leader's terminal"),
+                },
             )
             .with_hint(Hint::ForceUnregister {
                 session: id.clone(),
             })
-            .with_details(json!({"session_id": id, "owner_role": "leader"})));
+            .with_details(
+                json!({"session_id": id, "owner_role": "leader", "owner_agent_id": leader_agent}),
+            ));
         }
         Ok(reg.sessions.remove(&id))
     })?;

@@ -24,15 +24,22 @@ fn normalise(id: &str) -> String {
     id.chars().filter(|c| *c != '-').take(16).collect()
 }
 
-/// Whether the session `id` (compared normalised) is a leader's terminal, from the registry;
+/// Whether the session `id` (compared normalised) is a leader's terminal (`owner_role`
+/// `leader`, or owned by a registered leader agent), from the registry;
 /// when not, the first leader's (normalised) id.
 pub fn leader(ctx: &Ctx, id: &str) -> Result<LeaderReply> {
     let reg = Registry::load(&ctx.state)?;
     let want = normalise(id);
+    let agents = super::leaders::registered(ctx);
     let leaders: Vec<String> = reg
         .sessions
         .values()
-        .filter(|e| is_leader(e))
+        .filter(|e| {
+            is_leader(e)
+                || e.owner_agent_id
+                    .as_deref()
+                    .is_some_and(|a| agents.contains_key(a))
+        })
         .map(|e| normalise(&e.session_id))
         .collect();
     let is = leaders.contains(&want);

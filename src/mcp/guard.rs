@@ -1,7 +1,8 @@
 //! The line guard of `kpty mcp`'s stdio transport: judges each line before rmcp sees it —
 //! blank, too deep, not JSON, not an object, the wrong `jsonrpc`, `tools/call` arguments that
 //! are not an object, a message rmcp cannot read — recovers the id of a line it cannot parse
-//! by a shallow scan, and builds the JSON-RPC error replies.
+//! by a shallow scan, and builds the JSON-RPC error replies. `kpty serve` judges each
+//! `POST /mcp` body the same way ([`refusal`]).
 
 use rmcp::RoleServer;
 use rmcp::service::RxJsonRpcMessage;
@@ -38,6 +39,24 @@ pub(super) fn check(raw: &[u8]) -> Verdict {
     match judge(raw) {
         Ok(verdict) | Err(verdict) => verdict,
     }
+}
+
+/// For a message that arrived whole (an HTTP body): the JSON-RPC error reply the guard
+/// answers it with, or `None` when it may go to rmcp as it is.
+pub fn refusal(message: &[u8]) -> Option<Value> {
+    match check(message) {
+        Verdict::Reply(v) => Some(v),
+        Verdict::Pass(_) | Verdict::Ignore => None,
+    }
+}
+
+/// Whether a refusal says the message itself was unusable (not JSON, not a request), as
+/// opposed to a request with unusable params.
+pub fn refuses_the_message(reply: &Value) -> bool {
+    matches!(
+        reply["error"]["code"].as_i64(),
+        Some(PARSE_ERROR | INVALID_REQUEST)
+    )
 }
 
 /// The answer to a line longer than [`MAX_LINE`], of which `start` is the beginning.

@@ -3,7 +3,7 @@
 //! written to stdout; logs go to stderr (`KPTY_LOG`, else `RUST_LOG`, else `warn`). Every
 //! line read is checked first ([`transport`]): a bad one gets a JSON-RPC error reply.
 
-mod guard;
+pub mod guard;
 pub mod schema;
 pub mod server;
 pub mod transport;

@@ -1,10 +1,17 @@
-//! `kpty serve`: the desktop-bridge HTTP API (seed 000 §6 and the registry endpoints of §13)
-//! over this state directory's own local sessions, on 127.0.0.1, every request authenticated
-//! with the bridge secret. Another kpty reaches these sessions by registering them with
-//! `--desktop-url`. Handlers translate HTTP to the core and run it on blocking threads.
-//! Every JSON answer leaves through one function, which redacts its secrets.
+//! `kpty serve`: one hub for the agents of a machine, on 127.0.0.1 — MCP over Streamable
+//! HTTP at `/mcp` ([`mcp`]), the server endpoints of seed 004 (`/`, `/tools`, `/health`, the
+//! `_x9k_*` desktop and leader endpoints: [`info`], [`leaders`]), and the desktop-bridge API
+//! (seed 000 §6 and the registry endpoints of §13) over this state directory's own local
+//! sessions. Every request passes [`guard`] (host, origin, secret) first. Another kpty reaches
+//! these sessions by registering them with `--desktop-url`. Handlers translate HTTP to the
+//! core and run it on blocking threads. Every JSON answer leaves through one function, which
+//! redacts its secrets.
 
 mod conns;
+mod guard;
+mod info;
+mod leaders;
+mod mcp;
 mod pty;
 mod registry;
 pub mod secret;
@@ -13,9 +20,9 @@ use crate::core::Ctx;
 use crate::error::{Error, ErrorCode, Result};
 use axum::Router;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{DefaultBodyLimit, FromRequest, Json, Request, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::middleware::{self, Next};
+use axum::extract::{DefaultBodyLimit, FromRequest, Json, Request};
+use axum::http::StatusCode;
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use std::io::Write;
@@ -35,7 +42,10 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// What every handler shares.
 struct App {
     ctx: Ctx,
-    secret: String,
+    /// Host, origin and secret checks.
+    access: guard::Access,
+    /// The services behind `/mcp`.
+    mcp: mcp::Mcp,
     port: u16,
     /// How long a request body may take to arrive (the header timeout).
     body_timeout: Duration,
@@ -43,9 +53,20 @@ struct App {
 
 type Shared = Arc<App>;
 
+/// How `kpty serve` runs.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The port tried first (`None`: `KURORYUU_PTY_BRIDGE_PORT`, else [`DEFAULT_PORT`]).
+    pub port: Option<u16>,
+    /// Host names accepted besides the loopback ones (`*`: any).
+    pub allow_hosts: Vec<String>,
+    /// Browser origins accepted (none by default; `*`: any).
+    pub allow_origins: Vec<String>,
+}
+
 /// Run the server until SIGTERM or Ctrl-C; returns the exit code.
-pub fn run(ctx: Ctx, port: Option<u16>) -> i32 {
-    match serve(ctx.on(crate::core::Channel::Http), port) {
+pub fn run(ctx: Ctx, opts: Options) -> i32 {
+    match serve(ctx.on(crate::core::Channel::Http), opts) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("kpty serve: error[{}]: {}", e.code, e.message);
@@ -54,8 +75,9 @@ pub fn run(ctx: Ctx, port: Option<u16>) -> i32 {
     }
 }
 
-fn serve(ctx: Ctx, port: Option<u16>) -> Result<()> {
-    let first = match port {
+/// The port tried first: `port`, else `KURORYUU_PTY_BRIDGE_PORT`, else [`DEFAULT_PORT`].
+pub fn first_port(port: Option<u16>) -> Result<u16> {
+    Ok(match port {
         Some(p) => p,
         None => match std::env::var("KURORYUU_PTY_BRIDGE_PORT") {
             Ok(s) if !s.trim().is_empty() => s.trim().parse().map_err(|_| {
@@ -65,11 +87,16 @@ fn serve(ctx: Ctx, port: Option<u16>) -> Result<()> {
             })?,
             _ => DEFAULT_PORT,
         },
-    };
+    })
+}
+
+fn serve(ctx: Ctx, opts: Options) -> Result<()> {
+    let first = first_port(opts.port)?;
     crate::core::registered::prune_at_start(&ctx);
     let limits = conns::Limits::from_env()?;
     let secret = secret::load_or_create(&ctx.state)?;
     let secret_file = secret::path(&ctx.state);
+    let access = guard::Access::new(secret, opts.allow_hosts, opts.allow_origins);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -90,14 +117,15 @@ fn serve(ctx: Ctx, port: Option<u16>) -> Result<()> {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{line}").and_then(|_| out.flush());
         drop(out);
-        tracing::info!("kpty serve: listening on {url}");
+        tracing::info!("kpty serve: listening on {url} (MCP at {url}/mcp)");
+        let stop = CancellationToken::new();
         let app = router(Arc::new(App {
+            mcp: mcp::Mcp::new(&ctx, &access, &stop),
             ctx,
-            secret,
+            access,
             port,
             body_timeout: limits.header_timeout,
         }));
-        let stop = CancellationToken::new();
         let server = conns::serve(listener, app, limits, stop.clone(), SHUTDOWN_GRACE);
         let mut server = std::pin::pin!(server);
         tokio::select! {
@@ -162,40 +190,21 @@ async fn shutdown_signal() {
 
 fn router(app: Shared) -> Router {
     Router::new()
+        .route("/mcp", axum::routing::any(mcp::handle))
+        .merge(info::routes())
+        .merge(leaders::routes())
         .merge(pty::routes())
         .merge(registry::routes())
         .fallback(|| async {
             fail(
                 StatusCode::NOT_FOUND,
                 "NOT_FOUND",
-                "no such endpoint: kpty serve answers /health, /pty/{talk,write,read,buffer,list,is-leader} and /v1/pty/{register,unregister,sessions,heartbeat,update-ownership,reset}",
+                "no such endpoint: kpty serve answers /mcp, /, /tools, /health, /_x9k_{desktop_auth,register_leader,deregister_leader,registered_leaders}, /pty/{talk,write,read,buffer,list,is-leader} and /v1/pty/{register,unregister,sessions,heartbeat,update-ownership,reset}",
             )
         })
         .layer(DefaultBodyLimit::max(MAX_BODY))
-        .layer(middleware::from_fn_with_state(app.clone(), authenticate))
+        .layer(middleware::from_fn_with_state(app.clone(), guard::check))
         .with_state(app)
-}
-
-/// Refuse any request that does not present the secret, before anything is read or touched.
-async fn authenticate(State(app): State<Shared>, req: Request, next: Next) -> Response {
-    if presented(req.headers()).is_some_and(|s| secret::matches(s, app.secret.as_bytes())) {
-        next.run(req).await
-    } else {
-        fail(
-            StatusCode::UNAUTHORIZED,
-            "UNAUTHORIZED",
-            "this bridge needs its secret (the contents of _bridge_secret in its state directory) as X-Kuroryuu-Desktop-Secret or Authorization: Bearer",
-        )
-    }
-}
-
-/// The secret a request presents: the desktop header, else a bearer token.
-fn presented(h: &HeaderMap) -> Option<&[u8]> {
-    if let Some(v) = h.get(crate::bridge::client::SECRET_HEADER) {
-        return Some(v.as_bytes());
-    }
-    let auth = h.get(axum::http::header::AUTHORIZATION)?.as_bytes();
-    auth.strip_prefix(b"Bearer ")
 }
 
 /// Every JSON answer: its strings redacted (the bridge is an agent channel), then sent.
@@ -219,7 +228,8 @@ fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::InvalidParams => StatusCode::BAD_REQUEST,
         ErrorCode::DangerousCommandBlocked
         | ErrorCode::TermReadDisabled
-        | ErrorCode::InputBlocked => StatusCode::FORBIDDEN,
+        | ErrorCode::InputBlocked
+        | ErrorCode::PtyAccessDenied => StatusCode::FORBIDDEN,
         ErrorCode::PtyTimeout => StatusCode::GATEWAY_TIMEOUT,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }

@@ -191,8 +191,9 @@ async fn health(State(app): State<Shared>) -> Response {
         blocking(move || {
             let reg = Registry::load(&ctx.state)?;
             let local = reg.sessions.values().filter(|e| is_local(e)).count();
-            Ok(json!({"ok": true, "service": "kpty", "port": port, "sessions": local, "mode": "kpty",
-                      "daemonConnected": true, "version": env!("CARGO_PKG_VERSION")}))
+            Ok(json!({"ok": true, "status": "ok", "service": "kpty", "port": port, "sessions": local,
+                      "mode": "kpty", "daemonConnected": true, "version": env!("CARGO_PKG_VERSION"),
+                      "mcp": "/mcp", "tools": 1}))
         })
         .await,
     )

@@ -17,6 +17,8 @@ const TOP_FILES: &[&str] = &[
     "_default.lock",
     "_registry_events.jsonl",
     "_bridge_secret",
+    "_leaders.json",
+    "_leaders.lock",
     "sessions",
 ];
 

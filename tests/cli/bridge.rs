@@ -13,20 +13,30 @@ use std::time::{Duration, Instant};
 
 /// A running `kpty serve`, killed on Drop (even when the test failed).
 pub(crate) struct Serve {
-    child: Child,
-    url: String,
+    pub(crate) child: Child,
+    pub(crate) url: String,
     pub(crate) secret: String,
 }
 
 impl Serve {
     /// `kpty serve --port 0` in `env`; waits for its one stdout line.
-    fn start(env: &Env) -> Self {
+    pub(crate) fn start(env: &Env) -> Self {
         Self::start_with(env, &[])
     }
 
     /// [`Serve::start`] with extra environment for the server.
     fn start_with(env: &Env, vars: &[(&str, &str)]) -> Self {
-        let mut c = env.cmd(&["serve", "--port", "0"]);
+        Self::start_args(env, &[], vars)
+    }
+
+    /// `kpty serve --port 0 ARGS…` in `env` with extra environment.
+    pub(crate) fn start_args(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Self {
+        let all: Vec<&str> = ["serve", "--port", "0"]
+            .iter()
+            .chain(args)
+            .copied()
+            .collect();
+        let mut c = env.cmd(&all);
         c.envs(vars.iter().copied());
         c.stderr(Stdio::null());
         let mut child = c.spawn().expect("start kpty serve");
@@ -53,7 +63,7 @@ impl Serve {
     }
 
     /// One HTTP request to the server with this secret header (none: no header).
-    fn http(
+    pub(crate) fn http(
         &self,
         method: &str,
         path: &str,

@@ -5,6 +5,7 @@
 //! (`target/ci-tools/inspector/node_modules/.bin/mcp-inspector`). Elsewhere the test says it
 //! skipped; under CI (`CI` set) a missing Inspector fails it, so CI never skips silently.
 
+use crate::bridge::Serve;
 use crate::support::{Env, s};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -52,6 +53,11 @@ fn call(env: &Env, bin: &PathBuf, args: &[&str]) -> Value {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    finish(cmd, args)
+}
+
+/// Run a prepared Inspector command; its JSON output.
+fn finish(mut cmd: Command, args: &[&str]) -> Value {
     let child = cmd.spawn().expect("run the MCP Inspector");
     let out = crate::support::wait_child(child, args);
     let text = String::from_utf8_lossy(&out.stdout);
@@ -72,6 +78,34 @@ fn tool(env: &Env, bin: &PathBuf, pairs: &[&str]) -> Value {
         args.extend(["--tool-arg", p]);
     }
     let v = call(env, bin, &args);
+    assert_eq!(v["isError"], false, "{pairs:?}: {v}");
+    v["structuredContent"].clone()
+}
+
+/// `mcp-inspector --cli URL --transport http --header "Authorization: Bearer …" ARGS…`
+/// against a running `kpty serve`.
+fn call_http(serve: &Serve, bin: &PathBuf, args: &[&str]) -> Value {
+    let mut cmd = Command::new(bin);
+    cmd.arg("--cli")
+        .arg(format!("{}/mcp", serve.url))
+        .args(["--transport", "http", "--header"])
+        .arg(format!("Authorization: Bearer {}", serve.secret))
+        .args(args)
+        .env_remove("HTTP_PROXY")
+        .env_remove("http_proxy")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    finish(cmd, args)
+}
+
+/// [`tool`] over HTTP.
+fn tool_http(serve: &Serve, bin: &PathBuf, pairs: &[&str]) -> Value {
+    let mut args = vec!["--method", "tools/call", "--tool-name", "k_pty"];
+    for p in pairs {
+        args.extend(["--tool-arg", p]);
+    }
+    let v = call_http(serve, bin, &args);
     assert_eq!(v["isError"], false, "{pairs:?}: {v}");
     v["structuredContent"].clone()
 }
@@ -145,5 +179,49 @@ fn the_inspector_lists_and_calls_k_pty_with_typed_arguments() {
     assert_eq!(v["ok"], true, "{v}");
 
     let v = tool(&env, &bin, &["action=kill", &session]);
+    assert_eq!(v["ok"], true, "{v}");
+}
+
+/// The same client over Streamable HTTP against `kpty serve`, with the secret as a header:
+/// the same tool list, and a session made over HTTP is the stdio server's too.
+#[test]
+fn the_inspector_calls_k_pty_over_http_with_the_secret_header() {
+    let Some(bin) = inspector() else { return };
+    let env = Env::new();
+    let serve = Serve::start(&env);
+    let listed = call_http(&serve, &bin, &["--method", "tools/list"]);
+    assert_eq!(
+        listed,
+        call(&env, &bin, &["--method", "tools/list"]),
+        "HTTP and stdio differ"
+    );
+    let v = tool_http(
+        &serve,
+        &bin,
+        &["action=create", "label=web", "cols=90", "rows=12"],
+    );
+    assert_eq!(v["ok"], true, "{v}");
+    let v = tool_http(
+        &serve,
+        &bin,
+        &[
+            "action=talk",
+            "session_id=web",
+            "command=stty size; echo $((6*7))",
+            "timeout_ms=20000",
+        ],
+    );
+    assert_eq!(
+        s(&v, "output").split_whitespace().collect::<Vec<_>>(),
+        ["12", "90", "42"],
+        "{v}"
+    );
+    let v = tool(
+        &env,
+        &bin,
+        &["action=talk", "session_id=web", "command=echo over-stdio"],
+    );
+    assert_eq!(v["output"], "over-stdio", "{v}");
+    let v = tool_http(&serve, &bin, &["action=kill", "session_id=web"]);
     assert_eq!(v["ok"], true, "{v}");
 }

@@ -26,6 +26,8 @@
 //! - `sandbox` — `create --sandbox` (CLI and MCP): Landlock confines writes, hides credentials, survives
 //!   setuid, scopes signals, `--allow-write`, `--no-network`, and refuses to run unconfined.
 //! - `bridge` — desktop sessions through `kpty serve`: routing, refusals, the secret, the API.
+//! - `serve_mcp` — MCP over HTTP in `kpty serve` through rmcp's HTTP client: every action,
+//!   SSE progress, cancellation, 20 clients, plain JSON POSTs, auth, hosts, origins, leaders.
 //! - `assets`, `snapshots` — generated files are fresh; help texts and JSON shapes.
 
 mod support;
@@ -57,6 +59,7 @@ mod policy;
 mod redact;
 mod routing;
 mod sandbox;
+mod serve_mcp;
 mod sessions;
 mod shells;
 mod talk;

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 /// A client that records progress notifications.
 #[derive(Clone, Default)]
 pub(crate) struct Client {
-    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    pub(crate) progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
 }
 
 impl ClientHandler for Client {
@@ -29,8 +29,9 @@ impl ClientHandler for Client {
 
 pub(crate) struct Mcp {
     pub(crate) client: RunningService<RoleClient, Client>,
-    handler: Client,
-    pid: u32,
+    pub(crate) handler: Client,
+    /// The server's pid (`kpty mcp`; for `kpty serve`, the server's too).
+    pub(crate) pid: u32,
 }
 
 /// `kpty mcp` in `env`, initialized through rmcp's client.
@@ -52,7 +53,7 @@ pub(crate) async fn start(env: &Env) -> Mcp {
 }
 
 impl Mcp {
-    async fn call(&self, args: Value) -> CallToolResult {
+    pub(crate) async fn call(&self, args: Value) -> CallToolResult {
         let args = args.as_object().expect("object args").clone();
         self.client
             .call_tool(CallToolRequestParams::new("k_pty").with_arguments(args))

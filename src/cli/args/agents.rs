@@ -81,6 +81,19 @@ pub struct ServeArgs {
     /// Default: KURORYUU_PTY_BRIDGE_PORT or 8201.
     #[arg(long, value_name = "PORT")]
     pub port: Option<u16>,
+    /// Also answer requests for this host name (besides localhost, 127.0.0.1 and [::1]);
+    /// repeatable; `*` accepts any (DNS-rebinding protection off). The server still
+    /// listens on 127.0.0.1 only.
+    #[arg(long, value_name = "HOST")]
+    pub allow_host: Vec<String>,
+    /// Accept requests from this browser origin (`https://app.example:8443`); repeatable.
+    /// Requests that carry an Origin header are refused unless it is listed.
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
+    /// Print how to connect an MCP client (a `claude mcp add --transport http …` line and a
+    /// JSON client config, the secret filled in), then exit.
+    #[arg(long)]
+    pub print_config: bool,
 }
 
 /// `help`.

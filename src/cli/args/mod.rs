@@ -166,16 +166,23 @@ pub enum Command {
     Log(LogArgs),
     /// Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
     Mcp,
-    /// Serve this state directory's sessions over HTTP as a desktop bridge (loopback only).
+    /// Serve MCP over HTTP (/mcp) and this state directory's sessions (loopback only).
     ///
-    /// Prints one JSON line, {"ok":true,"url":…,"secret_file":…}, then serves until SIGTERM or
-    /// Ctrl-C. Every request needs the secret stored in <state dir>/_bridge_secret (made on
-    /// first start, mode 0600) as X-Kuroryuu-Desktop-Secret or Authorization: Bearer. Another
-    /// kpty reaches a session here with `kpty register ID --desktop-url URL` and
-    /// KURORYUU_DESKTOP_SECRET set to that secret. At most 256 connections stay open (at the
-    /// cap the oldest one not serving a request makes room); a client has 10 s to send a
-    /// request header and as long for its body, and a keep-alive connection idle that long
-    /// is closed (KPTY_SERVE_HEADER_TIMEOUT_MS changes it).
+    /// One hub for many agents: MCP clients connect with Streamable HTTP at /mcp (`kpty serve
+    /// --print-config` prints the `claude mcp add --transport http` line); the seeds' server
+    /// endpoints (/, /tools, /health, /_x9k_*) and the desktop-bridge API (/pty/*, /v1/pty/*)
+    /// answer beside it. Prints one JSON line, {"ok":true,"url":…,"secret_file":…}, then
+    /// serves until SIGTERM or Ctrl-C (calls in flight get 5 s to finish; sessions stay).
+    /// Every request needs the secret stored in <state dir>/_bridge_secret (made on first
+    /// start, mode 0600) as Authorization: Bearer, X-Kuroryuu-Desktop-Secret or
+    /// X-Kuroryuu-Internal-Secret, and must name a loopback host and come from no web page
+    /// (--allow-host, --allow-origin). Another kpty reaches a session here with `kpty
+    /// register ID --desktop-url URL` and KURORYUU_DESKTOP_SECRET set to that secret. At most
+    /// 256 connections stay open (at the cap the oldest one not serving a request makes
+    /// room); a client has 10 s to send a request header and as long for its body, and a
+    /// keep-alive connection idle that long is closed (KPTY_SERVE_HEADER_TIMEOUT_MS changes
+    /// it). Logs go to stderr (KPTY_LOG sets the level, KPTY_LOG_FORMAT=json makes them
+    /// JSON lines).
     Serve(ServeArgs),
 }
 

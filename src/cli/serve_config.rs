@@ -1,0 +1,45 @@
+//! `kpty serve --print-config`: how to connect an MCP client to this state directory's
+//! `kpty serve` — a `claude mcp add --transport http` line and a JSON client config, the
+//! secret filled in (this is the person's own terminal; the secret file is theirs too).
+
+use super::args::ServeArgs;
+use super::render::print_json;
+use crate::core::Ctx;
+use crate::error::{Error, Result};
+use serde_json::json;
+
+/// Print the client configuration for the port `kpty serve` would try first.
+pub fn print(ctx: &Ctx, a: &ServeArgs, json_out: bool) -> Result<i32> {
+    let port = crate::serve::first_port(a.port)?;
+    if port == 0 {
+        return Err(Error::invalid(
+            "--print-config needs a fixed port (--port 0 picks a different one each start)",
+        ));
+    }
+    let secret = crate::serve::secret::load_or_create(&ctx.state)?;
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let header = format!("Authorization: Bearer {secret}");
+    let claude = format!("claude mcp add --transport http kpty {url} --header \"{header}\"");
+    let config = json!({"mcpServers": {"kpty": {
+        "type": "http",
+        "url": url,
+        "headers": {"Authorization": format!("Bearer {secret}")},
+    }}});
+    if json_out {
+        print_json(&json!({"ok": true, "url": url, "claude": claude, "config": config}));
+        return Ok(0);
+    }
+    println!("# Claude Code:");
+    println!("{claude}");
+    println!();
+    println!("# Other MCP clients (an mcpServers entry):");
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&config).unwrap_or_default()
+    );
+    eprintln!(
+        "kpty: for `kpty serve` on port {port} of {} (when that port is taken at start, serve takes the next free one and prints its URL; --port pins it)",
+        ctx.state.path().display()
+    );
+    Ok(0)
+}

@@ -1,0 +1,155 @@
+//! MCP over Streamable HTTP at `/mcp`: rmcp's own server transport, serving the same
+//! `k_pty` handler as `kpty mcp` (schema, results, progress, cancellation, concurrency).
+//!
+//! Two rmcp services share the route. Clients that open an MCP session (`initialize`, then
+//! `Mcp-Session-Id` on every request: Claude Code, the SDKs, the Inspector) get a stateful
+//! one, answered over SSE. A request without a session (the seeds' plain clients, `POST /mcp`
+//! with one JSON-RPC call, and clients of the sessionless protocol revision) gets a stateless
+//! one with rmcp's JSON-response mode: a plain `application/json` answer, or SSE when the
+//! call reports progress first. A plain client that accepts only JSON is still answered (the
+//! transport wants both media types named, so the missing one is added to its `Accept`).
+//! Host and origin checks, and the secret, ran before ([`super::guard`]).
+
+use super::{Shared, fail};
+use crate::core::Ctx;
+use crate::mcp::server::KptyServer;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// The two services behind `/mcp`.
+pub struct Mcp {
+    sessions: StreamableHttpService<KptyServer, LocalSessionManager>,
+    plain: StreamableHttpService<KptyServer, LocalSessionManager>,
+}
+
+/// The session header of Streamable HTTP.
+const SESSION_HEADER: &str = "mcp-session-id";
+/// What a plain client's `Accept` becomes.
+const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+/// Largest MCP message: as over stdio (room for the largest input kpty takes, escaped).
+const MAX_MESSAGE: usize = crate::mcp::guard::MAX_LINE;
+/// SSE keep-alive comments while a long call runs.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+impl Mcp {
+    /// The services over `ctx` (as `kpty mcp` serves it), stopped with `stop`, accepting the
+    /// hosts and origins `access` accepts.
+    pub fn new(ctx: &Ctx, access: &super::guard::Access, stop: &CancellationToken) -> Self {
+        let ctx = ctx.clone().on(crate::core::Channel::Mcp);
+        let config = |stateful: bool| {
+            let c = StreamableHttpServerConfig::default()
+                .with_legacy_session_mode(stateful)
+                .with_json_response(!stateful)
+                .with_sse_keep_alive(Some(KEEP_ALIVE))
+                .with_cancellation_token(stop.child_token())
+                .with_max_request_body_bytes(MAX_MESSAGE)
+                .with_allowed_hosts(access.allowed_hosts());
+            // The guard refused any other origin already; rmcp checks the same list again.
+            if access.origins.iter().any(|o| o == "*") {
+                c.disable_allowed_origins()
+            } else {
+                c.with_allowed_origins(access.origins.clone())
+                    .enforce_origin_validation()
+            }
+        };
+        let factory = |ctx: Ctx| move || Ok(KptyServer::new(ctx.clone()));
+        let hosts_any = access.hosts.iter().any(|h| h == "*");
+        let finish = |c: StreamableHttpServerConfig| {
+            if hosts_any {
+                c.disable_allowed_hosts()
+            } else {
+                c
+            }
+        };
+        Mcp {
+            sessions: StreamableHttpService::new(
+                factory(ctx.clone()),
+                Arc::new(LocalSessionManager::default()),
+                finish(config(true)),
+            ),
+            plain: StreamableHttpService::new(
+                factory(ctx),
+                Arc::new(LocalSessionManager::default()),
+                finish(config(false)),
+            ),
+        }
+    }
+}
+
+/// `/mcp` (any method): a POST body is judged as `kpty mcp` judges a line (not JSON, too
+/// deep, arguments that are not an object: a JSON-RPC error); then to the stateful service
+/// when the request belongs to an MCP session (or opens one), else to the stateless one.
+pub async fn handle(State(app): State<Shared>, req: Request) -> Response {
+    let mcp = &app.mcp;
+    if req.method() != Method::POST {
+        return mcp
+            .sessions
+            .handle(req)
+            .await
+            .map(Body::new)
+            .into_response();
+    }
+    let (mut parts, body) = req.into_parts();
+    let bytes = match read_body(&app, body).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    if let Some(reply) = crate::mcp::guard::refusal(&bytes) {
+        let status = if crate::mcp::guard::refuses_the_message(&reply) {
+            StatusCode::BAD_REQUEST
+        } else {
+            StatusCode::OK
+        };
+        return (status, axum::Json(reply)).into_response();
+    }
+    let in_session = parts.headers.contains_key(SESSION_HEADER);
+    let opens_session = !in_session
+        && serde_json::from_slice::<serde_json::Value>(&bytes)
+            .is_ok_and(|v| v.get("method").and_then(|m| m.as_str()) == Some("initialize"));
+    let stateful = in_session || opens_session;
+    if !stateful {
+        accept_both(&mut parts.headers);
+    }
+    let req = Request::from_parts(parts, Body::from(bytes));
+    let service = if stateful { &mcp.sessions } else { &mcp.plain };
+    service.handle(req).await.map(Body::new).into_response()
+}
+
+/// A POST body, whole: at most [`MAX_MESSAGE`] bytes (413), arrived within the header
+/// timeout (408).
+async fn read_body(app: &Shared, body: Body) -> Result<axum::body::Bytes, Response> {
+    match tokio::time::timeout(app.body_timeout, axum::body::to_bytes(body, MAX_MESSAGE)).await {
+        Ok(Ok(b)) => Ok(b),
+        Ok(Err(_)) => Err(fail(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "PAYLOAD_TOO_LARGE",
+            &format!("an MCP message is at most {MAX_MESSAGE} bytes"),
+        )),
+        Err(_) => Err(fail(
+            StatusCode::REQUEST_TIMEOUT,
+            "REQUEST_TIMEOUT",
+            "the request body did not arrive in time",
+        )),
+    }
+}
+
+/// A plain client that names only JSON (or nothing, or `*/*`) is answered all the same:
+/// rmcp wants both media types named, and answers JSON in this mode unless the call
+/// reports progress.
+fn accept_both(h: &mut axum::http::HeaderMap) {
+    let named = |m: &str| {
+        h.get_all(header::ACCEPT)
+            .iter()
+            .any(|v| v.to_str().is_ok_and(|s| s.to_ascii_lowercase().contains(m)))
+    };
+    if !(named("application/json") && named("text/event-stream")) {
+        h.insert(header::ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
+    }
+}
