@@ -54,6 +54,11 @@ pub const ENVIRONMENT: &[(&str, &str, &str)] = &[
         "log filter (stderr / holder.log); else RUST_LOG",
     ),
     (
+        "KPTY_LOG_FORMAT",
+        "text",
+        "json: logs are one JSON object a line (for kpty serve under a service manager)",
+    ),
+    (
         "KPTY_RUNTIME_DIR",
         "$XDG_RUNTIME_DIR/kpty, else /tmp/kpty-<uid>",
         "socket directory",
@@ -135,6 +140,12 @@ pub const ENVIRONMENT: &[(&str, &str, &str)] = &[
     ),
     ("KURORYUU_PTY_BRIDGE_PORT", "8201", "kpty serve's port"),
     (
+        "KURORYUU_INTERNAL_SECRET",
+        "-",
+        "kpty serve: also accept this secret in X-Kuroryuu-Internal-Secret (the seeds' \
+         internal secret)",
+    ),
+    (
         "COMPLETE",
         "-",
         "bash, zsh, fish, elvish or powershell: print that shell's completion script \
@@ -167,6 +178,11 @@ pub const FILES: &[(&str, &str)] = &[
     (
         "<state dir>/_bridge_secret",
         "kpty serve's secret (0600, made on first start)",
+    ),
+    (
+        "<state dir>/_leaders.json",
+        "agents registered as leaders through kpty serve's /_x9k_register_leader (their \
+         sessions are protected from unregister)",
     ),
     (
         "$XDG_RUNTIME_DIR/kpty/, else /tmp/kpty-<uid>/",
@@ -225,6 +241,11 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     (
         "kpty check 'rm -rf /' || echo blocked",
         "would talk type this? (exit 116 when blocked)",
+    ),
+    (
+        "kpty serve --print-config",
+        "print the claude mcp add --transport http line and a client config for this \
+         project's kpty serve",
     ),
     (
         "kpty --json talk 'ls'",

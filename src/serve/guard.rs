@@ -146,13 +146,29 @@ pub async fn check(State(app): State<Shared>, req: Request, next: Next) -> Respo
         }
     }
     if !app.access.authorized(h) {
+        tracing::warn!(
+            "refused {} {} without the secret",
+            req.method(),
+            req.uri().path()
+        );
         return fail(
             StatusCode::UNAUTHORIZED,
             "UNAUTHORIZED",
             "kpty serve needs its secret (the contents of _bridge_secret in its state directory) as Authorization: Bearer, X-Kuroryuu-Desktop-Secret or X-Kuroryuu-Internal-Secret",
         );
     }
-    next.run(req).await
+    let (method, path) = (req.method().clone(), req.uri().path().to_string());
+    let t0 = std::time::Instant::now();
+    let res = next.run(req).await;
+    // An access log line (for an MCP call, when its answer starts).
+    tracing::info!(
+        method = %method,
+        path,
+        status = res.status().as_u16(),
+        ms = u64::try_from(t0.elapsed().as_millis()).unwrap_or(u64::MAX),
+        "request"
+    );
+    res
 }
 
 #[cfg(test)]

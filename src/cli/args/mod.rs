@@ -172,7 +172,8 @@ pub enum Command {
     /// --print-config` prints the `claude mcp add --transport http` line); the seeds' server
     /// endpoints (/, /tools, /health, /_x9k_*) and the desktop-bridge API (/pty/*, /v1/pty/*)
     /// answer beside it. Prints one JSON line, {"ok":true,"url":…,"secret_file":…}, then
-    /// serves until SIGTERM or Ctrl-C (calls in flight get 5 s to finish; sessions stay).
+    /// serves until SIGTERM or Ctrl-C (MCP calls in flight are cancelled as a client cancels
+    /// them, other requests get 5 s; sessions stay).
     /// Every request needs the secret stored in <state dir>/_bridge_secret (made on first
     /// start, mode 0600) as Authorization: Bearer, X-Kuroryuu-Desktop-Secret or
     /// X-Kuroryuu-Internal-Secret, and must name a loopback host and come from no web page
