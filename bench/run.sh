@@ -13,6 +13,7 @@
 #   (c) idle RSS: the kpty holder (and, separately, its shell) vs the tmux server with one pane
 #   (e) the command policy's cost per line, in process (cargo bench --bench policy)
 #   (f) kpty attach vs tmux attach: keystroke echo, fan-out throughput, a stalled client
+#   (g) MCP over HTTP (kpty serve) vs stdio, and 20 clients at once (cargo bench --bench http_mcp)
 # Writes bench/results/ (raw JSON, git-ignored, plus summary.md) and regenerates BENCHMARKS.md.
 #
 # Both shells are interactive bash started without the user's ~/.bashrc (kpty via
@@ -195,6 +196,10 @@ printf '{"idle": %s,\n "after_bench": %s}\n' "$IDLE_JSON" "$LOADED_JSON" >"$RES/
 log "MCP tools/call latency vs the CLI"
 python3 "$BENCH/mcp.py" "$KPTY" "$RUNS" >"$RES/mcp.md"
 
+# --- MCP over HTTP: kpty serve vs kpty mcp, and 20 clients at once ------------------------------
+log "MCP over HTTP vs stdio, 20 clients (cargo bench --bench http_mcp)"
+KPTY_BENCH_BIN="$KPTY" KPTY_BENCH_RUNS="$RUNS" cargo bench --quiet --bench http_mcp 2>/dev/null >"$RES/http_mcp.md"
+
 # --- wait_for: from the matching output to the holder's reply ----------------------------------
 log "wait_for latency in the holder"
 python3 "$BENCH/wait_for.py" "$KPTY" "$RUNS" >"$RES/wait_for.md"
@@ -231,6 +236,9 @@ EOF
   printf '\n### (d) MCP: a `tools/call` talk of `echo hi` over stdio vs the CLI\n\n'
   printf 'One long-lived `kpty mcp`, %s calls, against `kpty talk` as a process per call; same session, this run (bench/mcp.py).\n\n' "$RUNS"
   cat "$RES/mcp.md"
+  printf '\n### (g) MCP over HTTP: `kpty serve` vs `kpty mcp`, and 20 clients at once\n\n'
+  printf 'A `tools/call` talk of `echo hi` on one warmed session: over stdio to one `kpty mcp`, and over Streamable HTTP to one `kpty serve` (a keep-alive connection; an MCP session answered as SSE, and a plain POST answered as JSON), interleaved call by call, %s calls each. Then 20 clients, each with its own MCP session, connection and kpty session: flat out (each calls again as soon as it is answered, so the latency is 20 / the machine'"'"'s throughput) and paced (each calls every 50 ms). Rust client on one thread (bench/http_mcp.rs).\n\n' "$RUNS"
+  cat "$RES/http_mcp.md"
   printf '\n### (d2) wait_for: from the matching output to the reply\n\n'
   printf 'One long-lived `kpty mcp`; send_line of `sleep 0.2; echo MARK-N`, then wait_for `MARK-N`; the holder reports the time from taking in the matching chunk to writing its reply (bench/wait_for.py).\n\n'
   cat "$RES/wait_for.md"

@@ -178,7 +178,14 @@ async fn accept(listener: &TcpListener, shared: &Shared) -> Option<(TcpStream, S
         tokio::select! {
             () = shared.stop.cancelled() => return None,
             r = listener.accept() => match r {
-                Ok(x) => return Some(x),
+                Ok(x) => {
+                    // An answer streamed as SSE leaves in several small writes: without this,
+                    // Nagle holds the last one for the client's delayed ACK (~40 ms).
+                    if let Err(e) = x.0.set_nodelay(true) {
+                        tracing::debug!("kpty serve: TCP_NODELAY not set: {e}");
+                    }
+                    return Some(x);
+                }
                 Err(e) => {
                     // Out of descriptors, or a connection reset while queued. Without a pause
                     // the first would spin: wait for a connection to close, briefly.
