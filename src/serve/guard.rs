@@ -151,11 +151,17 @@ pub async fn check(State(app): State<Shared>, req: Request, next: Next) -> Respo
             req.method(),
             req.uri().path()
         );
-        return fail(
+        let mut res = fail(
             StatusCode::UNAUTHORIZED,
             "UNAUTHORIZED",
             "kpty serve needs its secret (the contents of _bridge_secret in its state directory) as Authorization: Bearer, X-Kuroryuu-Desktop-Secret or X-Kuroryuu-Internal-Secret",
         );
+        // A 401 names its scheme (RFC 9110 §11.6.1).
+        res.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            axum::http::HeaderValue::from_static("Bearer realm=\"kpty serve\""),
+        );
+        return res;
     }
     let (method, path) = (req.method().clone(), req.uri().path().to_string());
     let t0 = std::time::Instant::now();

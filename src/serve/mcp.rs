@@ -35,6 +35,10 @@ const SESSION_HEADER: &str = "mcp-session-id";
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 /// Largest MCP message: as over stdio (room for the largest input kpty takes, escaped).
 const MAX_MESSAGE: usize = crate::mcp::guard::MAX_LINE;
+/// How long an MCP session may sit idle before it is closed (rmcp's default is 5 minutes: an
+/// agent's client left idle over lunch would find its session gone). Longer than the longest
+/// call (`MAX_TIMEOUT_MS`, an hour), which counts as idle to rmcp while it runs.
+const SESSION_IDLE: Duration = Duration::from_secs(24 * 3600);
 /// SSE keep-alive comments while a long call runs.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
@@ -68,10 +72,12 @@ impl Mcp {
                 c
             }
         };
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(SESSION_IDLE);
         Mcp {
             sessions: StreamableHttpService::new(
                 factory(ctx.clone()),
-                Arc::new(LocalSessionManager::default()),
+                Arc::new(manager),
                 finish(config(true)),
             ),
             plain: StreamableHttpService::new(

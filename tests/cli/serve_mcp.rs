@@ -472,8 +472,9 @@ fn every_route_needs_the_secret_and_foreign_hosts_and_origins_are_refused() {
             let head = format!(
                 "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n{cred}"
             );
-            let (status, _, b) = raw(&serve, head.trim_end(), &body);
+            let (status, headers, b) = raw(&serve, head.trim_end(), &body);
             assert_eq!(status, 401, "{method} {path} with {cred:?}: {b}");
+            assert!(headers.contains("www-authenticate: bearer"), "{headers}");
             assert_eq!(body_json(&b)["error_code"], "UNAUTHORIZED", "{b}");
         }
         // With the secret but a foreign Host (DNS rebinding) or a browser Origin: 403.
@@ -682,4 +683,60 @@ async fn sigterm_stops_the_server_and_keeps_the_sessions() {
     // The session is alive, and the call in flight was cancelled: its command interrupted.
     let v = env.talk_args(&["-s", &id, "--timeout-ms", "5000", "echo still-here"]);
     assert_eq!(v["output"], "still-here", "{v}");
+}
+
+/// Secrets a command prints never reach an HTTP client in clear: not in a result, not in a
+/// progress notification over SSE, not in a plain POST's JSON answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn results_and_progress_over_http_are_redacted() {
+    use crate::support::{leaked, private_key, secret_lines};
+    let env = Env::new();
+    let all = secret_lines();
+    let lines: Vec<String> = all.iter().map(|(l, _)| l.clone()).collect();
+    let mut must_not: Vec<String> = all.iter().map(|(_, s)| s.clone()).collect();
+    std::fs::write(env.home().join("secrets.txt"), lines.join("\n\n") + "\n").expect("write");
+    let (pem, body) = private_key(8);
+    must_not.extend(body);
+    std::fs::write(env.home().join("key.pem"), pem).expect("write");
+    let serve = Serve::start(&env);
+    let m = connect(&serve).await;
+    let id = env.create(&[]);
+    let cmd = "cat secrets.txt; sleep 0.5; cat key.pem; sleep 0.5";
+    let h = m
+        .client
+        .peer()
+        .send_cancellable_request(talk(&id, cmd), PeerRequestOptions::no_options())
+        .await
+        .expect("send");
+    let ServerResult::CallToolResult(r) = h.await_response().await.expect("response") else {
+        panic!("not a tool result")
+    };
+    let text = serde_json::to_string(&r).expect("json");
+    assert!(
+        leaked(&text, &must_not).is_empty(),
+        "{:?}",
+        leaked(&text, &must_not)
+    );
+    assert!(text.contains("[REDACTED:"), "{text}");
+    let progress = format!("{:?}", m.handler.progress.lock().expect("lock"));
+    assert!(
+        progress.contains("REDACTED"),
+        "no progress seen: {progress}"
+    );
+    assert!(leaked(&progress, &must_not).is_empty(), "{progress}");
+    m.close().await;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\nContent-Type: application/json\r\nAuthorization: Bearer {}",
+        serve.secret
+    );
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "k_pty",
+        "arguments": {"action": "talk", "session_id": id, "command": "cat secrets.txt key.pem"}}});
+    let (status, _, b) = raw(&serve, &head, &call.to_string());
+    assert_eq!(status, 200, "{b}");
+    assert!(
+        leaked(&b, &must_not).is_empty(),
+        "{:?}",
+        leaked(&b, &must_not)
+    );
+    assert!(b.contains("[REDACTED:private_key]"), "{b}");
 }
