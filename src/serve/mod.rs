@@ -1,8 +1,8 @@
 //! `kpty serve`: one hub for the agents of a machine, on 127.0.0.1 — MCP over Streamable
-//! HTTP at `/mcp` ([`mcp`]), the server endpoints of seed 004 (`/`, `/tools`, `/health`, the
-//! `_x9k_*` desktop and leader endpoints: [`info`], [`leaders`]), and the desktop-bridge API
+//! HTTP at `/mcp` (`mcp.rs`), the server endpoints of seed 004 (`/`, `/tools`, `/health`, the
+//! `_x9k_*` desktop and leader endpoints: `info.rs`, `leaders.rs`), and the desktop-bridge API
 //! (seed 000 §6 and the registry endpoints of §13) over this state directory's own local
-//! sessions. Every request passes [`guard`] (host, origin, secret) first. Another kpty reaches
+//! sessions. Every request passes `guard.rs` (host, origin, secret) first. Another kpty reaches
 //! these sessions by registering them with `--desktop-url`. Handlers translate HTTP to the
 //! core and run it on blocking threads. Every JSON answer leaves through one function, which
 //! redacts its secrets.

@@ -81,7 +81,7 @@ pub struct ServeArgs {
     /// Default: KURORYUU_PTY_BRIDGE_PORT or 8201.
     #[arg(long, value_name = "PORT")]
     pub port: Option<u16>,
-    /// Also answer requests for this host name (besides localhost, 127.0.0.1 and [::1]);
+    /// Also answer requests for this host name (besides localhost, 127.0.0.1 and ::1);
     /// repeatable; `*` accepts any (DNS-rebinding protection off). The server still
     /// listens on 127.0.0.1 only.
     #[arg(long, value_name = "HOST")]
