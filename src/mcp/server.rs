@@ -3,6 +3,7 @@
 //! streams talk progress when the client asked for it, and turns a cancellation into a
 //! cancelled talk plus Ctrl-C so the session stays usable.
 
+use super::in_flight::InFlight;
 use super::schema;
 use crate::api::Action;
 use crate::core::{self, Ctx};
@@ -36,16 +37,27 @@ force=true. Dangerous commands (rm -rf /, mkfs, shutdown …) are blocked; \
 k_pty(action=\"check\", command) says whether a command would be, and by which rule, without \
 typing it. The policy is a guard-rail against accidents, not a sandbox.";
 
-/// The MCP server state: the core context shared by every call.
+/// The MCP server state: the core context shared by every call, and its running talks.
 #[derive(Clone)]
 pub struct KptyServer {
     ctx: Arc<Ctx>,
+    talks: InFlight,
 }
 
 impl KptyServer {
     /// A server over `ctx`.
     pub fn new(ctx: Ctx) -> Self {
-        Self { ctx: Arc::new(ctx) }
+        Self {
+            ctx: Arc::new(ctx),
+            talks: InFlight::default(),
+        }
+    }
+
+    /// This server, listing its talks in `talks` (shared with other servers: `kpty serve`
+    /// runs one per MCP session and stops them all at shutdown).
+    pub fn listing_talks_in(mut self, talks: InFlight) -> Self {
+        self.talks = talks;
+        self
     }
 
     async fn run(
@@ -73,6 +85,7 @@ impl KptyServer {
         let c3 = ctx.clone();
         let with_progress = token.is_some();
         let seen = entry.clone();
+        let ticket = self.talks.start();
         let mut work = tokio::task::spawn_blocking(move || {
             let mut sink = |b| {
                 let _ = tx.send(b);
@@ -80,11 +93,13 @@ impl KptyServer {
             let progress =
                 with_progress.then_some((PROGRESS_EVERY, &mut sink as &mut dyn FnMut(_)));
             let mut on_entry = |e: &RegistryEntry| {
+                ticket.at(e);
                 if let Ok(mut s) = seen.lock() {
                     *s = Some(e.clone());
                 }
             };
             let reply = core::talk::talk_audited(&c3, &params, &mut on_entry, progress);
+            drop(ticket);
             core::outgoing(&c3, core::to_json(reply)).unwrap_or_else(|e| e.to_json())
         });
         let peer = rc.peer.clone();

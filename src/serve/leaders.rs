@@ -53,12 +53,7 @@ async fn register(
     Query(q): Query<HashMap<String, String>>,
     body: Bytes,
 ) -> Response {
-    let id = match agent_id(&q, &body) {
-        Ok(id) => id,
-        Err(why) => return refused(why),
-    };
-    tracing::info!("leader registered: {id:?}");
-    reply(blocking(move || crate::core::leaders::register(&app.ctx, &id)).await)
+    change(app, &q, &body, "registered", crate::core::leaders::register).await
 }
 
 async fn deregister(
@@ -66,12 +61,30 @@ async fn deregister(
     Query(q): Query<HashMap<String, String>>,
     body: Bytes,
 ) -> Response {
-    let id = match agent_id(&q, &body) {
+    change(
+        app,
+        &q,
+        &body,
+        "deregistered",
+        crate::core::leaders::deregister,
+    )
+    .await
+}
+
+/// Apply `f` to the agent the request names, logging it as `done`.
+async fn change(
+    app: Shared,
+    q: &HashMap<String, String>,
+    body: &Bytes,
+    done: &'static str,
+    f: fn(&crate::core::Ctx, &str) -> crate::error::Result<Value>,
+) -> Response {
+    let id = match agent_id(q, body) {
         Ok(id) => id,
         Err(why) => return refused(why),
     };
-    tracing::info!("leader deregistered: {id:?}");
-    reply(blocking(move || crate::core::leaders::deregister(&app.ctx, &id)).await)
+    tracing::info!("leader {done}: {id:?}");
+    reply(blocking(move || f(&app.ctx, &id)).await)
 }
 
 async fn list(State(app): State<Shared>) -> Response {

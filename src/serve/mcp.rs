@@ -12,6 +12,7 @@
 
 use super::{Shared, fail};
 use crate::core::Ctx;
+use crate::mcp::in_flight::InFlight;
 use crate::mcp::server::KptyServer;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -44,8 +45,13 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 impl Mcp {
     /// The services over `ctx` (as `kpty mcp` serves it), stopped with `stop`, accepting the
-    /// hosts and origins `access` accepts.
-    pub fn new(ctx: &Ctx, access: &super::guard::Access, stop: &CancellationToken) -> Self {
+    /// hosts and origins `access` accepts, listing their talks in `talks`.
+    pub fn new(
+        ctx: &Ctx,
+        access: &super::guard::Access,
+        stop: &CancellationToken,
+        talks: &InFlight,
+    ) -> Self {
         let ctx = ctx.clone().on(crate::core::Channel::Mcp);
         let config = |stateful: bool| {
             let c = StreamableHttpServerConfig::default()
@@ -63,7 +69,10 @@ impl Mcp {
                     .enforce_origin_validation()
             }
         };
-        let factory = |ctx: Ctx| move || Ok(KptyServer::new(ctx.clone()));
+        let factory = |ctx: Ctx| {
+            let talks = talks.clone();
+            move || Ok(KptyServer::new(ctx.clone()).listing_talks_in(talks.clone()))
+        };
         let hosts_any = access.hosts.iter().any(|h| h == "*");
         let finish = |c: StreamableHttpServerConfig| {
             if hosts_any {

@@ -119,8 +119,10 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
         drop(out);
         tracing::info!("kpty serve: listening on {url} (MCP at {url}/mcp)");
         let stop = CancellationToken::new();
+        let talks = crate::mcp::in_flight::InFlight::default();
+        let ctx2 = ctx.clone();
         let app = router(Arc::new(App {
-            mcp: mcp::Mcp::new(&ctx, &access, &stop),
+            mcp: mcp::Mcp::new(&ctx, &access, &stop, &talks),
             ctx,
             access,
             port,
@@ -131,9 +133,17 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
         tokio::select! {
             () = &mut server => {}
             () = shutdown_signal() => {
+                let deadline = std::time::Instant::now() + SHUTDOWN_GRACE;
                 stop.cancel();
                 // Let requests in flight finish, but not forever (a talk may wait an hour).
                 server.await;
+                // MCP talks still running are cancelled, so their sessions are left free.
+                let left = tokio::task::spawn_blocking(move || talks.cancel_all(&ctx2, deadline))
+                    .await
+                    .unwrap_or(0);
+                if left > 0 {
+                    tracing::warn!("kpty serve: {left} talks did not stop in time; they run on in their sessions");
+                }
             }
         }
         Ok(())

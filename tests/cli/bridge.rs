@@ -311,7 +311,7 @@ fn serve_needs_its_secret_and_serves_the_registry() {
     let (status, v) = serve.http("DELETE", "/v1/pty/unregister/9ccd99b1bdd8710e", k, None);
     assert_eq!(
         (status, s(&v, "error_code")),
-        (500, "PTY_ACCESS_DENIED"),
+        (403, "PTY_ACCESS_DENIED"),
         "a leader needs force: {v}"
     );
     let (status, _) = serve.http(

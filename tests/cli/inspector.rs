@@ -73,11 +73,16 @@ fn finish(mut cmd: Command, args: &[&str]) -> Value {
 
 /// A `tools/call` of `k_pty` with `--tool-arg key=value` pairs; returns the structured result.
 fn tool(env: &Env, bin: &PathBuf, pairs: &[&str]) -> Value {
+    tool_with(pairs, |args| call(env, bin, args))
+}
+
+/// A `tools/call` through `run` (stdio or HTTP); the structured result, not an error.
+fn tool_with(pairs: &[&str], run: impl FnOnce(&[&str]) -> Value) -> Value {
     let mut args = vec!["--method", "tools/call", "--tool-name", "k_pty"];
     for p in pairs {
         args.extend(["--tool-arg", p]);
     }
-    let v = call(env, bin, &args);
+    let v = run(&args);
     assert_eq!(v["isError"], false, "{pairs:?}: {v}");
     v["structuredContent"].clone()
 }
@@ -101,13 +106,7 @@ fn call_http(serve: &Serve, bin: &PathBuf, args: &[&str]) -> Value {
 
 /// [`tool`] over HTTP.
 fn tool_http(serve: &Serve, bin: &PathBuf, pairs: &[&str]) -> Value {
-    let mut args = vec!["--method", "tools/call", "--tool-name", "k_pty"];
-    for p in pairs {
-        args.extend(["--tool-arg", p]);
-    }
-    let v = call_http(serve, bin, &args);
-    assert_eq!(v["isError"], false, "{pairs:?}: {v}");
-    v["structuredContent"].clone()
+    tool_with(pairs, |args| call_http(serve, bin, args))
 }
 
 #[test]
