@@ -122,3 +122,94 @@ impl TitleScanner {
         self.title = Some(t);
     }
 }
+
+/// The longest unfinished control sequence kept to replay (an OSC or DCS string longer than
+/// this is replayed as its opener alone, which puts a parser in the same state).
+const MAX_PENDING: usize = 256;
+
+/// Where the output stream stands between control sequences: the bytes of a sequence begun
+/// but not finished. A redraw taken at that point ends with them, so a client that parses
+/// the redraw and then the output that follows is in the same state as the screen model
+/// (the rest of a sequence cut in two is not shown as text). Follows the escape states of
+/// the DEC/ECMA-48 parser avt implements (vt100.net's "dec_ansi_parser"), 7-bit forms.
+#[derive(Debug, Default)]
+pub(super) struct PendingSeq {
+    state: SState,
+    bytes: Vec<u8>,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum SState {
+    #[default]
+    Ground,
+    Esc,
+    Csi,
+    /// OSC, DCS, SOS, PM, APC: a string that ends with BEL (OSC) or ESC \.
+    Str,
+    /// An ESC inside a string: `\` ends the string, anything else starts a new sequence.
+    StrEsc,
+}
+
+impl PendingSeq {
+    /// Feed output bytes (any chunking).
+    pub(super) fn feed(&mut self, chunk: &[u8]) {
+        let mut i = 0;
+        while i < chunk.len() {
+            if self.state == SState::Ground {
+                match chunk[i..].iter().position(|&b| b == 0x1b) {
+                    Some(p) => i += p,
+                    None => return,
+                }
+            }
+            let b = chunk[i];
+            i += 1;
+            self.step(b);
+        }
+    }
+
+    fn step(&mut self, b: u8) {
+        if self.state == SState::StrEsc && b != b'\\' {
+            // The string ended at its ESC, which begins the next sequence.
+            self.bytes.clear();
+            self.bytes.push(0x1b);
+            self.state = SState::Esc;
+        }
+        let next = match (self.state, b) {
+            (SState::Str, 0x1b) => SState::StrEsc,
+            (SState::StrEsc, _) => SState::Ground,
+            // ESC starts a sequence anywhere.
+            (_, 0x1b) => {
+                self.bytes.clear();
+                SState::Esc
+            }
+            // CAN and SUB cancel any sequence.
+            (_, 0x18 | 0x1a) => SState::Ground,
+            (SState::Esc, b'[') => SState::Csi,
+            (SState::Esc, b']' | b'P' | b'X' | b'^' | b'_') => SState::Str,
+            // Intermediates, DEL, and C0 controls executed inside a sequence keep it going.
+            (SState::Esc, 0x00..=0x2f | 0x7f) => SState::Esc,
+            (SState::Csi, 0x00..=0x3f | 0x7f) => SState::Csi,
+            (SState::Esc | SState::Csi, _) => SState::Ground,
+            (SState::Str, 0x07) => SState::Ground,
+            (SState::Str, _) => SState::Str,
+            (SState::Ground, _) => SState::Ground,
+        };
+        self.state = next;
+        if next == SState::Ground {
+            self.bytes.clear();
+        } else if (b == 0x1b || b >= 0x20) && self.bytes.len() < MAX_PENDING {
+            // A C0 control inside a sequence was executed already: not replayed.
+            self.bytes.push(b);
+        }
+    }
+
+    /// The bytes that put a parser where this stream stands: empty between sequences.
+    pub(super) fn replay(&self) -> Vec<u8> {
+        let long = self.bytes.len() >= MAX_PENDING;
+        match self.state {
+            SState::Str if long => self.bytes[..2].to_vec(),
+            SState::StrEsc if long => [&self.bytes[..2], b"\x1b"].concat(),
+            _ => self.bytes.clone(),
+        }
+    }
+}

@@ -14,7 +14,7 @@
 //! scrollback. A resize reflows only what avt still holds: older history keeps the wrapping
 //! it had when it left avt (merged reads still join its soft-wrapped rows).
 
-use super::decode::{TitleScanner, decode_utf8};
+use super::decode::{PendingSeq, TitleScanner, decode_utf8};
 use super::history::{Counts, Row, Rows, len};
 pub use super::lines::cap_chars;
 use super::lines::{above, edge_context, group, physical_counts, tail};
@@ -116,6 +116,7 @@ pub struct Screen {
     text: String,
     counts: Counts,
     titles: TitleScanner,
+    pending: PendingSeq,
     markers: BTreeMap<u64, u64>,
     next_marker: u64,
 }
@@ -157,6 +158,7 @@ impl Screen {
                 ..Counts::default()
             },
             titles: TitleScanner::default(),
+            pending: PendingSeq::default(),
             markers: BTreeMap::new(),
             next_marker: 1,
         }
@@ -165,6 +167,7 @@ impl Screen {
     /// Feed output bytes (any chunking; invalid UTF-8 becomes U+FFFD).
     pub fn feed(&mut self, chunk: &[u8]) {
         self.titles.feed(chunk);
+        self.pending.feed(chunk);
         decode_utf8(&mut self.carry, chunk, &mut self.text);
         if !self.text.is_empty() {
             self.term.feed_with(self.text.as_str(), &mut self.counts);
@@ -195,6 +198,8 @@ impl Screen {
     /// attributes reset, screen cleared, then avt's dump (visible buffers, cursor, colours,
     /// modes, the alternate screen) and the title, all inside a synchronized update (DEC
     /// mode 2026: terminals that know it show the result without flicker, others ignore it).
+    /// It ends with what the output holds of a control sequence or UTF-8 character not yet
+    /// finished, so the output that follows goes on where the screen model stands.
     pub fn redraw(&self) -> Vec<u8> {
         let mut out = String::from("\x1b[?2026h\x1b[0m\x1b[?1049l\x1b[H\x1b[2J");
         out.push_str(&self.term.dump());
@@ -204,7 +209,12 @@ impl Screen {
             out.push('\x07');
         }
         out.push_str("\x1b[?2026l");
-        out.into_bytes()
+        let mut out = out.into_bytes();
+        match self.pending.replay() {
+            seq if seq.is_empty() => out.extend_from_slice(&self.carry),
+            seq => out.extend(seq),
+        }
+        out
     }
 
     /// The last OSC 0/2 title.

@@ -417,3 +417,62 @@ fn utf8_split_anywhere_decodes() {
     decode_utf8(&mut carry, b"a\xffb\xe4", &mut out);
     assert_eq!(out, "a\u{FFFD}b");
 }
+
+/// What a client shows after the redraw taken at byte `k` of `bytes` and the bytes after it.
+fn resumed(bytes: &[u8], k: usize, cols: u16, rows: u16) -> Screen {
+    let at = fed(&bytes[..k], cols, rows);
+    let mut client = Screen::new(cols, rows, 1000);
+    client.feed(&at.redraw());
+    client.feed(&bytes[k..]);
+    client
+}
+
+#[test]
+fn a_redraw_taken_inside_a_sequence_or_character_resumes_where_the_model_stands() {
+    let mut streams: Vec<Vec<u8>> = [
+        &b"plain \x1b[31mred\x1b[0m \x1b[1;4mbold\x1b[m\r\nnext \xe2\x82\xac euro"[..],
+        b"\x1b]2;a title\x07titled \x1b]0;other\x1b\\x\r\n\x1b]133;A\x07$ \x1b]133;B\x07",
+        b"a\x1b[3\n1mLF inside a CSI\x1b[0m b\x1b[2;5Hmoved",
+        b"\x1bP1$r0m\x1b\\after dcs \x1b(Bcharset \x1b7saved\x1b8restored",
+        b"cancel \x1b[31\x18 text \x1b]2;x\x1a more \xf0\x9f\x8e\x89 party",
+    ]
+    .iter()
+    .map(|s| s.to_vec())
+    .collect();
+    for f in [
+        "ls_color.bin",
+        "progress.bin",
+        "wide.bin",
+        "alt_screen_open.bin",
+    ] {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/");
+        streams.push(std::fs::read(format!("{path}{f}")).expect("fixture"));
+    }
+    for bytes in &streams {
+        let whole = fed(bytes, 40, 8);
+        for k in 0..=bytes.len() {
+            let client = resumed(bytes, k, 40, 8);
+            let at = String::from_utf8_lossy(&bytes[..k]);
+            assert_eq!(
+                client.visible_text(),
+                whole.visible_text(),
+                "split after {at:?}"
+            );
+            assert_eq!(client.cursor(), whole.cursor(), "split after {at:?}");
+            assert_eq!(client.title(), whole.title(), "split after {at:?}");
+        }
+    }
+}
+
+#[test]
+fn a_long_unfinished_string_is_replayed_as_its_opener() {
+    let mut bytes = b"before \x1b]2;".to_vec();
+    bytes.extend(std::iter::repeat_n(b't', 5000));
+    let k = bytes.len();
+    bytes.extend_from_slice(b"\x07after");
+    let whole = fed(&bytes, 40, 8);
+    let at = fed(&bytes[..k], 40, 8);
+    assert!(at.redraw().ends_with(b"\x1b[?2026l\x1b]"));
+    let client = resumed(&bytes, k, 40, 8);
+    assert_eq!(client.visible_text(), whole.visible_text());
+}

@@ -40,7 +40,12 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T
     let Some(bytes) = super::secure::read(path)? else {
         return Ok(None);
     };
-    serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+    parse_json(path, &bytes).map(Some)
+}
+
+/// Parse the JSON state file `path` read as `bytes`; a corrupt one is a clear `STATE_ERROR`.
+pub fn parse_json<T: serde::de::DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T> {
+    serde_json::from_slice(bytes).map_err(|e| {
         Error::state(
             path,
             format!("corrupt JSON ({e}); fix or move the file away (kpty keeps no hidden copy)"),

@@ -82,17 +82,28 @@ pub struct RegistryEntry {
 impl Registry {
     /// Read the registry without locking (the file is only ever replaced atomically).
     /// A missing file is an empty registry; a corrupt one is a clear `STATE_ERROR`.
+    ///
+    /// The file is read and checked on every call; only its parsing is remembered, keyed by
+    /// the exact bytes read (a long-running `kpty serve` or `kpty mcp` reads the same
+    /// registry for every call, and parsing it was a fifth of the server's time per talk).
     pub fn load(state: &StateDir) -> Result<Self> {
         state.check_top()?;
         let path = state.registry_file();
-        match state.read_json::<Registry>(&path)? {
-            None => Ok(Self::default()),
-            Some(r) if r.schema == SCHEMA => Ok(r),
-            Some(r) => Err(Error::state(
+        let Some(bytes) = state.read_file(&path)? else {
+            return Ok(Self::default());
+        };
+        if let Some(r) = parsed::recall(&path, &bytes) {
+            return Ok(r);
+        }
+        let r: Registry = super::atomic::parse_json(&path, &bytes)?;
+        if r.schema != SCHEMA {
+            return Err(Error::state(
                 &path,
                 format!("unknown registry schema {:?} (expected {SCHEMA})", r.schema),
-            )),
+            ));
         }
+        parsed::remember(&path, bytes, &r);
+        Ok(r)
     }
 
     /// Read-modify-write under the exclusive registry lock. `f` may fail, in which case
@@ -106,6 +117,38 @@ impl Registry {
         state.write_json(&state.registry_file(), &reg)?;
         drop(lock);
         Ok(out)
+    }
+}
+
+/// The last registry parsed in this process, by its path and the bytes it was parsed from.
+mod parsed {
+    use super::Registry;
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
+
+    struct Parsed {
+        path: PathBuf,
+        bytes: Vec<u8>,
+        registry: Registry,
+    }
+
+    static LAST: Mutex<Option<Parsed>> = Mutex::new(None);
+
+    /// The registry parsed from exactly `bytes` at `path`, if it is the last one parsed.
+    pub(super) fn recall(path: &Path, bytes: &[u8]) -> Option<Registry> {
+        let last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+        last.as_ref()
+            .filter(|p| p.path == path && p.bytes == bytes)
+            .map(|p| p.registry.clone())
+    }
+
+    pub(super) fn remember(path: &Path, bytes: Vec<u8>, registry: &Registry) {
+        let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+        *last = Some(Parsed {
+            path: path.to_path_buf(),
+            bytes,
+            registry: registry.clone(),
+        });
     }
 }
 
@@ -132,5 +175,43 @@ mod tests {
         assert_eq!(r.sessions["pty_00000001"].extra["future"], 7);
         let txt = std::fs::read_to_string(sd.registry_file()).unwrap();
         assert!(txt.contains("\"future\": 7"));
+    }
+
+    #[test]
+    fn a_change_of_the_same_size_is_seen_and_corruption_is_not_remembered_away() {
+        let t = tempfile::tempdir().unwrap();
+        let sd = StateDir::at(t.path()).unwrap();
+        let label = |l: &str| {
+            Registry::update(&sd, |r| {
+                let e = RegistryEntry {
+                    session_id: "pty_00000001".into(),
+                    label: Some(l.into()),
+                    ..Default::default()
+                };
+                r.sessions.insert(e.session_id.clone(), e);
+                Ok(())
+            })
+            .unwrap();
+        };
+        label("aaaa");
+        let first = Registry::load(&sd).unwrap();
+        assert_eq!(
+            first.sessions["pty_00000001"].label.as_deref(),
+            Some("aaaa")
+        );
+        // Rewritten in place by someone else, to the same length, within the same instant.
+        let path = sd.registry_file();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("\"aaaa\"", "\"bbbb\"")).unwrap();
+        let again = Registry::load(&sd).unwrap();
+        assert_eq!(
+            again.sessions["pty_00000001"].label.as_deref(),
+            Some("bbbb")
+        );
+        std::fs::write(&path, &text[..text.len() / 2]).unwrap();
+        let e = Registry::load(&sd).unwrap_err();
+        assert_eq!(e.code, crate::error::ErrorCode::StateError);
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(Registry::load(&sd).unwrap().sessions.len(), 1);
     }
 }

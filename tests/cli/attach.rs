@@ -293,23 +293,81 @@ fn after_a_flood_the_client_shows_exactly_the_sessions_screen() {
     assert_eq!(s(&v, "output").lines().last(), Some("flood-42"));
     env.send_line(&id, "printf 'after-%s\\n' $((8*8))");
     tty.expect("after-64");
-    let want = || -> Vec<String> {
-        let v = env.ok_json(&["term-read", "-s", &id, "--mode", "viewport"]);
-        v["lines"]
-            .as_array()
-            .expect("lines")
-            .iter()
-            .map(|l| l.as_str().unwrap_or_default().trim_end().to_string())
-            .collect()
-    };
     let mut last = (Vec::new(), Vec::new());
     let same = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         wait_for(10_000, "the client's screen to match the session's", || {
-            last = (screen_of(tty.seen(), 80, 20), want());
+            last = (screen_of(tty.seen(), 80, 20), viewport(&env, &id));
             last.0 == last.1
         })
     }));
     assert!(same.is_ok(), "client {:#?}\nsession {:#?}", last.0, last.1);
+}
+
+/// The session's visible screen, lines trimmed at the end.
+fn viewport(env: &Env, id: &str) -> Vec<String> {
+    let v = env.ok_json(&["term-read", "-s", id, "--mode", "viewport"]);
+    v["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .map(|l| l.as_str().unwrap_or_default().trim_end().to_string())
+        .collect()
+}
+
+/// `lines` without the empty ones at the bottom.
+fn trimmed(mut lines: Vec<String>) -> Vec<String> {
+    while lines.last().is_some_and(String::is_empty) {
+        lines.pop();
+    }
+    lines
+}
+
+#[test]
+fn attaching_while_the_output_stops_inside_a_sequence_or_a_character_goes_on_from_there() {
+    let env = Env::new();
+    let id = env.create(&["--cols", "80", "--rows", "20"]);
+    // Each program stops after the first part of a colour sequence, of a title, or of a
+    // UTF-8 character, long enough for a client to attach in between.
+    let cases = [
+        (
+            r"printf 'X\033[3'; sleep 3; printf '1mRED\033[0m'; echo",
+            "XRED",
+        ),
+        (
+            r"printf 'Y\033]2;half'; sleep 3; printf ' title\007TITLED'; echo",
+            "YTITLED",
+        ),
+        (
+            r"printf 'Z\342\202'; sleep 3; printf '\254 euro'; echo",
+            "Z€ euro",
+        ),
+    ];
+    for (i, (line, done)) in cases.iter().enumerate() {
+        env.send_line(&id, line);
+        let first = &done[..1];
+        let out = env.kpty(&["wait-for", "-s", &id, "-t", "10000", &format!("^{first}")]);
+        assert!(out.status.success(), "{out:?}");
+        let mut tty = Tty::kpty(&env, &["attach", "-r", &id], (80, 20));
+        tty.expect("attached to");
+        let mut last = (Vec::new(), Vec::new());
+        let same = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            wait_for(15_000, "the client's screen to match the session's", || {
+                last = (
+                    trimmed(screen_of(tty.seen(), 80, 20)),
+                    trimmed(viewport(&env, &id)),
+                );
+                last.1.iter().any(|l| l == done) && last.0 == last.1
+            })
+        }));
+        assert!(
+            same.is_ok(),
+            "case {i}: client {:#?}\nsession {:#?}",
+            last.0,
+            last.1
+        );
+        tty.keys(DETACH);
+        assert_eq!(tty.exit_code(), 0);
+    }
 }
 
 #[test]

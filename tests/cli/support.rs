@@ -563,6 +563,8 @@ pub fn leaked(text: &str, body: &[String]) -> Vec<String> {
 /// for text in it with a deadline.
 pub struct Stream {
     rx: mpsc::Receiver<Vec<u8>>,
+    /// The start of a UTF-8 character whose rest has not been read yet.
+    carry: Vec<u8>,
     /// Everything read so far, as text.
     pub seen: String,
 }
@@ -581,7 +583,28 @@ impl Stream {
         });
         Self {
             rx,
+            carry: Vec::new(),
             seen: String::new(),
+        }
+    }
+
+    /// Add `bytes` to what was seen; a character cut between two reads is kept whole.
+    fn take(&mut self, bytes: &[u8]) {
+        self.carry.extend_from_slice(bytes);
+        let whole = match std::str::from_utf8(&self.carry) {
+            Ok(_) => self.carry.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => self.carry.len(),
+        };
+        let rest = self.carry.split_off(whole);
+        self.seen.push_str(&String::from_utf8_lossy(&self.carry));
+        self.carry = rest;
+    }
+
+    /// Take in whatever has been read by now, without waiting.
+    pub fn drain(&mut self) {
+        while let Ok(b) = self.rx.try_recv() {
+            self.take(&b);
         }
     }
 
@@ -592,7 +615,7 @@ impl Stream {
         while !self.seen.contains(needle) {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.rx.recv_timeout(left) {
-                Ok(b) => self.seen.push_str(&String::from_utf8_lossy(&b)),
+                Ok(b) => self.take(&b),
                 Err(_) => return false,
             }
         }

@@ -99,9 +99,15 @@ impl Tty {
         );
     }
 
-    /// Everything shown so far.
-    pub fn seen(&self) -> &str {
-        self.out.as_ref().map_or("", |o| o.seen.as_str())
+    /// Everything shown so far (what the terminal got by now, without waiting for more).
+    pub fn seen(&mut self) -> &str {
+        match self.out.as_mut() {
+            Some(o) => {
+                o.drain();
+                o.seen.as_str()
+            }
+            None => "",
+        }
     }
 
     /// The program's pid.
