@@ -1,4 +1,5 @@
-//! The talks an MCP server is running, by call: what `kpty serve` stops when it shuts down.
+//! The talks a server is running, by call (MCP `talk`, the bridge's `POST /pty/talk`): what
+//! `kpty serve` and `kpty mcp` stop when they shut down.
 //! A talk whose caller went away runs on in its session until its command ends (the holder
 //! keeps it), holding the session busy; so at shutdown every talk still listed is cancelled
 //! (Ctrl-C into its terminal) until its worker returns, within a deadline.

@@ -17,6 +17,9 @@ use std::time::Duration;
 /// `max_chars` (the end is kept; `dropped_chars` says how much was cut).
 pub const TALK_MAX_CHARS: usize = crate::core::MCP_TALK_MAX_CHARS;
 
+/// How long talks still running when the client has gone get to stop after their Ctrl-C.
+const TALK_STOP: Duration = Duration::from_secs(3);
+
 /// stdin/stdout as rmcp's transport, every line checked first ([`transport::GuardedStdio`]).
 fn stdio() -> transport::GuardedStdio<rmcp::transport::StdioReader, rmcp::transport::StdioWriter> {
     let (read, write) = rmcp::transport::stdio_pipes();
@@ -47,8 +50,11 @@ pub fn run(ctx: Ctx) -> i32 {
             return 1;
         }
     };
+    let talks = in_flight::InFlight::default();
+    let ctx2 = ctx.clone();
     let code = rt.block_on(async move {
-        let service = match server::KptyServer::new(ctx).serve(stdio()).await {
+        let server = server::KptyServer::new(ctx).listing_talks_in(talks.clone());
+        let service = match server.serve(stdio()).await {
             Ok(s) => s,
             Err(e) => {
                 // The client left before (or while) initializing: not a crash.
@@ -66,15 +72,19 @@ pub fn run(ctx: Ctx) -> i32 {
             }
         });
         match service.waiting().await {
-            Ok(reason) => {
-                tracing::info!("MCP session ended: {reason:?}");
-                0
-            }
-            Err(e) => {
-                tracing::warn!("MCP session ended with an error: {e}");
-                0
-            }
+            Ok(reason) => tracing::info!("MCP session ended: {reason:?}"),
+            Err(e) => tracing::warn!("MCP session ended with an error: {e}"),
         }
+        // rmcp gave calls in flight 5 s to finish, then cancelled them; a talk still running
+        // is stopped (Ctrl-C) before the process leaves, so its session is left free.
+        let deadline = std::time::Instant::now() + TALK_STOP;
+        let left = tokio::task::spawn_blocking(move || talks.cancel_all(&ctx2, deadline))
+            .await
+            .unwrap_or(0);
+        if left > 0 {
+            tracing::warn!("{left} talks did not stop in time; they run on in their sessions");
+        }
+        0
     });
     rt.shutdown_timeout(Duration::from_millis(200));
     code

@@ -46,6 +46,8 @@ struct App {
     access: guard::Access,
     /// The services behind `/mcp`.
     mcp: mcp::Mcp,
+    /// Talks running (MCP and `POST /pty/talk`): cancelled at shutdown.
+    talks: crate::mcp::in_flight::InFlight,
     port: u16,
     /// How long a request body may take to arrive (the header timeout).
     body_timeout: Duration,
@@ -123,6 +125,7 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
         let ctx2 = ctx.clone();
         let app = router(Arc::new(App {
             mcp: mcp::Mcp::new(&ctx, &access, &stop, &talks),
+            talks: talks.clone(),
             ctx,
             access,
             port,
@@ -137,7 +140,7 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
                 stop.cancel();
                 // Let requests in flight finish, but not forever (a talk may wait an hour).
                 server.await;
-                // MCP talks still running are cancelled, so their sessions are left free.
+                // Talks still running are cancelled, so their sessions are left free.
                 let left = tokio::task::spawn_blocking(move || talks.cancel_all(&ctx2, deadline))
                     .await
                     .unwrap_or(0);

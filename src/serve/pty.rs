@@ -66,8 +66,10 @@ fn local(ctx: &Ctx, id: Option<&str>) -> Result<RegistryEntry> {
 /// answers 504 with `sentinel_found: false` and the partial output.
 async fn talk(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Response {
     let ctx = app.ctx.clone();
+    let ticket = app.talks.start();
     let res = blocking(move || {
         let e = local(&ctx, r.session_id.as_deref())?;
+        ticket.at(&e);
         let p = Params {
             session_id: Some(e.session_id),
             command: r.command,

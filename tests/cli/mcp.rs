@@ -485,6 +485,23 @@ fn raw_stdio_protocol_versions_garbage_and_eof() {
     assert_eq!(l["sessions"][0]["state"], "running");
 }
 
+#[test]
+fn a_talk_in_flight_when_the_client_leaves_is_stopped_and_its_session_left_free() {
+    let env = Env::new();
+    env.create(&["--label", "left"]);
+    let lines = vec![
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}).to_string(),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string(),
+        raw_call(2, json!({"action": "talk", "session_id": "left", "command": "sleep 300; echo LATE"})),
+    ];
+    // EOF with the talk running: the server exits (raw_session asserts a clean exit) ...
+    let replies = raw_session(&env, lines, Duration::from_secs(60));
+    assert!(replies.iter().any(|r| r["id"] == 1), "{replies:?}");
+    // ... and the command was interrupted, so the session takes the next talk at once.
+    let v = env.ok_json(&["talk", "-s", "left", "-t", "10000", "echo free-$((6*7))"]);
+    assert_eq!(s(&v, "output"), "free-42", "{v}");
+}
+
 /// The contract: for each action the CLI's `--json` object and the MCP structured content
 /// are the same object, ids, times and offsets aside.
 #[tokio::test(flavor = "multi_thread")]

@@ -671,6 +671,22 @@ async fn sigterm_stops_the_server_and_keeps_the_sessions() {
         .await
         .expect("send");
     env.read_until(&id, 0, "sleep 60");
+    // A bridge talk in flight too (the seeds' `POST /pty/talk`).
+    let id2 = env.create(&[]);
+    let (url, secret, sid) = (
+        format!("{}/pty/talk", serve.url),
+        serve.secret.clone(),
+        id2.clone(),
+    );
+    let bridge = tokio::spawn(async move {
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .expect("client");
+        let body = json!({"session_id": sid, "command": "sleep 70"});
+        http.post(url).bearer_auth(secret).json(&body).send().await
+    });
+    env.read_until(&id2, 0, "sleep 70");
     let pid = rustix::process::Pid::from_raw(serve.child.id() as i32).expect("pid");
     rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("SIGTERM");
     let mut status = None;
@@ -683,6 +699,9 @@ async fn sigterm_stops_the_server_and_keeps_the_sessions() {
     // The session is alive, and the call in flight was cancelled: its command interrupted.
     let v = env.talk_args(&["-s", &id, "--timeout-ms", "5000", "echo still-here"]);
     assert_eq!(v["output"], "still-here", "{v}");
+    let v = env.talk_args(&["-s", &id2, "--timeout-ms", "5000", "echo bridge-free"]);
+    assert_eq!(v["output"], "bridge-free", "{v}");
+    bridge.abort();
 }
 
 /// Secrets a command prints never reach an HTTP client in clear: not in a result, not in a
