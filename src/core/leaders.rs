@@ -5,6 +5,7 @@
 
 use super::Ctx;
 use crate::error::{Error, Result};
+use crate::store::RegistryEntry;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -26,49 +27,61 @@ struct File {
 
 const SCHEMA: &str = "kpty_leaders_v1";
 
-fn path(ctx: &Ctx) -> std::path::PathBuf {
-    ctx.state.path().join("_leaders.json")
-}
-
-fn lock_path(ctx: &Ctx) -> std::path::PathBuf {
-    ctx.state.path().join("_leaders.lock")
-}
-
 /// Whether `id` is an agent id kpty keeps: 1..=[`MAX_ID`] characters, no control
 /// characters, not only blanks.
 pub fn valid_id(id: &str) -> bool {
     !id.trim().is_empty() && id.chars().count() <= MAX_ID && !id.chars().any(char::is_control)
 }
 
-/// The registered leaders (agent id → registered at), read as untrusted input: a missing or
-/// unreadable file is none.
-pub fn registered(ctx: &Ctx) -> BTreeMap<String, String> {
-    match ctx.state.read_json::<File>(&path(ctx)) {
-        Ok(Some(f)) => f
-            .leaders
-            .into_iter()
-            .filter(|(id, _)| valid_id(id))
-            .take(MAX_LEADERS)
-            .collect(),
-        Ok(None) => BTreeMap::new(),
-        Err(e) => {
-            tracing::warn!("the registered leaders are unreadable, taken as none: {e}");
-            BTreeMap::new()
-        }
-    }
+/// The registered leaders (agent id → registered at), read as untrusted input (bounded,
+/// invalid ids dropped); a missing file is none, a corrupt one a `STATE_ERROR`.
+fn load(ctx: &Ctx) -> Result<BTreeMap<String, String>> {
+    let file = ctx.state.read_json::<File>(&ctx.state.leaders_file())?;
+    Ok(file
+        .map(|f| {
+            f.leaders
+                .into_iter()
+                .filter(|(id, _)| valid_id(id))
+                .take(MAX_LEADERS)
+                .collect()
+        })
+        .unwrap_or_default())
 }
 
-/// Change the registered leaders under their lock; returns what `change` returned.
-fn update<T>(ctx: &Ctx, change: impl FnOnce(&mut BTreeMap<String, String>) -> T) -> Result<T> {
+/// The registered leaders for a check that must not fail (leader protection, `is-leader`): an
+/// unreadable file counts as none, with a warning.
+pub fn registered(ctx: &Ctx) -> BTreeMap<String, String> {
+    load(ctx).unwrap_or_else(|e| {
+        tracing::warn!("the registered leaders are unreadable, taken as none: {e}");
+        BTreeMap::new()
+    })
+}
+
+/// The agent owning `e` when it is a registered leader (one of `leaders`).
+pub fn owner_among<'a>(
+    e: &'a RegistryEntry,
+    leaders: &BTreeMap<String, String>,
+) -> Option<&'a str> {
+    e.owner_agent_id
+        .as_deref()
+        .filter(|a| leaders.contains_key(*a))
+}
+
+/// Change the registered leaders under their lock; returns what `change` returned. When it
+/// fails nothing is written; a corrupt file is refused (`STATE_ERROR`), never overwritten.
+fn update<T>(
+    ctx: &Ctx,
+    change: impl FnOnce(&mut BTreeMap<String, String>) -> Result<T>,
+) -> Result<T> {
     let _lock = crate::store::lock::exclusive(
         &ctx.state,
-        &lock_path(ctx),
+        &ctx.state.leaders_lock(),
         crate::store::lock::default_wait(),
     )?;
-    let mut leaders = registered(ctx);
-    let out = change(&mut leaders);
+    let mut leaders = load(ctx)?;
+    let out = change(&mut leaders)?;
     ctx.state.write_json(
-        &path(ctx),
+        &ctx.state.leaders_file(),
         &File {
             schema: SCHEMA.into(),
             leaders,
@@ -89,14 +102,14 @@ pub fn register(ctx: &Ctx, agent_id: &str) -> Result<serde_json::Value> {
         l.entry(agent_id.to_string())
             .or_insert_with(crate::store::now_rfc3339);
         Ok(l.keys().cloned().collect::<Vec<_>>())
-    })??;
+    })?;
     Ok(json!({"ok": true, "agent_id": agent_id, "registered": true, "leaders": all}))
 }
 
 /// Deregister `agent_id`; says whether it was registered.
 pub fn deregister(ctx: &Ctx, agent_id: &str) -> Result<serde_json::Value> {
     check(agent_id)?;
-    let removed = update(ctx, |l| l.remove(agent_id).is_some())?;
+    let removed = update(ctx, |l| Ok(l.remove(agent_id).is_some()))?;
     Ok(json!({"ok": true, "agent_id": agent_id, "removed": removed}))
 }
 
@@ -116,5 +129,29 @@ fn check(agent_id: &str) -> Result<()> {
         Err(Error::invalid(format!(
             "agent_id must be 1..={MAX_ID} characters without control characters"
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn a_corrupt_file_is_refused_not_overwritten_and_read_as_none_for_checks() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let ctx = Ctx::new(crate::store::StateDir::at(dir.path()).expect("dir")).expect("ctx");
+        register(&ctx, "lead-1").expect("register");
+        assert_eq!(registered(&ctx).len(), 1);
+        let file = ctx.state.leaders_file();
+        std::fs::write(&file, "{not json").expect("write");
+        let e = register(&ctx, "lead-2").expect_err("refused");
+        assert_eq!(e.code, ErrorCode::StateError, "{}", e.message);
+        let e = deregister(&ctx, "lead-1").expect_err("refused");
+        assert_eq!(e.code, ErrorCode::StateError);
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), "{not json");
+        assert!(registered(&ctx).is_empty());
+        let e = register(&ctx, "bad\u{1b}id").expect_err("refused");
+        assert_eq!(e.code, ErrorCode::InvalidParams);
     }
 }

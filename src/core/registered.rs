@@ -139,10 +139,7 @@ pub fn unregister(ctx: &Ctx, p: &Params) -> Result<UnregisterReply> {
                 ),
             );
         }
-        let leader_agent = e
-            .owner_agent_id
-            .as_deref()
-            .filter(|a| leaders.contains_key(*a));
+        let leader_agent = super::leaders::owner_among(e, &leaders);
         if (super::routing::is_leader(e) || leader_agent.is_some()) && !force {
             return Err(Error::new(
                 ErrorCode::PtyAccessDenied,

@@ -34,12 +34,7 @@ pub fn leader(ctx: &Ctx, id: &str) -> Result<LeaderReply> {
     let leaders: Vec<String> = reg
         .sessions
         .values()
-        .filter(|e| {
-            is_leader(e)
-                || e.owner_agent_id
-                    .as_deref()
-                    .is_some_and(|a| agents.contains_key(a))
-        })
+        .filter(|e| is_leader(e) || super::leaders::owner_among(e, &agents).is_some())
         .map(|e| normalise(&e.session_id))
         .collect();
     let is = leaders.contains(&want);

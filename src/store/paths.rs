@@ -93,6 +93,16 @@ impl StateDir {
         self.root.join("_registry.lock")
     }
 
+    /// `_leaders.json`: the agents registered as leaders (`kpty serve`).
+    pub fn leaders_file(&self) -> PathBuf {
+        self.root.join("_leaders.json")
+    }
+
+    /// The lock file guarding the leaders' read-modify-write.
+    pub fn leaders_lock(&self) -> PathBuf {
+        self.root.join("_leaders.lock")
+    }
+
     /// The lock file guarding "find or create the default session".
     pub fn default_lock(&self) -> PathBuf {
         self.root.join("_default.lock")

@@ -127,16 +127,11 @@ async fn initialize_and_tool_schema() {
     m.client.cancel().await.expect("close");
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn every_action_round_trips_and_failures_are_is_error() {
-    let env = Env::new();
-    let m = start(&env).await;
-    assert_eq!(
-        m.json(json!({"action": "help"})).await["data"]["tool"],
-        "k_pty"
-    );
+/// Create a 90×20 session labelled `label`, talk into it by id (output and exit code), run
+/// in it by label (its size); the session's id.
+pub(crate) async fn create_talk_and_run(m: &Mcp, label: &str) -> String {
     let c = m
-        .json(json!({"action": "create", "label": "mcp", "cols": 90, "rows": 20}))
+        .json(json!({"action": "create", "label": label, "cols": 90, "rows": 20}))
         .await;
     let id = c["session_id"].as_str().expect("id").to_string();
     let t = m
@@ -147,9 +142,21 @@ async fn every_action_round_trips_and_failures_are_is_error() {
         (Some("hi"), Some(3))
     );
     let r = m
-        .json(json!({"action": "run", "session_id": "mcp", "command": "stty size"}))
+        .json(json!({"action": "run", "session_id": label, "command": "stty size"}))
         .await;
     assert_eq!(r["output"], "20 90");
+    id
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_action_round_trips_and_failures_are_is_error() {
+    let env = Env::new();
+    let m = start(&env).await;
+    assert_eq!(
+        m.json(json!({"action": "help"})).await["data"]["tool"],
+        "k_pty"
+    );
+    let id = create_talk_and_run(&m, "mcp").await;
     let s = m
         .json(json!({"action": "send_line", "session_id": id, "data": "echo typed"}))
         .await;

@@ -69,23 +69,7 @@ async fn http_mcp_lists_the_same_tool_and_round_trips_every_action() {
         m.json(json!({"action": "help"})).await["data"]["tool"],
         "k_pty"
     );
-    let id = m
-        .json(json!({"action": "create", "label": "web", "cols": 90, "rows": 20}))
-        .await["session_id"]
-        .as_str()
-        .expect("id")
-        .to_string();
-    let t = m
-        .json(json!({"action": "talk", "session_id": id, "command": "echo hi; (exit 3)"}))
-        .await;
-    assert_eq!(
-        (t["output"].as_str(), t["exit_code"].as_i64()),
-        (Some("hi"), Some(3))
-    );
-    let r = m
-        .json(json!({"action": "run", "session_id": "web", "command": "stty size"}))
-        .await;
-    assert_eq!(r["output"], "20 90");
+    let id = crate::mcp::create_talk_and_run(&m, "web").await;
     let since = m
         .json(json!({"action": "read", "session_id": id, "max_bytes": 1, "timeout_ms": 0}))
         .await["next_offset"]
