@@ -8,18 +8,27 @@
 //! [`InputFilter::flush_due`] when it fires.
 //!
 //! # Semantics
-//! - **Blocked**: the [built-in](sequence::BUILTIN) sequences (`\x04`, `\x1c`, `exit`, `/exit`,
-//!   `quit` + CR or LF) plus custom ones. Matching is case-sensitive and byte-exact, and finds
-//!   a sequence anywhere in the stream: `myexit\r` loses its `exit\r` (the shell would not
-//!   exit, but the bytes are there and a line editor may already hold `my`… — the safe reading).
-//! - **Streaming**: an Aho-Corasick automaton whose state carries across writes, so `e`, `x`,
-//!   `i`, `t`, `\r` in five writes is caught. Bytes that may still start a match are held;
-//!   once a match fails they are forwarded, in order; when it completes they are dropped. When
-//!   several sequences end at the same byte the longest is cut (`/exit\r`, not `exit\r`
-//!   leaving `/`); a sequence that another starts with wins as soon as it completes.
-//! - **Over the output**: the automaton reads what the program gets, so a cut cannot splice a
-//!   sequence together (`eexit\rxit\r` forwards only `e`). Invariant: the forwarded bytes never
-//!   contain a blocked sequence, and no other byte is dropped or reordered.
+//! Two stages in series, each reading what the program receives:
+//! - **Byte stage** ([`automaton`]): the raw sequences — Ctrl-D, Ctrl-\ ([`BUILTIN_BYTES`])
+//!   and every custom sequence — cut wherever they appear. Matching is case-sensitive and
+//!   byte-exact; when several sequences end at the same byte the longest is cut; a sequence
+//!   that another starts with wins as soon as it completes.
+//! - **Line stage** ([`submit`], [`lines`]): `exit`, `/exit`, `quit` (and every custom
+//!   sequence that is text + Enter, such as `logout\r`) are *lines*: what is blocked is an
+//!   Enter that would submit them, judged on the line the program's editor holds
+//!   (readline's and the kernel's canonical mode: Backspace, Ctrl-U, Ctrl-W … applied),
+//!   with paste markers removed, blanks around and between words ignored, quotes removed,
+//!   and every Enter encoding (`\r`, `\n`, keypad `ESC O M`, CSI-u `ESC [ 13 u`, a newline
+//!   inside a paste) counted. `  exit \r`, `\x1b[200~exit\r\x1b[201~`, `e\x7fexit\r`,
+//!   `ls; exit 0\r` are blocked; `echo exit\r`, `exitfoo\r`, `exit_code=1\r` are other
+//!   commands and pass (see [`lines`] for the reading).
+//! - **Streaming**: both stages carry their state across writes, so `e`, `x`, `i`, `t`, `\r`
+//!   in five writes is caught. Bytes that may still start a match (or a blocked line) are
+//!   held; once it fails they are forwarded, in order; when it completes they are dropped.
+//! - **Over the output**: both stages read what the program gets, so a cut cannot splice a
+//!   sequence together (`qu\x04it\r` loses the Ctrl-D, then the Enter of `quit`). Invariants:
+//!   the forwarded bytes never contain a blocked byte sequence nor submit a blocked line, and
+//!   no other byte is dropped or reordered.
 //! - **Timeout**: held bytes are forwarded after [`PARTIAL_TIMEOUT`] without new input (002:
 //!   "flush as non-matching"). The automaton keeps its state, so a sequence finished later
 //!   (`exit`, a pause, then `\r`) still loses the bytes that are not yet out (the `\r`): the
@@ -28,11 +37,20 @@
 //!   ones inside it are dropped (they do not extend it); the first one at or after its end
 //!   passes and opens a new window. `0` turns the debounce off. Debounced bytes never reach
 //!   the automaton (a custom sequence containing `\x03` sees only the ones that pass).
+//! - **Not seen**: what a key does with state kpty cannot see — a history recall (Up, then
+//!   Enter, may submit an `exit` from the history file), completion, a program's own key
+//!   bindings — and commands that end a program under another name (`logout`, `kill $$`):
+//!   those are the command policy's and the sandbox's business, not this filter's.
 
 mod automaton;
+mod enter;
+pub mod lines;
 pub mod sequence;
+mod submit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_lines;
 #[cfg(test)]
 mod tests_prop;
 
@@ -41,7 +59,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::error::{Error, Result};
-pub use sequence::{BUILTIN, describe, parse_sequence};
+pub use sequence::{BUILTIN, BUILTIN_BYTES, describe, parse_sequence};
 
 /// Seed 002's warning to the writer, word for word (a web UI was its remote writer).
 pub const WARNING_002: &str =
@@ -157,6 +175,17 @@ impl FilterConfig {
     }
 }
 
+/// The name of a blocked line submitted by `key`: `exit\r` for a plain Enter.
+fn line_name(words: &str, key: u8) -> String {
+    if words == submit::UNCHECKED {
+        return words.to_string();
+    }
+    match key {
+        b'\r' | b'\n' => describe(&[words.as_bytes(), &[key]].concat()),
+        _ => format!("{words} + Enter ({})", describe(&[key])),
+    }
+}
+
 /// The outcome of one write through the filter.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Filtered {
@@ -221,8 +250,13 @@ impl Filtered {
 /// unfiltered one ([`InputFilter::local`]), in the order they reach the PTY.
 #[derive(Debug, Clone)]
 pub struct InputFilter {
+    /// The byte stage: raw sequences (Ctrl-D, Ctrl-\, custom ones).
     matcher: automaton::Matcher,
-    /// Printable name of each pattern, by pattern index.
+    /// Printable name of each byte-stage pattern, by pattern index.
+    byte_names: Vec<String>,
+    /// The line stage, after the byte stage: blocked lines as the program receives them.
+    lines: submit::LineStage,
+    /// Printable name of every blocked sequence, built-ins first.
     names: Vec<String>,
     debounce: Duration,
     /// When the current Ctrl-C window opened.
@@ -239,18 +273,32 @@ impl InputFilter {
     /// ([`FilterConfig::validate`]).
     pub fn new(config: FilterConfig) -> Result<Self> {
         config.validate()?;
-        let mut patterns: Vec<Vec<u8>> = BUILTIN.iter().map(|s| s.to_vec()).collect();
+        let mut all: Vec<Vec<u8>> = BUILTIN.iter().map(|s| s.to_vec()).collect();
+        let mut bytes: Vec<Vec<u8>> = BUILTIN_BYTES.iter().map(|s| s.to_vec()).collect();
+        let mut rules: Vec<lines::LineRule> = lines::BUILTIN_LINES
+            .iter()
+            .filter_map(|w| lines::LineRule::from_sequence(format!("{w}\r").as_bytes()))
+            .collect();
         for s in config.block_sequences {
-            if !patterns.contains(&s) {
-                patterns.push(s);
+            if all.contains(&s) {
+                continue;
             }
+            if let Some(r) = lines::LineRule::from_sequence(&s)
+                && !rules.contains(&r)
+            {
+                rules.push(r);
+            }
+            bytes.push(s.clone());
+            all.push(s);
         }
-        let matcher = automaton::Matcher::new(&patterns).map_err(|e| {
+        let matcher = automaton::Matcher::new(&bytes).map_err(|e| {
             Error::invalid(format!("the blocked sequences cannot be compiled: {e}"))
         })?;
         Ok(Self {
             matcher,
-            names: patterns.iter().map(|p| describe(p)).collect(),
+            byte_names: bytes.iter().map(|p| describe(p)).collect(),
+            lines: submit::LineStage::new(rules),
+            names: all.iter().map(|p| describe(p)).collect(),
             debounce: Duration::from_millis(config.ctrl_c_debounce_ms),
             ctrl_c_since: None,
             last_input: None,
@@ -271,31 +319,45 @@ impl InputFilter {
         if !bytes.is_empty() {
             self.last_input = Some(now);
         }
+        self.lines.begin_write();
+        let mut passed = Vec::new();
         for &b in bytes {
             if b == CTRL_C && self.debounced(now) {
                 out.ctrl_c_debounced += 1;
                 continue;
             }
-            if let Some(pid) = self.matcher.push(b, &mut out.forward) {
-                out.blocked.push(self.names[pid].clone());
+            if let Some(pid) = self.matcher.push(b, &mut passed) {
+                out.blocked.push(self.byte_names[pid].clone());
+            }
+            self.through_lines(&mut passed, &mut out);
+        }
+        out.held = self.matcher.held() + self.lines.held();
+        out
+    }
+
+    /// Sends what the byte stage passed through the line stage.
+    fn through_lines(&mut self, passed: &mut Vec<u8>, out: &mut Filtered) {
+        for b in passed.drain(..) {
+            if let Some(words) = self.lines.push(b, &mut out.forward) {
+                out.blocked.push(line_name(&words, b));
             }
         }
-        out.held = self.matcher.held();
-        out
     }
 
     /// A write that bypasses the filter (a person at a local terminal): returns the bytes to
     /// write, any held remote bytes first. The automaton reads them too, so it keeps following
     /// what the program receives.
     pub fn local(&mut self, bytes: &[u8]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.matcher.held() + bytes.len());
-        self.matcher.pass(bytes, &mut out);
+        let mut passed = Vec::with_capacity(self.matcher.held() + bytes.len());
+        self.matcher.pass(bytes, &mut passed);
+        let mut out = Vec::with_capacity(self.lines.held() + passed.len());
+        self.lines.pass(&passed, &mut out);
         out
     }
 
     /// When the held bytes are due to be forwarded, if any are held.
     pub fn deadline(&self) -> Option<Instant> {
-        if self.matcher.held() == 0 {
+        if self.matcher.held() + self.lines.held() == 0 {
             return None;
         }
         self.last_input.and_then(|t| t.checked_add(PARTIAL_TIMEOUT))
@@ -311,14 +373,19 @@ impl InputFilter {
     /// Forwards every held byte now, whatever the time (the session is closing, or its
     /// filter is being turned off).
     pub fn flush(&mut self) -> Vec<u8> {
-        let mut out = Vec::new();
-        self.matcher.flush(&mut out);
-        out
+        let mut passed = Vec::new();
+        self.matcher.flush(&mut passed);
+        let mut out = Filtered::default();
+        self.through_lines(&mut passed, &mut out);
+        self.lines.release(&mut out.forward);
+        out.forward
     }
 
     /// The bytes held now (a partial match), oldest first.
     pub fn held(&self) -> Vec<u8> {
-        self.matcher.held_bytes()
+        let mut held = self.lines.held_bytes().to_vec();
+        held.extend(self.matcher.held_bytes());
+        held
     }
 
     /// Whether a Ctrl-C at `now` falls in the current window (drop it); otherwise it opens a

@@ -10,6 +10,10 @@ pub const BUILTIN: [&[u8]; 8] = [
     b"\x04", b"\x1c", b"exit\r", b"exit\n", b"/exit\r", b"/exit\n", b"quit\r", b"quit\n",
 ];
 
+/// The built-in sequences the byte stage cuts wherever they appear (Ctrl-D, Ctrl-\\); the
+/// rest of [`BUILTIN`] are lines ([`super::lines::BUILTIN_LINES`]), judged as submitted.
+pub const BUILTIN_BYTES: [&[u8]; 2] = [b"\x04", b"\x1c"];
+
 /// The longest custom sequence accepted: every byte of a partial match may be held, so this
 /// bounds the hold.
 pub const MAX_SEQUENCE_LEN: usize = 64;

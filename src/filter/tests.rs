@@ -44,7 +44,13 @@ fn every_builtin_whole_is_blocked_and_named() {
 fn every_builtin_split_at_every_boundary_with_context() {
     for seq in BUILTIN {
         for cut in 0..=seq.len() {
-            for (pre, post) in [(&b""[..], &b""[..]), (b"ls ", b"pwd\r"), (b"\x1b[A", b"x")] {
+            for (pre, post) in [
+                (&b""[..], &b""[..]),
+                (b"ls\r", b"pwd\r"),
+                (b"\x1b[A", b"x"),
+                (b"  ", b"y"),
+                (b"echo \x15", b""),
+            ] {
                 let mut f = filter();
                 let mut first = pre.to_vec();
                 first.extend_from_slice(&seq[..cut]);
@@ -88,29 +94,36 @@ fn a_failed_partial_match_is_forwarded_in_order() {
 }
 
 #[test]
-fn longest_sequence_wins_and_prefix_does_not_leak() {
-    let (out, names) = run(&mut filter(), &[b"x/exit\ry"]);
-    assert_eq!((out, names), (b"xy".to_vec(), vec!["/exit\\r".to_string()]));
+fn lines_are_judged_whole_not_as_substrings() {
+    let (out, names) = run(&mut filter(), &[b"/exit\r"]);
+    assert_eq!((out, names), (Vec::new(), vec!["/exit\\r".to_string()]));
     for cut in 0..=6 {
         let s = b"/exit\n";
         let (out, _) = run(&mut filter(), &[&s[..cut], &s[cut..]]);
         assert!(out.is_empty(), "cut {cut}: {out:?}");
     }
-    // Safe reading: `exit\r` inside a word is still cut.
-    assert_eq!(run(&mut filter(), &[b"myexit\r"]).0, b"my");
-    assert_eq!(
-        run(&mut filter(), &[b"EXIT\rexit 0\r"]).0,
-        b"EXIT\rexit 0\r"
-    );
+    // Another command that holds the word is not the word: the shell would not exit.
+    for benign in [
+        &b"x/exit\ry"[..],
+        b"myexit\r",
+        b"echo exit\r",
+        b"exit_code=1\r",
+        b"EXIT\rexit now\r",
+    ] {
+        let (out, names) = run(&mut filter(), &[benign]);
+        assert_eq!((out.as_slice(), names.len()), (benign, 0));
+    }
+    // The word as its own command, however it is dressed, is the word.
+    let (out, names) = run(&mut filter(), &[b"ls; exit 0\r"]);
+    assert_eq!((out, names.len()), (b"ls; ".to_vec(), 1));
 }
 
 #[test]
 fn a_cut_cannot_splice_a_sequence_together() {
-    let (out, names) = run(&mut filter(), &[b"eexit\rxit\r"]);
-    assert_eq!(out, b"e");
-    assert_eq!(names.len(), 2);
-    // `qu` was still held: the whole `quit\r` is cut once Ctrl-D is gone from between.
+    // Ctrl-D is cut out; the line the program then gets is `quit`, and its Enter is kept back.
     let (out, names) = run(&mut filter(), &[b"qu\x04it\r"]);
+    assert_eq!((out, names.len()), (Vec::new(), 2));
+    let (out, names) = run(&mut filter(), &[b"e\x1cxit\n"]);
     assert_eq!((out, names.len()), (Vec::new(), 2));
 }
 
@@ -295,4 +308,14 @@ fn the_largest_custom_set_builds_and_bounds_the_hold() {
     let r = f.write(&seqs[5][..63], now);
     assert!(r.held <= sequence::MAX_SEQUENCE_LEN);
     assert!(f.write(&seqs[5][63..], now).suppressed());
+}
+
+#[test]
+fn a_blocked_paste_is_still_closed_for_the_program() {
+    // The paste start went out; its end was held with `exit`: the program gets the end back.
+    let (out, names) = run(&mut filter(), &[b"\x1b[200~exit\x1b[201~\r"]);
+    assert_eq!((out, names.len()), (b"\x1b[200~\x1b[201~".to_vec(), 1));
+    // The Enter inside the paste is dropped; the end comes later as sent.
+    let (out, names) = run(&mut filter(), &[b"\x1b[200~exit\r", b"\x1b[201~"]);
+    assert_eq!((out, names.len()), (b"\x1b[200~\x1b[201~".to_vec(), 1));
 }

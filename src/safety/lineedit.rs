@@ -160,6 +160,13 @@ impl Editor {
         self.kill.iter().collect()
     }
 
+    /// How many characters the editor holds (the line, an incomplete key sequence, the kill
+    /// ring): what a clone or a look at the line costs, without building anything.
+    #[must_use]
+    pub fn chars_held(&self) -> usize {
+        self.buf.len() + self.partial.len() + self.kill.len()
+    }
+
     /// The input needed more work than [`WORK_LIMIT`]; what it does was not followed.
     #[must_use]
     pub fn gave_up(&self) -> bool {

@@ -134,3 +134,38 @@ async fn mcp_writes_to_an_agent_program_are_filtered() {
     assert_eq!(list["sessions"][0]["process"]["state"], "running", "{list}");
     client.close().await;
 }
+
+/// `exit` dressed as the shell would still read it (blanks, a bracketed paste with the Enter
+/// inside or after it, edits, quotes, another command before it) never ends a filtered shell;
+/// commands that merely hold the word run. (Keypad and CSI-u Enter are refused earlier by
+/// the command policy on a shell; the unit properties cover them.)
+#[test]
+fn exit_dressed_up_is_still_exit_and_other_commands_still_run() {
+    let env = Env::new();
+    let id = env.create(&["--input-filter"]);
+    for dressed in [
+        "exit  ",
+        "\\x1b[200~exit\\x1b[201~",
+        "\\x1b[200~exit\\r\\x1b[201~",
+        "\\x1b[200~  exit \\x1b[201~",
+        "e\\x7fexit",
+        "\\x15exit",
+        "'exit'",
+        "true; exit 3",
+    ] {
+        env.fails(&["send-line", "-s", &id, dressed], 106, "INPUT_BLOCKED");
+        // Whatever the program was left holding is cleared; the shell still answers.
+        env.ok(&["send-keys", "-s", &id, "C-u"]);
+        assert_eq!(
+            s(&env.talk(&id, "echo alive-$((6*7))"), "output"),
+            "alive-42",
+            "after {dressed:?}"
+        );
+    }
+    assert_eq!(s(&env.talk(&id, "echo exit"), "output"), "exit");
+    assert_eq!(
+        s(&env.talk(&id, "exit_code=1; echo $exit_code"), "output"),
+        "1"
+    );
+    assert_eq!(env.entry(&id)["state"], "running");
+}
