@@ -2,6 +2,11 @@
 //! The screen is redrawn from the holder's screen model, then output streams live; keys go to
 //! the session (merged with every other writer) until the detach key. See
 //! [`crate::proto::attach`] for the stream and [`super::rawmode`] for the terminal.
+//!
+//! The session's output is not trusted with the person's terminal: it passes
+//! [`crate::safety::term_out`] (queries, clipboard, control strings dropped; titles and links
+//! cleaned), and the person's keys pass [`crate::safety::term_in`] (replies of the terminal to
+//! a query never reach the session as typed input).
 
 use super::args::AttachArgs;
 use super::rawmode::{self, RawMode};
@@ -9,8 +14,11 @@ use crate::core::Ctx;
 use crate::core::attach::{Attachment, Target};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::attach::{self, AttachRequest, Event, Frame};
+use crate::safety::term_in::strip_replies;
+use crate::safety::term_out::{Policy, TermOut};
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -68,7 +76,10 @@ pub fn run(ctx: &Ctx, a: &AttachArgs) -> Result<i32> {
         if a.read_only { ", read-only" } else { "" },
         key_name(key)
     );
-    let end = stream(at, key, a.read_only, &banner)?;
+    let policy = Policy {
+        allow_clipboard: a.allow_clipboard,
+    };
+    let end = stream(at, key, a.read_only, policy, &banner)?;
     Ok(match end {
         Some(End::Detached) => {
             eprintln!("[kpty] detached from {name}");
@@ -93,7 +104,13 @@ pub fn run(ctx: &Ctx, a: &AttachArgs) -> Result<i32> {
 }
 
 /// Stream until the end; the terminal is raw only inside.
-fn stream(at: Attachment, key: u8, read_only: bool, banner: &str) -> Result<Option<End>> {
+fn stream(
+    at: Attachment,
+    key: u8,
+    read_only: bool,
+    policy: Policy,
+    banner: &str,
+) -> Result<Option<End>> {
     let io = |e: std::io::Error| Error::new(ErrorCode::PtyReadFailed, format!("attach: {e}"));
     let end: Arc<Mutex<Option<End>>> = Arc::new(Mutex::new(None));
     let mut inbound = at.stream;
@@ -102,16 +119,24 @@ fn stream(at: Attachment, key: u8, read_only: bool, banner: &str) -> Result<Opti
     eprint!("{banner}");
     let (done, finished) = std::sync::mpsc::channel::<()>();
     spawn_signals(outbound.clone(), end.clone(), finished).map_err(io)?;
-    let (o, e) = (outbound.clone(), end.clone());
-    std::thread::spawn(move || keys(&o, &e, key, read_only));
+    let focus = Arc::new(AtomicBool::new(false));
+    let (o, e, f) = (outbound.clone(), end.clone(), focus.clone());
+    std::thread::spawn(move || keys(&o, &e, key, read_only, &f));
     let mut out = std::io::stdout().lock();
+    let mut sanitiser = TermOut::new(policy);
+    let mut clean = Vec::new();
     loop {
         match attach::read(&mut inbound) {
             Ok(Some(Frame::Output(bytes))) => {
-                if out.write_all(&bytes).and_then(|_| out.flush()).is_err() {
+                clean.clear();
+                sanitiser.feed(&bytes, &mut clean);
+                focus.store(sanitiser.focus_reporting(), Ordering::Relaxed);
+                if out.write_all(&clean).and_then(|_| out.flush()).is_err() {
                     break;
                 }
             }
+            // Bytes were skipped: a redraw follows, from the ground state.
+            Ok(Some(Frame::Event(Event::Resync { .. }))) => sanitiser.reset(),
             Ok(Some(Frame::Event(Event::Exited { code, signal }))) => {
                 set_end(&end, End::Exited { code, signal });
             }
@@ -141,8 +166,15 @@ fn detach(out: &Mutex<UnixStream>, end: &Mutex<Option<End>>, why: End) {
     let _ = s.shutdown(std::net::Shutdown::Both);
 }
 
-/// Forward keystrokes until the detach key (pressed once) or the end of input.
-fn keys(out: &Mutex<UnixStream>, end: &Mutex<Option<End>>, key: u8, read_only: bool) {
+/// Forward keystrokes until the detach key (pressed once) or the end of input; the
+/// terminal's own answers are not keystrokes and stay out ([`strip_replies`]).
+fn keys(
+    out: &Mutex<UnixStream>,
+    end: &Mutex<Option<End>>,
+    key: u8,
+    read_only: bool,
+    focus: &AtomicBool,
+) {
     let mut stdin = std::io::stdin().lock();
     let mut buf = [0u8; 4096];
     let send = |bytes: &[u8]| {
@@ -158,7 +190,11 @@ fn keys(out: &Mutex<UnixStream>, end: &Mutex<Option<End>>, key: u8, read_only: b
             Ok(0) | Err(_) => return detach(out, end, End::Detached),
             Ok(n) => n,
         };
-        let mut chunk: &[u8] = &buf[..n];
+        let typed = strip_replies(&buf[..n], focus.load(Ordering::Relaxed));
+        let mut chunk: &[u8] = &typed;
+        if chunk.is_empty() {
+            continue;
+        }
         if pending_key {
             // The key, then the key again: send it through.
             if chunk[0] != key {

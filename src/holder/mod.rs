@@ -7,6 +7,7 @@
 //! `{"ok":false,"error":…}` — then stdout is pointed at /dev/null. Logs go to stderr, which the
 //! launcher points at `sessions/<id>/holder.log`.
 
+mod answers;
 mod attach;
 mod completion;
 mod decode;
@@ -220,7 +221,8 @@ fn what_to_run(spec: &HolderSpec) -> Result<(std::path::PathBuf, ShellKind, shel
     })
 }
 
-/// Give a new session its program lifecycle (and restarter) and its input filter.
+/// Give a new session its terminal answers, program lifecycle (and restarter) and input
+/// filter.
 fn equip(
     shared: &Arc<Shared>,
     spec: &HolderSpec,
@@ -228,6 +230,11 @@ fn equip(
     state: &StateDir,
     id: &crate::api::SessionId,
 ) -> Result<()> {
+    let (tx, rx) = answers::queue();
+    if shared.answers.set(tx).is_ok() {
+        let a = shared.clone();
+        std::thread::spawn(move || a.answerer(rx));
+    }
     if let Some(p) = &spec.program {
         shared.lock().program = Some(program::Lifecycle::running());
         if let Some((slave, cmd)) = keep {

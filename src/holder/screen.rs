@@ -14,6 +14,7 @@
 //! scrollback. A resize reflows only what avt still holds: older history keeps the wrapping
 //! it had when it left avt (merged reads still join its soft-wrapped rows).
 
+use super::answers::QueryScanner;
 use super::decode::{PendingSeq, TitleScanner, decode_utf8};
 use super::history::{Counts, Row, Rows, len};
 pub use super::lines::cap_chars;
@@ -117,6 +118,8 @@ pub struct Screen {
     counts: Counts,
     titles: TitleScanner,
     pending: PendingSeq,
+    /// Terminal queries in the output, answered from this screen.
+    queries: QueryScanner,
     markers: BTreeMap<u64, u64>,
     next_marker: u64,
 }
@@ -159,6 +162,7 @@ impl Screen {
             },
             titles: TitleScanner::default(),
             pending: PendingSeq::default(),
+            queries: QueryScanner::default(),
             markers: BTreeMap::new(),
             next_marker: 1,
         }
@@ -172,6 +176,19 @@ impl Screen {
         if !self.text.is_empty() {
             self.term.feed_with(self.text.as_str(), &mut self.counts);
         }
+    }
+
+    /// [`Screen::feed`], answering the terminal queries in it from this screen
+    /// ([`super::answers`]): each answer is appended to `answers`, with the cursor where the
+    /// query found it.
+    pub fn feed_answering(&mut self, chunk: &[u8], answers: &mut Vec<u8>) {
+        let mut at = 0;
+        for (end, q) in self.queries.feed(chunk) {
+            self.feed(&chunk[at..end]);
+            at = end;
+            answers.extend(q.answer(self.cursor()));
+        }
+        self.feed(&chunk[at..]);
     }
 
     /// Resize (the primary screen reflows).

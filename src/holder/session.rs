@@ -131,6 +131,8 @@ pub struct Shared {
     pub filter: std::sync::OnceLock<super::filtering::Filter>,
     /// How to start a program session's program again (`--auto-restart`; set once).
     pub restarter: std::sync::OnceLock<super::program::Restarter>,
+    /// Where the reader thread hands the answers to terminal queries (set once, at start).
+    pub answers: std::sync::OnceLock<super::answers::Answers>,
 }
 
 impl Shared {
@@ -185,6 +187,7 @@ impl Shared {
             sizing: Mutex::new(()),
             filter: std::sync::OnceLock::new(),
             restarter: std::sync::OnceLock::new(),
+            answers: std::sync::OnceLock::new(),
         })
     }
 
@@ -265,7 +268,11 @@ impl Shared {
         let st = &mut *st;
         let off = st.ring.end();
         st.ring.push(chunk);
-        st.screen.feed(chunk);
+        let mut answers = Vec::new();
+        st.screen.feed_answering(chunk, &mut answers);
+        if !answers.is_empty() {
+            self.answer(answers);
+        }
         if let Some(c) = st.talk.capture_mut() {
             c.push(chunk);
         }

@@ -10,6 +10,8 @@ pub mod policy;
 pub mod redact;
 mod redact_context;
 mod redact_rules;
+pub mod term_in;
+pub mod term_out;
 pub mod typed;
 
 pub use dangerous::{BlockedMatch, PATTERNS, check_dangerous};

@@ -282,4 +282,8 @@ pub struct AttachArgs {
     /// new -A).
     #[arg(long, value_name = "LABEL", conflicts_with_all = ["target", "session"])]
     pub create: Option<String>,
+    /// Let the session set your clipboard (OSC 52). Without it, clipboard writes are dropped;
+    /// reading your clipboard, terminal queries and other control strings are always dropped.
+    #[arg(long)]
+    pub allow_clipboard: bool,
 }
