@@ -386,3 +386,153 @@ fn attach_follows_the_session_to_its_end_and_create_makes_it() {
     assert_eq!(out.status.code(), Some(115), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs a terminal"));
 }
+
+/// What a session prints to make a person's terminal act for it: set the clipboard, retitle
+/// with control characters, plant a `javascript:` link, and ask DA1, DA2, DSR, DECRQSS,
+/// XTGETTCAP, OSC 11 and a title report. The program reads the one answer it gets (from the
+/// holder: DA1, DA2 and the cursor position), then prints a marker.
+const HOSTILE: &str = r#"printf '\e]52;c;%s\a\e]2;Ti\001tle\a\e]8;;javascript:x\aLINK\e]8;;\a\e[c\e[>c\e[6n\eP$qm\e\\\eP+q544e\e\\\e]11;?\a\e[21t' "$(printf PWNED-CLIP | base64)"
+read -rsd R a
+printf 'MARK-%s\n' done
+"#;
+
+#[test]
+fn an_attached_terminal_never_gets_queries_clipboard_or_control_strings() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let mut tty = Tty::kpty(&env, &["attach", "-r", &id], (100, 30));
+    tty.expect("attached to");
+    // From a file: the bytes reach the shell as written (send-line would read its escapes).
+    let script = env.home().join("hostile.sh");
+    std::fs::write(&script, HOSTILE).expect("write the script");
+    env.send_line(&id, &format!("bash {}", script.display()));
+    tty.expect("MARK-done");
+    let seen = tty.seen().to_string();
+    for raw in [
+        "UFdORUQtQ0xJUA",
+        "\x1b]52",
+        "\x1b[c",
+        "\x1b[>c",
+        "\x1b[6n",
+        "\x1bP",
+        "\x1b]11;?",
+        "\x1b[21t",
+        "\x1b]8;;javascript:",
+        "\x01",
+        "\x1b\\e",
+    ] {
+        assert!(
+            !seen.contains(raw),
+            "{raw:?} reached the terminal: {seen:?}"
+        );
+    }
+    assert!(
+        seen.contains("\x1b]2;Title\x1b\\"),
+        "the title, cleaned: {seen:?}"
+    );
+    assert!(seen.contains("LINK"), "the link's text stays: {seen:?}");
+    tty.keys(DETACH);
+    assert_eq!(tty.exit_code(), 0);
+}
+
+/// With `--allow-clipboard` the session may set the clipboard, never read it.
+#[test]
+fn allow_clipboard_lets_a_clipboard_write_through_and_never_a_read() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let mut tty = Tty::kpty(&env, &["attach", "-r", "--allow-clipboard", &id], (100, 30));
+    tty.expect("attached to");
+    env.send_line(
+        &id,
+        r#"printf '\e]52;c;%s\a\e]52;c;?\a' "$(printf OK-CLIP | base64)"; printf 'MARK-%s\n' done"#,
+    );
+    tty.expect("MARK-done");
+    let seen = tty.seen().to_string();
+    assert!(seen.contains("\x1b]52;c;T0stQ0xJUA==\x1b\\"), "{seen:?}");
+    assert!(!seen.contains("\x1b]52;c;?"), "{seen:?}");
+}
+
+/// tmux as the person's terminal (it answers queries and keeps OSC 52 in its buffers): a
+/// session printing OSC 52 leaves tmux's buffers alone, and a program asking for the cursor
+/// position gets exactly one answer — the holder's — though a real terminal is attached.
+#[test]
+fn under_tmux_the_clipboard_stays_and_a_query_gets_one_answer() {
+    let env = Env::new();
+    let id = env.create(&["--cols", "100", "--rows", "30"]);
+    let sock = env.home().join("tmux.sock");
+    let sock = sock.to_str().expect("utf-8 path");
+    let tmux = |args: &[&str]| {
+        let mut all = vec!["-S", sock, "-f", "/dev/null"];
+        all.extend_from_slice(args);
+        std::process::Command::new("tmux")
+            .args(&all)
+            .env("HOME", env.home())
+            .env("KPTY_STATE_DIR", env.state())
+            .env("KPTY_RUNTIME_DIR", env.runtime())
+            .env_remove("TMUX")
+            .output()
+            .expect("tmux runs")
+    };
+    let bin = env!("CARGO_BIN_EXE_kpty");
+    let start = tmux(&[
+        "new-session",
+        "-d",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "-e",
+        &format!("KPTY_STATE_DIR={}", env.state().display()),
+        "-e",
+        &format!("KPTY_RUNTIME_DIR={}", env.runtime().display()),
+        &format!("{bin} attach {id}"),
+    ]);
+    assert!(start.status.success(), "{start:?}");
+    let _server = TmuxGuard(sock.to_string());
+    tmux(&["set", "-g", "set-clipboard", "on"]);
+    // The control: a pane printing OSC 52 directly does fill tmux's buffer.
+    tmux(&[
+        "new-window",
+        "-d",
+        "printf '\\033]52;c;Q09OVFJPTA==\\007'; exec cat",
+    ]);
+    wait_for(10_000, "tmux to take the control's clipboard", || {
+        String::from_utf8_lossy(&tmux(&["show-buffer"]).stdout).contains("CONTROL")
+    });
+    wait_for(10_000, "the attach to start", || {
+        env.ok_json(&["list"])["sessions"][0]["attached"] == 1
+    });
+    let v = env.talk(
+        &id,
+        r#"printf '\e]52;c;%s\a' "$(printf PWNED-CLIP | base64)"; printf '\e[6n'; read -rsd R a; printf '\e[5n'; read -rsd n b; printf 'ANS A=%q B=%q\n' "$a" "$b""#,
+    );
+    let out = s(&v, "output").to_string();
+    // (The tty may echo an answer that comes before `read` turns echo off: look past it.)
+    let ans = out
+        .find("ANS A=")
+        .map(|at| out[at..].lines().next().unwrap_or_default().trim_end())
+        .unwrap_or_default();
+    assert!(
+        ans.starts_with("ANS A=$'\\E[") && ans.ends_with("B=$'\\E[0'"),
+        "one cursor report, then only the status answer: {out:?}"
+    );
+    env.send_line(&id, "echo MARK-$((40+2))");
+    wait_for(10_000, "tmux to show the marker", || {
+        String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", "0"]).stdout)
+            .contains("MARK-42")
+    });
+    let buffers = tmux(&["list-buffers", "-F", "#{buffer_sample}"]);
+    let buffers = String::from_utf8_lossy(&buffers.stdout);
+    assert!(!buffers.contains("PWNED"), "tmux buffers: {buffers}");
+}
+
+/// Kills a test's tmux server on Drop.
+struct TmuxGuard(String);
+
+impl Drop for TmuxGuard {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("tmux")
+            .args(["-S", &self.0, "kill-server"])
+            .output();
+    }
+}
