@@ -171,7 +171,7 @@ mod tests {
     fn custom_text_lines_become_rules() {
         let r = LineRule::from_sequence(b"git  push\r").unwrap();
         assert_eq!(r.words, "git push");
-        assert!(blocked(&[r.clone()], " git push ").is_some());
+        assert!(blocked(std::slice::from_ref(&r), " git push ").is_some());
         assert!(blocked(&[r], "git push 1").is_none());
         for not in [
             &b"\x1b[24~"[..],
