@@ -9,7 +9,8 @@
 //! person had. [`TermOut`] parses the stream (its own state machine, after the DEC/xterm
 //! parser: ground, escape, CSI, OSC, DCS/SOS/PM/APC strings, 8-bit C1) and passes on only:
 //! - text and C0 controls (not ENQ, which asks for the answerback), UTF-8 as is; C1 controls
-//!   (raw or UTF-8 encoded) are dropped;
+//!   (raw or UTF-8 encoded) are read as their 7-bit forms (U+009B as `ESC [` …), judged as
+//!   such and written out in 7 bits;
 //! - CSI sequences except queries and reports: DA1/2/3 (`c`), DSR/CPR requests (`n`), DECRQM
 //!   (`$ p`), XTVERSION (`> q`), window operations and reports (`t`), kitty keyboard
 //!   (`? u`, `> u`, `< u`, `= u`), key-modifier modes and queries (`> m`, `? m`), DECREQTPARM
@@ -157,7 +158,7 @@ impl TermOut {
             State::AfterC2 => {
                 self.state = State::Ground;
                 match b {
-                    0x80..=0x9f => {} // U+0080..U+009F: a C1 control in UTF-8.
+                    0x80..=0x9f => self.c1(b, out), // U+0080..U+009F: a C1 control in UTF-8.
                     0xa0..=0xbf => out.extend_from_slice(&[0xc2, b]),
                     _ => {
                         out.push(0xc2);
@@ -215,7 +216,7 @@ impl TermOut {
             ENQ => {}
             0xc2 => self.state = State::AfterC2,
             // A lone byte that an 8-bit terminal reads as a C1 control.
-            0x80..=0x9f => {}
+            0x80..=0x9f => self.c1(b, out),
             0xc3..=0xdf => self.lead(1, b, out),
             0xe0..=0xef => self.lead(2, b, out),
             0xf0..=0xf4 => self.lead(3, b, out),
@@ -235,6 +236,14 @@ impl TermOut {
             _ => 0x80..=0xbf,
         };
         out.push(b);
+    }
+
+    /// A C1 control (`0x80..=0x9F`, raw or as a UTF-8 character): read as its 7-bit form,
+    /// `ESC` and `b - 0x40`, as a terminal that honours C1 would (avt's own redraw writes
+    /// U+009B for a CSI in progress), and judged and written out as such.
+    fn c1(&mut self, b: u8, out: &mut Vec<u8>) {
+        self.state = State::Esc;
+        self.escape(b - 0x40, out);
     }
 
     fn escape(&mut self, b: u8, out: &mut Vec<u8>) {

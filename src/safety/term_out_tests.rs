@@ -311,8 +311,16 @@ fn forbidden() -> impl Strategy<Value = Vec<u8>> {
         (payload).prop_map(|p| format!("\x1b_G{p}\x1b\\").into_bytes()),
         Just(b"\x1bZ".to_vec()),
         Just(b"\x05".to_vec()),
-        prop::sample::select(&["\u{9b}", "\u{9d}", "\u{90}", "\u{85}"][..])
-            .prop_map(|c| c.as_bytes().to_vec()),
+        prop::sample::select(
+            &[
+                "\u{9b}6n",
+                "\u{9b}>c",
+                "\u{90}$qm\x1b\\",
+                "\u{9d}52;c;QUJD\x07",
+                "\u{9b}?6n"
+            ][..]
+        )
+        .prop_map(|c| c.as_bytes().to_vec()),
     ]
 }
 
@@ -413,4 +421,19 @@ proptest! {
         let real: Vec<&String> = seen.forbidden.iter().filter(|f| !f.starts_with("OSC [[53, 50]")).collect();
         prop_assert!(real.is_empty(), "{:?} in {:?}", real, out);
     }
+}
+
+#[test]
+fn c1_controls_are_read_as_their_7_bit_forms() {
+    // avt's redraw writes a CSI in progress as U+009B: the rest of it follows.
+    let out = clean(
+        Policy::default(),
+        &["\x1b[0m\u{9b}3\x1b[?2026l\x1b[3".as_bytes(), b"1mRED"],
+    );
+    assert_eq!(out, b"\x1b[0m\x1b[?2026l\x1b[31mRED");
+    assert_eq!(
+        one("a\u{9b}1mb\u{9b}6nc\u{85}".as_bytes()),
+        b"a\x1b[1mbc\x1bE"
+    );
+    assert_eq!(one(b"a\x9b31mb\x9d52;c;QUJD\x07c"), b"a\x1b[31mbc");
 }

@@ -361,9 +361,10 @@ fn attaching_while_the_output_stops_inside_a_sequence_or_a_character_goes_on_fro
         }));
         assert!(
             same.is_ok(),
-            "case {i}: client {:#?}\nsession {:#?}",
+            "case {i}: client {:#?}\nsession {:#?}\nraw {:?}",
             last.0,
-            last.1
+            last.1,
+            tty.seen()
         );
         tty.keys(DETACH);
         assert_eq!(tty.exit_code(), 0);
