@@ -139,4 +139,56 @@ mod tests {
         }
         assert_eq!(strip_replies(b"\x1b[I\x1b[O", true), b"\x1b[I\x1b[O");
     }
+
+    use proptest::prelude::*;
+
+    fn key() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            "[ -~]{1,4}".prop_map(String::into_bytes),
+            prop::sample::select(
+                &[
+                    "\r", "\x7f", "\x03", "\x1b[A", "\x1b[1;5D", "\x1bOP", "\x1b[1;2R",
+                    "\x1b[15~", "\x1b[13;5u", "\x1b[<0;3;4M", "\x1b[<0;3;4m", "\x1bb", "é",
+                    "\x1b[200~pasted\x1b[201~",
+                ][..]
+            )
+            .prop_map(|k| k.as_bytes().to_vec()),
+        ]
+    }
+
+    fn reply() -> impl Strategy<Value = Vec<u8>> {
+        let n = 1u16..300;
+        prop_oneof![
+            (2u16..300, n.clone()).prop_map(|(r, c)| format!("\x1b[{r};{c}R")),
+            (n.clone(), n.clone()).prop_map(|(r, c)| format!("\x1b[?{r};{c};1R")),
+            "[0-9;]{1,12}".prop_map(|p| format!("\x1b[?{p}c")),
+            "[0-9;]{1,12}".prop_map(|p| format!("\x1b[>{p}c")),
+            (n.clone(), 0u16..5).prop_map(|(m, v)| format!("\x1b[?{m};{v}$y")),
+            (n.clone(), n.clone()).prop_map(|(h, w)| format!("\x1b[8;{h};{w}t")),
+            (prop::sample::select(&[10u16, 11, 12, 4, 52][..]), "[ -~&&[^\\\\]]{0,30}", any::<bool>())
+                .prop_map(|(o, t, bel)| format!("\x1b]{o};{t}{}", if bel { "\x07" } else { "\x1b\\" })),
+            ("[01]", "[$+]", "[ -~&&[^\\\\]]{0,30}").prop_map(|(a, b, t)| format!("\x1bP{a}{b}r{t}\x1b\\")),
+            Just("\x1b[I".to_string()),
+            Just("\x1b[O".to_string()),
+        ]
+        .prop_map(String::into_bytes)
+    }
+
+    proptest! {
+        #[test]
+        fn a_read_mixing_keys_and_answers_keeps_exactly_the_keys(
+            items in proptest::collection::vec((any::<bool>(), key(), reply()), 0..20),
+        ) {
+            let (mut read, mut keys) = (Vec::new(), Vec::new());
+            for (is_key, k, r) in items {
+                if is_key {
+                    read.extend_from_slice(&k);
+                    keys.extend_from_slice(&k);
+                } else {
+                    read.extend_from_slice(&r);
+                }
+            }
+            prop_assert_eq!(strip_replies(&read, false), keys);
+        }
+    }
 }

@@ -537,3 +537,20 @@ impl Drop for TmuxGuard {
             .output();
     }
 }
+
+/// Answers the person's terminal sends (a cursor report, a colour report, a DECRQSS reply)
+/// are not keystrokes: the session gets only what was typed around them.
+#[test]
+fn the_terminals_own_answers_never_reach_the_session() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let mut tty = Tty::kpty(&env, &["attach", &id], (100, 30));
+    tty.expect("attached to");
+    tty.keys(b"echo A\x1b[24;80R\x1b]11;rgb:0000/0000/0000\x1b\\\x1bP1$r0m\x1b\\B-$((2*3))\r");
+    tty.expect("AB-6");
+    let out = env.ok(&["read", "-s", &id, "--max-bytes", "100000", "--strip-ansi"]);
+    assert!(out.lines().any(|l| l.trim() == "AB-6"), "{out}");
+    assert!(!out.contains("rgb:") && !out.contains("24;80"), "{out}");
+    tty.keys(DETACH);
+    assert_eq!(tty.exit_code(), 0);
+}
