@@ -12,14 +12,38 @@ use clap::CommandFactory;
 use serde_json::Value;
 use std::io::Write;
 
-/// Write to stdout; a broken pipe ends the process quietly (exit 0), as ripgrep does.
+/// Write to stdout; a broken pipe ends the process quietly (exit 0), as ripgrep does. On a
+/// terminal, session output (`read`, `talk`, `--follow` …) passes the attach sanitiser
+/// ([`crate::safety::term_out`]): it cannot set the clipboard or make the terminal answer.
 pub(super) fn out(bytes: &[u8]) {
+    let shown = on_terminal(bytes);
+    let bytes = shown.as_deref().unwrap_or(bytes);
     let mut o = std::io::stdout().lock();
     if let Err(e) = o.write_all(bytes).and_then(|_| o.flush())
         && e.kind() == std::io::ErrorKind::BrokenPipe
     {
         std::process::exit(0);
     }
+}
+
+/// `bytes` sanitised when stdout is a terminal (one sanitiser for the process, so a sequence
+/// split between writes is judged whole); `None` when stdout is not a terminal.
+fn on_terminal(bytes: &[u8]) -> Option<Vec<u8>> {
+    use crate::safety::term_out::{Policy, TermOut};
+    use std::io::IsTerminal;
+    static TTY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    static SANITISER: std::sync::Mutex<TermOut> = std::sync::Mutex::new(TermOut::new(Policy {
+        allow_clipboard: false,
+    }));
+    if !*TTY.get_or_init(|| std::io::stdout().is_terminal()) {
+        return None;
+    }
+    let mut clean = Vec::with_capacity(bytes.len());
+    SANITISER
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .feed(bytes, &mut clean);
+    Some(clean)
 }
 
 /// Print a JSON value on one line.

@@ -147,8 +147,19 @@ mod tests {
             "[ -~]{1,4}".prop_map(String::into_bytes),
             prop::sample::select(
                 &[
-                    "\r", "\x7f", "\x03", "\x1b[A", "\x1b[1;5D", "\x1bOP", "\x1b[1;2R",
-                    "\x1b[15~", "\x1b[13;5u", "\x1b[<0;3;4M", "\x1b[<0;3;4m", "\x1bb", "é",
+                    "\r",
+                    "\x7f",
+                    "\x03",
+                    "\x1b[A",
+                    "\x1b[1;5D",
+                    "\x1bOP",
+                    "\x1b[1;2R",
+                    "\x1b[15~",
+                    "\x1b[13;5u",
+                    "\x1b[<0;3;4M",
+                    "\x1b[<0;3;4m",
+                    "\x1bb",
+                    "é",
                     "\x1b[200~pasted\x1b[201~",
                 ][..]
             )
@@ -165,9 +176,17 @@ mod tests {
             "[0-9;]{1,12}".prop_map(|p| format!("\x1b[>{p}c")),
             (n.clone(), 0u16..5).prop_map(|(m, v)| format!("\x1b[?{m};{v}$y")),
             (n.clone(), n.clone()).prop_map(|(h, w)| format!("\x1b[8;{h};{w}t")),
-            (prop::sample::select(&[10u16, 11, 12, 4, 52][..]), "[ -~&&[^\\\\]]{0,30}", any::<bool>())
-                .prop_map(|(o, t, bel)| format!("\x1b]{o};{t}{}", if bel { "\x07" } else { "\x1b\\" })),
-            ("[01]", "[$+]", "[ -~&&[^\\\\]]{0,30}").prop_map(|(a, b, t)| format!("\x1bP{a}{b}r{t}\x1b\\")),
+            (
+                prop::sample::select(&[10u16, 11, 12, 4, 52][..]),
+                "[ -~&&[^\\\\]]{0,30}",
+                any::<bool>()
+            )
+                .prop_map(|(o, t, bel)| format!(
+                    "\x1b]{o};{t}{}",
+                    if bel { "\x07" } else { "\x1b\\" }
+                )),
+            ("[01]", "[$+]", "[ -~&&[^\\\\]]{0,30}")
+                .prop_map(|(a, b, t)| format!("\x1bP{a}{b}r{t}\x1b\\")),
             Just("\x1b[I".to_string()),
             Just("\x1b[O".to_string()),
         ]

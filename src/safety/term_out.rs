@@ -97,7 +97,7 @@ pub struct TermOut {
 impl TermOut {
     /// A sanitiser in the ground state.
     #[must_use]
-    pub fn new(policy: Policy) -> Self {
+    pub const fn new(policy: Policy) -> Self {
         Self {
             policy,
             state: State::Ground,

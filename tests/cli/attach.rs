@@ -554,3 +554,37 @@ fn the_terminals_own_answers_never_reach_the_session() {
     tty.keys(DETACH);
     assert_eq!(tty.exit_code(), 0);
 }
+
+/// The same fence for `kpty read` printing a session's output on a person's terminal; a pipe
+/// still gets the bytes as they were.
+#[test]
+fn read_on_a_terminal_is_sanitised_too() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let script = env.home().join("hostile.sh");
+    std::fs::write(&script, HOSTILE).expect("write the script");
+    env.send_line(&id, &format!("bash {}", script.display()));
+    wait_for(10_000, "the script to finish", || {
+        env.ok(&["read", "-s", &id, "--max-bytes", "100000", "--strip-ansi"])
+            .contains("MARK-done")
+    });
+    let mut tty = Tty::kpty(
+        &env,
+        &["read", "-s", &id, "--max-bytes", "100000"],
+        (100, 30),
+    );
+    tty.expect("MARK-done");
+    assert_eq!(tty.exit_code(), 0);
+    let seen = tty.seen().to_string();
+    for raw in ["UFdORUQtQ0xJUA", "\x1b]52", "\x1b[6n", "\x1bP", "\x1b[c"] {
+        assert!(
+            !seen.contains(raw),
+            "{raw:?} reached the terminal: {seen:?}"
+        );
+    }
+    let piped = env.ok(&["read", "-s", &id, "--max-bytes", "100000"]);
+    assert!(
+        piped.contains("\x1b]52;c;UFdORUQtQ0xJUA"),
+        "a pipe gets the raw bytes"
+    );
+}
