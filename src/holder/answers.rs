@@ -137,11 +137,12 @@ impl Shared {
     }
 
     /// The answering thread: writes queued answers to the program, as a terminal would type
-    /// them (the input filter follows them, unfiltered), until the session ends.
+    /// them (the input filter follows them, unfiltered), for the holder's life (a restarted
+    /// program is answered too; nothing is written while none runs).
     pub fn answerer(self: Arc<Self>, rx: Receiver<Vec<u8>>) {
         while let Ok(bytes) = rx.recv() {
             if self.lock().exit.is_some() {
-                return;
+                continue;
             }
             if let Err(e) = self.write_local(&bytes) {
                 tracing::debug!("terminal answer: {e}");
