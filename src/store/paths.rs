@@ -146,7 +146,8 @@ impl StateDir {
 
     /// Check the state directory itself (when it exists): not a link, owned by this user, not
     /// writable by group or others; for a discovered `ai/checkpoints/pty`, its `ai` and
-    /// `ai/checkpoints` must not be links either (a cloned repository could aim them anywhere).
+    /// `ai/checkpoints` must not be links either (a cloned repository could aim them anywhere);
+    /// and no directory above it may be writable by others ([`secure::check_ancestors`]).
     pub fn check_root(&self) -> Result<()> {
         if self.root.ends_with(STATE_SUBDIR) {
             for up in self.root.ancestors().skip(1).take(2) {
@@ -159,7 +160,8 @@ impl StateDir {
                 }
             }
         }
-        secure::check_dir(&self.root).map(drop)
+        secure::check_dir(&self.root)?;
+        secure::check_ancestors(&self.root)
     }
 
     /// Check every directory from the state directory down to `path`'s parent (see
