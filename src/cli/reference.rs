@@ -37,6 +37,7 @@ pub fn error_meaning(code: ErrorCode) -> &'static str {
         ErrorCode::Internal => "an internal error",
         ErrorCode::Cancelled => "the caller cancelled the call",
         ErrorCode::InputBlocked => "an input filter kept a sequence from the program",
+        ErrorCode::AuditFailed => "the audit entry could not be written, so nothing was done",
     }
 }
 

@@ -126,7 +126,8 @@ fn recorded(ctx: &Ctx) -> Result<BTreeMap<String, Vec<String>>> {
             continue;
         };
         while let Some(e) = j.next_event()? {
-            let Some(id) = e["session_id"].as_str() else {
+            // Traffic lines only: an `intent` line names the session as it was asked for.
+            let Some(id) = e["session_id"].as_str().filter(|_| e.get("action").is_some()) else {
                 continue;
             };
             let labels = out.entry(id.to_string()).or_default();

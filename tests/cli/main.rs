@@ -33,6 +33,7 @@
 mod support;
 
 mod assets;
+mod audit_full;
 mod attach;
 mod bridge;
 mod cancel;
