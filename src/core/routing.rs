@@ -186,6 +186,7 @@ pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEn
                 format!("session {} vanished from the registry", target.session_id),
             )
         })?;
+        let sealed = crate::store::trust::verified(&ctx.state, e);
         for (field, value) in [
             (&mut e.owner_agent_id, &p.owner_agent_id),
             (&mut e.owner_session_id, &p.owner_session_id),
@@ -196,6 +197,10 @@ pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEn
             if let Some(v) = value {
                 *field = (!v.is_empty()).then(|| v.clone());
             }
+        }
+        // A change made here is this user's: an entry that was sealed stays sealed.
+        if sealed {
+            crate::store::trust::seal(&ctx.state, e)?;
         }
         Ok(e.clone())
     })?;

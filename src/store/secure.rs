@@ -248,6 +248,65 @@ pub fn read(path: &Path) -> Result<Option<Vec<u8>>> {
     Ok(Some(bytes))
 }
 
+/// Read a secret: like [`read`], and the file must also be unreadable by group and others
+/// (mode 0600 or stricter); it is never chmod-ed into shape. `Ok(None)` when missing.
+pub fn read_secret(path: &Path) -> Result<Option<String>> {
+    use std::io::Read;
+    let Some(f) = open_read(path)? else {
+        return Ok(None);
+    };
+    let mode = f.metadata().map_err(|e| Error::state(path, e))?.mode();
+    if mode & 0o077 != 0 {
+        return Err(Error::state(
+            path,
+            format!(
+                "this secret is open to group or others (mode {:o}); kpty never adopts a secret \
+                 it did not make private itself: delete it and let kpty make a new one",
+                mode & 0o7777
+            ),
+        ));
+    }
+    let cap = cap_for(path);
+    let mut text = String::new();
+    f.take(cap + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| Error::state(path, e))?;
+    check_size(path, text.len() as u64, cap)?;
+    Ok(Some(text.trim().to_string()))
+}
+
+/// Make a new secret file (64 hex characters, born 0600 in `path`'s folder) and put it at
+/// `path`: with `replace`, atomically over an old one; else only when none is there (a
+/// concurrent maker's secret wins). Returns the secret now at `path`.
+pub fn make_secret(path: &Path, replace: bool) -> Result<String> {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = path
+        .parent()
+        .ok_or_else(|| Error::state(path, "no parent directory"))?;
+    let fresh = format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    );
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".secret-")
+        .permissions(std::fs::Permissions::from_mode(0o600))
+        .tempfile_in(dir)
+        .map_err(|e| Error::state(dir, format!("cannot create a temp file: {e}")))?;
+    tmp.write_all(fresh.as_bytes())
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(|e| Error::state(path, e))?;
+    if replace {
+        tmp.persist(path).map_err(|e| Error::state(path, e.error))?;
+    } else if let Err(e) = tmp.persist_noclobber(path)
+        && e.error.kind() != std::io::ErrorKind::AlreadyExists
+    {
+        return Err(Error::state(path, e.error));
+    }
+    read_secret(path)?.ok_or_else(|| Error::state(path, "the secret vanished"))
+}
+
 /// Open (creating it 0600 when missing) a state file for appending.
 pub fn open_append(path: &Path) -> Result<File> {
     open_created(path, OpenOptions::new().append(true))
