@@ -77,9 +77,34 @@ pub fn check_route(state: &crate::store::StateDir, e: &RegistryEntry) -> Result<
     .with_details(serde_json::json!({"session_id": e.session_id, "source": e.source, "untrusted": true})))
 }
 
+/// Refuse identity fields that look like a secret (the redactor would hide them): they are
+/// stored in clear in the registry, metadata and the audit trail of a state directory that
+/// lies in a repository, and matched as they are, so they cannot be redacted instead.
+pub fn check_not_secret(p: &Params) -> Result<()> {
+    for (field, value) in [
+        ("label", &p.label),
+        ("owner_agent_id", &p.owner_agent_id),
+        ("owner_session_id", &p.owner_session_id),
+        ("cli_type", &p.cli_type),
+        ("desktop_url", &p.desktop_url),
+    ] {
+        if let Some(v) = value
+            && matches!(crate::safety::redact(v), std::borrow::Cow::Owned(_))
+        {
+            return Err(Error::invalid(format!(
+                "{field} looks like a secret (kpty would redact it); it is stored in clear in \
+                 the state directory and the audit trail: use a name that is not a credential"
+            ))
+            .with_details(json!({"field": field})));
+        }
+    }
+    Ok(())
+}
+
 /// Run `register`: add (or refresh) an external session.
 pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
     let id = need_id(p, "register")?;
+    check_not_secret(p)?;
     let (source, url) = where_it_lives(p)?;
     if let Some(r) = &p.owner_role {
         create::check_role(r)?;

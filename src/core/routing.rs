@@ -177,6 +177,7 @@ pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEn
     if let Some(l) = &p.label {
         super::create::check_label(l)?;
     }
+    super::registered::check_not_secret(p)?;
     let target = super::sessions::resolve(ctx, r)?;
     let entry = Registry::update(&ctx.state, |reg| {
         super::create::label_free(reg, p.label.as_deref(), &target.session_id)?;

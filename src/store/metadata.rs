@@ -86,6 +86,11 @@ impl Metadata {
 
     /// Save atomically.
     pub fn save(&self, state: &StateDir, id: &SessionId) -> Result<()> {
+        if self.program.is_some() {
+            let mut scrubbed = self.clone();
+            super::registry::scrub_program(&mut scrubbed.program);
+            return state.write_json(&Self::path(state, id), &scrubbed);
+        }
         state.write_json(&Self::path(state, id), self)
     }
 }

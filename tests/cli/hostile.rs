@@ -390,7 +390,14 @@ fn a_full_disk_is_reported_and_audit_lines_stay_whole() {
     for i in 0..20 {
         with_state(&["--json", "send-line", "-s", &id, &format!("echo line {i}")]);
     }
+    // Its audit entry cannot be written: the kill is refused, and the session lives on.
     let v = with_state(&["--json", "kill", &id]);
+    assert_eq!(v["error_code"], "AUDIT_FAILED", "{v}");
+    assert!(!pid_gone(holder), "a refused kill killed the holder");
+    // The operator's choice: act without an audit trail. The registry cannot be written.
+    let mut c = env.cmd(&["--json", "kill", &id]);
+    c.env("KPTY_STATE_DIR", &state).env("KPTY_AUDIT_FAIL", "open");
+    let v = parse(&run(c, &["kill"]), &["kill"]);
     assert_eq!(v["ok"], false, "kill claimed success on a full disk: {v}");
     assert_eq!(v["error_code"], "STATE_ERROR", "{v}");
     wait_for(5000, "the holder to be gone", || pid_gone(holder));
