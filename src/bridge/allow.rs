@@ -37,7 +37,9 @@ fn is_loopback(host: &str) -> bool {
     }
     match host.parse::<IpAddr>() {
         Ok(IpAddr::V4(a)) => a.is_loopback(),
-        Ok(IpAddr::V6(a)) => a.is_loopback() || a.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
+        Ok(IpAddr::V6(a)) => {
+            a.is_loopback() || a.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
         Err(_) => false,
     }
 }

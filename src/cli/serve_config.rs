@@ -51,8 +51,10 @@ pub fn new_secret(ctx: &Ctx, json_out: bool) -> Result<i32> {
     let legacy = crate::serve::secret::legacy_path(&ctx.state);
     let has_legacy = std::fs::symlink_metadata(&legacy).is_ok();
     if json_out {
-        print_json(&json!({"ok": true, "secret_file": file.display().to_string(),
-                           "legacy_secret_file": has_legacy.then(|| legacy.display().to_string())}));
+        print_json(
+            &json!({"ok": true, "secret_file": file.display().to_string(),
+                           "legacy_secret_file": has_legacy.then(|| legacy.display().to_string())}),
+        );
         return Ok(0);
     }
     println!("{}", file.display());
@@ -61,7 +63,10 @@ pub fn new_secret(ctx: &Ctx, json_out: bool) -> Result<i32> {
         ctx.state.path().display(),
         file.display(),
         if has_legacy {
-            format!("; remove the old one kpty no longer uses: rm {}", legacy.display())
+            format!(
+                "; remove the old one kpty no longer uses: rm {}",
+                legacy.display()
+            )
         } else {
             String::new()
         }

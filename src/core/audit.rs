@@ -75,7 +75,10 @@ pub fn begin(ctx: &Ctx, action: Action, p: &Params) -> Result<()> {
         .or(p.data.as_deref())
         .or(keys.as_deref())
         .map(cap);
-    let named = p.session_id.as_deref().map(|s| redact::redact(s).into_owned());
+    let named = p
+        .session_id
+        .as_deref()
+        .map(|s| redact::redact(s).into_owned());
     let path = journal_for(ctx, p.session_id.as_deref(), false);
     let line = json!({
         "ts": crate::store::now_rfc3339(),

@@ -74,7 +74,9 @@ pub fn check_route(state: &crate::store::StateDir, e: &RegistryEntry) -> Result<
             e.session_id, e.source, e.session_id
         ),
     )
-    .with_details(serde_json::json!({"session_id": e.session_id, "source": e.source, "untrusted": true})))
+    .with_details(
+        serde_json::json!({"session_id": e.session_id, "source": e.source, "untrusted": true}),
+    ))
 }
 
 /// Refuse identity fields that look like a secret (the redactor would hide them): they are

@@ -127,7 +127,10 @@ fn recorded(ctx: &Ctx) -> Result<BTreeMap<String, Vec<String>>> {
         };
         while let Some(e) = j.next_event()? {
             // Traffic lines only: an `intent` line names the session as it was asked for.
-            let Some(id) = e["session_id"].as_str().filter(|_| e.get("action").is_some()) else {
+            let Some(id) = e["session_id"]
+                .as_str()
+                .filter(|_| e.get("action").is_some())
+            else {
                 continue;
             };
             let labels = out.entry(id.to_string()).or_default();
@@ -272,11 +275,7 @@ pub fn read_from(path: &Path, from: u64) -> Result<(Vec<Value>, u64)> {
 /// Every matching event handed to `show`, oldest first — each journal streamed and merged
 /// by time, one event per journal in memory. With each file read, the offset its next new
 /// event will start at (for following).
-pub fn query(
-    ctx: &Ctx,
-    f: &Filter,
-    show: &mut dyn FnMut(&Value),
-) -> Result<HashMap<PathBuf, u64>> {
+pub fn query(ctx: &Ctx, f: &Filter, show: &mut dyn FnMut(&Value)) -> Result<HashMap<PathBuf, u64>> {
     let mut heads: Vec<(Journal, Value)> = Vec::new();
     let mut offsets = HashMap::new();
     for p in files(ctx, f.session.as_deref())? {

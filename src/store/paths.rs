@@ -348,7 +348,10 @@ pub fn user_private_dir() -> Result<PathBuf> {
     } else if !md.is_dir() {
         Some("is not a directory".to_string())
     } else if md.uid() != uid {
-        Some(format!("is owned by uid {}, not by you (uid {uid})", md.uid()))
+        Some(format!(
+            "is owned by uid {}, not by you (uid {uid})",
+            md.uid()
+        ))
     } else if md.mode() & 0o077 != 0 {
         Some(format!(
             "is open to others (mode {:o}): run `chmod 700 {}`",
@@ -361,7 +364,9 @@ pub fn user_private_dir() -> Result<PathBuf> {
     if let Some(why) = why {
         return Err(Error::state(
             &dir,
-            format!("kpty's private directory (keys and secrets) {why}; kpty trusts only a 0700 directory of yours there"),
+            format!(
+                "kpty's private directory (keys and secrets) {why}; kpty trusts only a 0700 directory of yours there"
+            ),
         ));
     }
     secure::check_ancestors(&dir)?;

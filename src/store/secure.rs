@@ -134,7 +134,11 @@ pub fn check_entries(dir: &Path, names: &[&str]) -> Result<()> {
                 &path,
                 format!(
                     "expected a {} here, found {}; kpty reads only what it made: move it away",
-                    if want_dir { "directory" } else { "regular file" },
+                    if want_dir {
+                        "directory"
+                    } else {
+                        "regular file"
+                    },
                     describe(&md)
                 ),
             ));

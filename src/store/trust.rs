@@ -97,14 +97,18 @@ fn message(state: &StateDir, e: &RegistryEntry) -> Vec<u8> {
 }
 
 fn seal_of(key: &str, state: &StateDir, e: &RegistryEntry) -> String {
-    format!("{SEAL_V1}{}", hex(&hmac_sha256(key.as_bytes(), &message(state, e))))
+    format!(
+        "{SEAL_V1}{}",
+        hex(&hmac_sha256(key.as_bytes(), &message(state, e)))
+    )
 }
 
 /// Seal `e` as made by this user's kpty (the key is made on first use).
 pub fn seal(state: &StateDir, e: &mut RegistryEntry) -> Result<()> {
     let k = key(true)?.ok_or_else(|| Error::internal("no registry key was made"))?;
     let s = seal_of(&k, state, e);
-    e.extra.insert(SEAL_FIELD.into(), serde_json::Value::String(s));
+    e.extra
+        .insert(SEAL_FIELD.into(), serde_json::Value::String(s));
     Ok(())
 }
 

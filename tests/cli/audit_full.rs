@@ -64,11 +64,20 @@ fn an_action_that_cannot_be_audited_is_refused_on_a_full_disk() {
         };
     }
     c.current_dir(env.home())
-        .args(["--mount", "--propagation", "private", "sh", "-c", SCRIPT, "sh"])
+        .args([
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            SCRIPT,
+            "sh",
+        ])
         .arg(env!("CARGO_BIN_EXE_kpty"))
         .arg(&results);
     let out = run(c, &["unshare", "full-disk scenario"]);
-    if stdout(&out).contains("mount-failed") || !out.status.success() && rc(&results, "create") < 0 {
+    if stdout(&out).contains("mount-failed") || !out.status.success() && rc(&results, "create") < 0
+    {
         assert!(
             std::env::var_os("CI").is_none(),
             "cannot mount a tmpfs in a private namespace: {}",
@@ -83,11 +92,22 @@ fn an_action_that_cannot_be_audited_is_refused_on_a_full_disk() {
     let closed = json(&results, "closed");
     assert_eq!(rc(&results, "closed"), 104, "{closed}");
     assert_eq!(closed["error_code"], "AUDIT_FAILED", "{closed}");
-    assert!(closed["message"].as_str().unwrap_or("").contains("KPTY_AUDIT_FAIL=open"));
-    assert!(!results.join("closed-ran").exists(), "the refused command ran");
+    assert!(
+        closed["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("KPTY_AUDIT_FAIL=open")
+    );
+    assert!(
+        !results.join("closed-ran").exists(),
+        "the refused command ran"
+    );
 
     assert_eq!(rc(&results, "open"), 0, "{}", json(&results, "open"));
-    assert!(results.join("open-ran").exists(), "KPTY_AUDIT_FAIL=open did not run it");
+    assert!(
+        results.join("open-ran").exists(),
+        "KPTY_AUDIT_FAIL=open did not run it"
+    );
     let warned = std::fs::read_to_string(results.join("open.err")).unwrap();
     assert!(warned.contains("without its audit entry"), "{warned}");
 
@@ -96,8 +116,14 @@ fn an_action_that_cannot_be_audited_is_refused_on_a_full_disk() {
 
     assert_eq!(rc(&results, "after"), 0, "{}", json(&results, "after"));
     let log = std::fs::read_to_string(results.join("log.out")).unwrap();
-    let events: Vec<Value> = log.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
-    let commands: Vec<&str> = events.iter().filter_map(|e| e["command"].as_str()).collect();
+    let events: Vec<Value> = log
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let commands: Vec<&str> = events
+        .iter()
+        .filter_map(|e| e["command"].as_str())
+        .collect();
     assert!(commands.contains(&"echo before"), "{log}");
     assert!(commands.contains(&"echo after"), "{log}");
     assert!(!commands.iter().any(|c| c.contains("closed-ran")), "{log}");

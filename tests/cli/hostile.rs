@@ -396,7 +396,8 @@ fn a_full_disk_is_reported_and_audit_lines_stay_whole() {
     assert!(!pid_gone(holder), "a refused kill killed the holder");
     // The operator's choice: act without an audit trail. The registry cannot be written.
     let mut c = env.cmd(&["--json", "kill", &id]);
-    c.env("KPTY_STATE_DIR", &state).env("KPTY_AUDIT_FAIL", "open");
+    c.env("KPTY_STATE_DIR", &state)
+        .env("KPTY_AUDIT_FAIL", "open");
     let v = parse(&run(c, &["kill"]), &["kill"]);
     assert_eq!(v["ok"], false, "kill claimed success on a full disk: {v}");
     assert_eq!(v["error_code"], "STATE_ERROR", "{v}");

@@ -33,14 +33,15 @@
 mod support;
 
 mod assets;
-mod audit_full;
 mod attach;
+mod audit_full;
 mod bridge;
 mod cancel;
 mod filter;
 mod follow;
 mod lifecycle;
 mod snapshots;
+mod trust;
 mod tty;
 
 mod check;
