@@ -34,8 +34,9 @@ pub fn cap_for(path: &Path) -> u64 {
         "state-dirs" => 256 * KIB,
         n if n.ends_with("secret") => 4 * KIB,
         n if n.ends_with(".lock") => KIB,
-        // Journals are streamed line by line (see `crate::core::trail`), never read whole.
-        n if n.ends_with(".jsonl") => 1 << 40,
+        // Journals are streamed line by line (see `crate::core::trail`), never read whole;
+        // one past a GiB is refused rather than scanned (rotate it).
+        n if n.ends_with(".jsonl") => 1 << 30,
         _ => 4 * MIB,
     }
 }
@@ -331,7 +332,18 @@ fn open_created(path: &Path, opts: &mut OpenOptions) -> Result<File> {
         .mode(0o600)
         .custom_flags(nofollow())
         .open(path)
-        .map_err(|e| open_error(path, e))?;
+        .map_err(|e| match std::fs::symlink_metadata(path) {
+            // A FIFO without a reader (ENXIO), a directory (EISDIR), a device …: say what it is.
+            Ok(md) if !md.file_type().is_file() && !md.file_type().is_symlink() => Error::state(
+                path,
+                format!(
+                    "expected a regular file here, found {}; kpty writes only to what it made: \
+                     move it away",
+                    describe(&md)
+                ),
+            ),
+            _ => open_error(path, e),
+        })?;
     check_file(path, &f)?;
     Ok(f)
 }

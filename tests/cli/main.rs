@@ -41,6 +41,7 @@ mod filter;
 mod follow;
 mod lifecycle;
 mod snapshots;
+mod state_matrix;
 mod trust;
 mod tty;
 
