@@ -87,11 +87,14 @@ pub fn begin(ctx: &Ctx, action: Action, p: &Params) -> Result<()> {
         "session_id": named,
         "command": command,
     });
-    let written = ctx
-        .state
-        .ensure()
-        .and_then(|()| journal::try_append(&ctx.state, &path, line));
-    let Err(e) = written else {
+    // A state directory or journal kpty may not trust is a STATE_ERROR, whatever the
+    // fail mode: `open` is for a disk that cannot take the entry, not for tampered state.
+    ctx.state.ensure()?;
+    ctx.state.verify(&path)?;
+    if let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
+        crate::store::secure::check_entries(dir, &[name])?;
+    }
+    let Err(e) = journal::try_append(&ctx.state, &path, line) else {
         return Ok(());
     };
     match mode {

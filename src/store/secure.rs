@@ -47,7 +47,8 @@ fn check_size(path: &Path, len: u64, cap: u64) -> Result<()> {
         return Err(Error::state(
             path,
             format!(
-                "this state file is {len} bytes, more than the {cap} bytes kpty ever writes                  there; it was not written by kpty: move it away"
+                "this state file is {len} bytes, more than the {cap} bytes kpty ever writes \
+                     there; it was not written by kpty: move it away"
             ),
         ));
     }
@@ -365,7 +366,10 @@ pub fn check_ancestors(dir: &Path) -> Result<()> {
             return Err(Error::state(
                 up,
                 format!(
-                    "this directory above the state directory is owned by uid {}, neither you                      (uid {uid}) nor root; its owner could replace kpty's state (like ssh's                      StrictModes): keep the state under directories you own, or set                      --state-dir / KPTY_STATE_DIR",
+                    "this directory above the state directory is owned by uid {}, neither you \
+                     (uid {uid}) nor root; its owner could replace kpty's state (like ssh's \
+                     StrictModes): keep the state under directories you own, or set \
+                     --state-dir / KPTY_STATE_DIR",
                     md.uid()
                 ),
             ));
@@ -375,7 +379,9 @@ pub fn check_ancestors(dir: &Path) -> Result<()> {
             return Err(Error::state(
                 up,
                 format!(
-                    "this directory above the state directory is writable by group or others                      (mode {:o}); they could replace kpty's state (like ssh's StrictModes):                      run `chmod go-w {}`",
+                    "this directory above the state directory is writable by group or others \
+                     (mode {:o}); they could replace kpty's state (like ssh's StrictModes): \
+                     run `chmod go-w {}`",
                     md.mode() & 0o7777,
                     up.display()
                 ),
