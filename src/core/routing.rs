@@ -34,6 +34,8 @@ pub fn leader(ctx: &Ctx, id: &str) -> Result<LeaderReply> {
     let leaders: Vec<String> = reg
         .sessions
         .values()
+        // An external entry counts only when this user's kpty registered it (sealed).
+        .filter(|e| super::kind::is_local(e) || crate::store::trust::verified(&ctx.state, e))
         .filter(|e| is_leader(e) || super::leaders::owner_among(e, &agents).is_some())
         .map(|e| normalise(&e.session_id))
         .collect();

@@ -103,6 +103,39 @@ fn seal_of(key: &str, state: &StateDir, e: &RegistryEntry) -> String {
     )
 }
 
+/// A seal over `payload` (of the kind `domain`) in the state directory `state`, made with this
+/// user's key (made on first use).
+pub fn seal_bytes(state: &StateDir, domain: &str, payload: &[u8]) -> Result<String> {
+    let k = key(true)?.ok_or_else(|| Error::internal("no registry key was made"))?;
+    Ok(bytes_seal(&k, state, domain, payload))
+}
+
+/// Whether `given` is this user's seal over `payload` (of the kind `domain`) in `state`.
+pub fn verify_bytes(state: &StateDir, domain: &str, payload: &[u8], given: &str) -> bool {
+    let Ok(Some(k)) = key(false) else {
+        return false;
+    };
+    same(given, &bytes_seal(&k, state, domain, payload))
+}
+
+fn bytes_seal(key: &str, state: &StateDir, domain: &str, payload: &[u8]) -> String {
+    let root = std::fs::canonicalize(state.path()).unwrap_or_else(|_| state.path().to_path_buf());
+    let head = serde_json::to_vec(&[domain, &root.to_string_lossy()]).unwrap_or_default();
+    let mut msg = head;
+    msg.push(b'\n');
+    msg.extend_from_slice(payload);
+    format!("{SEAL_V1}{}", hex(&hmac_sha256(key.as_bytes(), &msg)))
+}
+
+/// Equal in time independent of where the inputs differ.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
 /// Seal `e` as made by this user's kpty (the key is made on first use).
 pub fn seal(state: &StateDir, e: &mut RegistryEntry) -> Result<()> {
     let k = key(true)?.ok_or_else(|| Error::internal("no registry key was made"))?;
@@ -120,13 +153,7 @@ pub fn verified(state: &StateDir, e: &RegistryEntry) -> bool {
     let Ok(Some(k)) = key(false) else {
         return false;
     };
-    let want = seal_of(&k, state, e);
-    given.len() == want.len()
-        && given
-            .bytes()
-            .zip(want.bytes())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            == 0
+    same(given, &seal_of(&k, state, e))
 }
 
 #[cfg(test)]
