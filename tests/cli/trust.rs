@@ -344,3 +344,40 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn serve_registers_bridges_on_loopback_or_allowed_hosts_only() {
+    use crate::bridge::Serve;
+    let env = Env::new();
+    let serve = Serve::start_args(&env, &["--allow-bridge", "desk.example"], &[]);
+    let k = Some(serve.secret.as_str());
+    for url in [
+        "http://169.254.169.254/latest/meta-data/iam/",
+        "http://metadata.google.internal/",
+        "http://[fd00:ec2::254]/",
+        "http://127.0.0.1@attacker.example:80/",
+    ] {
+        let (status, v) = serve.http(
+            "POST",
+            "/v1/pty/register",
+            k,
+            Some(json!({"session_id": "desk_m", "desktop_url": url})),
+        );
+        assert_eq!(
+            (status, s(&v, "error_code")),
+            (400, "INVALID_PARAMS"),
+            "{url}: {v}"
+        );
+    }
+    let (status, v) = serve.http(
+        "POST",
+        "/v1/pty/register",
+        k,
+        Some(json!({"session_id": "desk_ok", "desktop_url": "http://desk.example:8201"})),
+    );
+    assert_eq!(status, 200, "{v}");
+    // The registry holds no entry for the refused ones.
+    let reg = env.registry();
+    assert!(reg["sessions"].get("desk_m").is_none(), "{reg}");
+    assert!(reg["sessions"]["desk_ok"]["kpty_seal"].is_string(), "{reg}");
+}
