@@ -47,7 +47,17 @@ pub fn load_or_create(state: &StateDir) -> Result<String> {
     state.ensure()?;
     let file = path(state)?;
     let secret = match crate::store::secure::read_secret(&file)? {
-        Some(s) => s,
+        Some(s) => {
+            let legacy = legacy_path(state);
+            if std::fs::symlink_metadata(&legacy).is_ok() {
+                tracing::warn!(
+                    "{} is not used (the secret is {}); remove it",
+                    legacy.display(),
+                    file.display()
+                );
+            }
+            s
+        }
         None => {
             refuse_legacy(state)?;
             crate::store::secure::make_secret(&file, false)?
