@@ -349,3 +349,43 @@ pub fn follow(ctx: &Ctx, f: &Filter, follow: bool, show: &mut dyn FnMut(&Value))
         watcher.wait(std::time::Instant::now() + std::time::Duration::from_secs(5));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::Strategy as _;
+
+    proptest::proptest! {
+        #[test]
+        fn any_journal_reads_whole_lines_only_and_never_panics(
+            lines in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::collection::vec(proptest::num::u8::ANY, 0..64),
+                    "[a-z]{0,8}".prop_map(|t| format!("{{\"action\":\"{t}\"}}").into_bytes()),
+                ],
+                0..20,
+            ),
+            torn in proptest::collection::vec(proptest::num::u8::ANY, 0..16),
+        ) {
+            let t = tempfile::tempdir().unwrap();
+            let p = t.path().join("events.jsonl");
+            let mut bytes = Vec::new();
+            let mut objects = 0;
+            for l in &lines {
+                let l: Vec<u8> = l.iter().copied().filter(|b| *b != b'\n').collect();
+                if matches!(serde_json::from_slice::<Value>(&l), Ok(Value::Object(_))) {
+                    objects += 1;
+                }
+                bytes.extend_from_slice(&l);
+                bytes.push(b'\n');
+            }
+            let whole = bytes.len() as u64;
+            let torn: Vec<u8> = torn.into_iter().filter(|b| *b != b'\n').collect();
+            bytes.extend_from_slice(&torn);
+            std::fs::write(&p, &bytes).unwrap();
+            let (events, next) = read_from(&p, 0).unwrap();
+            proptest::prop_assert_eq!(events.len(), objects);
+            proptest::prop_assert_eq!(next, whole);
+        }
+    }
+}

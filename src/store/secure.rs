@@ -475,6 +475,24 @@ mod tests {
     }
 
     #[test]
+    fn every_mode_of_an_ancestor_follows_the_strict_modes_rule() {
+        let t = tempfile::tempdir().unwrap();
+        let up = t.path().join("ai");
+        let state = up.join("checkpoints/pty");
+        std::fs::create_dir_all(&state).unwrap();
+        for mode in 0o700..=0o7777u32 {
+            if mode & 0o700 != 0o700 {
+                continue; // we must still be able to walk it
+            }
+            std::fs::set_permissions(&up, std::fs::Permissions::from_mode(mode)).unwrap();
+            let others_write = mode & 0o022 != 0;
+            let sticky_root = mode & 0o1000 != 0 && me() == 0;
+            let refused = check_ancestors(&state).is_err();
+            assert_eq!(refused, others_write && !sticky_root, "mode {mode:o}");
+        }
+    }
+
+    #[test]
     fn created_private() {
         let t = tempfile::tempdir().unwrap();
         let d = t.path().join("d");
