@@ -114,6 +114,7 @@ fn a_shipped_desktop_entry_routes_nothing() {
         // Listing it and removing it still work.
         let v = env.ok_json(&["list"]);
         assert_eq!(v["sessions"][0]["session_id"], "desk_evil", "{v}");
+        assert_eq!(v["sessions"][0]["untrusted"], true, "{v}");
         env.ok_json(&["unregister", "desk_evil", "--force"]);
     }
 }
@@ -136,6 +137,8 @@ fn a_registered_entry_is_sealed_and_a_tampered_or_copied_one_is_refused() {
     assert_eq!(v["output"], "ATTACKER-REPLY", "{v}");
     let hits = good.hits();
     assert!(hits >= 1);
+    let v = env.ok_json(&["list"]);
+    assert!(v["sessions"][0].get("untrusted").is_none(), "{v}");
     // A relabel through kpty keeps the seal.
     env.ok_json(&["update-ownership", "desk_1", "--label", "ui2"]);
     assert_eq!(with_secret(&env, &["read", "-s", "ui2"]).0, Some(0));
