@@ -54,6 +54,9 @@ pub enum ErrorCode {
     /// The input filter of an agent's terminal kept a sequence from the program (seed 002
     /// §8.4: Ctrl-D, Ctrl-\, `exit` + Enter …, a repeated Ctrl-C).
     InputBlocked,
+    /// The action's audit entry could not be written (a full disk, an unwritable journal), so
+    /// the action was not run (`KPTY_AUDIT_FAIL=open` runs it anyway, with a warning).
+    AuditFailed,
 }
 
 impl ErrorCode {
@@ -81,6 +84,7 @@ impl ErrorCode {
             Self::DesktopResizeDisabled => "DESKTOP_RESIZE_DISABLED",
             Self::TermReadDisabled => "TERM_READ_DISABLED",
             Self::InputBlocked => "INPUT_BLOCKED",
+            Self::AuditFailed => "AUDIT_FAILED",
         }
     }
 
@@ -105,6 +109,7 @@ impl ErrorCode {
             Self::PtyWriteFailed => 121,
             Self::PtyReadFailed => 122,
             Self::InputBlocked => 106,
+            Self::AuditFailed => 104,
             Self::PtyTimeout => 124,
             Self::Internal => 125,
             Self::Cancelled => 130,
@@ -112,7 +117,7 @@ impl ErrorCode {
     }
 
     /// Every code, for the help action and the docs.
-    pub const ALL: [ErrorCode; 21] = [
+    pub const ALL: [ErrorCode; 22] = [
         Self::PtySessionNotFound,
         Self::PtySpawnFailed,
         Self::PtyTimeout,
@@ -134,6 +139,7 @@ impl ErrorCode {
         Self::DesktopResizeDisabled,
         Self::TermReadDisabled,
         Self::InputBlocked,
+        Self::AuditFailed,
     ];
 }
 

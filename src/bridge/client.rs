@@ -61,9 +61,13 @@ pub fn base_url(e: &RegistryEntry) -> Result<String> {
 /// say `ok: false` without a kpty error code).
 pub fn post(e: &RegistryEntry, path: &str, body: &Value, timeout: Duration) -> Result<Value> {
     let base = base_url(e)?;
+    // Checked at every use: the secret below goes only to a loopback or allowed host.
+    super::allow::check_use(&e.session_id, &base)?;
     let url = format!("{base}{path}");
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .proxy(None)
+        // A redirect would carry the secret to a host nobody checked.
+        .max_redirects(0)
         .timeout_global(Some(timeout))
         .http_status_as_error(false)
         .build()

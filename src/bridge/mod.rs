@@ -4,6 +4,7 @@
 //! core builds each action's reply from it, as it does for local sessions. Desktop terminals
 //! are not resized from here. Nothing here knows of holders.
 
+pub mod allow;
 pub mod client;
 
 use crate::error::{Error, ErrorCode, Result};

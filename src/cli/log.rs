@@ -32,7 +32,7 @@ pub fn log(ctx: &Ctx, a: &super::args::LogArgs, json: bool) -> Result<i32> {
             out(format!("{}\n", super::render::shown(&log_line(e))).as_bytes());
         }
     };
-    trail::follow(ctx, &f, a.follow, &mut show);
+    trail::follow(ctx, &f, a.follow, &mut show).map_err(|e| e.speak(Voice::Cli))?;
     Ok(0)
 }
 

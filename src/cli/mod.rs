@@ -111,12 +111,14 @@ fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
     Ok(Some(match &cli.command {
         Command::Mcp => crate::mcp::run(ctx(cli)?),
         Command::Serve(a) if a.print_config => serve_config::print(&ctx(cli)?, a, cli.json)?,
+        Command::Serve(a) if a.new_secret => serve_config::new_secret(&ctx(cli)?, cli.json)?,
         Command::Serve(a) => crate::serve::run(
             ctx(cli)?,
             crate::serve::Options {
                 port: a.port,
                 allow_hosts: a.allow_host.clone(),
                 allow_origins: a.allow_origin.clone(),
+                allow_bridges: a.allow_bridge.clone(),
             },
         ),
         Command::Log(a) => log::log(&ctx(cli)?, a, cli.json)?,

@@ -37,6 +37,7 @@ pub fn error_meaning(code: ErrorCode) -> &'static str {
         ErrorCode::Internal => "an internal error",
         ErrorCode::Cancelled => "the caller cancelled the call",
         ErrorCode::InputBlocked => "an input filter kept a sequence from the program",
+        ErrorCode::AuditFailed => "the audit entry could not be written, so nothing was done",
     }
 }
 
@@ -73,6 +74,18 @@ pub const ENVIRONMENT: &[(&str, &str, &str)] = &[
         "on",
         "off: the CLI's --json output is not redacted (as --no-redact); MCP, kpty serve and \
          the audit trail always are",
+    ),
+    (
+        "KPTY_AUDIT_FAIL",
+        "closed",
+        "open: an action whose audit entry cannot be written (a full disk) runs anyway, with \
+         a warning; closed refuses it (AUDIT_FAILED)",
+    ),
+    (
+        "KPTY_ALLOW_BRIDGE",
+        "-",
+        "desktop bridge hosts (comma-separated) kpty may register and call besides loopback \
+         (as kpty serve --allow-bridge)",
     ),
     (
         "KPTY_LOCK_TIMEOUT_MS",
@@ -136,7 +149,7 @@ pub const ENVIRONMENT: &[(&str, &str, &str)] = &[
     (
         "KURORYUU_DESKTOP_SECRET",
         "-",
-        "the secret sent to a desktop bridge (kpty serve's _bridge_secret)",
+        "the secret sent to a desktop bridge (kpty serve's secret file); sent only to loopback or allowed hosts",
     ),
     ("KURORYUU_PTY_BRIDGE_PORT", "8201", "kpty serve's port"),
     (
@@ -176,8 +189,10 @@ pub const FILES: &[(&str, &str)] = &[
          session), holder.log; removed by kpty prune once the session has ended",
     ),
     (
-        "<state dir>/_bridge_secret",
-        "kpty serve's secret (0600, made on first start)",
+        "$XDG_STATE_HOME/kpty (else ~/.local/state/kpty)",
+        "kpty's private directory (0700): kpty serve's secrets (bridge-<hash>.secret, 0600, \
+         made on first start or by --new-secret) and the key that seals registry entries \
+         kpty made (registry.secret)",
     ),
     (
         "<state dir>/_leaders.json",

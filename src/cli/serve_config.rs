@@ -43,3 +43,33 @@ pub fn print(ctx: &Ctx, a: &ServeArgs, json_out: bool) -> Result<i32> {
     );
     Ok(0)
 }
+
+/// `kpty serve --new-secret`: make a new bridge secret for this state directory and say
+/// where it is (never the secret itself).
+pub fn new_secret(ctx: &Ctx, json_out: bool) -> Result<i32> {
+    let file = crate::serve::secret::renew(&ctx.state)?;
+    let legacy = crate::serve::secret::legacy_path(&ctx.state);
+    let has_legacy = std::fs::symlink_metadata(&legacy).is_ok();
+    if json_out {
+        print_json(
+            &json!({"ok": true, "secret_file": file.display().to_string(),
+                           "legacy_secret_file": has_legacy.then(|| legacy.display().to_string())}),
+        );
+        return Ok(0);
+    }
+    println!("{}", file.display());
+    eprintln!(
+        "kpty: a new bridge secret for {} is in {} (mode 0600); clients need it now{}",
+        ctx.state.path().display(),
+        file.display(),
+        if has_legacy {
+            format!(
+                "; remove the old one kpty no longer uses: rm {}",
+                legacy.display()
+            )
+        } else {
+            String::new()
+        }
+    );
+    Ok(0)
+}

@@ -4,10 +4,16 @@
 //! before they are encoded, so an encoding's escapes never hide a secret). With
 //! `KURORYUU_GATEWAY_URL` set, the same event is also POSTed fire-and-forget to
 //! `/v1/pty-traffic/emit` (2 s timeout): a dead gateway never fails or slows the action.
+//!
+//! An action that cannot be audited is not run: before it runs, [`begin`] appends an
+//! `intent` line (the action, the session named, the command, redacted) to the journal the
+//! result will go to; when that write fails (a full disk, a journal kpty may not write) the
+//! action is refused with `AUDIT_FAILED` — unless the operator chose `KPTY_AUDIT_FAIL=open`
+//! (auditd's `disk_full_action`), which logs a warning and runs it.
 
 use super::Ctx;
 use crate::api::{Action, Params, SessionId};
-use crate::error::{ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::safety::redact;
 use crate::store::{Registry, journal};
 use serde_json::{Value, json};
@@ -25,6 +31,103 @@ static DONE: Condvar = Condvar::new();
 /// Actions worth an audit line (`help`, `list` and `check` only look).
 pub fn audited(a: Action) -> bool {
     !matches!(a, Action::Help | Action::List | Action::Check)
+}
+
+/// What to do when an action's audit entry cannot be written (`KPTY_AUDIT_FAIL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailMode {
+    /// Refuse the action (`AUDIT_FAILED`): the default.
+    Closed,
+    /// Run it anyway, with a warning on stderr.
+    Open,
+}
+
+/// The environment variable that chooses the [`FailMode`].
+pub const FAIL_ENV: &str = "KPTY_AUDIT_FAIL";
+
+impl FailMode {
+    /// The mode `KPTY_AUDIT_FAIL` chooses (`closed`, the default, or `open`); any other value
+    /// is refused rather than guessed at.
+    pub fn from_env() -> Result<Self> {
+        match std::env::var(FAIL_ENV).as_deref().map(str::trim) {
+            Err(_) | Ok("") | Ok("closed") => Ok(Self::Closed),
+            Ok("open") => Ok(Self::Open),
+            Ok(other) => Err(Error::invalid(format!(
+                "{FAIL_ENV}={other:?}: use `closed` (refuse an action that cannot be audited, \
+                 the default) or `open` (run it anyway, with a warning)"
+            ))),
+        }
+    }
+}
+
+/// Record that `action` is about to run, before it runs: an `intent` line in the journal its
+/// result will go to. When that cannot be written the action must not run: `AUDIT_FAILED`
+/// (see [`FailMode`]).
+pub fn begin(ctx: &Ctx, action: Action, p: &Params) -> Result<()> {
+    if !audited(action) {
+        return Ok(());
+    }
+    let mode = FailMode::from_env()?;
+    let keys = p.keys.as_ref().map(|k| k.join(" "));
+    let command = p
+        .command
+        .as_deref()
+        .or(p.data.as_deref())
+        .or(keys.as_deref())
+        .map(cap);
+    let named = p
+        .session_id
+        .as_deref()
+        .map(|s| redact::redact(s).into_owned());
+    let path = journal_for(ctx, p.session_id.as_deref(), false);
+    let line = json!({
+        "ts": crate::store::now_rfc3339(),
+        "event": "intent",
+        "intent": action.as_str(),
+        "session_id": named,
+        "command": command,
+    });
+    // A state directory or journal kpty may not trust is a STATE_ERROR, whatever the
+    // fail mode: `open` is for a disk that cannot take the entry, not for tampered state.
+    ctx.state.ensure()?;
+    ctx.state.verify(&path)?;
+    if let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
+        crate::store::secure::check_entries(dir, &[name])?;
+    }
+    let Err(e) = journal::try_append(&ctx.state, &path, line) else {
+        return Ok(());
+    };
+    match mode {
+        FailMode::Open => {
+            tracing::warn!(
+                "{} runs without its audit entry ({FAIL_ENV}=open): {}",
+                action.as_str(),
+                e.message
+            );
+            Ok(())
+        }
+        FailMode::Closed => Err(Error::new(
+            ErrorCode::AuditFailed,
+            format!(
+                "{} was not run: its audit entry cannot be written ({}); free space or fix \
+                 the journal, or set {FAIL_ENV}=open to run actions without an audit trail",
+                action.as_str(),
+                e.message
+            ),
+        )
+        .with_details(json!({"action": action.as_str(), "journal": path.display().to_string()}))),
+    }
+}
+
+/// The journal of session `id` when it names a session kpty keeps a folder for (or has
+/// `known` in its registry), else `_registry_events.jsonl`.
+fn journal_for(ctx: &Ctx, id: Option<&str>, known: bool) -> std::path::PathBuf {
+    match id.map(SessionId::parse) {
+        Some(Ok(id)) if known || ctx.state.session_dir(&id).is_dir() => {
+            ctx.state.session_dir(&id).join("events.jsonl")
+        }
+        _ => ctx.state.registry_events(),
+    }
 }
 
 /// Text looked at beyond [`FIELD_CAP`] before redaction, so a secret that straddles the cap is
@@ -219,12 +322,7 @@ pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, sta
         "label": entry.as_ref().and_then(|e| e.label.clone()),
         "cli_type": entry.as_ref().and_then(|e| e.cli_type.clone()),
     });
-    let path = match session_id.as_deref().map(SessionId::parse) {
-        Some(Ok(id)) if entry.is_some() || ctx.state.session_dir(&id).is_dir() => {
-            ctx.state.session_dir(&id).join("events.jsonl")
-        }
-        _ => ctx.state.registry_events(),
-    };
+    let path = journal_for(ctx, session_id.as_deref(), entry.is_some());
     // The other free-text fields (a label, an agent id) are redacted too.
     let mut event = event;
     for k in [

@@ -159,6 +159,7 @@ fn checked_options(p: &Params) -> Result<std::collections::BTreeMap<String, Stri
     if let Some(l) = &p.label {
         check_label(l)?;
     }
+    super::registered::check_not_secret(p)?;
     if let Some(role) = &p.owner_role {
         check_role(role)?;
     }

@@ -23,6 +23,17 @@ struct File {
     /// Agent id → when it was registered (RFC 3339).
     #[serde(default)]
     leaders: BTreeMap<String, String>,
+    /// This user's kpty's seal over `leaders` ([`crate::store::trust`]): leaders grant
+    /// protection, so a file a repository shipped grants nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seal: Option<String>,
+}
+
+/// What the seal of the leaders file covers.
+const SEAL_DOMAIN: &str = "kpty-leaders-v1";
+
+fn payload(leaders: &BTreeMap<String, String>) -> Vec<u8> {
+    serde_json::to_vec(leaders).unwrap_or_default()
 }
 
 const SCHEMA: &str = "kpty_leaders_v1";
@@ -36,7 +47,21 @@ pub fn valid_id(id: &str) -> bool {
 /// The registered leaders (agent id → registered at), read as untrusted input (bounded,
 /// invalid ids dropped); a missing file is none, a corrupt one a `STATE_ERROR`.
 fn load(ctx: &Ctx) -> Result<BTreeMap<String, String>> {
-    let file = ctx.state.read_json::<File>(&ctx.state.leaders_file())?;
+    let path = ctx.state.leaders_file();
+    let file = ctx.state.read_json::<File>(&path)?;
+    if let Some(f) = &file {
+        let sealed = f.seal.as_deref().is_some_and(|s| {
+            crate::store::trust::verify_bytes(&ctx.state, SEAL_DOMAIN, &payload(&f.leaders), s)
+        });
+        if !sealed {
+            return Err(Error::state(
+                &path,
+                "these leaders were not registered by your kpty (no valid seal: a cloned \
+                 repository can ship the file); they grant nothing. Remove the file and \
+                 register the leaders again",
+            ));
+        }
+    }
     Ok(file
         .map(|f| {
             f.leaders
@@ -80,11 +105,13 @@ fn update<T>(
     )?;
     let mut leaders = load(ctx)?;
     let out = change(&mut leaders)?;
+    let seal = crate::store::trust::seal_bytes(&ctx.state, SEAL_DOMAIN, &payload(&leaders))?;
     ctx.state.write_json(
         &ctx.state.leaders_file(),
         &File {
             schema: SCHEMA.into(),
             leaders,
+            seal: Some(seal),
         },
     )?;
     Ok(out)
@@ -153,5 +180,28 @@ mod tests {
         assert!(registered(&ctx).is_empty());
         let e = register(&ctx, "bad\u{1b}id").expect_err("refused");
         assert_eq!(e.code, ErrorCode::InvalidParams);
+    }
+
+    #[test]
+    fn a_shipped_or_edited_leaders_file_grants_nothing() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let ctx = Ctx::new(crate::store::StateDir::at(dir.path()).expect("dir")).expect("ctx");
+        register(&ctx, "lead-1").expect("register");
+        let file = ctx.state.leaders_file();
+        let sealed = std::fs::read_to_string(&file).expect("read");
+        for planted in [
+            // Shipped without a seal, with a made-up one, and a sealed file edited by hand.
+            r#"{"schema":"kpty_leaders_v1","leaders":{"boss":"2026-01-01T00:00:00Z"}}"#.to_string(),
+            r#"{"schema":"kpty_leaders_v1","leaders":{"boss":"x"},"seal":"v1:00"}"#.to_string(),
+            sealed.replace("lead-1", "boss-1"),
+        ] {
+            std::fs::write(&file, &planted).expect("write");
+            assert!(registered(&ctx).is_empty(), "{planted}");
+            let e = register(&ctx, "lead-2").expect_err("refused");
+            assert_eq!(e.code, ErrorCode::StateError, "{}", e.message);
+            assert_eq!(std::fs::read_to_string(&file).expect("read"), planted);
+        }
+        std::fs::write(&file, &sealed).expect("write");
+        assert_eq!(registered(&ctx).len(), 1);
     }
 }

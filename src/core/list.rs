@@ -78,7 +78,17 @@ pub fn list(ctx: &Ctx) -> Result<ListReply<RegistryEntry>> {
     let sessions: Vec<SessionView<RegistryEntry>> = entries
         .iter()
         .zip(&lives)
-        .map(|(e, l)| session_view(e, l))
+        .map(|(e, l)| {
+            // Reported, never used: an external entry this user's kpty did not seal.
+            if is_local(e) || crate::store::trust::verified(&ctx.state, e) {
+                return session_view(e, l);
+            }
+            let mut marked = (*e).clone();
+            marked
+                .extra
+                .insert("untrusted".into(), serde_json::Value::Bool(true));
+            session_view(&marked, l)
+        })
         .collect();
     let local = entries.iter().filter(|e| is_local(e)).count();
     let desktop = entries.iter().filter(|e| e.source == "desktop").count();

@@ -155,6 +155,7 @@ pub fn audited<T: serde::Serialize>(
     work: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
     let started = std::time::Instant::now();
+    audit::begin(ctx, action, p).map_err(|e| e.speak(ctx.voice))?;
     let result = work().map_err(|e| e.speak(ctx.voice));
     let json = match &result {
         Ok(r) => to_json(Ok(r)),

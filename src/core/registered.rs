@@ -49,11 +49,7 @@ fn where_it_lives(p: &Params) -> Result<(String, Option<String>)> {
         .or_else(|| std::env::var("KURORYUU_DESKTOP_URL").ok())
         .filter(|u| !u.is_empty());
     if let Some(u) = &url {
-        if !(u.starts_with("http://") || u.starts_with("https://")) {
-            return Err(Error::invalid(format!(
-                "desktop_url {u:?} must be an http(s) URL"
-            )));
-        }
+        crate::bridge::allow::check_register(u)?;
     } else if source == "desktop" {
         return Err(Error::invalid(
             "register of a desktop session needs `desktop_url` (its bridge, e.g. http://127.0.0.1:8201)",
@@ -62,9 +58,55 @@ fn where_it_lives(p: &Params) -> Result<(String, Option<String>)> {
     Ok((source, url))
 }
 
+/// `e` if it may route traffic: a local session (reached through a holder that proves its
+/// uid), or an external one with a valid seal; else a `STATE_ERROR` naming the entry and
+/// the fix.
+pub fn check_route(state: &crate::store::StateDir, e: &RegistryEntry) -> Result<()> {
+    if is_local(e) || crate::store::trust::verified(state, e) {
+        return Ok(());
+    }
+    Err(Error::state(
+        &state.registry_file(),
+        format!(
+            "session {:?} ({}) was not registered by your kpty (it has no valid seal: a \
+             cloned repository can ship entries like it); kpty sends nothing to it. Remove it \
+             (`kpty unregister {}`) or register it again (`kpty register`)",
+            e.session_id, e.source, e.session_id
+        ),
+    )
+    .with_details(
+        serde_json::json!({"session_id": e.session_id, "source": e.source, "untrusted": true}),
+    ))
+}
+
+/// Refuse identity fields that look like a secret (the redactor would hide them): they are
+/// stored in clear in the registry, metadata and the audit trail of a state directory that
+/// lies in a repository, and matched as they are, so they cannot be redacted instead.
+pub fn check_not_secret(p: &Params) -> Result<()> {
+    for (field, value) in [
+        ("label", &p.label),
+        ("owner_agent_id", &p.owner_agent_id),
+        ("owner_session_id", &p.owner_session_id),
+        ("cli_type", &p.cli_type),
+        ("desktop_url", &p.desktop_url),
+    ] {
+        if let Some(v) = value
+            && matches!(crate::safety::redact(v), std::borrow::Cow::Owned(_))
+        {
+            return Err(Error::invalid(format!(
+                "{field} looks like a secret (kpty would redact it); it is stored in clear in \
+                 the state directory and the audit trail: use a name that is not a credential"
+            ))
+            .with_details(json!({"field": field})));
+        }
+    }
+    Ok(())
+}
+
 /// Run `register`: add (or refresh) an external session.
 pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
     let id = need_id(p, "register")?;
+    check_not_secret(p)?;
     let (source, url) = where_it_lives(p)?;
     if let Some(r) = &p.owner_role {
         create::check_role(r)?;
@@ -80,8 +122,14 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
             )));
         }
         create::label_free(reg, p.label.as_deref(), &id)?;
-        let prev = reg.sessions.get(&id).cloned().unwrap_or_default();
-        let e = RegistryEntry {
+        // What an entry kpty did not seal says is not carried over into a sealed one.
+        let prev = reg
+            .sessions
+            .get(&id)
+            .filter(|e| crate::store::trust::verified(&ctx.state, e))
+            .cloned()
+            .unwrap_or_default();
+        let mut e = RegistryEntry {
             session_id: id.clone(),
             source: source.clone(),
             cli_type: p.cli_type.clone().or(prev.cli_type),
@@ -102,6 +150,7 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
             },
             ..Default::default()
         };
+        crate::store::trust::seal(&ctx.state, &mut e)?;
         reg.sessions.insert(id.clone(), e.clone());
         Ok(e)
     })?;

@@ -34,6 +34,8 @@ pub fn leader(ctx: &Ctx, id: &str) -> Result<LeaderReply> {
     let leaders: Vec<String> = reg
         .sessions
         .values()
+        // An external entry counts only when this user's kpty registered it (sealed).
+        .filter(|e| super::kind::is_local(e) || crate::store::trust::verified(&ctx.state, e))
         .filter(|e| is_leader(e) || super::leaders::owner_among(e, &agents).is_some())
         .map(|e| normalise(&e.session_id))
         .collect();
@@ -177,6 +179,7 @@ pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEn
     if let Some(l) = &p.label {
         super::create::check_label(l)?;
     }
+    super::registered::check_not_secret(p)?;
     let target = super::sessions::resolve(ctx, r)?;
     let entry = Registry::update(&ctx.state, |reg| {
         super::create::label_free(reg, p.label.as_deref(), &target.session_id)?;
@@ -186,6 +189,7 @@ pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEn
                 format!("session {} vanished from the registry", target.session_id),
             )
         })?;
+        let sealed = crate::store::trust::verified(&ctx.state, e);
         for (field, value) in [
             (&mut e.owner_agent_id, &p.owner_agent_id),
             (&mut e.owner_session_id, &p.owner_session_id),
@@ -196,6 +200,10 @@ pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEn
             if let Some(v) = value {
                 *field = (!v.is_empty()).then(|| v.clone());
             }
+        }
+        // A change made here is this user's: an entry that was sealed stays sealed.
+        if sealed {
+            crate::store::trust::seal(&ctx.state, e)?;
         }
         Ok(e.clone())
     })?;

@@ -34,6 +34,8 @@ pub fn resolve(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
 /// still starting is waited for (its `create` holds the starting lock until the holder is
 /// recorded) and read again.
 pub fn checked(ctx: &Ctx, e: RegistryEntry) -> Result<RegistryEntry> {
+    // An external session routes traffic only when this user's kpty registered it.
+    super::registered::check_route(&ctx.state, &e)?;
     let Ok(id) = SessionId::parse(&e.session_id) else {
         return Ok(e);
     };
@@ -210,10 +212,8 @@ pub fn ensure_labelled(ctx: &Ctx, label: &str, event: &str) -> Result<RegistryEn
     if let Some(e) = find_labelled(ctx, label)? {
         match probe(ctx, &e) {
             // Reachable (perhaps because another caller replaced the stale one meanwhile).
-            Liveness::Running(_) | Liveness::Unresponsive(_) | Liveness::Registered => {
-                return Ok(e);
-            }
-            Liveness::Starting => return checked(ctx, e),
+            Liveness::Running(_) | Liveness::Unresponsive(_) => return Ok(e),
+            Liveness::Registered | Liveness::Starting => return checked(ctx, e),
             Liveness::Dead | Liveness::Exited { .. } => super::control::forget(ctx, &e, event)?,
         }
     }

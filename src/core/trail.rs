@@ -5,7 +5,7 @@ use super::Ctx;
 use crate::error::{Error, ErrorCode, Result};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What to show.
 #[derive(Debug, Clone, Default)]
@@ -84,7 +84,7 @@ pub fn session_of(ctx: &Ctx, reference: &str) -> Result<String> {
         }
         Err(e) => return Err(e),
     };
-    let recorded = recorded(ctx);
+    let recorded = recorded(ctx)?;
     if recorded.contains_key(reference) {
         return Ok(reference.to_string());
     }
@@ -118,92 +118,204 @@ pub fn session_of(ctx: &Ctx, reference: &str) -> Result<String> {
     }
 }
 
-/// Every session id the trail recorded, with the labels it had.
-fn recorded(ctx: &Ctx) -> BTreeMap<String, Vec<String>> {
+/// Every session id the trail recorded, with the labels it had (the files streamed).
+fn recorded(ctx: &Ctx) -> Result<BTreeMap<String, Vec<String>>> {
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for p in files(ctx, None) {
-        for e in read_from(&p, 0).0 {
-            let Some(id) = e["session_id"].as_str() else {
+    for p in files(ctx, None)? {
+        let Some(mut j) = Journal::open(&p, 0)? else {
+            continue;
+        };
+        while let Some(e) = j.next_event()? {
+            // Traffic lines only: an `intent` line names the session as it was asked for.
+            let Some(id) = e["session_id"]
+                .as_str()
+                .filter(|_| e.get("action").is_some())
+            else {
                 continue;
             };
             let labels = out.entry(id.to_string()).or_default();
             if let Some(l) = e["label"].as_str()
                 && !labels.iter().any(|x| x == l)
+                && labels.len() < MAX_LABELS
             {
                 labels.push(l.to_string());
             }
         }
     }
-    out
+    Ok(out)
 }
 
-/// The files that hold traffic events.
-pub fn files(ctx: &Ctx, session: Option<&str>) -> Vec<PathBuf> {
+/// Most labels remembered per session id while looking one up.
+const MAX_LABELS: usize = 64;
+
+/// The files that hold traffic events: `_registry_events.jsonl` and each session's
+/// `events.jsonl` (all of them, or `session`'s). A session folder or journal kpty would not
+/// trust (a link, a FIFO, someone else's) is a `STATE_ERROR`: an auditor is never told
+/// "nothing happened" about a trail that cannot be read.
+pub fn files(ctx: &Ctx, session: Option<&str>) -> Result<Vec<PathBuf>> {
+    ctx.state.check_top()?;
     let mut out = vec![ctx.state.registry_events()];
     let dir = ctx.state.path().join("sessions");
-    if let Ok(rd) = std::fs::read_dir(&dir) {
-        for e in rd.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if session.is_none_or(|s| s == name) {
-                let p = e.path().join("events.jsonl");
-                // A session folder that is a link (or not ours) is not read.
-                match ctx.state.verify(&p) {
-                    Ok(()) => out.push(p),
-                    Err(err) => tracing::warn!("skipping {}: {}", p.display(), err.message),
+    let rd = match std::fs::read_dir(&dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(Error::state(&dir, e)),
+    };
+    for e in rd {
+        let e = e.map_err(|err| Error::state(&dir, err))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if session.is_none_or(|s| s == name) {
+            let p = e.path().join("events.jsonl");
+            ctx.state.verify(&p)?;
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+/// The longest line kpty reads from a journal (its own lines are ~25 KB at most); a longer
+/// one is skipped whole, so one huge line costs no memory.
+const MAX_LINE: usize = 1 << 20;
+
+/// One journal, read line by line from an offset (bounded memory, whatever its size).
+pub struct Journal {
+    reader: std::io::BufReader<std::fs::File>,
+    path: PathBuf,
+    /// Where the next unread line starts.
+    offset: u64,
+}
+
+impl Journal {
+    /// Open `path` (never through a link, only a regular file of ours) at byte `from` (a file
+    /// that shrank below it is read from its start); `None` when it does not exist.
+    pub fn open(path: &Path, from: u64) -> Result<Option<Self>> {
+        use std::io::{Seek, SeekFrom};
+        let Some(mut f) = crate::store::secure::open_read(path)? else {
+            return Ok(None);
+        };
+        let len = f.metadata().map_err(|e| Error::state(path, e))?.len();
+        let from = if len < from { 0 } else { from };
+        f.seek(SeekFrom::Start(from))
+            .map_err(|e| Error::state(path, e))?;
+        Ok(Some(Self {
+            reader: std::io::BufReader::new(f),
+            path: path.to_path_buf(),
+            offset: from,
+        }))
+    }
+
+    /// The next complete event (lines that are not JSON objects, or too long, are skipped;
+    /// a torn last line is left for later); `None` at the end.
+    pub fn next_event(&mut self) -> Result<Option<Value>> {
+        use std::io::{BufRead, Read};
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = (&mut self.reader)
+                .take(MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut line)
+                .map_err(|e| Error::state(&self.path, e))?;
+            if n == 0 {
+                return Ok(None);
+            }
+            if !line.ends_with(b"\n") {
+                if n <= MAX_LINE {
+                    // A torn last line: not consumed, read again once it is whole.
+                    return Ok(None);
                 }
+                self.offset += n as u64 + self.skip_line()?;
+                continue;
+            }
+            self.offset += n as u64;
+            if let Ok(v @ Value::Object(_)) = serde_json::from_slice::<Value>(&line) {
+                return Ok(Some(v));
             }
         }
     }
-    out
+
+    /// Skip to the end of an overlong line; the bytes skipped.
+    fn skip_line(&mut self) -> Result<u64> {
+        use std::io::BufRead;
+        let mut skipped = 0u64;
+        loop {
+            let buf = self
+                .reader
+                .fill_buf()
+                .map_err(|e| Error::state(&self.path, e))?;
+            if buf.is_empty() {
+                return Ok(skipped);
+            }
+            let (used, done) = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (buf.len(), false),
+            };
+            self.reader.consume(used);
+            skipped += used as u64;
+            if done {
+                return Ok(skipped);
+            }
+        }
+    }
 }
 
 /// The complete events appended to `path` from byte `from` on, and the offset to read
-/// from next time (reads only the new part; a file that shrank is read again from its start;
-/// a torn last line waits for its end).
-pub fn read_from(path: &std::path::Path, from: u64) -> (Vec<Value>, u64) {
-    use std::io::{Read, Seek, SeekFrom};
-    // Never through a link, never a file someone else could have written.
-    let Ok(Some(mut f)) = crate::store::secure::open_read(path) else {
-        return (Vec::new(), from);
+/// from next time (a file that shrank is read again from its start; a torn last line waits
+/// for its end).
+pub fn read_from(path: &Path, from: u64) -> Result<(Vec<Value>, u64)> {
+    let Some(mut j) = Journal::open(path, from)? else {
+        return Ok((Vec::new(), from));
     };
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let from = if len < from { 0 } else { from };
-    let mut bytes = Vec::new();
-    if len == from || f.seek(SeekFrom::Start(from)).is_err() || f.read_to_end(&mut bytes).is_err() {
-        return (Vec::new(), from);
-    }
-    let (events, used) = parse_lines(&bytes);
-    (events, from + used as u64)
-}
-
-/// Parse the complete lines of `bytes` (a torn last line is left for later).
-pub fn parse_lines(bytes: &[u8]) -> (Vec<Value>, usize) {
     let mut events = Vec::new();
-    let mut used = 0;
-    for line in bytes.split_inclusive(|&b| b == b'\n') {
-        if !line.ends_with(b"\n") {
-            break;
-        }
-        used += line.len();
-        if let Ok(v) = serde_json::from_slice::<Value>(line) {
-            events.push(v);
-        }
+    while let Some(e) = j.next_event()? {
+        events.push(e);
     }
-    (events, used)
+    Ok((events, j.offset))
 }
 
-/// Every matching event, oldest first.
-/// With each file read, the offset its next new event will start at (for following).
-pub fn query(ctx: &Ctx, f: &Filter) -> (Vec<Value>, HashMap<PathBuf, u64>) {
+/// Every matching event handed to `show`, oldest first — each journal streamed and merged
+/// by time, one event per journal in memory. With each file read, the offset its next new
+/// event will start at (for following).
+pub fn query(ctx: &Ctx, f: &Filter, show: &mut dyn FnMut(&Value)) -> Result<HashMap<PathBuf, u64>> {
+    let mut heads: Vec<(Journal, Value)> = Vec::new();
     let mut offsets = HashMap::new();
-    let mut all = Vec::new();
-    for p in files(ctx, f.session.as_deref()) {
-        let (events, next) = read_from(&p, 0);
-        all.extend(events.into_iter().filter(|e| f.matches(e)));
-        offsets.insert(p, next);
+    for p in files(ctx, f.session.as_deref())? {
+        if let Some(mut j) = Journal::open(&p, 0)? {
+            match next_matching(&mut j, f)? {
+                Some(e) => heads.push((j, e)),
+                None => {
+                    offsets.insert(p, j.offset);
+                }
+            }
+        } else {
+            offsets.insert(p, 0);
+        }
     }
-    all.sort_by(|a, b| a["ts"].as_str().cmp(&b["ts"].as_str()));
-    (all, offsets)
+    while let Some(i) = oldest(&heads) {
+        show(&heads[i].1);
+        match next_matching(&mut heads[i].0, f)? {
+            Some(e) => heads[i].1 = e,
+            None => {
+                let (j, _) = heads.swap_remove(i);
+                offsets.insert(j.path, j.offset);
+            }
+        }
+    }
+    Ok(offsets)
+}
+
+/// The journal's next event that passes `f`.
+fn next_matching(j: &mut Journal, f: &Filter) -> Result<Option<Value>> {
+    while let Some(e) = j.next_event()? {
+        if f.matches(&e) {
+            return Ok(Some(e));
+        }
+    }
+    Ok(None)
+}
+
+/// The index of the head with the earliest `ts` (events without one first).
+fn oldest(heads: &[(Journal, Value)]) -> Option<usize> {
+    (0..heads.len()).min_by(|&a, &b| heads[a].1["ts"].as_str().cmp(&heads[b].1["ts"].as_str()))
 }
 
 /// The events matching `f`, then (with `follow`) every matching event appended later, each
@@ -211,19 +323,16 @@ pub fn query(ctx: &Ctx, f: &Filter) -> (Vec<Value>, HashMap<PathBuf, u64>) {
 /// inotify on the state directory, `sessions/` and each session directory (re-added as
 /// sessions appear), with a slow re-check every few seconds for filesystems that do not
 /// report changes.
-pub fn follow(ctx: &Ctx, f: &Filter, follow: bool, show: &mut dyn FnMut(&Value)) {
-    let (events, mut seen) = query(ctx, f);
-    for e in &events {
-        show(e);
-    }
+pub fn follow(ctx: &Ctx, f: &Filter, follow: bool, show: &mut dyn FnMut(&Value)) -> Result<()> {
+    let mut seen = query(ctx, f, show)?;
     if !follow {
-        return;
+        return Ok(());
     }
     let mut watcher = crate::store::watch::Watcher::new();
     loop {
         watcher.watch(ctx.state.path());
         watcher.watch(&ctx.state.path().join("sessions"));
-        let files = files(ctx, f.session.as_deref());
+        let files = files(ctx, f.session.as_deref())?;
         for p in &files {
             if let Some(dir) = p.parent() {
                 watcher.watch(dir);
@@ -231,12 +340,52 @@ pub fn follow(ctx: &Ctx, f: &Filter, follow: bool, show: &mut dyn FnMut(&Value))
         }
         for p in files {
             let from = seen.get(&p).copied().unwrap_or(0);
-            let (events, next) = read_from(&p, from);
+            let (events, next) = read_from(&p, from)?;
             seen.insert(p, next);
             for e in events.iter().filter(|e| f.matches(e)) {
                 show(e);
             }
         }
         watcher.wait(std::time::Instant::now() + std::time::Duration::from_secs(5));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::Strategy as _;
+
+    proptest::proptest! {
+        #[test]
+        fn any_journal_reads_whole_lines_only_and_never_panics(
+            lines in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::collection::vec(proptest::num::u8::ANY, 0..64),
+                    "[a-z]{0,8}".prop_map(|t| format!("{{\"action\":\"{t}\"}}").into_bytes()),
+                ],
+                0..20,
+            ),
+            torn in proptest::collection::vec(proptest::num::u8::ANY, 0..16),
+        ) {
+            let t = tempfile::tempdir().unwrap();
+            let p = t.path().join("events.jsonl");
+            let mut bytes = Vec::new();
+            let mut objects = 0;
+            for l in &lines {
+                let l: Vec<u8> = l.iter().copied().filter(|b| *b != b'\n').collect();
+                if matches!(serde_json::from_slice::<Value>(&l), Ok(Value::Object(_))) {
+                    objects += 1;
+                }
+                bytes.extend_from_slice(&l);
+                bytes.push(b'\n');
+            }
+            let whole = bytes.len() as u64;
+            let torn: Vec<u8> = torn.into_iter().filter(|b| *b != b'\n').collect();
+            bytes.extend_from_slice(&torn);
+            std::fs::write(&p, &bytes).unwrap();
+            let (events, next) = read_from(&p, 0).unwrap();
+            proptest::prop_assert_eq!(events.len(), objects);
+            proptest::prop_assert_eq!(next, whole);
+        }
     }
 }

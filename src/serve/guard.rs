@@ -2,7 +2,7 @@
 //! the `Host` a request names (loopback names only unless `--allow-host`: DNS rebinding), the
 //! browser `Origin` it comes from (none unless `--allow-origin`), then the secret.
 //!
-//! Accepted credentials: the bridge secret (`_bridge_secret`) as `Authorization: Bearer …`,
+//! Accepted credentials: the bridge secret (see [`super::secret`]) as `Authorization: Bearer …`,
 //! `X-Kuroryuu-Desktop-Secret` or `X-Kuroryuu-Internal-Secret`; the seeds' internal secret
 //! (`KURORYUU_INTERNAL_SECRET`, when set) as `X-Kuroryuu-Internal-Secret`; and a desktop's
 //! secret registered with `POST /_x9k_desktop_auth` as `X-Kuroryuu-Desktop-Secret`. Every
@@ -154,7 +154,7 @@ pub async fn check(State(app): State<Shared>, req: Request, next: Next) -> Respo
         let mut res = fail(
             StatusCode::UNAUTHORIZED,
             "UNAUTHORIZED",
-            "kpty serve needs its secret (the contents of _bridge_secret in its state directory) as Authorization: Bearer, X-Kuroryuu-Desktop-Secret or X-Kuroryuu-Internal-Secret",
+            "kpty serve needs its secret (the contents of its secret_file, in kpty's private directory) as Authorization: Bearer, X-Kuroryuu-Desktop-Secret or X-Kuroryuu-Internal-Secret",
         );
         // A 401 names its scheme (RFC 9110 §11.6.1).
         res.headers_mut().insert(

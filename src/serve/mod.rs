@@ -64,6 +64,8 @@ pub struct Options {
     pub allow_hosts: Vec<String>,
     /// Browser origins accepted (none by default; `*`: any).
     pub allow_origins: Vec<String>,
+    /// Bridge hosts besides loopback this server may register and call.
+    pub allow_bridges: Vec<String>,
 }
 
 /// Run the server until SIGTERM or Ctrl-C; returns the exit code.
@@ -97,7 +99,8 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
     crate::core::registered::prune_at_start(&ctx);
     let limits = conns::Limits::from_env()?;
     let secret = secret::load_or_create(&ctx.state)?;
-    let secret_file = secret::path(&ctx.state);
+    let secret_file = secret::path(&ctx.state)?;
+    crate::bridge::allow::allow_hosts(&opts.allow_bridges);
     let access = guard::Access::new(secret, opts.allow_hosts, opts.allow_origins);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -1,66 +1,83 @@
-//! The bridge secret: 64 hex characters in `<state dir>/_bridge_secret` (mode 0600), made on
-//! first start and never printed, and the constant-time check of what a request presents.
+//! The bridge secret: 64 hex characters kept in the private per-user directory
+//! ([`crate::store::paths::user_private_dir`]), one file per state directory (named by a hash
+//! of its real path), made by kpty (born 0600) on first start and never printed by `serve`;
+//! and the constant-time check of what a request presents.
+//!
+//! The state directory lies in a repository, so a secret there could have been shipped by
+//! someone else: a legacy `<state dir>/_bridge_secret` is never adopted, read or chmod-ed;
+//! `serve` refuses to start beside one until a new secret is made (`kpty serve --new-secret`).
+//! A secret file in the private directory that is open to others, a link or someone else's
+//! is refused too, never repaired.
 
 use crate::error::{Error, Result};
 use crate::store::StateDir;
-use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
+use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 
-/// The secret file of a state directory.
-pub fn path(state: &StateDir) -> PathBuf {
+/// Where a pre-0.2 kpty kept the secret (inside the state directory).
+pub fn legacy_path(state: &StateDir) -> PathBuf {
     state.path().join("_bridge_secret")
 }
 
-/// Read the secret, creating it first when missing. A concurrent first start cannot tear it:
-/// the file is written whole under a temporary name and linked into place without clobbering.
+/// The secret file of a state directory, in the private per-user directory.
+pub fn path(state: &StateDir) -> Result<PathBuf> {
+    let root = std::fs::canonicalize(state.path()).unwrap_or_else(|_| state.path().to_path_buf());
+    let digest = Sha256::digest(root.as_os_str().as_encoded_bytes());
+    let tag: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+    Ok(crate::store::paths::user_private_dir()?.join(format!("bridge-{tag}.secret")))
+}
+
+/// Refuse to go on beside a legacy secret in the state directory (never read, never used).
+fn refuse_legacy(state: &StateDir) -> Result<()> {
+    let legacy = legacy_path(state);
+    if std::fs::symlink_metadata(&legacy).is_ok() {
+        return Err(Error::state(
+            &legacy,
+            "a bridge secret inside the state directory is not used: the state directory lies \
+             in the repository, and a cloned one can ship a secret. Run `kpty serve \
+             --new-secret` to make a new secret in your private directory, then remove this \
+             file (clients need the new secret)",
+        ));
+    }
+    Ok(())
+}
+
+/// Read the secret, creating it first when missing (concurrent first starts agree on one).
 pub fn load_or_create(state: &StateDir) -> Result<String> {
     state.ensure()?;
-    let file = path(state);
-    if std::fs::symlink_metadata(&file).is_err() {
-        let fresh = format!(
-            "{}{}",
-            uuid::Uuid::new_v4().simple(),
-            uuid::Uuid::new_v4().simple()
-        );
-        let mut tmp = tempfile::Builder::new()
-            .prefix("._bridge_secret")
-            .permissions(std::fs::Permissions::from_mode(0o600))
-            .tempfile_in(state.path())
-            .map_err(|e| Error::state(state.path(), e))?;
-        tmp.write_all(fresh.as_bytes())
-            .and_then(|_| tmp.as_file().sync_all())
-            .map_err(|e| Error::state(&file, e))?;
-        if let Err(e) = tmp.persist_noclobber(&file)
-            && e.error.kind() != std::io::ErrorKind::AlreadyExists
-        {
-            return Err(Error::state(&file, e.error));
+    let file = path(state)?;
+    let secret = match crate::store::secure::read_secret(&file)? {
+        Some(s) => {
+            let legacy = legacy_path(state);
+            if std::fs::symlink_metadata(&legacy).is_ok() {
+                tracing::warn!(
+                    "{} is not used (the secret is {}); remove it",
+                    legacy.display(),
+                    file.display()
+                );
+            }
+            s
         }
-    }
-    state.verify(&file)?;
-    // Never through a link (a planted `_bridge_secret -> ~/.bashrc` must not be read, let
-    // alone chmodded); tightened through the open descriptor, not the path.
-    let mut f = crate::store::secure::open_read(&file)?
-        .ok_or_else(|| Error::state(&file, "the secret file vanished"))?;
-    let mode = f
-        .metadata()
-        .map_err(|e| Error::state(&file, e))?
-        .permissions()
-        .mode();
-    if mode & 0o077 != 0 {
-        f.set_permissions(std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| Error::state(&file, format!("cannot make the secret private: {e}")))?;
-    }
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut f, &mut text).map_err(|e| Error::state(&file, e))?;
-    let secret = text.trim().to_string();
+        None => {
+            refuse_legacy(state)?;
+            crate::store::secure::make_secret(&file, false)?
+        }
+    };
     if secret.len() < 32 {
         return Err(Error::state(
             &file,
-            "the bridge secret is shorter than 32 characters; delete the file to make a new one",
+            "the bridge secret is shorter than 32 characters; run `kpty serve --new-secret`",
         ));
     }
     Ok(secret)
+}
+
+/// Make a fresh secret for this state directory (replacing the old one); its file.
+pub fn renew(state: &StateDir) -> Result<PathBuf> {
+    state.ensure()?;
+    let file = path(state)?;
+    crate::store::secure::make_secret(&file, true)?;
+    Ok(file)
 }
 
 /// Equal in time independent of where the inputs differ (the length is not secret).
@@ -85,17 +102,5 @@ mod tests {
         assert!(!matches(b"abce", b"abcd"));
         assert!(!matches(b"abc", b"abcd"));
         assert!(!matches(b"", b"abcd"));
-    }
-
-    #[test]
-    fn made_once_private_and_kept() {
-        let t = tempfile::tempdir().unwrap();
-        let sd = StateDir::at(t.path()).unwrap();
-        let a = load_or_create(&sd).unwrap();
-        assert_eq!(a.len(), 64);
-        assert!(a.bytes().all(|b| b.is_ascii_hexdigit()));
-        let mode = std::fs::metadata(path(&sd)).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o600);
-        assert_eq!(load_or_create(&sd).unwrap(), a);
     }
 }

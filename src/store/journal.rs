@@ -10,23 +10,24 @@ use std::io::Write;
 use std::path::Path;
 
 /// Append one event (an object; `ts` is added when missing). Failures are logged, not
-/// returned: an audit line never fails the action it records.
-pub fn append(state: &StateDir, path: &Path, mut event: Value) {
+/// returned: this records what already happened (an action that must not run unaudited
+/// writes its entry first, with [`try_append`]).
+pub fn append(state: &StateDir, path: &Path, event: Value) {
+    if let Err(e) = try_append(state, path, event) {
+        tracing::warn!("cannot append to {}: {}", path.display(), e.message);
+    }
+}
+
+/// Append one event (an object; `ts` is added when missing), whole or not at all.
+pub fn try_append(state: &StateDir, path: &Path, mut event: Value) -> Result<()> {
     if let Some(obj) = event.as_object_mut() {
         obj.entry("ts")
             .or_insert_with(|| Value::String(super::now_rfc3339()));
     }
-    let mut line = match serde_json::to_vec(&event) {
-        Ok(l) => l,
-        Err(e) => {
-            tracing::warn!("cannot encode journal event: {e}");
-            return;
-        }
-    };
+    let mut line = serde_json::to_vec(&event)
+        .map_err(|e| Error::state(path, format!("cannot encode a journal event: {e}")))?;
     line.push(b'\n');
-    if let Err(e) = append_line(state, path, &line) {
-        tracing::warn!("cannot append to {}: {}", path.display(), e.message);
-    }
+    append_line(state, path, &line)
 }
 
 /// Append `line` whole or not at all.

@@ -86,6 +86,18 @@ impl Metadata {
 
     /// Save atomically.
     pub fn save(&self, state: &StateDir, id: &SessionId) -> Result<()> {
+        // A program's command line (in `program` and, run through a shell, `shell_args`) is
+        // persisted with its secrets redacted; the holder was given the real one.
+        if self.program.is_some() {
+            let mut scrubbed = self.clone();
+            super::registry::scrub_program(&mut scrubbed.program);
+            for a in &mut scrubbed.shell_args {
+                if let std::borrow::Cow::Owned(r) = crate::safety::redact(a) {
+                    *a = r;
+                }
+            }
+            return state.write_json(&Self::path(state, id), &scrubbed);
+        }
         state.write_json(&Self::path(state, id), self)
     }
 }

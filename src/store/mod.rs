@@ -11,6 +11,7 @@ pub mod metadata;
 pub mod paths;
 pub mod registry;
 pub mod secure;
+pub mod trust;
 pub mod watch;
 
 pub use metadata::Metadata;

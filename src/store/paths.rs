@@ -146,7 +146,8 @@ impl StateDir {
 
     /// Check the state directory itself (when it exists): not a link, owned by this user, not
     /// writable by group or others; for a discovered `ai/checkpoints/pty`, its `ai` and
-    /// `ai/checkpoints` must not be links either (a cloned repository could aim them anywhere).
+    /// `ai/checkpoints` must not be links either (a cloned repository could aim them anywhere);
+    /// and no directory above it may be writable by others ([`secure::check_ancestors`]).
     pub fn check_root(&self) -> Result<()> {
         if self.root.ends_with(STATE_SUBDIR) {
             for up in self.root.ancestors().skip(1).take(2) {
@@ -159,7 +160,8 @@ impl StateDir {
                 }
             }
         }
-        secure::check_dir(&self.root).map(drop)
+        secure::check_dir(&self.root)?;
+        secure::check_ancestors(&self.root)
     }
 
     /// Check every directory from the state directory down to `path`'s parent (see
@@ -308,6 +310,67 @@ pub fn runtime_dirs() -> Result<Vec<PathBuf>> {
         }
     }
     Ok(out)
+}
+
+/// The private per-user directory for kpty's keys and secrets, which no repository can ship
+/// into: `$XDG_STATE_HOME/kpty` (when absolute), else `~/.local/state/kpty`. Created 0700
+/// when missing; refused unless it is a real directory (not a link) owned by this user that
+/// nobody else may enter, below directories nobody else may write
+/// ([`secure::check_ancestors`]). Sandboxed sessions are denied it.
+pub fn user_private_dir() -> Result<PathBuf> {
+    let base = match std::env::var_os("XDG_STATE_HOME").map(PathBuf::from) {
+        Some(d) if d.is_absolute() => d,
+        _ => dirs::home_dir()
+            .filter(|h| h.is_absolute())
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::StateError,
+                    "cannot find your home directory for kpty's private keys: set HOME or \
+                     XDG_STATE_HOME",
+                )
+            })?
+            .join(".local/state"),
+    };
+    let dir = base.join("kpty");
+    if std::fs::symlink_metadata(&dir).is_err() {
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .recursive(true)
+            .create(&dir)
+            .map_err(|e| {
+                Error::state(&dir, format!("cannot create kpty's private directory: {e}"))
+            })?;
+    }
+    let md = std::fs::symlink_metadata(&dir).map_err(|e| Error::state(&dir, e))?;
+    let uid = rustix::process::getuid().as_raw();
+    let why = if md.file_type().is_symlink() {
+        Some("is a symbolic link".to_string())
+    } else if !md.is_dir() {
+        Some("is not a directory".to_string())
+    } else if md.uid() != uid {
+        Some(format!(
+            "is owned by uid {}, not by you (uid {uid})",
+            md.uid()
+        ))
+    } else if md.mode() & 0o077 != 0 {
+        Some(format!(
+            "is open to others (mode {:o}): run `chmod 700 {}`",
+            md.mode() & 0o7777,
+            dir.display()
+        ))
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        return Err(Error::state(
+            &dir,
+            format!(
+                "kpty's private directory (keys and secrets) {why}; kpty trusts only a 0700 directory of yours there"
+            ),
+        ));
+    }
+    secure::check_ancestors(&dir)?;
+    Ok(dir)
 }
 
 /// Where the holder writes the shell integration files (`<runtime dir>/shell-<version>`).

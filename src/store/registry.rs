@@ -113,11 +113,27 @@ impl Registry {
             super::lock::exclusive(state, &state.registry_lock(), super::lock::default_wait())?;
         let mut reg = Self::load(state)?;
         let out = f(&mut reg)?;
+        for e in reg.sessions.values_mut() {
+            scrub_program(&mut e.program);
+        }
         reg.updated_at = Some(super::now_rfc3339());
         state.write_json(&state.registry_file(), &reg)?;
         drop(lock);
         Ok(out)
     }
+}
+
+/// A program's command line as it is persisted: its secrets redacted (the holder was given
+/// the real one; the state directory lies in a repository).
+pub fn scrub_program(p: &mut Option<crate::proto::launch::ProgramSpec>) {
+    let Some(p) = p else { return };
+    let red = |s: &mut String| {
+        if let std::borrow::Cow::Owned(r) = crate::safety::redact(s) {
+            *s = r;
+        }
+    };
+    red(&mut p.command);
+    p.argv.iter_mut().for_each(red);
 }
 
 /// The last registry parsed in this process, by its path and the bytes it was parsed from.

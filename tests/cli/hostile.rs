@@ -390,7 +390,15 @@ fn a_full_disk_is_reported_and_audit_lines_stay_whole() {
     for i in 0..20 {
         with_state(&["--json", "send-line", "-s", &id, &format!("echo line {i}")]);
     }
+    // Its audit entry cannot be written: the kill is refused, and the session lives on.
     let v = with_state(&["--json", "kill", &id]);
+    assert_eq!(v["error_code"], "AUDIT_FAILED", "{v}");
+    assert!(!pid_gone(holder), "a refused kill killed the holder");
+    // The operator's choice: act without an audit trail. The registry cannot be written.
+    let mut c = env.cmd(&["--json", "kill", &id]);
+    c.env("KPTY_STATE_DIR", &state)
+        .env("KPTY_AUDIT_FAIL", "open");
+    let v = parse(&run(c, &["kill"]), &["kill"]);
     assert_eq!(v["ok"], false, "kill claimed success on a full disk: {v}");
     assert_eq!(v["error_code"], "STATE_ERROR", "{v}");
     wait_for(5000, "the holder to be gone", || pid_gone(holder));
@@ -501,4 +509,64 @@ fn names_from_a_planted_registry_cannot_drive_the_terminal() {
         !text.contains('\u{1b}') && !text.contains('\u{7}'),
         "{text:?}"
     );
+}
+
+#[test]
+fn a_directory_above_the_state_dir_that_others_can_write_is_refused() {
+    // ssh's StrictModes for every directory from the state directory up to `/`: each mode
+    // that lets group or others write (and is not a root-owned sticky one) is refused by
+    // every verb, with the directory named and the fix.
+    let env = Env::new();
+    let project = env.dir.path().join("project");
+    let state = project.join("ai/checkpoints/pty");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let with_state = |args: &[&str]| {
+        let mut c = env.cmd(args);
+        c.env("KPTY_STATE_DIR", &state);
+        run(c, args)
+    };
+    for (dir, mode) in [
+        (project.join("ai"), 0o777),
+        (project.join("ai"), 0o775),
+        (project.join("ai/checkpoints"), 0o757),
+        (project.clone(), 0o1777),
+    ] {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode)).unwrap();
+        for verb in [
+            &["--json", "list"][..],
+            &["--json", "create"],
+            &["--json", "log"],
+        ] {
+            let out = with_state(verb);
+            let v = parse(&out, verb);
+            let sticky_root = mode & 0o1000 != 0 && is_root();
+            if sticky_root {
+                // Like /tmp: root's sticky directories are fine.
+                continue;
+            }
+            assert_eq!(out.status.code(), Some(113), "{verb:?} {mode:o}: {v}");
+            assert!(s(&v, "message").contains(&*dir.to_string_lossy()), "{v}");
+            assert!(s(&v, "message").contains("chmod go-w"), "{v}");
+        }
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let _ = with_state(&["kill", "--all"]);
+}
+
+#[test]
+fn log_refuses_an_audit_trail_it_cannot_trust() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    env.talk(&id, "echo audited");
+    assert!(env.ok(&["log"]).contains("echo audited"));
+    let events = env.state().join("sessions").join(&id).join("events.jsonl");
+    let elsewhere = env.dir.path().join("elsewhere.jsonl");
+    std::fs::rename(&events, &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &events).unwrap();
+    let v = env.fails(&["log"], 113, "STATE_ERROR");
+    assert!(s(&v, "message").contains("events.jsonl"), "{v}");
+    assert!(s(&v, "message").contains("symbolic link"), "{v}");
+    let v = env.fails(&["log", "--session", &id], 113, "STATE_ERROR");
+    assert!(s(&v, "message").contains("events.jsonl"), "{v}");
 }

@@ -34,12 +34,15 @@ mod support;
 
 mod assets;
 mod attach;
+mod audit_full;
 mod bridge;
 mod cancel;
 mod filter;
 mod follow;
 mod lifecycle;
 mod snapshots;
+mod state_matrix;
+mod trust;
 mod tty;
 
 mod check;

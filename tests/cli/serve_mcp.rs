@@ -618,8 +618,12 @@ fn desktop_auth_and_registered_leaders() {
 #[test]
 fn print_config_gives_a_ready_claude_line_and_a_client_config() {
     let env = Env::new();
+    let file = env.ok_json(&["serve", "--new-secret"])["secret_file"]
+        .as_str()
+        .expect("secret_file")
+        .to_string();
     let out = env.ok(&["serve", "--print-config", "--port", "8765"]);
-    let secret = std::fs::read_to_string(env.state().join("_bridge_secret")).expect("secret");
+    let secret = std::fs::read_to_string(file).expect("secret");
     assert!(
         out.contains(&format!(
             "claude mcp add --transport http kpty http://127.0.0.1:8765/mcp --header \"Authorization: Bearer {secret}\""

@@ -94,6 +94,14 @@ pub struct ServeArgs {
     /// JSON client config, the secret filled in), then exit.
     #[arg(long)]
     pub print_config: bool,
+    /// Also register and call desktop bridges on this host (besides loopback); repeatable.
+    /// The CLI honours KPTY_ALLOW_BRIDGE (comma-separated hosts) the same way.
+    #[arg(long, value_name = "HOST")]
+    pub allow_bridge: Vec<String>,
+    /// Make a new bridge secret for this state directory (in kpty's private directory,
+    /// 0600), print where it is, and exit; clients need the new secret.
+    #[arg(long)]
+    pub new_secret: bool,
 }
 
 /// `help`.

@@ -174,8 +174,9 @@ pub enum Command {
     /// answer beside it. Prints one JSON line, {"ok":true,"url":…,"secret_file":…}, then
     /// serves until SIGTERM or Ctrl-C (MCP calls in flight are cancelled as a client cancels
     /// them, other requests get 5 s; sessions stay).
-    /// Every request needs the secret stored in <state dir>/_bridge_secret (made on first
-    /// start, mode 0600) as Authorization: Bearer, X-Kuroryuu-Desktop-Secret or
+    /// Every request needs the secret stored in kpty's private directory
+    /// (~/.local/state/kpty/bridge-<hash>.secret, made on first start, mode 0600; never in the
+    /// state directory, which a repository could ship: `--new-secret` makes a new one) as Authorization: Bearer, X-Kuroryuu-Desktop-Secret or
     /// X-Kuroryuu-Internal-Secret, and must name a loopback host and come from no web page
     /// (--allow-host, --allow-origin). Another kpty reaches a session here with `kpty
     /// register ID --desktop-url URL` and KURORYUU_DESKTOP_SECRET set to that secret. At most

@@ -1,0 +1,215 @@
+//! Which registry entries this user's kpty made: a state directory lies in a repository, and
+//! a cloned one can ship a `_registry.json` whose entries route traffic (a desktop session's
+//! `desktop_url`) or grant something (an `owner_role` of `leader`). Such an entry is trusted
+//! only with a valid seal: an HMAC-SHA256, under a per-user key kept in the private directory
+//! ([`super::paths::user_private_dir`], which no repository can ship into), over the entry's
+//! routing and identity fields and the state directory's real path. An entry without a valid
+//! seal is never used for routing; it can still be listed and removed.
+
+use super::{RegistryEntry, StateDir};
+use crate::error::{Error, Result};
+use sha2::{Digest, Sha256};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// The key's file in the private directory.
+const KEY_FILE: &str = "registry.secret";
+/// Where an entry keeps its seal (among its extra fields).
+pub const SEAL_FIELD: &str = "kpty_seal";
+/// The seal's version prefix.
+const SEAL_V1: &str = "v1:";
+
+/// The key, remembered by the private directory it came from.
+static KEY: Mutex<Option<(PathBuf, String)>> = Mutex::new(None);
+
+/// The per-user sealing key; with `create`, made (64 random hex characters, born 0600) when
+/// missing. `Ok(None)`: none yet and not asked to make one.
+fn key(create: bool) -> Result<Option<String>> {
+    let dir = super::paths::user_private_dir()?;
+    let mut slot = KEY.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((d, k)) = slot.as_ref()
+        && *d == dir
+    {
+        return Ok(Some(k.clone()));
+    }
+    let path = dir.join(KEY_FILE);
+    let k = match super::secure::read_secret(&path)? {
+        Some(k) => k,
+        None if create => super::secure::make_secret(&path, false)?,
+        None => return Ok(None),
+    };
+    if k.len() < 32 {
+        return Err(Error::state(
+            &path,
+            "kpty's registry key is shorter than 32 characters; delete it (entries it sealed \
+             must then be registered again)",
+        ));
+    }
+    *slot = Some((dir, k.clone()));
+    Ok(Some(k))
+}
+
+/// HMAC-SHA256 (RFC 2104) of `msg` under `key`.
+pub fn hmac_sha256(key: &[u8], msg: &[u8]) -> [u8; 32] {
+    const BLOCK: usize = 64;
+    let mut k = [0u8; BLOCK];
+    if key.len() > BLOCK {
+        k[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        k[..key.len()].copy_from_slice(key);
+    }
+    let pad = |b: u8| k.map(|x| x ^ b);
+    let inner = Sha256::new()
+        .chain_update(pad(0x36))
+        .chain_update(msg)
+        .finalize();
+    let outer = Sha256::new()
+        .chain_update(pad(0x5c))
+        .chain_update(inner)
+        .finalize();
+    let mut out = [0u8; 32];
+    out.copy_from_slice(&outer);
+    out
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What a seal covers: the state directory's real path and the entry's routing and identity
+/// fields, as one JSON array (unambiguous however the fields are chosen).
+fn message(state: &StateDir, e: &RegistryEntry) -> Vec<u8> {
+    let root = std::fs::canonicalize(state.path()).unwrap_or_else(|_| state.path().to_path_buf());
+    let url = e.extra.get("desktop_url").and_then(|v| v.as_str());
+    let fields: [Option<&str>; 10] = [
+        Some("kpty-registry-entry-v1"),
+        root.to_str(),
+        Some(&e.session_id),
+        Some(&e.source),
+        url,
+        e.owner_agent_id.as_deref(),
+        e.owner_session_id.as_deref(),
+        e.owner_role.as_deref(),
+        e.label.as_deref(),
+        e.cli_type.as_deref(),
+    ];
+    serde_json::to_vec(&fields).unwrap_or_default()
+}
+
+fn seal_of(key: &str, state: &StateDir, e: &RegistryEntry) -> String {
+    format!(
+        "{SEAL_V1}{}",
+        hex(&hmac_sha256(key.as_bytes(), &message(state, e)))
+    )
+}
+
+/// A seal over `payload` (of the kind `domain`) in the state directory `state`, made with this
+/// user's key (made on first use).
+pub fn seal_bytes(state: &StateDir, domain: &str, payload: &[u8]) -> Result<String> {
+    let k = key(true)?.ok_or_else(|| Error::internal("no registry key was made"))?;
+    Ok(bytes_seal(&k, state, domain, payload))
+}
+
+/// Whether `given` is this user's seal over `payload` (of the kind `domain`) in `state`.
+pub fn verify_bytes(state: &StateDir, domain: &str, payload: &[u8], given: &str) -> bool {
+    let Ok(Some(k)) = key(false) else {
+        return false;
+    };
+    same(given, &bytes_seal(&k, state, domain, payload))
+}
+
+fn bytes_seal(key: &str, state: &StateDir, domain: &str, payload: &[u8]) -> String {
+    let root = std::fs::canonicalize(state.path()).unwrap_or_else(|_| state.path().to_path_buf());
+    let head = serde_json::to_vec(&[domain, &root.to_string_lossy()]).unwrap_or_default();
+    let mut msg = head;
+    msg.push(b'\n');
+    msg.extend_from_slice(payload);
+    format!("{SEAL_V1}{}", hex(&hmac_sha256(key.as_bytes(), &msg)))
+}
+
+/// Equal in time independent of where the inputs differ.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// Seal `e` as made by this user's kpty (the key is made on first use).
+pub fn seal(state: &StateDir, e: &mut RegistryEntry) -> Result<()> {
+    let k = key(true)?.ok_or_else(|| Error::internal("no registry key was made"))?;
+    let s = seal_of(&k, state, e);
+    e.extra
+        .insert(SEAL_FIELD.into(), serde_json::Value::String(s));
+    Ok(())
+}
+
+/// Whether `e` carries a valid seal of this user's kpty (compared in constant time).
+pub fn verified(state: &StateDir, e: &RegistryEntry) -> bool {
+    let Some(given) = e.extra.get(SEAL_FIELD).and_then(|v| v.as_str()) else {
+        return false;
+    };
+    let Ok(Some(k)) = key(false) else {
+        return false;
+    };
+    same(given, &seal_of(&k, state, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hmac_matches_rfc_4231() {
+        // Test cases 1 and 2 of RFC 4231.
+        assert_eq!(
+            hex(&hmac_sha256(&[0x0b; 20], b"Hi There")),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+        );
+        assert_eq!(
+            hex(&hmac_sha256(b"Jefe", b"what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        // Test case 6: a key longer than the block.
+        assert_eq!(
+            hex(&hmac_sha256(
+                &[0xaa; 131],
+                b"Test Using Larger Than Block-Size Key - Hash Key First"
+            )),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_change_to_a_sealed_field_breaks_the_seal(
+            field in 0usize..7, value in "[ -~]{0,20}", key in "[0-9a-f]{64}"
+        ) {
+            let state = StateDir::at("/nonexistent/state").unwrap();
+            let mut e = RegistryEntry {
+                session_id: "desk_1".into(),
+                source: "desktop".into(),
+                label: Some("ui".into()),
+                ..Default::default()
+            };
+            e.extra.insert("desktop_url".into(), "http://127.0.0.1:8201".into());
+            let before = seal_of(&key, &state, &e);
+            let mut f = e.clone();
+            let v = Some(value.clone());
+            match field {
+                0 => f.session_id = value.clone(),
+                1 => f.source = value.clone(),
+                2 => { f.extra.insert("desktop_url".into(), value.clone().into()); }
+                3 => f.owner_agent_id = v,
+                4 => f.owner_role = v,
+                5 => f.label = v,
+                _ => f.cli_type = v,
+            }
+            proptest::prop_assume!(message(&state, &f) != message(&state, &e));
+            proptest::prop_assert_ne!(before.clone(), seal_of(&key, &state, &f));
+            let other = StateDir::at("/nonexistent/other").unwrap();
+            proptest::prop_assert_ne!(before, seal_of(&key, &other, &e));
+        }
+    }
+}
