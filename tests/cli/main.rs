@@ -23,6 +23,8 @@
 //!   through small term-read and read windows), opt-outs and human output raw.
 //! - `mcp` — `kpty mcp` through rmcp's client: schema, actions, errors, progress, cancellation.
 //! - `inspector` — the MCP Inspector CLI (installed by `.ci/run`) lists and calls `k_pty`.
+//! - `deadlines` — a stopped holder, or a socket nobody accepts on, ends every call within
+//!   its timeout.
 //! - `sandbox` — `create --sandbox` (CLI and MCP): Landlock confines writes, hides credentials, survives
 //!   setuid, scopes signals, `--allow-write`, `--no-network`, and refuses to run unconfined.
 //! - `bridge` — desktop sessions through `kpty serve`: routing, refusals, the secret, the API.
@@ -44,6 +46,7 @@ mod tty;
 
 mod check;
 mod completion;
+mod deadlines;
 mod errors;
 mod flags;
 mod hints;
