@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 pub use crate::api::hint::{Hint, Voice};
 
 /// Stable error codes (the seeds' names; kpty adds `PTY_BUSY`, `INVALID_PARAMS`,
-/// `STATE_ERROR`, `CANCELLED`, `INTERNAL`, `BRIDGE_ERROR` and `BRIDGE_UNAVAILABLE`).
+/// `STATE_ERROR`, `CANCELLED`, `INTERNAL`, `BRIDGE_ERROR`, `BRIDGE_UNAVAILABLE` and
+/// `SANDBOX_REQUIRED`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
@@ -54,6 +55,9 @@ pub enum ErrorCode {
     /// The input filter of an agent's terminal kept a sequence from the program (seed 002
     /// §8.4: Ctrl-D, Ctrl-\, `exit` + Enter …, a repeated Ctrl-C).
     InputBlocked,
+    /// The operator's sandbox floor (`KPTY_SANDBOX`, `kpty mcp|serve --sandbox=required`)
+    /// forbids what the request asked: an unsandboxed session, or a wider one.
+    SandboxRequired,
 }
 
 impl ErrorCode {
@@ -81,6 +85,7 @@ impl ErrorCode {
             Self::DesktopResizeDisabled => "DESKTOP_RESIZE_DISABLED",
             Self::TermReadDisabled => "TERM_READ_DISABLED",
             Self::InputBlocked => "INPUT_BLOCKED",
+            Self::SandboxRequired => "SANDBOX_REQUIRED",
         }
     }
 
@@ -105,6 +110,7 @@ impl ErrorCode {
             Self::PtyWriteFailed => 121,
             Self::PtyReadFailed => 122,
             Self::InputBlocked => 106,
+            Self::SandboxRequired => 105,
             Self::PtyTimeout => 124,
             Self::Internal => 125,
             Self::Cancelled => 130,
@@ -112,7 +118,7 @@ impl ErrorCode {
     }
 
     /// Every code, for the help action and the docs.
-    pub const ALL: [ErrorCode; 21] = [
+    pub const ALL: [ErrorCode; 22] = [
         Self::PtySessionNotFound,
         Self::PtySpawnFailed,
         Self::PtyTimeout,
@@ -134,6 +140,7 @@ impl ErrorCode {
         Self::DesktopResizeDisabled,
         Self::TermReadDisabled,
         Self::InputBlocked,
+        Self::SandboxRequired,
     ];
 }
 

@@ -83,7 +83,7 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
     check_size(cols, rows)?;
     let env = checked_options(p)?;
     let cwd = working_dir(ctx, p)?;
-    let sandbox = super::confine::policy(p, &ctx.state, &cwd, &env)?;
+    let sandbox = super::confine::policy(ctx, p, &cwd, &env)?;
     let (program, input_filter) = (super::agent::program(p)?, super::agent::filter(p)?);
 
     // The session's folder and its starting lock come first: from the moment the id is in the

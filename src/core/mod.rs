@@ -68,6 +68,9 @@ pub struct Ctx {
     pub voice: crate::error::Voice,
     /// A file (FIFO) a `talk`'s command reads as its standard input: the CLI's piped stdin.
     pub talk_stdin: Option<PathBuf>,
+    /// The operator's sandbox floor: what every session created here gets at least
+    /// (`KPTY_SANDBOX`, or `kpty mcp|serve --sandbox=…`); requests may only tighten it.
+    pub floor: crate::sandbox::floor::Floor,
 }
 
 impl Ctx {
@@ -83,6 +86,7 @@ impl Ctx {
             redact: true,
             voice: crate::error::Voice::Tool,
             talk_stdin: None,
+            floor: crate::sandbox::floor::Floor::from_env(),
         })
     }
 }

@@ -242,6 +242,7 @@ fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::DangerousCommandBlocked
         | ErrorCode::TermReadDisabled
         | ErrorCode::InputBlocked
+        | ErrorCode::SandboxRequired
         | ErrorCode::PtyAccessDenied => StatusCode::FORBIDDEN,
         ErrorCode::PtyTimeout => StatusCode::GATEWAY_TIMEOUT,
         _ => StatusCode::INTERNAL_SERVER_ERROR,

@@ -165,7 +165,7 @@ pub enum Command {
     /// Show the audit trail: every send-line, talk, resolve, register … with its outcome.
     Log(LogArgs),
     /// Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
-    Mcp,
+    Mcp(McpArgs),
     /// Serve MCP over HTTP (/mcp) and this state directory's sessions (loopback only).
     ///
     /// One hub for many agents: MCP clients connect with Streamable HTTP at /mcp (`kpty serve
