@@ -1,8 +1,8 @@
 //! `create`'s sandbox: whether the session is sandboxed (the operator's floor, `ctx.floor`,
 //! and the `sandbox` parameter, judged by [`floor::judge`]), and its [`Policy`] for the running kernel — built here, in the creating
 //! process, so a kernel without Landlock (or without a feature asked for) fails the create
-//! before any holder starts. The policy also names what the session's mount namespace hides:
-//! every kpty runtime directory and this state directory. Whether the kernel lets the session
+//! before any holder starts. The policy also names what the session's mount namespace hides
+//! ([`super::hide`]): every kpty runtime and state directory known, and the private one. Whether the kernel lets the session
 //! make that namespace is not probed here: `__sandbox-exec` refuses when it cannot (reason
 //! `mount_namespace_unavailable`) and the create fails then, before the shell runs.
 
@@ -80,8 +80,7 @@ pub fn policy(
             .filter(|p| !p.as_os_str().is_empty())
     };
     state.ensure()?;
-    let mut hidden = crate::store::paths::runtime_dirs()?;
-    hidden.push(state.path().to_path_buf());
+    let hidden = super::hide::dirs(state)?;
     let home = var("HOME").or_else(dirs::home_dir);
     let mut deny_read = absolute(p.deny_read.as_deref());
     deny_read.extend(floor_deny);

@@ -200,6 +200,10 @@ fn record_started(
         &ctx.state.registry_events(),
         json!({"event": "session_created", "session_id": id, "shell": ready.shell, "pid": ready.pid, "label": label}),
     );
+    // For the sandboxes of other kpty instances to hide (best effort).
+    if let Some(runtime) = socket.parent() {
+        super::hide::remember(runtime);
+    }
     // For `kpty list --all`; best effort: the session is up either way.
     if let Err(e) = crate::store::index::record(&ctx.state) {
         tracing::warn!("cannot record the state directory in the index: {e}");

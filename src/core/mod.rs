@@ -17,6 +17,7 @@ pub mod create;
 pub mod ended;
 pub mod follow;
 pub mod help;
+pub mod hide;
 pub mod io;
 pub mod keys;
 pub mod kind;

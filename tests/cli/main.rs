@@ -27,6 +27,8 @@
 //!   its timeout.
 //! - `sandbox` — `create --sandbox` (CLI and MCP): Landlock confines writes, hides credentials, survives
 //!   setuid, scopes signals, `--allow-write`, `--no-network`, and refuses to run unconfined.
+//! - `sandbox_floor` — the operator's floor (a table of loosening fields over MCP and the
+//!   CLI), what a sandbox hides of other kpty instances, links, the request's environment.
 //! - `bridge` — desktop sessions through `kpty serve`: routing, refusals, the secret, the API.
 //! - `serve_mcp` — MCP over HTTP in `kpty serve` through rmcp's HTTP client: every action,
 //!   SSE progress, cancellation, 20 clients, plain JSON POSTs, auth, hosts, origins, leaders.
@@ -62,6 +64,7 @@ mod policy;
 mod redact;
 mod routing;
 mod sandbox;
+mod sandbox_floor;
 mod serve_mcp;
 mod sessions;
 mod shells;
