@@ -30,6 +30,7 @@
 //! - `sandbox_floor` — the operator's floor (a table of loosening fields over MCP and the
 //!   CLI), what a sandbox hides of other kpty instances, links, the request's environment.
 //! - `bridge` — desktop sessions through `kpty serve`: routing, refusals, the secret, the API.
+//! - `serve_load` — slow authenticated bodies cannot starve /health; every body has a deadline.
 //! - `serve_mcp` — MCP over HTTP in `kpty serve` through rmcp's HTTP client: every action,
 //!   SSE progress, cancellation, 20 clients, plain JSON POSTs, auth, hosts, origins, leaders.
 //! - `assets`, `snapshots` — generated files are fresh; help texts and JSON shapes.
@@ -65,6 +66,7 @@ mod redact;
 mod routing;
 mod sandbox;
 mod sandbox_floor;
+mod serve_load;
 mod serve_mcp;
 mod sessions;
 mod shells;
