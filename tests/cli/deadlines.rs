@@ -146,3 +146,40 @@ fn a_socket_nobody_accepts_on_ends_every_call_within_its_timeout() {
     every_call_ends_in_time(&env, &id);
     drop(queued);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_calls_on_a_stopped_holder_end_within_their_timeout() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let holder = env.entry(&id)["holder_pid"].as_u64().unwrap();
+    let m = crate::mcp::start(&env).await;
+    {
+        let _stopped = Stopped::new(holder);
+        let calls = [
+            (
+                serde_json::json!({"action": "talk", "session_id": id, "command": "echo hi", "timeout_ms": 1000}),
+                1000,
+            ),
+            (
+                serde_json::json!({"action": "read", "session_id": id, "timeout_ms": 500}),
+                500,
+            ),
+            (
+                serde_json::json!({"action": "term_read", "session_id": id}),
+                5000,
+            ),
+            (
+                serde_json::json!({"action": "send_line", "session_id": id, "data": "echo x"}),
+                5000,
+            ),
+        ];
+        for (args, timeout) in calls {
+            let watchdog = Duration::from_millis(timeout) + Duration::from_secs(5);
+            let v = tokio::time::timeout(watchdog, m.json(args.clone()))
+                .await
+                .unwrap_or_else(|_| panic!("{args} still ran after {watchdog:?}"));
+            assert_eq!(v["error_code"], "PTY_TIMEOUT", "{args}: {v}");
+        }
+    }
+    m.close().await;
+}
