@@ -311,3 +311,40 @@ fn other_instances_and_the_private_dir_are_hidden() {
         );
     }
 }
+
+#[test]
+fn a_required_floor_binds_kpty_serve_too() {
+    let Some(w) = World::new("a_required_floor_binds_kpty_serve_too") else {
+        return;
+    };
+    let serve = crate::bridge::Serve::start_args(&w.env, &["--sandbox=required"], &[]);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .proxy(None)
+        .http_status_as_error(false)
+        .timeout_global(Some(std::time::Duration::from_secs(30)))
+        .build()
+        .into();
+    let call = |args: Value| -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": {"name": "k_pty", "arguments": args}});
+        let mut r = agent
+            .post(format!("{}/mcp", serve.url))
+            .header("Authorization", format!("Bearer {}", serve.secret))
+            .header("Accept", "application/json")
+            .send_json(body)
+            .expect("POST /mcp");
+        let v: Value = r.body_mut().read_json().expect("a JSON answer");
+        v["result"]["structuredContent"].clone()
+    };
+    let v = call(json!({"action": "create", "sandbox": false}));
+    assert_eq!(v["error_code"], "SANDBOX_REQUIRED", "{v}");
+    assert!(
+        s(&v, "message").contains("kpty serve --sandbox=required"),
+        "{v}"
+    );
+    let v = call(json!({"action": "create", "allow_write": ["/"]}));
+    assert_eq!(v["error_code"], "SANDBOX_REQUIRED", "{v}");
+    let v = call(json!({"action": "create"}));
+    assert_eq!(v["ok"], true, "{v}");
+    assert!(v["sandbox"]["abi"].is_u64(), "{v}");
+}
