@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 pub use crate::api::hint::{Hint, Voice};
 
 /// Stable error codes (the seeds' names; kpty adds `PTY_BUSY`, `INVALID_PARAMS`,
-/// `STATE_ERROR`, `CANCELLED`, `INTERNAL`, `BRIDGE_ERROR` and `BRIDGE_UNAVAILABLE`).
+/// `STATE_ERROR`, `CANCELLED`, `INTERNAL`, `BRIDGE_ERROR`, `BRIDGE_UNAVAILABLE` and
+/// `SANDBOX_REQUIRED`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
@@ -57,6 +58,9 @@ pub enum ErrorCode {
     /// The action's audit entry could not be written (a full disk, an unwritable journal), so
     /// the action was not run (`KPTY_AUDIT_FAIL=open` runs it anyway, with a warning).
     AuditFailed,
+    /// The operator's sandbox floor (`KPTY_SANDBOX`, `kpty mcp|serve --sandbox=required`)
+    /// forbids what the request asked: an unsandboxed session, or a wider one.
+    SandboxRequired,
 }
 
 impl ErrorCode {
@@ -85,6 +89,7 @@ impl ErrorCode {
             Self::TermReadDisabled => "TERM_READ_DISABLED",
             Self::InputBlocked => "INPUT_BLOCKED",
             Self::AuditFailed => "AUDIT_FAILED",
+            Self::SandboxRequired => "SANDBOX_REQUIRED",
         }
     }
 
@@ -110,6 +115,7 @@ impl ErrorCode {
             Self::PtyReadFailed => 122,
             Self::InputBlocked => 106,
             Self::AuditFailed => 104,
+            Self::SandboxRequired => 105,
             Self::PtyTimeout => 124,
             Self::Internal => 125,
             Self::Cancelled => 130,
@@ -140,6 +146,7 @@ impl ErrorCode {
         Self::TermReadDisabled,
         Self::InputBlocked,
         Self::AuditFailed,
+        Self::SandboxRequired,
     ];
 }
 

@@ -48,14 +48,6 @@ pub fn scrollback() -> usize {
         .min(api::MAX_SCROLLBACK)
 }
 
-/// Whether `create` sandboxes by default (`KPTY_SANDBOX=1`, `true` or `on`).
-pub fn sandbox_default() -> bool {
-    std::env::var("KPTY_SANDBOX").is_ok_and(|v| {
-        let v = v.trim();
-        v == "1" || v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("on")
-    })
-}
-
 /// How long `create` waits for the first prompt (`KPTY_READY_TIMEOUT_MS`, else 10 s).
 pub fn ready_timeout_ms() -> u64 {
     env_num("KPTY_READY_TIMEOUT_MS").unwrap_or(10_000)

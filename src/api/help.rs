@@ -48,6 +48,9 @@ pub struct SandboxSupport {
     pub landlock_abi: Option<u32>,
     /// Whether `create` sandboxes by default.
     pub default: bool,
+    /// The operator's floor: `required` (every session sandboxed; requests may only
+    /// tighten it, else `SANDBOX_REQUIRED`), `default` or `off`.
+    pub floor: &'static str,
     /// The variable that sets the default.
     pub env: &'static str,
 }

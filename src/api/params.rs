@@ -177,8 +177,11 @@ pub struct Params {
     pub cli_type: Option<String>,
     /// create: confine the shell and everything under it with Landlock (Linux): writes only
     /// in the project root, the cwd, /tmp and allow_write; credential stores (~/.ssh, ~/.aws …)
-    /// and deny_read unreadable; no signals to processes outside. Default false, or true
-    /// when `KPTY_SANDBOX=1`. Fails with PTY_SPAWN_FAILED where the kernel cannot enforce it.
+    /// and deny_read unreadable; no signals to processes outside. Default: the operator's
+    /// floor (`help` shows it). Under a `required` floor, sandbox=false, writable paths
+    /// (allow_write, cwd, env TMPDIR) outside the project root, /tmp and the operator's, and
+    /// network=true under the operator's --no-network fail with SANDBOX_REQUIRED. Fails with
+    /// PTY_SPAWN_FAILED where the kernel cannot enforce it.
     pub sandbox: Option<bool>,
     /// create (sandbox): extra paths the session may write (must exist).
     pub allow_write: Option<Vec<String>>,

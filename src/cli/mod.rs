@@ -96,6 +96,34 @@ fn ctx(cli: &Cli) -> Result<Ctx> {
     Ctx::new(state)
 }
 
+/// `ctx` with the sandbox floor of `kpty mcp|serve`'s flags (`--sandbox` overrides
+/// `KPTY_SANDBOX`; the paths must exist and are resolved).
+fn floored(mut ctx: Ctx, a: &args::FloorArgs, verb: &str) -> Result<Ctx> {
+    use crate::sandbox::floor::Mode;
+    let f = &mut ctx.floor;
+    if let Some(m) = &a.sandbox {
+        f.mode = m.parse::<Mode>().map_err(Error::invalid)?;
+        f.origin = format!("{verb} --sandbox={m}");
+    }
+    let resolve = |p: &std::path::PathBuf, flag: &str| {
+        std::path::absolute(p)
+            .and_then(|p| p.canonicalize())
+            .map_err(|e| Error::invalid(format!("{verb} {flag} {}: {e}", p.display())))
+    };
+    for p in &a.allow_write {
+        f.allow_write.push(resolve(p, "--allow-write")?);
+    }
+    for p in &a.deny_read {
+        f.deny_read
+            .push(std::path::absolute(p).map_err(|e| Error::invalid(e.to_string()))?);
+    }
+    f.no_network |= a.no_network;
+    if f.no_network || !f.allow_write.is_empty() || !f.deny_read.is_empty() {
+        f.origin = format!("{} with {verb}'s sandbox flags", f.origin);
+    }
+    Ok(ctx)
+}
+
 fn execute(cli: Cli) -> Result<i32> {
     if let Some(code) = role_or_local_verb(&cli)? {
         return Ok(code);
@@ -109,11 +137,11 @@ fn execute(cli: Cli) -> Result<i32> {
 /// actions (`log`, `help COMMAND`): run, with their exit code.
 fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
     Ok(Some(match &cli.command {
-        Command::Mcp => crate::mcp::run(ctx(cli)?),
+        Command::Mcp(a) => crate::mcp::run(floored(ctx(cli)?, &a.floor, "kpty mcp")?),
         Command::Serve(a) if a.print_config => serve_config::print(&ctx(cli)?, a, cli.json)?,
         Command::Serve(a) if a.new_secret => serve_config::new_secret(&ctx(cli)?, cli.json)?,
         Command::Serve(a) => crate::serve::run(
-            ctx(cli)?,
+            floored(ctx(cli)?, &a.floor, "kpty serve")?,
             crate::serve::Options {
                 port: a.port,
                 allow_hosts: a.allow_host.clone(),

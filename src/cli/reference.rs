@@ -38,6 +38,9 @@ pub fn error_meaning(code: ErrorCode) -> &'static str {
         ErrorCode::Cancelled => "the caller cancelled the call",
         ErrorCode::InputBlocked => "an input filter kept a sequence from the program",
         ErrorCode::AuditFailed => "the audit entry could not be written, so nothing was done",
+        ErrorCode::SandboxRequired => {
+            "the operator's sandbox floor forbids an unsandboxed or wider session"
+        }
     }
 }
 
@@ -101,7 +104,10 @@ pub const ENVIRONMENT: &[(&str, &str, &str)] = &[
     (
         "KPTY_SANDBOX",
         "off",
-        "1: create makes sandboxed sessions unless --no-sandbox (MCP sandbox: false)",
+        "the operator's sandbox floor: 1 (or required): every session is sandboxed and no \
+         request (CLI, MCP, HTTP) may drop or widen it (SANDBOX_REQUIRED); default: sandboxed \
+         unless --no-sandbox (MCP sandbox: false); off: only when asked; kpty mcp|serve \
+         --sandbox overrides it",
     ),
     (
         "KPTY_DETACH_KEY",

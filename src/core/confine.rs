@@ -1,56 +1,110 @@
-//! `create`'s sandbox: whether the session is sandboxed (the `sandbox` parameter, else
-//! `KPTY_SANDBOX`), and its [`Policy`] for the running kernel — built here, in the creating
+//! `create`'s sandbox: whether the session is sandboxed (the operator's floor, `ctx.floor`,
+//! and the `sandbox` parameter, judged by [`floor::judge`]), and its [`Policy`] for the running kernel — built here, in the creating
 //! process, so a kernel without Landlock (or without a feature asked for) fails the create
-//! before any holder starts. The policy also names what the session's mount namespace hides:
-//! every kpty runtime directory and this state directory. Whether the kernel lets the session
+//! before any holder starts. The policy also names what the session's mount namespace hides
+//! ([`super::hide`]): every kpty runtime and state directory known, and the private one. Whether the kernel lets the session
 //! make that namespace is not probed here: `__sandbox-exec` refuses when it cannot (reason
 //! `mount_namespace_unavailable`) and the create fails then, before the shell runs.
 
-use super::config;
 use crate::api::Params;
 use crate::error::{Error, ErrorCode, Result};
-use crate::sandbox::{Policy, PolicyError, Request, apply};
-use crate::store::StateDir;
+use crate::sandbox::{Policy, PolicyError, Request, apply, floor};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The session's sandbox policy, `None` when it is not sandboxed. `env` is the caller's
-/// environment for the shell (its `HOME` and `TMPDIR` win over ours).
+/// environment for the shell (its `HOME` and `TMPDIR` win over ours). The operator's floor
+/// (`ctx.floor`) decides first ([`floor::judge`]): a request that would lower it fails with
+/// `SANDBOX_REQUIRED`.
 pub fn policy(
+    ctx: &super::Ctx,
     p: &Params,
-    state: &StateDir,
     cwd: &Path,
     env: &BTreeMap<String, String>,
 ) -> Result<Option<Policy>> {
-    let wanted = p.sandbox.unwrap_or_else(config::sandbox_default);
-    if !wanted {
-        if p.sandbox == Some(false)
-            || (p.allow_write.is_none() && p.deny_read.is_none() && p.network.is_none())
-        {
-            return Ok(None);
+    let state = &ctx.state;
+    let asked_path = |s: &str| {
+        let p = PathBuf::from(s);
+        resolved(&std::path::absolute(&p).unwrap_or(p))
+    };
+    let asked = floor::Asked {
+        sandbox: p.sandbox,
+        allow_write: absolute(p.allow_write.as_deref())
+            .iter()
+            .map(|p| resolved(p))
+            .collect(),
+        network: p.network,
+        cwd: resolved(cwd),
+        tmpdir: env
+            .get("TMPDIR")
+            .filter(|t| !t.is_empty())
+            .map(|t| asked_path(t)),
+    };
+    let ours = |k: &str| {
+        std::env::var_os(k)
+            .map(PathBuf::from)
+            .filter(|p| !p.as_os_str().is_empty())
+    };
+    let area: Vec<PathBuf> = [
+        Some(state.project_root()),
+        Some(PathBuf::from("/tmp")),
+        ours("TMPDIR"),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|p| resolved(&p))
+    .collect();
+    let (network, floor_deny, floor_write) = match floor::judge(&ctx.floor, &asked, &area) {
+        Err(r) => return Err(refused(&ctx.floor, r)),
+        Ok(floor::Verdict::Unconfined) => {
+            if p.sandbox == Some(false)
+                || (p.allow_write.is_none() && p.deny_read.is_none() && p.network.is_none())
+            {
+                return Ok(None);
+            }
+            return Err(Error::invalid(
+                "allow_write, deny_read and network apply to sandboxed sessions only",
+            )
+            .with_hint(crate::error::Hint::AddSandbox));
         }
-        return Err(Error::invalid(
-            "allow_write, deny_read and network apply to sandboxed sessions only",
-        )
-        .with_hint(crate::error::Hint::AddSandbox));
-    }
+        Ok(floor::Verdict::Confined {
+            network,
+            deny_read,
+            allow_write,
+        }) => (network, deny_read, allow_write),
+    };
     let var = |k: &str| {
         env.get(k)
             .map(PathBuf::from)
-            .or_else(|| std::env::var_os(k).map(PathBuf::from))
+            .or_else(|| ours(k))
             .filter(|p| !p.as_os_str().is_empty())
     };
     state.ensure()?;
-    let mut hidden = crate::store::paths::runtime_dirs()?;
-    hidden.push(state.path().to_path_buf());
+    let hidden = super::hide::dirs(state)?;
+    let home = var("HOME").or_else(dirs::home_dir);
+    let mut deny_read = absolute(p.deny_read.as_deref());
+    deny_read.extend(floor_deny);
+    // The shell's HOME is the request's to choose: the operator's credential stores stay
+    // hidden all the same.
+    if let Some(mine) = ours("HOME").or_else(dirs::home_dir)
+        && Some(&mine) != home.as_ref()
+    {
+        deny_read.extend(
+            crate::sandbox::DEFAULT_DENY_READ
+                .iter()
+                .map(|d| mine.join(d)),
+        );
+    }
+    let mut allow_write = absolute(p.allow_write.as_deref());
+    allow_write.extend(floor_write);
     let req = Request {
         project_root: state.project_root(),
         cwd: cwd.to_path_buf(),
-        home: var("HOME").or_else(dirs::home_dir),
+        home,
         tmpdir: var("TMPDIR"),
-        allow_write: absolute(p.allow_write.as_deref()),
-        deny_read: absolute(p.deny_read.as_deref()),
-        network: p.network.unwrap_or(true),
+        allow_write,
+        deny_read,
+        network,
         hidden,
         revealed: vec![crate::store::paths::shell_integration_dir()?],
     };
@@ -62,6 +116,44 @@ pub fn policy(
         )
         .with_details(serde_json::json!({"reason": reason, "landlock_abi": apply::kernel_abi()}))),
         Err(PolicyError::BadPath(m)) => Err(Error::invalid(format!("sandbox: {m}"))),
+    }
+}
+
+/// `SANDBOX_REQUIRED`: what the floor refused, and who can change it.
+fn refused(f: &floor::Floor, r: floor::Refusal) -> Error {
+    Error::new(
+        ErrorCode::SandboxRequired,
+        format!(
+            "the operator's sandbox floor ({}) forbids {}={}: {}; only whoever starts kpty \
+             can change the floor (KPTY_SANDBOX, or kpty mcp|serve --sandbox, --allow-write, \
+             --no-network)",
+            f.origin, r.field, r.value, r.why
+        ),
+    )
+    .with_details(serde_json::json!({
+        "field": r.field,
+        "value": r.value,
+        "floor": f.mode.as_str(),
+        "origin": f.origin,
+    }))
+}
+
+/// `p` with symlinks resolved as far as it exists (a missing tail kept as given), so that a
+/// link cannot carry a path past the floor's check.
+fn resolved(p: &Path) -> PathBuf {
+    let mut missing = Vec::new();
+    let mut cur = p.to_path_buf();
+    loop {
+        if let Ok(real) = cur.canonicalize() {
+            return missing.iter().rev().fold(real, |acc, part| acc.join(part));
+        }
+        match (cur.parent(), cur.file_name()) {
+            (Some(parent), Some(name)) => {
+                missing.push(name.to_os_string());
+                cur = parent.to_path_buf();
+            }
+            _ => return p.to_path_buf(),
+        }
     }
 }
 

@@ -156,7 +156,7 @@ fn proven_holder(sock: &std::path::Path) -> Option<rustix::process::Pid> {
     if !crate::store::secure::is_own_socket(sock) {
         return None;
     }
-    let stream = std::os::unix::net::UnixStream::connect(sock).ok()?;
+    let stream = crate::proto::client::connect_within(sock, super::sessions::KNOCK_TIMEOUT).ok()?;
     let cred = rustix::net::sockopt::socket_peercred(&stream).ok()?;
     (cred.uid == rustix::process::getuid()).then_some(cred.pid)
 }

@@ -83,7 +83,7 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
     check_size(cols, rows)?;
     let env = checked_options(p)?;
     let cwd = working_dir(ctx, p)?;
-    let sandbox = super::confine::policy(p, &ctx.state, &cwd, &env)?;
+    let sandbox = super::confine::policy(ctx, p, &cwd, &env)?;
     let (program, input_filter) = (super::agent::program(p)?, super::agent::filter(p)?);
 
     // The session's folder and its starting lock come first: from the moment the id is in the
@@ -201,6 +201,10 @@ fn record_started(
         &ctx.state.registry_events(),
         json!({"event": "session_created", "session_id": id, "shell": ready.shell, "pid": ready.pid, "label": label}),
     );
+    // For the sandboxes of other kpty instances to hide (best effort).
+    if let Some(runtime) = socket.parent() {
+        super::hide::remember(runtime);
+    }
     // For `kpty list --all`; best effort: the session is up either way.
     if let Err(e) = crate::store::index::record(&ctx.state) {
         tracing::warn!("cannot record the state directory in the index: {e}");

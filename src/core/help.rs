@@ -43,7 +43,8 @@ pub fn help(ctx: &Ctx) -> HelpReply {
                 .collect(),
             sandbox: crate::api::help::SandboxSupport {
                 landlock_abi: crate::sandbox::apply::kernel_abi(),
-                default: config::sandbox_default(),
+                default: ctx.floor.mode != crate::sandbox::floor::Mode::Off,
+                floor: ctx.floor.mode.as_str(),
                 env: "KPTY_SANDBOX",
             },
         },

@@ -17,6 +17,7 @@ pub mod create;
 pub mod ended;
 pub mod follow;
 pub mod help;
+pub mod hide;
 pub mod io;
 pub mod keys;
 pub mod kind;
@@ -68,6 +69,9 @@ pub struct Ctx {
     pub voice: crate::error::Voice,
     /// A file (FIFO) a `talk`'s command reads as its standard input: the CLI's piped stdin.
     pub talk_stdin: Option<PathBuf>,
+    /// The operator's sandbox floor: what every session created here gets at least
+    /// (`KPTY_SANDBOX`, or `kpty mcp|serve --sandbox=…`); requests may only tighten it.
+    pub floor: crate::sandbox::floor::Floor,
 }
 
 impl Ctx {
@@ -83,6 +87,7 @@ impl Ctx {
             redact: true,
             voice: crate::error::Voice::Tool,
             talk_stdin: None,
+            floor: crate::sandbox::floor::Floor::from_env(),
         })
     }
 }

@@ -17,8 +17,11 @@ pub const DEFAULT_LABEL: &str = "default";
 /// How long a liveness probe may take.
 pub const PROBE_TIMEOUT: Duration = Duration::from_millis(1000);
 /// How long past a call's own timeout (talk, read) its holder may take to reply: a stopped
-/// holder costs the caller its timeout plus this, never more.
-pub const REPLY_MARGIN: Duration = Duration::from_millis(2000);
+/// holder costs the caller its timeout plus this, never more (the promise is timeout + 1 s;
+/// the rest is for resolving the session and printing).
+pub const REPLY_MARGIN: Duration = Duration::from_millis(750);
+/// How long a connect that only asks "is anyone there?" may wait (a full backlog).
+pub const KNOCK_TIMEOUT: Duration = Duration::from_millis(250);
 /// The whole budget of a short request (send_line, write, resize, term_read, kill).
 pub const SHORT_CALL: Duration = Duration::from_secs(5);
 
@@ -282,7 +285,7 @@ pub fn socket_of(ctx: &Ctx, e: &RegistryEntry) -> Option<PathBuf> {
 /// directory on which connecting was just refused (dtach's rule).
 pub fn remove_dead_socket(sock: &std::path::Path) {
     if crate::store::secure::is_own_socket(sock)
-        && matches!(std::os::unix::net::UnixStream::connect(sock),
+        && matches!(client::connect_within(sock, KNOCK_TIMEOUT),
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused)
     {
         let _ = std::fs::remove_file(sock);

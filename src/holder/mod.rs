@@ -292,12 +292,16 @@ fn spawn_shell(
     for (k, v) in &launch.env {
         cmd.env(k, v);
     }
-    for (k, v) in &spec.env {
-        cmd.env(k, v);
-    }
     if let Some(policy) = &spec.sandbox {
         let json = serde_json::to_string(policy).map_err(|e| Error::internal(e.to_string()))?;
         cmd.env(crate::sandbox::POLICY_ENV, json);
+        // Set by `__sandbox-exec` once confined: LD_PRELOAD must not reach kpty itself.
+        let json = serde_json::to_string(&spec.env).map_err(|e| Error::internal(e.to_string()))?;
+        cmd.env(crate::sandbox::SESSION_ENV, json);
+    } else {
+        for (k, v) in &spec.env {
+            cmd.env(k, v);
+        }
     }
     // Spawn before any thread exists (portable-pty's pre-exec code is not async-signal-safe).
     let child = pair
@@ -430,7 +434,9 @@ fn exited_at_start(code: i32, out: String) -> Error {
 /// Bind the socket (0600), replacing a stale one; refuse when a live holder answers on it.
 fn bind(path: &std::path::Path) -> Result<UnixListener> {
     if path.exists() {
-        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+        // Bounded: a stopped holder's full backlog counts as in use, not as a hang.
+        let knock = crate::proto::client::connect_within(path, Duration::from_millis(250));
+        if knock.is_ok() || knock.is_err_and(|e| e.kind() == std::io::ErrorKind::WouldBlock) {
             return Err(spawn_failed(format!(
                 "socket {} is in use by another holder",
                 path.display()

@@ -3,6 +3,7 @@
 
 use super::{Envelope, PROTOCOL_VERSION, Reply, Request, frame};
 use crate::error::{Error, ErrorCode, Result};
+use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -21,9 +22,12 @@ pub fn connect(
     socket: &Path,
     io_timeout: Duration,
 ) -> std::result::Result<UnixStream, Unreachable> {
-    let s = UnixStream::connect(socket).map_err(|e| match e.kind() {
+    let s = connect_within(socket, io_timeout).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
             Unreachable::Gone(e)
+        }
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+            Unreachable::Other(timed_out())
         }
         _ => Unreachable::Other(Error::new(
             ErrorCode::PtyReadFailed,
@@ -45,39 +49,39 @@ pub fn connect(
     Ok(s)
 }
 
-/// A frame that started arriving just before the deadline may still finish within this.
-const FRAME_GRACE: Duration = Duration::from_millis(250);
+/// Connect to the Unix socket at `path`, waiting at most `timeout` (`std`'s connect waits
+/// without end while the listener's backlog is full: a stopped holder, or a socket that is
+/// listened on and never accepted from). The kernel bounds a Unix `connect(2)` by the
+/// socket's send timeout, set before it; running out is `WouldBlock`.
+pub fn connect_within(path: &Path, timeout: Duration) -> std::io::Result<UnixStream> {
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType, sockopt};
+    let fd = rustix::net::socket_with(
+        AddressFamily::UNIX,
+        SocketType::STREAM,
+        SocketFlags::CLOEXEC,
+        None,
+    )?;
+    let t = timeout.max(Duration::from_millis(1));
+    sockopt::set_socket_timeout(&fd, sockopt::Timeout::Send, Some(t))?;
+    rustix::net::connect(&fd, &SocketAddrUnix::new(path)?)?;
+    Ok(UnixStream::from(fd))
+}
 
 /// Send `req` over `stream` and return the reply body (or the holder's error), handing each
 /// intermediate progress frame's body to `on_progress`. The whole exchange is bounded by
-/// `deadline`: every read waits only for what is left of it (a frame already arriving gets a
-/// short grace), so a stopped or stalled holder costs the caller no more than its own timeout.
+/// `deadline`: every single read and write waits only for what is left of it, so a stopped
+/// holder, or one that sends a frame a byte at a time, costs the caller no more than its own
+/// deadline.
 pub fn call_until(
     stream: &mut UnixStream,
     req: &Request,
     deadline: Instant,
     on_progress: &mut dyn FnMut(serde_json::Value),
 ) -> Result<serde_json::Value> {
-    let bound = |s: &UnixStream| -> Result<()> {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(timed_out());
-        }
-        let t = Some(left.max(FRAME_GRACE));
-        s.set_read_timeout(t)
-            .and_then(|_| s.set_write_timeout(t))
-            .map_err(|e| {
-                Error::new(
-                    ErrorCode::PtyReadFailed,
-                    format!("socket setup failed: {e}"),
-                )
-            })
-    };
-    bound(stream)?;
-    send(stream, req)?;
+    let mut bounded = Bounded { stream, deadline };
+    send(&mut bounded, req)?;
     loop {
-        bound(stream)?;
-        let reply = next_reply(stream)?.ok_or_else(|| {
+        let reply = next_reply(&mut bounded)?.ok_or_else(|| {
             Error::new(
                 ErrorCode::PtyReadFailed,
                 "the session holder closed the connection without replying (it may have just exited)",
@@ -91,8 +95,46 @@ pub fn call_until(
     }
 }
 
-/// Send `req` (bounded by the stream's own timeouts).
-pub fn send(stream: &mut UnixStream, req: &Request) -> Result<()> {
+/// A stream whose every read and write waits at most until `deadline` (then `TimedOut`).
+pub struct Bounded<'a> {
+    /// The connection.
+    pub stream: &'a mut UnixStream,
+    /// When every operation gives up.
+    pub deadline: Instant,
+}
+
+impl Bounded<'_> {
+    /// Give the stream what is left of the deadline as its timeouts.
+    fn arm(&self) -> std::io::Result<()> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        self.stream.set_write_timeout(Some(left))
+    }
+}
+
+impl Read for Bounded<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.arm()?;
+        self.stream.read(buf)
+    }
+}
+
+impl Write for Bounded<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.arm()?;
+        self.stream.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.stream.flush()
+    }
+}
+
+/// Send `req` (bounded by the stream's own timeouts, or a [`Bounded`] deadline).
+pub fn send(stream: &mut impl Write, req: &Request) -> Result<()> {
     let env = Envelope {
         v: PROTOCOL_VERSION,
         req: serde_json::to_value(req).map_err(|e| Error::internal(e.to_string()))?,
@@ -101,9 +143,9 @@ pub fn send(stream: &mut UnixStream, req: &Request) -> Result<()> {
     frame::write_frame(stream, &body).map_err(|e| io_err("send a request to", e))
 }
 
-/// The next reply frame on `stream` (bounded by its read timeout); `None` when the holder
-/// closed the connection.
-pub fn next_reply(stream: &mut UnixStream) -> Result<Option<Reply>> {
+/// The next reply frame on `stream` (bounded by its read timeout, or a [`Bounded`]
+/// deadline); `None` when the holder closed the connection.
+pub fn next_reply(stream: &mut impl Read) -> Result<Option<Reply>> {
     let Some(frame) = frame::read_frame(stream).map_err(|e| io_err("read the reply of", e))? else {
         return Ok(None);
     };
@@ -161,4 +203,58 @@ fn io_err(what: &str, e: std::io::Error) -> Error {
         ErrorCode::PtyReadFailed,
         format!("could not {what} the session holder: {e}"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketType};
+
+    #[test]
+    fn a_full_backlog_ends_the_connect_at_its_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        let l = rustix::net::socket(AddressFamily::UNIX, SocketType::STREAM, None).unwrap();
+        rustix::net::bind(&l, &SocketAddrUnix::new(&path).unwrap()).unwrap();
+        rustix::net::listen(&l, 0).unwrap();
+        // Nobody accepts: after the queue fills, every connect gives up (WouldBlock).
+        let mut kept = Vec::new();
+        let mut refused = 0;
+        for _ in 0..4 {
+            match connect_within(&path, Duration::from_millis(50)) {
+                Ok(s) => kept.push(s),
+                Err(e) => {
+                    assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock, "{e}");
+                    refused += 1;
+                }
+            }
+        }
+        assert!(refused >= 2, "{} connected", kept.len());
+        // And a call through it is PTY_TIMEOUT, not a hang.
+        let Err(Unreachable::Other(e)) = call(&path, &Request::Status, Duration::from_millis(50))
+        else {
+            panic!("a full backlog must time out");
+        };
+        assert_eq!(e.code, ErrorCode::PtyTimeout);
+    }
+
+    #[test]
+    fn a_reply_dribbled_a_byte_at_a_time_ends_at_the_deadline() {
+        let (mut a, b) = UnixStream::pair().unwrap();
+        // The peer announces a 1000-byte reply and sends it a byte every 20 ms (a reset
+        // timeout per read would wait 20 s): the call gives up at its deadline.
+        std::thread::spawn(move || {
+            let mut b = b;
+            let _ = b.write_all(&1000u32.to_be_bytes());
+            for _ in 0..1000 {
+                if b.write_all(b" ").is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let deadline = Instant::now() + Duration::from_millis(150);
+        let e = call_until(&mut a, &Request::Status, deadline, &mut |_| {}).unwrap_err();
+        assert_eq!(e.code, ErrorCode::PtyTimeout);
+    }
 }

@@ -1,7 +1,7 @@
 //! The Landlock calls: probe the kernel's ABI, and restrict the calling process to a
 //! [`Policy`] (no_new_privs first), reporting honestly whether the kernel enforces all of it.
 
-use super::{Policy, grants, list_dir};
+use super::{Policy, WRITABLE_DEVICES, grants, list_dir, list_dir_no_links};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr,
     RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope,
@@ -70,19 +70,25 @@ pub fn restrict(policy: &Policy, pty: Option<&Path>) -> Result<Enforced, String>
         Path::new("/"),
         AccessFs::ReadDir.into(),
         abi,
+        false,
         &mut rules,
     )?;
     let readable = grants(Path::new("/"), &policy.deny_read, &list_dir);
     for p in &readable {
-        created = add(created, p, read, abi, &mut rules)?;
+        created = add(created, p, read, abi, false, &mut rules)?;
     }
     let mut writable: Vec<PathBuf> = Vec::new();
     for w in &policy.allow_write {
-        writable.extend(grants(w, &policy.deny_read, &list_dir));
+        writable.extend(grants(w, &policy.deny_read, &list_dir_no_links));
     }
-    writable.extend(pty.map(Path::to_path_buf));
     for p in &writable {
-        created = add(created, p, all, abi, &mut rules)?;
+        // Devices may be links (/dev/ptmx); every other write grant must land where the
+        // policy says, not where a link put on the way since would aim it.
+        let verify = !WRITABLE_DEVICES.iter().any(|d| p == Path::new(d));
+        created = add(created, p, all, abi, verify, &mut rules)?;
+    }
+    if let Some(pty) = pty {
+        created = add(created, pty, all, abi, false, &mut rules)?;
     }
     let status = created
         .restrict_self()
@@ -100,12 +106,15 @@ pub fn restrict(policy: &Policy, pty: Option<&Path>) -> Result<Enforced, String>
 }
 
 /// Add one rule granting `access` beneath `path` (only the file rights for a file). A path
-/// that vanished since it was listed is skipped: there is nothing to grant.
+/// that vanished since it was listed is skipped: there is nothing to grant. With `verify`,
+/// the opened file must be `path` itself (read back from `/proc/self/fd`): a symbolic link
+/// put on the way since the policy was made fails the sandbox instead of moving the grant.
 fn add(
     created: RulesetCreated,
     path: &Path,
     access: BitFlags<AccessFs>,
     abi: ABI,
+    verify: bool,
     rules: &mut usize,
 ) -> Result<RulesetCreated, String> {
     let Ok(meta) = std::fs::metadata(path) else {
@@ -119,6 +128,17 @@ fn add(
     let Ok(fd) = PathFd::new(path) else {
         return Ok(created);
     };
+    if verify {
+        use std::os::fd::{AsFd, AsRawFd};
+        let opened = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_fd().as_raw_fd()));
+        if opened.as_deref().ok() != Some(path) {
+            return Err(format!(
+                "the writable {} now leads elsewhere ({}): a symbolic link on the way; refusing",
+                path.display(),
+                opened.map_or_else(|e| e.to_string(), |o| o.display().to_string())
+            ));
+        }
+    }
     *rules += 1;
     created
         .add_rule(PathBeneath::new(fd, access))

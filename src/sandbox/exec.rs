@@ -1,13 +1,14 @@
 //! `kpty __sandbox-exec -- PROGRAM ARGS…`: the holder starts a sandboxed session's shell
 //! through this re-exec of kpty (portable-pty has no pre-exec hook). It reads the [`Policy`]
 //! from [`POLICY_ENV`], restricts itself, removes the variable and execs the program, which
-//! inherits the restriction with everything it starts. First it enters its own mount
+//! inherits the restriction with everything it starts. The request's own environment
+//! ([`SESSION_ENV`]) is set only then, so `LD_PRELOAD` cannot run code in kpty before. First it enters its own mount
 //! namespace where kpty's sockets and state are hidden ([`super::namespace`]). When the
 //! sandbox cannot be enforced it says why on stderr (the session's terminal: a
 //! `kpty sandbox: MESSAGE` line, then `kpty sandbox reason: WORD`) and exits with
 //! [`REFUSED_EXIT_CODE`]: it never runs the program unconfined.
 
-use super::{POLICY_ENV, Policy, REFUSED_EXIT_CODE, apply};
+use super::{POLICY_ENV, Policy, REFUSED_EXIT_CODE, SESSION_ENV, apply};
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 use std::os::unix::process::CommandExt;
@@ -49,6 +50,12 @@ fn run(args: &[OsString]) -> Result<std::convert::Infallible, Refusal> {
         std::env::var(POLICY_ENV).map_err(|_| refused(format!("{POLICY_ENV} is not set")))?;
     let policy: Policy =
         serde_json::from_str(&json).map_err(|e| refused(format!("malformed {POLICY_ENV}: {e}")))?;
+    // The request's environment waits until the sandbox holds (see [`SESSION_ENV`]).
+    let session_env: std::collections::BTreeMap<String, String> = match std::env::var(SESSION_ENV) {
+        Ok(j) => serde_json::from_str(&j)
+            .map_err(|e| refused(format!("malformed {SESSION_ENV}: {e}")))?,
+        Err(_) => Default::default(),
+    };
     let pty = rustix::termios::ttyname(std::io::stdin(), Vec::new())
         .ok()
         .map(|n| PathBuf::from(OsString::from_vec(n.into_bytes())));
@@ -58,6 +65,8 @@ fn run(args: &[OsString]) -> Result<std::convert::Infallible, Refusal> {
     let err = std::process::Command::new(&rest[0])
         .args(&rest[1..])
         .env_remove(POLICY_ENV)
+        .env_remove(SESSION_ENV)
+        .envs(&session_env)
         .exec();
     Err(refused(format!(
         "cannot run {}: {err}",

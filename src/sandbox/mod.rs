@@ -30,6 +30,7 @@ pub mod apply;
 #[path = "apply_none.rs"]
 pub mod apply;
 pub mod exec;
+pub mod floor;
 #[cfg(target_os = "linux")]
 pub mod namespace;
 
@@ -39,6 +40,11 @@ use std::path::{Path, PathBuf};
 /// The environment variable carrying the policy (JSON) from the holder to `__sandbox-exec`,
 /// which removes it before it execs the shell.
 pub const POLICY_ENV: &str = "KPTY_SANDBOX_POLICY";
+
+/// The environment variable carrying the request's own environment for the shell (JSON, a
+/// map) to `__sandbox-exec`, which sets it only after the sandbox is in force: set earlier,
+/// `LD_PRELOAD` and its kin would run the request's code in kpty itself, unconfined.
+pub const SESSION_ENV: &str = "KPTY_SANDBOX_ENV";
 
 /// `__sandbox-exec`'s exit code when it refused to run the shell (no sandbox could be
 /// enforced as asked): the holder reports the create as failed with this reason.
@@ -276,9 +282,22 @@ fn grants_into(
     }
 }
 
-/// The real lister for [`grants`]: a directory's entries, symlinks resolved (a granted link
-/// would grant its target's whole hierarchy); unreadable directories have none.
+/// The real lister for [`grants`] of read access: a directory's entries, symlinks resolved
+/// (a granted link would grant its target's whole hierarchy); unreadable directories have
+/// none.
 pub fn list_dir(dir: &Path) -> Vec<PathBuf> {
+    entries(dir, true)
+}
+
+/// The lister for [`grants`] of write access: a directory's entries without its symbolic
+/// links. A link in a writable directory (anyone there can make one) must not carry a write
+/// grant to its target: `ln -s / project/x` and a `deny_read` under the project would
+/// otherwise make `/` writable.
+pub fn list_dir_no_links(dir: &Path) -> Vec<PathBuf> {
+    entries(dir, false)
+}
+
+fn entries(dir: &Path, follow: bool) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -287,10 +306,10 @@ pub fn list_dir(dir: &Path) -> Vec<PathBuf> {
         .filter_map(|e| {
             let p = e.path();
             let is_link = e.file_type().is_ok_and(|t| t.is_symlink());
-            if is_link {
-                p.canonicalize().ok()
-            } else {
-                Some(p)
+            match (is_link, follow) {
+                (false, _) => Some(p),
+                (true, true) => p.canonicalize().ok(),
+                (true, false) => None,
             }
         })
         .collect();

@@ -23,7 +23,13 @@ pub type Failure = (&'static str, String);
 /// Enter a private mount namespace and cover `policy.hidden` (copying `policy.revealed` into
 /// the covers). Every failure is returned: the caller must then not run the shell.
 pub fn enter(policy: &Policy) -> Result<(), Failure> {
-    for h in &policy.hidden {
+    // A directory removed since the policy was made has nothing left to hide.
+    let hidden: Vec<&PathBuf> = policy
+        .hidden
+        .iter()
+        .filter(|h| std::fs::symlink_metadata(h).is_ok())
+        .collect();
+    for h in &hidden {
         plain_dir(h).map_err(|m| ("hidden_path_unsafe", m))?;
     }
     let mut copies = Vec::new();
@@ -40,10 +46,15 @@ pub fn enter(policy: &Policy) -> Result<(), Failure> {
         MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
     )
     .map_err(|e| unavailable(format!("cannot make the mounts private: {e}")))?;
-    for h in &policy.hidden {
+    for h in hidden {
         let inside: Vec<&(PathBuf, Files)> =
             copies.iter().filter(|(r, _)| r.starts_with(h)).collect();
-        cover(h, &inside).map_err(unavailable)?;
+        match cover(h, &inside) {
+            Ok(()) => {}
+            // Removed in the meantime: nothing to hide there.
+            Err(_) if std::fs::symlink_metadata(h).is_err() => {}
+            Err(m) => return Err(unavailable(m)),
+        }
     }
     Ok(())
 }

@@ -1,10 +1,11 @@
 //! The connections of `kpty serve`: the accept loop, a cap on open connections, a header
-//! read timeout, and graceful shutdown. At the cap, a new connection displaces the oldest one
-//! that is not serving a request (an idle keep-alive or a client still sending its header), so
-//! a flood of idle or slow connections cannot keep a real request out; when every connection
-//! is serving a request, the new one is closed at once. The header timeout runs whenever a
-//! connection waits for a request header, so it is also the keep-alive idle timeout; a
-//! request body gets as long (`JsonBody` in serve/mod.rs).
+//! read timeout, a body deadline, and graceful shutdown. At the cap, a new connection
+//! displaces the oldest one that is not working on a request (an idle keep-alive, a client
+//! still sending its header, or one still sending its body: `body.rs`), so a flood of idle
+//! or slow connections — even authenticated ones dribbling a body — cannot keep a real
+//! request out; when every connection is working on a request, the new one is closed at
+//! once. The header timeout runs whenever a connection waits for a request header, so it is
+//! also the keep-alive idle timeout; a request body gets as long, in total.
 
 use axum::Router;
 use hyper::body::Incoming;
@@ -64,6 +65,16 @@ struct Slot {
     evict: CancellationToken,
     /// Requests it is serving now.
     busy: Arc<AtomicUsize>,
+    /// Of those, the ones whose body is still arriving.
+    receiving: Arc<AtomicUsize>,
+}
+
+impl Slot {
+    /// Whether the connection does no work yet: idle, or only waiting for bodies.
+    fn displaceable(&self) -> bool {
+        let busy = self.busy.load(Ordering::Acquire);
+        busy == 0 || busy <= self.receiving.load(Ordering::Acquire)
+    }
 }
 
 /// The open connections, oldest first (ids only grow).
@@ -83,7 +94,7 @@ impl Table {
         let idle = self
             .open
             .iter()
-            .find(|(_, s)| s.busy.load(Ordering::Acquire) == 0)
+            .find(|(_, s)| s.displaceable())
             .map(|(id, _)| *id);
         match idle.and_then(|id| self.open.remove(&id)) {
             Some(slot) => {
@@ -128,6 +139,7 @@ struct Ticket {
     id: u64,
     evict: CancellationToken,
     busy: Arc<AtomicUsize>,
+    receiving: Arc<AtomicUsize>,
 }
 
 /// Serve `app` on `listener` until `stop` is cancelled; then stop accepting, let each
@@ -211,11 +223,13 @@ fn admit(table: &Mutex<Table>, max: usize) -> Option<Ticket> {
     let slot = Slot {
         evict: CancellationToken::new(),
         busy: Arc::default(),
+        receiving: Arc::default(),
     };
     let ticket = Ticket {
         id,
         evict: slot.evict.clone(),
         busy: slot.busy.clone(),
+        receiving: slot.receiving.clone(),
     };
     t.open.insert(id, slot);
     Some(ticket)
@@ -231,9 +245,17 @@ async fn connection(
     shared: Shared,
     alive: tokio::sync::mpsc::Sender<()>,
 ) {
-    let Ticket { id, evict, busy } = ticket;
+    let Ticket {
+        id,
+        evict,
+        busy,
+        receiving,
+    } = ticket;
     let app = shared.app.clone();
+    let body_timeout = shared.header_timeout;
     let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+        let req = req
+            .map(|b| axum::body::Body::new(super::body::Tracked::new(b, &receiving, body_timeout)));
         let guard = Busy::new(&busy);
         let svc = TowerToHyperService::new(app.clone());
         async move {
@@ -286,6 +308,7 @@ mod tests {
             let slot = Slot {
                 evict: CancellationToken::new(),
                 busy: Arc::new(AtomicUsize::new(usize::from(id == 0))),
+                receiving: Arc::default(),
             };
             tokens.push(slot.evict.clone());
             t.open.insert(id, slot);
@@ -302,5 +325,11 @@ mod tests {
             s.busy.store(1, Ordering::Release);
         }
         assert!(!t.make_room(2), "all busy: no room");
+        // A connection whose requests are all still receiving their bodies does no work
+        // yet: it makes room (the oldest such one).
+        let newest = t.open.keys().last().copied().unwrap();
+        t.open[&newest].receiving.store(1, Ordering::Release);
+        assert!(t.make_room(2));
+        assert!(!t.open.contains_key(&newest));
     }
 }

@@ -7,6 +7,7 @@
 //! core and run it on blocking threads. Every JSON answer leaves through one function, which
 //! redacts its secrets.
 
+mod body;
 mod conns;
 mod guard;
 mod info;
@@ -245,6 +246,7 @@ fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::DangerousCommandBlocked
         | ErrorCode::TermReadDisabled
         | ErrorCode::InputBlocked
+        | ErrorCode::SandboxRequired
         | ErrorCode::PtyAccessDenied => StatusCode::FORBIDDEN,
         ErrorCode::PtyTimeout => StatusCode::GATEWAY_TIMEOUT,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
@@ -291,6 +293,13 @@ impl<T: serde::de::DeserializeOwned> FromRequest<Shared> for JsonBody<T> {
 }
 
 fn refuse(rej: JsonRejection) -> Response {
+    if body::timed_out(&rej) {
+        return fail(
+            StatusCode::REQUEST_TIMEOUT,
+            "REQUEST_TIMEOUT",
+            "the request body did not arrive within its deadline",
+        );
+    }
     let status = rej.status();
     let code = if status == StatusCode::PAYLOAD_TOO_LARGE {
         "PAYLOAD_TOO_LARGE"

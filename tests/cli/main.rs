@@ -23,9 +23,14 @@
 //!   through small term-read and read windows), opt-outs and human output raw.
 //! - `mcp` — `kpty mcp` through rmcp's client: schema, actions, errors, progress, cancellation.
 //! - `inspector` — the MCP Inspector CLI (installed by `.ci/run`) lists and calls `k_pty`.
+//! - `deadlines` — a stopped holder, or a socket nobody accepts on, ends every call within
+//!   its timeout.
 //! - `sandbox` — `create --sandbox` (CLI and MCP): Landlock confines writes, hides credentials, survives
 //!   setuid, scopes signals, `--allow-write`, `--no-network`, and refuses to run unconfined.
+//! - `sandbox_floor` — the operator's floor (a table of loosening fields over MCP and the
+//!   CLI), what a sandbox hides of other kpty instances, links, the request's environment.
 //! - `bridge` — desktop sessions through `kpty serve`: routing, refusals, the secret, the API.
+//! - `serve_load` — slow authenticated bodies cannot starve /health; every body has a deadline.
 //! - `serve_mcp` — MCP over HTTP in `kpty serve` through rmcp's HTTP client: every action,
 //!   SSE progress, cancellation, 20 clients, plain JSON POSTs, auth, hosts, origins, leaders.
 //! - `assets`, `snapshots` — generated files are fresh; help texts and JSON shapes.
@@ -47,6 +52,7 @@ mod tty;
 
 mod check;
 mod completion;
+mod deadlines;
 mod errors;
 mod flags;
 mod hints;
@@ -62,6 +68,8 @@ mod policy;
 mod redact;
 mod routing;
 mod sandbox;
+mod sandbox_floor;
+mod serve_load;
 mod serve_mcp;
 mod sessions;
 mod shells;

@@ -36,7 +36,12 @@ pub(crate) struct Mcp {
 
 /// `kpty mcp` in `env`, initialized through rmcp's client.
 pub(crate) async fn start(env: &Env) -> Mcp {
-    let mut cmd = tokio::process::Command::from(env.cmd(&["mcp"]));
+    start_cmd(env.cmd(&["mcp"])).await
+}
+
+/// A prepared `kpty mcp …` command (its own flags, cwd, environment), initialized.
+pub(crate) async fn start_cmd(cmd: std::process::Command) -> Mcp {
+    let mut cmd = tokio::process::Command::from(cmd);
     cmd.stderr(Stdio::null());
     let (proc, _) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::null())

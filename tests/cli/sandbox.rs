@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// A directory for test worlds that a sandboxed session may not write: cargo's target tmp
 /// dir unless the checkout itself lies under /tmp or $TMPDIR (CI clones there), else /var/tmp.
-fn world_root() -> PathBuf {
+pub(crate) fn world_root() -> PathBuf {
     let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let tmp = std::env::temp_dir();
     let under_tmp = |p: &Path| p.starts_with("/tmp") || p.starts_with(&tmp);
@@ -27,21 +27,26 @@ fn world_root() -> PathBuf {
 }
 
 /// A sandbox test's world.
-struct World {
-    env: Env,
-    _root: tempfile::TempDir,
-    project: PathBuf,
-    home: PathBuf,
-    outside: PathBuf,
-    abi: u64,
+pub(crate) struct World {
+    pub(crate) env: Env,
+    pub(crate) _root: tempfile::TempDir,
+    pub(crate) project: PathBuf,
+    pub(crate) home: PathBuf,
+    pub(crate) outside: PathBuf,
+    pub(crate) abi: u64,
 }
 
 impl World {
-    /// A fresh world, or `None` (with a message) when the kernel has no Landlock.
-    fn new(test: &str) -> Option<World> {
+    /// A fresh world, or `None` (with a message) when the kernel has no Landlock. In CI
+    /// (`CI` set) a missing Landlock fails the test instead: there it must be tested.
+    pub(crate) fn new(test: &str) -> Option<World> {
         let env = Env::new();
         let help = env.ok_json(&["help"]);
         let Some(abi) = help["data"]["sandbox"]["landlock_abi"].as_u64() else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{test}: this kernel has no Landlock, and CI must test the sandbox"
+            );
             eprintln!("{test}: this kernel has no Landlock: skipped");
             return None;
         };
@@ -71,7 +76,7 @@ impl World {
     }
 
     /// `kpty --json create ARGS` run from the project with the world's HOME; the JSON.
-    fn create_json(&self, args: &[&str], vars: &[(&str, &str)]) -> (Option<i32>, Value) {
+    pub(crate) fn create_json(&self, args: &[&str], vars: &[(&str, &str)]) -> (Option<i32>, Value) {
         let all: Vec<&str> = ["--json", "create"].iter().chain(args).copied().collect();
         let mut c = self.env.cmd(&all);
         c.current_dir(&self.project)
@@ -83,14 +88,14 @@ impl World {
     }
 
     /// Create a session (asserted to succeed); its id.
-    fn create(&self, args: &[&str]) -> String {
+    pub(crate) fn create(&self, args: &[&str]) -> String {
         let (code, v) = self.create_json(args, &[]);
         assert_eq!((code, &v["ok"]), (Some(0), &Value::Bool(true)), "{v}");
         s(&v, "session_id").to_string()
     }
 
     /// Run `command` in `session`: (exit code, output).
-    fn sh(&self, session: &str, command: &str) -> (i64, String) {
+    pub(crate) fn sh(&self, session: &str, command: &str) -> (i64, String) {
         let v = self.env.talk(session, command);
         (
             v["exit_code"].as_i64().unwrap(),
@@ -98,7 +103,7 @@ impl World {
         )
     }
 
-    fn p(&self, path: &Path) -> String {
+    pub(crate) fn p(&self, path: &Path) -> String {
         path.display().to_string()
     }
 }
@@ -255,7 +260,16 @@ fn sandbox_default_from_the_environment_and_refusals() {
     let (code, v) = w.create_json(&[], &[("KPTY_SANDBOX", "1")]);
     assert_eq!(code, Some(0), "{v}");
     assert_eq!(v["sandbox"]["abi"], w.abi);
+    // KPTY_SANDBOX=1 is a floor: --no-sandbox is refused, saying who set it.
     let (code, v) = w.create_json(&["--no-sandbox"], &[("KPTY_SANDBOX", "1")]);
+    assert_eq!(
+        (code, &v["error_code"]),
+        (Some(105), &Value::from("SANDBOX_REQUIRED")),
+        "{v}"
+    );
+    assert!(s(&v, "message").contains("KPTY_SANDBOX=1"), "{v}");
+    // KPTY_SANDBOX=default lets the caller opt out.
+    let (code, v) = w.create_json(&["--no-sandbox"], &[("KPTY_SANDBOX", "default")]);
     assert_eq!((code, &v["sandbox"]), (Some(0), &Value::Null), "{v}");
     // Sandbox options without a sandbox, and a missing writable path, are refused up front.
     let (code, v) = w.create_json(&["--no-network"], &[]);
@@ -323,6 +337,7 @@ fn sandbox_exec_refuses_to_run_unconfined() {
 async fn create_with_sandbox_confines_the_session() {
     let env = Env::new();
     if env.ok_json(&["help"])["data"]["sandbox"]["landlock_abi"].is_null() {
+        assert!(std::env::var_os("CI").is_none(), "CI must test the sandbox");
         eprintln!("create_with_sandbox_confines_the_session: no Landlock: skipped");
         return;
     }

@@ -102,6 +102,38 @@ pub struct ServeArgs {
     /// 0600), print where it is, and exit; clients need the new secret.
     #[arg(long)]
     pub new_secret: bool,
+    #[command(flatten)]
+    pub floor: FloorArgs,
+}
+
+/// `mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    #[command(flatten)]
+    pub floor: FloorArgs,
+}
+
+/// The operator's sandbox floor for the sessions agents create through `mcp` or `serve`.
+#[derive(Debug, Args)]
+pub struct FloorArgs {
+    /// The sandbox floor for sessions agents create here: `required` (every session
+    /// sandboxed; a request for sandbox=false, or for writing outside the project root, /tmp,
+    /// $TMPDIR and --allow-write, or for TCP under --no-network, fails with
+    /// SANDBOX_REQUIRED), `default` (sandboxed unless a request says sandbox=false), `off`
+    /// (only when asked). Default: KPTY_SANDBOX (1: required), else off.
+    #[arg(long = "sandbox", value_name = "MODE", value_parser = ["required", "default", "off"])]
+    pub sandbox: Option<String>,
+    /// Sandboxed sessions may also write under PATH (repeatable; must exist); under
+    /// `required`, requests may widen writes only this far.
+    #[arg(long = "allow-write", value_name = "PATH", value_hint = clap::ValueHint::DirPath)]
+    pub allow_write: Vec<std::path::PathBuf>,
+    /// Hide PATH from every sandboxed session (repeatable).
+    #[arg(long = "deny-read", value_name = "PATH", value_hint = clap::ValueHint::AnyPath)]
+    pub deny_read: Vec<std::path::PathBuf>,
+    /// No TCP bind or connect for sandboxed sessions (Landlock ABI 4); under `required`, a
+    /// request for network=true fails.
+    #[arg(long)]
+    pub no_network: bool,
 }
 
 /// `help`.

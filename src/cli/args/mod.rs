@@ -165,7 +165,10 @@ pub enum Command {
     /// Show the audit trail: every send-line, talk, resolve, register … with its outcome.
     Log(LogArgs),
     /// Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
-    Mcp,
+    ///
+    /// `--sandbox=required` makes every session the agent creates sandboxed, and refuses
+    /// (SANDBOX_REQUIRED) a request to drop or widen the sandbox: the operator's floor.
+    Mcp(McpArgs),
     /// Serve MCP over HTTP (/mcp) and this state directory's sessions (loopback only).
     ///
     /// One hub for many agents: MCP clients connect with Streamable HTTP at /mcp (`kpty serve
@@ -180,10 +183,12 @@ pub enum Command {
     /// X-Kuroryuu-Internal-Secret, and must name a loopback host and come from no web page
     /// (--allow-host, --allow-origin). Another kpty reaches a session here with `kpty
     /// register ID --desktop-url URL` and KURORYUU_DESKTOP_SECRET set to that secret. At most
-    /// 256 connections stay open (at the cap the oldest one not serving a request makes
-    /// room); a client has 10 s to send a request header and as long for its body, and a
-    /// keep-alive connection idle that long is closed (KPTY_SERVE_HEADER_TIMEOUT_MS changes
-    /// it). Logs go to stderr (KPTY_LOG sets the level, KPTY_LOG_FORMAT=json makes them
+    /// 256 connections stay open (at the cap the oldest one not working on a request makes
+    /// room: idle, or still sending its header or body); a client has 10 s to send a
+    /// request header and as long, in total, for its body (then 408), and a keep-alive
+    /// connection idle that long is closed (KPTY_SERVE_HEADER_TIMEOUT_MS changes it).
+    /// --sandbox=required makes every session agents create here sandboxed, as
+    /// `kpty mcp --sandbox=required` does. Logs go to stderr (KPTY_LOG sets the level, KPTY_LOG_FORMAT=json makes them
     /// JSON lines).
     Serve(ServeArgs),
 }

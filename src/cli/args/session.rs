@@ -83,10 +83,12 @@ pub struct SandboxArgs {
     /// outside. Directories on the way to a hidden path (`~`, `/`) get no new entries. The
     /// shell gets its own mount namespace where kpty's socket directories and this state
     /// directory are empty and read-only: no other session can be driven from inside (needs
-    /// user namespaces when not root). Default: KPTY_SANDBOX=1.
+    /// user namespaces when not root). Default: KPTY_SANDBOX (1: every session, and no flag
+    /// may drop or widen it; default: unless --no-sandbox).
     #[arg(long, overrides_with = "no_sandbox")]
     pub sandbox: bool,
-    /// Do not sandbox, even with KPTY_SANDBOX=1.
+    /// Do not sandbox (with KPTY_SANDBOX=default; KPTY_SANDBOX=1 requires a sandbox and
+    /// refuses this with SANDBOX_REQUIRED).
     #[arg(long)]
     pub no_sandbox: bool,
     /// Sandbox: also allow writing under PATH (repeatable; must exist).
