@@ -26,18 +26,16 @@ const MAX_ENTRIES: usize = 256;
 /// whoever started another kpty may differ), made 0700 when missing so a sandbox can never
 /// find one it was not hidden from.
 pub fn private_dirs() -> Vec<PathBuf> {
-    let var = |k: &str| {
-        std::env::var_os(k)
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-    };
-    let home = var("HOME").or_else(dirs::home_dir);
-    let candidates = [
-        var("XDG_STATE_HOME").map(|d| d.join("kpty")),
-        home.map(|h| h.join(".local/state/kpty")),
-    ];
+    // The one kpty uses now (checked and made by the store), then the spelling another
+    // environment (no XDG_STATE_HOME) would give.
+    let primary = crate::store::paths::user_private_dir().ok();
+    let fallback = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(dirs::home_dir)
+        .map(|h| h.join(".local/state/kpty"));
     let mut out = Vec::new();
-    for d in candidates.into_iter().flatten() {
+    for d in [primary, fallback].into_iter().flatten() {
         let made = std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)

@@ -8,7 +8,7 @@
 
 use super::{RegistryEntry, StateDir};
 use crate::error::{Error, Result};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -51,25 +51,12 @@ fn key(create: bool) -> Result<Option<String>> {
 
 /// HMAC-SHA256 (RFC 2104) of `msg` under `key`.
 pub fn hmac_sha256(key: &[u8], msg: &[u8]) -> [u8; 32] {
-    const BLOCK: usize = 64;
-    let mut k = [0u8; BLOCK];
-    if key.len() > BLOCK {
-        k[..32].copy_from_slice(&Sha256::digest(key));
-    } else {
-        k[..key.len()].copy_from_slice(key);
-    }
-    let pad = |b: u8| k.map(|x| x ^ b);
-    let inner = Sha256::new()
-        .chain_update(pad(0x36))
-        .chain_update(msg)
-        .finalize();
-    let outer = Sha256::new()
-        .chain_update(pad(0x5c))
-        .chain_update(inner)
-        .finalize();
-    let mut out = [0u8; 32];
-    out.copy_from_slice(&outer);
-    out
+    use hmac::{KeyInit, Mac};
+    // HMAC takes a key of any length: `new_from_slice` cannot fail for it.
+    let mut mac = <hmac::Hmac<Sha256> as KeyInit>::new_from_slice(key)
+        .unwrap_or_else(|_| unreachable!("HMAC accepts keys of every length"));
+    mac.update(msg);
+    mac.finalize().into_bytes().into()
 }
 
 fn hex(bytes: &[u8]) -> String {
