@@ -123,6 +123,14 @@ impl Eval {
                 return self.nested(&format!("{alias} {rest}"));
             }
             if self.is_function(&argv[0].text) {
+                match self.call(&argv) {
+                    super::context::Call::Ran(out) => return out,
+                    super::context::Call::Opaque => {
+                        argv[0] = Field::literal(&UNKNOWN.to_string());
+                        continue;
+                    }
+                    super::context::Call::NotKnown => {}
+                }
                 // Its body was judged where it was defined; its arguments may be a command
                 // it runs (`f() { "$@"; }; f rm -rf /`).
                 argv.remove(0);
@@ -137,7 +145,9 @@ impl Eval {
             }
         }
         let name = command_name(&argv[0].text);
-        self.builtin_effects(&name, &argv[1..]);
+        if !self.session_effects(&name, &argv[1..]) {
+            self.builtin_effects(&name, &argv[1..]);
+        }
         if let Some(lang) = interp::language(&name) {
             self.interpreter(lang, &argv, run);
         }
