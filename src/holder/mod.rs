@@ -23,6 +23,7 @@ pub mod requests;
 pub mod screen;
 pub mod server;
 pub mod session;
+mod shell_state;
 pub mod shell;
 pub mod talk;
 mod talk_errors;
@@ -157,6 +158,12 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         },
         (spec.cols, spec.rows),
     );
+    let home = spec
+        .env
+        .get("HOME")
+        .cloned()
+        .or_else(|| std::env::var("HOME").ok());
+    shared.start_context(&spec.cwd, home.as_deref());
     equip(&shared, spec, pty.keep.take(), &state, &id)?;
     let r = shared.clone();
     let reader = pty.reader;
@@ -204,7 +211,16 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
 fn what_to_run(spec: &HolderSpec) -> Result<(std::path::PathBuf, ShellKind, shell::Launch)> {
     Ok(match &spec.program {
         Some(p) => (
-            shell::resolve_program(&p.argv[0], "program")?,
+            {
+                // The session's PATH, not the holder's: `--env PATH=…` when given.
+                let path = spec
+                    .env
+                    .get("PATH")
+                    .map(std::ffi::OsString::from)
+                    .or_else(|| std::env::var_os("PATH"))
+                    .unwrap_or_default();
+                shell::resolve_in(&p.argv[0], "program", &path, &spec.cwd)?
+            },
             ShellKind::Other,
             shell::Launch {
                 args: p.argv[1..].to_vec(),

@@ -169,6 +169,7 @@ impl Shared {
     /// after it); on failure the talk ends.
     fn type_checked(&self, typed: &str, opacity: crate::safety::Opacity) -> Result<()> {
         let mut typing = self.lock_typing();
+        self.observe_shell(&mut typing);
         let written = typing
             .after(typed, opacity, false)
             .map_err(Error::from)

@@ -115,11 +115,19 @@ impl ShellContext {
     /// typed earlier may still be ahead of it, and both places are judged.
     pub fn observe_cwd(&mut self, real: &str, settled: bool) {
         let real = Some(self.homed(real));
-        if settled {
-            self.cwds = vec![real];
-        } else if !self.cwds.contains(&real) && self.cwds.len() < MAX_CWDS {
+        // The belief from the lines absorbed stays first; the place observed replaces any
+        // observed before.
+        let believed = self.cwds.first().cloned().filter(|_| !settled);
+        self.cwds = believed.into_iter().collect();
+        if !self.cwds.contains(&real) {
             self.cwds.push(real);
         }
+    }
+
+    /// The home directory, when known.
+    #[must_use]
+    pub fn home(&self) -> Option<&str> {
+        self.home.as_deref()
     }
 
     /// The directory the next line most likely runs in (`None`: unknown).
@@ -161,6 +169,8 @@ impl ShellContext {
         self.dirs = None;
         self.oldpwd = None;
         self.pending.clear();
+        // The person may have moved: only the directory observed next counts.
+        self.cwds.clear();
     }
 
     /// Ctrl-C at the prompt: an unfinished line is abandoned.
@@ -225,9 +235,10 @@ impl ShellContext {
         if after.dirs != self.dirs {
             self.dirs = None;
         }
-        for c in after.cwds {
-            if !self.cwds.contains(&c) && self.cwds.len() < MAX_CWDS {
-                self.cwds.push(c);
+        if after.cwds.first() != self.cwds.first() {
+            match self.cwds.first_mut() {
+                Some(c) => *c = None,
+                None => self.cwds.push(None),
             }
         }
     }
@@ -357,10 +368,22 @@ pub fn explain_in(line: &str, ctx: &ShellContext) -> Verdict {
         &[None]
     };
     let mut first = None;
-    for cwd in &ctx.cwds {
+    let unknown = [None];
+    let cwds = if ctx.cwds.is_empty() {
+        &unknown[..]
+    } else {
+        &ctx.cwds[..]
+    };
+    for cwd in cwds {
         for guess in guesses {
-            let (v, e) = super::explain_with(&text, ctx.seed(cwd.clone(), *guess));
+            let (mut v, e) = super::explain_with(&text, ctx.seed(cwd.clone(), *guess));
             if v.blocked.is_some() {
+                // Blocked on its own: reported as it always was.
+                let alone = super::explain(&text);
+                if alone.blocked.is_some() {
+                    return alone;
+                }
+                v.seen = v.seen.map(|s| where_run(s, cwd.as_deref(), guess.is_some()));
                 return v;
             }
             if let Some(v) = launch_vars(&e) {
@@ -370,6 +393,17 @@ pub fn explain_in(line: &str, ctx: &ShellContext) -> Verdict {
         }
     }
     first.unwrap_or_else(|| super::explain(&text))
+}
+
+/// The command a rule matched, with the state that made it match.
+fn where_run(seen: String, cwd: Option<&str>, guessed: bool) -> String {
+    let dir = cwd.map_or_else(|| "an unknown directory".to_string(), str::to_string);
+    let unknown = if guessed {
+        ", with a value kpty cannot know taken as /"
+    } else {
+        ""
+    };
+    format!("{seen} (run in {dir}, after the session's earlier lines{unknown})")
 }
 
 /// Variables the line assigned that make the shell run their value later (`PROMPT_COMMAND`
