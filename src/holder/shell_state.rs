@@ -42,9 +42,11 @@ impl Shared {
                 && st.prompt_at.is_some_and(|p| p >= st.last_input)
         };
         typing.set_busy(busy);
-        if let Some(cwd) = own_child_cwd(self.pid()) {
-            typing.context_mut().observe_cwd(&cwd, settled);
+        let cwd = own_child_cwd(self.pid());
+        if let Some(cwd) = &cwd {
+            typing.context_mut().observe_cwd(cwd, settled);
         }
+        tracing::debug!(busy, settled, ?cwd, context = ?typing.context(), "shell observed");
     }
 }
 

@@ -61,11 +61,20 @@ pub struct ShellContext {
     dirs: Option<Vec<Option<String>>>,
     /// An unfinished line the shell is still reading (its continuation prompt).
     pending: String,
+    /// A line is judged a second time with unknowns taken as `/` (a session's shell; not a
+    /// line judged on its own).
+    guessing: bool,
 }
 
 impl Default for ShellContext {
+    /// No session: a line judged on its own, as [`super::explain`] does (nothing unknown is
+    /// guessed; the front ends' early check and `kpty check` use it).
     fn default() -> Self {
-        Self::new(None)
+        Self {
+            guessing: false,
+            positional: None,
+            ..Self::new(None)
+        }
     }
 }
 
@@ -84,6 +93,7 @@ impl ShellContext {
             oldpwd: None,
             dirs: Some(Vec::new()),
             pending: String::new(),
+            guessing: true,
         }
     }
 
@@ -158,6 +168,7 @@ impl ShellContext {
     /// variable, function, alias and positional parameter may now hold anything. The
     /// directory is observed from outside, so it stays.
     pub fn taint(&mut self) {
+        self.guessing = true;
         self.all_unknown = true;
         for v in self.vars.values_mut() {
             *v = Value::Unknown;
@@ -254,6 +265,10 @@ impl ShellContext {
 
     /// Whether anything is unknown (the second judgement can differ from the first).
     fn has_unknowns(&self) -> bool {
+        self.guessing && self.has_unknown_values()
+    }
+
+    fn has_unknown_values(&self) -> bool {
         self.all_unknown
             || self.positional.is_none()
             || self.cwds.iter().any(Option::is_none)

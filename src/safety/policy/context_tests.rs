@@ -198,3 +198,12 @@ proptest! {
         prop_assert!(last_blocked("/home/u", &refs).is_none(), "{:?}", lines);
     }
 }
+
+
+#[test]
+fn without_a_session_a_line_is_judged_on_its_own() {
+    let ctx = ShellContext::default();
+    for line in ["rm -rf *", "rm -rf $D", "rm -rf \"$1\"", "cd .. && rm -rf *"] {
+        assert_eq!(explain_in(line, &ctx), super::super::explain(line), "{line}");
+    }
+}
