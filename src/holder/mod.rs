@@ -9,6 +9,7 @@
 
 mod attach;
 mod completion;
+mod continuation;
 mod decode;
 mod filtering;
 mod follow;

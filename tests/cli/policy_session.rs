@@ -166,3 +166,48 @@ async fn mcp_create_is_judged_too() {
     }
     m.close().await;
 }
+
+/// `kpty --json talk ARGS` (any outcome): the JSON and the exit code.
+fn talk_any(env: &Env, args: &[&str]) -> (serde_json::Value, Option<i32>) {
+    let all: Vec<&str> = ["--json", "talk"].iter().chain(args).copied().collect();
+    let out = env.kpty(&all);
+    (crate::support::parse(&out, &all), out.status.code())
+}
+
+#[test]
+fn a_shell_at_its_continuation_prompt_is_waiting_for_input() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    // A raw write leaves the shell at PS2 on purpose; a talk would land in the continuation:
+    // it is refused at once (the watchdog is the talk's own long timeout), nothing typed.
+    env.ok(&["send-keys", "-s", &id, "-l", "echo \"open"]);
+    env.ok(&["send-keys", "-s", &id, "Enter"]);
+    let (v, code) = talk_any(&env, &["-s", &id, "--timeout-ms", "60000", "echo next"]);
+    assert_eq!((code, s(&v, "error_code")), (Some(117), "PTY_BUSY"), "{v}");
+    assert_eq!(v["details"]["waiting_for_input"], true, "{v}");
+    assert_eq!(s(&v["details"], "terminal_state"), "waiting_input", "{v}");
+    let term = env.ok_json(&["term-read", "-s", &id]);
+    assert_eq!(s(&term, "terminal_state"), "waiting_input", "{term}");
+    // The rest of the line ends it; the session works again.
+    env.send_line(&id, "closed\"");
+    assert_eq!(env.out(&id, "echo after-$((1+1))"), "after-2");
+}
+
+#[test]
+fn a_talk_that_types_an_unfinished_line_returns_waiting() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let (v, code) = talk_any(&env, &["-s", &id, "--timeout-ms", "60000", "if true; then echo in-$((2*3))"]);
+    if v["ok"] == false {
+        // The policy may refuse an unfinished line before typing it: fine too.
+        assert_eq!(code, Some(116), "{v}");
+        return;
+    }
+    assert_eq!(code, Some(123), "{v}");
+    assert_eq!(v["waiting_for_input"], true, "{v}");
+    assert_eq!(s(&v, "terminal_state"), "waiting_input", "{v}");
+    env.send_line(&id, "fi");
+    assert_eq!(env.out(&id, "echo done-$((3+4))"), "done-7");
+    let all = env.ok(&["read", "-s", &id, "--max-bytes", "100000", "--strip-ansi"]);
+    assert!(all.contains("in-6"), "{all}");
+}
