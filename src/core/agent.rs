@@ -4,12 +4,12 @@
 
 use crate::api::Params;
 use crate::error::{Error, ErrorCode, Result};
+use crate::filter::{DEFAULT_CTRL_C_DEBOUNCE_MS, FilterSpec};
+use crate::proto::launch::{DEFAULT_RESTART_DELAY_MS, MAX_RESTART_DELAY_MS, ProgramSpec};
 use crate::safety::launch::{Launch, LaunchRefusal, judge_launch};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
-use crate::filter::{DEFAULT_CTRL_C_DEBOUNCE_MS, FilterSpec};
-use crate::proto::launch::{DEFAULT_RESTART_DELAY_MS, MAX_RESTART_DELAY_MS, ProgramSpec};
 
 /// The program `create` runs instead of a shell, if `command` names one.
 pub fn program(p: &Params) -> Result<Option<ProgramSpec>> {

@@ -372,8 +372,13 @@ mod tests {
         assert_eq!(found.unwrap(), dir.join("bin").join("only-here"));
         let found = resolve_in("./bin/only-here", "program", std::ffi::OsStr::new(""), &dir);
         assert_eq!(found.unwrap(), tool);
-        let e = resolve_in("only-here", "program", std::ffi::OsStr::new("/usr/bin"), &dir)
-            .unwrap_err();
+        let e = resolve_in(
+            "only-here",
+            "program",
+            std::ffi::OsStr::new("/usr/bin"),
+            &dir,
+        )
+        .unwrap_err();
         assert_eq!(e.code, ErrorCode::PtySpawnFailed);
         assert!(e.message.contains("/usr/bin"), "{}", e.message);
         let _ = std::fs::remove_dir_all(&dir);

@@ -224,8 +224,8 @@ impl Shared {
             // Once the command started, a quiet terminal with a reader waits for input; before
             // it started, the shell reading is its continuation prompt (an unfinished line).
             let started = st.talk.capture().is_some_and(|c| detector.started(c));
-            let continuing = matches!(detector, Detector::Osc133)
-                && super::continuation::maybe_continuing(&st);
+            let continuing =
+                matches!(detector, Detector::Osc133) && super::continuation::maybe_continuing(&st);
             if let Some(q) = quiet.as_deref_mut()
                 && (started || continuing)
             {

@@ -278,7 +278,10 @@ mod tests {
             ("PS1", "\\u@\\h:\\w\\$ "),
             ("PS1", "$(git branch --show-current) $ "),
             ("EDITOR", "vim"),
-            ("GIT_SSH_COMMAND", "ssh -i ~/.ssh/deploy -o IdentitiesOnly=yes"),
+            (
+                "GIT_SSH_COMMAND",
+                "ssh -i ~/.ssh/deploy -o IdentitiesOnly=yes",
+            ),
             ("PATH", "/usr/bin:/bin"),
             ("FOO", "rm -rf /"),
             ("LD_PRELOAD", ""),

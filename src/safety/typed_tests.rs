@@ -260,3 +260,57 @@ proptest! {
         }
     }
 }
+
+/// A shell's typing state in `cwd`, as the holder keeps it.
+fn shell_in(cwd: &str) -> Typing {
+    let mut t = Typing::new();
+    *t.context_mut() = crate::safety::policy::context::ShellContext::new(Some(cwd));
+    t
+}
+
+#[test]
+fn lines_are_judged_in_the_state_earlier_writes_left() {
+    let t = shell_in("/home/u/p");
+    let t = t
+        .after("cd /\r", Opacity::OnSubmit, false)
+        .expect("cd alone passes");
+    assert!(matches!(
+        t.after("rm -rf *\r", Opacity::OnSubmit, false),
+        Err(Refusal::Dangerous { .. })
+    ));
+    // Within one write, and with Enter sent apart.
+    let t = shell_in("/home/u/p");
+    assert!(
+        t.after("cd /\rrm -rf *\r", Opacity::OnSubmit, false)
+            .is_err()
+    );
+    let t = shell_in("/home/u/p");
+    let t = t.after("D=/", Opacity::OnSubmit, true).expect("assignment");
+    let t = t.after("\r", Opacity::OnSubmit, false).expect("its Enter");
+    assert!(t.after("rm -rf $D\r", Opacity::OnSubmit, false).is_err());
+    // An edited line is absorbed as the shell reads it.
+    let t = shell_in("/home/u/p");
+    let t = t
+        .after("D=/tmp/x\x7f\x7f\x7f\x7f\x7f\r", Opacity::OnSubmit, false)
+        .expect("D=/");
+    assert!(t.after("rm -rf $D\r", Opacity::OnSubmit, false).is_err());
+}
+
+#[test]
+fn a_persons_line_or_a_line_to_another_program_makes_values_unknown() {
+    let t = shell_in("/home/u/p");
+    let mut t = t
+        .after("D=build\r", Opacity::OnSubmit, false)
+        .expect("D=build");
+    assert!(t.after("rm -rf $D\r", Opacity::OnSubmit, false).is_ok());
+    t.record("D=/\r");
+    assert!(t.after("rm -rf $D\r", Opacity::OnSubmit, false).is_err());
+    let mut t = shell_in("/home/u/p");
+    t = t.after("D=/\r", Opacity::OnSubmit, false).expect("D=/");
+    t.set_busy(true);
+    let mut t = t
+        .after("D=build\r", Opacity::OnSubmit, false)
+        .expect("typed to a program");
+    t.set_busy(false);
+    assert!(t.after("rm -rf $D\r", Opacity::OnSubmit, false).is_err());
+}

@@ -40,7 +40,11 @@ fn acts_split_across_talks_are_refused_in_the_session_state() {
             env.talk(&id, line);
         }
         let v = refused(&env, &id, act);
-        assert_eq!(s(&v["details"], "pattern"), "rm_recursive_root", "{act}: {v}");
+        assert_eq!(
+            s(&v["details"], "pattern"),
+            "rm_recursive_root",
+            "{act}: {v}"
+        );
         env.talk(&id, &format!("cd '{home}'"));
     }
     // The same through send-line.
@@ -52,10 +56,16 @@ fn acts_split_across_talks_are_refused_in_the_session_state() {
     );
     env.talk(&id, &format!("cd '{home}'"));
     // Benign sequences run.
-    let out = env.out(&id, "mkdir -p proj/build && cd proj && command rm -rf build && ls -A | wc -l");
+    let out = env.out(
+        &id,
+        "mkdir -p proj/build && cd proj && command rm -rf build && ls -A | wc -l",
+    );
     assert_eq!(out.trim(), "0");
     let all = env.ok(&["read", "-s", &id, "--max-bytes", "1000000", "--strip-ansi"]);
-    assert!(!all.contains("FAKE-RM"), "a refused line reached the shell: {all}");
+    assert!(
+        !all.contains("FAKE-RM"),
+        "a refused line reached the shell: {all}"
+    );
 }
 
 #[test]
@@ -71,7 +81,13 @@ fn a_climb_from_a_deep_directory_is_resolved_where_the_shell_is() {
     env.talk(&id, &format!("cd {up}"));
     refused(&env, &id, "rm -rf *");
     env.talk(&id, &format!("cd '{}'", deep.display()));
-    assert_eq!(env.out(&id, "cd ../.. && rm -rf * && pwd").trim_end().lines().count(), 2);
+    assert_eq!(
+        env.out(&id, "cd ../.. && rm -rf * && pwd")
+            .trim_end()
+            .lines()
+            .count(),
+        2
+    );
 }
 
 #[test]
@@ -96,19 +112,67 @@ fn a_person_typing_in_attach_makes_values_unknown() {
 /// Every field `create` starts something with, one dangerous value each.
 const CREATE_FIELDS: &[(&[&str], &str, &str)] = &[
     (&["--command", "rm -rf ~"], "command", "rm_recursive_root"),
-    (&["--command", "sh -c 'rm -rf /'"], "command", "rm_recursive_root"),
-    (&["--command", "env X=1 rm -rf /", "--auto-restart"], "command", "rm_recursive_root"),
-    (&["--shell", "bash -c 'rm -rf /'"], "shell", "rm_recursive_root"),
-    (&["--env", "PROMPT_COMMAND=rm -rf ~"], "env.PROMPT_COMMAND", "rm_recursive_root"),
-    (&["--env", "PROMPT_COMMAND=rm -rf *"], "env.PROMPT_COMMAND", "rm_recursive_root"),
-    (&["--env", "PS1=$(rm -rf ~) $ "], "env.PS1", "rm_recursive_root"),
+    (
+        &["--command", "sh -c 'rm -rf /'"],
+        "command",
+        "rm_recursive_root",
+    ),
+    (
+        &["--command", "env X=1 rm -rf /", "--auto-restart"],
+        "command",
+        "rm_recursive_root",
+    ),
+    (
+        &["--shell", "bash -c 'rm -rf /'"],
+        "shell",
+        "rm_recursive_root",
+    ),
+    (
+        &["--env", "PROMPT_COMMAND=rm -rf ~"],
+        "env.PROMPT_COMMAND",
+        "rm_recursive_root",
+    ),
+    (
+        &["--env", "PROMPT_COMMAND=rm -rf *"],
+        "env.PROMPT_COMMAND",
+        "rm_recursive_root",
+    ),
+    (
+        &["--env", "PS1=$(rm -rf ~) $ "],
+        "env.PS1",
+        "rm_recursive_root",
+    ),
     (&["--env", "PS0=`rm -rf /`"], "env.PS0", "rm_recursive_root"),
-    (&["--env", "BASH_ENV=/tmp/evil.sh"], "env.BASH_ENV", "env_runs_unjudged_code"),
-    (&["--env", "ENV=/tmp/evil.sh"], "env.ENV", "env_runs_unjudged_code"),
-    (&["--env", "LD_PRELOAD=/tmp/evil.so"], "env.LD_PRELOAD", "env_runs_unjudged_code"),
-    (&["--env", "ZDOTDIR=/tmp/evil"], "env.ZDOTDIR", "env_runs_unjudged_code"),
-    (&["--env", "BASH_FUNC_ls%%=() { rm -rf ~; }"], "env.BASH_FUNC_ls%%", "env_runs_unjudged_code"),
-    (&["--env", "GIT_SSH_COMMAND=rm -rf ~"], "env.GIT_SSH_COMMAND", "rm_recursive_root"),
+    (
+        &["--env", "BASH_ENV=/tmp/evil.sh"],
+        "env.BASH_ENV",
+        "env_runs_unjudged_code",
+    ),
+    (
+        &["--env", "ENV=/tmp/evil.sh"],
+        "env.ENV",
+        "env_runs_unjudged_code",
+    ),
+    (
+        &["--env", "LD_PRELOAD=/tmp/evil.so"],
+        "env.LD_PRELOAD",
+        "env_runs_unjudged_code",
+    ),
+    (
+        &["--env", "ZDOTDIR=/tmp/evil"],
+        "env.ZDOTDIR",
+        "env_runs_unjudged_code",
+    ),
+    (
+        &["--env", "BASH_FUNC_ls%%=() { rm -rf ~; }"],
+        "env.BASH_FUNC_ls%%",
+        "env_runs_unjudged_code",
+    ),
+    (
+        &["--env", "GIT_SSH_COMMAND=rm -rf ~"],
+        "env.GIT_SSH_COMMAND",
+        "rm_recursive_root",
+    ),
 ];
 
 #[test]
@@ -138,13 +202,24 @@ fn a_program_is_found_on_the_sessions_path() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let path = format!("{}:/usr/bin:/bin", bin.display());
-    let id = env.create(&["--env", &format!("PATH={path}"), "--command", "kpty-only-here"]);
+    let id = env.create(&[
+        "--env",
+        &format!("PATH={path}"),
+        "--command",
+        "kpty-only-here",
+    ]);
     env.read_until(&id, 0, "found-42");
     // Relative PATH entries are the session's directory's.
     let id2 = env.create(&["--env", "PATH=tools:/bin", "--command", "kpty-only-here"]);
     env.read_until(&id2, 0, "found-42");
     let v = env.fails(
-        &["create", "--env", "PATH=/nowhere", "--command", "kpty-only-here"],
+        &[
+            "create",
+            "--env",
+            "PATH=/nowhere",
+            "--command",
+            "kpty-only-here",
+        ],
         120,
         "PTY_SPAWN_FAILED",
     );
@@ -197,7 +272,16 @@ fn a_shell_at_its_continuation_prompt_is_waiting_for_input() {
 fn a_talk_that_types_an_unfinished_line_returns_waiting() {
     let env = Env::new();
     let id = env.create(&[]);
-    let (v, code) = talk_any(&env, &["-s", &id, "--timeout-ms", "60000", "if true; then echo in-$((2*3))"]);
+    let (v, code) = talk_any(
+        &env,
+        &[
+            "-s",
+            &id,
+            "--timeout-ms",
+            "60000",
+            "if true; then echo in-$((2*3))",
+        ],
+    );
     if v["ok"] == false {
         // The policy may refuse an unfinished line before typing it: fine too.
         assert_eq!(code, Some(116), "{v}");

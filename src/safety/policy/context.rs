@@ -398,7 +398,9 @@ pub fn explain_in(line: &str, ctx: &ShellContext) -> Verdict {
                 if alone.blocked.is_some() {
                     return alone;
                 }
-                v.seen = v.seen.map(|s| where_run(s, cwd.as_deref(), guess.is_some()));
+                v.seen = v
+                    .seen
+                    .map(|s| where_run(s, cwd.as_deref(), guess.is_some()));
                 return v;
             }
             if let Some(v) = launch_vars(&e) {
@@ -611,11 +613,19 @@ impl Eval {
         match name {
             "read" => {
                 names.push("REPLY".into());
-                names.extend(args.iter().filter(|a| is_name(&a.text)).map(|a| a.text.clone()));
+                names.extend(
+                    args.iter()
+                        .filter(|a| is_name(&a.text))
+                        .map(|a| a.text.clone()),
+                );
             }
             "mapfile" | "readarray" => {
                 names.push("MAPFILE".into());
-                names.extend(args.iter().filter(|a| is_name(&a.text)).map(|a| a.text.clone()));
+                names.extend(
+                    args.iter()
+                        .filter(|a| is_name(&a.text))
+                        .map(|a| a.text.clone()),
+                );
             }
             "getopts" => {
                 names.push("OPTARG".into());
@@ -644,7 +654,10 @@ impl Eval {
                     let n = a.text.split('=').next()?;
                     is_name(n).then(|| n.to_string())
                 }));
-                if args.iter().any(|a| a.text.starts_with('-') && a.text.contains('f')) {
+                if args
+                    .iter()
+                    .any(|a| a.text.starts_with('-') && a.text.contains('f'))
+                {
                     self.track.opaque.extend(names.drain(..));
                 }
             }

@@ -79,7 +79,11 @@ fn a_person_typing_makes_values_unknown() {
     ctx.taint();
     assert_eq!(ctx.var("D"), Some(&Value::Unknown));
     assert!(explain_in("rm -rf $D", &ctx).blocked.is_some());
-    assert!(explain_in("rm -rf \"$NEVER_SET\"/*", &ctx).blocked.is_some());
+    assert!(
+        explain_in("rm -rf \"$NEVER_SET\"/*", &ctx)
+            .blocked
+            .is_some()
+    );
     assert!(explain_in("f -rf /", &ctx).blocked.is_some());
     assert!(explain_in("rm -rf build", &ctx).blocked.is_none());
     assert!(explain_in("echo $D", &ctx).blocked.is_none());
@@ -118,10 +122,26 @@ fn lines_typed_to_another_program_make_what_they_set_unknown() {
 #[test]
 fn prompt_hooks_assigned_in_a_line_are_judged() {
     let ctx = ShellContext::new(Some("/home/u/p"));
-    assert!(explain_in("PROMPT_COMMAND='rm -rf *'", &ctx).blocked.is_some());
-    assert!(explain_in("export PS1='$(rm -rf ~)'", &ctx).blocked.is_some());
-    assert!(explain_in("export LD_PRELOAD=/tmp/x.so", &ctx).blocked.is_some());
-    assert!(explain_in("PROMPT_COMMAND='history -a'", &ctx).blocked.is_none());
+    assert!(
+        explain_in("PROMPT_COMMAND='rm -rf *'", &ctx)
+            .blocked
+            .is_some()
+    );
+    assert!(
+        explain_in("export PS1='$(rm -rf ~)'", &ctx)
+            .blocked
+            .is_some()
+    );
+    assert!(
+        explain_in("export LD_PRELOAD=/tmp/x.so", &ctx)
+            .blocked
+            .is_some()
+    );
+    assert!(
+        explain_in("PROMPT_COMMAND='history -a'", &ctx)
+            .blocked
+            .is_none()
+    );
 }
 
 /// One way to carry a destructive target across writes: the earlier lines, then the last
@@ -130,15 +150,22 @@ fn carriers(target: &'static str) -> impl Strategy<Value = (Vec<String>, String)
     let name = "[A-Z][A-Z0-9_]{0,6}";
     prop_oneof![
         name.prop_map(move |n| (vec![format!("{n}={target}")], format!("rm -rf ${n}"))),
-        name.prop_map(move |n| (vec![format!("export {n}='{target}'")], format!("bash -c 'rm -rf ${n}'"))),
+        name.prop_map(move |n| (
+            vec![format!("export {n}='{target}'")],
+            format!("bash -c 'rm -rf ${n}'")
+        )),
         "[a-z][a-z0-9]{0,6}".prop_map(move |f| (
             vec![format!("{f}() {{ rm -rf \"$@\"; }}")],
             format!("{f} {target}")
         )),
-        "[a-z][a-z0-9]{0,6}".prop_map(move |a| (vec![format!("alias {a}='rm -rf'")], format!("{a} {target}"))),
+        "[a-z][a-z0-9]{0,6}"
+            .prop_map(move |a| (vec![format!("alias {a}='rm -rf'")], format!("{a} {target}"))),
         Just((vec![format!("cd {target}")], "rm -rf *".to_string())),
         Just((vec![format!("pushd {target}")], "rm -rf ./*".to_string())),
-        Just((vec![format!("set -- {target}")], "rm -rf \"$1\"".to_string())),
+        Just((
+            vec![format!("set -- {target}")],
+            "rm -rf \"$1\"".to_string()
+        )),
         name.prop_map(move |n| (
             vec![format!("{n}={target}"), format!("{n}=/tmp/safe true")],
             format!("rm -rf \"${n}\"")
@@ -199,11 +226,19 @@ proptest! {
     }
 }
 
-
 #[test]
 fn without_a_session_a_line_is_judged_on_its_own() {
     let ctx = ShellContext::default();
-    for line in ["rm -rf *", "rm -rf $D", "rm -rf \"$1\"", "cd .. && rm -rf *"] {
-        assert_eq!(explain_in(line, &ctx), super::super::explain(line), "{line}");
+    for line in [
+        "rm -rf *",
+        "rm -rf $D",
+        "rm -rf \"$1\"",
+        "cd .. && rm -rf *",
+    ] {
+        assert_eq!(
+            explain_in(line, &ctx),
+            super::super::explain(line),
+            "{line}"
+        );
     }
 }
