@@ -210,18 +210,8 @@ impl Typing {
         if rl_end.gave_up() || canon_end.gave_up() {
             return Err(Refusal::TooComplex);
         }
-        let typed = text.trim_end_matches(['\r', '\n']);
-        let dangerous = |line: &str, ctx: &ShellContext| {
-            if line.trim().is_empty() {
-                return None;
-            }
-            let verdict = explain_in(&line.replace('\r', "\n"), ctx);
-            Some(Refusal::Dangerous {
-                rule: verdict.blocked?,
-                line: line.to_string(),
-                edited: line != typed,
-                seen: verdict.seen.unwrap_or_else(|| line.to_string()),
-            })
+        let judge = Judge {
+            typed: text.trim_end_matches(['\r', '\n']),
         };
         // Each editor's submitted lines in order, each in the state the ones before left.
         let mut start = self.context.clone();
@@ -231,7 +221,7 @@ impl Typing {
         let mut states = [start.clone(), start];
         for (k, lines) in [&rl_lines, &canon_lines].into_iter().enumerate() {
             for (i, l) in lines.iter().enumerate() {
-                if let Some(r) = dangerous(&l.text, &states[k]) {
+                if let Some(r) = judge.line(&l.text, &states[k]) {
                     return Err(r);
                 }
                 if i < [submitted.0, submitted.1][k] {
@@ -250,7 +240,7 @@ impl Typing {
             (kill_ring.as_str(), &rl_state),
             (stripped.as_str(), &self.context),
         ];
-        if let Some(r) = rest.into_iter().find_map(|(v, ctx)| dangerous(v, ctx)) {
+        if let Some(r) = rest.into_iter().find_map(|(v, ctx)| judge.line(v, ctx)) {
             return Err(r);
         }
         next.context = if self.canonical_shell {
@@ -296,6 +286,28 @@ impl Typing {
         } else {
             ctx.absorb(&line);
         }
+    }
+}
+
+/// Judges the lines of one write.
+struct Judge<'a> {
+    /// The write as typed, without its final Enter (a line that differs was edited).
+    typed: &'a str,
+}
+
+impl Judge<'_> {
+    /// Why `line`, run in `ctx`, must not be typed.
+    fn line(&self, line: &str, ctx: &ShellContext) -> Option<Refusal> {
+        if line.trim().is_empty() {
+            return None;
+        }
+        let verdict = explain_in(&line.replace('\r', "\n"), ctx);
+        Some(Refusal::Dangerous {
+            rule: verdict.blocked?,
+            line: line.to_string(),
+            edited: line != self.typed,
+            seen: verdict.seen.unwrap_or_else(|| line.to_string()),
+        })
     }
 }
 

@@ -47,7 +47,7 @@ pub struct Eval {
     pub(super) positional: Option<Vec<String>>,
     /// The session state the line starts from and what the line does to it
     /// ([`super::context`]).
-    pub(super) track: super::context::Track,
+    pub(super) track: super::effects::Track,
     /// Files written earlier in the line with evident content (`echo 'rm -rf /' > x.sh`).
     files: HashMap<String, String>,
     /// The directory the following commands run in, when a `cd` made it evident.

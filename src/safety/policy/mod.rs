@@ -16,6 +16,7 @@
 
 pub mod context;
 mod destructive;
+mod effects;
 mod eval;
 pub mod interp;
 mod launchers;

@@ -124,12 +124,12 @@ impl Eval {
             }
             if self.is_function(&argv[0].text) {
                 match self.call(&argv) {
-                    super::context::Call::Ran(out) => return out,
-                    super::context::Call::Opaque => {
+                    super::effects::Call::Ran(out) => return out,
+                    super::effects::Call::Opaque => {
                         argv[0] = Field::literal(&UNKNOWN.to_string());
                         continue;
                     }
-                    super::context::Call::NotKnown => {}
+                    super::effects::Call::NotKnown => {}
                 }
                 // Its body was judged where it was defined; its arguments may be a command
                 // it runs (`f() { "$@"; }; f rm -rf /`).
