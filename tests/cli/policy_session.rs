@@ -12,7 +12,7 @@ use crate::support::{Env, s};
 use crate::tty::Tty;
 use serde_json::json;
 
-const FAKE_RM: &str = "rm() { echo \"FAKE-RM $*\"; }\n";
+const FAKE_RM: &str = "rm() { echo \"FAKE-RM $*\"; }\nexport -f rm\n";
 
 fn refused(env: &Env, id: &str, line: &str) -> serde_json::Value {
     let v = env.fails(&["talk", "-s", id, line], 116, "DANGEROUS_COMMAND_BLOCKED");
@@ -294,4 +294,17 @@ fn a_talk_that_types_an_unfinished_line_returns_waiting() {
     assert_eq!(env.out(&id, "echo done-$((3+4))"), "done-7");
     let all = env.ok(&["read", "-s", &id, "--max-bytes", "100000", "--strip-ansi"]);
     assert!(all.contains("in-6"), "{all}");
+}
+
+#[test]
+fn a_shell_without_integration_carries_its_state_too() {
+    let env = Env::new();
+    let id = env.create(&["--shell", "/bin/sh"]);
+    // Talks run through the sentinel's `eval`: what they assign lasts.
+    env.talk(&id, "D=build");
+    env.talk(&id, "rm -rf $D");
+    env.talk(&id, "D=/");
+    // (GNU rm keeps `/` itself even if this failed: --preserve-root is its default.)
+    let v = refused(&env, &id, "rm -rf $D");
+    assert_eq!(s(&v["details"], "pattern"), "rm_recursive_root", "{v}");
 }

@@ -38,6 +38,8 @@ fn the_issue_sequences_are_refused() {
         &["X=$(cat f)", "rm -rf $X"],
         &["f(){ rm -rf \"$1\"; }", "g(){ f \"$@\"; }", "g ~"],
         &["echo \"x", "\"; rm -rf /"],
+        &["D=build", "sh -c 'D=/'", "eval 'D=/'", "rm -rf $D"],
+        &["pushd /", "pushd /tmp", "popd", "rm -rf ./*"],
     ] {
         assert!(
             last_blocked("/home/u/project", lines).is_some(),
@@ -65,6 +67,10 @@ fn benign_sequences_pass() {
         &["pushd /tmp", "popd", "rm -rf *"],
         &["export P=/tmp/kpty", "sh -c 'rm -rf $P'"],
         &["set -- a b", "rm -rf \"$@\""],
+        &[
+            "echo \"S\"\"B\"; eval 'D=build'; echo \"S\"\"$?\"",
+            "rm -rf $D",
+        ],
     ] {
         assert_eq!(last_blocked("/home/u/project", lines), None, "{lines:?}");
     }
@@ -162,6 +168,18 @@ fn carriers(target: &'static str) -> impl Strategy<Value = (Vec<String>, String)
             .prop_map(move |a| (vec![format!("alias {a}='rm -rf'")], format!("{a} {target}"))),
         Just((vec![format!("cd {target}")], "rm -rf *".to_string())),
         Just((vec![format!("pushd {target}")], "rm -rf ./*".to_string())),
+        Just((
+            vec![
+                format!("pushd {target}"),
+                "pushd /tmp".into(),
+                "popd".into()
+            ],
+            "rm -rf *".to_string()
+        )),
+        Just((
+            vec![format!("cd {target}"), "cd /tmp".into(), "cd -".into()],
+            "rm -rf *".to_string()
+        )),
         Just((
             vec![format!("set -- {target}")],
             "rm -rf \"$1\"".to_string()

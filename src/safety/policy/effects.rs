@@ -20,6 +20,8 @@ pub(super) struct Track {
     /// loop, a function body being defined, `X=v cmd`, a pipeline stage): what is assigned
     /// there may not last.
     pub(super) branch: usize,
+    /// The next nested string runs in this shell (`eval`, an alias, a function's body).
+    pub(super) in_shell_next: bool,
     /// The value unknowns take (the second judgement), or `None`: unknown.
     pub(super) guess: Option<String>,
     pub(super) all_unknown: bool,
@@ -94,6 +96,15 @@ pub(super) enum Call {
 }
 
 impl Eval {
+    /// Judges `text` run by this shell itself (`eval`, an alias, a function's body): what it
+    /// assigns lasts.
+    pub(super) fn in_shell(&mut self, text: &str) -> Stdin {
+        self.track.in_shell_next = true;
+        let out = self.nested(text);
+        self.track.in_shell_next = false;
+        out
+    }
+
     /// Runs a function's body with the call's arguments as `$1 $2 …`.
     pub(super) fn call(&mut self, argv: &[Field]) -> Call {
         let name = argv[0].text.as_str();
@@ -116,7 +127,7 @@ impl Eval {
             })
             .collect();
         let saved = self.positional.replace(args);
-        let out = self.nested(&body);
+        let out = self.in_shell(&body);
         self.positional = saved;
         Call::Ran(out)
     }

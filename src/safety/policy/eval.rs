@@ -168,14 +168,16 @@ impl Eval {
             return Stdin::Unknown;
         }
         self.depth += 1;
-        self.track.branch += 1;
+        // Another shell's string: what it assigns does not reach this one.
+        let scoped = usize::from(!std::mem::take(&mut self.track.in_shell_next));
+        self.track.branch += scoped;
         let cwd = self.cwd.clone();
         let out = self.script(text).unwrap_or_else(|| {
             self.nested_unparsed.push(text.to_string());
             Stdin::Unknown
         });
         self.cwd = cwd;
-        self.track.branch -= 1;
+        self.track.branch -= scoped;
         self.depth -= 1;
         out
     }

@@ -120,7 +120,7 @@ impl Eval {
             }
             if let Some(alias) = self.alias_of(&argv[0].text) {
                 let rest = quote_all(&argv[1..]);
-                return self.nested(&format!("{alias} {rest}"));
+                return self.in_shell(&format!("{alias} {rest}"));
             }
             if self.is_function(&argv[0].text) {
                 match self.call(&argv) {
@@ -138,6 +138,9 @@ impl Eval {
             }
             match self.peel(&argv, run) {
                 Peeled::Argv(next) => argv = next,
+                Peeled::Script(s) if command_name(&argv[0].text) == "eval" => {
+                    return self.in_shell(&s);
+                }
                 Peeled::Script(s) => return self.nested(&s),
                 Peeled::ShellStdin => return self.shell_stdin(&argv, run),
                 Peeled::Nothing => return Stdin::Unknown,
