@@ -314,3 +314,62 @@ fn a_persons_line_or_a_line_to_another_program_makes_values_unknown() {
     t.set_busy(false);
     assert!(t.after("rm -rf $D\r", Opacity::OnSubmit, false).is_err());
 }
+
+/// Feeds `text` to a shell's typing state in `writes` pieces cut at `cuts`; returns whether
+/// some write was refused.
+fn refused_in_pieces(cwd: &str, text: &str, cuts: &[usize]) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    let mut at: Vec<usize> = cuts.iter().map(|c| c % (chars.len() + 1)).collect();
+    at.sort_unstable();
+    at.dedup();
+    let mut t = shell_in(cwd);
+    let mut from = 0;
+    for end in at.into_iter().chain([chars.len()]) {
+        let piece: String = chars[from..end].iter().collect();
+        from = end;
+        match t.after(&piece, Opacity::OnSubmit, false) {
+            Ok(next) => t = next,
+            Err(_) => return true,
+        }
+    }
+    false
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+
+    /// A destructive act carried by the shell's state, its text cut into 2–4 writes at
+    /// random places (inside lines too): some write is refused before the act runs.
+    #[test]
+    fn an_act_cut_into_random_writes_is_refused(
+        case in 0usize..7,
+        target in prop_oneof![Just("/"), Just("~"), Just("/usr")],
+        cuts in proptest::collection::vec(any::<usize>(), 1..4),
+    ) {
+        let text = [
+            format!("cd {target}\rrm -rf *\r"),
+            format!("D={target}\rrm -rf $D\r"),
+            format!("f(){{ rm -rf \"$@\"; }}\rf {target}\r"),
+            format!("alias z='rm -rf'\rz {target}\r"),
+            format!("export T={target}\rsh -c 'rm -rf $T'\r"),
+            format!("pushd {target}\rpushd /tmp\rpopd\rrm -rf ./*\r"),
+            format!("set -- {target}\rrm -rf \"$1\"\r"),
+        ][case].clone();
+        prop_assert!(refused_in_pieces("/home/u/p", &text, &cuts), "{:?} cut at {:?}", text, cuts);
+    }
+
+    /// The same shapes on a project's own folders pass, however cut.
+    #[test]
+    fn project_work_cut_into_random_writes_passes(
+        case in 0usize..4,
+        cuts in proptest::collection::vec(any::<usize>(), 1..4),
+    ) {
+        let text = [
+            "cd /home/u/p\rrm -rf build\r",
+            "D=build\rrm -rf $D\r",
+            "f(){ rm -rf \"$@\"; }\rf build dist\r",
+            "pushd /home/u/p/sub\rpopd\rrm -rf ./target\r",
+        ][case];
+        prop_assert!(!refused_in_pieces("/home/u/p", text, &cuts), "{:?} cut at {:?}", text, cuts);
+    }
+}
