@@ -422,8 +422,12 @@ fn where_run(seen: String, cwd: Option<&str>, guessed: bool) -> String {
 
 /// Variables the line assigned that make the shell run their value later (`PROMPT_COMMAND`
 /// at every prompt …), judged as [`crate::safety::launch`] judges a session's environment.
+/// Variables that name code kpty cannot read (`LD_PRELOAD`, `BASH_ENV`) are not refused in a
+/// typed line: running that code directly is not judged either.
 fn launch_vars(e: &Eval) -> Option<Verdict> {
+    use crate::safety::launch::{EnvKind, env_rule};
     e.track.assigned.iter().find_map(|name| {
+        env_rule(name).filter(|r| r.kind != EnvKind::Refused)?;
         let value = e.vars.get(name)?;
         let refused = crate::safety::launch::judge_env(name, value).err()?;
         Some(Verdict {

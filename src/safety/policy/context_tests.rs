@@ -139,9 +139,15 @@ fn prompt_hooks_assigned_in_a_line_are_judged() {
             .is_some()
     );
     assert!(
-        explain_in("export LD_PRELOAD=/tmp/x.so", &ctx)
+        explain_in("export GIT_SSH_COMMAND='rm -rf *'", &ctx)
             .blocked
             .is_some()
+    );
+    // Code kpty cannot read, typed: as unjudged as running it directly.
+    assert!(
+        explain_in("LD_LIBRARY_PATH=/opt/lib ./app", &ctx)
+            .blocked
+            .is_none()
     );
     assert!(
         explain_in("PROMPT_COMMAND='history -a'", &ctx)
