@@ -46,7 +46,8 @@ impl Shared {
         if let Some(cwd) = &cwd {
             typing.context_mut().observe_cwd(cwd, settled);
         }
-        tracing::debug!(busy, settled, ?cwd, context = ?typing.context(), "shell observed");
+        // (Not the variables: their values may be secrets.)
+        tracing::debug!(busy, settled, ?cwd, "shell observed");
     }
 }
 
