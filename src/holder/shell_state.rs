@@ -43,8 +43,11 @@ impl Shared {
         };
         typing.set_busy(busy);
         let cwd = own_child_cwd(self.pid());
-        if let Some(cwd) = &cwd {
-            typing.context_mut().observe_cwd(cwd, settled);
+        match &cwd {
+            Some(cwd) => typing.context_mut().observe_cwd(cwd, settled),
+            // No /proc (macOS): the prompt still says an unfinished line was finished.
+            None if settled => typing.context_mut().interrupt(),
+            None => {}
         }
         // (Not the variables: their values may be secrets.)
         tracing::debug!(busy, settled, ?cwd, "shell observed");

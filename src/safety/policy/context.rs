@@ -118,9 +118,14 @@ impl ShellContext {
     }
 
     /// The shell's real directory, seen from outside (`/proc/<pid>/cwd`). `settled`: the shell
-    /// has run every line typed so far, so this is where the next line runs; otherwise a `cd`
-    /// typed earlier may still be ahead of it, and both places are judged.
+    /// has run every line typed so far (it is back at its prompt), so this is where the next
+    /// line runs and no unfinished line is pending; otherwise a `cd` typed earlier may still
+    /// be ahead of it, and both places are judged.
     pub fn observe_cwd(&mut self, real: &str, settled: bool) {
+        if settled {
+            // Back at its prompt: the shell read every line to its end.
+            self.pending.clear();
+        }
         let real = Some(self.homed(real));
         // The belief from the lines absorbed stays first; the place observed replaces any
         // observed before.
@@ -195,10 +200,19 @@ impl ShellContext {
         let primary = self.cwd().map(str::to_string);
         let mut e = self.seed(primary, None);
         if e.script(&text).is_none() {
-            // Unfinished (the shell waits for the rest) or not shell at all.
-            self.pending = text;
-            if self.pending.len() > MAX_PENDING {
-                self.taint();
+            if unfinished(&text) {
+                // The shell waits for the rest at its continuation prompt.
+                self.pending = text;
+                if self.pending.len() > MAX_PENDING {
+                    self.taint();
+                }
+            } else {
+                // A syntax error: the shell runs none of it. (Or shell kpty cannot read:
+                // what it did is unknown.)
+                self.pending.clear();
+                if super::too_deep(&text) {
+                    self.taint();
+                }
             }
             return;
         }
@@ -365,6 +379,34 @@ impl ShellContext {
             e.cwd.clone()
         };
         self.cwds = vec![cwd];
+    }
+}
+
+/// Whether `text` is the start of a line the shell reads on (an open quote, substitution or
+/// here-document; `if` without `fi` …), not a syntax error it rejects.
+fn unfinished(text: &str) -> bool {
+    use brush_parser::ParseError;
+    use brush_parser::TokenizerError as T;
+    let opts = brush_parser::ParserOptions::default();
+    let parsed =
+        brush_parser::Parser::new(std::io::BufReader::new(text.as_bytes()), &opts).parse_program();
+    match parsed {
+        Ok(_) => false,
+        Err(ParseError::ParsingAtEndOfInput) => true,
+        Err(ParseError::ParsingNear(_)) => false,
+        Err(ParseError::Tokenizing { inner, .. }) => matches!(
+            inner,
+            T::UnterminatedEscapeSequence
+                | T::UnterminatedSingleQuote(_)
+                | T::UnterminatedAnsiCQuote(_)
+                | T::UnterminatedDoubleQuote(_)
+                | T::UnterminatedBackquote(_)
+                | T::UnterminatedExtendedGlob(_)
+                | T::UnterminatedVariable
+                | T::UnterminatedCommandSubstitution
+                | T::UnterminatedExpansion
+                | T::UnterminatedHereDocuments(..)
+        ),
     }
 }
 

@@ -266,3 +266,34 @@ fn without_a_session_a_line_is_judged_on_its_own() {
         );
     }
 }
+
+#[test]
+fn only_an_unfinished_line_is_carried_into_the_next() {
+    for open in [
+        "echo \"x",
+        "if true; then echo x",
+        "cat <<EOF",
+        "echo $(ls",
+        "f() {",
+    ] {
+        let mut ctx = ShellContext::new(Some("/home/u/p"));
+        ctx.absorb(open);
+        assert!(ctx.continuing(), "{open:?}");
+        ctx.interrupt();
+        assert!(!ctx.continuing());
+    }
+    for rejected in ["echo )", "done; ls", "ls ;; x"] {
+        let mut ctx = ShellContext::new(Some("/home/u/p"));
+        ctx.absorb(rejected);
+        assert!(!ctx.continuing(), "{rejected:?}");
+        assert!(
+            explain_in("ls", &ctx).parsed,
+            "{rejected:?} poisoned the next line"
+        );
+    }
+    // The shell back at its prompt (seen from outside) read the whole line.
+    let mut ctx = ShellContext::new(Some("/home/u/p"));
+    ctx.absorb("fi");
+    ctx.observe_cwd("/home/u/p", true);
+    assert!(!ctx.continuing());
+}
