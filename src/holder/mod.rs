@@ -164,7 +164,7 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         .get("HOME")
         .cloned()
         .or_else(|| std::env::var("HOME").ok());
-    shared.start_context(&spec.cwd, home.as_deref());
+    shared.start_context(&spec.cwd, home.as_deref(), &spec.env);
     equip(&shared, spec, pty.keep.take(), &state, &id)?;
     let r = shared.clone();
     let reader = pty.reader;

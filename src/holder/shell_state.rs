@@ -9,13 +9,23 @@ use crate::safety::Typing;
 use std::path::Path;
 
 impl Shared {
-    /// The shell started in `cwd` with `home`: the state its first line runs in.
-    pub(super) fn start_context(&self, cwd: &Path, home: Option<&str>) {
+    /// The shell started in `cwd` with `home` and the environment `env` (what the holder
+    /// inherited, then the session's `--env`): the state its first line runs in.
+    pub(super) fn start_context(
+        &self,
+        cwd: &Path,
+        home: Option<&str>,
+        env: &std::collections::BTreeMap<String, String>,
+    ) {
         let mut typing = self.lock_typing();
         typing.set_canonical_shell(!self.line_editor);
         let ctx = typing.context_mut();
         *ctx = crate::safety::policy::context::ShellContext::new(cwd.to_str());
         ctx.set_home(home);
+        let inherited = std::env::vars().filter(|(k, _)| !env.contains_key(k));
+        for (k, v) in inherited.chain(env.iter().map(|(k, v)| (k.clone(), v.clone()))) {
+            ctx.set_env(&k, &v);
+        }
     }
 
     /// A program was started again: a new process, nothing of the old one's state.

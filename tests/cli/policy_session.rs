@@ -69,6 +69,15 @@ fn acts_split_across_talks_are_refused_in_the_session_state() {
 }
 
 #[test]
+fn the_sessions_environment_is_known() {
+    let env = Env::with_bashrc(FAKE_RM);
+    let id = env.create(&["--env", "TARGET=/", "--env", "BUILD=build"]);
+    refused(&env, &id, "rm -rf \"$TARGET\"");
+    let out = env.out(&id, "rm -rf $BUILD");
+    assert_eq!(out.trim(), "FAKE-RM -rf build");
+}
+
+#[test]
 fn a_climb_from_a_deep_directory_is_resolved_where_the_shell_is() {
     let env = Env::with_bashrc(FAKE_RM);
     let deep = env.home().join("a/b/c/d/e/f/g/h");

@@ -148,6 +148,15 @@ impl ShellContext {
         self.cwds.first().and_then(Option::as_deref)
     }
 
+    /// The shell starts with `name=value` in its environment. `HOME` (what `~` means to the
+    /// rules) and the directory variables the shell sets itself are left alone.
+    pub fn set_env(&mut self, name: &str, value: &str) {
+        if !matches!(name, "HOME" | "PWD" | "OLDPWD" | "SHLVL" | "_" | "IFS") {
+            self.vars
+                .insert(name.to_string(), Value::Known(value.to_string()));
+        }
+    }
+
     /// A variable as kpty knows it (`None`: never assigned by a line kpty typed).
     #[must_use]
     pub fn var(&self, name: &str) -> Option<&Value> {
