@@ -3,9 +3,13 @@
 //! (`input_filter`, `block_sequences`, `ctrl_c_debounce_ms`; seed 002 §8.4–8.5).
 
 use crate::api::Params;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::filter::{DEFAULT_CTRL_C_DEBOUNCE_MS, FilterSpec};
 use crate::proto::launch::{DEFAULT_RESTART_DELAY_MS, MAX_RESTART_DELAY_MS, ProgramSpec};
+use crate::safety::launch::{Launch, LaunchRefusal, judge_launch};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::Path;
 
 /// The program `create` runs instead of a shell, if `command` names one.
 pub fn program(p: &Params) -> Result<Option<ProgramSpec>> {
@@ -42,6 +46,40 @@ pub fn program(p: &Params) -> Result<Option<ProgramSpec>> {
         auto_restart: p.auto_restart.unwrap_or(false),
         restart_delay_ms,
     }))
+}
+
+/// Judges what `create` would start, before anything starts: the program's argv (in the
+/// session's directory; it is also what `auto_restart` starts again), the shell as given, and
+/// the environment variables that make the shell or its programs run code.
+pub fn judge(
+    p: &Params,
+    program: Option<&ProgramSpec>,
+    env: &BTreeMap<String, String>,
+    cwd: &Path,
+) -> Result<()> {
+    let pairs: Vec<(String, String)> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let home = env
+        .get("HOME")
+        .cloned()
+        .or_else(|| std::env::var("HOME").ok());
+    let launch = Launch {
+        command: program.map(|p| p.argv.as_slice()),
+        shell: p.shell.as_deref().filter(|s| !s.trim().is_empty()),
+        env: &pairs,
+        cwd: cwd.to_str(),
+        home: home.as_deref(),
+    };
+    judge_launch(&launch).map_err(refused)
+}
+
+/// `DANGEROUS_COMMAND_BLOCKED` naming the field that carried the command.
+fn refused(r: LaunchRefusal) -> Error {
+    Error::new(ErrorCode::DangerousCommandBlocked, r.message())
+        .with_hint(crate::error::Hint::ExplainBlock)
+        .with_details(json!({
+            "pattern": r.rule.id, "category": r.rule.category,
+            "description": r.rule.description, "field": r.field, "seen": r.seen,
+        }))
 }
 
 /// The input filter `create` sets up, if any: on for a `command` session unless

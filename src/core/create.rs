@@ -85,6 +85,7 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
     let cwd = working_dir(ctx, p)?;
     let sandbox = super::confine::policy(ctx, p, &cwd, &env)?;
     let (program, input_filter) = (super::agent::program(p)?, super::agent::filter(p)?);
+    super::agent::judge(p, program.as_ref(), &env, &cwd)?;
 
     // The session's folder and its starting lock come first: from the moment the id is in the
     // registry, a caller naming it waits on that lock until the holder is recorded.

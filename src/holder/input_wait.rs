@@ -113,7 +113,12 @@ impl Shared {
 
     /// Is the terminal waiting for input now (for `terminal_state`)?
     pub(super) fn waiting_now(&self) -> bool {
-        let busy = shell_busy(&self.lock());
+        // An unfinished line submitted: the shell's own read is its continuation prompt.
+        let continuing = self.lock_typing().context().continuing();
+        let busy = {
+            let st = self.lock();
+            shell_busy(&st) || (continuing && super::continuation::maybe_continuing(&st))
+        };
         self.input_reader(busy).is_some()
     }
 

@@ -10,6 +10,7 @@
 mod answers;
 mod attach;
 mod completion;
+mod continuation;
 mod decode;
 mod filtering;
 mod follow;
@@ -25,6 +26,7 @@ pub mod screen;
 pub mod server;
 pub mod session;
 pub mod shell;
+mod shell_state;
 pub mod talk;
 mod talk_errors;
 mod wait;
@@ -158,6 +160,12 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
         },
         (spec.cols, spec.rows),
     );
+    let home = spec
+        .env
+        .get("HOME")
+        .cloned()
+        .or_else(|| std::env::var("HOME").ok());
+    shared.start_context(&spec.cwd, home.as_deref(), &spec.env);
     equip(&shared, spec, pty.keep.take(), &state, &id)?;
     let r = shared.clone();
     let reader = pty.reader;
@@ -205,7 +213,16 @@ fn start(spec: &HolderSpec) -> Result<(Arc<Shared>, UnixListener, StateDir, Meta
 fn what_to_run(spec: &HolderSpec) -> Result<(std::path::PathBuf, ShellKind, shell::Launch)> {
     Ok(match &spec.program {
         Some(p) => (
-            shell::resolve_program(&p.argv[0], "program")?,
+            {
+                // The session's PATH, not the holder's: `--env PATH=…` when given.
+                let path = spec
+                    .env
+                    .get("PATH")
+                    .map(std::ffi::OsString::from)
+                    .or_else(|| std::env::var_os("PATH"))
+                    .unwrap_or_default();
+                shell::resolve_in(&p.argv[0], "program", &path, &spec.cwd)?
+            },
             ShellKind::Other,
             shell::Launch {
                 args: p.argv[1..].to_vec(),

@@ -184,6 +184,7 @@ impl Shared {
             Ok(child) => {
                 let pid = child.process_id().unwrap_or(0);
                 self.set_pid(pid);
+                self.reset_context();
                 let restarts = {
                     let mut st = self.lock();
                     st.dirty = true;

@@ -55,6 +55,7 @@ impl Shared {
         app_cursor: Option<&str>,
     ) -> Result<WriteBody> {
         let mut typing = self.lock_typing();
+        self.observe_shell(&mut typing);
         let foreground = self.foreground_other().is_some();
         let (opacity, data) = {
             let st = self.lock();
@@ -73,7 +74,7 @@ impl Shared {
             Err(e) => {
                 // The filter kept part of it from the program: the line holds what went out.
                 if e.code == ErrorCode::InputBlocked {
-                    *typing = crate::safety::Typing::new();
+                    typing.reset_line();
                 }
                 return Err(e);
             }

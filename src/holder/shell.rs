@@ -311,6 +311,19 @@ pub fn has_line_editor(program: &Path) -> bool {
 /// Find `program` on PATH (or check it when it names a path); `what` names it in errors
 /// (`shell`, `program`).
 pub fn resolve_program(program: &str, what: &str) -> Result<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    resolve_in(program, what, &path, &here)
+}
+
+/// Finds `program` as the session would: a name with a `/` relative to the session's `cwd`,
+/// a bare name on the session's `path` (relative entries taken from `cwd` too).
+pub fn resolve_in(
+    program: &str,
+    what: &str,
+    path: &std::ffi::OsStr,
+    cwd: &Path,
+) -> Result<PathBuf> {
     let fail = |why: String| Error::new(ErrorCode::PtySpawnFailed, why);
     if program.is_empty() {
         return Err(fail(format!("the {what} is empty")));
@@ -322,7 +335,7 @@ pub fn resolve_program(program: &str, what: &str) -> Result<PathBuf> {
             .unwrap_or(false)
     };
     if program.contains('/') {
-        let p = PathBuf::from(program);
+        let p = cwd.join(program);
         return if is_exec(&p) {
             Ok(p)
         } else if p.exists() {
@@ -331,16 +344,45 @@ pub fn resolve_program(program: &str, what: &str) -> Result<PathBuf> {
             Err(fail(format!("{what} {program} does not exist")))
         };
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|d| d.join(program))
+    std::env::split_paths(path)
+        .map(|d| cwd.join(if d.as_os_str().is_empty() { Path::new(".") } else { &d }).join(program))
         .find(|p| is_exec(p))
-        .ok_or_else(|| fail(format!("{what} {program:?} was not found on PATH")))
+        .ok_or_else(|| {
+            fail(format!(
+                "{what} {program:?} was not found on the session's PATH ({}); give its full path or set PATH with --env",
+                path.to_string_lossy()
+            ))
+        })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn programs_are_found_on_the_sessions_path_from_its_directory() {
+        let dir = std::env::temp_dir().join(format!("kpty-resolve-{}", std::process::id()));
+        let bin = dir.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let tool = bin.join("only-here");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let found = resolve_in("only-here", "program", std::ffi::OsStr::new("bin"), &dir);
+        assert_eq!(found.unwrap(), dir.join("bin").join("only-here"));
+        let found = resolve_in("./bin/only-here", "program", std::ffi::OsStr::new(""), &dir);
+        assert_eq!(found.unwrap(), tool);
+        let e = resolve_in(
+            "only-here",
+            "program",
+            std::ffi::OsStr::new("/usr/bin"),
+            &dir,
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::PtySpawnFailed);
+        assert!(e.message.contains("/usr/bin"), "{}", e.message);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn stdin_redirects_the_whole_command_with_safe_quoting() {

@@ -43,6 +43,12 @@ impl Shared {
             _ => req.command.clone(),
         };
         let typed = typed_command(a.kind, a.method, &command, &a.sentinel);
+        if a.method == Integration::Osc133
+            && let Err(e) = self.refuse_continuation(deadline)
+        {
+            self.end_talk();
+            return Err(e);
+        }
         self.type_checked(&typed, a.opacity)?;
         let mut detector = match a.method {
             Integration::Sentinel => Detector::sentinel(&a.sentinel, a.begin),
@@ -169,6 +175,7 @@ impl Shared {
     /// after it); on failure the talk ends.
     fn type_checked(&self, typed: &str, opacity: crate::safety::Opacity) -> Result<()> {
         let mut typing = self.lock_typing();
+        self.observe_shell(&mut typing);
         let written = typing
             .after(typed, opacity, false)
             .map_err(Error::from)
@@ -214,9 +221,13 @@ impl Shared {
                 return (st, Err(Stop::Exited(exit)));
             }
             let mut wake = deadline;
-            // Once the command started, a quiet terminal with a reader waits for input.
+            // Once the command started, a quiet terminal with a reader waits for input; before
+            // it started, the shell reading is its continuation prompt (an unfinished line).
+            let started = st.talk.capture().is_some_and(|c| detector.started(c));
+            let continuing =
+                matches!(detector, Detector::Osc133) && super::continuation::maybe_continuing(&st);
             if let Some(q) = quiet.as_deref_mut()
-                && st.talk.capture().is_some_and(|c| detector.started(c))
+                && (started || continuing)
             {
                 let (g, look) = self.quiet_reader(st, q);
                 st = g;

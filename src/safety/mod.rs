@@ -4,6 +4,7 @@
 pub mod dangerous;
 pub mod escapes;
 mod keys;
+pub mod launch;
 pub mod lineedit;
 pub mod pem;
 pub mod policy;

@@ -8,10 +8,14 @@
 //! edits nothing would see). A line that a key kpty cannot follow (history, completion …)
 //! made opaque is refused when it was also edited and is submitted ([`Opacity`]); a line of
 //! keys alone — `\x1b[A\r`, `\x1b[B\x1b[B\r` — passes.
+//!
+//! Each line is judged in the shell's state ([`ShellContext`]): the directory it runs in and
+//! what earlier submitted lines defined. A line this write submits is judged after the ones
+//! before it, and absorbed into the state the next write starts from.
 
 use super::dangerous::BlockedMatch;
 use super::lineedit::{Editor, Keymap, Line};
-use super::policy::explain;
+use super::policy::context::{ShellContext, explain_in};
 use serde_json::{Value, json};
 
 /// Which opaque lines (edited after a key kpty cannot follow) are refused.
@@ -122,11 +126,17 @@ impl Refusal {
     }
 }
 
-/// What has been typed into one terminal so far, as each line editor holds it.
+/// What has been typed into one terminal so far, as each line editor holds it, and the state
+/// of the shell the submitted lines left.
 #[derive(Debug, Clone)]
 pub struct Typing {
     readline: Editor,
     canonical: Editor,
+    context: ShellContext,
+    /// The shell reads lines without a line editor (dash): its lines are the canonical ones.
+    canonical_shell: bool,
+    /// Another program holds the terminal: a submitted line may reach it or the shell.
+    busy: bool,
 }
 
 impl Default for Typing {
@@ -142,7 +152,39 @@ impl Typing {
         Self {
             readline: Editor::new(Keymap::Readline),
             canonical: Editor::new(Keymap::Canonical),
+            context: ShellContext::default(),
+            canonical_shell: false,
+            busy: false,
         }
+    }
+
+    /// The shell's state as the submitted lines left it.
+    #[must_use]
+    pub fn context(&self) -> &ShellContext {
+        &self.context
+    }
+
+    /// The shell's state, to observe its directory or reset it (a new shell).
+    pub fn context_mut(&mut self) -> &mut ShellContext {
+        &mut self.context
+    }
+
+    /// Whether the shell reads its lines without a line editor (dash, `sh`).
+    pub fn set_canonical_shell(&mut self, canonical: bool) {
+        self.canonical_shell = canonical;
+    }
+
+    /// Whether another program holds the terminal for the next write.
+    pub fn set_busy(&mut self, busy: bool) {
+        self.busy = busy;
+    }
+
+    /// The line is lost (part of a write was held back): the editors start afresh, and what
+    /// the shell received is unknown.
+    pub fn reset_line(&mut self) {
+        self.readline = Editor::new(Keymap::Readline);
+        self.canonical = Editor::new(Keymap::Canonical);
+        self.context.taint();
     }
 
     /// The state after typing `text`, or why it must not be typed. With `enter_follows`, the
@@ -159,6 +201,7 @@ impl Typing {
         }
         let mut rl_lines = next.readline.feed(text);
         let mut canon_lines = next.canonical.feed(text);
+        let submitted = (rl_lines.len(), canon_lines.len());
         let (mut rl_end, mut canon_end) = (next.readline.clone(), next.canonical.clone());
         if enter_follows {
             rl_lines.extend(rl_end.feed("\r"));
@@ -167,38 +210,44 @@ impl Typing {
         if rl_end.gave_up() || canon_end.gave_up() {
             return Err(Refusal::TooComplex);
         }
-        let typed = text.trim_end_matches(['\r', '\n']);
-        let dangerous = |line: &str| {
-            let verdict = explain(&line.replace('\r', "\n"));
-            Some(Refusal::Dangerous {
-                rule: verdict.blocked?,
-                line: line.to_string(),
-                edited: line != typed,
-                seen: verdict.seen.unwrap_or_else(|| line.to_string()),
-            })
+        let judge = Judge {
+            typed: text.trim_end_matches(['\r', '\n']),
         };
+        // Each editor's submitted lines in order, each in the state the ones before left.
+        let mut start = self.context.clone();
+        if text.contains('\x03') {
+            start.interrupt();
+        }
+        let mut states = [start.clone(), start];
+        for (k, lines) in [&rl_lines, &canon_lines].into_iter().enumerate() {
+            for (i, l) in lines.iter().enumerate() {
+                if let Some(r) = judge.line(&l.text, &states[k]) {
+                    return Err(r);
+                }
+                if i < [submitted.0, submitted.1][k] {
+                    self.absorb_into(&mut states[k], &l.text);
+                }
+            }
+        }
+        let [rl_state, canon_state] = states;
         let stripped = strip_controls(text);
         let rl_pending = rl_end.pending();
         let canon_pending = canon_end.pending();
         let kill_ring = rl_end.kill_ring();
-        let mut views: Vec<&str> = rl_lines
-            .iter()
-            .chain(&canon_lines)
-            .map(|l| l.text.as_str())
-            .chain([
-                rl_pending.text.as_str(),
-                canon_pending.text.as_str(),
-                kill_ring.as_str(),
-                stripped.as_str(),
-            ])
-            .filter(|v| !v.trim().is_empty())
-            .collect();
-        // Most views are the same text: judge each once.
-        let mut seen_views = std::collections::HashSet::new();
-        views.retain(|v| seen_views.insert(*v));
-        if let Some(r) = views.into_iter().find_map(dangerous) {
+        let rest = [
+            (rl_pending.text.as_str(), &rl_state),
+            (canon_pending.text.as_str(), &canon_state),
+            (kill_ring.as_str(), &rl_state),
+            (stripped.as_str(), &self.context),
+        ];
+        if let Some(r) = rest.into_iter().find_map(|(v, ctx)| judge.line(v, ctx)) {
             return Err(r);
         }
+        next.context = if self.canonical_shell {
+            canon_state
+        } else {
+            rl_state
+        };
         let unverifiable = |l: &Line| {
             l.opaque
                 .filter(|_| l.edited)
@@ -218,10 +267,47 @@ impl Typing {
         }
     }
 
-    /// Record `text` as typed without checking it (Ctrl-C from a cancelled talk).
+    /// Record `text` as typed without checking it (Ctrl-C from a cancelled talk, a person's
+    /// keys): a line it submits is one kpty did not judge, so the shell's state is unknown.
     pub fn record(&mut self, text: &str) {
-        self.readline.feed(text);
-        self.canonical.feed(text);
+        let lines = self.readline.feed(text).len() + self.canonical.feed(text).len();
+        if text.contains('\x03') {
+            self.context.interrupt();
+        }
+        if lines > 0 {
+            self.context.taint();
+        }
+    }
+
+    fn absorb_into(&self, ctx: &mut ShellContext, line: &str) {
+        let line = line.replace('\r', "\n");
+        if self.busy {
+            ctx.absorb_uncertain(&line);
+        } else {
+            ctx.absorb(&line);
+        }
+    }
+}
+
+/// Judges the lines of one write.
+struct Judge<'a> {
+    /// The write as typed, without its final Enter (a line that differs was edited).
+    typed: &'a str,
+}
+
+impl Judge<'_> {
+    /// Why `line`, run in `ctx`, must not be typed.
+    fn line(&self, line: &str, ctx: &ShellContext) -> Option<Refusal> {
+        if line.trim().is_empty() {
+            return None;
+        }
+        let verdict = explain_in(&line.replace('\r', "\n"), ctx);
+        Some(Refusal::Dangerous {
+            rule: verdict.blocked?,
+            line: line.to_string(),
+            edited: line != self.typed,
+            seen: verdict.seen.unwrap_or_else(|| line.to_string()),
+        })
     }
 }
 

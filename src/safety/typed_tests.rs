@@ -260,3 +260,116 @@ proptest! {
         }
     }
 }
+
+/// A shell's typing state in `cwd`, as the holder keeps it.
+fn shell_in(cwd: &str) -> Typing {
+    let mut t = Typing::new();
+    *t.context_mut() = crate::safety::policy::context::ShellContext::new(Some(cwd));
+    t
+}
+
+#[test]
+fn lines_are_judged_in_the_state_earlier_writes_left() {
+    let t = shell_in("/home/u/p");
+    let t = t
+        .after("cd /\r", Opacity::OnSubmit, false)
+        .expect("cd alone passes");
+    assert!(matches!(
+        t.after("rm -rf *\r", Opacity::OnSubmit, false),
+        Err(Refusal::Dangerous { .. })
+    ));
+    // Within one write, and with Enter sent apart.
+    let t = shell_in("/home/u/p");
+    assert!(
+        t.after("cd /\rrm -rf *\r", Opacity::OnSubmit, false)
+            .is_err()
+    );
+    let t = shell_in("/home/u/p");
+    let t = t.after("D=/", Opacity::OnSubmit, true).expect("assignment");
+    let t = t.after("\r", Opacity::OnSubmit, false).expect("its Enter");
+    assert!(t.after("rm -rf $D\r", Opacity::OnSubmit, false).is_err());
+    // An edited line is absorbed as the shell reads it.
+    let t = shell_in("/home/u/p");
+    let t = t
+        .after("D=/tmp/x\x7f\x7f\x7f\x7f\x7f\r", Opacity::OnSubmit, false)
+        .expect("D=/");
+    assert!(t.after("rm -rf $D\r", Opacity::OnSubmit, false).is_err());
+}
+
+#[test]
+fn a_persons_line_or_a_line_to_another_program_makes_values_unknown() {
+    let t = shell_in("/home/u/p");
+    let mut t = t
+        .after("D=build\r", Opacity::OnSubmit, false)
+        .expect("D=build");
+    assert!(t.after("rm -rf $D\r", Opacity::OnSubmit, false).is_ok());
+    t.record("D=/\r");
+    assert!(t.after("rm -rf $D\r", Opacity::OnSubmit, false).is_err());
+    let mut t = shell_in("/home/u/p");
+    t = t.after("D=/\r", Opacity::OnSubmit, false).expect("D=/");
+    t.set_busy(true);
+    let mut t = t
+        .after("D=build\r", Opacity::OnSubmit, false)
+        .expect("typed to a program");
+    t.set_busy(false);
+    assert!(t.after("rm -rf $D\r", Opacity::OnSubmit, false).is_err());
+}
+
+/// Feeds `text` to a shell's typing state in `writes` pieces cut at `cuts`; returns whether
+/// some write was refused.
+fn refused_in_pieces(cwd: &str, text: &str, cuts: &[usize]) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    let mut at: Vec<usize> = cuts.iter().map(|c| c % (chars.len() + 1)).collect();
+    at.sort_unstable();
+    at.dedup();
+    let mut t = shell_in(cwd);
+    let mut from = 0;
+    for end in at.into_iter().chain([chars.len()]) {
+        let piece: String = chars[from..end].iter().collect();
+        from = end;
+        match t.after(&piece, Opacity::OnSubmit, false) {
+            Ok(next) => t = next,
+            Err(_) => return true,
+        }
+    }
+    false
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+
+    /// A destructive act carried by the shell's state, its text cut into 2–4 writes at
+    /// random places (inside lines too): some write is refused before the act runs.
+    #[test]
+    fn an_act_cut_into_random_writes_is_refused(
+        case in 0usize..7,
+        target in prop_oneof![Just("/"), Just("~"), Just("/usr")],
+        cuts in proptest::collection::vec(any::<usize>(), 1..4),
+    ) {
+        let text = [
+            format!("cd {target}\rrm -rf *\r"),
+            format!("D={target}\rrm -rf $D\r"),
+            format!("f(){{ rm -rf \"$@\"; }}\rf {target}\r"),
+            format!("alias z='rm -rf'\rz {target}\r"),
+            format!("export T={target}\rsh -c 'rm -rf $T'\r"),
+            format!("pushd {target}\rpushd /tmp\rpopd\rrm -rf ./*\r"),
+            format!("set -- {target}\rrm -rf \"$1\"\r"),
+        ][case].clone();
+        prop_assert!(refused_in_pieces("/home/u/p", &text, &cuts), "{:?} cut at {:?}", text, cuts);
+    }
+
+    /// The same shapes on a project's own folders pass, however cut.
+    #[test]
+    fn project_work_cut_into_random_writes_passes(
+        case in 0usize..4,
+        cuts in proptest::collection::vec(any::<usize>(), 1..4),
+    ) {
+        let text = [
+            "cd /home/u/p\rrm -rf build\r",
+            "D=build\rrm -rf $D\r",
+            "f(){ rm -rf \"$@\"; }\rf build dist\r",
+            "pushd /home/u/p/sub\rpopd\rrm -rf ./target\r",
+        ][case];
+        prop_assert!(!refused_in_pieces("/home/u/p", text, &cuts), "{:?} cut at {:?}", text, cuts);
+    }
+}

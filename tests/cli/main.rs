@@ -65,6 +65,7 @@ mod lineedit;
 mod mcp;
 mod mcp_args;
 mod policy;
+mod policy_session;
 mod redact;
 mod routing;
 mod sandbox;

@@ -40,11 +40,14 @@ pub enum Stdin {
 /// The state of one judgement.
 #[derive(Debug, Default)]
 pub struct Eval {
-    vars: HashMap<String, String>,
-    aliases: HashMap<String, String>,
-    functions: Vec<String>,
+    pub(super) vars: HashMap<String, String>,
+    pub(super) aliases: HashMap<String, String>,
+    pub(super) functions: Vec<String>,
     /// `$1 $2 …` after `set -- …` (unknown until then).
-    positional: Option<Vec<String>>,
+    pub(super) positional: Option<Vec<String>>,
+    /// The session state the line starts from and what the line does to it
+    /// ([`super::context`]).
+    pub(super) track: super::effects::Track,
     /// Files written earlier in the line with evident content (`echo 'rm -rf /' > x.sh`).
     files: HashMap<String, String>,
     /// The directory the following commands run in, when a `cd` made it evident.
@@ -62,13 +65,16 @@ pub struct Eval {
 impl Eval {
     /// The value of a variable: assigned earlier in the line, or `HOME` (`~`) and `IFS` (a blank).
     pub fn var(&self, name: &str) -> Option<String> {
+        if self.track.is_unknown_var(name) {
+            return self.track.guess();
+        }
         if let Some(v) = self.vars.get(name) {
             return Some(v.clone());
         }
         match name {
             "HOME" => Some("~".into()),
             "IFS" => Some(" \t\n".into()),
-            _ => None,
+            _ => self.track.unset_value(),
         }
     }
 
@@ -96,11 +102,13 @@ impl Eval {
             value.truncate(cut);
             value.push(UNKNOWN);
         }
+        self.track.assigned(name);
         self.vars.insert(name.to_string(), value);
     }
 
     /// Records an alias definition (`alias x='…'`), judging its text as a command.
     pub fn alias(&mut self, name: &str, value: &str) {
+        self.track.defined(name);
         self.aliases.insert(name.to_string(), value.to_string());
         self.nested(value);
     }
@@ -112,7 +120,7 @@ impl Eval {
 
     /// Whether a function of this name was defined in this line.
     pub fn is_function(&self, name: &str) -> bool {
-        self.functions.iter().any(|f| f == name)
+        self.functions.iter().any(|f| f == name) || self.track.is_defined(name)
     }
 
     /// Stops the judgement with `rule`, reporting the command it saw.
@@ -160,12 +168,16 @@ impl Eval {
             return Stdin::Unknown;
         }
         self.depth += 1;
+        // Another shell's string: what it assigns does not reach this one.
+        let scoped = usize::from(!std::mem::take(&mut self.track.in_shell_next));
+        self.track.branch += scoped;
         let cwd = self.cwd.clone();
         let out = self.script(text).unwrap_or_else(|| {
             self.nested_unparsed.push(text.to_string());
             Stdin::Unknown
         });
         self.cwd = cwd;
+        self.track.branch -= scoped;
         self.depth -= 1;
         out
     }
@@ -175,23 +187,29 @@ impl Eval {
         let mut out = Stdin::Unknown;
         for item in &list.0 {
             out = self.pipeline(&item.0.first);
+            self.track.branch += 1;
             for next in &item.0.additional {
                 let (AndOr::And(p) | AndOr::Or(p)) = next;
                 out = self.pipeline(p);
             }
+            self.track.branch -= 1;
         }
         out
     }
 
     fn pipeline(&mut self, p: &Pipeline) -> Stdin {
+        // Each stage of a pipeline runs in a subshell: what it assigns may not last.
+        let staged = usize::from(p.seq.len() > 1);
+        self.track.branch += staged;
         let mut stdin = Stdin::Unknown;
         for cmd in &p.seq {
             if self.done() {
-                return Stdin::Unknown;
+                break;
             }
             stdin = self.command(cmd, stdin);
         }
-        stdin
+        self.track.branch -= staged;
+        if self.done() { Stdin::Unknown } else { stdin }
     }
 
     /// Judges one command; returns what it writes to its standard output.
@@ -218,6 +236,14 @@ impl Eval {
     }
 
     fn compound(&mut self, c: &CompoundCommand, stdin: &Stdin) {
+        // Only a brace group runs its body exactly once, in this shell.
+        let branch = usize::from(!matches!(c, CompoundCommand::BraceGroup(_)));
+        self.track.branch += branch;
+        self.compound_body(c, stdin);
+        self.track.branch -= branch;
+    }
+
+    fn compound_body(&mut self, c: &CompoundCommand, stdin: &Stdin) {
         match c {
             CompoundCommand::BraceGroup(g) => {
                 self.list(&g.list);
@@ -292,7 +318,11 @@ impl Eval {
             self.block(&super::rules::FORK_BOMB, &format!("{name}() {body}"));
             return;
         }
+        self.track.define_function(&name, &body);
+        // The body is judged now, but a definition runs none of it.
+        self.track.branch += 1;
         self.compound(&f.body.0, &Stdin::Unknown);
+        self.track.branch -= 1;
     }
 
     fn simple(&mut self, s: &SimpleCommand, stdin: Stdin) -> Stdin {
@@ -320,9 +350,13 @@ impl Eval {
             self.item(item, &mut argv, &mut redirs, &mut procsub_download);
         }
         let mut shown_vars = Vec::new();
+        // `X=v cmd` sets X for cmd alone.
+        let scoped = usize::from(!argv.is_empty());
+        self.track.branch += scoped;
         for a in assignments {
             shown_vars.extend(self.assignment(a));
         }
+        self.track.branch -= scoped;
         let stdin = super::pipes::stdin_from(&redirs, stdin);
         let shown = super::redirects::show(&shown_vars, &argv, &redirs);
         if !shown.is_empty() {

@@ -14,7 +14,9 @@
 //!
 //! [`explain`] is the one entry point.
 
+pub mod context;
 mod destructive;
+mod effects;
 mod eval;
 pub mod interp;
 mod launchers;
@@ -103,15 +105,20 @@ fn nesting(line: &str) -> usize {
 /// Judges one line (or several, newline-separated) as the shell would read it.
 #[must_use]
 pub fn explain(line: &str) -> Verdict {
-    let mut e = eval::Eval::default();
+    explain_with(line, eval::Eval::default()).0
+}
+
+/// Judges `line` starting from the state `e` holds ([`context`]); returns the state after it.
+fn explain_with(line: &str, mut e: eval::Eval) -> (Verdict, eval::Eval) {
     if e.script(line).is_none() {
         let blocked_by_patterns = check_patterns(line);
-        return Verdict {
+        let v = Verdict {
             seen: blocked_by_patterns.as_ref().map(|_| line.to_string()),
             blocked: blocked_by_patterns,
             parsed: false,
             commands: vec![line.to_string()],
         };
+        return (v, e);
     }
     let (blocked, seen) = match &e.hit {
         Some(hit) => (Some(matched(hit.rule)), Some(hit.seen.clone())),
@@ -131,10 +138,11 @@ pub fn explain(line: &str) -> Verdict {
             }
         }
     };
-    Verdict {
+    let v = Verdict {
         blocked,
         parsed: true,
-        commands: e.commands,
+        commands: e.commands.clone(),
         seen,
-    }
+    };
+    (v, e)
 }

@@ -120,9 +120,17 @@ impl Eval {
             }
             if let Some(alias) = self.alias_of(&argv[0].text) {
                 let rest = quote_all(&argv[1..]);
-                return self.nested(&format!("{alias} {rest}"));
+                return self.in_shell(&format!("{alias} {rest}"));
             }
             if self.is_function(&argv[0].text) {
+                match self.call(&argv) {
+                    super::effects::Call::Ran(out) => return out,
+                    super::effects::Call::Opaque => {
+                        argv[0] = Field::literal(&UNKNOWN.to_string());
+                        continue;
+                    }
+                    super::effects::Call::NotKnown => {}
+                }
                 // Its body was judged where it was defined; its arguments may be a command
                 // it runs (`f() { "$@"; }; f rm -rf /`).
                 argv.remove(0);
@@ -130,6 +138,9 @@ impl Eval {
             }
             match self.peel(&argv, run) {
                 Peeled::Argv(next) => argv = next,
+                Peeled::Script(s) if command_name(&argv[0].text) == "eval" => {
+                    return self.in_shell(&s);
+                }
                 Peeled::Script(s) => return self.nested(&s),
                 Peeled::ShellStdin => return self.shell_stdin(&argv, run),
                 Peeled::Nothing => return Stdin::Unknown,
@@ -137,7 +148,9 @@ impl Eval {
             }
         }
         let name = command_name(&argv[0].text);
-        self.builtin_effects(&name, &argv[1..]);
+        if !self.session_effects(&name, &argv[1..]) {
+            self.builtin_effects(&name, &argv[1..]);
+        }
         if let Some(lang) = interp::language(&name) {
             self.interpreter(lang, &argv, run);
         }

@@ -1,0 +1,299 @@
+//! Tests of the session state: a destructive act split across writes is refused from the
+//! state the earlier writes left; benign sequences pass.
+use super::*;
+use proptest::prelude::*;
+
+/// Judges the last line after absorbing the others, from `cwd`.
+fn last_blocked(cwd: &str, lines: &[&str]) -> Option<&'static str> {
+    let mut ctx = ShellContext::new(Some(cwd));
+    let (last, earlier) = lines.split_last().expect("a line");
+    for l in earlier {
+        assert!(
+            explain_in(l, &ctx).blocked.is_none(),
+            "{l:?} alone was blocked (in {lines:?})"
+        );
+        ctx.absorb(l);
+    }
+    explain_in(last, &ctx).blocked.map(|m| m.id)
+}
+
+#[test]
+fn the_issue_sequences_are_refused() {
+    for lines in [
+        &["cd /", "rm -rf *"][..],
+        &["D=/", "rm -rf $D"],
+        &["f(){ rm -rf \"$@\"; }", "f /"],
+        &["export T=/etc", "sh -c 'rm -rf $T'"],
+        &["alias nuke='rm -rf'", "nuke /"],
+        &["pushd /", "rm -rf *"],
+        &["cd /usr", "cd lib", "rm -rf ."],
+        &["cd /", "cd /tmp", "cd -", "rm -rf *"],
+        &["pushd /", "pushd /tmp", "popd", "rm -rf *"],
+        &["set -- / ~", "rm -rf \"$@\""],
+        &["D=/tmp/x", "if false; then D=/; fi", "rm -rf $D"],
+        &["D=/", "D=/tmp/x true", "rm -rf $D"],
+        &["D=/", "unset D", "rm -rf $D"],
+        &["read D", "rm -rf \"$D\""],
+        &["source ./env.sh", "rm -rf $ANY"],
+        &["X=$(cat f)", "rm -rf $X"],
+        &["f(){ rm -rf \"$1\"; }", "g(){ f \"$@\"; }", "g ~"],
+        &["echo \"x", "\"; rm -rf /"],
+        &["D=build", "sh -c 'D=/'", "eval 'D=/'", "rm -rf $D"],
+        &["pushd /", "pushd /tmp", "popd", "rm -rf ./*"],
+    ] {
+        assert!(
+            last_blocked("/home/u/project", lines).is_some(),
+            "{lines:?} was allowed"
+        );
+    }
+}
+
+#[test]
+fn deep_cwd_climbs_are_resolved() {
+    let deep = "/home/u/a/b/c/d/e/f";
+    assert!(last_blocked(deep, &["cd ../../../../../../.. && rm -rf *"]).is_some());
+    assert!(last_blocked(deep, &["cd ../../../../../../..", "rm -rf *"]).is_some());
+    assert!(last_blocked(deep, &["cd ../..", "rm -rf *"]).is_none());
+}
+
+#[test]
+fn benign_sequences_pass() {
+    for lines in [
+        &["cd /home/u/project", "rm -rf build"][..],
+        &["D=build", "rm -rf $D"],
+        &["f(){ rm -rf \"$@\"; }", "f build dist"],
+        &["alias ll='ls -l'", "ll /"],
+        &["cd /", "ls *"],
+        &["pushd /tmp", "popd", "rm -rf *"],
+        &["export P=/tmp/kpty", "sh -c 'rm -rf $P'"],
+        &["set -- a b", "rm -rf \"$@\""],
+        &[
+            "echo \"S\"\"B\"; eval 'D=build'; echo \"S\"\"$?\"",
+            "rm -rf $D",
+        ],
+    ] {
+        assert_eq!(last_blocked("/home/u/project", lines), None, "{lines:?}");
+    }
+}
+
+#[test]
+fn a_person_typing_makes_values_unknown() {
+    let mut ctx = ShellContext::new(Some("/home/u/p"));
+    ctx.absorb("D=build");
+    ctx.absorb("f(){ ls \"$@\"; }");
+    assert!(explain_in("rm -rf $D", &ctx).blocked.is_none());
+    ctx.taint();
+    assert_eq!(ctx.var("D"), Some(&Value::Unknown));
+    assert!(explain_in("rm -rf $D", &ctx).blocked.is_some());
+    assert!(
+        explain_in("rm -rf \"$NEVER_SET\"/*", &ctx)
+            .blocked
+            .is_some()
+    );
+    assert!(explain_in("f -rf /", &ctx).blocked.is_some());
+    assert!(explain_in("rm -rf build", &ctx).blocked.is_none());
+    assert!(explain_in("echo $D", &ctx).blocked.is_none());
+    // Assigned again by kpty: known again.
+    ctx.absorb("D=build");
+    assert!(explain_in("rm -rf $D", &ctx).blocked.is_none());
+}
+
+#[test]
+fn an_unsettled_directory_is_judged_both_ways() {
+    let mut ctx = ShellContext::new(Some("/home/u/p"));
+    ctx.absorb("cd /");
+    // The shell has not run the cd yet: /proc still says the old place.
+    ctx.observe_cwd("/home/u/p", false);
+    assert!(explain_in("rm -rf *", &ctx).blocked.is_some());
+    // Settled in a project: only there.
+    ctx.observe_cwd("/home/u/p", true);
+    assert!(explain_in("rm -rf *", &ctx).blocked.is_none());
+    ctx.set_home(Some("/home/u"));
+    ctx.observe_cwd("/home/u", true);
+    assert_eq!(ctx.cwd(), Some("~"));
+    assert!(explain_in("rm -rf *", &ctx).blocked.is_some());
+}
+
+#[test]
+fn lines_typed_to_another_program_make_what_they_set_unknown() {
+    let mut ctx = ShellContext::new(Some("/home/u/p"));
+    ctx.absorb("D=/");
+    ctx.absorb_uncertain("D=/tmp/x");
+    assert!(explain_in("rm -rf $D", &ctx).blocked.is_some());
+    let mut ctx = ShellContext::new(Some("/home/u/p"));
+    ctx.absorb_uncertain("cd /");
+    assert!(explain_in("rm -rf *", &ctx).blocked.is_some());
+}
+
+#[test]
+fn prompt_hooks_assigned_in_a_line_are_judged() {
+    let ctx = ShellContext::new(Some("/home/u/p"));
+    assert!(
+        explain_in("PROMPT_COMMAND='rm -rf *'", &ctx)
+            .blocked
+            .is_some()
+    );
+    assert!(
+        explain_in("export PS1='$(rm -rf ~)'", &ctx)
+            .blocked
+            .is_some()
+    );
+    assert!(
+        explain_in("export GIT_SSH_COMMAND='rm -rf *'", &ctx)
+            .blocked
+            .is_some()
+    );
+    // Code kpty cannot read, typed: as unjudged as running it directly.
+    assert!(
+        explain_in("LD_LIBRARY_PATH=/opt/lib ./app", &ctx)
+            .blocked
+            .is_none()
+    );
+    assert!(
+        explain_in("PROMPT_COMMAND='history -a'", &ctx)
+            .blocked
+            .is_none()
+    );
+}
+
+/// One way to carry a destructive target across writes: the earlier lines, then the last
+/// line's operand (a word that reaches `target` only through the state).
+fn carriers(target: &'static str) -> impl Strategy<Value = (Vec<String>, String)> {
+    let name = "[A-Z][A-Z0-9_]{0,6}";
+    prop_oneof![
+        name.prop_map(move |n| (vec![format!("{n}={target}")], format!("rm -rf ${n}"))),
+        name.prop_map(move |n| (
+            vec![format!("export {n}='{target}'")],
+            format!("bash -c 'rm -rf ${n}'")
+        )),
+        "[a-z][a-z0-9]{0,6}".prop_map(move |f| (
+            vec![format!("{f}() {{ rm -rf \"$@\"; }}")],
+            format!("{f} {target}")
+        )),
+        "[a-z][a-z0-9]{0,6}"
+            .prop_map(move |a| (vec![format!("alias {a}='rm -rf'")], format!("{a} {target}"))),
+        Just((vec![format!("cd {target}")], "rm -rf *".to_string())),
+        Just((vec![format!("pushd {target}")], "rm -rf ./*".to_string())),
+        Just((
+            vec![
+                format!("pushd {target}"),
+                "pushd /tmp".into(),
+                "popd".into()
+            ],
+            "rm -rf *".to_string()
+        )),
+        Just((
+            vec![format!("cd {target}"), "cd /tmp".into(), "cd -".into()],
+            "rm -rf *".to_string()
+        )),
+        Just((
+            vec![format!("set -- {target}")],
+            "rm -rf \"$1\"".to_string()
+        )),
+        name.prop_map(move |n| (
+            vec![format!("{n}={target}"), format!("{n}=/tmp/safe true")],
+            format!("rm -rf \"${n}\"")
+        )),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// A destructive act split across 2–4 writes, with benign writes between, is refused at
+    /// the write that does it.
+    #[test]
+    fn a_split_act_is_refused(
+        target in prop_oneof![Just("/"), Just("~"), Just("/etc"), Just("/usr")],
+        (setup, act) in carriers("PLACEHOLDER"),
+        noise in proptest::collection::vec(
+            prop_oneof![Just("ls"), Just("echo hi"), Just("true"), Just("pwd"), Just("Y=1")], 0..2),
+    ) {
+        let setup: Vec<String> = setup.iter().map(|s| s.replace("PLACEHOLDER", target)).collect();
+        let act = act.replace("PLACEHOLDER", target);
+        let mut lines: Vec<String> = setup;
+        lines.extend(noise.iter().map(|s| s.to_string()));
+        lines.push(act);
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        prop_assert!(last_blocked("/home/u/project", &refs).is_some(), "{:?}", lines);
+    }
+
+    /// `cd ..` climbs from a random depth reach `/` exactly when they climb far enough.
+    #[test]
+    fn climbs_from_any_depth(depth in 1usize..9, extra in 0usize..3, split in any::<bool>()) {
+        let cwd = format!("/srv{}", "/d".repeat(depth));
+        let up = vec![".."; depth + extra].join("/");
+        let lines: Vec<String> = if split {
+            vec![format!("cd {up}"), "rm -rf *".into()]
+        } else {
+            vec![format!("cd {up} && rm -rf *")]
+        };
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        prop_assert!(last_blocked(&cwd, &refs).is_some(), "{:?} from {}", lines, cwd);
+        let short = vec![".."; depth - 1].join("/");
+        if depth > 1 {
+            let cd = format!("cd {short}");
+            prop_assert!(last_blocked(&cwd, &[cd.as_str(), "rm -rf *"]).is_none());
+        }
+    }
+
+    /// Benign sequences into a project stay allowed.
+    #[test]
+    fn project_cleanups_pass(dir in "[a-z]{1,8}", sub in "[a-z]{1,8}", name in "[A-Z]{1,5}") {
+        let lines = [
+            format!("cd /tmp/{dir}"),
+            format!("{name}={sub}"),
+            format!("rm -rf ${name} build *.o"),
+        ];
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        prop_assert!(last_blocked("/home/u", &refs).is_none(), "{:?}", lines);
+    }
+}
+
+#[test]
+fn without_a_session_a_line_is_judged_on_its_own() {
+    let ctx = ShellContext::default();
+    for line in [
+        "rm -rf *",
+        "rm -rf $D",
+        "rm -rf \"$1\"",
+        "cd .. && rm -rf *",
+    ] {
+        assert_eq!(
+            explain_in(line, &ctx),
+            super::super::explain(line),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn only_an_unfinished_line_is_carried_into_the_next() {
+    for open in [
+        "echo \"x",
+        "if true; then echo x",
+        "cat <<EOF",
+        "echo $(ls",
+        "f() {",
+    ] {
+        let mut ctx = ShellContext::new(Some("/home/u/p"));
+        ctx.absorb(open);
+        assert!(ctx.continuing(), "{open:?}");
+        ctx.interrupt();
+        assert!(!ctx.continuing());
+    }
+    for rejected in ["echo )", "done; ls", "ls ;; x"] {
+        let mut ctx = ShellContext::new(Some("/home/u/p"));
+        ctx.absorb(rejected);
+        assert!(!ctx.continuing(), "{rejected:?}");
+        assert!(
+            explain_in("ls", &ctx).parsed,
+            "{rejected:?} poisoned the next line"
+        );
+    }
+    // The shell back at its prompt (seen from outside) read the whole line.
+    let mut ctx = ShellContext::new(Some("/home/u/p"));
+    ctx.absorb("fi");
+    ctx.observe_cwd("/home/u/p", true);
+    assert!(!ctx.continuing());
+}
