@@ -66,7 +66,14 @@ impl vte::Perform for Seen {
                             || u.starts_with(b"mailto:")
                             || u.starts_with(b"file:")))
             }),
-            "4" | "10" | "11" | "12" | "104" | "7" | "133" => !query,
+            // Colour settings (not queries), as `osc_allowed` passes them.
+            "4" | "5" | "104" | "105" | "7" | "133" => !query,
+            n if n
+                .parse::<u32>()
+                .is_ok_and(|n| (10..=19).contains(&n) || (110..=119).contains(&n)) =>
+            {
+                !query
+            }
             _ => false,
         };
         if !ok {
