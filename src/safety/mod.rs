@@ -9,6 +9,7 @@ pub mod pem;
 pub mod policy;
 pub mod redact;
 mod redact_context;
+mod redact_plain;
 mod redact_rules;
 pub mod typed;
 

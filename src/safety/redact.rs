@@ -16,6 +16,7 @@
 //! recognised and the window's part of it replaced.
 
 use super::pem;
+use super::redact_plain as plain;
 pub use super::redact_context::{
     LINE_CONTEXT, byte_window_context, context_after, context_before, redact_window,
 };
@@ -48,8 +49,35 @@ fn value_of<'t>(c: &Captures<'t>) -> Option<regex::Match<'t>> {
         .or_else(|| c.get(0))
 }
 
-/// Every range of `text` to replace, sorted and merged.
+/// Every range of `text` to replace, sorted and merged. The rules run on the text as it
+/// stands and, when it has escapes or controls, on the text a terminal shows
+/// ([`super::redact_plain`]), each match mapped back to the raw range it came from; no range
+/// cuts an escape sequence in two.
 pub(super) fn spans(text: &str) -> Vec<Span> {
+    let mut out = rule_spans(text);
+    if plain::needs_scan(text) {
+        let scan = plain::scan(text);
+        for view in std::iter::once(&scan.stripped).chain(scan.shown.as_ref()) {
+            for s in rule_spans(&view.text) {
+                if let Some(r) = view.raw_range(text, s.start..s.end) {
+                    out.push(Span {
+                        start: r.start,
+                        end: r.end,
+                        cat: s.cat,
+                    });
+                }
+            }
+        }
+        for s in &mut out {
+            let r = plain::widen(&scan.escapes, s.start..s.end);
+            (s.start, s.end) = (r.start, r.end);
+        }
+    }
+    merge(out)
+}
+
+/// Every range of `text` (taken as it stands) that a rule matches.
+fn rule_spans(text: &str) -> Vec<Span> {
     let (ac, owner) = &*NEEDLES;
     let mut pem_hit = false;
     let mut hit = vec![false; RULES.len()];
@@ -92,12 +120,17 @@ pub(super) fn spans(text: &str) -> Vec<Span> {
             });
         }
     }
-    if out.len() < 2 {
-        return out;
+    out
+}
+
+/// `spans` sorted, overlapping ones merged.
+pub(super) fn merge(mut spans: Vec<Span>) -> Vec<Span> {
+    if spans.len() < 2 {
+        return spans;
     }
-    out.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
-    let mut merged: Vec<Span> = Vec::with_capacity(out.len());
-    for s in out {
+    spans.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
+    let mut merged: Vec<Span> = Vec::with_capacity(spans.len());
+    for s in spans {
         match merged.last_mut() {
             Some(m) if s.start < m.end => m.end = m.end.max(s.end),
             _ => merged.push(s),
@@ -106,7 +139,9 @@ pub(super) fn spans(text: &str) -> Vec<Span> {
     merged
 }
 
-/// `text[lo..hi]` with every span that overlaps it replaced by its placeholder.
+/// `text[lo..hi]` with every span that overlaps it replaced by its placeholder, followed by
+/// the colour and charset escapes the replaced range held (so what follows keeps its look;
+/// nothing else of the range survives, and never part of an escape).
 pub(super) fn apply(text: &str, spans: &[Span], lo: usize, hi: usize) -> String {
     let mut out = String::with_capacity(hi - lo);
     let mut cur = lo;
@@ -114,11 +149,16 @@ pub(super) fn apply(text: &str, spans: &[Span], lo: usize, hi: usize) -> String 
         if s.end <= lo || s.start >= hi {
             continue;
         }
-        out.push_str(&text[cur..s.start.max(cur)]);
+        let (a, b) = (s.start.max(cur), s.end.min(hi).max(cur));
+        out.push_str(&text[cur..a]);
         out.push_str(PLACEHOLDER_PREFIX);
         out.push_str(s.cat);
         out.push(']');
-        cur = s.end.min(hi);
+        let gone = &text[a..b];
+        if gone.contains(['\x1b', '\x0e', '\x0f', '\u{9b}']) {
+            out.push_str(&plain::state_escapes(gone));
+        }
+        cur = b;
     }
     out.push_str(&text[cur..hi]);
     out

@@ -3,7 +3,8 @@
 //! turn into a secret.
 
 use super::pem;
-use super::redact::{PLACEHOLDER_PREFIX, apply, redact, spans};
+use super::redact::{PLACEHOLDER_PREFIX, Span, apply, merge, spans};
+use super::redact_plain as plain;
 use super::redact_rules::TOKEN_PREFIXES;
 use std::borrow::Cow;
 
@@ -15,33 +16,74 @@ pub const LINE_CONTEXT: usize = 1024;
 /// straddles an edge of the window, or a private-key block the window starts inside, has
 /// the window's part replaced. With no `after` (the window ends where the output does, so
 /// far), a last word that begins like a token is replaced too: more output may complete it.
+/// Escapes and controls are seen through as everywhere ([`redact`]).
 #[must_use]
 pub fn redact_window<'a>(before: &str, text: &'a str, after: &str) -> Cow<'a, str> {
-    let out = if before.is_empty() && after.is_empty() {
-        redact(text)
+    let spans = window_spans(before, text, after);
+    if spans.is_empty() {
+        Cow::Borrowed(text)
     } else {
-        let full = [before, text, after].concat();
-        let (lo, hi) = (before.len(), before.len() + text.len());
-        let spans = spans(&full);
-        if spans.iter().any(|s| s.start < hi && s.end > lo) {
-            Cow::Owned(apply(&full, &spans, lo, hi))
-        } else {
-            Cow::Borrowed(text)
-        }
-    };
-    if after.is_empty() {
-        guard_tail(out)
-    } else {
-        out
+        Cow::Owned(apply(text, &spans, 0, text.len()))
     }
 }
 
-/// Replace a last word that is an incomplete token (`ghp_abc` with its end still to come) or
-/// an incomplete URL password (`postgres://u:hun`).
-fn guard_tail(text: Cow<'_, str>) -> Cow<'_, str> {
+/// The ranges of `text` (offsets in `text`) to replace, found with its context as
+/// [`redact_window`] describes.
+pub(super) fn window_spans(before: &str, text: &str, after: &str) -> Vec<Span> {
+    let full;
+    let t = if before.is_empty() && after.is_empty() {
+        text
+    } else {
+        full = [before, text, after].concat();
+        &full
+    };
+    let (lo, hi) = (before.len(), before.len() + text.len());
+    let mut found = spans(t);
+    if after.is_empty()
+        && let Some(g) = tail_span(&t[..hi])
+    {
+        found.push(g);
+        found = merge(found);
+    }
+    found
+        .into_iter()
+        .filter(|s| s.start < hi && s.end > lo)
+        .map(|s| Span {
+            start: s.start.max(lo) - lo,
+            end: s.end.min(hi) - lo,
+            cat: s.cat,
+        })
+        .collect()
+}
+
+/// The range from a last word that is an incomplete token (`ghp_abc` with its end still to
+/// come) or an incomplete URL password (`postgres://u:hun`) to the end of `t`, judged on the
+/// text a terminal shows (a colour code inside the word does not hide it).
+fn tail_span(t: &str) -> Option<Span> {
+    if !plain::needs_scan(t) {
+        let (at, cat) = tail_guard(t)?;
+        return Some(Span {
+            start: at,
+            end: t.len(),
+            cat,
+        });
+    }
+    let scan = plain::scan(t);
+    let (at, cat) = tail_guard(&scan.stripped.text)?;
+    let start = scan.stripped.raw_range(t, at..at + 1)?.start;
+    Some(Span {
+        start,
+        end: t.len(),
+        cat,
+    })
+}
+
+/// Where the replacement of an incomplete token or URL password that ends `text` starts,
+/// and its category.
+fn tail_guard(text: &str) -> Option<(usize, &'static str)> {
     let word_at = text
         .rfind(|c: char| c.is_whitespace() || "\"'`=:,;()<>[]{}".contains(c))
-        .map_or(0, |i| pem::ceil_boundary(&text, i + 1));
+        .map_or(0, |i| pem::ceil_boundary(text, i + 1));
     let word = &text[word_at..];
     if let Some((_, cat, _)) = TOKEN_PREFIXES.iter().find(|(p, _, extra)| {
         word.strip_prefix(p).is_some_and(|rest| {
@@ -51,27 +93,22 @@ fn guard_tail(text: Cow<'_, str>) -> Cow<'_, str> {
                     .all(|c| c.is_ascii_alphanumeric() || extra.contains(c))
         })
     }) {
-        return Cow::Owned(format!("{}{PLACEHOLDER_PREFIX}{cat}]", &text[..word_at]));
+        return Some((word_at, cat));
     }
     // `scheme://user:pass` with its `@` still to come.
     let url_at = text
         .rfind(char::is_whitespace)
-        .map_or(0, |i| pem::ceil_boundary(&text, i + 1));
+        .map_or(0, |i| pem::ceil_boundary(text, i + 1));
     let url = &text[url_at..];
-    if let Some(p) = url.find("://") {
-        let rest = &url[p + 3..];
-        // (`host:8080` is a port, not a password.)
-        if let Some(colon) = rest.rfind(':')
-            && !rest.contains(['@', '/'])
-            && colon + 1 < rest.len()
-            && !rest[colon + 1..].starts_with(PLACEHOLDER_PREFIX)
-            && !rest[colon + 1..].bytes().all(|b| b.is_ascii_digit())
-        {
-            let cut = url_at + p + 3 + colon + 1;
-            return Cow::Owned(format!("{}{PLACEHOLDER_PREFIX}password]", &text[..cut]));
-        }
-    }
-    text
+    let p = url.find("://")?;
+    let rest = &url[p + 3..];
+    // (`host:8080` is a port, not a password.)
+    let colon = rest.rfind(':')?;
+    (!rest.contains(['@', '/'])
+        && colon + 1 < rest.len()
+        && !rest[colon + 1..].starts_with(PLACEHOLDER_PREFIX)
+        && !rest[colon + 1..].bytes().all(|b| b.is_ascii_digit()))
+    .then_some((url_at + p + 3 + colon + 1, "password"))
 }
 
 /// The context to pass as `before` to [`redact_window`] for a window that starts at the end

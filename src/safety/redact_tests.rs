@@ -500,3 +500,15 @@ fn a_file_named_like_a_secret_in_a_message_is_not_a_key() {
     assert!(redact("client_secret: abc123def").contains("[REDACTED:secret]"));
     assert!(redact("app.secret.value=abc123def").contains("[REDACTED:secret]"));
 }
+
+#[test]
+fn grep_colour_does_not_hide_a_token() {
+    let body = "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+    let raw = format!("GH=\x1b[01;31m\x1b[Kghp_\x1b[m\x1b[K{body}\r\n");
+    let out = r(&raw);
+    assert!(!out.contains(&body[..8]), "{out:?}");
+    assert!(out.contains("[REDACTED:github_token]"), "{out:?}");
+    // The colour reset inside the token is re-emitted after the placeholder.
+    assert!(out.ends_with("[REDACTED:github_token]\x1b[m\r\n"), "{out:?}");
+    assert_eq!(r(&out), out);
+}
