@@ -512,3 +512,94 @@ fn grep_colour_does_not_hide_a_token() {
     assert!(out.ends_with("[REDACTED:github_token]\x1b[m\r\n"), "{out:?}");
     assert_eq!(r(&out), out);
 }
+
+#[test]
+fn command_line_credentials() {
+    for (text, gone) in [
+        ("curl -u alice:s3cr3tPass https://x", "s3cr3tPass"),
+        ("curl -sS -ualice:s3cr3tPass https://x", "s3cr3tPass"),
+        ("curl -U 'proxy:pr0xyPw' -x p https://x", "pr0xyPw"),
+        ("curl --user alice:s3cr3tPass https://x", "s3cr3tPass"),
+        ("wget --user=bob:hunter2x --http-password=hunter3y u", "hunter2x"),
+        ("wget --http-password=hunter3y u", "hunter3y"),
+        ("mysql -h db -u root -pS3cretPw mydb", "S3cretPw"),
+        ("mysqldump -uroot -p'S3cret Pw' db", "S3cret Pw"),
+        ("mariadb -u root -p\"Pw0rd!\" -e 'select 1'", "Pw0rd!"),
+        ("sshpass -p hunter22 ssh host", "hunter22"),
+        ("sshpass -phunter22 ssh host", "hunter22"),
+        ("mysql --password=Sup3rPw db", "Sup3rPw"),
+    ] {
+        let out = r(text);
+        assert!(!out.contains(gone), "{text:?} -> {out:?}");
+        assert!(out.contains("[REDACTED:"), "{text:?} -> {out:?}");
+    }
+    // Look-alikes that are not credentials.
+    for text in [
+        "mysql -u root -p mydb",
+        "mysql -u root -p",
+        "mkdir -p /tmp/a/b",
+        "ssh -p 2222 host",
+        "docker run -u 1000:1000 img",
+        "git push -u origin main",
+        "ps -u root",
+        "sort -u names.txt",
+        "pip install mysql-python",
+        "curl -o out.html https://example.com:8443/x",
+    ] {
+        assert_eq!(r(text), text, "{text:?}");
+    }
+}
+
+#[test]
+fn authorization_headers_of_any_scheme() {
+    for (text, gone) in [
+        ("Authorization: token ghx0123456789abcdef", "0123456789abcdef"),
+        ("authorization: Digest abc123def456ghi", "abc123def456ghi"),
+        ("Proxy-Authorization: Basic dXNlcjpwYXNz", "dXNlcjpwYXNz"),
+        ("-H 'Authorization: ApiKey k3y-0123456789'", "0123456789"),
+        ("{\"Authorization\": \"token 0123456789abcdef\"}", "0123456789abcdef"),
+        ("Authorization: abcdef0123456789", "abcdef0123456789"),
+        ("X-Api-Key: 0123456789abcdef", "0123456789abcdef"),
+        ("x-auth-token: tok-0123456789", "0123456789"),
+        ("X-Vault-Token: hvs.CAESIabcdef0123", "CAESIabcdef0123"),
+        ("Cookie: session=abc123def456; theme=dark", "abc123def456"),
+        ("< Set-Cookie: sid=Zm9vYmFyYmF6; Path=/; HttpOnly", "Zm9vYmFyYmF6"),
+    ] {
+        let out = r(text);
+        assert!(!out.contains(gone), "{text:?} -> {out:?}");
+    }
+    for text in [
+        "Authorization: required",
+        "the Authorization header is missing",
+        "X-Request-Id: 0123456789abcdef",
+        "X-Frame-Options: DENY",
+    ] {
+        assert_eq!(r(text), text, "{text:?}");
+    }
+}
+
+#[test]
+fn putty_private_keys() {
+    let key = "PuTTY-User-Key-File-2: ssh-rsa\nEncryption: none\nComment: rsa-key\nPublic-Lines: 1\nAAAAB3NzaC1yc2EAAAABJQ\nPrivate-Lines: 2\nAAABAGx5c2VjcmV0a2V5Ym9keTEyMw\nQUJDREVGR0hJSktMTU5PUFFSU1RVVg\nPrivate-MAC: 0a1b2c3d4e5f";
+    let out = r(&format!("$ cat k.ppk\n{key}\n$ "));
+    assert_eq!(out, "$ cat k.ppk\n[REDACTED:private_key]\n$ ");
+    // Cut by a read window inside its private lines: neither side shows them.
+    let t = format!("$ cat k.ppk\n{key}\n$ ");
+    let cut = t.find("QUJDREVG").unwrap_or(0) + 3;
+    for w in [window(&t, 0, cut), window(&t, cut, t.len())] {
+        assert!(!w.contains("REVGR0hJ") && !w.contains("x5c2Vj"), "{w:?}");
+    }
+}
+
+#[test]
+fn seeds_kinds() {
+    for (text, gone) in [
+        ("ANTHROPIC_API_KEY=sk-ant-api03-abc", "abc"),
+        ("OPENAI_API_KEY=whatever123", "whatever123"),
+        ("export MY_TOKEN=tok123456", "tok123456"),
+        ("Bearer abcdef123456", "abcdef123456"),
+    ] {
+        let out = r(text);
+        assert!(!out.contains(gone), "{text:?} -> {out:?}");
+    }
+}
