@@ -220,8 +220,16 @@ pub fn redact_value(v: &mut Value) {
         }
         Value::Array(a) => a.iter_mut().for_each(redact_value),
         Value::Object(o) => {
+            // A failure's `error` / `message` is kpty's own text: only what it quotes (and
+            // what it does not quote but looks like a secret) is redacted.
+            let failure = o.get("ok") == Some(&Value::Bool(false));
             for (k, x) in o.iter_mut() {
                 match x {
+                    Value::String(s) if failure && (k == "error" || k == "message") => {
+                        if let Cow::Owned(r) = super::redact_message(s) {
+                            *s = r;
+                        }
+                    }
                     Value::String(s) => {
                         if let Cow::Owned(r) = redact_entry(k, s) {
                             *s = r;
