@@ -27,6 +27,50 @@ pub fn redact_window<'a>(before: &str, text: &'a str, after: &str) -> Cow<'a, st
     }
 }
 
+/// Redacts screen rows, a window of a longer screen text, as [`redact_window`] does: the
+/// rows are read as the terminal shows them — joined where `wraps[i]` says row `i`
+/// soft-wraps into the next, else by a newline — so a secret wrapped over rows is found.
+/// Each secret's placeholder goes where it starts; the rest of it is removed from the rows
+/// it runs on into, and a row it covers whole (a private-key block's lines) is dropped.
+#[must_use]
+pub fn redact_rows(before: &str, rows: Vec<String>, wraps: &[bool], after: &str) -> Vec<String> {
+    let mut text = String::new();
+    let mut bounds = Vec::with_capacity(rows.len());
+    for (i, r) in rows.iter().enumerate() {
+        if i > 0 && !wraps.get(i - 1).copied().unwrap_or(false) {
+            text.push('\n');
+        }
+        bounds.push((text.len(), text.len() + r.len()));
+        text.push_str(r);
+    }
+    let spans = window_spans(before, &text, after);
+    if spans.is_empty() {
+        return rows;
+    }
+    let mut out = Vec::with_capacity(rows.len());
+    for (s, e) in bounds {
+        // Wholly inside a secret that began above: its placeholder is already given.
+        if spans.iter().any(|sp| sp.start < s && sp.end >= e) {
+            continue;
+        }
+        let mut row = String::with_capacity(e - s);
+        let mut cur = s;
+        for sp in spans.iter().filter(|sp| sp.start < e && sp.end > s) {
+            let (a, b) = (sp.start.max(cur), sp.end.min(e).max(cur));
+            row.push_str(&text[cur..a]);
+            if sp.start >= s {
+                row.push_str(PLACEHOLDER_PREFIX);
+                row.push_str(sp.cat);
+                row.push(']');
+            }
+            cur = b;
+        }
+        row.push_str(&text[cur..e]);
+        out.push(row);
+    }
+    out
+}
+
 /// The ranges of `text` (offsets in `text`) to replace, found with its context as
 /// [`redact_window`] describes.
 pub(super) fn window_spans(before: &str, text: &str, after: &str) -> Vec<Span> {
