@@ -107,7 +107,7 @@ fn local(ctx: &Ctx, e: &RegistryEntry, req: &TermReadRequest) -> Result<TermRead
         )
     })?;
     let lines = if ctx.redact {
-        redact_lines(b.lines, &b.wraps, &b.context_before, &b.context_after)
+        redact_lines(b.lines, (&b.wraps, b.cols), &b.context_before, &b.context_after)
     } else {
         b.lines
     };
@@ -165,8 +165,14 @@ fn mode_of(req: &TermReadRequest) -> TermMode {
 /// next (`wraps`, from an unmerged read) read as one logical line: a private-key block is
 /// replaced whole (its lines become one placeholder line), also when the lines start or end
 /// inside it, and a secret wrapped over rows is found.
-fn redact_lines(lines: Vec<String>, wraps: &[bool], before: &str, after: &str) -> Vec<String> {
-    crate::safety::redact::redact_rows(before, lines, wraps, after)
+fn redact_lines(
+    lines: Vec<String>,
+    wraps: (&[bool], u64),
+    before: &str,
+    after: &str,
+) -> Vec<String> {
+    let cols = usize::try_from(wraps.1).unwrap_or(0);
+    crate::safety::redact::redact_rows(before, lines, (wraps.0, cols), after)
 }
 
 /// Enforce `max_chars` again (redaction can lengthen a line): returns the lines, the text,
@@ -230,7 +236,7 @@ fn bridged(e: &RegistryEntry, req: &TermReadRequest, redact: bool) -> Result<Ter
     let skip = lines.len().saturating_sub(req.max_lines);
     let lines = lines[skip..].to_vec();
     let lines = if redact {
-        redact_lines(lines, &[], "", "")
+        redact_lines(lines, (&[], 0), "", "")
     } else {
         lines
     };
@@ -300,7 +306,7 @@ mod tests {
             "token sk-abcdefghijklmnopqrstuvwx".to_string(),
             "export GITHUB_TOKEN=abc".into(),
         ];
-        let (l, text, truncated, dropped) = finish(redact_lines(lines, &[], "", "\n"), 1000, false, 0);
+        let (l, text, truncated, dropped) = finish(redact_lines(lines, (&[], 0), "", "\n"), 1000, false, 0);
         assert!(!text.contains("sk-abc") && !text.contains("=abc"), "{text}");
         assert_eq!(l.len(), 2);
         assert!(!truncated && dropped == 0);
@@ -318,14 +324,14 @@ mod tests {
             .to_vec();
         let before = "-----BEGIN RSA PRIVATE KEY-----\nMIIEfirst\n";
         assert_eq!(
-            redact_lines(lines, &[], before, ""),
+            redact_lines(lines, (&[], 0), before, ""),
             vec!["[REDACTED:private_key]", "$ ls"]
         );
         let open: Vec<String> = ["$ cat k", "-----BEGIN EC PRIVATE KEY-----", "MHcC"]
             .map(String::from)
             .to_vec();
         assert_eq!(
-            redact_lines(open, &[], "", ""),
+            redact_lines(open, (&[], 0), "", ""),
             vec!["$ cat k", "[REDACTED:private_key]"]
         );
     }

@@ -46,6 +46,14 @@ pub(super) fn above(s: Rows<'_>, start: usize) -> String {
     let mut t = lines.join("\n");
     if !s.wrapped(start - 1) {
         t.push('\n');
+    } else if s
+        .from(start - 1)
+        .next()
+        .is_some_and(|r| r.text().ends_with(char::is_whitespace))
+    {
+        // Blanks at the end of the row that wraps into the window were trimmed: they
+        // separate words (`--password ` | `value`).
+        t.push(' ');
     }
     t
 }
@@ -59,29 +67,17 @@ pub(super) fn row_wraps(s: Rows<'_>, from: usize, n: usize, merge: bool) -> Vec<
     (from..from + n).map(|i| s.wrapped(i)).collect()
 }
 
-/// `lines` joined as the screen shows them: `\n` between lines, nothing where a line
-/// soft-wraps into the next (`wraps[i]`).
-pub(super) fn join_wrapped(lines: &[String], wraps: &[bool]) -> String {
-    let mut t = String::new();
-    for (i, l) in lines.iter().enumerate() {
-        if i > 0 && !wraps.get(i - 1).copied().unwrap_or(false) {
-            t.push('\n');
-        }
-        t.push_str(l);
-    }
-    t
-}
-
 /// The redaction context of the lines `kept` out of `all` (the same lines before the caps,
-/// with their soft-wrap flags: `kept` is their end when `keep_end`, else their start) below
+/// with their soft-wrap flags and the screen's width: `kept` is their end when `keep_end`, else their start) below
 /// the text `above`.
 pub(super) fn edge_context(
     mut above: String,
-    (all, wraps): (&[String], &[bool]),
+    (all, wraps, cols): (&[String], &[bool], usize),
     kept: &[String],
     keep_end: bool,
 ) -> (String, String) {
-    use crate::safety::redact::{context_after, context_before};
+    use crate::safety::redact::{context_after, context_before, join_rows};
+    let join_wrapped = |l: &[String], w: &[bool]| join_rows(l, w, cols).0;
     let kept_wraps = if keep_end {
         &wraps[wraps.len().saturating_sub(kept.len())..]
     } else {

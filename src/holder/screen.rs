@@ -375,7 +375,7 @@ impl Screen {
         wraps.drain(..wraps.len().saturating_sub(v.lines.len()));
         v.wraps = wraps;
         (v.context_before, v.context_after) =
-            edge_context(above, (&all, &all_wraps), &v.lines, true);
+            edge_context(above, (&all, &all_wraps, v.cols), &v.lines, true);
     }
 
     /// The primary screen's last `max_lines` lines ending before row `end`.
@@ -389,7 +389,7 @@ impl Screen {
         (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, true);
         v.wraps = all_wraps[all_wraps.len().saturating_sub(v.lines.len())..].to_vec();
         (v.context_before, v.context_after) =
-            edge_context(above, (&all, &all_wraps), &v.lines, true);
+            edge_context(above, (&all, &all_wraps, v.cols), &v.lines, true);
     }
 
     /// The lines since the given marker (the tail without one), up to the caps; returns the
@@ -449,7 +449,7 @@ impl Screen {
         let all_wraps = row_wraps(primary, from, all.len(), q.merge_wrapped);
         v.wraps = all_wraps.iter().take(v.lines.len()).copied().collect();
         (v.context_before, v.context_after) =
-            edge_context(above, (&all, &all_wraps), &v.lines, false);
+            edge_context(above, (&all, &all_wraps, v.cols), &v.lines, false);
         let consumed = from + if cut { rows_kept } else { used };
         v.more = consumed < end;
         v.first_line = first + from as u64;

@@ -19,7 +19,7 @@ fn redacted_tail(s: &mut Screen, max_lines: usize, mode: Mode, merge: bool) -> V
             marker_id: None,
         })
         .expect("read");
-    redact_rows(&v.context_before, v.lines, &v.wraps, &v.context_after)
+    redact_rows(&v.context_before, v.lines, (&v.wraps, v.cols), &v.context_after)
 }
 
 /// Every 8-byte piece of `value` (the part of a secret that must never show).

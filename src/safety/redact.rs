@@ -18,7 +18,8 @@
 use super::pem;
 use super::redact_plain as plain;
 pub use super::redact_context::{
-    LINE_CONTEXT, byte_window_context, context_after, context_before, redact_rows, redact_window,
+    LINE_CONTEXT, byte_window_context, context_after, context_before, join_rows, redact_rows,
+    redact_window,
 };
 use super::redact_rules::{Cat, NEEDLES, RULES, SECRET_WORDS, compiled, name_category};
 use regex::{Captures, Regex};

@@ -27,22 +27,42 @@ pub fn redact_window<'a>(before: &str, text: &'a str, after: &str) -> Cow<'a, st
     }
 }
 
-/// Redacts screen rows, a window of a longer screen text, as [`redact_window`] does: the
-/// rows are read as the terminal shows them — joined where `wraps[i]` says row `i`
-/// soft-wraps into the next, else by a newline — so a secret wrapped over rows is found.
-/// Each secret's placeholder goes where it starts; the rest of it is removed from the rows
-/// it runs on into, and a row it covers whole (a private-key block's lines) is dropped.
+/// Screen rows joined as the terminal shows them, and where each row lies in the result:
+/// `\n` between rows, nothing where row `i` soft-wraps into the next (`wraps[i]`), or a space
+/// when such a row is shorter than the screen's `cols` (0: unknown) — its trailing blanks
+/// were trimmed, and they separate words.
 #[must_use]
-pub fn redact_rows(before: &str, rows: Vec<String>, wraps: &[bool], after: &str) -> Vec<String> {
+pub fn join_rows(rows: &[String], wraps: &[bool], cols: usize) -> (String, Vec<(usize, usize)>) {
     let mut text = String::new();
     let mut bounds = Vec::with_capacity(rows.len());
     for (i, r) in rows.iter().enumerate() {
-        if i > 0 && !wraps.get(i - 1).copied().unwrap_or(false) {
-            text.push('\n');
+        if i > 0 {
+            let prev = &rows[i - 1];
+            match wraps.get(i - 1) {
+                Some(true) if cols > 0 && prev.chars().count() < cols => text.push(' '),
+                Some(true) => {}
+                _ => text.push('\n'),
+            }
         }
         bounds.push((text.len(), text.len() + r.len()));
         text.push_str(r);
     }
+    (text, bounds)
+}
+
+/// Redacts screen rows, a window of a longer screen text, as [`redact_window`] does: the
+/// rows are read as the terminal shows them ([`join_rows`]), so a secret wrapped over rows
+/// is found. Each secret's placeholder goes where it starts; the rest of it is removed from
+/// the rows it runs on into, and a row it covers whole (a private-key block's lines) is
+/// dropped.
+#[must_use]
+pub fn redact_rows(
+    before: &str,
+    rows: Vec<String>,
+    (wraps, cols): (&[bool], usize),
+    after: &str,
+) -> Vec<String> {
+    let (text, bounds) = join_rows(&rows, wraps, cols);
     let spans = window_spans(before, &text, after);
     if spans.is_empty() {
         return rows;
