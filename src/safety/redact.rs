@@ -51,27 +51,25 @@ fn value_of<'t>(c: &Captures<'t>) -> Option<regex::Match<'t>> {
 }
 
 /// Every range of `text` to replace, sorted and merged. The rules run on the text as it
-/// stands and, when it has escapes or controls, on the text a terminal shows
-/// ([`super::redact_plain`]), each match mapped back to the raw range it came from; no range
-/// cuts an escape sequence in two.
+/// stands or, when it has escapes or controls, on each view of it ([`super::redact_plain`]:
+/// what a terminal shows, with overprints applied, and what a reader of the raw bytes sees),
+/// each match mapped back to the raw range it came from; no range cuts an escape in two.
 pub(super) fn spans(text: &str) -> Vec<Span> {
-    let mut out = rule_spans(text);
-    if plain::needs_scan(text) {
-        let scan = plain::scan(text);
-        for view in std::iter::once(&scan.stripped).chain(scan.shown.as_ref()) {
-            for s in rule_spans(&view.text) {
-                if let Some(r) = view.raw_range(text, s.start..s.end) {
-                    out.push(Span {
-                        start: r.start,
-                        end: r.end,
-                        cat: s.cat,
-                    });
-                }
+    if !plain::needs_scan(text) {
+        return merge(rule_spans(text));
+    }
+    let scan = plain::scan(text);
+    let mut out = Vec::new();
+    for view in scan.views() {
+        for s in rule_spans(&view.text) {
+            if let Some(r) = view.raw_range(text, s.start..s.end) {
+                let r = plain::widen(&scan.escapes, r);
+                out.push(Span {
+                    start: r.start,
+                    end: r.end,
+                    cat: s.cat,
+                });
             }
-        }
-        for s in &mut out {
-            let r = plain::widen(&scan.escapes, s.start..s.end);
-            (s.start, s.end) = (r.start, r.end);
         }
     }
     merge(out)
@@ -247,3 +245,7 @@ pub fn redact_value(v: &mut Value) {
 #[cfg(test)]
 #[path = "redact_tests.rs"]
 pub(crate) mod tests;
+
+#[cfg(test)]
+#[path = "redact_escape_tests.rs"]
+mod escape_tests;

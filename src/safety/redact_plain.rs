@@ -73,6 +73,31 @@ impl View {
         self.at.extend(std::iter::repeat_n(raw, c.len_utf8()));
     }
 
+    /// For the lenient view: keep what escape `e` hides from a terminal but not from a
+    /// reader of the raw bytes; true when it hides anything.
+    fn keep(&mut self, raw: &str, e: &Esc) -> bool {
+        if let Some(p) = &e.payload {
+            if p.is_empty() {
+                return false;
+            }
+            self.push('\n', e.range.start);
+            for (j, c) in raw[p.clone()].char_indices() {
+                self.push(c, p.start + j);
+            }
+            self.push('\n', e.range.start);
+            return true;
+        }
+        let seq = &raw[e.range.clone()];
+        // `ESC g`, `ESC ( g`: the final character of a short escape.
+        match seq.as_bytes() {
+            [0x1b, .., last] if !seq.starts_with("\x1b[") && seq.len() >= 2 => {
+                self.push(char::from(*last), e.range.end - 1);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// The raw range that the view's range `r` came from: from its earliest character to the
     /// end of its latest (the shown view may have put later characters first).
     pub(super) fn raw_range(&self, raw: &str, r: Range<usize>) -> Option<Range<usize>> {
@@ -99,6 +124,19 @@ pub(super) struct Scan {
     pub(super) stripped: View,
     /// Each line as a terminal shows it, when that differs from `stripped`.
     pub(super) shown: Option<View>,
+    /// What a reader of the raw bytes sees besides: `stripped` with the character a two-byte
+    /// escape swallows (`ESC g`) kept, and each string's payload (a title, a link's URL) on
+    /// a line of its own; when that differs from `stripped`.
+    pub(super) lenient: Option<View>,
+}
+
+impl Scan {
+    /// Every view of the text.
+    pub(super) fn views(&self) -> impl Iterator<Item = &View> {
+        std::iter::once(&self.stripped)
+            .chain(self.shown.as_ref())
+            .chain(self.lenient.as_ref())
+    }
 }
 
 /// True when `raw` has anything a terminal does not print as it stands: an escape, a control
@@ -119,44 +157,45 @@ pub(super) fn scan(raw: &str) -> Scan {
     let mut s = Scan::default();
     let mut line = Line::default();
     let mut shown = View::default();
-    let mut overprints = false;
+    let mut lenient = View::default();
+    let (mut overprints, mut hidden) = (false, false);
     let mut i = 0;
     while let Some(c) = raw.get(i..).and_then(|r| r.chars().next()) {
         if let Some(esc) = escape_at(raw, i, c) {
             if let EscKind::Move(m) = esc.kind {
                 overprints |= line.apply(m);
             }
+            hidden |= lenient.keep(raw, &esc);
             i = esc.range.end.max(i + 1);
             s.escapes.push(esc);
             continue;
         }
-        match c {
+        let shows = match c {
             '\n' | '\x0b' | '\x0c' => {
-                s.stripped.push('\n', i);
                 line.flush(&mut shown);
                 shown.push('\n', i);
+                Some('\n')
             }
             '\r' | '\x08' => {
-                s.stripped.push(c, i);
                 overprints |= c == '\x08' || raw.as_bytes().get(i + 1) != Some(&b'\n');
                 line.control(c);
+                Some(c)
             }
-            '\t' => {
-                s.stripped.push(c, i);
-                line.put(c, i);
-            }
-            c if is_control(c) => {}
+            c if c != '\t' && is_control(c) => None,
             c => {
-                s.stripped.push(c, i);
                 line.put(c, i);
+                Some(c)
             }
+        };
+        if let Some(c) = shows {
+            s.stripped.push(c, i);
+            lenient.push(c, i);
         }
         i += c.len_utf8();
     }
     line.flush(&mut shown);
-    if overprints {
-        s.shown = Some(shown);
-    }
+    s.shown = overprints.then_some(shown);
+    s.lenient = hidden.then_some(lenient);
     s
 }
 
