@@ -107,7 +107,12 @@ fn local(ctx: &Ctx, e: &RegistryEntry, req: &TermReadRequest) -> Result<TermRead
         )
     })?;
     let lines = if ctx.redact {
-        redact_lines(b.lines, (&b.wraps, b.cols), &b.context_before, &b.context_after)
+        redact_lines(
+            b.lines,
+            (&b.wraps, b.cols),
+            &b.context_before,
+            &b.context_after,
+        )
     } else {
         b.lines
     };
@@ -306,7 +311,8 @@ mod tests {
             "token sk-abcdefghijklmnopqrstuvwx".to_string(),
             "export GITHUB_TOKEN=abc".into(),
         ];
-        let (l, text, truncated, dropped) = finish(redact_lines(lines, (&[], 0), "", "\n"), 1000, false, 0);
+        let (l, text, truncated, dropped) =
+            finish(redact_lines(lines, (&[], 0), "", "\n"), 1000, false, 0);
         assert!(!text.contains("sk-abc") && !text.contains("=abc"), "{text}");
         assert_eq!(l.len(), 2);
         assert!(!truncated && dropped == 0);

@@ -357,7 +357,9 @@ impl Screen {
             Vec::new()
         } else {
             let rows = self.term.screen().visible_lines();
-            rows.map(|l| Row::Avt(l).wrapped()).take(lines.len()).collect()
+            rows.map(|l| Row::Avt(l).wrapped())
+                .take(lines.len())
+                .collect()
         };
         let above = if v.alternate {
             String::new()

@@ -19,7 +19,12 @@ fn redacted_tail(s: &mut Screen, max_lines: usize, mode: Mode, merge: bool) -> V
             marker_id: None,
         })
         .expect("read");
-    redact_rows(&v.context_before, v.lines, (&v.wraps, v.cols), &v.context_after)
+    redact_rows(
+        &v.context_before,
+        v.lines,
+        (&v.wraps, v.cols),
+        &v.context_after,
+    )
 }
 
 /// Every 8-byte piece of `value` (the part of a secret that must never show).
@@ -62,7 +67,10 @@ fn a_wrapped_secret_keeps_the_rows_around_it() {
     s.feed(b"ls\r\nkey: ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5 ok\r\n$ ");
     let rows = redacted_tail(&mut s, 200, Mode::Tail, false);
     assert_eq!(rows.first().map(String::as_str), Some("ls"));
-    assert!(rows.iter().any(|r| r == "key: [REDACTED:github_token]"), "{rows:?}");
+    assert!(
+        rows.iter().any(|r| r == "key: [REDACTED:github_token]"),
+        "{rows:?}"
+    );
     assert_eq!(rows.last().map(String::as_str), Some("$"));
 }
 

@@ -16,11 +16,11 @@
 //! recognised and the window's part of it replaced.
 
 use super::pem;
-use super::redact_plain as plain;
 pub use super::redact_context::{
     LINE_CONTEXT, byte_window_context, context_after, context_before, join_rows, redact_rows,
     redact_window,
 };
+use super::redact_plain as plain;
 use super::redact_rules::{Cat, NEEDLES, RULES, SECRET_WORDS, compiled, name_category};
 use regex::{Captures, Regex};
 use serde_json::Value;
@@ -183,6 +183,13 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         return Cow::Borrowed(text);
     }
     Cow::Owned(apply(text, &spans, 0, text.len()))
+}
+
+/// True when `text` holds anything [`redact`] would replace (for refusing a secret where it
+/// must not be stored, e.g. a session label). Escapes and controls are seen through.
+#[must_use]
+pub fn contains_secret(text: &str) -> bool {
+    !spans(text).is_empty()
 }
 
 /// A JSON key that names a secret (`password`, `client_secret`, `GITHUB_TOKEN` …).

@@ -261,9 +261,15 @@ fn benign_output_is_unchanged() {
 fn the_reported_cases() {
     let tok = "ghp_16C7e42F292c6912E7710c838347Ae178B4a";
     // grep --color=always ghp_ env.sample
-    let grep = format!("GITHUB_TOKEN=\x1b[01;31m\x1b[Kghp_\x1b[m\x1b[K{}\r\n", &tok[4..]);
+    let grep = format!(
+        "GITHUB_TOKEN=\x1b[01;31m\x1b[Kghp_\x1b[m\x1b[K{}\r\n",
+        &tok[4..]
+    );
     let out = r(&grep);
-    assert!(!out.contains(&tok[4..12]) && !shown(&out).contains(&tok[4..12]), "{out:?}");
+    assert!(
+        !out.contains(&tok[4..12]) && !shown(&out).contains(&tok[4..12]),
+        "{out:?}"
+    );
     assert!(escapes_finished(&out), "{out:?}");
     // A backspace overstrike (man-page bold) and a `\r` overprint.
     let bold: String = tok.chars().map(|c| format!("{c}\x08{c}")).collect();
@@ -286,4 +292,3 @@ fn the_reported_cases() {
         "\x1b]8;;https://u:[REDACTED:password]@h/x\x1b\\here\x1b]8;;\x1b\\"
     );
 }
-

@@ -94,9 +94,8 @@ mod tests {
     #[test]
     fn kpty_words_are_kept() {
         for id in ["db_password", "api_key", "secret", "my-token", "password:"] {
-            let m = format!(
-                "malformed session id {id:?}: ids are 1-64 characters of letters, digits"
-            );
+            let m =
+                format!("malformed session id {id:?}: ids are 1-64 characters of letters, digits");
             assert_eq!(redact_message(&m), m, "{m}");
         }
     }
@@ -132,7 +131,10 @@ mod tests {
     fn escaped_quotes_and_unterminated_parts() {
         let m = r#"id "a\"b password=hunter22" and "open password=hunter33"#;
         let out = redact_message(m);
-        assert!(!out.contains("hunter22") && !out.contains("hunter33"), "{out}");
+        assert!(
+            !out.contains("hunter22") && !out.contains("hunter33"),
+            "{out}"
+        );
         assert!(out.starts_with("id \"a\\\"b "), "{out}");
     }
 }

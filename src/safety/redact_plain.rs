@@ -428,7 +428,8 @@ mod tests {
 
     #[test]
     fn strings_and_c1() {
-        let raw = "x\x1b]8;;http://u:p@h\x1b\\link\x1b]8;;\x07y\u{9b}1mz\x1bP1$r\x1b\\w\x1b(0q\x1b(B";
+        let raw =
+            "x\x1b]8;;http://u:p@h\x1b\\link\x1b]8;;\x07y\u{9b}1mz\x1bP1$r\x1b\\w\x1b(0q\x1b(B";
         let s = scan(raw);
         assert_eq!(s.stripped.text, "xlinkyzwq");
         let p = s.escapes[0].payload.clone().unwrap();

@@ -509,7 +509,10 @@ fn grep_colour_does_not_hide_a_token() {
     assert!(!out.contains(&body[..8]), "{out:?}");
     assert!(out.contains("[REDACTED:github_token]"), "{out:?}");
     // The colour reset inside the token is re-emitted after the placeholder.
-    assert!(out.ends_with("[REDACTED:github_token]\x1b[m\r\n"), "{out:?}");
+    assert!(
+        out.ends_with("[REDACTED:github_token]\x1b[m\r\n"),
+        "{out:?}"
+    );
     assert_eq!(r(&out), out);
 }
 
@@ -520,7 +523,10 @@ fn command_line_credentials() {
         ("curl -sS -ualice:s3cr3tPass https://x", "s3cr3tPass"),
         ("curl -U 'proxy:pr0xyPw' -x p https://x", "pr0xyPw"),
         ("curl --user alice:s3cr3tPass https://x", "s3cr3tPass"),
-        ("wget --user=bob:hunter2x --http-password=hunter3y u", "hunter2x"),
+        (
+            "wget --user=bob:hunter2x --http-password=hunter3y u",
+            "hunter2x",
+        ),
         ("wget --http-password=hunter3y u", "hunter3y"),
         ("mysql -h db -u root -pS3cretPw mydb", "S3cretPw"),
         ("mysqldump -uroot -p'S3cret Pw' db", "S3cret Pw"),
@@ -553,17 +559,26 @@ fn command_line_credentials() {
 #[test]
 fn authorization_headers_of_any_scheme() {
     for (text, gone) in [
-        ("Authorization: token ghx0123456789abcdef", "0123456789abcdef"),
+        (
+            "Authorization: token ghx0123456789abcdef",
+            "0123456789abcdef",
+        ),
         ("authorization: Digest abc123def456ghi", "abc123def456ghi"),
         ("Proxy-Authorization: Basic dXNlcjpwYXNz", "dXNlcjpwYXNz"),
         ("-H 'Authorization: ApiKey k3y-0123456789'", "0123456789"),
-        ("{\"Authorization\": \"token 0123456789abcdef\"}", "0123456789abcdef"),
+        (
+            "{\"Authorization\": \"token 0123456789abcdef\"}",
+            "0123456789abcdef",
+        ),
         ("Authorization: abcdef0123456789", "abcdef0123456789"),
         ("X-Api-Key: 0123456789abcdef", "0123456789abcdef"),
         ("x-auth-token: tok-0123456789", "0123456789"),
         ("X-Vault-Token: hvs.CAESIabcdef0123", "CAESIabcdef0123"),
         ("Cookie: session=abc123def456; theme=dark", "abc123def456"),
-        ("< Set-Cookie: sid=Zm9vYmFyYmF6; Path=/; HttpOnly", "Zm9vYmFyYmF6"),
+        (
+            "< Set-Cookie: sid=Zm9vYmFyYmF6; Path=/; HttpOnly",
+            "Zm9vYmFyYmF6",
+        ),
     ] {
         let out = r(text);
         assert!(!out.contains(gone), "{text:?} -> {out:?}");
@@ -601,5 +616,20 @@ fn seeds_kinds() {
     ] {
         let out = r(text);
         assert!(!out.contains(gone), "{text:?} -> {out:?}");
+    }
+}
+
+#[test]
+fn contains_secret_agrees_with_redact() {
+    for t in [
+        "ghp_0123456789abcdefghijABCDEFGHIJ",
+        "x \x1b[31mghp_\x1b[m0123456789abcdefghijABCDEFGHIJ",
+        "DB_PASSWORD=hunter22",
+        "curl -u a:b0bPassw0rd u",
+    ] {
+        assert!(contains_secret(t), "{t:?}");
+    }
+    for t in ["my-label", "build 42", "password", "api_key docs", ""] {
+        assert!(!contains_secret(t), "{t:?}");
     }
 }

@@ -220,7 +220,10 @@ const SAMPLE: &[(&str, &str)] = &[
         "SLACK=xoxb-1234567890-Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8",
         "1234567890-Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8",
     ),
-    ("HF=hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+    (
+        "HF=hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+        "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    ),
     (
         "DATABASE_URL=mongodb://admin:M0ng0Pw9xQ7rT5@db.example:27017/app",
         "M0ng0Pw9xQ7rT5",
@@ -228,7 +231,10 @@ const SAMPLE: &[(&str, &str)] = &[
     ("password: Tr0ub4dor3xK9pQ", "Tr0ub4dor3xK9pQ"),
     ("curl -u deploy:Cu7lPassW0rd9 https://x", "Cu7lPassW0rd9"),
     ("mysql -h db -uroot -pMyS9lPassW0rd db", "MyS9lPassW0rd"),
-    ("Authorization: token Au7hT0kenValue123456", "Au7hT0kenValue123456"),
+    (
+        "Authorization: token Au7hT0kenValue123456",
+        "Au7hT0kenValue123456",
+    ),
 ];
 
 /// Every 8-byte piece of each body found in `text`.
@@ -267,8 +273,11 @@ fn coloured_setup() -> (Env, String) {
             )
         })
         .collect();
-    std::fs::write(env.home().join("coloured.txt"), coloured.join("\r\n") + "\r\n")
-        .expect("write");
+    std::fs::write(
+        env.home().join("coloured.txt"),
+        coloured.join("\r\n") + "\r\n",
+    )
+    .expect("write");
     let id = env.create(&["--cols", "24", "--rows", "40"]);
     (env, id)
 }
@@ -368,7 +377,9 @@ async fn coloured_and_wrapped_secrets_stay_hidden_over_mcp() {
         no_pieces("mcp term_read", &t.to_string().replace("\\n", ""));
     }
     let talk = m
-        .json(serde_json::json!({"action": "talk", "session_id": id, "command": "cat coloured.txt"}))
+        .json(
+            serde_json::json!({"action": "talk", "session_id": id, "command": "cat coloured.txt"}),
+        )
         .await;
     no_pieces("mcp talk", &talk.to_string());
     m.close().await;
