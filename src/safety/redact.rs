@@ -17,8 +17,8 @@
 
 use super::pem;
 pub use super::redact_context::{
-    LINE_CONTEXT, byte_window_context, context_after, context_before, join_rows, redact_rows,
-    redact_window,
+    LINE_CONTEXT, MAX_CONTEXT_BYTES, byte_window_context, context_after, context_before, join_rows,
+    redact_rows, redact_window,
 };
 use super::redact_plain as plain;
 use super::redact_rules::{Cat, NEEDLES, RULES, SECRET_WORDS, compiled, name_category};

@@ -180,18 +180,36 @@ fn tail_guard(text: &str) -> Option<(usize, &'static str)> {
 /// starts inside, else from the start of the current line (at most [`LINE_CONTEXT`] bytes).
 #[must_use]
 pub fn context_before(preceding: &str) -> &str {
-    &preceding[pem::context_start(preceding, LINE_CONTEXT)..]
+    let start = pem::context_start(preceding, LINE_CONTEXT);
+    let line = preceding[..start].rfind('\n').map_or(0, |i| i + 1);
+    if start > line && plain::needs_scan(&preceding[start..]) {
+        // A long line with escapes: [`LINE_CONTEXT`] characters as shown, however many
+        // escapes come between them (at most [`MAX_CONTEXT_BYTES`] bytes).
+        let from = pem::floor_boundary(
+            preceding,
+            line.max(preceding.len().saturating_sub(MAX_CONTEXT_BYTES)),
+        );
+        let visible = plain::tail_start(&preceding[from..], LINE_CONTEXT);
+        return &preceding[(from + visible).min(start)..];
+    }
+    &preceding[start..]
 }
 
+/// Most raw bytes looked at on either side of a window for [`LINE_CONTEXT`] characters of a
+/// line that carries escapes.
+pub const MAX_CONTEXT_BYTES: usize = 16 * 1024;
+
 /// The context to pass as `after` to [`redact_window`] for a window followed by `following`:
-/// the rest of the current line (at most [`LINE_CONTEXT`] bytes).
+/// the rest of the current line (at most [`LINE_CONTEXT`] characters as shown, escapes
+/// between them not counted, within [`MAX_CONTEXT_BYTES`] bytes).
 #[must_use]
 pub fn context_after(following: &str) -> &str {
-    let end = following
-        .find('\n')
-        .unwrap_or(following.len())
-        .min(LINE_CONTEXT);
-    &following[..pem::floor_boundary(following, end)]
+    let line = following.find('\n').unwrap_or(following.len());
+    let line = &following[..pem::floor_boundary(following, line.min(MAX_CONTEXT_BYTES))];
+    if line.len() > LINE_CONTEXT && plain::needs_scan(line) {
+        return &line[..plain::head_end(line, LINE_CONTEXT)];
+    }
+    &line[..pem::floor_boundary(line, LINE_CONTEXT)]
 }
 
 /// The `(before, after)` contexts of the window `bytes[start..end]` of retained output
@@ -202,7 +220,7 @@ pub fn byte_window_context(bytes: &[u8], start: usize, end: usize) -> (String, S
     let start = start.min(end);
     let before_from = start.saturating_sub(pem::MAX_BLOCK_BYTES);
     let before = String::from_utf8_lossy(&bytes[before_from..start]);
-    let after_to = (end + LINE_CONTEXT).min(bytes.len());
+    let after_to = (end + MAX_CONTEXT_BYTES).min(bytes.len());
     let after = String::from_utf8_lossy(&bytes[end..after_to]);
     (
         context_before(&before).to_string(),

@@ -292,3 +292,31 @@ fn the_reported_cases() {
         "\x1b]8;;https://u:[REDACTED:password]@h/x\x1b\\here\x1b]8;;\x1b\\"
     );
 }
+
+#[test]
+fn context_counts_shown_characters_not_escape_bytes() {
+    let body = "Zq8Xw2Lm4Np6Rt8Vb0Cd2Fg4Hj6Kl8Mn0Pq2";
+    let pad = "\x1b[m".repeat(600);
+    // The token's start far (in bytes) before the window; its end far after it.
+    for text in [
+        format!("$ x g{pad}hp_{body} done\r\n$ "),
+        format!("$ x ghp_{}{pad}{} done\r\n$ ", &body[..10], &body[10..]),
+        format!(
+            "$ x ghp_{}{pad}{}{pad}{} done\r\n$ ",
+            &body[..10],
+            &body[10..20],
+            &body[20..]
+        ),
+    ] {
+        for cut in (0..=text.len()).step_by(7) {
+            let cut = pem::floor_boundary(&text, cut);
+            let (a, b) = (window(&text, 0, cut), window(&text, cut, text.len()));
+            for p in pieces(body) {
+                assert!(
+                    !shown(&a).contains(p) && !shown(&b).contains(p),
+                    "cut {cut}: {p:?}"
+                );
+            }
+        }
+    }
+}

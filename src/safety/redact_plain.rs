@@ -362,6 +362,26 @@ fn string(raw: &str, start: usize, p: usize, osc: bool) -> Esc {
     }
 }
 
+/// Where the last `n` characters that `raw` shows begin (escapes and invisible controls
+/// between them not counted): 0 when it shows fewer.
+pub(super) fn tail_start(raw: &str, n: usize) -> usize {
+    let v = scan(raw).stripped;
+    let chars = v.text.char_indices().rev().nth(n.saturating_sub(1));
+    match chars {
+        Some((i, _)) if n > 0 => v.at.get(i).copied().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Where the first `n` characters that `raw` shows end (with the escapes among them).
+pub(super) fn head_end(raw: &str, n: usize) -> usize {
+    let v = scan(raw).stripped;
+    match v.text.char_indices().nth(n) {
+        Some((i, _)) => v.at.get(i).copied().unwrap_or(raw.len()),
+        None => raw.len(),
+    }
+}
+
 /// The escapes of `raw` that set state a placeholder must not lose (colours, charsets, and the
 /// SO/SI shifts), concatenated: what is re-emitted after a placeholder that replaced `raw`.
 pub(super) fn state_escapes(raw: &str) -> String {
