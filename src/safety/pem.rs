@@ -125,6 +125,16 @@ fn putty_blocks(text: &str) -> Vec<(usize, usize)> {
             }
             let next = line_end(text, end + 1);
             let line = &text[end + 1..next];
+            if next == text.len()
+                && line
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b" +/=-:\r".contains(&b))
+            {
+                // The text ends inside the file (a read window's edge, a line cut short):
+                // a window that starts here starts inside it.
+                end = next;
+                break;
+            }
             if line.trim().is_empty() || !body_like(line) || PUTTY.is_match(line) {
                 break;
             }

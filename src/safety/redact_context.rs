@@ -177,25 +177,29 @@ fn tail_guard(text: &str) -> Option<(usize, &'static str)> {
 
 /// The context to pass as `before` to [`redact_window`] for a window that starts at the end
 /// of `preceding` (the text before it): from the BEGIN of a private-key block the window
-/// starts inside, else from the start of the current line (at most [`LINE_CONTEXT`] bytes).
+/// starts inside, else from the start of the current line (at most [`LINE_CONTEXT`] bytes,
+/// or characters as shown when the text has escapes).
 #[must_use]
 pub fn context_before(preceding: &str) -> &str {
     let start = pem::context_start(preceding, LINE_CONTEXT);
-    let line = preceding[..start].rfind('\n').map_or(0, |i| i + 1);
-    if start > line && plain::needs_scan(&preceding[start..]) {
-        // A long line with escapes: [`LINE_CONTEXT`] characters as shown, however many
-        // escapes come between them (at most [`MAX_CONTEXT_BYTES`] bytes).
-        let from = pem::floor_boundary(
-            preceding,
-            line.max(preceding.len().saturating_sub(MAX_CONTEXT_BYTES)),
-        );
-        let visible = plain::tail_start(&preceding[from..], LINE_CONTEXT);
-        return &preceding[(from + visible).min(start)..];
+    let from = pem::floor_boundary(
+        preceding,
+        preceding.len().saturating_sub(pem::MAX_BLOCK_BYTES),
+    );
+    if !plain::needs_scan(&preceding[from..]) {
+        return &preceding[start..];
     }
-    &preceding[start..]
+    // With escapes: the same judged on the text as shown — a key's BEGIN split by a colour
+    // code, a window cut inside an escape, [`LINE_CONTEXT`] characters however many escapes
+    // come between them.
+    let scan = plain::scan(&preceding[from..]);
+    let shown = &scan.stripped;
+    let at = pem::context_start(&shown.text, LINE_CONTEXT);
+    let raw = shown.raw_at(at).map_or(preceding.len(), |r| from + r);
+    &preceding[start.min(raw)..]
 }
 
-/// Most raw bytes looked at on either side of a window for [`LINE_CONTEXT`] characters of a
+/// Most raw bytes looked at after a window for [`LINE_CONTEXT`] characters of a
 /// line that carries escapes.
 pub const MAX_CONTEXT_BYTES: usize = 16 * 1024;
 

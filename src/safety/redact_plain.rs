@@ -87,15 +87,21 @@ impl View {
             self.push('\n', e.range.start);
             return true;
         }
-        let seq = &raw[e.range.clone()];
-        // `ESC g`, `ESC ( g`: the final character of a short escape.
-        match seq.as_bytes() {
-            [0x1b, .., last] if !seq.starts_with("\x1b[") && seq.len() >= 2 => {
-                self.push(char::from(*last), e.range.end - 1);
+        // `ESC g`: a letter, digit or `_` a two-byte escape swallows (a token's first
+        // letter). Not `ESC =` / `ESC (B` (keypad and charset switches, everywhere in real
+        // output): they would join words that are apart.
+        match raw[e.range.clone()].as_bytes() {
+            [0x1b, c] if c.is_ascii_alphanumeric() || *c == b'_' => {
+                self.push(char::from(*c), e.range.end - 1);
                 true
             }
             _ => false,
         }
+    }
+
+    /// The raw offset of the character byte `i` of the view came from.
+    pub(super) fn raw_at(&self, i: usize) -> Option<usize> {
+        self.at.get(i).copied()
     }
 
     /// The raw range that the view's range `r` came from: from its earliest character to the
@@ -124,8 +130,8 @@ pub(super) struct Scan {
     pub(super) stripped: View,
     /// Each line as a terminal shows it, when that differs from `stripped`.
     pub(super) shown: Option<View>,
-    /// What a reader of the raw bytes sees besides: `stripped` with the character a two-byte
-    /// escape swallows (`ESC g`) kept, and each string's payload (a title, a link's URL) on
+    /// What a reader of the raw bytes sees besides: `stripped` with the letter or digit a
+    /// two-byte escape swallows (`ESC g`) kept, and each string's payload (a title, a link's URL) on
     /// a line of its own; when that differs from `stripped`.
     pub(super) lenient: Option<View>,
 }
@@ -359,17 +365,6 @@ fn string(raw: &str, start: usize, p: usize, osc: bool) -> Esc {
         range: start..end,
         payload: Some(p..pe),
         kind: EscKind::Other,
-    }
-}
-
-/// Where the last `n` characters that `raw` shows begin (escapes and invisible controls
-/// between them not counted): 0 when it shows fewer.
-pub(super) fn tail_start(raw: &str, n: usize) -> usize {
-    let v = scan(raw).stripped;
-    let chars = v.text.char_indices().rev().nth(n.saturating_sub(1));
-    match chars {
-        Some((i, _)) if n > 0 => v.at.get(i).copied().unwrap_or(0),
-        _ => 0,
     }
 }
 

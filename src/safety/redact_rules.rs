@@ -171,7 +171,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             // names a key, token, secret, signature or auth).
             needles: &["x-"],
             pattern: Cow::Borrowed(
-                r#"(?i)(?:^|[^a-z0-9_-])x-[a-z0-9-]*(?:key|token|secret|signature|auth)[a-z0-9-]*["']?[ \t]*:[ \t]*["']?(?<v>[^\s"'\\,;]{6,})"#,
+                r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])x-(?:[a-z0-9]+-)*(?:(?:api)?key|token|secret|signature|auth)(?:-[a-z0-9]+)*["']?[ \t]*:[ \t]*["']?(?<v>[^\s"'\\,;]{6,})"#,
             ),
             cat: Cat::Fixed("secret"),
             check: None,
@@ -180,26 +180,19 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             // `Cookie: a=1; b=2` / `Set-Cookie: session=…`: every cookie value.
             needles: &["cookie"],
             pattern: Cow::Borrowed(
-                r#"(?i)(?:^|[^a-z0-9_-])(?:set-)?cookie[ \t]*:[ \t]*(?<v>[^\s=;]+=[^\r\n"']+)"#,
+                r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])(?:set-)?cookie[ \t]*:[ \t]*(?<v>[^\s=;]+=[^\r\n"']+)"#,
             ),
             cat: Cat::Fixed("cookie"),
             check: None,
         },
         Rule {
-            // `--user name:pass`, `--proxy-user=name:pass` (curl, wget, git …): the password.
-            needles: &["--user", "--proxy-user", "--http-user"],
+            // `-u name:pass` / `-uname:pass` / `-U` (proxy) / `--user name:pass` /
+            // `--proxy-user=name:pass` for HTTP and FTP clients: the password; only after
+            // such a client on the line (`docker run -u 1000:1000`, `--user root:wheel`,
+            // `ps -u` are not credentials).
+            needles: &["curl", "wget", "http", "xh ", "lftp", "svn", "aria2c"],
             pattern: Cow::Borrowed(
-                r#"(?:^|[^A-Za-z0-9_-])--(?:proxy-|http-)?user(?:[ \t]+|=)["']?[^\s:"'@]*:(?<v>[^\s"']+)"#,
-            ),
-            cat: Cat::Fixed("password"),
-            check: Some(not_numeric),
-        },
-        Rule {
-            // curl's `-u name:pass` / `-uname:pass` / `-U` (proxy): only after `curl` on the
-            // line (`docker run -u 1000:1000`, `ps -u` are not credentials).
-            needles: &["curl"],
-            pattern: Cow::Borrowed(
-                r#"(?:^|[^A-Za-z0-9_-])curl(?:[ \t][^\r\n|;&]*?)?[ \t]-[uU][ \t]*["']?[^\s:"'@]*:(?<v>[^\s"']+)"#,
+                r#"(?:^|[^A-Za-z0-9_-]|\\[nrt])(?:curl|wget|https?|xh|lftp|svn|aria2c)(?:[ \t][^\r\n|;&]*?)?[ \t](?:-[A-Za-z]*[uU][ \t]*|--(?:proxy-|http-)?user(?:[ \t]+|=))["']?[^\s:"'@]*:(?<v>[^\s"']+)"#,
             ),
             cat: Cat::Fixed("password"),
             check: Some(not_numeric),
@@ -210,7 +203,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             // (`mkdir -p`, `ssh -p 22` are not passwords).
             needles: &["mysql", "mariadb"],
             pattern: Cow::Borrowed(
-                r#"(?:^|[^A-Za-z0-9_-])(?:mysql[a-z]*|mariadb[a-z-]*)(?:[ \t][^\r\n|;&]*?)?[ \t]-p(?:"(?<v1>[^"\r\n]+)"|'(?<v2>[^'\r\n]+)'|(?<v3>[^\s"'`;&|]+))"#,
+                r#"(?:^|[^A-Za-z0-9_-]|\\[nrt])(?:mysql[a-z]*|mariadb[a-z-]*)(?:[ \t][^\r\n|;&]*?)?[ \t]-p(?:"(?<v1>[^"\r\n]+)"|'(?<v2>[^'\r\n]+)'|(?<v3>[^\s"'`;&|]+))"#,
             ),
             cat: Cat::Fixed("password"),
             check: None,
@@ -219,7 +212,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             // `sshpass -p PASS` / `sshpass -pPASS`.
             needles: &["sshpass"],
             pattern: Cow::Owned(format!(
-                r#"(?:^|[^A-Za-z0-9_-])sshpass(?:[ \t][^\r\n|;&]*?)?[ \t]-p[ \t]*{VALUE}"#
+                r#"(?:^|[^A-Za-z0-9_-]|\\[nrt])sshpass(?:[ \t][^\r\n|;&]*?)?[ \t]-p[ \t]*{VALUE}"#
             )),
             cat: Cat::Fixed("password"),
             check: None,

@@ -403,6 +403,35 @@ pub(crate) fn secret() -> impl Strategy<Value = (String, String)> {
             .prop_map(|(n, b)| (format!("{n}{b}"), b)),
         "[A-Za-z0-9!*_~-]{8,24}".prop_map(|b| (format!("postgres://app:{b}@db:5432/x"), b)),
         (
+            prop::sample::select(vec!["curl -u ", "curl -sSu ", "curl --user ", "wget --user=", "curl -U "]),
+            "[A-Za-z][A-Za-z0-9!*_~-]{7,23}"
+        )
+            .prop_map(|(o, b)| (format!("{o}deploy:{b} https://h/x"), b)),
+        (
+            prop::sample::select(vec!["mysql -h db -uroot -p", "mysqldump -p", "mariadb -u a -p"]),
+            "[A-Za-z0-9!*_~%^-]{8,24}"
+        )
+            .prop_map(|(o, b)| (format!("{o}{b} app"), b)),
+        "[A-Za-z0-9!*_~-]{8,24}".prop_map(|b| (format!("sshpass -p {b} ssh h"), b)),
+        (
+            prop::sample::select(vec!["token", "Digest", "ApiKey", "Basic", "Bearer", "Custom"]),
+            "[A-Za-z0-9._~+/=-]{12,40}"
+        )
+            .prop_map(|(k, b)| (format!("Authorization: {k} {b}9"), b)),
+        (
+            prop::sample::select(vec!["X-Api-Key: ", "x-auth-token: ", "X-Vault-Token: ", "Cookie: sid="]),
+            "[A-Za-z0-9._~+/-]{12,40}"
+        )
+            .prop_map(|(h, b)| (format!("{h}{b}"), b)),
+        prop::collection::vec("[A-Za-z0-9+/]{64}", 1..5).prop_map(|lines| (
+            format!(
+                "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: k\nPublic-Lines: 1\nAAAAC3NzaC1lZDI1NTE5\nPrivate-Lines: {}\n{}\nPrivate-MAC: 0a1b2c3d4e5f6a7b",
+                lines.len(),
+                lines.join("\n")
+            ),
+            lines[0].clone(),
+        )),
+        (
             prop::sample::select(vec!["RSA ", "EC ", "OPENSSH ", "ENCRYPTED ", "", "DSA "]),
             prop::collection::vec("[A-Za-z0-9+/]{64}", 1..6)
         )
@@ -551,6 +580,8 @@ fn command_line_credentials() {
         "sort -u names.txt",
         "pip install mysql-python",
         "curl -o out.html https://example.com:8443/x",
+        "docker run --user root:wheel img",
+        "useradd --user bob:staff",
     ] {
         assert_eq!(r(text), text, "{text:?}");
     }
@@ -588,6 +619,8 @@ fn authorization_headers_of_any_scheme() {
         "the Authorization header is missing",
         "X-Request-Id: 0123456789abcdef",
         "X-Frame-Options: DENY",
+        "x-oauth-scopes: admin:org, repo",
+        "x-accepted-oauth-scopes: admin:org",
     ] {
         assert_eq!(r(text), text, "{text:?}");
     }
