@@ -9,6 +9,17 @@
 //! may follow a non-word character or an escaped `\n`, `\r`, `\t` (a secret after
 //! `printf 'a\nsk-…'`, or in already encoded text).
 //!
+//! Raw terminal output is matched as a terminal shows it ([`super::redact_plain`]): the
+//! rules run on the text with escape sequences and invisible controls removed (and, when
+//! there are any, with `\r` overprints and backspaces applied, and with what an `ESC` hides
+//! from the screen but not from a reader of the bytes), and each match replaces its whole raw
+//! span — the escapes inside it included, never half an escape. The colour (SGR) and charset
+//! escapes of a replaced span are re-emitted after its placeholder, so the text after it
+//! keeps its look; a secret inside an OSC/DCS string (a title, a link's URL) is replaced
+//! inside the string, which stays a valid sequence. Screen rows are redacted as the logical
+//! lines the terminal soft-wrapped them from ([`redact_rows`]), and kpty's own messages only
+//! in what they quote from outside ([`super::redact_message`]).
+//!
 //! One ASCII-case-insensitive Aho-Corasick pass over the text finds which rules can match at
 //! all; only those rules' regexes are compiled (once) and run, and text without any needle is
 //! returned borrowed. [`redact_window`] redacts a window of a longer text given its context
@@ -165,15 +176,19 @@ pub(super) fn apply(text: &str, spans: &[Span], lo: usize, hi: usize) -> String 
 
 /// Replaces secrets in `text` with `[REDACTED:<category>]`.
 ///
-/// Categories: `private_key` (PEM/OpenSSH/PGP/SSH2 private-key blocks, whole), `password` /
+/// Categories: `private_key` (PEM/OpenSSH/PGP/SSH2 private-key blocks and PuTTY key files,
+/// whole), `password` (also `curl -u name:pass`, `--user name:pass` of HTTP/FTP clients,
+/// `mysql -pPASS`, `sshpass -p PASS`), `authorization` (the credentials of an
+/// `Authorization:` header of any scheme), `cookie`, `password` /
 /// `secret` (the value of `password=`, `passwd:`, `"password": "…"`, `*_PASSWORD=`,
 /// `*_SECRET=`, `*_TOKEN=`, `api_key=`, `export …KEY=` …; the name is kept), `aws_secret_key`,
 /// `password` in URLs (`scheme://user:[REDACTED:password]@host`), `bearer_token`,
 /// `basic_auth`, `anthropic_key` (`sk-ant-…`), `api_key` (`sk-…`, Stripe, Hugging Face,
 /// SendGrid), `github_token` (`ghp_/gho_/ghu_/ghs_/ghr_`, `github_pat_`), `gitlab_token`,
 /// `aws_access_key`, `jwt`, `slack_token` (`xox?-`), `slack_webhook`, `google_api_key`
-/// (`AIza…`), `google_token`, `npm_token`. Returns `Cow::Borrowed` (no allocation) when
-/// nothing matched.
+/// (`AIza…`), `google_token`, `npm_token`, `secret` (`X-…-Key/-Token/-Secret` headers).
+/// Escapes and controls are seen through (see the module docs). Returns `Cow::Borrowed` (no
+/// allocation) when nothing matched.
 #[must_use]
 pub fn redact(text: &str) -> Cow<'_, str> {
     // One literal pass, no allocation: text without any rule's fixed part never pays for
