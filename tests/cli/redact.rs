@@ -400,4 +400,11 @@ fn kpty_own_messages_keep_their_words_and_quoted_secrets_are_hidden() {
     let tok = "ghp_Zq8Xw2Lm4Np6Rt8Vb0Cd2Fg4Hj6Kl8Mn0Pq2";
     let v = env.json(&["read", "-s", tok]);
     assert!(!v.to_string().contains(&tok[4..12]), "{v}");
+    // The audit trail keeps the words too, and never the token.
+    let audit =
+        std::fs::read_to_string(env.state().join("_registry_events.jsonl")).unwrap_or_default();
+    if audit.contains("ids are 1-64") {
+        assert!(!audit.contains("[REDACTED:password] are"), "{audit}");
+    }
+    assert!(!audit.contains(&tok[4..12]), "{audit}");
 }
