@@ -62,6 +62,19 @@ fn a_token_wrapped_at_every_width_is_hidden() {
 }
 
 #[test]
+fn a_token_after_wide_characters_wrapped_at_every_width_is_hidden() {
+    let token = "ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5";
+    for cols in 5..=50u16 {
+        let mut s = Screen::new(cols, 10, 1000);
+        s.feed(format!("日本語 {token}\r\n$ ").as_bytes());
+        for max in [1, 2, 200] {
+            let rows = redacted_tail(&mut s, max, Mode::Tail, false);
+            assert_hidden(&rows, &token[4..], &format!("cols {cols} max {max}"));
+        }
+    }
+}
+
+#[test]
 fn a_wrapped_secret_keeps_the_rows_around_it() {
     let mut s = Screen::new(10, 10, 1000);
     s.feed(b"ls\r\nkey: ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5 ok\r\n$ ");

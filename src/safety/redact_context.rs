@@ -52,9 +52,10 @@ pub fn join_rows(rows: &[String], wraps: &[bool], cols: usize) -> (String, Vec<(
 
 /// Redacts screen rows, a window of a longer screen text, as [`redact_window`] does: the
 /// rows are read as the terminal shows them ([`join_rows`]), so a secret wrapped over rows
-/// is found. Each secret's placeholder goes where it starts; the rest of it is removed from
-/// the rows it runs on into, and a row it covers whole (a private-key block's lines) is
-/// dropped.
+/// is found. A wrapped row shorter than the screen is read both with a blank after it (its
+/// trailing blanks were trimmed) and without (it holds wide characters). Each secret's
+/// placeholder goes where it starts; the rest of it is removed from the rows it runs on
+/// into, and a row it covers whole (a private-key block's lines) is dropped.
 #[must_use]
 pub fn redact_rows(
     before: &str,
@@ -62,32 +63,66 @@ pub fn redact_rows(
     (wraps, cols): (&[bool], usize),
     after: &str,
 ) -> Vec<String> {
-    let (text, bounds) = join_rows(&rows, wraps, cols);
-    let spans = window_spans(before, &text, after);
-    if spans.is_empty() {
+    let ambiguous = cols > 0
+        && rows
+            .iter()
+            .zip(wraps)
+            .any(|(r, w)| *w && r.chars().count() < cols);
+    let widths: &[usize] = if ambiguous { &[cols, 0] } else { &[cols] };
+    // Per row: the ranges to replace (row offsets, category, whether the secret starts there).
+    let mut pieces: Vec<Vec<(usize, usize, &'static str, bool)>> = vec![Vec::new(); rows.len()];
+    let mut dropped = vec![false; rows.len()];
+    for &c in widths {
+        let (text, bounds) = join_rows(&rows, wraps, c);
+        for sp in window_spans(before, &text, after) {
+            for (i, &(s, e)) in bounds.iter().enumerate() {
+                if sp.start < s && sp.end >= e {
+                    // Wholly inside a secret that began above: its placeholder is given.
+                    dropped[i] = true;
+                } else if sp.start < e && sp.end > s {
+                    let piece = (
+                        sp.start.max(s) - s,
+                        sp.end.min(e) - s,
+                        sp.cat,
+                        sp.start >= s,
+                    );
+                    pieces[i].push(piece);
+                }
+            }
+        }
+    }
+    if !dropped.contains(&true) && pieces.iter().all(Vec::is_empty) {
         return rows;
     }
-    let mut out = Vec::with_capacity(rows.len());
-    for (s, e) in bounds {
-        // Wholly inside a secret that began above: its placeholder is already given.
-        if spans.iter().any(|sp| sp.start < s && sp.end >= e) {
-            continue;
-        }
-        let mut row = String::with_capacity(e - s);
-        let mut cur = s;
-        for sp in spans.iter().filter(|sp| sp.start < e && sp.end > s) {
-            let (a, b) = (sp.start.max(cur), sp.end.min(e).max(cur));
-            row.push_str(&text[cur..a]);
-            if sp.start >= s {
-                row.push_str(PLACEHOLDER_PREFIX);
-                row.push_str(sp.cat);
-                row.push(']');
-            }
-            cur = b;
-        }
-        row.push_str(&text[cur..e]);
-        out.push(row);
+    rows.into_iter()
+        .zip(pieces)
+        .zip(dropped)
+        .filter(|(_, d)| !d)
+        .map(|((row, p), _)| replace_pieces(&row, p))
+        .collect()
+}
+
+/// `row` with `pieces` replaced: a placeholder where a secret starts, nothing where one
+/// runs on from the row above.
+fn replace_pieces(row: &str, mut pieces: Vec<(usize, usize, &'static str, bool)>) -> String {
+    if pieces.is_empty() {
+        return row.to_string();
     }
+    pieces.sort_by_key(|p| (p.0, std::cmp::Reverse(p.1)));
+    let mut out = String::with_capacity(row.len());
+    let mut cur = 0;
+    for (a, b, cat, starts) in pieces {
+        if a >= cur {
+            out.push_str(&row[cur..a]);
+            if starts {
+                out.push_str(PLACEHOLDER_PREFIX);
+                out.push_str(cat);
+                out.push(']');
+            }
+        }
+        cur = cur.max(b);
+    }
+    out.push_str(&row[cur..]);
     out
 }
 
