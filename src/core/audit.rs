@@ -169,18 +169,30 @@ fn truncate(text: &str, total: Option<usize>) -> String {
     }
 }
 
+/// What a string in the audited JSON is, for its redaction.
+#[derive(Clone, Copy)]
+enum Under<'a> {
+    /// An array's item, or the top.
+    Nothing,
+    /// The value of this object key (a key that names a secret takes the string whole).
+    Key(&'a str),
+    /// A failure's `error` / `message`: kpty's own words, only what they quote is redacted.
+    KptyText,
+}
+
 /// A copy of `v` whose strings are redacted and no longer than the serialization that
-/// will be kept can use (`budget` bytes in all); `short` is set when anything was cut. `key`:
-/// the object key `v` is stored under (a string under a key that names a secret goes whole).
-fn redacted_copy(v: &Value, key: Option<&str>, budget: &mut usize, short: &mut bool) -> Value {
+/// will be kept can use (`budget` bytes in all); `short` is set when anything was cut.
+/// `under`: what `v` is stored under.
+fn redacted_copy(v: &Value, under: Under<'_>, budget: &mut usize, short: &mut bool) -> Value {
     match v {
         Value::String(s) => {
             if *budget == 0 {
                 *short |= !s.is_empty();
                 return Value::String(String::new());
             }
-            let (head, whole) = match key {
-                Some(k) if s.len() <= *budget => (redact::redact_entry(k, s), true),
+            let (head, whole) = match under {
+                Under::Key(k) if s.len() <= *budget => (redact::redact_entry(k, s), true),
+                Under::KptyText if s.len() <= *budget => (crate::safety::redact_message(s), true),
                 _ => redacted_head(s, *budget),
             };
             *short |= !whole;
@@ -189,14 +201,24 @@ fn redacted_copy(v: &Value, key: Option<&str>, budget: &mut usize, short: &mut b
         }
         Value::Array(a) => Value::Array(
             a.iter()
-                .map(|x| redacted_copy(x, None, budget, short))
+                .map(|x| redacted_copy(x, Under::Nothing, budget, short))
                 .collect(),
         ),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, x)| (k.clone(), redacted_copy(x, Some(k), budget, short)))
-                .collect(),
-        ),
+        Value::Object(o) => {
+            let failure = o.get("ok") == Some(&Value::Bool(false));
+            Value::Object(
+                o.iter()
+                    .map(|(k, x)| {
+                        let under = if failure && (k == "error" || k == "message") {
+                            Under::KptyText
+                        } else {
+                            Under::Key(k)
+                        };
+                        (k.clone(), redacted_copy(x, under, budget, short))
+                    })
+                    .collect(),
+            )
+        }
         other => other.clone(),
     }
 }
@@ -254,7 +276,7 @@ fn json_prefix(v: &Value, limit: usize) -> (String, bool) {
 fn response_field(v: &Value) -> String {
     let limit = FIELD_CAP + REDACT_MARGIN;
     let (mut budget, mut short) = (limit, false);
-    let red = redacted_copy(v, None, &mut budget, &mut short);
+    let red = redacted_copy(v, Under::Nothing, &mut budget, &mut short);
     let (text, cut) = json_prefix(&red, limit);
     if !cut && !short && text.len() <= FIELD_CAP {
         return text;

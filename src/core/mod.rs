@@ -192,7 +192,8 @@ pub fn outgoing_error(ctx: &Ctx, e: Error) -> Error {
     if !ctx.redact {
         return e;
     }
-    if let std::borrow::Cow::Owned(m) = crate::safety::redact(&e.message) {
+    // kpty's own words stay; what the message quotes from outside is redacted.
+    if let std::borrow::Cow::Owned(m) = crate::safety::redact_message(&e.message) {
         e.message = m;
     }
     if let Some(d) = e.details.as_mut() {

@@ -107,7 +107,12 @@ fn local(ctx: &Ctx, e: &RegistryEntry, req: &TermReadRequest) -> Result<TermRead
         )
     })?;
     let lines = if ctx.redact {
-        redact_lines(b.lines, &b.context_before, &b.context_after)
+        redact_lines(
+            b.lines,
+            (&b.wraps, b.cols),
+            &b.context_before,
+            &b.context_after,
+        )
     } else {
         b.lines
     };
@@ -161,15 +166,18 @@ fn mode_of(req: &TermReadRequest) -> TermMode {
     req.mode.parse().unwrap_or(TermMode::Tail)
 }
 
-/// The lines redacted as one text with the window's context: a private-key block is
+/// The lines redacted as one text with the window's context, rows that soft-wrap into the
+/// next (`wraps`, from an unmerged read) read as one logical line: a private-key block is
 /// replaced whole (its lines become one placeholder line), also when the lines start or end
-/// inside it.
-fn redact_lines(lines: Vec<String>, before: &str, after: &str) -> Vec<String> {
-    let text = lines.join("\n");
-    match crate::safety::redact_window(before, &text, after) {
-        std::borrow::Cow::Borrowed(_) => lines,
-        std::borrow::Cow::Owned(t) => t.split('\n').map(str::to_string).collect(),
-    }
+/// inside it, and a secret wrapped over rows is found.
+fn redact_lines(
+    lines: Vec<String>,
+    wraps: (&[bool], u64),
+    before: &str,
+    after: &str,
+) -> Vec<String> {
+    let cols = usize::try_from(wraps.1).unwrap_or(0);
+    crate::safety::redact::redact_rows(before, lines, (wraps.0, cols), after)
 }
 
 /// Enforce `max_chars` again (redaction can lengthen a line): returns the lines, the text,
@@ -233,7 +241,7 @@ fn bridged(e: &RegistryEntry, req: &TermReadRequest, redact: bool) -> Result<Ter
     let skip = lines.len().saturating_sub(req.max_lines);
     let lines = lines[skip..].to_vec();
     let lines = if redact {
-        redact_lines(lines, "", "")
+        redact_lines(lines, (&[], 0), "", "")
     } else {
         lines
     };
@@ -303,7 +311,8 @@ mod tests {
             "token sk-abcdefghijklmnopqrstuvwx".to_string(),
             "export GITHUB_TOKEN=abc".into(),
         ];
-        let (l, text, truncated, dropped) = finish(redact_lines(lines, "", "\n"), 1000, false, 0);
+        let (l, text, truncated, dropped) =
+            finish(redact_lines(lines, (&[], 0), "", "\n"), 1000, false, 0);
         assert!(!text.contains("sk-abc") && !text.contains("=abc"), "{text}");
         assert_eq!(l.len(), 2);
         assert!(!truncated && dropped == 0);
@@ -321,14 +330,14 @@ mod tests {
             .to_vec();
         let before = "-----BEGIN RSA PRIVATE KEY-----\nMIIEfirst\n";
         assert_eq!(
-            redact_lines(lines, before, ""),
+            redact_lines(lines, (&[], 0), before, ""),
             vec!["[REDACTED:private_key]", "$ ls"]
         );
         let open: Vec<String> = ["$ cat k", "-----BEGIN EC PRIVATE KEY-----", "MHcC"]
             .map(String::from)
             .to_vec();
         assert_eq!(
-            redact_lines(open, "", ""),
+            redact_lines(open, (&[], 0), "", ""),
             vec!["$ cat k", "[REDACTED:private_key]"]
         );
     }

@@ -34,28 +34,56 @@ pub(super) fn physical_counts(
 /// Rows looked at above a window for its redaction context (a private-key block is shorter).
 const CONTEXT_ROWS: usize = 200;
 
-/// The text of the (at most [`CONTEXT_ROWS`]) rows above row `start`, each line ended by `\n`.
-pub(super) fn above(s: Rows<'_>, start: usize, merge: bool) -> String {
+/// The text of the (at most [`CONTEXT_ROWS`]) rows above row `start`, soft wraps joined
+/// (whatever the read asked: this is redaction's context), each logical line ended by `\n` —
+/// except the last when it wraps into row `start` (a secret may run on into the window).
+pub(super) fn above(s: Rows<'_>, start: usize) -> String {
     let from = start.saturating_sub(CONTEXT_ROWS);
     if from == start {
         return String::new();
     }
-    let lines = group(s.from(from).take(start - from), merge, usize::MAX).0;
+    let lines = group(s.from(from).take(start - from), true, usize::MAX).0;
     let mut t = lines.join("\n");
-    t.push('\n');
+    if !s.wrapped(start - 1) {
+        t.push('\n');
+    } else if s
+        .from(start - 1)
+        .next()
+        .is_some_and(|r| r.text().ends_with(char::is_whitespace))
+    {
+        // Blanks at the end of the row that wraps into the window were trimmed: they
+        // separate words (`--password ` | `value`).
+        t.push(' ');
+    }
     t
 }
 
-/// The redaction context of the lines `kept` out of `all` (the same lines before the caps:
-/// `kept` is their end when `keep_end`, else their start) below the text `above`.
+/// For `n` unmerged lines read from row `from`: whether each soft-wraps into the next
+/// (empty for merged reads).
+pub(super) fn row_wraps(s: Rows<'_>, from: usize, n: usize, merge: bool) -> Vec<bool> {
+    if merge {
+        return Vec::new();
+    }
+    (from..from + n).map(|i| s.wrapped(i)).collect()
+}
+
+/// The redaction context of the lines `kept` out of `all` (the same lines before the caps,
+/// with their soft-wrap flags and the screen's width: `kept` is their end when `keep_end`, else their start) below
+/// the text `above`.
 pub(super) fn edge_context(
     mut above: String,
-    all: &[String],
+    (all, wraps, cols): (&[String], &[bool], usize),
     kept: &[String],
     keep_end: bool,
 ) -> (String, String) {
-    use crate::safety::redact::{context_after, context_before};
-    let (all, kept) = (all.join("\n"), kept.join("\n"));
+    use crate::safety::redact::{context_after, context_before, join_rows};
+    let join_wrapped = |l: &[String], w: &[bool]| join_rows(l, w, cols).0;
+    let kept_wraps = if keep_end {
+        &wraps[wraps.len().saturating_sub(kept.len())..]
+    } else {
+        &wraps[..kept.len().min(wraps.len())]
+    };
+    let (all, kept) = (join_wrapped(all, wraps), join_wrapped(kept, kept_wraps));
     let mut after = "";
     if keep_end {
         if let Some(cut) = all.strip_suffix(kept.as_str()) {

@@ -188,6 +188,7 @@ impl Shared {
             scrollback: st.scrollback as u64,
             context_before: v.context_before,
             context_after: v.context_after,
+            wraps: v.wraps,
         })
     }
 

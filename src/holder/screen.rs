@@ -18,7 +18,7 @@ use super::answers::QueryScanner;
 use super::decode::{PendingSeq, TitleScanner, decode_utf8};
 use super::history::{Counts, Row, Rows, len};
 pub use super::lines::cap_chars;
-use super::lines::{above, edge_context, group, physical_counts, tail};
+use super::lines::{above, edge_context, group, physical_counts, row_wraps, tail};
 use avt::{ScreenKind, Terminal};
 use std::collections::BTreeMap;
 
@@ -104,6 +104,8 @@ pub struct View {
     pub context_before: String,
     /// Redaction context: the rest of the last returned line, when the caps cut it.
     pub context_after: String,
+    /// Unmerged reads: per returned line, whether it soft-wraps into the next.
+    pub wraps: Vec<bool>,
 }
 
 /// An unknown marker id.
@@ -368,19 +370,31 @@ impl Screen {
         while lines.last().is_some_and(|l| l.is_empty()) {
             lines.pop();
         }
+        let mut wraps: Vec<bool> = if q.merge_wrapped {
+            Vec::new()
+        } else {
+            let rows = self.term.screen().visible_lines();
+            rows.map(|l| Row::Avt(l).wrapped())
+                .take(lines.len())
+                .collect()
+        };
         let above = if v.alternate {
             String::new()
         } else {
-            above(self.rows(), top, q.merge_wrapped)
+            above(self.rows(), top)
         };
         let all = lines.clone();
+        let all_wraps = wraps.clone();
         let skip = lines.len().saturating_sub(q.max_lines);
         lines.drain(..skip);
         if q.mode == Mode::Viewport {
             v.first_line = if v.alternate { 0 } else { v.viewport_y };
         }
         (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, true);
-        (v.context_before, v.context_after) = edge_context(above, &all, &v.lines, true);
+        wraps.drain(..wraps.len().saturating_sub(v.lines.len()));
+        v.wraps = wraps;
+        (v.context_before, v.context_after) =
+            edge_context(above, (&all, &all_wraps, v.cols), &v.lines, true);
     }
 
     /// The primary screen's last `max_lines` lines ending before row `end`.
@@ -388,10 +402,13 @@ impl Screen {
         let primary = self.rows();
         let (start, lines) = tail(primary, end, q.max_lines, q.merge_wrapped);
         v.first_line = self.counts.first() + start as u64;
-        let above = above(primary, start, q.merge_wrapped);
+        let above = above(primary, start);
         let all = lines.clone();
+        let all_wraps = row_wraps(primary, start, all.len(), q.merge_wrapped);
         (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, true);
-        (v.context_before, v.context_after) = edge_context(above, &all, &v.lines, true);
+        v.wraps = all_wraps[all_wraps.len().saturating_sub(v.lines.len())..].to_vec();
+        (v.context_before, v.context_after) =
+            edge_context(above, (&all, &all_wraps, v.cols), &v.lines, true);
     }
 
     /// The lines since the given marker (the tail without one), up to the caps; returns the
@@ -447,8 +464,11 @@ impl Screen {
         let cut = kept < lines.len();
         lines.truncate(kept);
         (v.lines, v.dropped_chars) = cap_chars(lines, q.max_chars, false);
-        let above = above(primary, from, q.merge_wrapped);
-        (v.context_before, v.context_after) = edge_context(above, &all, &v.lines, false);
+        let above = above(primary, from);
+        let all_wraps = row_wraps(primary, from, all.len(), q.merge_wrapped);
+        v.wraps = all_wraps.iter().take(v.lines.len()).copied().collect();
+        (v.context_before, v.context_after) =
+            edge_context(above, (&all, &all_wraps, v.cols), &v.lines, false);
         let consumed = from + if cut { rows_kept } else { used };
         v.more = consumed < end;
         v.first_line = first + from as u64;
@@ -475,3 +495,7 @@ fn unreachable_size() -> Terminal {
 #[cfg(test)]
 #[path = "screen_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "screen_redact_tests.rs"]
+mod redact_tests;

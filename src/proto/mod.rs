@@ -193,6 +193,11 @@ pub struct TermReadBody {
     /// Redaction context: the rest of the line after the window's end.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub context_after: String,
+    /// With `merge_wrapped: false`: for each line, true when the terminal soft-wrapped it
+    /// into the next (redaction then reads them as one logical line). Empty from older
+    /// holders and for merged reads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wraps: Vec<bool>,
 }
 
 fn default_grace() -> u64 {

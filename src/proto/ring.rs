@@ -124,7 +124,7 @@ impl Ring {
             .saturating_sub(crate::safety::pem::MAX_BLOCK_BYTES as u64)
             .max(self.start);
         let to = end
-            .saturating_add(crate::safety::redact::LINE_CONTEXT as u64)
+            .saturating_add(crate::safety::redact::MAX_CONTEXT_BYTES as u64)
             .min(self.end());
         if from >= to {
             return (String::new(), String::new());

@@ -10,6 +10,8 @@ pub mod pem;
 pub mod policy;
 pub mod redact;
 mod redact_context;
+mod redact_message;
+mod redact_plain;
 mod redact_rules;
 pub mod term_in;
 pub mod term_out;
@@ -17,5 +19,6 @@ pub mod typed;
 
 pub use dangerous::{BlockedMatch, PATTERNS, check_dangerous};
 pub use escapes::{EscapeError, process_escapes};
-pub use redact::{redact, redact_value, redact_window};
+pub use redact::{contains_secret, redact, redact_value, redact_window};
+pub use redact_message::redact_message;
 pub use typed::{Opacity, Refusal, Typing, check_typed};

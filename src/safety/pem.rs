@@ -22,6 +22,14 @@ pub const MAX_BLOCK_BYTES: usize = 64 * 1024;
 /// The literal every marker contains (the prefilter's needle).
 pub const NEEDLE: &str = "PRIVATE KEY";
 
+/// The literal a PuTTY private-key file starts with (the prefilter's other needle).
+pub const PUTTY_NEEDLE: &str = "PuTTY-User-Key-File-";
+
+/// The first line of a PuTTY private-key file (`PuTTY-User-Key-File-3: ssh-ed25519`).
+static PUTTY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"PuTTY-User-Key-File-[0-9]+:").expect("the PuTTY marker regex is valid")
+});
+
 /// BEGIN or END of any private-key type: `-----BEGIN RSA PRIVATE KEY-----`,
 /// `-----BEGIN OPENSSH PRIVATE KEY-----`, `-----BEGIN PGP PRIVATE KEY BLOCK-----`,
 /// `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----` …
@@ -84,8 +92,62 @@ fn line_end(text: &str, at: usize) -> usize {
     text[at..].find('\n').map_or(text.len(), |i| at + i)
 }
 
-/// The byte ranges of every private-key block in `text`, in order, not overlapping.
+/// The byte ranges of every private-key block in `text`, in order, not overlapping: PEM-style
+/// blocks and PuTTY key files (from their first line through the header and base64 lines
+/// that follow it: `Public-Lines`, `Private-Lines`, `Private-MAC` …; the whole file).
 pub fn blocks(text: &str) -> Vec<(usize, usize)> {
+    let mut out = marker_blocks(text);
+    let putty = putty_blocks(text);
+    if putty.is_empty() {
+        return out;
+    }
+    out.extend(putty);
+    out.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(out.len());
+    for (s, e) in out {
+        match merged.last_mut() {
+            Some(m) if s < m.1 => m.1 = m.1.max(e),
+            _ => merged.push((s, e)),
+        }
+    }
+    merged
+}
+
+/// PuTTY key files: the marker line, then every line that looks like a header or key body.
+fn putty_blocks(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(m) = PUTTY.find_at(text, from) {
+        let mut end = line_end(text, m.end());
+        for _ in 0..MAX_BLOCK_LINES {
+            if end >= text.len() {
+                break;
+            }
+            let next = line_end(text, end + 1);
+            let line = &text[end + 1..next];
+            if next == text.len()
+                && line
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b" +/=-:\r".contains(&b))
+            {
+                // The text ends inside the file (a read window's edge, a line cut short):
+                // a window that starts here starts inside it.
+                end = next;
+                break;
+            }
+            if line.trim().is_empty() || !body_like(line) || PUTTY.is_match(line) {
+                break;
+            }
+            end = next;
+        }
+        out.push((m.start(), end));
+        from = end.max(m.end());
+    }
+    out
+}
+
+/// The PEM-style blocks of `text`.
+fn marker_blocks(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(m) = MARKER.captures_at(text, from) {
@@ -258,6 +320,18 @@ mod tests {
             "-----BEGIN EC PRIVATE KEY-----\n\x1b[32mMHcCAQEE\x1b[0m\n\x1b[32mAoGBAK\x1b[0m\n$ ls";
         let b = blocks(t);
         assert!(t[b[0].0..b[0].1].ends_with("AoGBAK\x1b[0m"), "{b:?}");
+    }
+
+    #[test]
+    fn putty_files_are_blocks() {
+        let key = "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me@host\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIA\nxyz+/=\nPrivate-Lines: 1\nAAAAIGx5c2VjcmV0a2V5Ym9keQ\nPrivate-MAC: 0a1b2c3d";
+        let t = format!("$ cat id.ppk\n{key}\n$ ls\n");
+        let b = blocks(&t);
+        assert_eq!(b.len(), 1);
+        assert_eq!(&t[b[0].0..b[0].1], key);
+        // A window starting in its private lines looks back to its first line.
+        let at = t.find("AAAAIGx5").unwrap_or(0) + 4;
+        assert_eq!(context_start(&t[..at], 1024), t.find("PuTTY").unwrap_or(0));
     }
 
     #[test]

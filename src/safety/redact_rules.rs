@@ -72,6 +72,11 @@ pub(super) const NAME_NEEDLES: &[&str] = &[
     "-pwd",
 ];
 
+/// A password in `name:pass` that is not a number (`-u 1000:1000` is a uid:gid).
+pub(super) fn not_numeric(v: &str) -> bool {
+    !v.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// A token has a digit or punctuation: `Bearer authentication` is prose, not a token.
 pub(super) fn tokenish(v: &str) -> bool {
     v.bytes().any(|b| !b.is_ascii_alphabetic())
@@ -150,6 +155,68 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"(?i)(?:^|[^a-z0-9_]|\\[nrt])authorization:[ \t]*basic[ \t]+(?<v>[a-z0-9+/=]{8,})",
             "basic_auth",
         ),
+        Rule {
+            // `Authorization: token X`, `Proxy-Authorization: Digest …`, a header in JSON
+            // (`"Authorization": "Bearer …"`), any scheme or none: its credentials.
+            needles: &["authorization"],
+            pattern: Cow::Borrowed(
+                r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:[a-z][a-z0-9_-]*[ \t]+)?(?<v>[^\s"'\\,;]{6,})"#,
+            ),
+            cat: Cat::Fixed("authorization"),
+            check: Some(tokenish),
+        },
+        Rule {
+            // `X-Api-Key: …`, `X-Auth-Token: …`, `X-Vault-Token`, `X-Amz-Security-Token`,
+            // `Private-Token: …` (the name rule covers most; this takes any `X-…` header that
+            // names a key, token, secret, signature or auth).
+            needles: &["x-"],
+            pattern: Cow::Borrowed(
+                r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])x-(?:[a-z0-9]+-)*(?:(?:api)?key|token|secret|signature|auth)(?:-[a-z0-9]+)*["']?[ \t]*:[ \t]*["']?(?<v>[^\s"'\\,;]{6,})"#,
+            ),
+            cat: Cat::Fixed("secret"),
+            check: None,
+        },
+        Rule {
+            // `Cookie: a=1; b=2` / `Set-Cookie: session=…`: every cookie value.
+            needles: &["cookie"],
+            pattern: Cow::Borrowed(
+                r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])(?:set-)?cookie[ \t]*:[ \t]*(?<v>[^\s=;]+=[^\r\n"']+)"#,
+            ),
+            cat: Cat::Fixed("cookie"),
+            check: None,
+        },
+        Rule {
+            // `-u name:pass` / `-uname:pass` / `-U` (proxy) / `--user name:pass` /
+            // `--proxy-user=name:pass` for HTTP and FTP clients: the password; only after
+            // such a client on the line (`docker run -u 1000:1000`, `--user root:wheel`,
+            // `ps -u` are not credentials).
+            needles: &["curl", "wget", "http", "xh ", "lftp", "svn", "aria2c"],
+            pattern: Cow::Borrowed(
+                r#"(?:^|[^A-Za-z0-9_-]|\\[nrt])(?:curl|wget|https?|xh|lftp|svn|aria2c)(?:[ \t][^\r\n|;&]*?)?[ \t](?:-[A-Za-z]*[uU][ \t]*|--(?:proxy-|http-)?user(?:[ \t]+|=))["']?[^\s:"'@]*:(?<v>[^\s"']+)"#,
+            ),
+            cat: Cat::Fixed("password"),
+            check: Some(not_numeric),
+        },
+        Rule {
+            // MySQL/MariaDB clients' `-pPASS`: the password glued to `-p` (`-p` alone
+            // prompts, `-p name` names a database); only after such a client on the line
+            // (`mkdir -p`, `ssh -p 22` are not passwords).
+            needles: &["mysql", "mariadb"],
+            pattern: Cow::Borrowed(
+                r#"(?:^|[^A-Za-z0-9_-]|\\[nrt])(?:mysql[a-z]*|mariadb[a-z-]*)(?:[ \t][^\r\n|;&]*?)?[ \t]-p(?:"(?<v1>[^"\r\n]+)"|'(?<v2>[^'\r\n]+)'|(?<v3>[^\s"'`;&|]+))"#,
+            ),
+            cat: Cat::Fixed("password"),
+            check: None,
+        },
+        Rule {
+            // `sshpass -p PASS` / `sshpass -pPASS`.
+            needles: &["sshpass"],
+            pattern: Cow::Owned(format!(
+                r#"(?:^|[^A-Za-z0-9_-]|\\[nrt])sshpass(?:[ \t][^\r\n|;&]*?)?[ \t]-p[ \t]*{VALUE}"#
+            )),
+            cat: Cat::Fixed("password"),
+            check: None,
+        },
         rule(&["sk-ant-"], r"sk-ant-[A-Za-z0-9_-]{16,}", "anthropic_key"),
         rule(
             &["sk-"],
@@ -238,8 +305,8 @@ pub(super) static COMPILED: LazyLock<Vec<OnceLock<Regex>>> =
 
 /// Which rule each needle belongs to (`None`: the private-key blocks).
 pub(super) static NEEDLES: LazyLock<(AhoCorasick, Vec<Option<usize>>)> = LazyLock::new(|| {
-    let mut pats: Vec<&str> = vec![pem::NEEDLE];
-    let mut owner = vec![None];
+    let mut pats: Vec<&str> = vec![pem::NEEDLE, pem::PUTTY_NEEDLE];
+    let mut owner = vec![None, None];
     for (i, r) in RULES.iter().enumerate() {
         for n in r.needles {
             pats.push(n);

@@ -403,6 +403,35 @@ pub(crate) fn secret() -> impl Strategy<Value = (String, String)> {
             .prop_map(|(n, b)| (format!("{n}{b}"), b)),
         "[A-Za-z0-9!*_~-]{8,24}".prop_map(|b| (format!("postgres://app:{b}@db:5432/x"), b)),
         (
+            prop::sample::select(vec!["curl -u ", "curl -sSu ", "curl --user ", "wget --user=", "curl -U "]),
+            "[A-Za-z][A-Za-z0-9!*_~-]{7,23}"
+        )
+            .prop_map(|(o, b)| (format!("{o}deploy:{b} https://h/x"), b)),
+        (
+            prop::sample::select(vec!["mysql -h db -uroot -p", "mysqldump -p", "mariadb -u a -p"]),
+            "[A-Za-z0-9!*_~%^-]{8,24}"
+        )
+            .prop_map(|(o, b)| (format!("{o}{b} app"), b)),
+        "[A-Za-z0-9!*_~-]{8,24}".prop_map(|b| (format!("sshpass -p {b} ssh h"), b)),
+        (
+            prop::sample::select(vec!["token", "Digest", "ApiKey", "Basic", "Bearer", "Custom"]),
+            "[A-Za-z0-9._~+/=-]{12,40}"
+        )
+            .prop_map(|(k, b)| (format!("Authorization: {k} {b}9"), b)),
+        (
+            prop::sample::select(vec!["X-Api-Key: ", "x-auth-token: ", "X-Vault-Token: ", "Cookie: sid="]),
+            "[A-Za-z0-9._~+/-]{12,40}"
+        )
+            .prop_map(|(h, b)| (format!("{h}{b}"), b)),
+        prop::collection::vec("[A-Za-z0-9+/]{64}", 1..5).prop_map(|lines| (
+            format!(
+                "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: k\nPublic-Lines: 1\nAAAAC3NzaC1lZDI1NTE5\nPrivate-Lines: {}\n{}\nPrivate-MAC: 0a1b2c3d4e5f6a7b",
+                lines.len(),
+                lines.join("\n")
+            ),
+            lines[0].clone(),
+        )),
+        (
             prop::sample::select(vec!["RSA ", "EC ", "OPENSSH ", "ENCRYPTED ", "", "DSA "]),
             prop::collection::vec("[A-Za-z0-9+/]{64}", 1..6)
         )
@@ -499,4 +528,141 @@ fn a_file_named_like_a_secret_in_a_message_is_not_a_key() {
     }
     assert!(redact("client_secret: abc123def").contains("[REDACTED:secret]"));
     assert!(redact("app.secret.value=abc123def").contains("[REDACTED:secret]"));
+}
+
+#[test]
+fn grep_colour_does_not_hide_a_token() {
+    let body = "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+    let raw = format!("GH=\x1b[01;31m\x1b[Kghp_\x1b[m\x1b[K{body}\r\n");
+    let out = r(&raw);
+    assert!(!out.contains(&body[..8]), "{out:?}");
+    assert!(out.contains("[REDACTED:github_token]"), "{out:?}");
+    // The colour reset inside the token is re-emitted after the placeholder.
+    assert!(
+        out.ends_with("[REDACTED:github_token]\x1b[m\r\n"),
+        "{out:?}"
+    );
+    assert_eq!(r(&out), out);
+}
+
+#[test]
+fn command_line_credentials() {
+    for (text, gone) in [
+        ("curl -u alice:s3cr3tPass https://x", "s3cr3tPass"),
+        ("curl -sS -ualice:s3cr3tPass https://x", "s3cr3tPass"),
+        ("curl -U 'proxy:pr0xyPw' -x p https://x", "pr0xyPw"),
+        ("curl --user alice:s3cr3tPass https://x", "s3cr3tPass"),
+        (
+            "wget --user=bob:hunter2x --http-password=hunter3y u",
+            "hunter2x",
+        ),
+        ("wget --http-password=hunter3y u", "hunter3y"),
+        ("mysql -h db -u root -pS3cretPw mydb", "S3cretPw"),
+        ("mysqldump -uroot -p'S3cret Pw' db", "S3cret Pw"),
+        ("mariadb -u root -p\"Pw0rd!\" -e 'select 1'", "Pw0rd!"),
+        ("sshpass -p hunter22 ssh host", "hunter22"),
+        ("sshpass -phunter22 ssh host", "hunter22"),
+        ("mysql --password=Sup3rPw db", "Sup3rPw"),
+    ] {
+        let out = r(text);
+        assert!(!out.contains(gone), "{text:?} -> {out:?}");
+        assert!(out.contains("[REDACTED:"), "{text:?} -> {out:?}");
+    }
+    // Look-alikes that are not credentials.
+    for text in [
+        "mysql -u root -p mydb",
+        "mysql -u root -p",
+        "mkdir -p /tmp/a/b",
+        "ssh -p 2222 host",
+        "docker run -u 1000:1000 img",
+        "git push -u origin main",
+        "ps -u root",
+        "sort -u names.txt",
+        "pip install mysql-python",
+        "curl -o out.html https://example.com:8443/x",
+        "docker run --user root:wheel img",
+        "useradd --user bob:staff",
+    ] {
+        assert_eq!(r(text), text, "{text:?}");
+    }
+}
+
+#[test]
+fn authorization_headers_of_any_scheme() {
+    for (text, gone) in [
+        (
+            "Authorization: token ghx0123456789abcdef",
+            "0123456789abcdef",
+        ),
+        ("authorization: Digest abc123def456ghi", "abc123def456ghi"),
+        ("Proxy-Authorization: Basic dXNlcjpwYXNz", "dXNlcjpwYXNz"),
+        ("-H 'Authorization: ApiKey k3y-0123456789'", "0123456789"),
+        (
+            "{\"Authorization\": \"token 0123456789abcdef\"}",
+            "0123456789abcdef",
+        ),
+        ("Authorization: abcdef0123456789", "abcdef0123456789"),
+        ("X-Api-Key: 0123456789abcdef", "0123456789abcdef"),
+        ("x-auth-token: tok-0123456789", "0123456789"),
+        ("X-Vault-Token: hvs.CAESIabcdef0123", "CAESIabcdef0123"),
+        ("Cookie: session=abc123def456; theme=dark", "abc123def456"),
+        (
+            "< Set-Cookie: sid=Zm9vYmFyYmF6; Path=/; HttpOnly",
+            "Zm9vYmFyYmF6",
+        ),
+    ] {
+        let out = r(text);
+        assert!(!out.contains(gone), "{text:?} -> {out:?}");
+    }
+    for text in [
+        "Authorization: required",
+        "the Authorization header is missing",
+        "X-Request-Id: 0123456789abcdef",
+        "X-Frame-Options: DENY",
+        "x-oauth-scopes: admin:org, repo",
+        "x-accepted-oauth-scopes: admin:org",
+    ] {
+        assert_eq!(r(text), text, "{text:?}");
+    }
+}
+
+#[test]
+fn putty_private_keys() {
+    let key = "PuTTY-User-Key-File-2: ssh-rsa\nEncryption: none\nComment: rsa-key\nPublic-Lines: 1\nAAAAB3NzaC1yc2EAAAABJQ\nPrivate-Lines: 2\nAAABAGx5c2VjcmV0a2V5Ym9keTEyMw\nQUJDREVGR0hJSktMTU5PUFFSU1RVVg\nPrivate-MAC: 0a1b2c3d4e5f";
+    let out = r(&format!("$ cat k.ppk\n{key}\n$ "));
+    assert_eq!(out, "$ cat k.ppk\n[REDACTED:private_key]\n$ ");
+    // Cut by a read window inside its private lines: neither side shows them.
+    let t = format!("$ cat k.ppk\n{key}\n$ ");
+    let cut = t.find("QUJDREVG").unwrap_or(0) + 3;
+    for w in [window(&t, 0, cut), window(&t, cut, t.len())] {
+        assert!(!w.contains("REVGR0hJ") && !w.contains("x5c2Vj"), "{w:?}");
+    }
+}
+
+#[test]
+fn seeds_kinds() {
+    for (text, gone) in [
+        ("ANTHROPIC_API_KEY=sk-ant-api03-abc", "abc"),
+        ("OPENAI_API_KEY=whatever123", "whatever123"),
+        ("export MY_TOKEN=tok123456", "tok123456"),
+        ("Bearer abcdef123456", "abcdef123456"),
+    ] {
+        let out = r(text);
+        assert!(!out.contains(gone), "{text:?} -> {out:?}");
+    }
+}
+
+#[test]
+fn contains_secret_agrees_with_redact() {
+    for t in [
+        "ghp_0123456789abcdefghijABCDEFGHIJ",
+        "x \x1b[31mghp_\x1b[m0123456789abcdefghijABCDEFGHIJ",
+        "DB_PASSWORD=hunter22",
+        "curl -u a:b0bPassw0rd u",
+    ] {
+        assert!(contains_secret(t), "{t:?}");
+    }
+    for t in ["my-label", "build 42", "password", "api_key docs", ""] {
+        assert!(!contains_secret(t), "{t:?}");
+    }
 }
