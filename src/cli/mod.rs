@@ -140,6 +140,7 @@ fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
         Command::Mcp(a) => crate::mcp::run(floored(ctx(cli)?, &a.floor, "kpty mcp")?),
         Command::Serve(a) if a.print_config => serve_config::print(&ctx(cli)?, a, cli.json)?,
         Command::Serve(a) if a.new_secret => serve_config::new_secret(&ctx(cli)?, cli.json)?,
+        Command::Serve(a) if a.secret_file => serve_config::secret_file(&ctx(cli)?, cli.json)?,
         Command::Serve(a) => crate::serve::run(
             floored(ctx(cli)?, &a.floor, "kpty serve")?,
             crate::serve::Options {

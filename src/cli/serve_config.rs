@@ -73,3 +73,16 @@ pub fn new_secret(ctx: &Ctx, json_out: bool) -> Result<i32> {
     );
     Ok(0)
 }
+
+/// `kpty serve --secret-file`: where this state directory's bridge secret is (made first
+/// when missing, refused as `serve` refuses it), never the secret itself.
+pub fn secret_file(ctx: &Ctx, json_out: bool) -> Result<i32> {
+    crate::serve::secret::load_or_create(&ctx.state)?;
+    let file = crate::serve::secret::path(&ctx.state)?;
+    if json_out {
+        print_json(&json!({"ok": true, "secret_file": file.display().to_string()}));
+    } else {
+        println!("{}", file.display());
+    }
+    Ok(0)
+}

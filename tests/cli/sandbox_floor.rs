@@ -170,8 +170,10 @@ fn a_link_in_a_writable_directory_carries_no_write_grant() {
 
 #[test]
 fn the_requests_environment_reaches_only_the_confined_shell() {
-    // LD_PRELOAD set by the request must not load into kpty before the sandbox holds: the
-    // library writes a file outside; only an unconfined process could.
+    // LD_PRELOAD set by the request must never load into kpty before the sandbox holds (the
+    // library would write a file outside; only an unconfined process could): `create`
+    // refuses the variable outright, and whatever else the request sets is handed over
+    // only by the confined launcher, right before it execs the shell.
     let Some(w) = World::new("the_requests_environment_reaches_only_the_confined_shell") else {
         return;
     };
@@ -198,7 +200,11 @@ fn the_requests_environment_reaches_only_the_confined_shell() {
         return;
     }
     let env = format!("LD_PRELOAD={}", w.p(&so));
-    let id = w.create(&["--sandbox", "--env", &env, "--env", "KPTY_PROBE=seen"]);
+    let (code, v) = w.create_json(&["--sandbox", "--env", &env], &[]);
+    assert_eq!(code, Some(116), "{v}");
+    assert_eq!(v["details"]["field"], "env.LD_PRELOAD", "{v}");
+    assert!(!marker.exists(), "LD_PRELOAD ran: {v}");
+    let id = w.create(&["--sandbox", "--env", "KPTY_PROBE=seen"]);
     let (code, out) = w.sh(&id, "echo \"[$KPTY_PROBE][${KPTY_SANDBOX_ENV-unset}]\"");
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("[seen][unset]"), "{out}");

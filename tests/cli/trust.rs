@@ -384,3 +384,29 @@ fn serve_registers_bridges_on_loopback_or_allowed_hosts_only() {
     assert!(reg["sessions"].get("desk_m").is_none(), "{reg}");
     assert!(reg["sessions"]["desk_ok"]["kpty_seal"].is_string(), "{reg}");
 }
+
+#[test]
+fn secret_file_names_the_secret_serve_uses_without_renewing_it() {
+    let env = Env::new();
+    // Made on first ask, in the private directory, 0600; the path only, never the secret.
+    let out = env.kpty(&["serve", "--secret-file"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let file = std::path::PathBuf::from(stdout(&out).trim());
+    assert!(file.starts_with(private_dir(&env)), "{file:?}");
+    let md = std::fs::metadata(&file).unwrap();
+    assert_eq!(md.permissions().mode() & 0o777, 0o600);
+    let secret = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(secret.len(), 64, "{secret:?}");
+    assert!(!stdout(&out).contains(&secret));
+    // Asked again (and as JSON): the same file, the same secret, the one --print-config uses.
+    let v = env.ok_json(&["serve", "--secret-file"]);
+    assert_eq!(s(&v, "secret_file"), file.display().to_string(), "{v}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), secret);
+    let config = stdout(&env.kpty(&["serve", "--print-config", "--port", "8765"]));
+    assert!(config.contains(&format!("Bearer {secret}")), "{config}");
+    // A planted legacy secret is not what it names.
+    let legacy = env.state().join("_bridge_secret");
+    std::fs::write(&legacy, "b".repeat(64)).unwrap();
+    let again = env.kpty(&["serve", "--secret-file"]);
+    assert_eq!(stdout(&again).trim(), file.display().to_string());
+}

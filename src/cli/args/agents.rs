@@ -102,6 +102,10 @@ pub struct ServeArgs {
     /// 0600), print where it is, and exit; clients need the new secret.
     #[arg(long)]
     pub new_secret: bool,
+    /// Print the path of this state directory's bridge secret (made first when missing),
+    /// then exit: `curl -H "Authorization: Bearer $(cat "$(kpty serve --secret-file)")" …`.
+    #[arg(long, conflicts_with_all = ["new_secret", "print_config"])]
+    pub secret_file: bool,
     #[command(flatten)]
     pub floor: FloorArgs,
 }
