@@ -18,6 +18,7 @@ mod destructive;
 mod eval;
 pub mod interp;
 mod launchers;
+mod operators;
 mod paths;
 mod peel;
 mod pipes;

@@ -250,11 +250,12 @@ impl Eval {
                     None => unknown(),
                 },
             },
-            _ => unknown(),
+            // Operators and indirection (`${v%/*}`, `${v::1}`, `${!v}` …).
+            _ => self.operator(e),
         }
     }
 
-    fn param_value(&self, p: &Parameter) -> Option<String> {
+    pub(super) fn param_value(&self, p: &Parameter) -> Option<String> {
         match p {
             Parameter::Named(name) => self.var(name),
             Parameter::NamedWithAllIndices { name, .. } => self.var(name),
