@@ -43,6 +43,8 @@ pub struct Eval {
     vars: HashMap<String, String>,
     aliases: HashMap<String, String>,
     functions: Vec<String>,
+    /// Function bodies as text, to judge each call with its arguments as `$1 $2 … $@ $#`.
+    bodies: HashMap<String, String>,
     /// `$1 $2 …` after `set -- …` (unknown until then).
     positional: Option<Vec<String>>,
     /// Files written earlier in the line with evident content (`echo 'rm -rf /' > x.sh`).
@@ -81,6 +83,11 @@ impl Eval {
         }
     }
 
+    /// The positional parameters, when known (`shift` drops from the front).
+    pub fn positional_mut(&mut self) -> Option<&mut Vec<String>> {
+        self.positional.as_mut()
+    }
+
     /// `set -- a b c`.
     pub fn set_positional(&mut self, values: Vec<String>) {
         self.positional = Some(values);
@@ -113,6 +120,19 @@ impl Eval {
     /// Whether a function of this name was defined in this line.
     pub fn is_function(&self, name: &str) -> bool {
         self.functions.iter().any(|f| f == name)
+    }
+
+    /// Judges a call of function `name` with `args` bound to `$1 $2 … $@ $#` (the nesting
+    /// depth bounds recursion).
+    pub fn call(&mut self, name: &str, args: &[Field]) {
+        let Some(body) = self.bodies.get(name).cloned() else {
+            return;
+        };
+        let saved = self
+            .positional
+            .replace(args.iter().map(|f| f.text.clone()).collect());
+        self.nested(&body);
+        self.positional = saved;
     }
 
     /// Stops the judgement with `rule`, reporting the command it saw.
@@ -288,6 +308,7 @@ impl Eval {
         let name = f.fname.value.clone();
         self.functions.push(name.clone());
         let body = f.body.to_string();
+        self.bodies.insert(name.clone(), body.clone());
         if super::pipes::self_forking(&name, &f.body.0) {
             self.block(&super::rules::FORK_BOMB, &format!("{name}() {body}"));
             return;

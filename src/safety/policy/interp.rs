@@ -28,6 +28,8 @@ pub enum Lang {
     Php,
     /// Lua.
     Lua,
+    /// awk (gawk, mawk, nawk, busybox awk): `system()` and pipes to `"sh"`.
+    Awk,
 }
 
 /// The language of an interpreter command name.
@@ -40,6 +42,7 @@ pub fn language(name: &str) -> Option<Lang> {
         "node" | "nodejs" | "deno" | "bun" => Some(Lang::Node),
         n if n.starts_with("php") => Some(Lang::Php),
         n if n.starts_with("lua") => Some(Lang::Lua),
+        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => Some(Lang::Awk),
         _ => None,
     }
 }
@@ -47,12 +50,16 @@ pub fn language(name: &str) -> Option<Lang> {
 /// The code given on the command line (`-c`, `-e`, `--eval`, `-r`), joined.
 #[must_use]
 pub fn script_arg(lang: Lang, args: &[Field]) -> Option<String> {
+    if lang == Lang::Awk {
+        return awk_program(args);
+    }
     let flags: &[&str] = match lang {
         Lang::Python => &["-c"],
         Lang::Perl => &["-e", "-E"],
         Lang::Ruby | Lang::Lua => &["-e"],
         Lang::Node => &["-e", "--eval", "-p", "--print", "eval"],
         Lang::Php => &["-r"],
+        Lang::Awk => &[],
     };
     let mut code = Vec::new();
     let mut i = 0;
@@ -77,6 +84,35 @@ pub fn script_arg(lang: Lang, args: &[Field]) -> Option<String> {
     (!code.is_empty()).then(|| code.join("\n"))
 }
 
+/// awk's program: its first operand (after `-F fs`, `-v var=val`), or the `-e`/`--source`
+/// texts; none with `-f FILE`.
+fn awk_program(args: &[Field]) -> Option<String> {
+    let mut code = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        match t {
+            "-f" | "--file" => return None,
+            "-e" | "--source" => code.extend(args.get(i + 1).map(|f| f.text.clone())),
+            "-F" | "-v" | "--assign" | "--field-separator" => {}
+            "--" => {
+                i += 1;
+                break;
+            }
+            _ if t.starts_with('-') && t.len() > 1 => {
+                i += 1;
+                continue;
+            }
+            _ => break,
+        }
+        i += 2;
+    }
+    if code.is_empty() {
+        code.extend(args.get(i).map(|f| f.text.clone()));
+    }
+    (!code.is_empty()).then(|| code.join("\n"))
+}
+
 /// Whether the interpreter reads its program from standard input (no script operand).
 #[must_use]
 pub fn reads_stdin(args: &[Field]) -> bool {
@@ -89,7 +125,8 @@ static RUNNER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?x)\b(system|popen|popen2|popen3|exec[lv]?p?e?|execSync|execFileSync|spawnSync|spawn|execFile
         |check_output|check_call|call|run|Popen|getoutput|getstatusoutput|shell_exec|passthru
-        |proc_open|capture2e?|capture3|os\.execute|io\.popen)\s*\(|`|\bqx\s*[{(/|!]|%x[{(]|\b(system|exec)\s+['\x22]",
+        |proc_open|capture2e?|capture3|os\.execute|io\.popen)\s*\(|`|\bqx\s*[{(/|!]|%x[{(]|\b(system|exec)\s+['\x22]
+        |\|\s*\x22|\x22\s*\|\s*getline\b|\|&\s*\x22",
     )
     .expect("runner regex")
 });

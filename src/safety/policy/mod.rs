@@ -18,6 +18,7 @@ mod destructive;
 mod eval;
 pub mod interp;
 mod launchers;
+mod longopts;
 mod operators;
 mod paths;
 mod peel;
@@ -30,6 +31,8 @@ mod words;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_rewrites;
 
 use super::dangerous::{BlockedMatch, check_patterns, check_windows};
 

@@ -54,11 +54,7 @@ fn abstracted(result: String) -> String {
 
 /// Removes the shortest or longest prefix or suffix matching `pattern`.
 fn remove(s: &str, pattern: &str, suffix: bool, longest: bool) -> String {
-    let cuts: Vec<usize> = s
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([s.len()])
-        .collect();
+    let cuts: Vec<usize> = s.char_indices().map(|(i, _)| i).chain([s.len()]).collect();
     let mut order: Vec<usize> = cuts.clone();
     // Prefix: shortest first is cut 0 upwards; suffix: shortest first is the end downwards.
     if suffix != longest {
@@ -79,11 +75,7 @@ fn remove(s: &str, pattern: &str, suffix: bool, longest: bool) -> String {
 
 /// `${s/pattern/rep}` and its anchored and global forms (longest match at each position).
 fn replace(s: &str, pattern: &str, rep: &str, anchor: Anchor) -> String {
-    let idx: Vec<usize> = s
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([s.len()])
-        .collect();
+    let idx: Vec<usize> = s.char_indices().map(|(i, _)| i).chain([s.len()]).collect();
     let mut out = String::new();
     let mut i = 0;
     while i < idx.len() {
@@ -123,7 +115,9 @@ fn substring(s: &str, offset: i64, length: Option<i64>) -> String {
         Some(l) if l < 0 => (n + l).max(start),
         Some(l) => (start + l).min(n),
     };
-    chars[start as usize..end.max(start) as usize].iter().collect()
+    chars[start as usize..end.max(start) as usize]
+        .iter()
+        .collect()
 }
 
 /// An arithmetic operand the policy computes: an integer literal, or a variable holding one.
@@ -157,7 +151,10 @@ impl Eval {
     pub(super) fn operator(&mut self, e: &ParameterExpr) -> String {
         use ParameterExpr as P;
         let (parameter, indirect) = match e {
-            P::Parameter { parameter, indirect }
+            P::Parameter {
+                parameter,
+                indirect,
+            }
             | P::UseDefaultValues {
                 parameter,
                 indirect,
@@ -281,7 +278,8 @@ impl Eval {
         let Some(s) = concrete(&raw) else {
             return unknown_of(&raw);
         };
-        self.compute(e, &s).map_or_else(|| unknown_of(&raw), abstracted)
+        self.compute(e, &s)
+            .map_or_else(|| unknown_of(&raw), abstracted)
     }
 
     /// The operator's result on a known value, or `None` when an operand is unknown.
@@ -294,7 +292,9 @@ impl Eval {
         Some(match e {
             P::Parameter { .. } | P::IndicateErrorIfNullOrUnset { .. } => s.to_string(),
             P::ParameterLength { .. } => s.chars().count().to_string(),
-            P::RemoveSmallestSuffixPattern { pattern, .. } => remove(s, &pat(pattern)?, true, false),
+            P::RemoveSmallestSuffixPattern { pattern, .. } => {
+                remove(s, &pat(pattern)?, true, false)
+            }
             P::RemoveLargestSuffixPattern { pattern, .. } => remove(s, &pat(pattern)?, true, true),
             P::RemoveSmallestPrefixPattern { pattern, .. } => {
                 remove(s, &pat(pattern)?, false, false)

@@ -7,7 +7,7 @@
 use super::eval::{Eval, Stdin};
 use super::launchers::{multiplexer, shell};
 use super::words::{Field, UNKNOWN};
-use super::{interp, pipes, rules};
+use super::{interp, launchers, pipes, rules};
 
 /// How a simple command runs.
 pub struct Run {
@@ -123,9 +123,11 @@ impl Eval {
                 return self.nested(&format!("{alias} {rest}"));
             }
             if self.is_function(&argv[0].text) {
-                // Its body was judged where it was defined; its arguments may be a command
-                // it runs (`f() { "$@"; }; f rm -rf /`).
-                argv.remove(0);
+                // Its body again, with this call's arguments as `$1 …`
+                // (`f() { rm -rf "$1"; }; f ~`); and its arguments may be a command it runs
+                // (`f() { "$@"; }; f rm -rf /`).
+                let name = argv.remove(0).text;
+                self.call(&name, &argv);
                 continue;
             }
             match self.peel(&argv, run) {
@@ -213,6 +215,13 @@ impl Eval {
                 }
             }
             "tmux" | "screen" => multiplexer(&name, args),
+            "at" | "batch" => match launchers::at(args) {
+                Peeled::File(f) => self
+                    .written_file(&f)
+                    .map_or(Peeled::Command, Peeled::Script),
+                other => other,
+            },
+            "iex" | "invoke-expression" => launchers::invoke_expression(args),
             "source" | "." if run.procsub_download => Peeled::ShellStdin,
             "source" | "." if args.first().is_some_and(|a| is_stdin_path(&a.text)) => {
                 Peeled::ShellStdin
@@ -287,23 +296,21 @@ impl Eval {
 
     /// `xargs [opts] CMD…`: the command, with the evident words of its input appended.
     fn xargs(&mut self, args: &[Field], run: &Run) -> Peeled {
-        let start = operands(args, "IinPdLsaEe");
+        // `-i[R]`, `-e[EOF]`, `-l[N]` take their value glued, if at all.
+        let start = operands(args, "InPdLsaE");
         let mut cmd = args.get(start..).unwrap_or_default().to_vec();
         if cmd.is_empty() {
             cmd.push(Field::literal("echo"));
         }
         if let Stdin::Evident(text) = &run.stdin {
-            let replace = args
-                .iter()
-                .position(|a| a.text == "-I")
-                .and_then(|i| args.get(i + 1));
+            let replace = xargs_replace(&args[..start]);
             let words = text.split_whitespace().map(Field::literal);
             match replace {
                 Some(r) => {
                     let input = text.trim().to_string();
                     for f in &mut cmd {
-                        f.text = f.text.replace(&r.text, &input);
-                        f.pattern = f.pattern.replace(&r.text, &input);
+                        f.text = f.text.replace(&r, &input);
+                        f.pattern = f.pattern.replace(&r, &input);
                     }
                 }
                 None => cmd.extend(words),
@@ -332,6 +339,13 @@ impl Eval {
     fn interpreter(&mut self, lang: interp::Lang, argv: &[Field], run: &Run) {
         let seen = join(argv);
         match interp::script_arg(lang, &argv[1..]) {
+            // `python3 -c "$(curl …)"`: downloaded code, whatever it says.
+            Some(code) if code.contains(super::words::DOWNLOADED) => {
+                self.block(
+                    &rules::DOWNLOAD_EXEC,
+                    &seen.replace(super::words::DOWNLOADED, "(downloaded)"),
+                );
+            }
             Some(code) => interp::judge(self, &code, &seen),
             None if run.procsub_download => self.block(&rules::DOWNLOAD_EXEC, &seen),
             None if interp::reads_stdin(&argv[1..]) => match &run.stdin {
@@ -417,6 +431,12 @@ impl Eval {
                     self.set_positional(args[i..].iter().map(|f| f.text.clone()).collect());
                 }
             }
+            "shift" => {
+                let n = args.first().and_then(|a| a.text.parse().ok()).unwrap_or(1);
+                if let Some(p) = self.positional_mut() {
+                    p.drain(..n.min(p.len()));
+                }
+            }
             "export" | "declare" | "typeset" | "local" | "readonly" => {
                 for a in args {
                     if let Some((n, v)) = a.text.split_once('=').filter(|(n, _)| is_name(n)) {
@@ -427,6 +447,24 @@ impl Eval {
             _ => {}
         }
     }
+}
+
+/// The replace string of xargs' options: `-I R`, `-IR`, `-i[R]`, `--replace[=R]` (default `{}`).
+fn xargs_replace(opts: &[Field]) -> Option<String> {
+    let mut it = opts.iter().map(|f| f.text.as_str());
+    while let Some(t) = it.next() {
+        match t {
+            "-I" => return it.next().map(str::to_string),
+            "-i" | "--replace" => return Some("{}".into()),
+            _ => {}
+        }
+        for prefix in ["-I", "-i", "--replace="] {
+            if let Some(r) = t.strip_prefix(prefix).filter(|r| !r.is_empty()) {
+                return Some(r.to_string());
+            }
+        }
+    }
+    None
 }
 
 pub(super) fn is_stdin_path(p: &str) -> bool {

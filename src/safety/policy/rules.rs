@@ -57,6 +57,12 @@ rule!(
     "git clean -f at /, a system directory or ~"
 );
 rule!(
+    TAR_REMOVE,
+    "tar_remove_files_root",
+    DFO,
+    "tar --remove-files archiving (and so deleting) /, a top-level system directory or ~"
+);
+rule!(
     MV_ROOT,
     "mv_root",
     DFO,
@@ -229,6 +235,7 @@ pub static RULES: &[&Rule] = &[
     &SHRED_ROOT,
     &GIT_CLEAN,
     &MV_ROOT,
+    &TAR_REMOVE,
     &MKFS,
     &MKSWAP,
     &WIPEFS,
@@ -309,6 +316,9 @@ impl<'a> Args<'a> {
 
 /// Judges one command (after peeling) and its redirections.
 pub fn judge(e: &mut Eval, name: &str, argv: &[Field]) {
+    let mut argv = argv.to_vec();
+    argv.splice(1.., super::longopts::normalise(name, &argv[1..]));
+    let argv = &argv[..];
     let seen = argv
         .iter()
         .map(|f| f.text.as_str())

@@ -270,6 +270,9 @@ impl Eval {
             Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) => {
                 self.positional(0)
             }
+            Parameter::Special(SpecialParameter::PositionalParameterCount) => self
+                .positional(0)
+                .map(|p| (p.split(ELEMENT).filter(|e| !e.is_empty()).count()).to_string()),
             _ => None,
         }
     }
