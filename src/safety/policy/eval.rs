@@ -59,6 +59,8 @@ pub struct Eval {
     pub commands: Vec<String>,
     /// A nested string (`sh -c '…'`) did not parse.
     pub nested_unparsed: Vec<String>,
+    /// What the stages of the pipeline being judged are, for the reverse-shell rule.
+    pub stages: Vec<super::network::Stage>,
 }
 
 impl Eval {
@@ -104,6 +106,13 @@ impl Eval {
             value.push(UNKNOWN);
         }
         self.vars.insert(name.to_string(), value);
+    }
+
+    /// Judges an assignment made in this line (`HISTFILE=/dev/null`, `export HISTSIZE=0`).
+    pub fn assigned(&mut self, name: &str, value: &str, shown: &str) {
+        if let Some(rule) = super::history::assignment(name, value) {
+            self.block(rule, shown);
+        }
     }
 
     /// Records an alias definition (`alias x='…'`), judging its text as a command.
@@ -204,12 +213,20 @@ impl Eval {
     }
 
     fn pipeline(&mut self, p: &Pipeline) -> Stdin {
+        let outer = std::mem::take(&mut self.stages);
         let mut stdin = Stdin::Unknown;
         for cmd in &p.seq {
             if self.done() {
-                return Stdin::Unknown;
+                break;
             }
             stdin = self.command(cmd, stdin);
+        }
+        let stages = std::mem::replace(&mut self.stages, outer);
+        if p.seq.len() > 1 && !self.done() {
+            super::network::pipeline(self, &stages, p.to_string().trim());
+        }
+        if self.done() {
+            return Stdin::Unknown;
         }
         stdin
     }
@@ -226,6 +243,8 @@ impl Eval {
                     .collect::<Vec<_>>();
                 let stdin = super::pipes::stdin_from(&redirs, stdin);
                 super::rules::judge_redirects(self, &redirs, "");
+                let shown = format!("{c}");
+                super::network::redirected(self, &[Field::literal("sh")], &redirs, shown.trim());
                 self.compound(c, &stdin);
                 Stdin::Unknown
             }
@@ -350,6 +369,7 @@ impl Eval {
             self.commands.push(shown.clone());
         }
         super::rules::judge_redirects(self, &redirs, &shown);
+        super::network::redirected(self, &argv, &redirs, &shown);
         if argv.is_empty() || self.done() {
             return Stdin::Unknown;
         }
@@ -439,9 +459,8 @@ impl Eval {
             value = format!("{}{value}", self.var(name).unwrap_or_default());
         }
         self.assign(name, value.clone());
-        Some(format!(
-            "{name}={}",
-            value.replace(super::words::ELEMENT, " ")
-        ))
+        let shown = format!("{name}={}", value.replace(super::words::ELEMENT, " "));
+        self.assigned(name, &value, &shown);
+        Some(shown)
     }
 }

@@ -1,7 +1,8 @@
-//! Interpreter one-liners (`python3 -c`, `perl -e`, `ruby -e`, `node -e`, `php -r`, `lua -e`)
-//! matched by their evident calls: strings handed to a shell runner are judged as shell,
-//! recursive removals of protected paths, fork loops, credential paths and block devices
-//! named in the code. Not a sandbox: code that builds its strings at run time is not followed.
+//! Interpreter one-liners (`python3 -c`, `perl -e`, `ruby -e`, `node -e`, `php -r`, `lua -e`,
+//! awk programs) matched by their evident calls: strings handed to a shell runner are judged
+//! as shell, recursive removals of protected paths, fork loops, credential paths and block
+//! devices named in the code, and a socket opened beside a spawned shell (a reverse shell).
+//! Not a sandbox: code that builds its strings at run time is not followed.
 
 use std::sync::LazyLock;
 
@@ -9,7 +10,7 @@ use regex::Regex;
 
 use super::eval::Eval;
 use super::paths::{block_device, protected};
-use super::rules::{FORK_BOMB, RM_ROOT, WRITE_DEVICE};
+use super::rules::{FORK_BOMB, RM_ROOT, SOCKET_SHELL, WRITE_DEVICE};
 use super::secrets::credential;
 use super::words::Field;
 
@@ -153,6 +154,20 @@ static OPENS: LazyLock<Regex> = LazyLock::new(|| {
         .expect("open regex")
 });
 
+static SOCKET: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"socket\.socket|socket\.create_connection|\bsocket\s*\(|TCPSocket|UDPSocket|IO::Socket|\bSocket\.new|fsockopen|stream_socket_client|net\.connect|net\.Socket|new\s+net\.|createConnection|\bsocket\.tcp\b|/inet/tcp/|require\(\s*['\x22]net['\x22]\s*\)",
+    )
+    .expect("socket regex")
+});
+
+static SPAWN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"pty\.spawn|\bdup2?\b|\bsubprocess\b|os\.system|\bpopen|\bexec[a-z]*\s*\(|\bexec\s+['\x22]|\bspawn|\bsystem\s*\(|child_process|proc_open|shell_exec|passthru|/bin/(ba|z|da)?sh\b|cmd\.exe|\|&",
+    )
+    .expect("spawn regex")
+});
+
 /// The string literals of `code` (single, double and back quotes; simple escapes).
 fn literals(code: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -191,6 +206,9 @@ fn list_literals(code: &str) -> Vec<String> {
 
 /// Judges interpreter code by its evident calls.
 pub fn judge(e: &mut Eval, code: &str, seen: &str) {
+    if SOCKET.is_match(code) && SPAWN.is_match(code) {
+        return e.block(&SOCKET_SHELL, seen);
+    }
     let mut strings = literals(code);
     if HOME_CALL.is_match(code) {
         strings.push("~".into());

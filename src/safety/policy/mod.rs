@@ -16,9 +16,11 @@
 
 mod destructive;
 mod eval;
+mod history;
 pub mod interp;
 mod launchers;
 mod longopts;
+mod network;
 mod operators;
 mod paths;
 mod peel;

@@ -139,6 +139,11 @@ impl Eval {
             }
         }
         let name = command_name(&argv[0].text);
+        let client = super::network::CLIENTS.contains(&name.as_str())
+            && (name != "openssl" || argv.iter().any(|a| a.text.starts_with("s_")));
+        if client {
+            self.stages.push(super::network::Stage::Client);
+        }
         self.builtin_effects(&name, &argv[1..]);
         if let Some(lang) = interp::language(&name) {
             self.interpreter(lang, &argv, run);
@@ -285,6 +290,7 @@ impl Eval {
                 _ => match t.split_once('=') {
                     Some((name, value)) if is_name(name) => {
                         self.assign(name, value.to_string());
+                        self.assigned(name, value, t);
                         i += 1;
                     }
                     _ => break,
@@ -321,6 +327,7 @@ impl Eval {
 
     /// A shell reading its script from standard input (`… | sh`, `sh < <(curl …)`).
     fn shell_stdin(&mut self, argv: &[Field], run: &Run) -> Stdin {
+        self.stages.push(super::network::Stage::ShellReadingStdin);
         let seen = join(argv);
         match &run.stdin {
             _ if run.procsub_download => self.block(&rules::DOWNLOAD_EXEC, &seen),
@@ -348,17 +355,22 @@ impl Eval {
             }
             Some(code) => interp::judge(self, &code, &seen),
             None if run.procsub_download => self.block(&rules::DOWNLOAD_EXEC, &seen),
-            None if interp::reads_stdin(&argv[1..]) => match &run.stdin {
-                Stdin::Download => {
-                    self.block(&rules::DOWNLOAD_EXEC, &format!("(downloaded) | {seen}"));
+            None if interp::reads_stdin(&argv[1..]) => {
+                self.stages.push(super::network::Stage::ShellReadingStdin);
+                match &run.stdin {
+                    Stdin::Download => {
+                        self.block(&rules::DOWNLOAD_EXEC, &format!("(downloaded) | {seen}"));
+                    }
+                    Stdin::Decoded => {
+                        self.block(&rules::DECODED_EXEC, &format!("(decoded) | {seen}"));
+                    }
+                    Stdin::Evident(code) => {
+                        let code = code.clone();
+                        interp::judge(self, &code, &seen);
+                    }
+                    Stdin::Unknown => {}
                 }
-                Stdin::Decoded => self.block(&rules::DECODED_EXEC, &format!("(decoded) | {seen}")),
-                Stdin::Evident(code) => {
-                    let code = code.clone();
-                    interp::judge(self, &code, &seen);
-                }
-                Stdin::Unknown => {}
-            },
+            }
             None => {}
         }
     }
@@ -441,6 +453,7 @@ impl Eval {
                 for a in args {
                     if let Some((n, v)) = a.text.split_once('=').filter(|(n, _)| is_name(n)) {
                         self.assign(n, v.to_string());
+                        self.assigned(n, v, &a.text);
                     }
                 }
             }

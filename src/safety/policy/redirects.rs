@@ -75,7 +75,21 @@ impl Eval {
                         out.download = self.substituted(&sub.list);
                         out.target = Field::literal("/dev/fd/63");
                     }
-                    _ => out.io = Io::Dup,
+                    // `>& FILE` (not a descriptor number, not `-`): stdout and stderr to FILE.
+                    IoFileRedirectTarget::Duplicate(w) => {
+                        let f = self.expand_one(&w.value);
+                        let fd = f.text.trim_end_matches('-');
+                        if fd.chars().all(|c| c.is_ascii_digit()) {
+                            out.io = Io::Dup;
+                        } else {
+                            out.io = match kind {
+                                IoFileRedirectKind::DuplicateInput => Io::Read,
+                                _ => Io::Write,
+                            };
+                            out.target = f;
+                        }
+                    }
+                    IoFileRedirectTarget::Fd(_) => out.io = Io::Dup,
                 }
             }
             IoRedirect::OutputAndError(w, _) => {
