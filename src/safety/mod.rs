@@ -15,4 +15,4 @@ pub mod typed;
 pub use dangerous::{BlockedMatch, PATTERNS, check_dangerous};
 pub use escapes::{EscapeError, process_escapes};
 pub use redact::{redact, redact_value, redact_window};
-pub use typed::{Opacity, Refusal, Typing, check_typed};
+pub use typed::{Opacity, Refusal, Typing, check_complete, check_typed};

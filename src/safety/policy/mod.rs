@@ -14,6 +14,7 @@
 //!
 //! [`explain`] is the one entry point.
 
+pub mod complete;
 mod destructive;
 mod eval;
 mod history;
