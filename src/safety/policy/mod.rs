@@ -35,6 +35,8 @@ mod words;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_prop;
+#[cfg(test)]
 mod tests_rewrites;
 
 use super::dangerous::{BlockedMatch, check_patterns, check_windows};

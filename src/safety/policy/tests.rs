@@ -122,7 +122,7 @@ const BLOCKED: &[(&str, &str)] = &[
 ];
 
 #[rustfmt::skip]
-const BENIGN: &[&str] = &[
+pub(super) const BENIGN: &[&str] = &[
     "cat ~/.ssh/id_rsa.pub", "cat ~/.ssh/*.pub", "fdisk -l", "sudo fdisk -l /dev/sda", "grep -c id_rsa auth.log", "cd build && rm -rf *",
     "rm -rf ./build", "rm -rf build/", "rm -rf /tmp/foo", "rm -rf *.o", "rm -rf ~/projects/old", "rm -rf $HOME/.cache/pip",
     "rm -f /", "rm -rf \"$BUILD_DIR\"", "rm -rf node_modules dist", "find . -name '*.pyc' -delete", "find /tmp -name x -delete",
