@@ -65,10 +65,7 @@ pub fn command(e: &Eval, name: &str, args: &[Field]) -> Option<&'static Rule> {
                     .is_some_and(|t| matches!(*t, "clear" | "delete" | "clear-session"));
             clears.then_some(&HISTORY_CLEAR)
         }
-        "unset" => texts
-            .iter()
-            .any(|t| *t == "HISTFILE")
-            .then_some(&HISTORY_DISABLE),
+        "unset" => texts.contains(&"HISTFILE").then_some(&HISTORY_DISABLE),
         "set" | "shopt" => texts
             .windows(2)
             .any(|w| matches!(w[0], "+o" | "-u") && w[1] == "history")

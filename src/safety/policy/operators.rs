@@ -34,7 +34,7 @@ fn unknown_of(value: &str) -> String {
 }
 
 /// `~…` as the model home; `None` for a value the policy does not know.
-fn concrete(value: &str) -> Option<String> {
+pub(super) fn concrete(value: &str) -> Option<String> {
     if value.contains(UNKNOWN) || value.contains(DOWNLOADED) {
         return None;
     }
@@ -45,7 +45,7 @@ fn concrete(value: &str) -> Option<String> {
 }
 
 /// The model home read back as `~`.
-fn abstracted(result: String) -> String {
+pub(super) fn abstracted(result: String) -> String {
     match result.strip_prefix(MODEL_HOME) {
         Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("~{rest}"),
         _ => result,
@@ -118,6 +118,26 @@ fn substring(s: &str, offset: i64, length: Option<i64>) -> String {
     chars[start as usize..end.max(start) as usize]
         .iter()
         .collect()
+}
+
+/// `dirname PATH`, as coreutils computes it (home through the model home).
+#[must_use]
+pub fn dirname(path: &str) -> Option<String> {
+    let p = concrete(path)?;
+    let trimmed = p.trim_end_matches('/');
+    let parent = match trimmed.rfind('/') {
+        _ if trimmed.is_empty() && p.starts_with('/') => "/".to_string(),
+        None => ".".to_string(),
+        Some(i) => {
+            let d = trimmed[..i].trim_end_matches('/');
+            if d.is_empty() {
+                "/".to_string()
+            } else {
+                d.to_string()
+            }
+        }
+    };
+    Some(abstracted(parent))
 }
 
 /// An arithmetic operand the policy computes: an integer literal, or a variable holding one.
@@ -384,6 +404,22 @@ mod tests {
         assert_eq!(replace("x/etc", "x", "", Anchor::Prefix), "/etc");
         assert_eq!(substring("abcdef", -2, None), "ef");
         assert_eq!(substring("abcdef", 1, Some(-1)), "bcde");
+    }
+
+    #[test]
+    fn dirname_follows_coreutils() {
+        for (p, want) in [
+            ("/a/b", "/a"),
+            ("/a/b/", "/a"),
+            ("/a", "/"),
+            ("/", "/"),
+            ("a", "."),
+            ("a/b", "a"),
+            ("~", "/home"),
+            ("~/x", "~"),
+        ] {
+            assert_eq!(dirname(p).as_deref(), Some(want), "{p}");
+        }
     }
 
     #[test]

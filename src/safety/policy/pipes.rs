@@ -132,6 +132,11 @@ pub fn output(name: &str, args: &[Field], stdin: &Stdin) -> Stdin {
         }
         _ if DOWNLOADERS.contains(&name) => Stdin::Download,
         "find" => find_output(args),
+        "dirname" if !texts.is_empty() && !texts.iter().any(|t| t.starts_with('-')) => {
+            let dirs: Option<Vec<String>> =
+                texts.iter().map(|t| super::operators::dirname(t)).collect();
+            dirs.map_or(Stdin::Unknown, |d| evident(d.join("\n") + "\n"))
+        }
         _ if [
             "python", "pypy", "perl", "ruby", "node", "php", "deno", "bun",
         ]

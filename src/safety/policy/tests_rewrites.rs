@@ -21,6 +21,7 @@ pub(super) const BLOCKED: &[(&str, &str)] = &[
     ("rm -rf ${HOME%%/*}/", "rm_recursive_root"), ("x=/etcx; rm -rf ${x%x}", "rm_recursive_root"), ("x=/tmp; rm -rf ${x/tmp/etc}", "rm_recursive_root"),
     ("x=ETC; rm -rf /${x,,}", "rm_recursive_root"), ("x=HOME; rm -rf ${!x}", "rm_recursive_root"), ("x=/; rm -rf ${x:+/}", "rm_recursive_root"),
     ("x=abc/; rm -rf ${x#abc}", "rm_recursive_root"), ("x=/usr; rm -rf ${x@L}", "rm_recursive_root"),
+    ("rm -rf \"$(dirname $HOME)\"", "rm_recursive_root"), ("rm -rf $(dirname /etc/x)", "rm_recursive_root"),
     // GNU option abbreviations
     ("rm --rec --forc ~", "rm_recursive_root"), ("rm --recu /", "rm_recursive_root"), ("chmod --rec 777 /etc", "chmod_root"),
     ("chown --recu nobody /usr", "chown_root"), ("rm --r --no-preserve-r /", "rm_recursive_root"),
@@ -90,7 +91,7 @@ pub(super) const BLOCKED: &[(&str, &str)] = &[
 #[rustfmt::skip]
 pub(super) const BENIGN: &[&str] = &[
     "f(){ rm -rf \"$1\"; }; f ./build", "f(){ echo \"$1\"; }; f /", "rm -rf ${HOME}/.cache/x", "rm -rf \"${HOME:?}/tmp/x\"",
-    "x=build/; rm -rf ${x%/}", "rm -rf ${TMPDIR%/}/kpty-test", "echo ${HOME%/*}", "ls ${HOME::1}",
+    "x=build/; rm -rf ${x%/}", "rm -rf \"$(dirname ./build/x)\"", "rm -rf ${TMPDIR%/}/kpty-test", "echo ${HOME%/*}", "ls ${HOME::1}",
     "rm --rec ./build", "rm --forc file.txt", "chmod --rec u+w src", "tar czf out.tgz --remove-files build/", "git clean --dry-run",
     "curl -o file https://x", "curl -fsSL https://x -o i.sh && less i.sh", "python3 -c 'print(1)'", "bash -s < script.sh",
     "curl https://api/x | jq -r .name", "awk '{print $1}' f", "awk 'BEGIN{system(\"echo hi\")}'", "awk -F, '{print $2 | \"sort\"}' x.csv",
