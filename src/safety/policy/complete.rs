@@ -85,7 +85,7 @@ pub fn unclosed(script: &str) -> Option<Unclosed> {
     match parse(script)? {
         ParseError::Tokenizing { inner, .. } if inner.is_incomplete() => Some(tokenizing(&inner)),
         // The parser also reports a stray `fi` at the end: open only if some ending closes it.
-        ParseError::ParsingAtEndOfInput if closable(script, depth(script)) => {
+        ParseError::ParsingAtEndOfInput if closable(script) => {
             let t = script.trim_end();
             let op = ["&&", "||", "|"].into_iter().find(|op| t.ends_with(op));
             Some(match op {
@@ -105,38 +105,93 @@ fn parse(script: &str) -> Option<ParseError> {
         .err()
 }
 
-/// Endings that close what a line can leave open; nested constructs take one each.
-const CLOSERS: &[&str] = &[
-    " :",
-    "\n:\nfi",
-    "\nthen :\nfi",
-    "\n:\ndone",
-    "\ndo :\ndone",
-    "\nesac",
-    "\nin x) :;;\nesac",
-    "\n:\n}",
-    "\n:\n)",
-];
-
-/// How many constructs deep [`closable`] looks (each level tries every closer: a long line
-/// gets one level, so the cost stays a few parses of it).
-fn depth(script: &str) -> usize {
-    if script.len() > 4096 { 1 } else { 3 }
+/// An open construct, and whether its body has begun (`then`, `do`, `in` seen).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Frame {
+    If(bool),
+    Loop(bool),
+    Case(bool),
+    Brace,
+    Paren,
 }
 
-/// Whether appending at most `depth` closers makes `script` parse.
-fn closable(script: &str, depth: usize) -> bool {
-    if depth == 0 {
-        return false;
-    }
-    CLOSERS.iter().any(|c| {
-        let longer = format!("{script}{c}");
-        match parse(&longer) {
-            None => true,
-            Some(ParseError::ParsingAtEndOfInput) => closable(&longer, depth - 1),
-            Some(_) => false,
+impl Frame {
+    /// What closes it.
+    fn closer(self) -> &'static str {
+        match self {
+            Frame::If(false) => "\nthen :\nfi",
+            Frame::If(true) => "\n:\nfi",
+            Frame::Loop(false) => "\ndo :\ndone",
+            Frame::Loop(true) => "\n:\ndone",
+            Frame::Case(false) => "\nin x) :;;\nesac",
+            Frame::Case(true) => "\nesac",
+            Frame::Brace => "\n:\n}",
+            Frame::Paren => "\n:\n)",
         }
-    })
+    }
+}
+
+/// The constructs `script` leaves open, outermost first, by its words (`None` when a closer
+/// has no opener: a stray `fi` is an error, not an open line).
+fn open_frames(script: &str) -> Option<Vec<Frame>> {
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut word = String::new();
+    let mut tokens = Vec::new();
+    for c in script.chars().chain([' ']) {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        if !word.is_empty() {
+            tokens.push(std::mem::take(&mut word));
+        }
+        if matches!(c, '{' | '}' | '(' | ')') {
+            tokens.push(c.to_string());
+        }
+    }
+    for t in &tokens {
+        let top = stack.last_mut();
+        match (t.as_str(), top) {
+            ("if", _) => stack.push(Frame::If(false)),
+            ("while" | "until" | "for" | "select", _) => stack.push(Frame::Loop(false)),
+            ("case", _) => stack.push(Frame::Case(false)),
+            ("{", _) => stack.push(Frame::Brace),
+            ("(", _) => stack.push(Frame::Paren),
+            ("then", Some(Frame::If(b))) => *b = true,
+            ("elif", Some(Frame::If(b))) => *b = false,
+            ("do", Some(Frame::Loop(b))) => *b = true,
+            ("in", Some(Frame::Case(b))) => *b = true,
+            // A case pattern's `)`.
+            (")", Some(Frame::Case(true))) => {}
+            ("fi", Some(Frame::If(_)))
+            | ("done", Some(Frame::Loop(_)))
+            | ("esac", Some(Frame::Case(_)))
+            | ("}", Some(Frame::Brace))
+            | (")", Some(Frame::Paren)) => {
+                stack.pop();
+            }
+            ("fi" | "done" | "esac" | "}" | ")", _) => return None,
+            _ => {}
+        }
+    }
+    Some(stack)
+}
+
+/// Whether `script` parses once its open constructs are closed (and a trailing `|`, `&&` or
+/// `||` given a command): one parse, so the check costs what the policy's own parse does.
+fn closable(script: &str) -> bool {
+    let Some(frames) = open_frames(script) else {
+        return false;
+    };
+    let mut closed = script.to_string();
+    let t = script.trim_end();
+    if t.ends_with('|') || t.ends_with("&&") {
+        closed.push_str(" :");
+    }
+    for f in frames.iter().rev() {
+        closed.push_str(f.closer());
+    }
+    parse(&closed).is_none()
 }
 
 fn tokenizing(e: &TokenizerError) -> Unclosed {
@@ -180,6 +235,22 @@ mod tests {
             ("f() {", "compound_command"),
         ] {
             assert_eq!(unclosed(line).map(|u| u.name()), Some(want), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn long_and_deeply_open_lines_are_judged_without_panics() {
+        for line in [
+            "if x; then ".repeat(300),
+            "while x; do ".repeat(40),
+            format!("echo {}", "x".repeat(100_000)) + " |",
+            "(".repeat(100),
+            "fi ".repeat(1000),
+            "if x; then ".repeat(47),
+            "while x; do ".repeat(47),
+            "for i in 1; do if x; then case y in z) ".repeat(16),
+        ] {
+            let _ = unclosed(&line);
         }
     }
 

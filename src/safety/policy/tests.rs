@@ -217,6 +217,11 @@ fn pathological_lines_are_judged_quickly_and_without_panics() {
         format!("rm -rf /{}", "*".repeat(100_000)),
         format!("cat ~/.ssh/{}x", "*a".repeat(5_000)),
         "f(){ f; }; f".to_string(),
+        "f(){ f;f;f;f;f;f;f;f; }; f".to_string(),
+        "if x; then ".repeat(300) + &"fi; ".repeat(300),
+        "while x; do ".repeat(47) + "rm -rf /; " + &"done; ".repeat(47),
+        "case a in a) ".repeat(60),
+        "g(){ rm -rf \"$1\"; g \"$@\" \"$@\"; }; g a".to_string(),
     ] {
         let _ = explain(&line);
     }
