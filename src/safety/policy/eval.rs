@@ -61,6 +61,8 @@ pub struct Eval {
     pub nested_unparsed: Vec<String>,
     /// What the stages of the pipeline being judged are, for the reverse-shell rule.
     pub stages: Vec<super::network::Stage>,
+    /// Descriptors `exec N<>/dev/tcp/…` opened on a socket in the shell itself.
+    pub socket_fds: Vec<String>,
 }
 
 impl Eval {

@@ -5,10 +5,11 @@
 //! `mkfifo` loop); interpreter one-liners that open a socket and spawn or duplicate.
 //!
 //! Connections alone are fine: `nc -z host 80`, `echo > /dev/tcp/host/80` (a port probe),
+//! `exec 3<>/dev/tcp/host/80` (a socket in the shell, until a shell's input is taken from it),
 //! `socat TCP-LISTEN:8080 TCP:localhost:80`, `cat f | nc host 9000`.
 
 use super::Rule;
-use super::eval::{Eval, Redirect};
+use super::eval::{Eval, Io, Redirect};
 use super::paths::components;
 use super::peel::command_name;
 use super::rules::{DEV_TCP_SHELL, NETCAT_EXEC, PIPE_SHELL, SOCAT_EXEC};
@@ -77,20 +78,33 @@ pub fn is_socket_path(f: &Field, cwd: Option<&str>) -> bool {
         && matches!(parts[1].as_str(), "tcp" | "udp")
 }
 
-/// A simple command's redirections onto `/dev/tcp` or `/dev/udp` when it runs code: a shell,
-/// an interpreter, or `exec` (which keeps the socket open in the shell itself).
+/// A simple command's redirections onto `/dev/tcp` or `/dev/udp` (or onto a descriptor an
+/// earlier `exec N<>/dev/tcp/…` opened) when it runs code: a shell, an interpreter, or `exec`
+/// with a program. `exec N<>/dev/tcp/…` alone opens a socket in the shell (a port probe, a
+/// hand-made HTTP request): it is remembered, not refused.
 pub fn redirected(e: &mut Eval, argv: &[Field], redirs: &[Redirect], shown: &str) {
     let cwd = e.cwd.clone();
-    let socket = redirs
+    let sockets: Vec<&Redirect> = redirs
         .iter()
-        .any(|r| is_socket_path(&r.target, cwd.as_deref()));
-    if !socket {
+        .filter(|r| is_socket_path(&r.target, cwd.as_deref()))
+        .collect();
+    if argv.len() == 1 && command_name(&argv[0].text) == "exec" {
+        let fds = sockets.iter().filter_map(|r| r.fd).map(|fd| fd.to_string());
+        e.socket_fds.extend(fds);
         return;
     }
-    let runs_code = argv.iter().any(|a| {
-        let n = command_name(&a.text);
-        RUNNERS.contains(&n.as_str()) || n.starts_with("python") || n.starts_with("perl")
-    });
+    let on_socket_fd = redirs
+        .iter()
+        .any(|r| r.io == Io::Dup && e.socket_fds.contains(&r.target.text));
+    if sockets.is_empty() && !on_socket_fd {
+        return;
+    }
+    // A command name the policy cannot know (`$line` read from the socket) runs anything.
+    let runs_code = argv.first().is_some_and(Field::has_unknown)
+        || argv.iter().any(|a| {
+            let n = command_name(&a.text);
+            RUNNERS.contains(&n.as_str()) || n.starts_with("python") || n.starts_with("perl")
+        });
     if runs_code {
         e.block(&DEV_TCP_SHELL, shown);
     }

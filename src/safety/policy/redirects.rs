@@ -28,7 +28,7 @@ pub struct Redirect {
     pub fd: Option<i32>,
     /// What it does.
     pub io: Io,
-    /// The target (empty for here-text and duplication).
+    /// The target (empty for here-text; the descriptor number for duplication).
     pub target: Field,
     /// The target is a process substitution that writes something downloaded.
     pub download: bool,
@@ -81,6 +81,7 @@ impl Eval {
                         let fd = f.text.trim_end_matches('-');
                         if fd.chars().all(|c| c.is_ascii_digit()) {
                             out.io = Io::Dup;
+                            out.target = Field::literal(fd);
                         } else {
                             out.io = match kind {
                                 IoFileRedirectKind::DuplicateInput => Io::Read,
@@ -89,7 +90,10 @@ impl Eval {
                             out.target = f;
                         }
                     }
-                    IoFileRedirectTarget::Fd(_) => out.io = Io::Dup,
+                    IoFileRedirectTarget::Fd(fd) => {
+                        out.io = Io::Dup;
+                        out.target = Field::literal(&fd.to_string());
+                    }
                 }
             }
             IoRedirect::OutputAndError(w, _) => {
