@@ -307,9 +307,15 @@ impl std::error::Error for Error {}
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl From<crate::safety::Refusal> for Error {
-    /// A refused write: `DANGEROUS_COMMAND_BLOCKED` with the refusal's message and details.
+    /// A refused write: `DANGEROUS_COMMAND_BLOCKED` (`INVALID_PARAMS` for an incomplete
+    /// command) with the refusal's message and details.
     fn from(r: crate::safety::Refusal) -> Self {
-        let e = Error::new(ErrorCode::DangerousCommandBlocked, r.message());
+        // An incomplete command is bad input, not a dangerous one.
+        let code = match r {
+            crate::safety::Refusal::Incomplete { .. } => ErrorCode::InvalidParams,
+            _ => ErrorCode::DangerousCommandBlocked,
+        };
+        let e = Error::new(code, r.message());
         match r {
             crate::safety::Refusal::Dangerous { .. } => e.with_hint(Hint::ExplainBlock),
             _ => e,

@@ -2,7 +2,9 @@
 //! and without a session. The command goes through what `talk` and `send_line` put it
 //! through — escape decoding, then the typed-text check on the line the shell's line editor
 //! would submit ([`crate::safety::check_typed`]) — so the verdict is the one they would reach;
-//! [`crate::safety::policy::explain`] then tells which commands the policy saw.
+//! [`crate::safety::policy::explain`] then tells which commands the policy saw. A command a
+//! POSIX shell would not run but continue (an unclosed quote, `if` …) is reported as
+//! `incomplete_line`, which talk and send_line refuse with `INVALID_PARAMS`.
 
 use super::io;
 use crate::api::check::CheckReply;
@@ -11,7 +13,7 @@ use crate::api::{CheckVerdict, CheckedAs, Params};
 use crate::error::{Error, Result};
 use crate::safety::lineedit::{Editor, Keymap};
 use crate::safety::policy::{Verdict, explain};
-use crate::safety::{Opacity, Refusal, check_typed};
+use crate::safety::{Opacity, Refusal, check_complete, check_typed};
 
 /// The opacity `check` judges with: the strictest, the one `send_line` and `talk` apply to a
 /// bridged session. For a line that ends with Enter it refuses what a local session's holder
@@ -50,6 +52,12 @@ pub fn check(p: &Params) -> Result<CheckReply> {
         if b.is_some() {
             (line, blocked) = (l, b);
         }
+    }
+    // A line a POSIX shell would continue rather than run is refused by talk and send_line.
+    if blocked.is_none()
+        && let Err(r) = check_complete(&line.replace('\r', "\n"))
+    {
+        blocked = refused(&r, &command).1;
     }
     let verdict = explain(&line.replace('\r', "\n"));
     // The typed-text check runs the policy on every line it sees, so an allowed command's
@@ -181,7 +189,9 @@ mod tests {
         assert_eq!(r.checked_as, CheckedAs::Shell);
         assert_eq!(r.commands, ["X=rm", "sudo rm -rf ~"]);
         let r = check_of("echo 'oops");
-        assert!(r.allowed && !r.parsed, "{r:?}");
+        assert!(!r.allowed && !r.parsed, "{r:?}");
+        assert_eq!(r.rule.as_deref(), Some("incomplete_line"));
+        assert_eq!(r.category.as_deref(), Some("incomplete_input"));
         assert_eq!(r.checked_as, CheckedAs::Patterns);
     }
 

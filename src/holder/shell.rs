@@ -44,6 +44,12 @@ impl Integration {
 }
 
 impl ShellKind {
+    /// Whether the shell reads POSIX syntax, so an unclosed quote or `if` leaves it at its
+    /// continuation prompt (the policy's completeness check applies).
+    pub fn posix_syntax(self) -> bool {
+        matches!(self, ShellKind::Bash | ShellKind::Zsh | ShellKind::Posix)
+    }
+
     /// Classify a shell program by its file name.
     pub fn detect(program: &str) -> Self {
         let name = program

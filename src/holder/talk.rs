@@ -42,6 +42,13 @@ impl Shared {
             Some(path) if !req.force => with_stdin(a.kind, &req.command, path),
             _ => req.command.clone(),
         };
+        if a.kind.posix_syntax() {
+            let whole = crate::safety::check_complete(&req.command.replace('\r', "\n"));
+            if let Err(refused) = whole {
+                self.end_talk();
+                return Err(refused.into());
+            }
+        }
         let typed = typed_command(a.kind, a.method, &command, &a.sentinel);
         if a.method == Integration::Osc133
             && let Err(e) = self.refuse_continuation(deadline)

@@ -275,6 +275,7 @@ const WINDOWS: &[&str] = &[
     "bcdedit",
     "vss_delete_shadows",
     "wbadmin_delete",
+    "powershell_download_exec",
 ];
 
 /// Returns the first Windows rule that matches `command`, or `None`.

@@ -21,4 +21,4 @@ pub use dangerous::{BlockedMatch, PATTERNS, check_dangerous};
 pub use escapes::{EscapeError, process_escapes};
 pub use redact::{contains_secret, redact, redact_value, redact_window};
 pub use redact_message::redact_message;
-pub use typed::{Opacity, Refusal, Typing, check_typed};
+pub use typed::{Opacity, Refusal, Typing, check_complete, check_typed};

@@ -15,6 +15,7 @@
 
 use super::dangerous::BlockedMatch;
 use super::lineedit::{Editor, Keymap, Line};
+use super::policy::complete::{Unclosed, unclosed};
 use super::policy::context::{ShellContext, explain_in};
 use serde_json::{Value, json};
 
@@ -58,9 +59,19 @@ pub enum Refusal {
     },
     /// The input edits the line in more steps than the emulator follows.
     TooComplex,
+    /// The submitted line is not a whole command: the shell would wait at its continuation
+    /// prompt for the rest (an unclosed quote, `if` …).
+    Incomplete {
+        /// What is open.
+        unclosed: Unclosed,
+        /// The line(s) as the shell would read them.
+        line: String,
+    },
 }
 
 const UNVERIFIABLE: &str = "unverifiable_line_edit";
+/// The `pattern` of [`Refusal::Incomplete`].
+pub const INCOMPLETE: &str = "incomplete_line";
 
 impl Refusal {
     /// The error message (it says that nothing was typed).
@@ -100,6 +111,13 @@ impl Refusal {
                  kpty cannot check the command the shell would run; nothing was typed"
                     .into()
             }
+            Refusal::Incomplete { unclosed, .. } => format!(
+                "the command is incomplete: {}, so the shell would wait at its continuation \
+                 prompt for the rest instead of running it; nothing was typed. Send the whole \
+                 command in one line or one multi-line command; to type partial input on \
+                 purpose, use send_keys (`kpty send-keys`) or a raw write",
+                unclosed.describe()
+            ),
         }
     }
 
@@ -121,6 +139,10 @@ impl Refusal {
             Refusal::TooComplex => json!({
                 "pattern": UNVERIFIABLE, "category": "line_editing",
                 "description": "the input edits a line in more steps than kpty follows",
+            }),
+            Refusal::Incomplete { unclosed, line } => json!({
+                "pattern": INCOMPLETE, "category": "incomplete_input",
+                "description": unclosed.describe(), "unclosed": unclosed.name(), "line": line,
             }),
         }
     }
@@ -308,6 +330,36 @@ impl Judge<'_> {
             edited: line != self.typed,
             seen: verdict.seen.unwrap_or_else(|| line.to_string()),
         })
+    }
+}
+
+impl Typing {
+    /// Refuses `text` when the lines it submits (with Enter after it when `enter_follows`),
+    /// on top of what earlier writes left on the line, are not a whole command for a
+    /// POSIX-family shell. Text that submits nothing passes.
+    pub fn complete(&self, text: &str, enter_follows: bool) -> Result<(), Refusal> {
+        let mut editor = self.readline.clone();
+        let mut lines = editor.feed(text);
+        if enter_follows {
+            lines.extend(editor.feed("\r"));
+        }
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let script: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        check_complete(&script.join("\n"))
+    }
+}
+
+/// Refuses `command` (as the shell reads it, lines separated by newlines) when it is not a
+/// whole command for a POSIX-family shell ([`Refusal::Incomplete`]).
+pub fn check_complete(command: &str) -> Result<(), Refusal> {
+    match unclosed(command) {
+        Some(unclosed) => Err(Refusal::Incomplete {
+            unclosed,
+            line: command.to_string(),
+        }),
+        None => Ok(()),
     }
 }
 

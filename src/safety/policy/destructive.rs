@@ -7,7 +7,7 @@ use super::paths::{block_device, protected, resolve};
 use super::peel::command_name;
 use super::rules::{
     Args, CHMOD_ROOT, CHOWN_ROOT, FIND_DELETE, GIT_CLEAN, MV_ROOT, RM_ROOT, RSYNC_DELETE,
-    SHRED_DEVICE, SHRED_ROOT,
+    SHRED_DEVICE, SHRED_ROOT, TAR_REMOVE,
 };
 use super::words::Field;
 
@@ -33,6 +33,9 @@ pub fn destructive(e: &Eval, name: &str, args: &[Field]) -> Option<&'static Rule
             Some(&SHRED_DEVICE)
         }
         "git" => git_clean(e, args),
+        "tar" | "gtar" | "bsdtar" if a.long("--remove-files") && protected_any(e, &a.operands) => {
+            Some(&TAR_REMOVE)
+        }
         "mv" => {
             let sources = if a.long("-t") || a.long("--target") {
                 &a.operands[..]
@@ -70,10 +73,7 @@ fn strip_host(f: &Field) -> Field {
 }
 
 fn find_delete(e: &Eval, args: &[Field]) -> Option<&'static Rule> {
-    let starts: Vec<&Field> = args
-        .iter()
-        .take_while(|a| !a.text.starts_with('-') && a.text != "(" && a.text != "!")
-        .collect();
+    let (starts, filtered) = super::pipes::find_parts(args);
     let expr = &args[starts.len()..];
     let has = |w: &str| expr.iter().any(|a| a.text == w);
     let deletes = has("-delete")
@@ -81,20 +81,6 @@ fn find_delete(e: &Eval, args: &[Field]) -> Option<&'static Rule> {
             matches!(w[0].text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
                 && matches!(command_name(&w[1].text).as_str(), "rm" | "shred" | "unlink")
         });
-    let filtered = [
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-inum",
-        "-samefile",
-    ]
-    .iter()
-    .any(|w| has(w));
     (deletes && !filtered && protected_any(e, &starts)).then_some(&FIND_DELETE)
 }
 
@@ -112,7 +98,8 @@ fn git_clean(e: &Eval, args: &[Field]) -> Option<&'static Rule> {
             }
             _ if t.starts_with("--work-tree=") => dir = resolve(&t[12..], dir.as_deref()),
             "clean" => {
-                let a = Args::parse(&args[i + 1..], &["-e", "--exclude"]);
+                let rest = super::longopts::normalise("git-clean", &args[i + 1..]);
+                let a = Args::parse(&rest, &["-e", "--exclude"]);
                 let forced = a.flag('f', &["--force"]);
                 let root = Field::literal(dir.as_deref().unwrap_or("."));
                 return (forced && protected(&root, None).is_some()).then_some(&GIT_CLEAN);

@@ -60,6 +60,10 @@ pub struct Eval {
     pub commands: Vec<String>,
     /// A nested string (`sh -c '…'`) did not parse.
     pub nested_unparsed: Vec<String>,
+    /// What the stages of the pipeline being judged are, for the reverse-shell rule.
+    pub stages: Vec<super::network::Stage>,
+    /// Descriptors `exec N<>/dev/tcp/…` opened on a socket in the shell itself.
+    pub socket_fds: Vec<String>,
 }
 
 impl Eval {
@@ -87,6 +91,11 @@ impl Eval {
         }
     }
 
+    /// The positional parameters, when known (`shift` drops from the front).
+    pub fn positional_mut(&mut self) -> Option<&mut Vec<String>> {
+        self.positional.as_mut()
+    }
+
     /// `set -- a b c`.
     pub fn set_positional(&mut self, values: Vec<String>) {
         self.positional = Some(values);
@@ -104,6 +113,13 @@ impl Eval {
         }
         self.track.assigned(name);
         self.vars.insert(name.to_string(), value);
+    }
+
+    /// Judges an assignment made in this line (`HISTFILE=/dev/null`, `export HISTSIZE=0`).
+    pub fn assigned(&mut self, name: &str, value: &str, shown: &str) {
+        if let Some(rule) = super::history::assignment(name, value) {
+            self.block(rule, shown);
+        }
     }
 
     /// Records an alias definition (`alias x='…'`), judging its text as a command.
@@ -201,6 +217,7 @@ impl Eval {
         // Each stage of a pipeline runs in a subshell: what it assigns may not last.
         let staged = usize::from(p.seq.len() > 1);
         self.track.branch += staged;
+        let outer = std::mem::take(&mut self.stages);
         let mut stdin = Stdin::Unknown;
         for cmd in &p.seq {
             if self.done() {
@@ -209,7 +226,14 @@ impl Eval {
             stdin = self.command(cmd, stdin);
         }
         self.track.branch -= staged;
-        if self.done() { Stdin::Unknown } else { stdin }
+        let stages = std::mem::replace(&mut self.stages, outer);
+        if p.seq.len() > 1 && !self.done() {
+            super::network::pipeline(self, &stages, p.to_string().trim());
+        }
+        if self.done() {
+            return Stdin::Unknown;
+        }
+        stdin
     }
 
     /// Judges one command; returns what it writes to its standard output.
@@ -224,6 +248,8 @@ impl Eval {
                     .collect::<Vec<_>>();
                 let stdin = super::pipes::stdin_from(&redirs, stdin);
                 super::rules::judge_redirects(self, &redirs, "");
+                let shown = format!("{c}");
+                super::network::redirected(self, &[Field::literal("sh")], &redirs, shown.trim());
                 self.compound(c, &stdin);
                 Stdin::Unknown
             }
@@ -363,6 +389,7 @@ impl Eval {
             self.commands.push(shown.clone());
         }
         super::rules::judge_redirects(self, &redirs, &shown);
+        super::network::redirected(self, &argv, &redirs, &shown);
         if argv.is_empty() || self.done() {
             return Stdin::Unknown;
         }
@@ -452,9 +479,8 @@ impl Eval {
             value = format!("{}{value}", self.var(name).unwrap_or_default());
         }
         self.assign(name, value.clone());
-        Some(format!(
-            "{name}={}",
-            value.replace(super::words::ELEMENT, " ")
-        ))
+        let shown = format!("{name}={}", value.replace(super::words::ELEMENT, " "));
+        self.assigned(name, &value, &shown);
+        Some(shown)
     }
 }

@@ -1,7 +1,8 @@
-//! Interpreter one-liners (`python3 -c`, `perl -e`, `ruby -e`, `node -e`, `php -r`, `lua -e`)
-//! matched by their evident calls: strings handed to a shell runner are judged as shell,
-//! recursive removals of protected paths, fork loops, credential paths and block devices
-//! named in the code. Not a sandbox: code that builds its strings at run time is not followed.
+//! Interpreter one-liners (`python3 -c`, `perl -e`, `ruby -e`, `node -e`, `php -r`, `lua -e`,
+//! awk programs) matched by their evident calls: strings handed to a shell runner are judged
+//! as shell, recursive removals of protected paths, fork loops, credential paths and block
+//! devices named in the code, and a socket opened beside a spawned shell (a reverse shell).
+//! Not a sandbox: code that builds its strings at run time is not followed.
 
 use std::sync::LazyLock;
 
@@ -9,7 +10,7 @@ use regex::Regex;
 
 use super::eval::Eval;
 use super::paths::{block_device, protected};
-use super::rules::{FORK_BOMB, RM_ROOT, WRITE_DEVICE};
+use super::rules::{FORK_BOMB, RM_ROOT, SOCKET_SHELL, WRITE_DEVICE};
 use super::secrets::credential;
 use super::words::Field;
 
@@ -28,6 +29,8 @@ pub enum Lang {
     Php,
     /// Lua.
     Lua,
+    /// awk (gawk, mawk, nawk, busybox awk): `system()` and pipes to `"sh"`.
+    Awk,
 }
 
 /// The language of an interpreter command name.
@@ -40,6 +43,7 @@ pub fn language(name: &str) -> Option<Lang> {
         "node" | "nodejs" | "deno" | "bun" => Some(Lang::Node),
         n if n.starts_with("php") => Some(Lang::Php),
         n if n.starts_with("lua") => Some(Lang::Lua),
+        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => Some(Lang::Awk),
         _ => None,
     }
 }
@@ -47,12 +51,16 @@ pub fn language(name: &str) -> Option<Lang> {
 /// The code given on the command line (`-c`, `-e`, `--eval`, `-r`), joined.
 #[must_use]
 pub fn script_arg(lang: Lang, args: &[Field]) -> Option<String> {
+    if lang == Lang::Awk {
+        return awk_program(args);
+    }
     let flags: &[&str] = match lang {
         Lang::Python => &["-c"],
         Lang::Perl => &["-e", "-E"],
         Lang::Ruby | Lang::Lua => &["-e"],
         Lang::Node => &["-e", "--eval", "-p", "--print", "eval"],
         Lang::Php => &["-r"],
+        Lang::Awk => &[],
     };
     let mut code = Vec::new();
     let mut i = 0;
@@ -77,6 +85,35 @@ pub fn script_arg(lang: Lang, args: &[Field]) -> Option<String> {
     (!code.is_empty()).then(|| code.join("\n"))
 }
 
+/// awk's program: its first operand (after `-F fs`, `-v var=val`), or the `-e`/`--source`
+/// texts; none with `-f FILE`.
+fn awk_program(args: &[Field]) -> Option<String> {
+    let mut code = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        match t {
+            "-f" | "--file" => return None,
+            "-e" | "--source" => code.extend(args.get(i + 1).map(|f| f.text.clone())),
+            "-F" | "-v" | "--assign" | "--field-separator" => {}
+            "--" => {
+                i += 1;
+                break;
+            }
+            _ if t.starts_with('-') && t.len() > 1 => {
+                i += 1;
+                continue;
+            }
+            _ => break,
+        }
+        i += 2;
+    }
+    if code.is_empty() {
+        code.extend(args.get(i).map(|f| f.text.clone()));
+    }
+    (!code.is_empty()).then(|| code.join("\n"))
+}
+
 /// Whether the interpreter reads its program from standard input (no script operand).
 #[must_use]
 pub fn reads_stdin(args: &[Field]) -> bool {
@@ -89,7 +126,8 @@ static RUNNER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?x)\b(system|popen|popen2|popen3|exec[lv]?p?e?|execSync|execFileSync|spawnSync|spawn|execFile
         |check_output|check_call|call|run|Popen|getoutput|getstatusoutput|shell_exec|passthru
-        |proc_open|capture2e?|capture3|os\.execute|io\.popen)\s*\(|`|\bqx\s*[{(/|!]|%x[{(]|\b(system|exec)\s+['\x22]",
+        |proc_open|capture2e?|capture3|os\.execute|io\.popen)\s*\(|`|\bqx\s*[{(/|!]|%x[{(]|\b(system|exec)\s+['\x22]
+        |\|\s*\x22|\x22\s*\|\s*getline\b|\|&\s*\x22",
     )
     .expect("runner regex")
 });
@@ -114,6 +152,20 @@ static HOME_CALL: LazyLock<Regex> = LazyLock::new(|| {
 static OPENS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b(open|write|writeFile|writeFileSync|File\.write|sysopen|fopen|file_put_contents|io\.open)\b")
         .expect("open regex")
+});
+
+static SOCKET: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"socket\.socket|socket\.create_connection|\bsocket\s*\(|TCPSocket|UDPSocket|IO::Socket|\bSocket\.new|fsockopen|stream_socket_client|net\.connect|net\.Socket|new\s+net\.|createConnection|\bsocket\.tcp\b|/inet/tcp/|require\(\s*['\x22]net['\x22]\s*\)",
+    )
+    .expect("socket regex")
+});
+
+static SPAWN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"pty\.spawn|\bdup2?\b|\bsubprocess\b|os\.system|\bpopen|\bexec[a-z]*\s*\(|\bexec\s+['\x22]|\bspawn|\bsystem\s*\(|child_process|proc_open|shell_exec|passthru|/bin/(ba|z|da)?sh\b|cmd\.exe|\|&",
+    )
+    .expect("spawn regex")
 });
 
 /// The string literals of `code` (single, double and back quotes; simple escapes).
@@ -154,6 +206,9 @@ fn list_literals(code: &str) -> Vec<String> {
 
 /// Judges interpreter code by its evident calls.
 pub fn judge(e: &mut Eval, code: &str, seen: &str) {
+    if SOCKET.is_match(code) && SPAWN.is_match(code) {
+        return e.block(&SOCKET_SHELL, seen);
+    }
     let mut strings = literals(code);
     if HOME_CALL.is_match(code) {
         strings.push("~".into());

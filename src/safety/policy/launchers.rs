@@ -1,6 +1,7 @@
 //! Programs that run a command given as text: shells (`-c STRING`, a script file, or
-//! standard input) and terminal multiplexers (`tmux send-keys`, `tmux new-window CMD`,
-//! `screen -X stuff`).
+//! standard input, `-s` included), job schedulers reading their job from standard input or
+//! a file (`at`, `batch`), PowerShell's `Invoke-Expression`, and terminal multiplexers
+//! (`tmux send-keys`, `tmux new-window CMD`, `screen -X stuff`).
 
 use super::peel::{Peeled, is_stdin_path, operands};
 use super::words::Field;
@@ -8,7 +9,7 @@ use super::words::Field;
 /// A shell's arguments: `-c STRING` is its script; no script operand means standard input.
 pub(super) fn shell(args: &[Field]) -> Peeled {
     let mut i = 0;
-    let mut dash_c = false;
+    let (mut dash_c, mut dash_s) = (false, false);
     while let Some(a) = args.get(i) {
         let t = a.text.as_str();
         if t == "--" {
@@ -21,6 +22,7 @@ pub(super) fn shell(args: &[Field]) -> Peeled {
         }
         if t.starts_with('-') && t.len() > 1 && !t.starts_with("--") {
             dash_c |= t.contains('c');
+            dash_s |= t.contains('s');
             i += 1;
             continue;
         }
@@ -37,11 +39,45 @@ pub(super) fn shell(args: &[Field]) -> Peeled {
     }
     match args.get(i) {
         Some(script) if dash_c => Peeled::Script(script.text.clone()),
+        // `sh -s -- -y`: the script is standard input, the operands are its arguments.
+        _ if dash_s => Peeled::ShellStdin,
         Some(file) if !is_stdin_path(&file.text) && file.text != "-" => {
             Peeled::File(file.text.clone())
         }
         _ => Peeled::ShellStdin,
     }
+}
+
+/// `at [-q Q] [-m] TIME`, `batch`: the job is standard input, or the file of `-f FILE`;
+/// listing and removing jobs (`-l`, `-r`, `-d`, `-c`) run nothing.
+pub(super) fn at(args: &[Field]) -> Peeled {
+    let texts: Vec<&str> = args.iter().map(|f| f.text.as_str()).collect();
+    if texts
+        .iter()
+        .any(|t| matches!(*t, "-l" | "-r" | "-d" | "-c" | "-V" | "--help"))
+    {
+        return Peeled::Nothing;
+    }
+    match texts.iter().position(|t| *t == "-f") {
+        Some(i) => texts
+            .get(i + 1)
+            .map_or(Peeled::Nothing, |f| Peeled::File((*f).to_string())),
+        None => Peeled::ShellStdin,
+    }
+}
+
+/// PowerShell's `iex STRING` / `Invoke-Expression`: its operand is a script; without one it
+/// runs what its pipe gives it (`irm URL | iex`).
+pub(super) fn invoke_expression(args: &[Field]) -> Peeled {
+    let rest: Vec<&Field> = args
+        .iter()
+        .filter(|a| !a.text.eq_ignore_ascii_case("-command"))
+        .collect();
+    if rest.is_empty() {
+        return Peeled::ShellStdin;
+    }
+    let words: Vec<&str> = rest.iter().map(|f| f.text.as_str()).collect();
+    Peeled::Script(words.join(" "))
 }
 
 /// `tmux send-keys -t T 'rm -rf /' Enter`, `tmux new-window 'cmd'`, `screen -X stuff 'cmd'`:

@@ -14,12 +14,17 @@
 //!
 //! [`explain`] is the one entry point.
 
+pub mod complete;
 pub mod context;
 mod destructive;
 mod effects;
 mod eval;
+mod history;
 pub mod interp;
 mod launchers;
+mod longopts;
+mod network;
+mod operators;
 mod paths;
 mod peel;
 mod pipes;
@@ -31,6 +36,10 @@ mod words;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_prop;
+#[cfg(test)]
+mod tests_rewrites;
 
 use super::dangerous::{BlockedMatch, check_patterns, check_windows};
 
@@ -85,8 +94,33 @@ fn too_deep(text: &str) -> bool {
     nesting(text) > MAX_NESTING
 }
 
-/// The deepest bracket nesting in `line`, counting backquotes as one level per pair.
+/// The deepest nesting in `line`: brackets, compound-command keywords (`if` … `fi`, `while`
+/// … `done`, `case` … `esac`; quoted ones too, which only errs on the safe side), and
+/// backquotes as one level per pair.
 fn nesting(line: &str) -> usize {
+    brackets(line).max(keywords(line))
+}
+
+/// The deepest `if`/`while`/`until`/`for`/`select`/`case` nesting, by words. A `case` counts
+/// as eight levels: the parser's time grows about twofold per nested `case`.
+fn keywords(line: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for word in line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        match word {
+            "if" | "while" | "until" | "for" | "select" | "case" => {
+                depth += if word == "case" { 8 } else { 1 };
+                max = max.max(depth);
+            }
+            "esac" => depth = depth.saturating_sub(8),
+            "fi" | "done" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The deepest bracket nesting in `line`, counting backquotes as one level per pair.
+fn brackets(line: &str) -> usize {
     let (mut depth, mut max, mut ticks) = (0usize, 0usize, 0usize);
     for c in line.chars() {
         match c {

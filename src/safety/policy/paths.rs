@@ -290,6 +290,15 @@ pub fn glob_match(pattern: &str, name: &str) -> bool {
     match_from(&p, &n)
 }
 
+/// Shell pattern matching of a whole string, `/` included (`${v%/*}`, `case`): no rule
+/// for a leading dot.
+#[must_use]
+pub fn pattern_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = text.chars().collect();
+    match_from(&p, &n)
+}
+
 /// Iterative wildcard matching (one backtrack point per `*`), so a long pattern cannot
 /// exhaust the stack or take exponential time.
 fn match_from(p: &[char], n: &[char]) -> bool {

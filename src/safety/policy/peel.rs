@@ -7,7 +7,7 @@
 use super::eval::{Eval, Stdin};
 use super::launchers::{multiplexer, shell};
 use super::words::{Field, UNKNOWN};
-use super::{interp, pipes, rules};
+use super::{interp, launchers, pipes, rules};
 
 /// How a simple command runs.
 pub struct Run {
@@ -148,6 +148,11 @@ impl Eval {
             }
         }
         let name = command_name(&argv[0].text);
+        let client = super::network::CLIENTS.contains(&name.as_str())
+            && (name != "openssl" || argv.iter().any(|a| a.text.starts_with("s_")));
+        if client {
+            self.stages.push(super::network::Stage::Client);
+        }
         if !self.session_effects(&name, &argv[1..]) {
             self.builtin_effects(&name, &argv[1..]);
         }
@@ -226,6 +231,13 @@ impl Eval {
                 }
             }
             "tmux" | "screen" => multiplexer(&name, args),
+            "at" | "batch" => match launchers::at(args) {
+                Peeled::File(f) => self
+                    .written_file(&f)
+                    .map_or(Peeled::Command, Peeled::Script),
+                other => other,
+            },
+            "iex" | "invoke-expression" => launchers::invoke_expression(args),
             "source" | "." if run.procsub_download => Peeled::ShellStdin,
             "source" | "." if args.first().is_some_and(|a| is_stdin_path(&a.text)) => {
                 Peeled::ShellStdin
@@ -289,6 +301,7 @@ impl Eval {
                 _ => match t.split_once('=') {
                     Some((name, value)) if is_name(name) => {
                         self.assign(name, value.to_string());
+                        self.assigned(name, value, t);
                         i += 1;
                     }
                     _ => break,
@@ -300,23 +313,21 @@ impl Eval {
 
     /// `xargs [opts] CMD…`: the command, with the evident words of its input appended.
     fn xargs(&mut self, args: &[Field], run: &Run) -> Peeled {
-        let start = operands(args, "IinPdLsaEe");
+        // `-i[R]`, `-e[EOF]`, `-l[N]` take their value glued, if at all.
+        let start = operands(args, "InPdLsaE");
         let mut cmd = args.get(start..).unwrap_or_default().to_vec();
         if cmd.is_empty() {
             cmd.push(Field::literal("echo"));
         }
         if let Stdin::Evident(text) = &run.stdin {
-            let replace = args
-                .iter()
-                .position(|a| a.text == "-I")
-                .and_then(|i| args.get(i + 1));
+            let replace = xargs_replace(&args[..start]);
             let words = text.split_whitespace().map(Field::literal);
             match replace {
                 Some(r) => {
                     let input = text.trim().to_string();
                     for f in &mut cmd {
-                        f.text = f.text.replace(&r.text, &input);
-                        f.pattern = f.pattern.replace(&r.text, &input);
+                        f.text = f.text.replace(&r, &input);
+                        f.pattern = f.pattern.replace(&r, &input);
                     }
                 }
                 None => cmd.extend(words),
@@ -327,6 +338,7 @@ impl Eval {
 
     /// A shell reading its script from standard input (`… | sh`, `sh < <(curl …)`).
     fn shell_stdin(&mut self, argv: &[Field], run: &Run) -> Stdin {
+        self.stages.push(super::network::Stage::ShellReadingStdin);
         let seen = join(argv);
         match &run.stdin {
             _ if run.procsub_download => self.block(&rules::DOWNLOAD_EXEC, &seen),
@@ -345,19 +357,31 @@ impl Eval {
     fn interpreter(&mut self, lang: interp::Lang, argv: &[Field], run: &Run) {
         let seen = join(argv);
         match interp::script_arg(lang, &argv[1..]) {
+            // `python3 -c "$(curl …)"`: downloaded code, whatever it says.
+            Some(code) if code.contains(super::words::DOWNLOADED) => {
+                self.block(
+                    &rules::DOWNLOAD_EXEC,
+                    &seen.replace(super::words::DOWNLOADED, "(downloaded)"),
+                );
+            }
             Some(code) => interp::judge(self, &code, &seen),
             None if run.procsub_download => self.block(&rules::DOWNLOAD_EXEC, &seen),
-            None if interp::reads_stdin(&argv[1..]) => match &run.stdin {
-                Stdin::Download => {
-                    self.block(&rules::DOWNLOAD_EXEC, &format!("(downloaded) | {seen}"));
+            None if interp::reads_stdin(&argv[1..]) => {
+                self.stages.push(super::network::Stage::ShellReadingStdin);
+                match &run.stdin {
+                    Stdin::Download => {
+                        self.block(&rules::DOWNLOAD_EXEC, &format!("(downloaded) | {seen}"));
+                    }
+                    Stdin::Decoded => {
+                        self.block(&rules::DECODED_EXEC, &format!("(decoded) | {seen}"));
+                    }
+                    Stdin::Evident(code) => {
+                        let code = code.clone();
+                        interp::judge(self, &code, &seen);
+                    }
+                    Stdin::Unknown => {}
                 }
-                Stdin::Decoded => self.block(&rules::DECODED_EXEC, &format!("(decoded) | {seen}")),
-                Stdin::Evident(code) => {
-                    let code = code.clone();
-                    interp::judge(self, &code, &seen);
-                }
-                Stdin::Unknown => {}
-            },
+            }
             None => {}
         }
     }
@@ -434,12 +458,31 @@ impl Eval {
                 for a in args {
                     if let Some((n, v)) = a.text.split_once('=').filter(|(n, _)| is_name(n)) {
                         self.assign(n, v.to_string());
+                        self.assigned(n, v, &a.text);
                     }
                 }
             }
             _ => {}
         }
     }
+}
+
+/// The replace string of xargs' options: `-I R`, `-IR`, `-i[R]`, `--replace[=R]` (default `{}`).
+fn xargs_replace(opts: &[Field]) -> Option<String> {
+    let mut it = opts.iter().map(|f| f.text.as_str());
+    while let Some(t) = it.next() {
+        match t {
+            "-I" => return it.next().map(str::to_string),
+            "-i" | "--replace" => return Some("{}".into()),
+            _ => {}
+        }
+        for prefix in ["-I", "-i", "--replace="] {
+            if let Some(r) = t.strip_prefix(prefix).filter(|r| !r.is_empty()) {
+                return Some(r.to_string());
+            }
+        }
+    }
+    None
 }
 
 pub(super) fn is_stdin_path(p: &str) -> bool {

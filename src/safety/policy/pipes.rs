@@ -20,7 +20,57 @@ pub const DOWNLOADERS: &[&str] = &[
     "irm",
     "invoke-webrequest",
     "invoke-restmethod",
+    "xh",
+    "xhs",
+    "wget2",
+    "curlie",
 ];
+
+/// Interpreter one-liners that fetch a URL (`python3 -c 'import urllib.request …'`).
+static FETCH_CODE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"urlopen|urllib|requests\.get|httpx\.get|LWP::Simple|HTTP::Tiny|open-uri|Net::HTTP|URI\.open|https?\.get\(|fetch\(|file_get_contents\(\s*['\x22]https?:",
+    )
+    .expect("fetch regex")
+});
+
+/// The start paths of `find PATHS… EXPR`, and whether its expression narrows what it prints
+/// or deletes by name or path (`-name`, `-path`, `-regex` …).
+#[must_use]
+pub fn find_parts(args: &[Field]) -> (Vec<&Field>, bool) {
+    let starts: Vec<&Field> = args
+        .iter()
+        .take_while(|a| !a.text.starts_with('-') && a.text != "(" && a.text != "!")
+        .collect();
+    let expr = &args[starts.len()..];
+    let filtered = [
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-inum",
+        "-samefile",
+    ]
+    .iter()
+    .any(|w| expr.iter().any(|a| a.text == *w));
+    (starts, filtered)
+}
+
+/// What `find` prints, when evident: every path under its start paths, so the start paths
+/// stand for it (`find / | xargs rm -rf` removes `/`).
+fn find_output(args: &[Field]) -> Stdin {
+    let (starts, filtered) = find_parts(args);
+    if filtered || starts.iter().any(|f| f.has_unknown()) {
+        return Stdin::Unknown;
+    }
+    let roots: Vec<&str> = starts.iter().map(|f| f.text.as_str()).collect();
+    let roots = if roots.is_empty() { vec!["."] } else { roots };
+    Stdin::Evident(roots.join("\n") + "\n")
+}
 
 /// The input a command reads: its last input redirection, else the pipe.
 #[must_use]
@@ -81,6 +131,21 @@ pub fn output(name: &str, args: &[Field], stdin: &Stdin) -> Stdin {
             decode(&|_| None)
         }
         _ if DOWNLOADERS.contains(&name) => Stdin::Download,
+        "find" => find_output(args),
+        "dirname" if !texts.is_empty() && !texts.iter().any(|t| t.starts_with('-')) => {
+            let dirs: Option<Vec<String>> =
+                texts.iter().map(|t| super::operators::dirname(t)).collect();
+            dirs.map_or(Stdin::Unknown, |d| evident(d.join("\n") + "\n"))
+        }
+        _ if [
+            "python", "pypy", "perl", "ruby", "node", "php", "deno", "bun",
+        ]
+        .iter()
+        .any(|p| name.starts_with(p))
+            && texts.iter().any(|t| FETCH_CODE.is_match(t)) =>
+        {
+            Stdin::Download
+        }
         _ => Stdin::Unknown,
     }
 }

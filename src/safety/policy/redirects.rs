@@ -28,7 +28,7 @@ pub struct Redirect {
     pub fd: Option<i32>,
     /// What it does.
     pub io: Io,
-    /// The target (empty for here-text and duplication).
+    /// The target (empty for here-text; the descriptor number for duplication).
     pub target: Field,
     /// The target is a process substitution that writes something downloaded.
     pub download: bool,
@@ -75,7 +75,25 @@ impl Eval {
                         out.download = self.substituted(&sub.list);
                         out.target = Field::literal("/dev/fd/63");
                     }
-                    _ => out.io = Io::Dup,
+                    // `>& FILE` (not a descriptor number, not `-`): stdout and stderr to FILE.
+                    IoFileRedirectTarget::Duplicate(w) => {
+                        let f = self.expand_one(&w.value);
+                        let fd = f.text.trim_end_matches('-');
+                        if fd.chars().all(|c| c.is_ascii_digit()) {
+                            out.io = Io::Dup;
+                            out.target = Field::literal(fd);
+                        } else {
+                            out.io = match kind {
+                                IoFileRedirectKind::DuplicateInput => Io::Read,
+                                _ => Io::Write,
+                            };
+                            out.target = f;
+                        }
+                    }
+                    IoFileRedirectTarget::Fd(fd) => {
+                        out.io = Io::Dup;
+                        out.target = Field::literal(&fd.to_string());
+                    }
                 }
             }
             IoRedirect::OutputAndError(w, _) => {

@@ -14,6 +14,10 @@ const SYS: &str = "system_damage";
 const REMOTE: &str = "remote_code_execution";
 const PERSIST: &str = "persistence";
 const CRED: &str = "credential_access";
+const REVERSE: &str = "reverse_shell";
+const CRED_WRITE: &str = "credential_store_write";
+const HISTORY: &str = "history_tampering";
+const SECRETS: &str = "secret_printer";
 
 macro_rules! rule {
     ($name:ident, $id:literal, $cat:expr, $desc:literal) => {
@@ -55,6 +59,12 @@ rule!(
     "git_clean_root",
     DFO,
     "git clean -f at /, a system directory or ~"
+);
+rule!(
+    TAR_REMOVE,
+    "tar_remove_files_root",
+    DFO,
+    "tar --remove-files archiving (and so deleting) /, a top-level system directory or ~"
 );
 rule!(
     MV_ROOT,
@@ -221,6 +231,73 @@ rule!(
     "reading /etc/shadow, /etc/gshadow or TLS private keys"
 );
 
+rule!(
+    DEV_TCP_SHELL,
+    "dev_tcp_shell",
+    REVERSE,
+    "a shell, interpreter or exec wired to /dev/tcp or /dev/udp (bash -i >& /dev/tcp/…)"
+);
+rule!(
+    NETCAT_EXEC,
+    "netcat_exec",
+    REVERSE,
+    "nc/ncat/netcat running a program for the connection (-e, -c, --exec, --sh-exec, --lua-exec)"
+);
+rule!(
+    SOCAT_EXEC,
+    "socat_exec",
+    REVERSE,
+    "socat connecting a network address to a program (exec:, system:)"
+);
+rule!(
+    PIPE_SHELL,
+    "network_pipe_shell",
+    REVERSE,
+    "a pipeline feeding a shell from a network client (mkfifo loops, nc … | sh, telnet | bash)"
+);
+rule!(
+    SOCKET_SHELL,
+    "socket_shell_oneliner",
+    REVERSE,
+    "an interpreter one-liner that opens a socket and runs a shell or duplicates its descriptors"
+);
+rule!(
+    CRED_STORE_WRITE,
+    "credential_store_write",
+    CRED_WRITE,
+    "writing a credential or client config store (~/.netrc, ~/.git-credentials, ~/.docker/config.json, ~/.kube/config, ~/.aws/credentials|config, ~/.ssh/config, ~/.ssh/rc, ~/.pgpass, gh hosts.yml …)"
+);
+rule!(
+    HISTORY_CLEAR,
+    "history_clear",
+    HISTORY,
+    "clearing or deleting shell history entries (history -c, history -d, fish history clear)"
+);
+rule!(
+    HISTORY_DISABLE,
+    "history_disable",
+    HISTORY,
+    "turning shell history off (unset HISTFILE, HISTFILE=/dev/null, HISTSIZE=0, set +o history)"
+);
+rule!(
+    HISTORY_FILE,
+    "history_file_write",
+    HISTORY,
+    "writing, truncating, linking or removing a history file (~/.bash_history, ~/.zsh_history, fish_history …)"
+);
+rule!(
+    SECRET_PRINT,
+    "secret_print",
+    SECRETS,
+    "a command that prints stored secrets or tokens (gh auth token, kubectl config view --raw, gcloud auth print-access-token, aws configure get …secret…, gpg --export-secret-keys, printenv of a secret-named variable …)"
+);
+rule!(
+    PROC_ENVIRON,
+    "process_environ_read",
+    SECRETS,
+    "reading another process's environment (/proc/*/environ)"
+);
+
 /// Every rule of this module (for the documentation and tests).
 pub static RULES: &[&Rule] = &[
     &RM_ROOT,
@@ -229,6 +306,7 @@ pub static RULES: &[&Rule] = &[
     &SHRED_ROOT,
     &GIT_CLEAN,
     &MV_ROOT,
+    &TAR_REMOVE,
     &MKFS,
     &MKSWAP,
     &WIPEFS,
@@ -256,6 +334,17 @@ pub static RULES: &[&Rule] = &[
     &AWS,
     &CLOUD,
     &SHADOW,
+    &DEV_TCP_SHELL,
+    &NETCAT_EXEC,
+    &SOCAT_EXEC,
+    &PIPE_SHELL,
+    &SOCKET_SHELL,
+    &CRED_STORE_WRITE,
+    &HISTORY_CLEAR,
+    &HISTORY_DISABLE,
+    &HISTORY_FILE,
+    &SECRET_PRINT,
+    &PROC_ENVIRON,
 ];
 
 /// A command's options and operands, split the usual way (`--` ends options).
@@ -309,6 +398,9 @@ impl<'a> Args<'a> {
 
 /// Judges one command (after peeling) and its redirections.
 pub fn judge(e: &mut Eval, name: &str, argv: &[Field]) {
+    let mut argv = argv.to_vec();
+    argv.splice(1.., super::longopts::normalise(name, &argv[1..]));
+    let argv = &argv[..];
     let seen = argv
         .iter()
         .map(|f| f.text.as_str())
@@ -319,6 +411,8 @@ pub fn judge(e: &mut Eval, name: &str, argv: &[Field]) {
         .or_else(|| system::disk(e, name, args))
         .or_else(|| system::power(name, args))
         .or_else(|| writes(e, name, args))
+        .or_else(|| super::network::command(name, args))
+        .or_else(|| super::history::command(e, name, args))
         .or_else(|| secrets::reads(e, name, args));
     if let Some(rule) = rule {
         e.block(rule, &seen.replace(super::words::UNKNOWN, "…"));
@@ -376,6 +470,8 @@ pub fn written(e: &Eval, f: &Field) -> Option<&'static Rule> {
         return Some(&SYSTEM_FILE);
     }
     secrets::persistence(f, cwd)
+        .or_else(|| secrets::store_written(f, cwd))
+        .or_else(|| super::history::file(f, cwd))
 }
 
 fn writes(e: &Eval, name: &str, args: &[Field]) -> Option<&'static Rule> {
@@ -402,7 +498,8 @@ fn writes(e: &Eval, name: &str, args: &[Field]) -> Option<&'static Rule> {
             None => (*f).clone(),
         };
         let rule = written(e, &f)?;
-        // `touch` only creates: it cannot plant anything.
-        (name != "touch" || rule.category != PERSIST).then_some(rule)
+        // `touch` only creates: it cannot plant, leak or wipe anything.
+        (name != "touch" || ![PERSIST, CRED_WRITE, HISTORY].contains(&rule.category))
+            .then_some(rule)
     })
 }

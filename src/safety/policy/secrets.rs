@@ -5,7 +5,10 @@
 use super::Rule;
 use super::eval::Eval;
 use super::paths::{components, glob_match, is_glob};
-use super::rules::{AUTHORIZED_KEYS, AWS, Args, CLOUD, CRONTAB, SHADOW, SHELL_RC, SSH_KEY};
+use super::rules::{
+    AUTHORIZED_KEYS, AWS, Args, CLOUD, CRED_STORE_WRITE, CRONTAB, PROC_ENVIRON, SECRET_PRINT,
+    SHADOW, SHELL_RC, SSH_KEY,
+};
 use super::words::Field;
 
 /// Files in `~/.ssh` that hold nothing secret.
@@ -30,7 +33,12 @@ const SSH_PRIVATE: &[&str] = &[
 /// Credential stores: components that must appear in order, whether anything below counts,
 /// and the rule.
 const STORES: &[(&[&str], bool, &Rule)] = &[
-    (&[".aws"], true, &AWS),
+    // `~/.aws/config` holds profiles and regions; the keys live in `credentials` and the
+    // SSO and CLI caches.
+    (&[".aws"], false, &AWS),
+    (&[".aws", "credentials"], false, &AWS),
+    (&[".aws", "sso"], true, &AWS),
+    (&[".aws", "cli"], true, &AWS),
     (&[".gnupg"], true, &CLOUD),
     (&[".config", "gh"], true, &CLOUD),
     (&[".config", "gcloud"], true, &CLOUD),
@@ -95,6 +103,12 @@ const NON_READERS: &[&str] = &[
     "type",
     "export",
     "unset",
+    "set",
+    "shift",
+    "declare",
+    "typeset",
+    "local",
+    "readonly",
     "file",
     "du",
     "df",
@@ -134,11 +148,69 @@ fn names(p: &str, store: &str) -> bool {
     glob_match(p, store) && (!is_glob(p) || p.chars().any(|c| c.is_ascii_alphanumeric()))
 }
 
+/// Whether `parts` start with the components of `store`: the first named by a glob with a
+/// letter of its own, the ones below it by any glob (`~/.aws/*` names `~/.aws/credentials`).
+fn tail_names(store: &[&str], parts: &[&str]) -> bool {
+    store.iter().zip(parts).enumerate().all(|(k, (s, p))| {
+        if k == 0 {
+            names(p, s)
+        } else {
+            glob_match(p, s)
+        }
+    })
+}
+
+/// Stores of credentials and of client configuration that can run code or redirect
+/// credentials (`~/.ssh/config`'s `ProxyCommand`, `~/.ssh/rc`): writing them is refused.
+const WRITE_STORES: &[&[&str]] = &[
+    &[".netrc"],
+    &["_netrc"],
+    &[".git-credentials"],
+    &[".config", "git", "credentials"],
+    &[".docker", "config.json"],
+    &[".kube", "config"],
+    &[".aws", "credentials"],
+    &[".aws", "config"],
+    &[".ssh", "config"],
+    &[".ssh", "rc"],
+    &[".pgpass"],
+    &[".pypirc"],
+    &[".npmrc"],
+    &[".vault-token"],
+    &[".cargo", "credentials"],
+    &[".cargo", "credentials.toml"],
+    &[".config", "gh", "hosts.yml"],
+    &[".config", "hub"],
+    &[".config", "gcloud", "credentials.db"],
+    &[".azure", "msal_token_cache.json"],
+];
+
+/// The credential-store rule a write to this path breaks, if any.
+#[must_use]
+pub fn store_written(f: &Field, cwd: Option<&str>) -> Option<&'static Rule> {
+    let (_, parts) = components(f, cwd);
+    let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+    WRITE_STORES
+        .iter()
+        .any(|store| {
+            parts.len() >= store.len() && tail_names(store, &parts[parts.len() - store.len()..])
+        })
+        .then_some(&CRED_STORE_WRITE)
+}
+
+/// Whether a path is a process's environment (`/proc/PID/environ`, `/proc/self/environ`).
+fn proc_environ(base_home: Option<bool>, parts: &[&str]) -> bool {
+    base_home == Some(false) && parts.len() == 3 && parts[0] == "proc" && names(parts[2], "environ")
+}
+
 /// The credential rule a read of this path breaks, if any.
 #[must_use]
 pub fn credential(f: &Field, cwd: Option<&str>) -> Option<&'static Rule> {
     let (base_home, parts) = components(f, cwd);
     let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+    if proc_environ(base_home, &parts) {
+        return Some(&PROC_ENVIRON);
+    }
     if base_home == Some(false) {
         for (store, below) in SYSTEM_STORES {
             if store.len() <= parts.len()
@@ -155,7 +227,7 @@ pub fn credential(f: &Field, cwd: Option<&str>) -> Option<&'static Rule> {
                 let rest = &parts[i..];
                 let fits = store.len() <= rest.len()
                     && (*below || store.len() == rest.len())
-                    && store.iter().zip(rest).all(|(s, p)| names(p, s));
+                    && tail_names(store, rest);
                 fits.then_some(*rule)
             })
         })
@@ -196,7 +268,7 @@ pub fn reads(e: &Eval, name: &str, args: &[Field]) -> Option<&'static Rule> {
         return Some(&SHADOW);
     }
     if dumps_secrets(name, args) {
-        return Some(&CLOUD);
+        return Some(&SECRET_PRINT);
     }
     if NON_READERS.contains(&name) {
         return None;
@@ -226,7 +298,13 @@ fn dumps_secrets(name: &str, args: &[Field]) -> bool {
     let has = |w: &str| t.contains(&w);
     match name {
         "gpg" | "gpg2" => t.iter().any(|a| a.starts_with("--export-secret")),
-        "gh" => has("auth") && has("token"),
+        "gh" => has("auth") && (has("token") || has("--show-token") || has("-t")),
+        "kubectl" | "oc" => {
+            has("config") && has("view") && t.iter().any(|a| *a == "--raw" || *a == "--raw=true")
+        }
+        "git" => has("credential") && (has("fill") || has("get")),
+        "printenv" => t.iter().any(|a| secret_name(a)),
+        _ if name.starts_with("docker-credential-") => has("get"),
         "gcloud" => {
             has("auth")
                 && t.iter()
@@ -235,7 +313,10 @@ fn dumps_secrets(name: &str, args: &[Field]) -> bool {
         "az" => has("get-access-token"),
         "aws" => {
             has("export-credentials")
-                || (has("configure") && has("get") && t.iter().any(|a| a.contains("secret")))
+                || (has("configure")
+                    && has("get")
+                    && t.iter()
+                        .any(|a| a.contains("secret") || a.contains("token")))
         }
         "security" => {
             t.iter().any(|a| {
@@ -248,6 +329,24 @@ fn dumps_secrets(name: &str, args: &[Field]) -> bool {
         "secret-tool" => has("lookup"),
         _ => false,
     }
+}
+
+/// Whether an environment variable's name says it holds a secret.
+fn secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    [
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "API_KEY",
+        "APIKEY",
+        "PRIVATE_KEY",
+        "ACCESS_KEY",
+        "CREDENTIAL",
+    ]
+    .iter()
+    .any(|w| upper.contains(w))
 }
 
 /// The persistence rule a write to this path breaks, if any.
@@ -341,7 +440,8 @@ mod tests {
         for p in [
             "~/.aws/credentials",
             "~/.aws",
-            ".aws/config",
+            "~/.aws/*",
+            ".aws/sso/cache/x.json",
             "~/.netrc",
             "~/.kube/config",
             "~/.docker/config.json",
@@ -361,6 +461,8 @@ mod tests {
             "config",
             "credentials",
             "~/.docker/daemon.json",
+            "~/.aws/config",
+            ".aws/config",
             "/etc/passwd",
             "~/.bashrc",
         ] {

@@ -250,11 +250,12 @@ impl Eval {
                     None => unknown(),
                 },
             },
-            _ => unknown(),
+            // Operators and indirection (`${v%/*}`, `${v::1}`, `${!v}` …).
+            _ => self.operator(e),
         }
     }
 
-    fn param_value(&self, p: &Parameter) -> Option<String> {
+    pub(super) fn param_value(&self, p: &Parameter) -> Option<String> {
         match p {
             Parameter::Named(name) => self.var(name),
             Parameter::NamedWithAllIndices { name, .. } => self.var(name),
@@ -269,6 +270,9 @@ impl Eval {
             Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) => {
                 self.positional(0)
             }
+            Parameter::Special(SpecialParameter::PositionalParameterCount) => self
+                .positional(0)
+                .map(|p| (p.split(ELEMENT).filter(|e| !e.is_empty()).count()).to_string()),
             _ => None,
         }
     }
