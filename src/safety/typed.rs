@@ -335,7 +335,8 @@ impl Judge<'_> {
 
 impl Typing {
     /// Refuses `text` when the lines it submits (with Enter after it when `enter_follows`),
-    /// on top of what earlier writes left on the line, are not a whole command for a
+    /// on top of what earlier writes left on the line and after the unfinished text the
+    /// shell already holds (its continuation prompt), are not a whole command for a
     /// POSIX-family shell. Text that submits nothing passes.
     pub fn complete(&self, text: &str, enter_follows: bool) -> Result<(), Refusal> {
         let mut editor = self.readline.clone();
@@ -347,7 +348,7 @@ impl Typing {
             return Ok(());
         }
         let script: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
-        check_complete(&script.join("\n"))
+        check_complete(&self.context.joined(&script.join("\n")))
     }
 }
 

@@ -76,5 +76,6 @@ mod sessions;
 mod shells;
 mod talk;
 mod term;
+mod threats;
 mod wait_for;
 mod waiting;

@@ -278,7 +278,7 @@ fn a_shell_at_its_continuation_prompt_is_waiting_for_input() {
 }
 
 #[test]
-fn a_talk_that_types_an_unfinished_line_returns_waiting() {
+fn an_unfinished_line_is_refused_at_once_and_nothing_is_typed() {
     let env = Env::new();
     let id = env.create(&[]);
     let (v, code) = talk_any(
@@ -291,18 +291,13 @@ fn a_talk_that_types_an_unfinished_line_returns_waiting() {
             "if true; then echo in-$((2*3))",
         ],
     );
-    if v["ok"] == false {
-        // The policy may refuse an unfinished line before typing it: fine too.
-        assert_eq!(code, Some(116), "{v}");
-        return;
-    }
-    assert_eq!(code, Some(123), "{v}");
-    assert_eq!(v["waiting_for_input"], true, "{v}");
-    assert_eq!(s(&v, "terminal_state"), "waiting_input", "{v}");
-    env.send_line(&id, "fi");
+    // A POSIX-family shell's unfinished line is refused before it is typed (nothing lands in
+    // a continuation), at once rather than after the timeout.
+    assert_eq!(code, Some(115), "{v}");
+    assert_eq!(v["details"]["pattern"], "incomplete_line", "{v}");
     assert_eq!(env.out(&id, "echo done-$((3+4))"), "done-7");
     let all = env.ok(&["read", "-s", &id, "--max-bytes", "100000", "--strip-ansi"]);
-    assert!(all.contains("in-6"), "{all}");
+    assert!(!all.contains("in-6"), "{all}");
 }
 
 #[test]

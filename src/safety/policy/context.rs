@@ -275,7 +275,8 @@ impl ShellContext {
     }
 
     /// `line` after the unfinished text the shell already holds.
-    fn joined(&self, line: &str) -> String {
+    #[must_use]
+    pub fn joined(&self, line: &str) -> String {
         if self.pending.is_empty() {
             line.to_string()
         } else {
