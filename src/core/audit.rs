@@ -60,6 +60,17 @@ impl FailMode {
     }
 }
 
+/// What an action typed, as the trail records it: the command, the data, or (send_keys) the
+/// keys as given, space-separated (`Up Enter`, `C-c`); capped.
+fn command_of(p: &Params) -> Option<String> {
+    let keys = p.keys.as_ref().map(|k| k.join(" "));
+    p.command
+        .as_deref()
+        .or(p.data.as_deref())
+        .or(keys.as_deref())
+        .map(cap)
+}
+
 /// Record that `action` is about to run, before it runs: an `intent` line in the journal its
 /// result will go to. When that cannot be written the action must not run: `AUDIT_FAILED`
 /// (see [`FailMode`]).
@@ -68,13 +79,7 @@ pub fn begin(ctx: &Ctx, action: Action, p: &Params) -> Result<()> {
         return Ok(());
     }
     let mode = FailMode::from_env()?;
-    let keys = p.keys.as_ref().map(|k| k.join(" "));
-    let command = p
-        .command
-        .as_deref()
-        .or(p.data.as_deref())
-        .or(keys.as_deref())
-        .map(cap);
+    let command = command_of(p);
     let named = p
         .session_id
         .as_deref()
@@ -311,14 +316,7 @@ pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, sta
     let entry = session_id
         .as_deref()
         .and_then(|id| Registry::load(&ctx.state).ok()?.sessions.get(id).cloned());
-    // send_keys: the keys as given, space-separated (`Up Enter`, `C-c`).
-    let keys = p.keys.as_ref().map(|k| k.join(" "));
-    let command = p
-        .command
-        .as_deref()
-        .or(p.data.as_deref())
-        .or(keys.as_deref())
-        .map(cap);
+    let command = command_of(p);
     let response = match result {
         Ok(v) => response_field(v),
         Err(e) => response_field(&e.to_json()),

@@ -320,7 +320,10 @@ pub fn runtime_dirs() -> Result<Vec<PathBuf>> {
 pub fn user_private_dir() -> Result<PathBuf> {
     // Unit tests never touch the real one: theirs lies in the build's own tree.
     #[cfg(test)]
-    let base = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/tmp/unit-state"));
+    let base = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/target/tmp/unit-state"
+    ));
     #[cfg(not(test))]
     let base = match std::env::var_os("XDG_STATE_HOME").map(PathBuf::from) {
         Some(d) if d.is_absolute() => d,

@@ -4,12 +4,6 @@
 //! (reverse shells, credential-store writes, history tampering, secret printers) — each
 //! beside the benign neighbours that must stay allowed.
 
-use super::explain;
-
-fn rule(line: &str) -> Option<&'static str> {
-    explain(line).blocked.map(|m| m.id)
-}
-
 #[rustfmt::skip]
 pub(super) const BLOCKED: &[(&str, &str)] = &[
     // positional parameters and functions
@@ -121,38 +115,10 @@ pub(super) const BENIGN: &[&str] = &[
 
 #[test]
 fn rewrites_of_destructive_acts_are_blocked() {
-    let mut wrong = Vec::new();
-    for (line, want) in BLOCKED {
-        let got = rule(line);
-        if got != Some(*want) {
-            wrong.push(format!(
-                "{line:?}: want {want}, got {got:?} (saw {:?})",
-                explain(line).commands
-            ));
-        }
-    }
-    assert!(
-        wrong.is_empty(),
-        "{} wrong:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    super::tests::assert_blocked_by(BLOCKED);
 }
 
 #[test]
 fn their_benign_neighbours_are_allowed() {
-    let refused: Vec<String> = BENIGN
-        .iter()
-        .filter_map(|line| {
-            explain(line)
-                .blocked
-                .map(|m| format!("{line:?}: {} (saw {:?})", m.id, explain(line).seen))
-        })
-        .collect();
-    assert!(
-        refused.is_empty(),
-        "{} refused:\n{}",
-        refused.len(),
-        refused.join("\n")
-    );
+    super::tests::assert_allowed(BENIGN);
 }
