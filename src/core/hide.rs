@@ -120,7 +120,7 @@ fn read_record(path: &Path) -> Vec<PathBuf> {
 }
 
 /// Every directory a sandboxed session created in `state` must not see (see the module
-/// docs); the ones that fail [`trusted`] are left out (and are no kpty directory this user
+/// docs); the ones that fail `trusted` are left out (and are no kpty directory this user
 /// would use either).
 pub fn dirs(state: &StateDir) -> Result<Vec<PathBuf>> {
     let mut out = crate::store::paths::runtime_dirs()?;

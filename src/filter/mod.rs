@@ -9,11 +9,11 @@
 //!
 //! # Semantics
 //! Two stages in series, each reading what the program receives:
-//! - **Byte stage** ([`automaton`]): the raw sequences — Ctrl-D, Ctrl-\ ([`BUILTIN_BYTES`])
+//! - **Byte stage** (`automaton`): the raw sequences — Ctrl-D, Ctrl-\ ([`BUILTIN_BYTES`])
 //!   and every custom sequence — cut wherever they appear. Matching is case-sensitive and
 //!   byte-exact; when several sequences end at the same byte the longest is cut; a sequence
 //!   that another starts with wins as soon as it completes.
-//! - **Line stage** ([`submit`], [`lines`]): `exit`, `/exit`, `quit` (and every custom
+//! - **Line stage** (`submit`, `lines`): `exit`, `/exit`, `quit` (and every custom
 //!   sequence that is text + Enter, such as `logout\r`) are *lines*: what is blocked is an
 //!   Enter that would submit them, judged on the line the program's editor holds
 //!   (readline's and the kernel's canonical mode: Backspace, Ctrl-U, Ctrl-W … applied),

@@ -181,7 +181,7 @@ impl Screen {
     }
 
     /// [`Screen::feed`], answering the terminal queries in it from this screen
-    /// ([`super::answers`]): each answer is appended to `answers`, with the cursor where the
+    /// (`holder::answers`): each answer is appended to `answers`, with the cursor where the
     /// query found it.
     pub fn feed_answering(&mut self, chunk: &[u8], answers: &mut Vec<u8>) {
         let mut at = 0;

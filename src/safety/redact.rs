@@ -9,7 +9,7 @@
 //! may follow a non-word character or an escaped `\n`, `\r`, `\t` (a secret after
 //! `printf 'a\nsk-…'`, or in already encoded text).
 //!
-//! Raw terminal output is matched as a terminal shows it ([`super::redact_plain`]): the
+//! Raw terminal output is matched as a terminal shows it (`redact_plain`): the
 //! rules run on the text with escape sequences and invisible controls removed (and, when
 //! there are any, with `\r` overprints and backspaces applied, and with what an `ESC` hides
 //! from the screen but not from a reader of the bytes), and each match replaces its whole raw

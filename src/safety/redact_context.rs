@@ -16,7 +16,7 @@ pub const LINE_CONTEXT: usize = 1024;
 /// straddles an edge of the window, or a private-key block the window starts inside, has
 /// the window's part replaced. With no `after` (the window ends where the output does, so
 /// far), a last word that begins like a token is replaced too: more output may complete it.
-/// Escapes and controls are seen through as everywhere ([`redact`]).
+/// Escapes and controls are seen through as everywhere ([`redact`](fn@super::redact::redact)).
 #[must_use]
 pub fn redact_window<'a>(before: &str, text: &'a str, after: &str) -> Cow<'a, str> {
     let spans = window_spans(before, text, after);
