@@ -578,7 +578,13 @@ impl Stream {
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
-            while let Ok(n) = reader.read(&mut buf) {
+            loop {
+                let n = match reader.read(&mut buf) {
+                    Ok(n) => n,
+                    // A signal is not the end of the stream.
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                };
                 if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
                     break;
                 }
