@@ -190,7 +190,7 @@ fn loose_or_foreign_state_is_refused_with_state_error() {
     let v = other.fails(&["list"], 113, "STATE_ERROR");
     assert!(s(&v, "message").contains("symbolic link"), "{v}");
     if !is_root() {
-        eprintln!("skipped the foreign-owner half: needs root to chown");
+        skip("the foreign-owner half needs root to chown");
         return;
     }
     std::os::unix::fs::chown(&reg, Some(65534), None).unwrap();
@@ -348,7 +348,7 @@ fn sockets_of_killed_holders_are_swept() {
 #[test]
 fn a_full_disk_is_reported_and_audit_lines_stay_whole() {
     if !is_root() {
-        eprintln!("skipped: mounting a small tmpfs needs root");
+        skip("mounting a small tmpfs needs root");
         return;
     }
     let env = Env::new();
@@ -361,7 +361,7 @@ fn a_full_disk_is_reported_and_audit_lines_stay_whole() {
         .status()
         .is_ok_and(|s| s.success());
     if !mounted {
-        eprintln!("skipped: cannot mount a tmpfs here");
+        skip("cannot mount a tmpfs here");
         return;
     }
     struct Unmount(std::path::PathBuf);
@@ -421,7 +421,7 @@ fn a_full_disk_is_reported_and_audit_lines_stay_whole() {
 #[test]
 fn another_user_can_read_no_state_and_reach_no_socket() {
     if !is_root() {
-        eprintln!("skipped: needs root to run a command as another user");
+        skip("running a command as another user needs root");
         return;
     }
     use std::os::unix::process::CommandExt;

@@ -6,7 +6,7 @@
 //! skipped; under CI (`CI` set) a missing Inspector fails it, so CI never skips silently.
 
 use crate::bridge::Serve;
-use crate::support::{Env, s};
+use crate::support::{Env, s, skip};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -21,12 +21,10 @@ fn inspector() -> Option<PathBuf> {
     if path.is_file() {
         return Some(path);
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must run the Inspector test: {} is missing (.ci/run installs it)",
+    skip(&format!(
+        "no MCP Inspector at {} (.ci/run installs it)",
         path.display()
-    );
-    eprintln!("skipped: no MCP Inspector at {}", path.display());
+    ));
     None
 }
 

@@ -4,7 +4,7 @@
 //! test world lives under /tmp, which a sandboxed session may write. Skipped where the kernel
 //! has no Landlock.
 
-use crate::support::{Env, parse, run, s};
+use crate::support::{Env, parse, run, s, skip};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -43,11 +43,7 @@ impl World {
         let env = Env::new();
         let help = env.ok_json(&["help"]);
         let Some(abi) = help["data"]["sandbox"]["landlock_abi"].as_u64() else {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{test}: this kernel has no Landlock, and CI must test the sandbox"
-            );
-            eprintln!("{test}: this kernel has no Landlock: skipped");
+            skip(&format!("{test}: this kernel has no Landlock"));
             return None;
         };
         let root = tempfile::Builder::new()
@@ -337,8 +333,7 @@ fn sandbox_exec_refuses_to_run_unconfined() {
 async fn create_with_sandbox_confines_the_session() {
     let env = Env::new();
     if env.ok_json(&["help"])["data"]["sandbox"]["landlock_abi"].is_null() {
-        assert!(std::env::var_os("CI").is_none(), "CI must test the sandbox");
-        eprintln!("create_with_sandbox_confines_the_session: no Landlock: skipped");
+        skip("create_with_sandbox_confines_the_session: this kernel has no Landlock");
         return;
     }
     let outside = tempfile::tempdir_in(world_root()).expect("temp dir");

@@ -5,7 +5,7 @@
 //! directory carry no write grant; the request's environment reaches only the confined shell.
 
 use crate::sandbox::World;
-use crate::support::{parse, run, s};
+use crate::support::{parse, run, s, skip};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -195,8 +195,7 @@ fn the_requests_environment_reaches_only_the_confined_shell() {
         .arg(&src)
         .status();
     if !built.is_ok_and(|s| s.success()) {
-        assert!(std::env::var_os("CI").is_none(), "CI needs a C compiler");
-        eprintln!("no C compiler: skipped");
+        skip("no C compiler to build an LD_PRELOAD library (gcc)");
         return;
     }
     let env = format!("LD_PRELOAD={}", w.p(&so));

@@ -1,8 +1,8 @@
-//! Shell integration beyond plain bash: zsh and fish (skipped when not installed; CI installs
+//! Shell integration beyond plain bash: zsh and fish (skipped when not installed, failed in CI, where .ci/run installs
 //! them), and bash startup files that fight the integration (a PROMPT_COMMAND ending in `;`,
 //! one that rewrites PS1 on every prompt).
 
-use crate::support::Env;
+use crate::support::{Env, skip};
 
 fn have(shell: &str) -> bool {
     std::process::Command::new("sh")
@@ -32,7 +32,7 @@ fn exercise(env: &Env, id: &str) {
 #[test]
 fn zsh_sessions_use_shell_integration() {
     if !have("zsh") {
-        eprintln!("zsh not installed: skipped");
+        skip("zsh is not installed (apt-get install zsh)");
         return;
     }
     let env = Env::new();
@@ -44,7 +44,7 @@ fn zsh_sessions_use_shell_integration() {
 #[test]
 fn fish_sessions_use_shell_integration() {
     if !have("fish") {
-        eprintln!("fish not installed: skipped");
+        skip("fish is not installed (apt-get install fish)");
         return;
     }
     let env = Env::new();

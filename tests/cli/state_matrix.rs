@@ -398,11 +398,7 @@ fn matrix(kind_name: &str) {
         }
     }
     if skipped_foreign {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the foreign-owner column needs root (chown to nobody)"
-        );
-        eprintln!("skipped the foreign-owner column: chown needs root");
+        skip("the foreign-owner column needs root (chown to nobody)");
     }
 }
 

@@ -4,7 +4,7 @@
 //! `send_line` completes the command and the next talk works. A slow or busy command is not
 //! waiting; a pipe reader is not; a short timeout still wins.
 
-use crate::support::{Env, parse, s, stderr, stdout};
+use crate::support::{Env, parse, s, skip, stderr, stdout};
 use serde_json::{Value, json};
 
 /// `kpty --json talk -s ID CMD`, asserted to return early waiting for input (exit 123).
@@ -120,7 +120,7 @@ fn python_input_is_waiting() {
         .status()
         .is_ok_and(|s| s.success());
     if !has_python {
-        eprintln!("skipped: no python3");
+        skip("no python3");
         return;
     }
     let env = Env::new();
@@ -145,7 +145,7 @@ fn has(program: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("skipped: no {program}");
+        skip(&format!("no {program}"));
     }
     ok
 }
