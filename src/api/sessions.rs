@@ -18,6 +18,9 @@ pub struct SessionView<E> {
     /// What the probe learned, when it learned something.
     #[serde(flatten)]
     pub live: Option<Live>,
+    /// An external entry this user's kpty did not seal: shown, never routed to.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub untrusted: bool,
 }
 
 /// What a probe learned of a session beyond its state.

@@ -37,6 +37,7 @@ fn a_running_session_in_a_list_is_the_snapshot_shape() {
                 cursor: Cursor { line: 1, col: 2 },
             }),
         }))),
+        untrusted: false,
     };
     let list = ListReply {
         ok: Success,
@@ -71,6 +72,7 @@ fn exited_unresponsive_and_registered_sessions() {
             exit_code: Some(1),
             exit_signal: None,
         }),
+        untrusted: false,
     };
     let j = to_json(&v);
     assert_eq!(

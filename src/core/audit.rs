@@ -71,6 +71,16 @@ fn command_of(p: &Params) -> Option<String> {
         .map(cap)
 }
 
+/// The line written before an audited action runs (`kpty log` hides it).
+#[derive(serde::Serialize)]
+struct Intent {
+    ts: String,
+    event: &'static str,
+    intent: &'static str,
+    session_id: Option<String>,
+    command: Option<String>,
+}
+
 /// Record that `action` is about to run, before it runs: an `intent` line in the journal its
 /// result will go to. When that cannot be written the action must not run: `AUDIT_FAILED`
 /// (see [`FailMode`]).
@@ -85,13 +95,14 @@ pub fn begin(ctx: &Ctx, action: Action, p: &Params) -> Result<()> {
         .as_deref()
         .map(|s| redact::redact(s).into_owned());
     let path = journal_for(ctx, p.session_id.as_deref(), false);
-    let line = json!({
-        "ts": crate::store::now_rfc3339(),
-        "event": "intent",
-        "intent": action.as_str(),
-        "session_id": named,
-        "command": command,
-    });
+    let line = serde_json::to_value(Intent {
+        ts: crate::store::now_rfc3339(),
+        event: "intent",
+        intent: action.as_str(),
+        session_id: named,
+        command,
+    })
+    .map_err(|e| Error::internal(format!("an intent line: {e}")))?;
     // A state directory or journal kpty may not trust is a STATE_ERROR, whatever the
     // fail mode: `open` is for a disk that cannot take the entry, not for tampered state.
     ctx.state.ensure()?;

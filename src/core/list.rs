@@ -51,6 +51,7 @@ pub fn session_view(e: &RegistryEntry, live: &Liveness) -> SessionView<RegistryE
         entry,
         state: live.state(),
         live: live_fields,
+        untrusted: false,
     }
 }
 
@@ -78,16 +79,10 @@ pub fn list(ctx: &Ctx) -> Result<ListReply<RegistryEntry>> {
     let sessions: Vec<SessionView<RegistryEntry>> = entries
         .iter()
         .zip(&lives)
-        .map(|(e, l)| {
+        .map(|(e, l)| SessionView {
             // Reported, never used: an external entry this user's kpty did not seal.
-            if is_local(e) || crate::store::trust::verified(&ctx.state, e) {
-                return session_view(e, l);
-            }
-            let mut marked = (*e).clone();
-            marked
-                .extra
-                .insert("untrusted".into(), serde_json::Value::Bool(true));
-            session_view(&marked, l)
+            untrusted: !is_local(e) && !crate::store::trust::verified(&ctx.state, e),
+            ..session_view(e, l)
         })
         .collect();
     let local = entries.iter().filter(|e| is_local(e)).count();

@@ -74,6 +74,10 @@ pub struct RegistryEntry {
     /// The program run instead of a shell (`create --command`), absent for a shell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<crate::proto::launch::ProgramSpec>,
+    /// The seal of this user's kpty on an external entry it registered
+    /// ([`super::trust`]): without a valid one, the entry routes nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kpty_seal: Option<String>,
     /// Fields written by newer versions, kept as they are.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

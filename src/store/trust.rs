@@ -14,8 +14,6 @@ use std::sync::Mutex;
 
 /// The key's file in the private directory.
 const KEY_FILE: &str = "registry.secret";
-/// Where an entry keeps its seal (among its extra fields).
-pub const SEAL_FIELD: &str = "kpty_seal";
 /// The seal's version prefix.
 const SEAL_V1: &str = "v1:";
 
@@ -102,7 +100,10 @@ pub fn verify_bytes(state: &StateDir, domain: &str, payload: &[u8], given: &str)
     let Ok(Some(k)) = key(false) else {
         return false;
     };
-    same(given, &bytes_seal(&k, state, domain, payload))
+    same(
+        given.as_bytes(),
+        bytes_seal(&k, state, domain, payload).as_bytes(),
+    )
 }
 
 fn bytes_seal(key: &str, state: &StateDir, domain: &str, payload: &[u8]) -> String {
@@ -114,33 +115,32 @@ fn bytes_seal(key: &str, state: &StateDir, domain: &str, payload: &[u8]) -> Stri
     format!("{SEAL_V1}{}", hex(&hmac_sha256(key.as_bytes(), &msg)))
 }
 
-/// Equal in time independent of where the inputs differ.
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
+/// Equal in time independent of where the inputs differ (the length is not secret): for
+/// seals and for the secrets `kpty serve` is presented.
+pub fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let diff = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
+    std::hint::black_box(diff) == 0
 }
 
 /// Seal `e` as made by this user's kpty (the key is made on first use).
 pub fn seal(state: &StateDir, e: &mut RegistryEntry) -> Result<()> {
     let k = key(true)?.ok_or_else(|| Error::internal("no registry key was made"))?;
-    let s = seal_of(&k, state, e);
-    e.extra
-        .insert(SEAL_FIELD.into(), serde_json::Value::String(s));
+    e.kpty_seal = Some(seal_of(&k, state, e));
     Ok(())
 }
 
 /// Whether `e` carries a valid seal of this user's kpty (compared in constant time).
 pub fn verified(state: &StateDir, e: &RegistryEntry) -> bool {
-    let Some(given) = e.extra.get(SEAL_FIELD).and_then(|v| v.as_str()) else {
+    let Some(given) = e.kpty_seal.as_deref() else {
         return false;
     };
     let Ok(Some(k)) = key(false) else {
         return false;
     };
-    same(given, &seal_of(&k, state, e))
+    same(given.as_bytes(), seal_of(&k, state, e).as_bytes())
 }
 
 #[cfg(test)]
