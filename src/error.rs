@@ -50,7 +50,7 @@ pub enum ErrorCode {
     BridgeUnavailable,
     /// Desktop terminals are resized in the desktop UI, not through kpty.
     DesktopResizeDisabled,
-    /// `term_read` is turned off (`KURORYUU_TERM_BUFFER_ACCESS=off`).
+    /// `term_read` is turned off (`KPTY_TERM_READ=off`).
     TermReadDisabled,
     /// The input filter of an agent's terminal kept a sequence from the program (seed 002
     /// §8.4: Ctrl-D, Ctrl-\, `exit` + Enter …, a repeated Ctrl-C).

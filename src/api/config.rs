@@ -1,44 +1,81 @@
-//! Defaults from the environment (the seeds' variables), read once per call: by the core,
-//! and by the holder (the scrollback of a spec from an older launcher).
+//! Defaults from the environment, read once per call: by the core, and by the holder (the
+//! scrollback of a spec from an older launcher).
+//!
+//! Every variable has a kpty name (`KPTY_*`); the ones k_pty also read keep working under
+//! k_pty's name ([`COMPAT`]) when kpty's own is unset — kpty's name always wins.
 
 use super as api;
 
-fn env_num<T: std::str::FromStr>(name: &str) -> Option<T> {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
+/// kpty's variable and the k_pty name read in its place when kpty's is unset.
+pub const COMPAT: &[(&str, &str)] = &[
+    ("KPTY_SHELL", "KURORYUU_PTY_SHELL"),
+    ("KPTY_COLS", "KURORYUU_PTY_COLS"),
+    ("KPTY_ROWS", "KURORYUU_PTY_ROWS"),
+    ("KPTY_BUFFER_SIZE", "KURORYUU_PTY_BUFFER_SIZE"),
+    ("KPTY_TIMEOUT_MS", "KURORYUU_PTY_TIMEOUT_MS"),
+    ("KPTY_TERM_READ", "KURORYUU_TERM_BUFFER_ACCESS"),
+    ("KPTY_AGENT_ID", "KURORYUU_AGENT_ID"),
+    ("KPTY_GATEWAY_URL", "KURORYUU_GATEWAY_URL"),
+    ("KPTY_DESKTOP_URL", "KURORYUU_DESKTOP_URL"),
+    ("KPTY_DESKTOP_SECRET", "KURORYUU_DESKTOP_SECRET"),
+    ("KPTY_PORT", "KURORYUU_PTY_BRIDGE_PORT"),
+    ("KPTY_INTERNAL_SECRET", "KURORYUU_INTERNAL_SECRET"),
+];
+
+/// The value of kpty's variable `name`, else of its k_pty name (see [`COMPAT`]); empty
+/// values count as unset.
+pub fn var(name: &str) -> Option<String> {
+    let set = |n: &str| std::env::var(n).ok().filter(|v| !v.trim().is_empty());
+    set(name).or_else(|| {
+        COMPAT
+            .iter()
+            .find(|(ours, _)| *ours == name)
+            .and_then(|(_, theirs)| set(theirs))
+    })
 }
 
-/// Default shell: `KURORYUU_PTY_SHELL`, else `$SHELL`, else `/bin/bash`.
-pub fn default_shell() -> String {
-    for var in ["KURORYUU_PTY_SHELL", "SHELL"] {
-        if let Ok(s) = std::env::var(var)
-            && !s.trim().is_empty()
-        {
-            return s;
-        }
+/// The name a person set for `name`: kpty's own, else the k_pty name, for messages.
+pub fn var_name(name: &'static str) -> &'static str {
+    if std::env::var_os(name).is_some() {
+        return name;
     }
-    "/bin/bash".into()
+    COMPAT
+        .iter()
+        .find(|(ours, theirs)| *ours == name && std::env::var_os(theirs).is_some())
+        .map_or(name, |(_, theirs)| theirs)
 }
 
-/// Default columns (`KURORYUU_PTY_COLS`, else 120).
+fn env_num<T: std::str::FromStr>(name: &str) -> Option<T> {
+    var(name).and_then(|v| v.trim().parse().ok())
+}
+
+/// Default shell: `KPTY_SHELL`, else `$SHELL`, else `/bin/bash`.
+pub fn default_shell() -> String {
+    var("KPTY_SHELL")
+        .or_else(|| std::env::var("SHELL").ok().filter(|s| !s.trim().is_empty()))
+        .unwrap_or_else(|| "/bin/bash".into())
+}
+
+/// Default columns (`KPTY_COLS`, else 120).
 pub fn default_cols() -> u16 {
-    env_num("KURORYUU_PTY_COLS").unwrap_or(api::DEFAULT_COLS)
+    env_num("KPTY_COLS").unwrap_or(api::DEFAULT_COLS)
 }
 
-/// Default rows (`KURORYUU_PTY_ROWS`, else 30).
+/// Default rows (`KPTY_ROWS`, else 30).
 pub fn default_rows() -> u16 {
-    env_num("KURORYUU_PTY_ROWS").unwrap_or(api::DEFAULT_ROWS)
+    env_num("KPTY_ROWS").unwrap_or(api::DEFAULT_ROWS)
 }
 
-/// Ring size (`KURORYUU_PTY_BUFFER_SIZE`, else 100 KiB; 1 KiB ..= 64 MiB).
+/// Ring size (`KPTY_BUFFER_SIZE`, else 100 KiB; 1 KiB ..= 64 MiB).
 pub fn buffer_size() -> usize {
-    env_num("KURORYUU_PTY_BUFFER_SIZE")
+    env_num("KPTY_BUFFER_SIZE")
         .unwrap_or(api::DEFAULT_BUFFER_SIZE)
         .clamp(1024, 64 << 20)
 }
 
-/// Default talk timeout (`KURORYUU_PTY_TIMEOUT_MS`, else 30 s).
+/// Default talk timeout (`KPTY_TIMEOUT_MS`, else 30 s).
 pub fn talk_timeout_ms() -> u64 {
-    env_num("KURORYUU_PTY_TIMEOUT_MS").unwrap_or(api::DEFAULT_TALK_TIMEOUT_MS)
+    env_num("KPTY_TIMEOUT_MS").unwrap_or(api::DEFAULT_TALK_TIMEOUT_MS)
 }
 
 /// Screen scrollback in lines (`KPTY_SCROLLBACK`, else 10 000; at most [`api::MAX_SCROLLBACK`]).
@@ -53,10 +90,10 @@ pub fn ready_timeout_ms() -> u64 {
     env_num("KPTY_READY_TIMEOUT_MS").unwrap_or(10_000)
 }
 
-/// `KURORYUU_TERM_BUFFER_ACCESS` (`on` unless `off`).
+/// `KPTY_TERM_READ` (`on` unless `off`).
 pub fn term_buffer_access() -> &'static str {
-    match std::env::var("KURORYUU_TERM_BUFFER_ACCESS") {
-        Ok(v) if v.eq_ignore_ascii_case("off") => "off",
+    match var("KPTY_TERM_READ") {
+        Some(v) if v.trim().eq_ignore_ascii_case("off") => "off",
         _ => "on",
     }
 }

@@ -139,7 +139,7 @@ impl Hint {
                 format!("`kpty term-read -s {session} --mode delta` without --marker starts over")
             }
             Self::TermReadOff => {
-                "set KURORYUU_TERM_BUFFER_ACCESS=on, or read the raw output with `kpty read`".into()
+                "set KPTY_TERM_READ=on, or read the raw output with `kpty read`".into()
             }
         }
     }
@@ -186,8 +186,7 @@ impl Hint {
                 "term_read mode=delta without marker_id starts over".into()
             }
             Self::TermReadOff => {
-                "set KURORYUU_TERM_BUFFER_ACCESS=on, or read the raw output with the read action"
-                    .into()
+                "set KPTY_TERM_READ=on, or read the raw output with the read action".into()
             }
         }
     }

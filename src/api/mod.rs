@@ -22,15 +22,15 @@ pub use kinds::{
 };
 pub use params::{Action, Params};
 
-/// Default terminal width (`KURORYUU_PTY_COLS`).
+/// Default terminal width (`KPTY_COLS`).
 pub const DEFAULT_COLS: u16 = 120;
 /// The widest terminal accepted.
 pub const MAX_COLS: u16 = 1000;
 /// The tallest terminal accepted.
 pub const MAX_ROWS: u16 = 1000;
-/// Default terminal height (`KURORYUU_PTY_ROWS`).
+/// Default terminal height (`KPTY_ROWS`).
 pub const DEFAULT_ROWS: u16 = 30;
-/// Default `talk` timeout in ms (`KURORYUU_PTY_TIMEOUT_MS`).
+/// Default `talk` timeout in ms (`KPTY_TIMEOUT_MS`).
 pub const DEFAULT_TALK_TIMEOUT_MS: u64 = 30_000;
 /// Default `read` wait in ms.
 pub const DEFAULT_READ_TIMEOUT_MS: u64 = 5_000;
@@ -38,7 +38,7 @@ pub const DEFAULT_READ_TIMEOUT_MS: u64 = 5_000;
 pub const DEFAULT_READ_MAX_BYTES: usize = 4096;
 /// Largest `read` size.
 pub const MAX_READ_BYTES: usize = 1 << 20;
-/// Default ring-buffer size in bytes (`KURORYUU_PTY_BUFFER_SIZE`).
+/// Default ring-buffer size in bytes (`KPTY_BUFFER_SIZE`).
 pub const DEFAULT_BUFFER_SIZE: usize = 102_400;
 /// Default screen scrollback in lines (`KPTY_SCROLLBACK`, or `create`'s `scrollback`).
 pub const DEFAULT_SCROLLBACK: usize = 10_000;

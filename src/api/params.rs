@@ -152,13 +152,13 @@ pub struct Params {
     /// Target session: id (`pty_a3f87c2d`), unique id prefix, or label. Omitted: the state
     /// directory's default session (`talk` creates it on first use).
     pub session_id: Option<String>,
-    /// create: shell executable (default `KURORYUU_PTY_SHELL`, `$SHELL`, `/bin/bash`).
+    /// create: shell executable (default `KPTY_SHELL`, `$SHELL`, `/bin/bash`).
     pub shell: Option<String>,
     /// create: working directory (must exist; default the project root).
     pub cwd: Option<String>,
-    /// create/resize: columns (default 120, `KURORYUU_PTY_COLS`; 2-1000).
+    /// create/resize: columns (default 120, `KPTY_COLS`; 2-1000).
     pub cols: Option<u16>,
-    /// create/resize: rows (default 30, `KURORYUU_PTY_ROWS`; 1-1000).
+    /// create/resize: rows (default 30, `KPTY_ROWS`; 1-1000).
     pub rows: Option<u16>,
     /// create: a human label (1-64 chars, unique), usable wherever a session is named.
     pub label: Option<String>,
@@ -222,7 +222,7 @@ pub struct Params {
     /// talk: force the sentinel method with this marker (4-64 chars of `[A-Za-z0-9_:.-]`)
     /// instead of shell integration; usually leave it out.
     pub sentinel: Option<String>,
-    /// talk: give up after this many ms (default 30000, `KURORYUU_PTY_TIMEOUT_MS`); read: wait
+    /// talk: give up after this many ms (default 30000, `KPTY_TIMEOUT_MS`); read: wait
     /// this long for new data (default 5000); create: wait at most this long for the shell's
     /// first prompt, then go on without it (default 10000, `KPTY_READY_TIMEOUT_MS`). At most 3600000.
     pub timeout_ms: Option<u64>,

@@ -10,7 +10,7 @@ use std::time::Duration;
 /// The header that carries the shared secret (the seeds' name).
 pub const SECRET_HEADER: &str = "X-Kuroryuu-Desktop-Secret";
 /// The environment variable holding the secret a bridge expects.
-pub const SECRET_ENV: &str = "KURORYUU_DESKTOP_SECRET";
+pub const SECRET_ENV: &str = "KPTY_DESKTOP_SECRET";
 /// How much of a failing answer's body an error quotes.
 const BODY_QUOTE: usize = 200;
 /// Largest answer read (a `read` or `talk` carries at most a few MiB of output).
@@ -31,17 +31,17 @@ fn desktop_secret() -> Option<String> {
         .read()
         .unwrap_or_else(|p| p.into_inner())
         .clone()
-        .or_else(|| std::env::var(SECRET_ENV).ok())
+        .or_else(|| crate::api::config::var(SECRET_ENV))
         .filter(|s| !s.is_empty())
 }
 
-/// The bridge URL of a registered session: its `desktop_url`, else `KURORYUU_DESKTOP_URL`.
+/// The bridge URL of a registered session: its `desktop_url`, else `KPTY_DESKTOP_URL`.
 pub fn base_url(e: &RegistryEntry) -> Result<String> {
     e.extra
         .get("desktop_url")
         .and_then(Value::as_str)
         .map(String::from)
-        .or_else(|| std::env::var("KURORYUU_DESKTOP_URL").ok())
+        .or_else(|| crate::api::config::var("KPTY_DESKTOP_URL"))
         .filter(|u| !u.is_empty())
         .map(|u| u.trim_end_matches('/').to_string())
         .ok_or_else(|| {

@@ -35,7 +35,7 @@ pub fn follow(ctx: &Ctx, p: Params, json: bool) -> Result<i32> {
 fn missed(n: u64) -> String {
     format!(
         "kpty: {n} bytes of output were missed here (this follower fell behind the session's \
-         buffer; a larger KURORYUU_PTY_BUFFER_SIZE keeps more)"
+         buffer; a larger KPTY_BUFFER_SIZE keeps more)"
     )
 }
 

@@ -69,6 +69,15 @@ fn main_sections() -> Roff {
         ]);
         r.text([roman(*effect)]);
     }
+    r.control("PP", []);
+    let compat: Vec<String> = crate::api::config::COMPAT
+        .iter()
+        .map(|(ours, theirs)| format!("{theirs} for {ours}"))
+        .collect();
+    r.text([roman(format!(
+        "k_pty's names are read when kpty's is unset: {}.",
+        compat.join(", ")
+    ))]);
     r.control("SH", ["FILES"]);
     for (path, what) in FILES {
         entry(&mut r, path, what);

@@ -17,7 +17,7 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
 /// What each error code means to a user, for the exit-status table.
 pub fn error_meaning(code: ErrorCode) -> &'static str {
     match code {
-        ErrorCode::TermReadDisabled => "term_read is disabled (KURORYUU_TERM_BUFFER_ACCESS=off)",
+        ErrorCode::TermReadDisabled => "term_read is disabled (KPTY_TERM_READ=off)",
         ErrorCode::BridgeError => "a desktop bridge answered with a failure",
         ErrorCode::BridgeUnavailable => "a desktop bridge cannot be reached",
         ErrorCode::DesktopResizeDisabled => "a desktop session is resized in the desktop UI",
@@ -114,55 +114,47 @@ pub const ENVIRONMENT: &[(&str, &str, &str)] = &[
         "C-\\",
         "kpty attach's detach key (as --detach-key)",
     ),
+    ("KPTY_SHELL", "$SHELL, else /bin/bash", "default shell"),
+    ("KPTY_COLS", "120", "default columns"),
+    ("KPTY_ROWS", "30", "default rows"),
     (
-        "KURORYUU_PTY_SHELL",
-        "$SHELL, else /bin/bash",
-        "default shell",
-    ),
-    ("KURORYUU_PTY_COLS", "120", "default columns"),
-    ("KURORYUU_PTY_ROWS", "30", "default rows"),
-    (
-        "KURORYUU_PTY_BUFFER_SIZE",
+        "KPTY_BUFFER_SIZE",
         "102400",
         "ring buffer bytes per session",
     ),
-    ("KURORYUU_PTY_TIMEOUT_MS", "30000", "default talk timeout"),
+    ("KPTY_TIMEOUT_MS", "30000", "default talk timeout"),
     (
         "KPTY_SCROLLBACK",
         "10000",
         "screen scrollback lines per session (create's --scrollback overrides it)",
     ),
+    ("KPTY_TERM_READ", "on", "off disables term_read"),
     (
-        "KURORYUU_TERM_BUFFER_ACCESS",
-        "on",
-        "off disables term_read",
-    ),
-    (
-        "KURORYUU_AGENT_ID",
+        "KPTY_AGENT_ID",
         "-",
         "the acting agent, recorded in audit events",
     ),
     (
-        "KURORYUU_GATEWAY_URL",
+        "KPTY_GATEWAY_URL",
         "-",
         "also send audit events to this gateway",
     ),
     (
-        "KURORYUU_DESKTOP_URL",
+        "KPTY_DESKTOP_URL",
         "-",
         "register: the bridge URL when --desktop-url is not given",
     ),
     (
-        "KURORYUU_DESKTOP_SECRET",
+        "KPTY_DESKTOP_SECRET",
         "-",
         "the secret sent to a desktop bridge (kpty serve's secret file); sent only to loopback or allowed hosts",
     ),
-    ("KURORYUU_PTY_BRIDGE_PORT", "8201", "kpty serve's port"),
+    ("KPTY_PORT", "8201", "kpty serve's port"),
     (
-        "KURORYUU_INTERNAL_SECRET",
+        "KPTY_INTERNAL_SECRET",
         "-",
-        "kpty serve: also accept this secret in X-Kuroryuu-Internal-Secret (the seeds' \
-         internal secret)",
+        "kpty serve: also accept this secret in X-Kuroryuu-Internal-Secret (for k_pty \
+         clients)",
     ),
     (
         "COMPLETE",
@@ -285,6 +277,30 @@ mod tests {
         let start = README.find(heading).expect("README section") + heading.len();
         let rest = &README[start..];
         &rest[..rest.find("\n#").unwrap_or(rest.len())]
+    }
+
+    /// The README's compatibility table is [`crate::api::config::COMPAT`], and every kpty
+    /// name in it is in the man page's table.
+    #[test]
+    fn readme_compatibility_table_is_the_one_kpty_reads() {
+        let table = section("## Compatibility with k_pty");
+        let rows: Vec<(String, String)> = table
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("| `KPTY_"))
+            .map(|l| {
+                let names: Vec<&str> = l.split('`').skip(1).step_by(2).collect();
+                (names[0].to_string(), names[1].to_string())
+            })
+            .collect();
+        let want: Vec<(String, String)> = crate::api::config::COMPAT
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(rows, want);
+        for (ours, _) in crate::api::config::COMPAT {
+            assert!(ENVIRONMENT.iter().any(|(v, _, _)| v == ours), "{ours}");
+        }
     }
 
     #[test]

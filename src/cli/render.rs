@@ -285,7 +285,7 @@ fn help_text(d: &HelpData) -> String {
             "Sandbox: unavailable (this kernel has no Landlock; create --sandbox fails)\n".into()
         }
     });
-    s.push_str("\nEnvironment: KPTY_STATE_DIR, KPTY_SESSION, KPTY_LOG, KPTY_RUNTIME_DIR, KPTY_READY_TIMEOUT_MS, KPTY_SCROLLBACK,\n  KPTY_SANDBOX, KPTY_DETACH_KEY, KURORYUU_PTY_SHELL, KURORYUU_PTY_COLS, KURORYUU_PTY_ROWS, KURORYUU_PTY_BUFFER_SIZE, KURORYUU_PTY_TIMEOUT_MS\n");
+    s.push_str("\nEnvironment: KPTY_STATE_DIR, KPTY_SESSION, KPTY_LOG, KPTY_RUNTIME_DIR, KPTY_READY_TIMEOUT_MS, KPTY_SCROLLBACK,\n  KPTY_SANDBOX, KPTY_DETACH_KEY, KPTY_SHELL, KPTY_COLS, KPTY_ROWS, KPTY_BUFFER_SIZE, KPTY_TIMEOUT_MS\n");
     s.push_str("\nExit codes: 0 ok; `talk` exits with the command's own code (123: it waits for input); kpty's failures:\n");
     let mut codes: Vec<(&&str, &i32)> = d.exit_codes.iter().collect();
     codes.sort_by_key(|x| *x.1);

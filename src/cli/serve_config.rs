@@ -8,6 +8,10 @@ use crate::core::Ctx;
 use crate::error::{Error, Result};
 use serde_json::json;
 
+/// The name the HTTP server is added under in an MCP client: apart from the stdio server's
+/// `kpty`, so a client can have both.
+const HTTP_NAME: &str = "kpty-http";
+
 /// Print the client configuration for the port `kpty serve` would try first.
 pub fn print(ctx: &Ctx, a: &ServeArgs, json_out: bool) -> Result<i32> {
     let port = crate::serve::first_port(a.port)?;
@@ -19,8 +23,8 @@ pub fn print(ctx: &Ctx, a: &ServeArgs, json_out: bool) -> Result<i32> {
     let secret = crate::serve::secret::load_or_create(&ctx.state)?;
     let url = format!("http://127.0.0.1:{port}/mcp");
     let header = format!("Authorization: Bearer {secret}");
-    let claude = format!("claude mcp add --transport http kpty {url} --header \"{header}\"");
-    let config = json!({"mcpServers": {"kpty": {
+    let claude = format!("claude mcp add --transport http {HTTP_NAME} {url} --header \"{header}\"");
+    let config = json!({"mcpServers": {HTTP_NAME: {
         "type": "http",
         "url": url,
         "headers": {"Authorization": format!("Bearer {secret}")},

@@ -2,7 +2,7 @@
 //! event fields in that session's `events.jsonl` (actions without a session go to
 //! `_registry_events.jsonl`), commands and responses capped at 10 KB and redacted (values
 //! before they are encoded, so an encoding's escapes never hide a secret). With
-//! `KURORYUU_GATEWAY_URL` set, the same event is also POSTed fire-and-forget to
+//! `KPTY_GATEWAY_URL` set, the same event is also POSTed fire-and-forget to
 //! `/v1/pty-traffic/emit` (2 s timeout): a dead gateway never fails or slows the action.
 //!
 //! An action that cannot be audited is not run: before it runs, [`begin`] appends an
@@ -336,7 +336,7 @@ pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, sta
     let agent_id = p
         .agent_id
         .clone()
-        .or_else(|| std::env::var("KURORYUU_AGENT_ID").ok());
+        .or_else(|| crate::api::config::var("KPTY_AGENT_ID"));
     let event = json!({
         "ts": crate::store::now_rfc3339(),
         "action": action.as_str(),
@@ -379,7 +379,7 @@ pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, sta
 
 /// POST the event to the gateway in the background, when one is configured.
 fn emit(event: Value) {
-    let Ok(base) = std::env::var("KURORYUU_GATEWAY_URL") else {
+    let Some(base) = crate::api::config::var("KPTY_GATEWAY_URL") else {
         return;
     };
     if base.trim().is_empty() {

@@ -24,7 +24,7 @@ pub fn help(ctx: &Ctx) -> HelpReply {
             backend: "kpty-holder",
             term_buffer_access: TermBufferAccess {
                 mode: config::term_buffer_access(),
-                env: "KURORYUU_TERM_BUFFER_ACCESS",
+                env: "KPTY_TERM_READ",
             },
             state_dir: ctx.state.path().display().to_string(),
             defaults: Defaults {

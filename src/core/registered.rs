@@ -26,7 +26,7 @@ fn need_id(p: &Params, action: &str) -> Result<String> {
 }
 
 /// A registration's `source` (default `desktop`; never `local`) and bridge URL (`desktop_url`,
-/// else `KURORYUU_DESKTOP_URL`; required for a desktop session).
+/// else `KPTY_DESKTOP_URL`; required for a desktop session).
 fn where_it_lives(p: &Params) -> Result<(String, Option<String>)> {
     let source = p.source.clone().unwrap_or_else(|| "desktop".into());
     if source == super::kind::LOCAL {
@@ -46,7 +46,7 @@ fn where_it_lives(p: &Params) -> Result<(String, Option<String>)> {
     let url = p
         .desktop_url
         .clone()
-        .or_else(|| std::env::var("KURORYUU_DESKTOP_URL").ok())
+        .or_else(|| crate::api::config::var("KPTY_DESKTOP_URL"))
         .filter(|u| !u.is_empty());
     if let Some(u) = &url {
         crate::bridge::allow::check_register(u)?;

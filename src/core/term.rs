@@ -67,7 +67,7 @@ pub fn term_read(ctx: &Ctx, p: &crate::api::Params) -> Result<TermReadReply> {
     if config::term_buffer_access() == "off" {
         return Err(Error::new(
             ErrorCode::TermReadDisabled,
-            "reading the rendered screen is disabled (KURORYUU_TERM_BUFFER_ACCESS=off)",
+            "reading the rendered screen is disabled (KPTY_TERM_READ=off)",
         )
         .with_hint(crate::error::Hint::TermReadOff));
     }

@@ -4,7 +4,7 @@
 //!
 //! Accepted credentials: the bridge secret (see [`super::secret`]) as `Authorization: Bearer …`,
 //! `X-Kuroryuu-Desktop-Secret` or `X-Kuroryuu-Internal-Secret`; the seeds' internal secret
-//! (`KURORYUU_INTERNAL_SECRET`, when set) as `X-Kuroryuu-Internal-Secret`; and a desktop's
+//! (`KPTY_INTERNAL_SECRET`, when set) as `X-Kuroryuu-Internal-Secret`; and a desktop's
 //! secret registered with `POST /_x9k_desktop_auth` as `X-Kuroryuu-Desktop-Secret`. Every
 //! comparison takes the same time wherever the inputs differ.
 
@@ -17,8 +17,8 @@ use std::sync::RwLock;
 
 /// The header of the seeds' internal secret.
 pub const INTERNAL_HEADER: &str = "X-Kuroryuu-Internal-Secret";
-/// The environment variable holding the seeds' internal secret.
-pub const INTERNAL_ENV: &str = "KURORYUU_INTERNAL_SECRET";
+/// The environment variable holding the internal secret (k_pty's name is read too).
+pub const INTERNAL_ENV: &str = "KPTY_INTERNAL_SECRET";
 /// Host names always accepted (loopback).
 pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
@@ -40,8 +40,7 @@ impl Access {
     /// The checks for `secret` with the `--allow-host` and `--allow-origin` lists; the
     /// internal secret comes from [`INTERNAL_ENV`].
     pub fn new(secret: String, hosts: Vec<String>, origins: Vec<String>) -> Self {
-        let internal = std::env::var(INTERNAL_ENV)
-            .ok()
+        let internal = crate::api::config::var(INTERNAL_ENV)
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty());
         Access {

@@ -31,7 +31,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// The port tried first without `--port` or `KURORYUU_PTY_BRIDGE_PORT`.
+/// The port tried first without `--port` or `KPTY_PORT`.
 pub const DEFAULT_PORT: u16 = 8201;
 /// How many following ports are tried when the first is taken.
 pub const PORT_TRIES: u16 = 20;
@@ -59,7 +59,7 @@ type Shared = Arc<App>;
 /// How `kpty serve` runs.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// The port tried first (`None`: `KURORYUU_PTY_BRIDGE_PORT`, else [`DEFAULT_PORT`]).
+    /// The port tried first (`None`: `KPTY_PORT`, else [`DEFAULT_PORT`]).
     pub port: Option<u16>,
     /// Host names accepted besides the loopback ones (`*`: any).
     pub allow_hosts: Vec<String>,
@@ -80,17 +80,16 @@ pub fn run(ctx: Ctx, opts: Options) -> i32 {
     }
 }
 
-/// The port tried first: `port`, else `KURORYUU_PTY_BRIDGE_PORT`, else [`DEFAULT_PORT`].
+/// The port tried first: `port`, else `KPTY_PORT`, else [`DEFAULT_PORT`].
 pub fn first_port(port: Option<u16>) -> Result<u16> {
     Ok(match port {
         Some(p) => p,
-        None => match std::env::var("KURORYUU_PTY_BRIDGE_PORT") {
-            Ok(s) if !s.trim().is_empty() => s.trim().parse().map_err(|_| {
-                Error::invalid(format!(
-                    "KURORYUU_PTY_BRIDGE_PORT={s:?} is not a port number"
-                ))
+        None => match crate::api::config::var("KPTY_PORT") {
+            Some(s) => s.trim().parse().map_err(|_| {
+                let name = crate::api::config::var_name("KPTY_PORT");
+                Error::invalid(format!("{name}={s:?} is not a port number"))
             })?,
-            _ => DEFAULT_PORT,
+            None => DEFAULT_PORT,
         },
     })
 }

@@ -140,7 +140,7 @@ struct BufferReq {
 
 /// `POST /pty/buffer`: the session's rendered screen — `term_read`'s answer (lines, text,
 /// cursor, marker_id …), redacted and capped. Refused with 403 when
-/// `KURORYUU_TERM_BUFFER_ACCESS=off`.
+/// `KPTY_TERM_READ=off`.
 async fn buffer(State(app): State<Shared>, JsonBody(r): JsonBody<BufferReq>) -> Response {
     let ctx = app.ctx.clone();
     reply(

@@ -28,7 +28,7 @@ pub fn cap_for(path: &Path) -> u64 {
         "_registry.json" => 16 * MIB,
         "metadata.json" => MIB,
         "_leaders.json" => MIB,
-        // The ring holds at most 64 MiB (KURORYUU_PTY_BUFFER_SIZE's cap).
+        // The ring holds at most 64 MiB (KPTY_BUFFER_SIZE's cap).
         "buffer.txt" => 64 * MIB + 64 * KIB,
         "holder.log" => 4 * MIB,
         "state-dirs" => 256 * KIB,

@@ -163,8 +163,7 @@ fn a_broken_or_hostile_registry_completes_nothing_and_says_nothing() {
 #[test]
 fn fish_completes_session_labels() {
     if Command::new("fish").arg("--version").output().is_err() {
-        eprintln!("fish is not installed: skipped");
-        return;
+        return crate::support::skip("fish is not installed (Debian package: fish)");
     }
     let env = Env::new();
     write_registry(env.state(), &[("pty_dddd0001", "fishy")]);

@@ -33,6 +33,7 @@
 //! - `serve_load` — slow authenticated bodies cannot starve /health; every body has a deadline.
 //! - `serve_mcp` — MCP over HTTP in `kpty serve` through rmcp's HTTP client: every action,
 //!   SSE progress, cancellation, 20 clients, plain JSON POSTs, auth, hosts, origins, leaders.
+//! - `environment` — kpty's variables and the k_pty names read when kpty's is unset.
 //! - `assets`, `snapshots` — generated files are fresh; help texts and JSON shapes.
 
 mod support;
@@ -53,6 +54,7 @@ mod tty;
 mod check;
 mod completion;
 mod deadlines;
+mod environment;
 mod errors;
 mod flags;
 mod hints;

@@ -626,12 +626,12 @@ fn print_config_gives_a_ready_claude_line_and_a_client_config() {
     let secret = std::fs::read_to_string(file).expect("secret");
     assert!(
         out.contains(&format!(
-            "claude mcp add --transport http kpty http://127.0.0.1:8765/mcp --header \"Authorization: Bearer {secret}\""
+            "claude mcp add --transport http kpty-http http://127.0.0.1:8765/mcp --header \"Authorization: Bearer {secret}\""
         )),
         "{out}"
     );
     let v = env.ok_json(&["serve", "--print-config", "--port", "8765"]);
-    let server = &v["config"]["mcpServers"]["kpty"];
+    let server = &v["config"]["mcpServers"]["kpty-http"];
     assert_eq!(server["url"], "http://127.0.0.1:8765/mcp", "{v}");
     assert_eq!(
         server["headers"]["Authorization"],

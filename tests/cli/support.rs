@@ -64,6 +64,13 @@ impl Env {
     /// A `kpty` command with the test's environment, not yet run.
     pub fn cmd(&self, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_kpty"));
+        // Nothing of the caller's kpty (or k_pty) configuration leaks into a test.
+        for (name, _) in std::env::vars_os() {
+            let n = name.to_string_lossy();
+            if n.starts_with("KPTY_") || n.starts_with("KURORYUU_") {
+                c.env_remove(&name);
+            }
+        }
         c.args(args)
             .current_dir(&self.home)
             .env("KPTY_STATE_DIR", &self.state)
@@ -71,15 +78,7 @@ impl Env {
             .env("HOME", &self.home)
             .env("SHELL", "/bin/bash")
             .env("KPTY_LOG", "warn")
-            .env_remove("KPTY_SESSION")
             .env_remove("XDG_STATE_HOME")
-            .env_remove("KPTY_ALLOW_BRIDGE")
-            .env_remove("KPTY_AUDIT_FAIL")
-            .env_remove("KURORYUU_PTY_SHELL")
-            .env_remove("KURORYUU_PTY_BUFFER_SIZE")
-            .env_remove("KURORYUU_PTY_TIMEOUT_MS")
-            .env_remove("KURORYUU_PTY_COLS")
-            .env_remove("KURORYUU_PTY_ROWS")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -78,7 +78,7 @@ pub struct PruneArgs {
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Port to listen on; when taken, the next free one (up to +20). 0: any free port.
-    /// Default: KURORYUU_PTY_BRIDGE_PORT or 8201.
+    /// Default: KPTY_PORT or 8201.
     #[arg(long, value_name = "PORT")]
     pub port: Option<u16>,
     /// Also answer requests for this host name (besides localhost, 127.0.0.1 and ::1);

@@ -182,7 +182,7 @@ pub enum Command {
     /// state directory, which a repository could ship: `--new-secret` makes a new one) as Authorization: Bearer, X-Kuroryuu-Desktop-Secret or
     /// X-Kuroryuu-Internal-Secret, and must name a loopback host and come from no web page
     /// (--allow-host, --allow-origin). Another kpty reaches a session here with `kpty
-    /// register ID --desktop-url URL` and KURORYUU_DESKTOP_SECRET set to that secret. At most
+    /// register ID --desktop-url URL` and KPTY_DESKTOP_SECRET set to that secret. At most
     /// 256 connections stay open (at the cap the oldest one not working on a request makes
     /// room: idle, or still sending its header or body); a client has 10 s to send a
     /// request header and as long, in total, for its body (then 408), and a keep-alive

@@ -7,16 +7,16 @@ use clap::Args;
 /// `create`.
 #[derive(Debug, Args)]
 pub struct CreateArgs {
-    /// Shell to run (default: KURORYUU_PTY_SHELL, $SHELL, /bin/bash).
+    /// Shell to run (default: KPTY_SHELL, $SHELL, /bin/bash).
     #[arg(long, value_hint = clap::ValueHint::ExecutablePath)]
     pub shell: Option<String>,
     /// Working directory (default: the project root).
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub cwd: Option<String>,
-    /// Terminal columns (default: KURORYUU_PTY_COLS or 120).
+    /// Terminal columns (default: KPTY_COLS or 120).
     #[arg(long)]
     pub cols: Option<u16>,
-    /// Terminal rows (default: KURORYUU_PTY_ROWS or 30).
+    /// Terminal rows (default: KPTY_ROWS or 30).
     #[arg(long)]
     pub rows: Option<u16>,
     /// Lines of scrollback term-read can reach (default: KPTY_SCROLLBACK or 10000; at most
@@ -109,7 +109,7 @@ pub struct SandboxArgs {
 pub struct TalkArgs {
     #[command(flatten)]
     pub session: SessionArg,
-    /// Give up after this many milliseconds (default: KURORYUU_PTY_TIMEOUT_MS or 30000; the
+    /// Give up after this many milliseconds (default: KPTY_TIMEOUT_MS or 30000; the
     /// command keeps running).
     #[arg(long, short = 't', value_name = "MS")]
     pub timeout_ms: Option<u64>,

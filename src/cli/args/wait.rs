@@ -27,7 +27,7 @@ pub struct WaitForArgs {
     #[arg(long, value_name = "OFFSET")]
     pub since: Option<u64>,
     /// Give up after this many milliseconds, exit 124 (default: 30000,
-    /// KURORYUU_PTY_TIMEOUT_MS).
+    /// KPTY_TIMEOUT_MS).
     #[arg(long, short = 't', value_name = "MS")]
     pub timeout_ms: Option<u64>,
     /// Most bytes of output to return, the end kept (default: 65536; at most 1048576).
