@@ -85,7 +85,9 @@ pub fn run(argv: Vec<OsString>) -> i32 {
 }
 
 fn ctx(cli: &Cli) -> Result<Ctx> {
-    let state = match &cli.state_dir {
+    let given =
+        (cli.state_dir.clone()).or_else(|| args::env_value("KPTY_STATE_DIR").map(Into::into));
+    let state = match &given {
         Some(d) => StateDir::at(d)?,
         None => {
             let cwd = std::env::current_dir()
@@ -157,6 +159,8 @@ fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
         Command::Help(h) if h.command.is_some() => {
             render::clap_help(h.command.as_deref().unwrap_or_default())
         }
+        // `kpty help` is `kpty --help`; `kpty --json help` is the help action's object.
+        Command::Help(_) if !cli.json => render::main_help(),
         _ => return Ok(None),
     }))
 }
@@ -235,6 +239,17 @@ fn action_of(command: &Command) -> Result<(Action, Params)> {
                 cols: Some(a.cols),
                 rows: Some(a.rows),
                 ..who(&a.session)
+            },
+        ),
+        Command::Rename(a) => (
+            Action::Rename,
+            Params {
+                session_id: a
+                    .session
+                    .clone()
+                    .or_else(|| args::env_value("KPTY_SESSION")),
+                label: Some(a.new_label.clone()),
+                ..Default::default()
             },
         ),
         Command::Kill(a) => (
@@ -398,7 +413,7 @@ pub const TALK_WAITING_EXIT: i32 = 123;
 /// The session-naming flags as parameters.
 fn who(s: &args::SessionArg) -> Params {
     Params {
-        session_id: s.session.clone(),
+        session_id: s.named(),
         agent_id: s.agent.clone(),
         label: s.label.clone(),
         ..Default::default()

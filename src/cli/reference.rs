@@ -217,6 +217,30 @@ pub const FILES: &[(&str, &str)] = &[
     ),
 ];
 
+/// What `kpty --help` (and `kpty help`) shows after the commands and options: the MCP
+/// spelling, the environment and the exit codes, in short (the man page has them in full).
+pub fn after_help() -> String {
+    let mut s = String::from(
+        "Over MCP (`kpty mcp`, `kpty serve`) the commands are actions spelled with underscores \
+         (send_line, term_read …) and the flags are parameters (--timeout-ms is timeout_ms); \
+         `kpty --json help` lists them, with this state directory and the sandbox kpty can \
+         use.\n\nEnvironment: ",
+    );
+    let vars: Vec<&str> = ENVIRONMENT.iter().map(|(v, _, _)| *v).collect();
+    s.push_str(&vars.join(", "));
+    s.push_str(
+        " (`man kpty` says what each does).\n\nExit codes: 0 ok; 2 a usage error; `talk` exits \
+         with its command's own code (123: the command waits for input); kpty's failures:\n",
+    );
+    let mut codes: Vec<ErrorCode> = ErrorCode::ALL.to_vec();
+    codes.sort_by_key(|c| c.exit_code());
+    for c in codes {
+        s.push_str(&format!("  {}  {c}\n", c.exit_code()));
+    }
+    s.push_str("\n`kpty help COMMAND` or `kpty COMMAND --help` shows a command's flags.");
+    s
+}
+
 /// Examples: (command line, what it does). A subcommand's page shows those that use it.
 pub const EXAMPLES: &[(&str, &str)] = &[
     (
