@@ -211,7 +211,7 @@ pub struct Params {
     /// create (sandbox): false denies TCP bind and connect (Landlock ABI 4, Linux 6.7).
     /// Default true.
     pub network: Option<bool>,
-    /// create: the input filter (seed 002 §8.4) on writes from remote writers — MCP clients,
+    /// create: the input filter on writes from remote writers — MCP clients,
     /// `kpty serve`, the CLI's send-line/send-keys/talk; never a person's `kpty attach`: it
     /// keeps Ctrl-D, Ctrl-\, `exit`/`/exit`/`quit` + Enter and block_sequences from the
     /// program (INPUT_BLOCKED) and drops a repeated Ctrl-C within ctrl_c_debounce_ms. Default:

@@ -18,8 +18,10 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
 pub fn error_meaning(code: ErrorCode) -> &'static str {
     match code {
         ErrorCode::TermReadDisabled => "term_read is disabled (KURORYUU_TERM_BUFFER_ACCESS=off)",
-        ErrorCode::BridgeError => "a desktop bridge answered with a failure",
-        ErrorCode::BridgeUnavailable => "a desktop bridge cannot be reached",
+        ErrorCode::BridgeError => {
+            "a registered session's bridge (the HTTP server that serves it) answered with a failure"
+        }
+        ErrorCode::BridgeUnavailable => "a registered session's bridge cannot be reached",
         ErrorCode::DesktopResizeDisabled => "a desktop session is resized in the desktop UI",
         ErrorCode::PtyAccessDenied => "a leader's terminal, without force",
         ErrorCode::Deprecated => "a deprecated action",
@@ -87,7 +89,8 @@ pub const ENVIRONMENT: &[(&str, &str, &str)] = &[
     (
         "KPTY_ALLOW_BRIDGE",
         "-",
-        "desktop bridge hosts (comma-separated) kpty may register and call besides loopback \
+        "hosts (comma-separated) whose bridges (the HTTP servers of registered sessions) kpty \
+         may register and call besides loopback \
          (as kpty serve --allow-bridge)",
     ),
     (
@@ -155,14 +158,14 @@ pub const ENVIRONMENT: &[(&str, &str, &str)] = &[
     (
         "KURORYUU_DESKTOP_SECRET",
         "-",
-        "the secret sent to a desktop bridge (kpty serve's secret file); sent only to loopback or allowed hosts",
+        "the secret sent to a registered session's bridge (kpty serve's secret file); sent only to loopback or allowed hosts",
     ),
     ("KURORYUU_PTY_BRIDGE_PORT", "8201", "kpty serve's port"),
     (
         "KURORYUU_INTERNAL_SECRET",
         "-",
-        "kpty serve: also accept this secret in X-Kuroryuu-Internal-Secret (the seeds' \
-         internal secret)",
+        "kpty serve: also accept this secret in X-Kuroryuu-Internal-Secret (a second secret, \
+         for internal callers)",
     ),
     (
         "COMPLETE",
@@ -202,8 +205,8 @@ pub const FILES: &[(&str, &str)] = &[
     ),
     (
         "<state dir>/_leaders.json",
-        "agents registered as leaders through kpty serve's /_x9k_register_leader (their \
-         sessions are protected from unregister)",
+        "agents registered as leaders through kpty serve's leader registry (their sessions \
+         are protected from unregister)",
     ),
     (
         "$XDG_RUNTIME_DIR/kpty/, else /tmp/kpty-<uid>/",

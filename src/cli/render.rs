@@ -282,7 +282,7 @@ pub fn clap_help(name: &str) -> i32 {
     cmd.build();
     if name == "write" {
         out(
-            b"write is deprecated: an old k_pty action, not a kpty command. Use `kpty send-line` \
+            b"write is deprecated: an action kept for older MCP clients, not a kpty command. Use `kpty send-line` \
               (type a line + Enter) or `kpty talk` (run a command and wait).\n",
         );
         return 0;

@@ -154,7 +154,8 @@ pub enum Command {
     SendLineToAgent(SendLineToAgentArgs),
     /// Change a session's owner, role, label or cli type.
     UpdateOwnership(UpdateOwnershipArgs),
-    /// Register an external (desktop) session reached through its bridge.
+    /// Register an external session: one another program serves over HTTP (a desktop terminal
+    /// app, another kpty serve), its "bridge".
     Register(RegisterArgs),
     /// Remove a registered session (a leader's needs --force).
     Unregister(UnregisterArgs),
@@ -171,7 +172,7 @@ pub enum Command {
     Prune(PruneArgs),
     /// Show the audit trail: every send-line, talk, resolve, register … with its outcome.
     Log(LogArgs),
-    /// Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
+    /// Serve kpty's MCP tool (named k_pty) over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
     ///
     /// `--sandbox=required` makes every session the agent creates sandboxed, and refuses
     /// (SANDBOX_REQUIRED) a request to drop or widen the sandbox: the operator's floor.
@@ -179,9 +180,11 @@ pub enum Command {
     /// Serve MCP over HTTP (/mcp) and this state directory's sessions (loopback only).
     ///
     /// One hub for many agents: MCP clients connect with Streamable HTTP at /mcp (`kpty serve
-    /// --print-config` prints the `claude mcp add --transport http` line); the seeds' server
-    /// endpoints (/, /tools, /health, /_x9k_*) and the desktop-bridge API (/pty/*, /v1/pty/*)
-    /// answer beside it. Prints one JSON line, {"ok":true,"url":…,"secret_file":…}, then
+    /// --print-config` prints the `claude mcp add --transport http` line). Beside it answer the
+    /// plain-HTTP tool endpoints (/, /tools, /health, and the leader registry under /_x9k_*,
+    /// kept under their old names for existing clients) and the bridge API (/pty/*,
+    /// /v1/pty/*) through which another kpty — or a desktop terminal app — drives these
+    /// sessions. Prints one JSON line, {"ok":true,"url":…,"secret_file":…}, then
     /// serves until SIGTERM or Ctrl-C (MCP calls in flight are cancelled as a client cancels
     /// them, other requests get 5 s; sessions stay).
     /// Every request needs the secret stored in kpty's private directory
