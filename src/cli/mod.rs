@@ -47,9 +47,15 @@ pub fn run(argv: Vec<OsString>) -> i32 {
             // `--json` makes a usage error JSON too: INVALID_PARAMS, clap's text as details.
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or_default();
-            let message = first.strip_prefix("error: ").unwrap_or(first).to_string();
-            let err =
-                Error::invalid(message).with_details(serde_json::json!({"usage": text.trim()}));
+            let (given, candidates) = clap_suggestions(&e);
+            let near = crate::api::suggest::closest(&given, candidates.iter().map(String::as_str));
+            let message = format!(
+                "{}{}",
+                first.strip_prefix("error: ").unwrap_or(first),
+                crate::api::suggest::clause(&near)
+            );
+            let err = Error::invalid(message)
+                .with_details(serde_json::json!({"usage": text.trim(), "did_you_mean": near}));
             render::print_json(&err.to_json());
             return e.exit_code();
         }
@@ -82,6 +88,33 @@ pub fn run(argv: Vec<OsString>) -> i32 {
             e.code.exit_code()
         }
     }
+}
+
+/// A mistyped subcommand or flag and the names to suggest from, as kpty picks every
+/// suggestion ([`crate::api::suggest`]): every listed command for a command, the flags clap
+/// offers (its "tip: a similar argument exists") for a flag.
+fn clap_suggestions(e: &clap::Error) -> (String, Vec<String>) {
+    use clap::error::{ContextKind, ContextValue};
+    let strings = |k| match e.get(k) {
+        Some(ContextValue::String(s)) => vec![s.clone()],
+        Some(ContextValue::Strings(v)) => v.clone(),
+        _ => vec![],
+    };
+    if let Some(given) = strings(ContextKind::InvalidSubcommand).pop() {
+        let commands = <Cli as clap::CommandFactory>::command();
+        let names = commands
+            .get_subcommands()
+            .filter(|c| !c.is_hide_set())
+            .map(|c| c.get_name().to_string())
+            .collect();
+        return (given, names);
+    }
+    let given = strings(ContextKind::InvalidArg).pop().unwrap_or_default();
+    let candidates = [ContextKind::SuggestedSubcommand, ContextKind::SuggestedArg]
+        .into_iter()
+        .flat_map(strings)
+        .collect();
+    (given, candidates)
 }
 
 fn ctx(cli: &Cli) -> Result<Ctx> {

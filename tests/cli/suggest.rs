@@ -184,3 +184,47 @@ async fn mistyped_actions_and_parameters_and_wrong_types_over_stdio_and_http() {
     fronts.stdio.close().await;
     fronts.http.close().await;
 }
+
+/// The CLI's own usage errors (a mistyped command or flag) carry clap's suggestion in the
+/// same place with --json: the message and `details.did_you_mean`.
+#[test]
+fn a_mistyped_command_or_flag_gets_the_near_name_in_json() {
+    let env = Env::new();
+    let help = env.ok(&["--help"]);
+    let section = help.split("Commands:\n").nth(1).expect("Commands");
+    let commands: Vec<&str> = section
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(commands.len() > 20, "{commands:?}");
+    for cmd in commands {
+        let mut c: Vec<char> = cmd.chars().collect();
+        let at = c.len() / 2;
+        c.swap(at - 1, at);
+        let typo: String = c.into_iter().collect();
+        let out = env.kpty(&["--json", &typo]);
+        assert_eq!(out.status.code(), Some(2), "{typo}: {out:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(v["error_code"], "INVALID_PARAMS", "{v}");
+        assert!(suggested(&v).contains(&cmd.to_string()), "{typo}: {v}");
+        assert!(
+            s(&v, "message").contains(&format!("did you mean \"{cmd}\"")),
+            "{v}"
+        );
+    }
+    for (verb, typo, flag) in [
+        ("talk", "--timeot-ms", "--timeout-ms"),
+        ("read", "--max-byte", "--max-bytes"),
+        ("create", "--lable", "--label"),
+        ("term-read", "--max-line", "--max-lines"),
+    ] {
+        let out = env.kpty(&["--json", verb, typo, "1", "x"]);
+        let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert!(
+            suggested(&v).contains(&flag.to_string()),
+            "{verb} {typo}: {v}"
+        );
+    }
+}
