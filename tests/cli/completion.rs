@@ -313,3 +313,60 @@ fn fish_completes_talk_and_key_names() {
     }
     assert_eq!(complete("kpty send-keys Up PageD"), ["PageDown"]);
 }
+
+/// What zsh's completion function (the committed completions/_kpty) offers for `words`,
+/// run by a real zsh; only zsh's completion-system builtins it hands the values to
+/// (`compdef`, `_describe`) are stand-ins that print them.
+fn zsh_complete(env: &Env, words: &[&str]) -> Vec<String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/_kpty");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kpty")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let prog = format!(
+        "compdef() {{ :; }}\n_describe() {{ local name=${{@[-1]}}; print -rl -- \"${{(@P)name}}\"; }}\n\
+         source '{}'\nwords=({})\nCURRENT={}\n_clap_dynamic_completer_kpty",
+        script.display(),
+        quoted.join(" "),
+        words.len(),
+    );
+    let out = Command::new("zsh")
+        .arg("-f")
+        .arg("-c")
+        .arg(prog)
+        .env("PATH", path)
+        .env("KPTY_STATE_DIR", env.state())
+        .env("HOME", env.home())
+        .env_remove("COMPLETE")
+        .current_dir(env.home())
+        .output()
+        .expect("run zsh");
+    assert!(out.status.success(), "zsh failed: {out:?}");
+    stdout(&out)
+        .lines()
+        .map(|l| l.split(':').next().unwrap_or_default().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// zsh, when installed, offers every listed command (talk too) and key names.
+#[test]
+fn zsh_completes_every_command_and_key_names() {
+    if Command::new("zsh").arg("--version").output().is_err() {
+        crate::support::skip("zsh is not installed");
+        return;
+    }
+    let env = Env::new();
+    let offered = zsh_complete(&env, &["kpty", ""]);
+    for cmd in listed_commands(&env) {
+        assert!(offered.contains(&cmd), "zsh lacks {cmd}: {offered:?}");
+    }
+    assert!(zsh_complete(&env, &["kpty", "ta"]).contains(&"talk".to_string()));
+    let keys = zsh_complete(&env, &["kpty", "send-keys", "Up", ""]);
+    for k in kpty::keys::completion_names() {
+        assert!(keys.contains(&k), "zsh lacks key {k}: {keys:?}");
+    }
+}
