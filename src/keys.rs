@@ -34,7 +34,7 @@ pub const KEY_HELP: &str = "a key is a tmux name (Enter, Tab, BTab, Space, BSpac
 Down, Left, Right, Home, End, PageUp/PgUp/PPage, PageDown/PgDn/NPage, Insert/IC, Delete/DC, \
 F1-F12, KP0-KP9, KP/, KP*, KP-, KP+, KP., KPEnter), one character, or a code 0xNN, after \
 modifiers C- (Ctrl), M- (Meta/Alt), S- (Shift) — e.g. C-c, M-b, S-Up; to type text, pass \
-literal=true (send-keys -l)";
+literal=true";
 
 /// The bytes a sequence of keys types, in each cursor-key mode.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,6 +133,28 @@ const NAMES: &[(&str, Base)] = &[
     ("KP8", Base::Char('8')),
     ("KP9", Base::Char('9')),
 ];
+
+/// The keys shell completion offers for `send-keys`: every key name, Ctrl and Meta with a
+/// letter, and the modified cursor keys — each one `encode` accepts, and none with a
+/// character a shell would read (`KP*` would glob).
+pub fn completion_names() -> Vec<String> {
+    let plain = |n: &&str| n.chars().all(|c| c.is_ascii_alphanumeric());
+    let mut out: Vec<String> = NAMES
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(plain)
+        .map(String::from)
+        .collect();
+    for m in ["C-", "M-"] {
+        out.extend(('a'..='z').map(|c| format!("{m}{c}")));
+    }
+    for m in ["C-", "M-", "S-"] {
+        for k in ["Up", "Down", "Left", "Right", "Home", "End"] {
+            out.push(format!("{m}{k}"));
+        }
+    }
+    out
+}
 
 /// The keys of a `send_keys` call as bytes: each element a key (an element of several
 /// whitespace-separated words is that many keys; an element of one character, a space

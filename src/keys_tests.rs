@@ -180,3 +180,19 @@ fn encode_splits_words_keeps_single_characters_and_types_literals() {
     assert_eq!(err.key, "Cntrl-c");
     assert!(encode(&v(&["  "]), false).is_err());
 }
+
+#[test]
+fn every_key_completion_offers_is_a_key() {
+    let names = completion_names();
+    assert!(names.len() > 80, "{names:?}");
+    for n in &names {
+        key_bytes(n, false).unwrap_or_else(|e| panic!("{n}: {e}"));
+        assert!(
+            n.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'),
+            "{n} has a character a shell reads"
+        );
+    }
+    for want in ["Enter", "Up", "C-c", "M-b", "S-Up", "F5", "PageDown"] {
+        assert!(names.iter().any(|n| n == want), "{want} missing");
+    }
+}

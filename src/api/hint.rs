@@ -222,6 +222,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("restart_delay_ms", "--restart-delay-ms"),
     ("auto_restart", "--auto-restart"),
     ("force=true", "--force"),
+    ("literal=true", "-l/--literal"),
     ("mode=delta", "--mode delta"),
     ("mode=viewport", "--mode viewport"),
     ("mode=tail", "--mode tail"),

@@ -13,6 +13,7 @@ pub mod kinds;
 pub mod params;
 pub mod reply;
 pub mod sessions;
+pub mod suggest;
 pub mod wait;
 
 pub use ids::SessionId;

@@ -28,6 +28,7 @@ pub enum Action {
     Unregister,
     Heartbeat,
     UpdateOwnership,
+    Rename,
     Prune,
     TermRead,
     SendKeys,
@@ -36,7 +37,7 @@ pub enum Action {
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 21] = [
+    pub const ALL: [Action; 22] = [
         Action::Help,
         Action::List,
         Action::Create,
@@ -55,6 +56,7 @@ impl Action {
         Action::Unregister,
         Action::Heartbeat,
         Action::UpdateOwnership,
+        Action::Rename,
         Action::Prune,
         Action::SendKeys,
         Action::WaitFor,
@@ -80,6 +82,7 @@ impl Action {
             Action::Unregister => "unregister",
             Action::Heartbeat => "heartbeat",
             Action::UpdateOwnership => "update_ownership",
+            Action::Rename => "rename",
             Action::Prune => "prune",
             Action::TermRead => "term_read",
             Action::SendKeys => "send_keys",
@@ -129,6 +132,9 @@ impl Action {
             Action::UpdateOwnership => {
                 "Change a session's owner_agent_id / owner_session_id / owner_role / label / cli_type."
             }
+            Action::Rename => {
+                "Give a session (session_id) a new label: 1-64 printable characters, unique in the state directory, not secret-looking."
+            }
             Action::TermRead => {
                 "Read the rendered terminal screen (no escape codes): mode tail (last max_lines of scrollback+screen), viewport (visible screen) or delta (lines since marker_id); secrets redacted."
             }
@@ -142,6 +148,20 @@ impl Action {
                 "Wait until a session's output since `since` (default: since kpty last typed into it, so what a send_line caused counts however fast it came) matches `pattern` (a regex, escape codes stripped; screen=true: the visible screen), or no output came for quiet_ms, or (prompt=true) the shell is back at its prompt — whichever comes first; returns reason, match, output, next_offset. timeout_ms (default 30000) ends it with PTY_TIMEOUT (details: output so far, next_offset)."
             }
         }
+    }
+}
+
+impl Params {
+    /// Every parameter's name (the MCP tool's properties besides `action`), in declaration
+    /// order.
+    pub fn names() -> Vec<String> {
+        let schema = schemars::schema_for!(Params);
+        schema
+            .as_object()
+            .and_then(|o| o.get("properties"))
+            .and_then(|p| p.as_object())
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
     }
 }
 
@@ -160,7 +180,8 @@ pub struct Params {
     pub cols: Option<u16>,
     /// create/resize: rows (default 30, `KPTY_ROWS`; 1-1000).
     pub rows: Option<u16>,
-    /// create: a human label (1-64 chars, unique), usable wherever a session is named.
+    /// create/rename/update_ownership: a human label (1-64 chars, unique), usable wherever a
+    /// session is named.
     pub label: Option<String>,
     /// create: lines of scrollback the session's screen keeps for term_read (default 10000,
     /// `KPTY_SCROLLBACK`; 0-1000000).
@@ -190,7 +211,7 @@ pub struct Params {
     /// create (sandbox): false denies TCP bind and connect (Landlock ABI 4, Linux 6.7).
     /// Default true.
     pub network: Option<bool>,
-    /// create: the input filter (seed 002 §8.4) on writes from remote writers — MCP clients,
+    /// create: the input filter on writes from remote writers — MCP clients,
     /// `kpty serve`, the CLI's send-line/send-keys/talk; never a person's `kpty attach`: it
     /// keeps Ctrl-D, Ctrl-\, `exit`/`/exit`/`quit` + Enter and block_sequences from the
     /// program (INPUT_BLOCKED) and drops a repeated Ctrl-C within ctrl_c_debounce_ms. Default:

@@ -55,7 +55,7 @@ pub fn run(ctx: &Ctx, a: &AttachArgs) -> Result<i32> {
         read_only: a.read_only,
     };
     let params = crate::api::Params {
-        session_id: a.target.clone().or_else(|| a.session.session.clone()),
+        session_id: a.target.clone().or_else(|| a.session.named()),
         label: a.session.label.clone(),
         agent_id: a.session.agent.clone(),
         ..Default::default()

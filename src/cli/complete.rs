@@ -98,6 +98,16 @@ pub fn commands() -> ArgValueCandidates {
     })
 }
 
+/// Key names for `send-keys` (tmux's spelling).
+pub fn keys() -> ArgValueCandidates {
+    ArgValueCandidates::new(|| {
+        crate::keys::completion_names()
+            .into_iter()
+            .map(CompletionCandidate::new)
+            .collect()
+    })
+}
+
 /// The action names the audit trail records (`kpty log --action`).
 pub fn actions() -> ArgValueCandidates {
     ArgValueCandidates::new(|| {

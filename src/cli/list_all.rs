@@ -38,9 +38,10 @@ pub fn run(here: &Ctx, as_json: bool) -> crate::error::Result<i32> {
             }
         };
         if !as_json && !reply.sessions.is_empty() {
-            render::text_line(&format!("{}:", render::shown(&path)));
+            // A blank line between directories, none after the last.
+            let gap = if sessions.is_empty() { "" } else { "\n" };
+            render::text_line(&format!("{gap}{}:", render::shown(&path)));
             render::human(&Reply::List(reply.clone()));
-            render::text_line(" ");
         }
         for s in &reply.sessions {
             let mut v = serde_json::to_value(s).unwrap_or(Value::Null);

@@ -10,7 +10,10 @@ use std::path::Path;
 
 /// Write every page into `dir`.
 pub fn generate(cmd: clap::Command, dir: &Path) -> std::io::Result<()> {
-    let mut cmd = cmd.disable_help_subcommand(true);
+    // The man page has its own EXIT STATUS and ENVIRONMENT sections: not `--help`'s summary.
+    let mut cmd = cmd
+        .disable_help_subcommand(true)
+        .after_long_help(None::<&str>);
     cmd.build();
     write_page(dir, "kpty", Man::new(cmd.clone()), &main_sections())?;
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {

@@ -47,9 +47,15 @@ pub fn run(argv: Vec<OsString>) -> i32 {
             // `--json` makes a usage error JSON too: INVALID_PARAMS, clap's text as details.
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or_default();
-            let message = first.strip_prefix("error: ").unwrap_or(first).to_string();
-            let err =
-                Error::invalid(message).with_details(serde_json::json!({"usage": text.trim()}));
+            let (given, candidates) = clap_suggestions(&e);
+            let near = crate::api::suggest::closest(&given, candidates.iter().map(String::as_str));
+            let message = format!(
+                "{}{}",
+                first.strip_prefix("error: ").unwrap_or(first),
+                crate::api::suggest::clause(&near)
+            );
+            let err = Error::invalid(message)
+                .with_details(serde_json::json!({"usage": text.trim(), "did_you_mean": near}));
             render::print_json(&err.to_json());
             return e.exit_code();
         }
@@ -84,8 +90,37 @@ pub fn run(argv: Vec<OsString>) -> i32 {
     }
 }
 
+/// A mistyped subcommand or flag and the names to suggest from, as kpty picks every
+/// suggestion ([`crate::api::suggest`]): every listed command for a command, the flags clap
+/// offers (its "tip: a similar argument exists") for a flag.
+fn clap_suggestions(e: &clap::Error) -> (String, Vec<String>) {
+    use clap::error::{ContextKind, ContextValue};
+    let strings = |k| match e.get(k) {
+        Some(ContextValue::String(s)) => vec![s.clone()],
+        Some(ContextValue::Strings(v)) => v.clone(),
+        _ => vec![],
+    };
+    if let Some(given) = strings(ContextKind::InvalidSubcommand).pop() {
+        let commands = <Cli as clap::CommandFactory>::command();
+        let names = commands
+            .get_subcommands()
+            .filter(|c| !c.is_hide_set())
+            .map(|c| c.get_name().to_string())
+            .collect();
+        return (given, names);
+    }
+    let given = strings(ContextKind::InvalidArg).pop().unwrap_or_default();
+    let candidates = [ContextKind::SuggestedSubcommand, ContextKind::SuggestedArg]
+        .into_iter()
+        .flat_map(strings)
+        .collect();
+    (given, candidates)
+}
+
 fn ctx(cli: &Cli) -> Result<Ctx> {
-    let state = match &cli.state_dir {
+    let given =
+        (cli.state_dir.clone()).or_else(|| args::env_value("KPTY_STATE_DIR").map(Into::into));
+    let state = match &given {
         Some(d) => StateDir::at(d)?,
         None => {
             let cwd = std::env::current_dir()
@@ -157,6 +192,8 @@ fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
         Command::Help(h) if h.command.is_some() => {
             render::clap_help(h.command.as_deref().unwrap_or_default())
         }
+        // `kpty help` is `kpty --help`; `kpty --json help` is the help action's object.
+        Command::Help(_) if !cli.json => render::main_help(),
         _ => return Ok(None),
     }))
 }
@@ -235,6 +272,17 @@ fn action_of(command: &Command) -> Result<(Action, Params)> {
                 cols: Some(a.cols),
                 rows: Some(a.rows),
                 ..who(&a.session)
+            },
+        ),
+        Command::Rename(a) => (
+            Action::Rename,
+            Params {
+                session_id: a
+                    .session
+                    .clone()
+                    .or_else(|| args::env_value("KPTY_SESSION")),
+                label: Some(a.new_label.clone()),
+                ..Default::default()
             },
         ),
         Command::Kill(a) => (
@@ -398,7 +446,7 @@ pub const TALK_WAITING_EXIT: i32 = 123;
 /// The session-naming flags as parameters.
 fn who(s: &args::SessionArg) -> Params {
     Params {
-        session_id: s.session.clone(),
+        session_id: s.named(),
         agent_id: s.agent.clone(),
         label: s.label.clone(),
         ..Default::default()

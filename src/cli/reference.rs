@@ -18,8 +18,10 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
 pub fn error_meaning(code: ErrorCode) -> &'static str {
     match code {
         ErrorCode::TermReadDisabled => "term_read is disabled (KPTY_TERM_READ=off)",
-        ErrorCode::BridgeError => "a desktop bridge answered with a failure",
-        ErrorCode::BridgeUnavailable => "a desktop bridge cannot be reached",
+        ErrorCode::BridgeError => {
+            "a registered session's bridge (the HTTP server that serves it) answered with a failure"
+        }
+        ErrorCode::BridgeUnavailable => "a registered session's bridge cannot be reached",
         ErrorCode::DesktopResizeDisabled => "a desktop session is resized in the desktop UI",
         ErrorCode::PtyAccessDenied => "a leader's terminal, without force",
         ErrorCode::Deprecated => "a deprecated action",
@@ -87,7 +89,8 @@ pub const ENVIRONMENT: &[(&str, &str, &str)] = &[
     (
         "KPTY_ALLOW_BRIDGE",
         "-",
-        "desktop bridge hosts (comma-separated) kpty may register and call besides loopback \
+        "hosts (comma-separated) whose bridges (the HTTP servers of registered sessions) kpty \
+         may register and call besides loopback \
          (as kpty serve --allow-bridge)",
     ),
     (
@@ -147,14 +150,14 @@ pub const ENVIRONMENT: &[(&str, &str, &str)] = &[
     (
         "KPTY_DESKTOP_SECRET",
         "-",
-        "the secret sent to a desktop bridge (kpty serve's secret file); sent only to loopback or allowed hosts",
+        "the secret sent to a registered session's bridge (kpty serve's secret file); sent only to loopback or allowed hosts",
     ),
     ("KPTY_PORT", "8201", "kpty serve's port"),
     (
         "KPTY_INTERNAL_SECRET",
         "-",
-        "kpty serve: also accept this secret in X-Kuroryuu-Internal-Secret (for k_pty \
-         clients)",
+        "kpty serve: also accept this secret in X-Kuroryuu-Internal-Secret (a second secret, \
+         for internal callers and k_pty clients)",
     ),
     (
         "COMPLETE",
@@ -194,8 +197,8 @@ pub const FILES: &[(&str, &str)] = &[
     ),
     (
         "<state dir>/_leaders.json",
-        "agents registered as leaders through kpty serve's /_x9k_register_leader (their \
-         sessions are protected from unregister)",
+        "agents registered as leaders through kpty serve's leader registry (their sessions \
+         are protected from unregister)",
     ),
     (
         "$XDG_RUNTIME_DIR/kpty/, else /tmp/kpty-<uid>/",
@@ -208,6 +211,30 @@ pub const FILES: &[(&str, &str)] = &[
          by create, pruned of directories gone or without sessions",
     ),
 ];
+
+/// What `kpty --help` (and `kpty help`) shows after the commands and options: the MCP
+/// spelling, the environment and the exit codes, in short (the man page has them in full).
+pub fn after_help() -> String {
+    let mut s = String::from(
+        "Over MCP (`kpty mcp`, `kpty serve`) the commands are actions spelled with underscores \
+         (send_line, term_read …) and the flags are parameters (--timeout-ms is timeout_ms); \
+         `kpty --json help` lists them, with this state directory and the sandbox kpty can \
+         use.\n\nEnvironment: ",
+    );
+    let vars: Vec<&str> = ENVIRONMENT.iter().map(|(v, _, _)| *v).collect();
+    s.push_str(&vars.join(", "));
+    s.push_str(
+        " (`man kpty` says what each does).\n\nExit codes: 0 ok; 2 a usage error; `talk` exits \
+         with its command's own code (123: the command waits for input); kpty's failures:\n",
+    );
+    let mut codes: Vec<ErrorCode> = ErrorCode::ALL.to_vec();
+    codes.sort_by_key(|c| c.exit_code());
+    for c in codes {
+        s.push_str(&format!("  {}  {c}\n", c.exit_code()));
+    }
+    s.push_str("\n`kpty help COMMAND` or `kpty COMMAND --help` shows a command's flags.");
+    s
+}
 
 /// Examples: (command line, what it does). A subcommand's page shows those that use it.
 pub const EXAMPLES: &[(&str, &str)] = &[

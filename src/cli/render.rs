@@ -3,7 +3,6 @@
 //! stderr. A closed stdout (e.g. `| head`) ends quietly.
 
 use super::args::Cli;
-use crate::api::help::HelpData;
 use crate::api::sessions::{ListReply, Live};
 use crate::core::Reply;
 use crate::error::{Error, ErrorCode};
@@ -121,36 +120,52 @@ pub fn human(reply: &Reply) {
         }
         Reply::Check(r) => super::check::render(r),
         Reply::Read(r) => out(r.output.as_bytes()),
-        Reply::WaitFor(r) => out(r.output.as_bytes()),
+        // A line of text, ended as a line (the output may stop at a prompt).
+        Reply::WaitFor(r) => text_line(&r.output),
         Reply::TermRead(r) => text_line(&r.text),
         Reply::List(r) => list_table(r),
         Reply::Kill(r) => text_line(&format!("killed {}", shown(&r.session_id))),
-        Reply::Help(r) => text_line(&help_text(&r.data)),
+        Reply::Help(_) => {
+            main_help();
+        }
         Reply::Session(r) => text_line(&r.session_id),
         Reply::SendLineToAgent(r) => text_line(&r.resolved_session_id),
         Reply::Unregister(r) => text_line(&format!("unregistered {}", shown(&r.session_id))),
-        Reply::Prune(r) => {
-            for id in r.pruned.iter().chain(&r.pruned_local) {
-                text_line(&format!("pruned {}", shown(id)));
-            }
-            for id in r
-                .removed_files
-                .iter()
-                .filter(|id| !r.pruned_local.contains(id))
-            {
-                text_line(&format!("removed the files of {}", shown(id)));
-            }
-            for e in &r.ended_local {
-                if !r.pruned_local.contains(&e.session_id) {
-                    eprintln!(
-                        "{} is {} (kpty prune removes it)",
-                        shown(&e.session_id),
-                        e.state
-                    );
-                }
-            }
-        }
+        Reply::Prune(r) => prune(r),
         Reply::SendLine(_) | Reply::SendKeys(_) | Reply::Resize(_) | Reply::Heartbeat(_) => {}
+    }
+}
+
+/// `prune`'s report: what went, and (with --dry-run) what would go, one line each on stdout.
+fn prune(r: &crate::api::sessions::PruneReply) {
+    let mut said = false;
+    for id in r.pruned.iter().chain(&r.pruned_local) {
+        text_line(&format!("pruned {}", shown(id)));
+        said = true;
+    }
+    for id in r
+        .removed_files
+        .iter()
+        .filter(|id| !r.pruned_local.contains(id))
+    {
+        text_line(&format!("removed the files of {}", shown(id)));
+        said = true;
+    }
+    // Ended but kept: a dry run (or a prune not asked to remove them).
+    for e in r
+        .ended_local
+        .iter()
+        .filter(|e| !r.pruned_local.contains(&e.session_id))
+    {
+        text_line(&format!(
+            "would prune {} ({})",
+            shown(&e.session_id),
+            e.state
+        ));
+        said = true;
+    }
+    if !said {
+        eprintln!("nothing to prune");
     }
 }
 
@@ -253,47 +268,11 @@ fn list_table(r: &ListReply<RegistryEntry>) {
     out(s.as_bytes());
 }
 
-fn help_text(d: &HelpData) -> String {
-    let mut s = format!("kpty {} — {}\n\nCommands:\n", d.version, d.description);
-    let cli = <super::args::Cli as clap::CommandFactory>::command();
-    for c in cli.get_subcommands().filter(|c| !c.is_hide_set()) {
-        let about = c.get_about().map(|a| a.to_string()).unwrap_or_default();
-        let aliases: Vec<&str> = c.get_visible_aliases().collect();
-        let alias = if aliases.is_empty() {
-            String::new()
-        } else {
-            format!(" (alias: {})", aliases.join(", "))
-        };
-        s.push_str(&format!("  {:<19} {about}{alias}\n", c.get_name()));
-    }
-    s.push_str(&format!(
-        "  {:<19} (deprecated) an old k_pty action, not a command: use send-line or talk\n",
-        "write"
-    ));
-    s.push_str(
-        "\nOver MCP (`kpty mcp`) the same actions are spelled with underscores (send_line, \
-         term_read …)\nand the flags are parameters (--timeout-ms is timeout_ms); \
-         `kpty --json help` lists them.\n",
-    );
-    s.push_str(&format!("\nState directory: {}\n", d.state_dir));
-    s.push_str(&match d.sandbox.landlock_abi {
-        Some(abi) => format!(
-            "Sandbox: Landlock ABI {abi} (create --sandbox; default {}, KPTY_SANDBOX)\n",
-            if d.sandbox.default { "on" } else { "off" }
-        ),
-        None => {
-            "Sandbox: unavailable (this kernel has no Landlock; create --sandbox fails)\n".into()
-        }
-    });
-    s.push_str("\nEnvironment: KPTY_STATE_DIR, KPTY_SESSION, KPTY_LOG, KPTY_RUNTIME_DIR, KPTY_READY_TIMEOUT_MS, KPTY_SCROLLBACK,\n  KPTY_SANDBOX, KPTY_DETACH_KEY, KPTY_SHELL, KPTY_COLS, KPTY_ROWS, KPTY_BUFFER_SIZE, KPTY_TIMEOUT_MS\n");
-    s.push_str("\nExit codes: 0 ok; `talk` exits with the command's own code (123: it waits for input); kpty's failures:\n");
-    let mut codes: Vec<(&&str, &i32)> = d.exit_codes.iter().collect();
-    codes.sort_by_key(|x| *x.1);
-    for (k, n) in codes {
-        s.push_str(&format!("  {n:>3}  {k}\n"));
-    }
-    s.push_str("    2  usage error\n\n`kpty help COMMAND` or `kpty COMMAND --help` shows a command's flags.");
-    s
+/// `kpty help`: clap's long help, exactly as `kpty --help` prints it.
+pub fn main_help() -> i32 {
+    let help = Cli::command().render_long_help().to_string();
+    out(format!("{}\n", help.trim_end()).as_bytes());
+    0
 }
 
 /// `kpty help COMMAND`: clap's long help for that subcommand.
@@ -303,7 +282,7 @@ pub fn clap_help(name: &str) -> i32 {
     cmd.build();
     if name == "write" {
         out(
-            b"write is deprecated: an old k_pty action, not a kpty command. Use `kpty send-line` \
+            b"write is deprecated: an action kept for older MCP clients, not a kpty command. Use `kpty send-line` \
               (type a line + Enter) or `kpty talk` (run a command and wait).\n",
         );
         return 0;

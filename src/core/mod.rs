@@ -233,6 +233,7 @@ fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
         Action::Resolve => Reply::Session(routing::resolve(ctx, p)?),
         Action::SendLineToAgent => Reply::SendLineToAgent(routing::send_line_to_agent(ctx, p)?),
         Action::UpdateOwnership => Reply::Session(routing::update_ownership(ctx, p)?),
+        Action::Rename => Reply::Session(routing::rename(ctx, p)?),
         Action::Register => Reply::Session(registered::register(ctx, p)?),
         Action::Unregister => Reply::Unregister(registered::unregister(ctx, p)?),
         Action::Heartbeat => Reply::Heartbeat(registered::heartbeat(ctx, p)?),

@@ -99,11 +99,23 @@ pub fn resolve_entry(ctx: &Ctx, p: &Params) -> Result<RegistryEntry> {
     }
     match matches.len() {
         1 => super::sessions::checked(ctx, matches.remove(0).0),
-        0 => Err(Error::new(
-            ErrorCode::NotFound,
-            format!("No PTY found for: {}", query_text(p)),
-        )
-        .with_details(json!({"query": query_json(p)}))),
+        0 => {
+            // A mistyped label gets the closest ones (of this state directory) suggested.
+            let labels = reg.sessions.values().filter_map(|e| e.label.as_deref());
+            let near = match p.label.as_deref() {
+                Some(l) => crate::api::suggest::closest(l, labels),
+                None => vec![],
+            };
+            Err(Error::new(
+                ErrorCode::NotFound,
+                format!(
+                    "No PTY found for: {}{}",
+                    query_text(p),
+                    crate::api::suggest::clause(&near)
+                ),
+            )
+            .with_details(json!({"query": query_json(p), "did_you_mean": near})))
+        }
         n => {
             let list: Vec<Value> = matches
                 .iter()
@@ -170,8 +182,36 @@ pub fn send_line_to_agent(ctx: &Ctx, p: &Params) -> Result<SendLineToAgentReply<
 
 /// Run `update_ownership`: change owner fields, label or cli_type of a session.
 pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
+    update_entry(ctx, p, Action::UpdateOwnership, "ownership_updated")
+}
+
+/// Run `rename`: give a session a new label (as `create --label` checks it: printable,
+/// 1-64 characters, unique in the state directory, not secret-looking).
+pub fn rename(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
+    let Some(label) = p.label.as_deref() else {
+        return Err(Error::invalid("rename needs the new `label`"));
+    };
+    let only_label = Params {
+        session_id: p.session_id.clone(),
+        label: Some(label.to_string()),
+        ..Default::default()
+    };
+    update_entry(ctx, &only_label, Action::Rename, "session_renamed")
+}
+
+/// Change the registry entry `p.session_id` names (owner fields, label, cli_type), under the
+/// registry lock, and journal it as `event`.
+fn update_entry(
+    ctx: &Ctx,
+    p: &Params,
+    action: Action,
+    event: &str,
+) -> Result<ResolveReply<RegistryEntry>> {
     let Some(r) = p.session_id.as_deref().filter(|s| !s.trim().is_empty()) else {
-        return Err(Error::invalid("update_ownership needs `session_id`"));
+        return Err(Error::invalid(format!(
+            "{} needs `session_id`",
+            action.as_str()
+        )));
     };
     if let Some(role) = &p.owner_role {
         super::create::check_role(role)?;
@@ -210,7 +250,7 @@ pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEn
     journal::append(
         &ctx.state,
         &ctx.state.registry_events(),
-        json!({"event": "ownership_updated", "action": Action::UpdateOwnership.as_str(), "session_id": entry.session_id,
+        json!({"event": event, "action": action.as_str(), "session_id": entry.session_id,
                "owner_agent_id": entry.owner_agent_id, "owner_session_id": entry.owner_session_id,
                "owner_role": entry.owner_role, "label": entry.label}),
     );

@@ -49,11 +49,11 @@ pub fn checked(ctx: &Ctx, e: RegistryEntry) -> Result<RegistryEntry> {
     let wait = Duration::from_millis(super::config::ready_timeout_ms())
         + crate::store::lock::default_wait();
     crate::store::lock::wait_free(&ctx.state.starting_lock(&id), wait)?;
-    Registry::load(&ctx.state)?
-        .sessions
+    let reg = Registry::load(&ctx.state)?;
+    reg.sessions
         .get(id.as_str())
         .cloned()
-        .ok_or_else(|| not_found(id.as_str()))
+        .ok_or_else(|| not_found(id.as_str(), &reg))
 }
 
 /// Whether `e` is a local session whose `create` is still starting it.
@@ -86,7 +86,15 @@ fn resolve_entry(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
     }
     // Prefixes must themselves look like (the start of) an id: this is where traversal
     // attempts such as `../../etc` are refused.
-    SessionId::parse(reference)?;
+    if let Err(malformed) = SessionId::parse(reference) {
+        // Not an id, but perhaps a mistyped label (`my biuld`): say which one.
+        let e = not_found(reference, &reg);
+        let suggested = e
+            .details
+            .as_ref()
+            .is_some_and(|d| d["did_you_mean"] != json!([]));
+        return Err(if suggested { e } else { malformed });
+    }
     let by_prefix: Vec<&RegistryEntry> = reg
         .sessions
         .values()
@@ -94,7 +102,7 @@ fn resolve_entry(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
         .collect();
     match by_prefix.len() {
         1 if reference.len() >= 3 => Ok(by_prefix[0].clone()),
-        0 | 1 => Err(not_found(reference)),
+        0 | 1 => Err(not_found(reference, &reg)),
         _ => Err(ambiguous(reference, &by_prefix)),
     }
 }
@@ -126,13 +134,25 @@ fn by_full_id(ctx: &Ctx, reference: &str) -> Option<RegistryEntry> {
     }
 }
 
-fn not_found(reference: &str) -> Error {
+/// No session by that name in this state directory; the labels and ids of its sessions
+/// closest to `reference` (a typo: `wrok` for `work`) are suggested.
+fn not_found(reference: &str, reg: &Registry) -> Error {
+    let names = reg.sessions.values().flat_map(|e| {
+        e.label
+            .as_deref()
+            .into_iter()
+            .chain([e.session_id.as_str()])
+    });
+    let near = crate::api::suggest::closest(reference, names);
     Error::new(
         ErrorCode::PtySessionNotFound,
-        format!("no session {reference:?} in this state directory"),
+        format!(
+            "no session {reference:?} in this state directory{}",
+            crate::api::suggest::clause(&near)
+        ),
     )
     .with_hint(Hint::ListSessions)
-    .with_details(json!({"session_id": reference}))
+    .with_details(json!({"session_id": reference, "did_you_mean": near}))
 }
 
 fn ambiguous(reference: &str, matches: &[&RegistryEntry]) -> Error {

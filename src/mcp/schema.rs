@@ -3,7 +3,7 @@
 //! Anthropic API reject), its description and annotations, and argument parsing that turns
 //! unknown or mistyped fields into `INVALID_PARAMS` results.
 
-use crate::api::{self, Action, OwnerRole, Params, TermMode};
+use crate::api::{self, Action, OwnerRole, Params, TermMode, suggest};
 use crate::error::{Error, Result};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
@@ -20,7 +20,7 @@ pub struct KptyArgs {
     /// What to do. Sessions: help, list, create, talk (run is its alias), send_line,
     /// send_keys (keys by tmux name: C-c, Up, Enter, Tab, Escape, F1 …), read,
     /// term_read, wait_for (until output matches a pattern, goes quiet, or the prompt is
-    /// back), resize, kill, write (deprecated). Routing by owner: resolve,
+    /// back), resize, kill, rename (a new label), write (deprecated). Routing by owner: resolve,
     /// send_line_to_agent, update_ownership. Registered (desktop) sessions: register,
     /// unregister, heartbeat, prune. Policy: check (would a command be blocked, and why; no
     /// session needed). Start with create, then talk; read output with read (raw,
@@ -177,32 +177,123 @@ pub fn tool() -> Tool {
     )
 }
 
-/// Parse tool arguments: unknown fields and wrong types become `INVALID_PARAMS`.
+/// Parse tool arguments: unknown fields and wrong types become `INVALID_PARAMS`, naming the
+/// parameter (and the closest known name for a mistyped one, in `details.did_you_mean`).
 pub fn parse(args: Option<JsonObject>) -> Result<(Action, Params)> {
     let mut args = args.unwrap_or_default();
     let schema = input_schema();
     let known = schema.get("properties").and_then(|p| p.as_object());
     if let Some(known) = known {
         coerce(&mut args, known);
-        let mut unknown: Vec<&String> = args.keys().filter(|k| !known.contains_key(*k)).collect();
-        if !unknown.is_empty() {
-            unknown.sort();
-            let mut names: Vec<&String> = known.keys().collect();
-            names.sort();
-            return Err(Error::invalid(format!(
-                "unknown parameter(s) {unknown:?}; k_pty takes {names:?}"
-            )));
-        }
+        unknown_parameters(&args, known)?;
     }
-    if !args.contains_key("action") {
-        let names: Vec<&str> = Action::ALL.iter().map(|a| a.as_str()).collect();
-        return Err(Error::invalid(format!(
-            "`action` is required: one of {names:?}"
-        )));
+    check_action(args.get("action"))?;
+    if let Some(known) = known {
+        for (name, value) in &args {
+            typed(name, value, known)?;
+        }
     }
     let parsed: KptyArgs = serde_json::from_value(serde_json::Value::Object(args))
         .map_err(|e| Error::invalid(format!("invalid arguments: {e}")))?;
     Ok((parsed.action, parsed.params))
+}
+
+/// Refuse parameters the tool does not take, suggesting the closest known names.
+fn unknown_parameters(args: &JsonObject, known: &JsonObject) -> Result<()> {
+    let mut unknown: Vec<&String> = args.keys().filter(|k| !known.contains_key(*k)).collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    unknown.sort();
+    let mut said = Vec::new();
+    let mut suggested: Vec<&str> = Vec::new();
+    for u in &unknown {
+        let near = suggest::closest(u, known.keys().map(String::as_str));
+        said.push(format!("{u:?}{}", suggest::clause(&near)));
+        suggested.extend(near);
+    }
+    let mut names: Vec<&String> = known.keys().collect();
+    names.sort();
+    let noun = if unknown.len() == 1 {
+        "parameter"
+    } else {
+        "parameters"
+    };
+    Err(Error::invalid(format!(
+        "unknown {noun} {}; k_pty takes {names:?}",
+        said.join(", ")
+    ))
+    .with_details(serde_json::json!({"unknown": unknown, "did_you_mean": suggested})))
+}
+
+/// `action` must be there and name an action (a near miss gets a suggestion).
+fn check_action(action: Option<&Value>) -> Result<()> {
+    let names: Vec<&str> = Action::ALL.iter().map(|a| a.as_str()).collect();
+    let given = match action {
+        None => {
+            return Err(Error::invalid(format!(
+                "`action` is required: one of {names:?}"
+            )));
+        }
+        Some(Value::String(s)) => s,
+        Some(other) => {
+            return Err(Error::invalid(format!(
+                "action: expected a string, got {}",
+                shown_value(other)
+            )));
+        }
+    };
+    if names.contains(&given.as_str()) {
+        return Ok(());
+    }
+    let near = suggest::closest(given, names.iter().copied());
+    Err(Error::invalid(format!(
+        "unknown action {given:?}{}; one of {names:?}",
+        suggest::clause(&near)
+    ))
+    .with_details(serde_json::json!({"action": given, "did_you_mean": near})))
+}
+
+/// One parameter's value must have its schema type: else an error naming the parameter, the
+/// type expected and the value given (`timeout_ms: expected an integer, got "abc"`).
+fn typed(name: &str, value: &Value, known: &JsonObject) -> Result<()> {
+    if name == "action" || value.is_null() {
+        return Ok(());
+    }
+    let alone = serde_json::json!({ name: value });
+    if serde_json::from_value::<Params>(alone).is_ok() {
+        return Ok(());
+    }
+    let prop = known.get(name);
+    let expected = match prop.and_then(|p| p.get("type")).and_then(Value::as_str) {
+        Some("integer") => {
+            let min = prop.and_then(|p| p.get("minimum")).and_then(Value::as_u64);
+            let max = prop.and_then(|p| p.get("maximum")).and_then(Value::as_u64);
+            match (min, max) {
+                (Some(lo), Some(hi)) => format!("an integer from {lo} to {hi}"),
+                (Some(lo), None) => format!("an integer of at least {lo}"),
+                _ => "an integer".into(),
+            }
+        }
+        Some("boolean") => "true or false".into(),
+        Some("array") => "an array of strings".into(),
+        Some("object") => "an object of string values".into(),
+        _ => "a string".into(),
+    };
+    Err(Error::invalid(format!(
+        "{name}: expected {expected}, got {}",
+        shown_value(value)
+    ))
+    .with_details(serde_json::json!({"parameter": name, "expected": expected})))
+}
+
+/// A value as an error message shows it: JSON, cut short.
+fn shown_value(v: &Value) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s,
+    }
 }
 
 #[cfg(test)]
@@ -315,6 +406,89 @@ mod tests {
         ] {
             assert!(parse(obj(bad.clone())).is_err(), "{bad}");
         }
+    }
+
+    /// Values of the wrong JSON type for a property of schema type `ty`.
+    fn wrong_values(ty: &str) -> Vec<Value> {
+        use serde_json::json;
+        match ty {
+            "integer" => vec![
+                json!("abc"),
+                json!(true),
+                json!([1]),
+                json!({"a": 1}),
+                json!(-1),
+                json!(1.5),
+            ],
+            "boolean" => vec![json!("maybe"), json!(3), json!([]), json!({})],
+            "array" => vec![json!(3), json!(true), json!({}), json!([3]), json!([[]])],
+            "object" => vec![json!(3), json!("x"), json!([]), json!({"a": 3})],
+            _ => vec![json!(3), json!(true), json!([]), json!({})],
+        }
+    }
+
+    #[test]
+    fn every_parameter_with_a_wrong_type_is_named() {
+        let schema = input_schema();
+        let props = schema["properties"].as_object().expect("properties");
+        let mut checked = 0;
+        for (name, prop) in props.iter().filter(|(n, _)| *n != "action") {
+            let ty = prop["type"].as_str().expect("one type");
+            for bad in wrong_values(ty) {
+                let args = serde_json::json!({"action": "list", name.as_str(): bad});
+                let e = parse(args.as_object().cloned()).expect_err(&format!("{name}={bad}"));
+                assert_eq!(e.code, crate::error::ErrorCode::InvalidParams);
+                assert!(
+                    e.message.starts_with(&format!("{name}: expected ")),
+                    "{name}={bad}: {}",
+                    e.message
+                );
+                assert!(e.message.contains("got "), "{}", e.message);
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "only {checked} cases");
+    }
+
+    #[test]
+    fn a_mistyped_action_or_parameter_gets_the_near_name() {
+        let obj = |v: serde_json::Value| v.as_object().cloned();
+        let e = parse(obj(serde_json::json!({"action": "tlak"}))).unwrap_err();
+        assert!(
+            e.message.contains(r#"did you mean "talk"?"#),
+            "{}",
+            e.message
+        );
+        assert_eq!(
+            e.details.as_ref().unwrap()["did_you_mean"],
+            serde_json::json!(["talk"])
+        );
+        let e = parse(obj(serde_json::json!({"action": "talk", "timeout": 5}))).unwrap_err();
+        assert!(
+            e.message
+                .contains(r#""timeout" (did you mean "timeout_ms"?)"#),
+            "{}",
+            e.message
+        );
+        assert_eq!(
+            e.details.as_ref().unwrap()["did_you_mean"],
+            serde_json::json!(["timeout_ms"])
+        );
+        let e = parse(obj(
+            serde_json::json!({"action": "talk", "timeout_ms": "abc"}),
+        ))
+        .unwrap_err();
+        assert_eq!(
+            e.message,
+            format!(
+                r#"timeout_ms: expected an integer from 0 to {}, got "abc""#,
+                api::MAX_TIMEOUT_MS
+            )
+        );
+        let e = parse(obj(serde_json::json!({"action": "explode"}))).unwrap_err();
+        assert!(!e.message.contains("did you mean"), "{}", e.message);
+        let e = parse(obj(serde_json::json!({"action": 3}))).unwrap_err();
+        assert_eq!(e.message, "action: expected a string, got 3");
     }
 
     #[test]

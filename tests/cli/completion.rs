@@ -194,3 +194,178 @@ fn fish_completes_session_labels() {
         "{out:?}"
     );
 }
+
+/// The subcommands `kpty --help` lists (the visible ones), read from its Commands section.
+fn listed_commands(env: &Env) -> Vec<String> {
+    let help = env.ok(&["--help"]);
+    let section = help.split("Commands:\n").nth(1).expect("Commands section");
+    section
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn every_listed_subcommand_is_offered_and_by_its_prefixes() {
+    let env = Env::new();
+    let listed = listed_commands(&env);
+    assert!(
+        listed.len() > 20 && listed.iter().any(|c| c == "talk"),
+        "{listed:?}"
+    );
+    let offered = bash_complete(&env, &["kpty", ""]);
+    for cmd in &listed {
+        assert!(
+            offered.contains(cmd),
+            "`kpty <TAB>` lacks {cmd}: {offered:?}"
+        );
+        // Every prefix of it offers it too (`kpty ta<TAB>`).
+        for end in 1..cmd.len() {
+            let got = direct_complete(&env, &["kpty", &cmd[..end]]);
+            assert!(
+                got.contains(cmd),
+                "`kpty {}<TAB>` lacks {cmd}: {got:?}",
+                &cmd[..end]
+            );
+        }
+    }
+    assert!(
+        !listed.iter().any(|c| c == "write"),
+        "deprecated write listed"
+    );
+}
+
+#[test]
+fn send_keys_completes_key_names() {
+    let env = Env::new();
+    let names = kpty::keys::completion_names();
+    // Any position among the keys, with or without a session flag before them.
+    for words in [
+        vec!["kpty", "send-keys", ""],
+        vec!["kpty", "send-keys", "-s", "x", "Up", ""],
+        vec![
+            "kpty",
+            "--state-dir",
+            "/nonexistent",
+            "send-keys",
+            "C-c",
+            "",
+        ],
+    ] {
+        let got = bash_complete(&env, &words);
+        for n in &names {
+            assert!(got.contains(n), "{words:?}: {n} missing from {got:?}");
+        }
+    }
+    assert_eq!(
+        bash_complete(&env, &["kpty", "send-keys", "PageD"]),
+        ["PageDown"]
+    );
+    let chords = direct_complete(&env, &["kpty", "send-keys", "M-"]);
+    assert!(
+        chords.iter().all(|c| c.starts_with("M-")) && chords.len() > 26,
+        "{chords:?}"
+    );
+}
+
+/// fish, when installed, offers `talk` and key names through the committed script too.
+#[test]
+fn fish_completes_talk_and_key_names() {
+    if Command::new("fish").arg("--version").output().is_err() {
+        crate::support::skip("fish is not installed");
+        return;
+    }
+    let env = Env::new();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/kpty.fish");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kpty")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let complete = |line: &str| {
+        let out = Command::new("fish")
+            .arg("--no-config")
+            .arg("-c")
+            .arg(format!(
+                "source '{}'; complete --do-complete '{line}'",
+                script.display()
+            ))
+            .env("PATH", &path)
+            .env("KPTY_STATE_DIR", env.state())
+            .env("HOME", env.home())
+            .env_remove("COMPLETE")
+            .current_dir(env.home())
+            .output()
+            .expect("run fish");
+        stdout(&out)
+            .lines()
+            .map(|l| l.split('\t').next().unwrap_or_default().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(complete("kpty ta"), ["talk"]);
+    let firsts = complete("kpty ");
+    for cmd in listed_commands(&env) {
+        assert!(firsts.contains(&cmd), "fish lacks {cmd}: {firsts:?}");
+    }
+    assert_eq!(complete("kpty send-keys Up PageD"), ["PageDown"]);
+}
+
+/// What zsh's completion function (the committed completions/_kpty) offers for `words`,
+/// run by a real zsh; only zsh's completion-system builtins it hands the values to
+/// (`compdef`, `_describe`) are stand-ins that print them.
+fn zsh_complete(env: &Env, words: &[&str]) -> Vec<String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/_kpty");
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kpty")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let prog = format!(
+        "compdef() {{ :; }}\n_describe() {{ local name=${{@[-1]}}; print -rl -- \"${{(@P)name}}\"; }}\n\
+         source '{}'\nwords=({})\nCURRENT={}\n_clap_dynamic_completer_kpty",
+        script.display(),
+        quoted.join(" "),
+        words.len(),
+    );
+    let out = Command::new("zsh")
+        .arg("-f")
+        .arg("-c")
+        .arg(prog)
+        .env("PATH", path)
+        .env("KPTY_STATE_DIR", env.state())
+        .env("HOME", env.home())
+        .env_remove("COMPLETE")
+        .current_dir(env.home())
+        .output()
+        .expect("run zsh");
+    assert!(out.status.success(), "zsh failed: {out:?}");
+    stdout(&out)
+        .lines()
+        .map(|l| l.split(':').next().unwrap_or_default().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// zsh, when installed, offers every listed command (talk too) and key names.
+#[test]
+fn zsh_completes_every_command_and_key_names() {
+    if Command::new("zsh").arg("--version").output().is_err() {
+        crate::support::skip("zsh is not installed");
+        return;
+    }
+    let env = Env::new();
+    let offered = zsh_complete(&env, &["kpty", ""]);
+    for cmd in listed_commands(&env) {
+        assert!(offered.contains(&cmd), "zsh lacks {cmd}: {offered:?}");
+    }
+    assert!(zsh_complete(&env, &["kpty", "ta"]).contains(&"talk".to_string()));
+    let keys = zsh_complete(&env, &["kpty", "send-keys", "Up", ""]);
+    for k in kpty::keys::completion_names() {
+        assert!(keys.contains(&k), "zsh lacks key {k}: {keys:?}");
+    }
+}

@@ -117,11 +117,12 @@ fn help_lists_commands_and_each_command_has_kpty_help() {
     ] {
         assert!(h.contains(&format!("\n  {cmd} ")), "help lacks {cmd}: {h}");
     }
-    let write = h
-        .lines()
-        .find(|l| l.trim_start().starts_with("write"))
-        .expect("write");
-    assert!(write.contains("deprecated"), "{write}");
+    // `kpty help` is `kpty --help`: one help style, without the deprecated `write`.
+    assert_eq!(h, help(&env, &["--help"]));
+    assert!(
+        !h.lines().any(|l| l.trim_start().starts_with("write")),
+        "{h}"
+    );
     assert!(!h.contains("clap"), "{h}");
     for (cmd, usage) in [
         ("talk", "Usage: kpty talk [OPTIONS] <COMMAND>..."),
@@ -155,7 +156,7 @@ fn every_subcommand_help_is_consistent() {
     for cmd in session_verbs {
         let h = help(&env, &[cmd, "--help"]);
         assert!(h.contains("-s, --session <SESSION>"), "{cmd}: {h}");
-        assert!(h.contains("[env: KPTY_SESSION]"), "{cmd}: {h}");
+        assert!(h.contains("$KPTY_SESSION"), "{cmd}: {h}");
         assert!(h.contains(&format!("Usage: kpty {cmd} ")), "{cmd}: {h}");
     }
     for cmd in ["read", "term-read"] {
@@ -163,4 +164,72 @@ fn every_subcommand_help_is_consistent() {
         assert!(h.contains("-f, --follow"), "{cmd}: {h}");
         assert!(h.contains("watch"), "{cmd}: {h}");
     }
+}
+
+/// An environment default (KPTY_STATE_DIR, KPTY_SESSION) is never shown in a usage line as if
+/// typed, nor conflicts with a flag or argument naming another session.
+#[test]
+fn environment_defaults_stay_out_of_usage_lines() {
+    let env = Env::new();
+    for args in [
+        vec!["talk"],
+        vec!["send-line"],
+        vec!["send-keys"],
+        vec!["resize", "--cols", "80"],
+        vec!["rename"],
+        vec!["term-read", "--bogus"],
+        vec!["update-ownership"],
+    ] {
+        let out = env
+            .cmd(&args)
+            .env("KPTY_STATE_DIR", env.state())
+            .env("KPTY_SESSION", "somewhere")
+            .output()
+            .expect("run kpty");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let usage = stderr(&out);
+        let line = usage
+            .lines()
+            .find(|l| l.starts_with("Usage:"))
+            .unwrap_or_else(|| panic!("{args:?}: no usage in {usage}"));
+        assert!(!line.contains("--state-dir"), "{args:?}: {line}");
+        assert!(!line.contains("--session"), "{args:?}: {line}");
+    }
+    // KPTY_SESSION gives way to --label and to a positional session, without a conflict.
+    let id = env.create(&["--label", "named"]);
+    let out = env
+        .cmd(&["--json", "read", "--label", "named", "--timeout-ms", "0"])
+        .env("KPTY_SESSION", "nosuch")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let out = env
+        .cmd(&["--json", "read", "--timeout-ms", "0"])
+        .env("KPTY_SESSION", &id)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "KPTY_SESSION names the session: {out:?}"
+    );
+}
+
+/// The CLI's texts: wait-for's output ends its line, send-keys' error names the CLI's flag,
+/// an empty prune says so.
+#[test]
+fn cli_texts_end_their_lines_and_speak_the_cli() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    env.send_line(&id, "printf 'no-newline-here'");
+    let out = env.ok(&["wait-for", "-s", &id, "no-newline-here", "-t", "10000"]);
+    assert!(out.ends_with('\n'), "{out:?}");
+    let v = env.fails(&["send-keys", "-s", &id, "Cntrl-c"], 115, "INVALID_PARAMS");
+    let m = s(&v, "message");
+    assert!(
+        m.contains("-l/--literal") && !m.contains("literal=true"),
+        "{m}"
+    );
+    let out = env.kpty(&["prune", "--dry-run"]);
+    assert_eq!(stdout(&out), "");
+    assert!(stderr(&out).contains("nothing to prune"), "{out:?}");
 }

@@ -22,10 +22,16 @@ fn prune_removes_ended_sessions_files_but_never_a_live_ones() {
     });
     assert!(folder_exists(&env, &exited) && folder_exists(&env, &killed));
 
-    // --dry-run only lists.
+    // --dry-run only lists: in JSON, and in words on stdout.
     let v = env.ok_json(&["prune", "--dry-run"]);
     assert_eq!(v["ended_local"][0]["session_id"], exited.as_str(), "{v}");
     assert_eq!(v["removed_files"], json!([]));
+    let said = env.ok(&["prune", "--dry-run"]);
+    assert!(
+        said.lines()
+            .any(|l| l.starts_with(&format!("would prune {exited}"))),
+        "{said:?}"
+    );
     assert!(folder_exists(&env, &exited));
 
     // The holder of an exited shell goes away by itself; then prune removes it all.
@@ -182,6 +188,19 @@ fn list_all_shows_every_state_dir_used_and_forgets_removed_ones() {
         text.contains(&format!("{db}:")) && text.contains("in-b"),
         "{text}"
     );
+    // One blank line between directories, each directory's table under its own name: no
+    // whitespace-only lines, nothing after the last table, nothing on stderr.
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0] == format!("{da}:"), "{text}");
+    for (i, l) in lines.iter().enumerate() {
+        if l.trim().is_empty() {
+            assert!(l.is_empty(), "a whitespace line: {text:?}");
+            assert!(lines.get(i + 1).is_some_and(|n| n.ends_with(':')), "{text}");
+        }
+    }
+    assert_eq!(lines.iter().filter(|l| l.is_empty()).count(), 1, "{text}");
+    assert!(!text.ends_with("\n\n"), "{text:?}");
+    assert_eq!(crate::support::stderr(&out), "", "{out:?}");
 
     // b's sessions end and its state directory goes: the index forgets it.
     json_with_runtime(&b, &run, &["kill", "--all"]);

@@ -94,7 +94,8 @@ pub struct ServeArgs {
     /// JSON client config, the secret filled in), then exit.
     #[arg(long)]
     pub print_config: bool,
-    /// Also register and call desktop bridges on this host (besides loopback); repeatable.
+    /// Also register and call bridges (the HTTP servers of registered sessions: a desktop
+    /// terminal app, another kpty serve) on this host, besides loopback; repeatable.
     /// The CLI honours KPTY_ALLOW_BRIDGE (comma-separated hosts) the same way.
     #[arg(long, value_name = "HOST")]
     pub allow_bridge: Vec<String>,

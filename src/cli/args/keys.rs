@@ -20,7 +20,8 @@ pub struct SendKeysArgs {
         num_args = 1..,
         allow_hyphen_values = true,
         trailing_var_arg = true,
-        value_name = "KEY"
+        value_name = "KEY",
+        add = crate::cli::complete::keys()
     )]
     pub keys: Vec<String>,
 }

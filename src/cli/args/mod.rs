@@ -48,16 +48,15 @@ fn action_name(s: &str) -> Result<String, String> {
     name = "kpty",
     version,
     disable_help_subcommand = true,
-    max_term_width = 100
+    max_term_width = 100,
+    after_long_help = crate::cli::reference::after_help()
 )]
 pub struct Cli {
-    /// State directory (default: <project root>/ai/checkpoints/pty).
+    /// State directory (default: $KPTY_STATE_DIR, else <project root>/ai/checkpoints/pty).
     #[arg(
         long,
         global = true,
         help_heading = "Global options",
-        env = "KPTY_STATE_DIR",
-        hide_env_values = true,
         value_name = "DIR",
         value_hint = clap::ValueHint::DirPath
     )]
@@ -82,13 +81,15 @@ pub enum Command {
     Create(CreateArgs),
     /// List sessions and their state: running, exited (with exit code), dead.
     List(ListArgs),
-    /// Run a command in a session, print its output, exit with its exit code.
+    /// Run a command in a session, print its output, exit with its exit code (also: kpty run).
     ///
     /// Without --session, uses this state directory's default session (created on first use).
     ///
     /// A command that waits for input (a prompt, a password, `cat`) returns early: its output
     /// so far, a note on stderr, exit code 123; answer it with `kpty send-line`.
-    #[command(visible_alias = "run")]
+    // `run` is a hidden alias: a visible one would be completed instead of `talk` (clap's
+    // completion offers one name per command, the first in sorted order).
+    #[command(alias = "run")]
     Talk(TalkArgs),
     /// Would talk or send-line type a command, or block it as dangerous? Types nothing.
     ///
@@ -139,6 +140,12 @@ pub enum Command {
     Resize(ResizeArgs),
     /// End a session: hang up its shell and everything it started.
     Kill(KillArgs),
+    /// Give a session a new label (as tmux's rename-session): kpty rename -s pty_a3f8 build.
+    ///
+    /// The label names the session wherever a session is named (-s, --label). It must be 1-64
+    /// printable characters, not look like a secret, and not be another session's label in
+    /// this state directory.
+    Rename(RenameArgs),
     /// Show the commands, configuration and exit codes, or one command's help.
     Help(HelpArgs),
     /// Print the id of the one session an agent (or owner session, or label) owns.
@@ -147,7 +154,8 @@ pub enum Command {
     SendLineToAgent(SendLineToAgentArgs),
     /// Change a session's owner, role, label or cli type.
     UpdateOwnership(UpdateOwnershipArgs),
-    /// Register an external (desktop) session reached through its bridge.
+    /// Register an external session: one another program serves over HTTP (a desktop terminal
+    /// app, another kpty serve), its "bridge".
     Register(RegisterArgs),
     /// Remove a registered session (a leader's needs --force).
     Unregister(UnregisterArgs),
@@ -164,7 +172,7 @@ pub enum Command {
     Prune(PruneArgs),
     /// Show the audit trail: every send-line, talk, resolve, register … with its outcome.
     Log(LogArgs),
-    /// Serve the k_pty tool to an MCP client over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
+    /// Serve kpty's MCP tool (named k_pty) over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
     ///
     /// `--sandbox=required` makes every session the agent creates sandboxed, and refuses
     /// (SANDBOX_REQUIRED) a request to drop or widen the sandbox: the operator's floor.
@@ -172,9 +180,11 @@ pub enum Command {
     /// Serve MCP over HTTP (/mcp) and this state directory's sessions (loopback only).
     ///
     /// One hub for many agents: MCP clients connect with Streamable HTTP at /mcp (`kpty serve
-    /// --print-config` prints the `claude mcp add --transport http` line); the seeds' server
-    /// endpoints (/, /tools, /health, /_x9k_*) and the desktop-bridge API (/pty/*, /v1/pty/*)
-    /// answer beside it. Prints one JSON line, {"ok":true,"url":…,"secret_file":…}, then
+    /// --print-config` prints the `claude mcp add --transport http` line). Beside it answer the
+    /// plain-HTTP tool endpoints (/, /tools, /health, and the leader registry under /_x9k_*,
+    /// kept under their old names for existing clients) and the bridge API (/pty/*,
+    /// /v1/pty/*) through which another kpty — or a desktop terminal app — drives these
+    /// sessions. Prints one JSON line, {"ok":true,"url":…,"secret_file":…}, then
     /// serves until SIGTERM or Ctrl-C (MCP calls in flight are cancelled as a client cancels
     /// them, other requests get 5 s; sessions stay).
     /// Every request needs the secret stored in kpty's private directory
@@ -196,12 +206,11 @@ pub enum Command {
 /// Which session: id, unique id prefix, or label — or the one owned by an agent.
 #[derive(Debug, Args)]
 pub struct SessionArg {
-    /// Session id, unique id prefix, or label (default: the default session).
+    /// Session id, unique id prefix, or label (default: $KPTY_SESSION, else the default
+    /// session).
     #[arg(
         short,
         long,
-        env = "KPTY_SESSION",
-        hide_env_values = true,
         value_name = "SESSION",
         add = crate::cli::complete::sessions()
     )]
@@ -212,6 +221,24 @@ pub struct SessionArg {
     /// The session with this label (resolved; exactly one must match).
     #[arg(long, value_name = "LABEL", conflicts_with = "session", add = crate::cli::complete::labels())]
     pub label: Option<String>,
+}
+
+impl SessionArg {
+    /// The session named: -s, else (when neither --agent nor --label names one)
+    /// `KPTY_SESSION`. Read here rather than by clap, so that an environment default never
+    /// shows in a usage line as if typed, nor conflicts with --agent, --label or a SESSION
+    /// argument.
+    pub fn named(&self) -> Option<String> {
+        if self.session.is_some() || self.agent.is_some() || self.label.is_some() {
+            return self.session.clone();
+        }
+        env_value("KPTY_SESSION")
+    }
+}
+
+/// A variable of kpty's environment, unset when empty.
+pub fn env_value(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
 /// Owner identity to resolve (at least one).

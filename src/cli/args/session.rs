@@ -289,3 +289,21 @@ pub struct AttachArgs {
     #[arg(long)]
     pub allow_clipboard: bool,
 }
+
+/// `rename`.
+#[derive(Debug, Args)]
+pub struct RenameArgs {
+    /// The session to rename: id, unique id prefix, or current label (default:
+    /// $KPTY_SESSION).
+    #[arg(
+        short,
+        long,
+        value_name = "SESSION",
+        add = crate::cli::complete::sessions()
+    )]
+    pub session: Option<String>,
+    /// The new label: 1-64 printable characters, not used by another session of this state
+    /// directory.
+    #[arg(value_name = "NEW_LABEL")]
+    pub new_label: String,
+}
