@@ -175,8 +175,16 @@ fn matches_all(p: &str) -> bool {
             .all(|n| glob_match(p, n))
 }
 
+/// Whether component `p` names one of `names`: as a glob, or as an 8.3 short name
+/// (`PROGRA~1` for `Program Files`).
 fn any(p: &str, names: &[&str]) -> bool {
-    names.iter().any(|n| glob_match(p, n))
+    let short = p.rsplit_once('~').filter(|(stem, n)| {
+        !stem.is_empty() && stem.len() <= 6 && !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())
+    });
+    names.iter().any(|n| {
+        glob_match(p, n)
+            || short.is_some_and(|(stem, _)| n.replace(' ', "").starts_with(stem))
+    })
 }
 
 /// What removing this path recursively would destroy, shown; `None` for anything narrower.
@@ -275,7 +283,7 @@ mod tests {
             "/etc",
             "\\\\?\\Volume{1234}\\",
             "C:\\\\",
-            "C:\\ProgramData",
+            "C:\\ProgramData", "C:\\PROGRA~1", "C:\\progra~2", "C:\\DOCUME~1\\x",
         ] {
             assert!(prot(t).is_some(), "{t}");
         }

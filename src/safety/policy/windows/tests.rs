@@ -36,6 +36,7 @@ const BLOCKED: &[(&str, &str)] = &[
     ("Get-ChildItem C:\\ -Recurse | Remove-Item -Force", "remove_item_recurse_root"), ("gci C:\\Users | % { Remove-Item $_ -Recurse }", "remove_item_recurse_root"),
     ("if (Test-Path C:\\) { Remove-Item C:\\ -Recurse -Force }", "remove_item_recurse_root"), ("Remove-Item –Recurse C:\\", "remove_item_recurse_root"),
     ("Remove-Item -Recurse -Force /", "remove_item_recurse_root"), ("Remove-Item -Recurse FileSystem::C:\\", "remove_item_recurse_root"),
+    ("[System.IO.Directory]::Delete('C:\\', $true)", "remove_item_recurse_root"), ("rd /S /Q C:\\PROGRA~1", "rmdir_recursive"),
     ("Re`move-Item C:\\ -Recurse", "remove_item_recurse_root"), ("Remove-Item C:\\,D:\\ -Recurse", "remove_item_recurse_root"),
     // wrappers
     ("cmd /c del /s /q C:\\", "del_recursive_quiet"), ("cmd.exe /c \"rd /s /q C:\\\"", "rmdir_recursive"), ("cmd /k rd /s /q C:\\", "rmdir_recursive"),
@@ -100,7 +101,7 @@ const BENIGN: &[&str] = &[
     "Get-ChildItem C:\\Windows\\Temp | Remove-Item -Recurse -Force", "Set-ItemProperty HKCU:\\Software\\X -Name a -Value 1", "New-Item -ItemType Directory build",
     "Copy-Item a.txt b.txt", "regedit", "regedit /e backup.reg HKEY_CURRENT_USER\\Software", "Restart-Computer -WhatIf", "Stop-Service spooler",
     "cd C:\\proj && rd /s /q node_modules", "Set-Location C:\\Users\\me\\proj; Remove-Item .\\dist -Recurse -Force", "git log --format=%H",
-    "rd /s /q C:\\$Recycle.Bin", "Get-ChildItem -Path C:\\ -Filter *.log -Recurse", "rm -rf ./build", "Remove-Item $x -Recurse -Force",
+    "rd /s /q C:\\$Recycle.Bin", "gci C:\\ | where Name -match 'rd'", "[IO.Directory]::Delete('.\\build', $true)", "Get-ChildItem -Path C:\\ -Filter *.log -Recurse", "rm -rf ./build", "Remove-Item $x -Recurse -Force",
 ];
 
 #[test]
