@@ -392,10 +392,20 @@ pub fn pipeline(raw: &str, stages: &[Vec<Arg>], cwd: Option<&WinPath>) -> Option
     };
     // A remover stage, or a loop whose body removes (`% { Remove-Item $_ -Recurse }`).
     let removes = |s: &Vec<Arg>| {
-        let name = s.first().and_then(|a| a.text.as_deref()).map(name_of).unwrap_or_default();
-        let body: Vec<String> = s.iter().filter(|a| a.raw.starts_with('{')).map(|a| a.raw.to_lowercase()).collect();
+        let name = s
+            .first()
+            .and_then(|a| a.text.as_deref())
+            .map(name_of)
+            .unwrap_or_default();
+        let body: Vec<String> = s
+            .iter()
+            .filter(|a| a.raw.starts_with('{'))
+            .map(|a| a.raw.to_lowercase())
+            .collect();
         REMOVERS.contains(&name.as_str())
-            || tokens(&body.join(" ")).iter().any(|t| REMOVERS.contains(&t.as_str()))
+            || tokens(&body.join(" "))
+                .iter()
+                .any(|t| REMOVERS.contains(&t.as_str()))
     };
     let first = stages.iter().position(|s| lists(s))?;
     stages[first + 1..]
@@ -407,16 +417,22 @@ pub fn pipeline(raw: &str, stages: &[Vec<Arg>], cwd: Option<&WinPath>) -> Option
 /// .NET's recursive deletes called from PowerShell: `[IO.Directory]::Delete('C:\', $true)`,
 /// `[Microsoft.VisualBasic.FileIO.FileSystem]::DeleteDirectory('C:\Windows', …)`.
 fn dotnet_delete(lower: &str, cwd: Option<&WinPath>) -> bool {
-    [("directory]::delete(", true), ("filesystem]::deletedirectory(", false)]
-        .iter()
-        .any(|(call, needs_true)| {
-            lower.match_indices(call).any(|(i, _)| {
-                let args = &lower[i + call.len()..];
-                let args = &args[..args.find(')').unwrap_or(args.len())];
-                let mut it = args.split(',').map(|a| a.trim().trim_matches(['\'', '"']));
-                let path = it.next().map(str::to_string);
-                let recursive = !needs_true || it.next().is_some_and(|a| matches!(a, "$true" | "true" | "1"));
-                recursive && protected_any(&[path], cwd)
-            })
+    [
+        ("directory]::delete(", true),
+        ("filesystem]::deletedirectory(", false),
+    ]
+    .iter()
+    .any(|(call, needs_true)| {
+        lower.match_indices(call).any(|(i, _)| {
+            let args = &lower[i + call.len()..];
+            let args = &args[..args.find(')').unwrap_or(args.len())];
+            let mut it = args.split(',').map(|a| a.trim().trim_matches(['\'', '"']));
+            let path = it.next().map(str::to_string);
+            let recursive = !needs_true
+                || it
+                    .next()
+                    .is_some_and(|a| matches!(a, "$true" | "true" | "1"));
+            recursive && protected_any(&[path], cwd)
         })
+    })
 }

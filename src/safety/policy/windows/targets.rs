@@ -179,11 +179,13 @@ fn matches_all(p: &str) -> bool {
 /// (`PROGRA~1` for `Program Files`).
 fn any(p: &str, names: &[&str]) -> bool {
     let short = p.rsplit_once('~').filter(|(stem, n)| {
-        !stem.is_empty() && stem.len() <= 6 && !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())
+        !stem.is_empty()
+            && stem.len() <= 6
+            && !n.is_empty()
+            && n.chars().all(|c| c.is_ascii_digit())
     });
     names.iter().any(|n| {
-        glob_match(p, n)
-            || short.is_some_and(|(stem, _)| n.replace(' ', "").starts_with(stem))
+        glob_match(p, n) || short.is_some_and(|(stem, _)| n.replace(' ', "").starts_with(stem))
     })
 }
 
@@ -283,7 +285,10 @@ mod tests {
             "/etc",
             "\\\\?\\Volume{1234}\\",
             "C:\\\\",
-            "C:\\ProgramData", "C:\\PROGRA~1", "C:\\progra~2", "C:\\DOCUME~1\\x",
+            "C:\\ProgramData",
+            "C:\\PROGRA~1",
+            "C:\\progra~2",
+            "C:\\DOCUME~1\\x",
         ] {
             assert!(prot(t).is_some(), "{t}");
         }
