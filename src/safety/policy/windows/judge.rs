@@ -14,6 +14,12 @@ use super::{Rule, commands};
 const MAX_DEPTH: usize = 12;
 /// At most this many commands are judged for one line.
 const MAX_COMMANDS: usize = 2_000;
+/// At most this many characters are lexed for one line, wrappers' strings included.
+const MAX_LEXED: usize = 1 << 20;
+/// Wrappers nested deeper than this are followed in one reading only (not three), so
+/// `iex iex iex …` costs linear time; deeper than [`MAX_WRAPS`], not followed.
+const WIDE_WRAPS: usize = 3;
+const MAX_WRAPS: usize = 64;
 
 /// One argument after resolution: its text (`None` when unknown) and how it was written.
 #[derive(Debug, Clone)]
@@ -33,6 +39,9 @@ pub struct Judge {
     pub cwd: Option<WinPath>,
     depth: usize,
     judged: usize,
+    lexed: usize,
+    /// Wrappers (`cmd /c`, `iex`, `powershell -c` …) being followed.
+    wraps: usize,
     /// The first rule broken.
     pub hit: Option<Hit>,
 }
@@ -101,12 +110,13 @@ impl Judge {
     }
 
     fn over(&self) -> bool {
-        self.hit.is_some() || self.judged > MAX_COMMANDS
+        self.hit.is_some() || self.judged > MAX_COMMANDS || self.lexed > MAX_LEXED
     }
 
     /// Judges a script in dialect `d`: its pipelines, then its bracketed scripts.
     pub fn script(&mut self, text: &str, d: Dialect) {
-        if self.over() {
+        self.lexed += text.len();
+        if self.over() || self.wraps > MAX_WRAPS {
             return;
         }
         let lexed = lex(text, d, self.depth >= MAX_DEPTH);
@@ -260,9 +270,23 @@ impl Judge {
             })
             .collect();
         let raw: Vec<&str> = args.iter().map(|a| a.raw.as_str()).collect();
-        for text in [Self::joined(args), requoted.join(" "), raw.join(" ")] {
-            self.script(&text, d);
+        let mut readings = vec![Self::joined(args), requoted.join(" "), raw.join(" ")];
+        readings.dedup();
+        self.wrapped(&readings, d);
+    }
+
+    /// Judges the scripts a wrapper runs (its readings of one string), one level deeper.
+    fn wrapped(&mut self, readings: &[String], d: Dialect) {
+        let take = if self.wraps < WIDE_WRAPS {
+            readings.len()
+        } else {
+            1
+        };
+        self.wraps += 1;
+        for text in readings.iter().take(take) {
+            self.script(text, d);
         }
+        self.wraps -= 1;
     }
 
     /// Follows a wrapper to what it runs; `false` when `name` is no wrapper.
@@ -272,8 +296,11 @@ impl Judge {
             "cmd" => self.cmd_c(rest),
             "powershell" | "pwsh" | "powershell_ise" => self.powershell(rest),
             "start-process" | "saps" => self.start_process(&texts),
+            // PowerShell's alias when it has PowerShell parameters, else cmd's `start`.
+            "start" if texts.iter().flatten().any(|t| t.starts_with('-')) => {
+                self.start_process(&texts)
+            }
             "start" => {
-                self.start_process(&texts);
                 self.start(rest, d);
                 true
             }
@@ -336,9 +363,9 @@ impl Judge {
             None => raw.to_string(),
         };
         let text = format!("{glued} {}", Self::joined(&rest[i + 1..]));
-        for script in [unquoted.as_str(), text.trim()] {
-            self.script(script, Dialect::Cmd);
-        }
+        let mut readings = vec![unquoted, text.trim().to_string()];
+        readings.dedup();
+        self.wrapped(&readings, Dialect::Cmd);
         true
     }
 
@@ -348,7 +375,7 @@ impl Judge {
         let b = bind(params::POWERSHELL, &texts);
         if let Some(Some(enc)) = b.values("encodedcommand").next() {
             if let Some(code) = utf16_base64(enc) {
-                self.script(&code, Dialect::Ps);
+                self.wrapped(&[code], Dialect::Ps);
             }
             return true;
         }
@@ -388,9 +415,8 @@ impl Judge {
             .chain(args)
             .map(|t| t.unwrap_or_else(|| "…".into()))
             .collect();
-        let line = line.join(" ");
-        self.script(&line, Dialect::Cmd);
-        self.script(&line, Dialect::Ps);
+        // The program splits its command line as the C runtime does: `"` quotes, as in cmd.
+        self.wrapped(&[line.join(" ")], Dialect::Cmd);
         true
     }
 
@@ -428,7 +454,7 @@ impl Judge {
             _ => after("create"),
         };
         if let Some(code) = at.and_then(|i| rest.get(i)).and_then(|a| a.text.clone()) {
-            self.script(&code, Dialect::Cmd);
+            self.wrapped(&[code], Dialect::Cmd);
         }
         name != "wmic" || self.hit.is_some()
     }

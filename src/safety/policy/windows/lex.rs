@@ -287,6 +287,9 @@ impl Lexer {
 
     /// A bracketed script: judged on its own; an unknown value where it stands.
     fn group(&mut self, open: char, close: char) {
+        if self.flat {
+            return self.end_pipeline(1);
+        }
         let end = self.close_of(open, close);
         let inner: String = self.c[self.i + 1..end.min(self.c.len())].iter().collect();
         self.out.nested.push(inner);

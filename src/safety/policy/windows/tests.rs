@@ -364,3 +364,24 @@ proptest! {
         prop_assert_eq!(explain(&line).blocked, None, "refused: {}", line);
     }
 }
+
+/// Lines nested thousands deep (`$($($(…`, `((((…`) are judged without exhausting the stack:
+/// the policy, the incompleteness check and a session absorbing the line.
+#[test]
+fn deep_lines_do_not_overflow_the_stack() {
+    for line in [
+        "$(".repeat(3000) + "x",
+        "\"$(".repeat(2000) + "x",
+        "(".repeat(5000) + "rd /s /q C:\\",
+        "{".repeat(3000) + " Remove-Item C:\\ -Recurse",
+        "cmd /c ".repeat(40) + "rd /s /q C:\\",
+    ] {
+        let v = explain(&line);
+        let _ = super::super::complete::unclosed(&line);
+        let mut ctx = super::super::context::ShellContext::default();
+        ctx.absorb(&line);
+        if line.contains("C:\\") {
+            assert!(v.blocked.is_some(), "{}", &line[line.len() - 40..]);
+        }
+    }
+}
