@@ -278,7 +278,9 @@ fn wrapped(cmd: String, how: usize, ps: bool) -> String {
         6 => format!("Start-Process cmd -ArgumentList '/c {sq}'"),
         7 if ps => format!("Get-Date; {cmd}"),
         7 => format!("call {cmd}"),
-        _ => format!("{cmd} | more"),
+        8 => format!("{cmd} | more"),
+        // Handed to another machine's shell from bash.
+        _ => format!("ssh winhost '{}'", cmd.replace('\'', r"'\''")),
     }
 }
 
@@ -290,7 +292,7 @@ proptest! {
         (name, sw) in cmd_remover(),
         c in 0..4usize,
         target in system_target(),
-        how in 0..9usize,
+        how in 0..10usize,
         target_first in any::<bool>(),
     ) {
         let name = case(&name, c);
@@ -309,7 +311,7 @@ proptest! {
         path in prop::sample::select(vec!["", "-Path ", "-LiteralPath ", "-lp ", "-Path:"]),
         target in ps_target(),
         order in 0..3usize,
-        how in 0..9usize,
+        how in 0..10usize,
     ) {
         let name = case(name, c);
         let t = if path == "-Path:" { format!("-Path:{target}") } else { format!("{path}{target}") };
@@ -337,7 +339,7 @@ proptest! {
             ("shutdown /r /t 0", "system_damage"), ("takeown /f C:\\Windows /r", "system_damage"),
         ]),
         c in 0..4usize,
-        how in 0..9usize,
+        how in 0..10usize,
     ) {
         let cmd = cmd.split(' ').map(|w| if w.contains('{') { w.to_string() } else { case(w, c) }).collect::<Vec<_>>().join(" ");
         let line = wrapped(cmd, how, false);
@@ -356,7 +358,7 @@ proptest! {
             "Remove-Item C:\\ -Recurse -WhatIf", "Write-Output 'rd /s /q C:\\'", "icacls .\\build /grant me:F /t",
         ]),
         c in 0..4usize,
-        how in 0..9usize,
+        how in 0..10usize,
     ) {
         let cmd = if cmd.contains(['"', '\'']) { cmd.to_string() } else { case(cmd, c) };
         let ps = cmd.contains('-') && !cmd.starts_with("rd") && !cmd.starts_with("git");
