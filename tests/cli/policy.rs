@@ -208,3 +208,105 @@ fn an_incomplete_command_is_refused_not_typed() {
     let v = env.talk(&id, "for i in 1 2\ndo echo n$i\ndone");
     assert_eq!(s(&v, "output").trim(), "n1\nn2", "{v}");
 }
+
+/// The seeds' Windows forms (issue 24 §5), through the real binary: each refused with the
+/// seeds' error code before anything is typed, recorded as blocked (with its rule) in the
+/// session's audit trail; their benign neighbours pass the same judge.
+const WINDOWS_FORMS: &[(&str, &str)] = &[
+    ("del /s /q C:\\", "del_recursive_quiet"),
+    ("del /sq C:\\", "del_recursive_quiet"),
+    ("ERASE /F /S /Q %SystemDrive%\\", "del_recursive_quiet"),
+    ("rd /s /q \"C:\\Program Files\"", "rmdir_recursive"),
+    ("Remove-Item -rec -fo 'C:\\'", "remove_item_recurse_root"),
+    (
+        "powershell -NoProfile -c \"ri -r $env:SystemRoot\"",
+        "remove_item_recurse_root",
+    ),
+    ("cmd /c \"rd /s /q C:\\\"", "rmdir_recursive"),
+    ("regedit /s HKLM\\SYSTEM", "reg_write_hklm"),
+    ("reg delete HKLM\\SOFTWARE\\X /f", "reg_delete_hklm"),
+    ("vssadmin delete shadows /all /quiet", "vss_delete_shadows"),
+    ("format C: /q", "format_drive"),
+    ("bcdedit /deletevalue {current} safeboot", "bcdedit"),
+];
+
+#[test]
+fn windows_forms_are_refused_and_audited_and_neighbours_pass() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let before = env.offset(&id);
+    for (line, rule) in WINDOWS_FORMS {
+        let v = env.fails(&["talk", "-s", &id, line], 116, "DANGEROUS_COMMAND_BLOCKED");
+        assert_eq!(s(&v["details"], "pattern"), *rule, "{line}: {v}");
+        let v = env.fails(
+            &["send-line", "-s", &id, line],
+            116,
+            "DANGEROUS_COMMAND_BLOCKED",
+        );
+        assert_eq!(s(&v["details"], "pattern"), *rule, "{line}: {v}");
+        let v = env.json(&["check", line]);
+        assert_eq!(
+            (v["allowed"].as_bool(), s(&v, "rule")),
+            (Some(false), *rule),
+            "{v}"
+        );
+    }
+    // Nothing reached the terminal.
+    assert_eq!(env.offset(&id), before);
+    let events =
+        std::fs::read_to_string(env.state().join("sessions").join(&id).join("events.jsonl"))
+            .expect("events");
+    let blocked: Vec<serde_json::Value> = events
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .filter(|e: &serde_json::Value| e["blocked"] == true)
+        .collect();
+    for (line, rule) in WINDOWS_FORMS {
+        let talk = blocked
+            .iter()
+            .find(|e| e["action"] == "talk" && e["command"] == *line)
+            .unwrap_or_else(|| panic!("no blocked talk event for {line}: {events}"));
+        assert_eq!(talk["blocked_pattern"], *rule, "{talk}");
+        assert_eq!(talk["error_code"], "DANGEROUS_COMMAND_BLOCKED", "{talk}");
+    }
+    for line in [
+        "rd /s /q node_modules",
+        "Remove-Item .\\dist -Recurse -Force",
+        "reg query HKLM\\SYSTEM\\Select",
+        "dir C:\\Users",
+        "Get-ChildItem -Recurse",
+        "bcdedit /enum",
+        "vssadmin list shadows",
+        "git commit -m \"format c:\"",
+        "Get-Help Remove-Item",
+    ] {
+        let v = env.json(&["check", line]);
+        assert_eq!(v["allowed"].as_bool(), Some(true), "{line}: {v}");
+    }
+    // A neighbour that mentions a Windows form runs in the session's shell.
+    assert_eq!(
+        env.out(&id, "echo del /s /q C:/ is refused").trim(),
+        "del /s /q C:/ is refused"
+    );
+}
+
+#[tokio::test]
+async fn mcp_refuses_windows_forms_with_the_seeds_error_code() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let client = mcp::start(&env).await;
+    for (line, rule) in [
+        ("rd /S /Q C:\\Windows", "rmdir_recursive"),
+        (
+            "pwsh -Command Remove-Item -Recurse -Force /",
+            "remove_item_recurse_root",
+        ),
+    ] {
+        let v = client
+            .json(json!({"action": "send_line", "session_id": id, "data": line}))
+            .await;
+        assert_eq!(s(&v, "error_code"), "DANGEROUS_COMMAND_BLOCKED", "{v}");
+        assert_eq!(s(&v["details"], "pattern"), rule, "{v}");
+    }
+    client.close().await;
+}

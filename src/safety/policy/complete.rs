@@ -99,6 +99,10 @@ pub fn unclosed(script: &str) -> Option<Unclosed> {
 
 /// The parse error of `script`, if any.
 fn parse(script: &str) -> Option<ParseError> {
+    // The tokenizer recurses per level: a deeper line would overflow the stack.
+    if super::too_deep(script) {
+        return None;
+    }
     let opts = ParserOptions::default();
     Parser::new(BufReader::new(script.as_bytes()), &opts)
         .parse_program()

@@ -397,6 +397,10 @@ impl ShellContext {
 fn unfinished(text: &str) -> bool {
     use brush_parser::ParseError;
     use brush_parser::TokenizerError as T;
+    // The tokenizer recurses per level: a deeper line would overflow the stack.
+    if super::too_deep(text) {
+        return false;
+    }
     let opts = brush_parser::ParserOptions::default();
     let parsed =
         brush_parser::Parser::new(std::io::BufReader::new(text.as_bytes()), &opts).parse_program();

@@ -183,6 +183,11 @@ impl Eval {
             self.block(&super::rules::DOWNLOAD_EXEC, &shown);
             return Stdin::Unknown;
         }
+        // The string may reach cmd.exe or PowerShell (`ssh winhost 'rd /s /q C:\'`).
+        if let Some(hit) = super::windows::judge_line(text) {
+            self.block(hit.rule, &hit.seen);
+            return Stdin::Unknown;
+        }
         self.depth += 1;
         // Another shell's string: what it assigns does not reach this one.
         let scoped = usize::from(!std::mem::take(&mut self.track.in_shell_next));

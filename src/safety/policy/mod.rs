@@ -5,8 +5,8 @@
 //! shells followed (`peel`), pipes followed (`pipes`), then every simple command judged by
 //! rules with names and categories ([`rules`], [`secrets`], [`interp`]). A line that does not
 //! parse (an unbalanced quote, a Windows command line) is judged by the regex patterns of
-//! [`super::dangerous`] alone; the Windows forms of the seeds are judged by those patterns in
-//! every case.
+//! [`super::dangerous`]; the Windows forms of the seeds are judged in every case by
+//! [`windows`], which reads the line as cmd.exe and as PowerShell would.
 //!
 //! This is a guard-rail against accidents and careless agents, not a sandbox: code that
 //! builds its commands at run time, or a script file it writes first, is not followed. The
@@ -32,6 +32,7 @@ mod redirects;
 pub mod rules;
 pub mod secrets;
 mod system;
+pub mod windows;
 mod words;
 
 #[cfg(test)]
@@ -136,6 +137,24 @@ fn brackets(line: &str) -> usize {
     max + ticks / 2
 }
 
+/// The regex rules still judged on raw text: the Windows ones on the line, all of them on
+/// nested strings that did not parse.
+fn raw_patterns(line: &str, nested: &[String]) -> (Option<BlockedMatch>, Option<String>) {
+    let raw = std::iter::once(line).chain(nested.iter().map(String::as_str));
+    let hit = raw.enumerate().find_map(|(i, text)| {
+        let m = if i == 0 {
+            check_windows(text)
+        } else {
+            check_patterns(text)
+        };
+        m.map(|m| (m, text.to_string()))
+    });
+    match hit {
+        Some((m, text)) => (Some(m), Some(text)),
+        None => (None, None),
+    }
+}
+
 /// Judges one line (or several, newline-separated) as the shell would read it.
 #[must_use]
 pub fn explain(line: &str) -> Verdict {
@@ -145,10 +164,11 @@ pub fn explain(line: &str) -> Verdict {
 /// Judges `line` starting from the state `e` holds ([`context`]); returns the state after it.
 fn explain_with(line: &str, mut e: eval::Eval) -> (Verdict, eval::Eval) {
     if e.script(line).is_none() {
-        let blocked_by_patterns = check_patterns(line);
+        let hit =
+            check_patterns(line).or_else(|| windows::judge_line(line).map(|h| matched(h.rule)));
         let v = Verdict {
-            seen: blocked_by_patterns.as_ref().map(|_| line.to_string()),
-            blocked: blocked_by_patterns,
+            seen: hit.as_ref().map(|_| line.to_string()),
+            blocked: hit,
             parsed: false,
             commands: vec![line.to_string()],
         };
@@ -156,21 +176,10 @@ fn explain_with(line: &str, mut e: eval::Eval) -> (Verdict, eval::Eval) {
     }
     let (blocked, seen) = match &e.hit {
         Some(hit) => (Some(matched(hit.rule)), Some(hit.seen.clone())),
-        None => {
-            let raw = std::iter::once(line).chain(e.nested_unparsed.iter().map(String::as_str));
-            let hit = raw.enumerate().find_map(|(i, text)| {
-                let m = if i == 0 {
-                    check_windows(text)
-                } else {
-                    check_patterns(text)
-                };
-                m.map(|m| (m, text.to_string()))
-            });
-            match hit {
-                Some((m, text)) => (Some(m), Some(text)),
-                None => (None, None),
-            }
-        }
+        None => match windows::judge_line(line) {
+            Some(hit) => (Some(matched(hit.rule)), Some(hit.seen)),
+            None => raw_patterns(line, &e.nested_unparsed),
+        },
     };
     let v = Verdict {
         blocked,

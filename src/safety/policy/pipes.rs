@@ -223,6 +223,11 @@ fn printf(format: &str, args: &[&str]) -> String {
 }
 
 fn base64(text: &str) -> Option<String> {
+    String::from_utf8(base64_bytes(text)?).ok()
+}
+
+/// Decodes base64 (standard or URL-safe alphabet, whitespace ignored, padding optional).
+pub(super) fn base64_bytes(text: &str) -> Option<Vec<u8>> {
     let mut bits = 0u32;
     let mut n = 0;
     let mut out = Vec::new();
@@ -244,7 +249,7 @@ fn base64(text: &str) -> Option<String> {
             bits &= (1 << n) - 1;
         }
     }
-    String::from_utf8(out).ok()
+    Some(out)
 }
 
 fn hex(text: &str) -> Option<String> {

@@ -413,7 +413,11 @@ pub fn judge(e: &mut Eval, name: &str, argv: &[Field]) {
         .or_else(|| writes(e, name, args))
         .or_else(|| super::network::command(name, args))
         .or_else(|| super::history::command(e, name, args))
-        .or_else(|| secrets::reads(e, name, args));
+        .or_else(|| secrets::reads(e, name, args))
+        .or_else(|| {
+            let words: Vec<String> = argv.iter().map(|f| f.text.clone()).collect();
+            super::windows::judge_argv(&words)
+        });
     if let Some(rule) = rule {
         e.block(rule, &seen.replace(super::words::UNKNOWN, "…"));
     }

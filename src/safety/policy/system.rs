@@ -130,8 +130,22 @@ pub fn power(name: &str, args: &[Field]) -> Option<&'static Rule> {
         return None;
     }
     match name {
-        "shutdown" if !texts.contains(&"-c") => Some(&SHUTDOWN),
-        "stop-computer" | "restart-computer" => Some(&SHUTDOWN),
+        // `-c` (Linux) and `/a` (Windows) cancel a pending shutdown.
+        "shutdown"
+            if !texts
+                .iter()
+                .any(|t| matches!(*t, "-c" | "/a" | "/A" | "/?")) =>
+        {
+            Some(&SHUTDOWN)
+        }
+        // `-WhatIf` only says what would happen.
+        "stop-computer" | "restart-computer"
+            if !texts
+                .iter()
+                .any(|t| t.eq_ignore_ascii_case("-whatif") || t.eq_ignore_ascii_case("-wi")) =>
+        {
+            Some(&SHUTDOWN)
+        }
         "halt" | "poweroff" | "reboot" => Some(&HALT_REBOOT),
         "init" | "telinit" if texts.iter().any(|t| matches!(*t, "0" | "6")) => Some(&INIT_RUNLEVEL),
         "kexec" if texts.iter().any(|t| *t == "-e" || *t == "--exec") => Some(&HALT_REBOOT),
