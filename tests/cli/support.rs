@@ -80,6 +80,10 @@ impl Env {
             .env_remove("KURORYUU_PTY_TIMEOUT_MS")
             .env_remove("KURORYUU_PTY_COLS")
             .env_remove("KURORYUU_PTY_ROWS")
+            .env_remove("KURORYUU_AGENT_ID")
+            .env_remove("KURORYUU_SESSION_ID")
+            .env_remove("KURORYUU_AGENT_ROLE")
+            .env_remove("KURORYUU_IS_LEADER")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
