@@ -16,6 +16,8 @@ use std::time::Duration;
 
 /// How long one bridge has to answer.
 pub const PROBE: Duration = Duration::from_secs(2);
+/// Most bridges asked at the same time.
+const AT_ONCE: usize = 32;
 
 /// Ask every bridge of a registered session whether it is up and prune the sessions of
 /// those that are not; the ids pruned.
@@ -33,23 +35,27 @@ pub fn verify_registered(ctx: &Ctx) -> Result<Vec<String>> {
             by_bridge.entry(url).or_default().push(e.clone());
         }
     }
-    let down: Vec<(String, Vec<RegistryEntry>)> = std::thread::scope(|s| {
-        let asks: Vec<_> = by_bridge
-            .into_iter()
-            .map(|(url, entries)| {
-                let up = s.spawn({
-                    let url = url.clone();
-                    move || crate::bridge::client::answers(&url, PROBE)
-                });
-                (url, entries, up)
-            })
-            .collect();
-        asks.into_iter()
-            .filter_map(|(url, entries, up)| {
-                (!up.join().unwrap_or(false)).then_some((url, entries))
-            })
-            .collect()
-    });
+    let bridges: Vec<(String, Vec<RegistryEntry>)> = by_bridge.into_iter().collect();
+    let mut down = Vec::new();
+    // At most AT_ONCE threads at a time, each bridge with its own deadline.
+    for batch in bridges.chunks(AT_ONCE) {
+        let answered: Vec<bool> = std::thread::scope(|s| {
+            let asks: Vec<_> = batch
+                .iter()
+                .map(|(url, _)| s.spawn(move || crate::bridge::client::answers(url, PROBE)))
+                .collect();
+            asks.into_iter()
+                .map(|h| h.join().unwrap_or(false))
+                .collect()
+        });
+        down.extend(
+            batch
+                .iter()
+                .zip(answered)
+                .filter(|(_, up)| !up)
+                .map(|(b, _)| b.clone()),
+        );
+    }
     if down.is_empty() {
         return Ok(Vec::new());
     }

@@ -11,7 +11,7 @@ use super::{Ctx, control, ended};
 use crate::api::Params;
 use crate::api::http::ResetReply;
 use crate::api::reply::Success;
-use crate::error::{ErrorCode, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Registry, journal};
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -20,6 +20,8 @@ use std::time::{Duration, Instant};
 const FOLDERS_FREED: Duration = Duration::from_secs(3);
 /// Between two looks at those folders.
 const FOLDERS_POLL: Duration = Duration::from_millis(25);
+/// Most sessions ended at the same time.
+const AT_ONCE: usize = 32;
 
 /// Clear every session and its files; see the module text.
 pub fn reset(ctx: &Ctx) -> Result<ResetReply> {
@@ -72,34 +74,27 @@ pub fn reset(ctx: &Ctx) -> Result<ResetReply> {
     })
 }
 
-/// End the local sessions `ids` at once, each as `kill` does; (ended, could not be ended).
+/// End the local sessions `ids` ([`AT_ONCE`] at a time), each as `kill` does; (ended, could
+/// not be ended).
 /// A session already gone counts as ended.
 fn end_all(ctx: &Ctx, ids: &[String]) -> (Vec<String>, Vec<String>) {
-    let results: Vec<(String, Result<()>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = ids
-            .iter()
-            .map(|id| {
-                s.spawn(move || {
-                    let p = Params {
-                        session_id: Some(id.clone()),
-                        ..Default::default()
-                    };
-                    match control::kill(ctx, &p) {
-                        Err(e) if e.code != ErrorCode::PtySessionNotFound => Err(e),
-                        _ => Ok(()),
-                    }
+    let mut results: Vec<(String, Result<()>)> = Vec::new();
+    for batch in ids.chunks(AT_ONCE) {
+        let ended: Vec<Result<()>> = std::thread::scope(|s| {
+            let handles: Vec<_> = batch
+                .iter()
+                .map(|id| s.spawn(move || end(ctx, id)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(Error::internal("the kill's worker failed")))
                 })
-            })
-            .collect();
-        ids.iter()
-            .cloned()
-            .zip(handles.into_iter().map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(crate::error::Error::internal("the kill's worker failed"))
-                })
-            }))
-            .collect()
-    });
+                .collect()
+        });
+        results.extend(batch.iter().cloned().zip(ended));
+    }
     let (mut killed, mut failed) = (Vec::new(), Vec::new());
     for (id, r) in results {
         match r {
@@ -113,6 +108,18 @@ fn end_all(ctx: &Ctx, ids: &[String]) -> (Vec<String>, Vec<String>) {
     killed.sort();
     failed.sort();
     (killed, failed)
+}
+
+/// End one local session as `kill` does; one already gone counts as ended.
+fn end(ctx: &Ctx, id: &str) -> Result<()> {
+    let p = Params {
+        session_id: Some(id.to_string()),
+        ..Default::default()
+    };
+    match control::kill(ctx, &p) {
+        Err(e) if e.code != ErrorCode::PtySessionNotFound => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// Remove the folders of every session no longer in the registry, waiting (at most
