@@ -636,3 +636,76 @@ fn a_caller_the_seeds_environment_names_a_leader_may_unregister_a_leaders_termin
         "{v}"
     );
 }
+
+/// Over stdio MCP: `register` and `update_ownership` take `claude_code_session_id`, `resolve`
+/// routes by it, and the server's environment gives `register` its owner.
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_session_id_and_the_owner_environment_over_mcp() {
+    let env = Env::new();
+    let mut cmd = env.cmd(&["mcp"]);
+    cmd.env("KURORYUU_AGENT_ID", "mcp-agent")
+        .env("KURORYUU_SESSION_ID", "mcp-ksess");
+    let m = crate::mcp::start_cmd(cmd).await;
+    let v = m
+        .json(json!({"action": "register", "session_id": "cdcd0001",
+                     "desktop_url": "http://127.0.0.1:9", "claude_code_session_id": "cc-mcp-1"}))
+        .await;
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["session"]["claude_code_session_id"], "cc-mcp-1", "{v}");
+    assert_eq!(v["session"]["owner_agent_id"], "mcp-agent", "{v}");
+    assert_eq!(v["session"]["owner_session_id"], "mcp-ksess", "{v}");
+    let v = m
+        .json(json!({"action": "resolve", "claude_code_session_id": "cc-mcp-1"}))
+        .await;
+    assert_eq!(v["session_id"], "cdcd0001", "{v}");
+    let v = m
+        .json(
+            json!({"action": "update_ownership", "session_id": "cdcd0001",
+                     "claude_code_session_id": "cc-mcp-2"}),
+        )
+        .await;
+    assert_eq!(v["ok"], true, "{v}");
+    let v = m
+        .json(json!({"action": "resolve", "claude_code_session_id": "cc-mcp-2"}))
+        .await;
+    assert_eq!(v["session_id"], "cdcd0001", "{v}");
+    let v = m
+        .json(json!({"action": "resolve", "claude_code_session_id": "cc-mcp-1"}))
+        .await;
+    assert_eq!(v["error_code"], "NOT_FOUND", "{v}");
+    m.client.cancel().await.expect("close");
+}
+
+/// A kpty that writes through another's bridge names its agent there: the far side's trail
+/// records who typed.
+#[test]
+fn writes_through_a_bridge_name_the_agent_in_the_far_sides_trail() {
+    let (a, b, id, serve) = crate::bridge::setup();
+    let vars = [
+        ("KURORYUU_DESKTOP_SECRET", serve.secret.as_str()),
+        ("KURORYUU_AGENT_ID", "agent-far"),
+    ];
+    let (code, v) = with_env(&a, &vars, &["talk", "-s", &id, "echo via-bridge"]);
+    assert_eq!((code, s(&v, "output")), (Some(0), "via-bridge"), "{v}");
+    let (code, v) = with_env(&a, &vars, &["send-line", "-s", &id, "echo typed"]);
+    assert_eq!(code, Some(0), "{v}");
+    let talks = trail(&b, &id, "talk");
+    assert_eq!(
+        talks.last().map(|e| e["agent_id"].clone()),
+        Some(json!("agent-far")),
+        "{talks:?}"
+    );
+    // send_line is two writes there: the line, then Enter.
+    let writes = trail(&b, &id, "write");
+    assert_eq!(writes.len(), 2, "{writes:?}");
+    assert!(
+        writes.iter().all(|e| e["agent_id"] == "agent-far"),
+        "{writes:?}"
+    );
+    // The near side's trail has the same agent.
+    let near = trail(&a, &id, "send_line");
+    assert_eq!(
+        near.last().map(|e| e["agent_id"].clone()),
+        Some(json!("agent-far"))
+    );
+}
