@@ -373,3 +373,35 @@ pub fn prune(ctx: &Ctx, p: &Params) -> Result<PruneReply> {
         removed_files,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// An identity carrying a secret anywhere, a control character, or more than 256
+        /// characters is refused naming its field; a plain name of any length up to the cap
+        /// passes.
+        #[test]
+        fn identities_are_plain_bounded_names(
+            (secret, value) in crate::safety::redact::tests::secret(),
+            pre in "[a-z_-]{0,12}",
+            name in "[A-Za-z0-9_.:-]{1,256}",
+            ctl in proptest::char::range('\u{0}', '\u{1f}'),
+            extra in 1usize..64,
+        ) {
+            let field = "owner_agent_id";
+            let with_secret = format!("{pre} {secret}");
+            let e = check_identity(field, &with_secret).expect_err("a secret");
+            proptest::prop_assert!(e.message.contains(field), "{}", e.message);
+            proptest::prop_assert!(!e.message.contains(&value));
+            let controlled = format!("{name}{ctl}");
+            proptest::prop_assert!(check_identity(field, &controlled).is_err());
+            let long = format!("{name}{}", "x".repeat(257usize.saturating_sub(name.len()) + extra - 1));
+            proptest::prop_assert!(check_identity(field, &long).is_err());
+            if !matches!(crate::safety::redact(&name), std::borrow::Cow::Owned(_)) {
+                proptest::prop_assert!(check_identity(field, &name).is_ok(), "{}", name);
+            }
+        }
+    }
+}

@@ -206,3 +206,41 @@ fn without_progress(bytes: axum::body::Bytes) -> axum::body::Bytes {
     }
     serde_json::to_vec(&v).map_or(bytes, axum::body::Bytes::from)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::{Just, Strategy};
+    use serde_json::{Value, json};
+
+    proptest::proptest! {
+        /// Only `params._meta.progressToken` goes: the rest of the message, and bytes that are
+        /// not such a message, pass as they are.
+        #[test]
+        fn only_the_progress_token_is_dropped(
+            id in 0i64..1000,
+            token in proptest::prop_oneof![Just(None), "[a-z0-9]{1,8}".prop_map(Some)],
+            other in proptest::option::of("[a-z]{1,8}"),
+            junk in proptest::collection::vec(proptest::num::u8::ANY, 0..32),
+        ) {
+            let mut meta = serde_json::Map::new();
+            if let Some(t) = &token {
+                meta.insert("progressToken".into(), json!(t));
+            }
+            if let Some(o) = &other {
+                meta.insert("other".into(), json!(o));
+            }
+            let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                             "params": {"_meta": meta, "name": "k_pty", "arguments": {"action": "list"}}});
+            let bytes = axum::body::Bytes::from(msg.to_string());
+            let out: Value = serde_json::from_slice(&without_progress(bytes)).expect("json");
+            let mut want = msg.clone();
+            if let Some(m) = want.pointer_mut("/params/_meta").and_then(Value::as_object_mut) {
+                m.remove("progressToken");
+            }
+            proptest::prop_assert_eq!(out, want);
+            let junk = axum::body::Bytes::from(junk);
+            proptest::prop_assert_eq!(without_progress(junk.clone()), junk);
+        }
+    }
+}
