@@ -362,15 +362,20 @@ fn serve_prunes_the_sessions_of_unreachable_bridges_at_start() {
         .chain([local.clone()])
         .collect();
     want.sort();
+    let journal = || std::fs::read_to_string(env.state().join("_registry_events.jsonl")).unwrap();
+    let pruned = |events: &str, id: &str| {
+        events
+            .lines()
+            .any(|l| l.contains("\"pruned\"") && l.contains(id) && l.contains("bridge_unreachable"))
+    };
+    // The registry changes first, then the journal lines are written.
     wait_for(20_000, "the unreachable bridges' sessions pruned", || {
-        registered() == want
+        let events = journal();
+        registered() == want && rows.iter().filter(|r| !r.2).all(|r| pruned(&events, r.0))
     });
-    let events = std::fs::read_to_string(env.state().join("_registry_events.jsonl")).unwrap();
+    let events = journal();
     for (id, _, alive) in rows {
-        let pruned = events.lines().any(|l| {
-            l.contains("\"pruned\"") && l.contains(id) && l.contains("bridge_unreachable")
-        });
-        assert_eq!(pruned, !alive, "{id}: {events}");
+        assert_eq!(pruned(&events, id), !alive, "{id}: {events}");
     }
     drop(silent);
 }
