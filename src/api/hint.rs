@@ -206,6 +206,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("owner_role", "--owner-role"),
     ("owner_agent_id", "--owner-agent-id"),
     ("owner_session_id", "--owner-session-id"),
+    ("claude_code_session_id", "--claude-code-session-id"),
     ("agent_id", "--agent"),
     ("cli_type", "--cli-type"),
     ("desktop_url", "--desktop-url"),

@@ -102,15 +102,21 @@ pub struct BridgeListReply {
     pub sessions: Vec<BridgeSession>,
 }
 
-/// `DELETE /v1/pty/reset`: every registered (non-local) session forgotten.
+/// `DELETE /v1/pty/reset`: every session ended or forgotten, and their files removed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ResetReply {
     /// Always true.
     pub ok: Success,
-    /// The ids removed.
+    /// The ids removed: local sessions ended and registered ones forgotten.
     pub removed: Vec<String>,
     /// How many.
     pub count: usize,
+    /// The local sessions whose holders were ended.
+    pub killed: Vec<String>,
+    /// The session folders removed (these sessions' and those of sessions ended before).
+    pub removed_files: Vec<String>,
+    /// Local sessions that could not be ended (still running, still in the registry).
+    pub failed: Vec<String>,
 }
 
 #[cfg(test)]
@@ -143,10 +149,14 @@ mod tests {
             ok: Success,
             removed: vec!["d".into()],
             count: 1,
+            killed: vec![],
+            removed_files: vec![],
+            failed: vec![],
         };
         assert_eq!(
             serde_json::to_value(&r).expect("ser"),
-            json!({"ok": true, "removed": ["d"], "count": 1})
+            json!({"ok": true, "removed": ["d"], "count": 1, "killed": [], "removed_files": [],
+                   "failed": []})
         );
         let w = LeaderReply {
             ok: Success,

@@ -117,7 +117,7 @@ impl Action {
             Action::Kill => "End a session: hang up its shell and everything it started.",
             Action::Write => "DEPRECATED: use send_line or talk.",
             Action::Resolve => {
-                "Find the one session owned by agent_id / owner_session_id / label; NOT_FOUND or AMBIGUOUS otherwise. Never broadcasts."
+                "Find the one session owned by agent_id / owner_session_id / claude_code_session_id / label; NOT_FOUND or AMBIGUOUS otherwise. Never broadcasts."
             }
             Action::SendLineToAgent => {
                 "resolve + send_line: type a line into the session an agent owns."
@@ -130,7 +130,7 @@ impl Action {
                 "Mark a session as alive now (registered sessions are pruned after 7 days without one)."
             }
             Action::UpdateOwnership => {
-                "Change a session's owner_agent_id / owner_session_id / owner_role / label / cli_type."
+                "Change a session's owner_agent_id / owner_session_id / claude_code_session_id / owner_role / label / cli_type."
             }
             Action::Rename => {
                 "Give a session (session_id) a new label: 1-64 printable characters, unique in the state directory, not secret-looking."
@@ -192,6 +192,9 @@ pub struct Params {
     pub owner_agent_id: Option<String>,
     /// create: owner session id.
     pub owner_session_id: Option<String>,
+    /// create/register/update_ownership: the Claude Code session linked to the terminal
+    /// (seed 000's registry field); resolve: route by it.
+    pub claude_code_session_id: Option<String>,
     /// create: owner role, `leader` or `worker`.
     pub owner_role: Option<String>,
     /// create: the kind of program in the terminal (e.g. `bash`, `claude`).

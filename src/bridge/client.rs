@@ -136,6 +136,26 @@ pub fn post(e: &RegistryEntry, path: &str, body: &Value, timeout: Duration) -> R
     }
 }
 
+/// Whether anything answers HTTP at the bridge `base` within `timeout` (`GET /health`, no
+/// secret sent: any status counts as up; only a failure to connect, send or hear back in
+/// time counts as down). `base` must have passed [`super::allow::refusal`].
+pub fn answers(base: &str, timeout: Duration) -> bool {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .proxy(None)
+        .max_redirects(0)
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    match agent.get(&format!("{base}/health")).call() {
+        Ok(_) => true,
+        Err(e) => {
+            tracing::debug!("bridge {base}: {e}");
+            false
+        }
+    }
+}
+
 /// An answer `{ok:false, error_code}` with a code kpty knows, as that error (a kpty bridge
 /// answers so; the message names the bridge).
 fn kpty_error(v: &Value, base: &str) -> Option<Error> {

@@ -44,13 +44,25 @@ fn write(e: &RegistryEntry, data: &str, deadline: Instant) -> Result<u64> {
     let v = client::post(
         e,
         "/pty/write",
-        &json!({"session_id": e.session_id, "data": data}),
+        &json!({"session_id": e.session_id, "data": data, "agent_id": caller()}),
         deadline.saturating_duration_since(Instant::now()),
     )?;
     if v["ok"] == false {
         return Err(client::refused(e, "/pty/write", &v));
     }
     Ok(v["bytes_written"].as_u64().unwrap_or(data.len() as u64))
+}
+
+/// The acting agent (`KPTY_AGENT_ID`), sent with writes so a kpty bridge names it in its
+/// audit trail; left out when a kpty bridge would refuse it as an identity (blank, longer than
+/// 256 characters, control characters, or a secret).
+fn caller() -> Option<String> {
+    crate::api::config::var("KPTY_AGENT_ID").filter(|a| {
+        !a.trim().is_empty()
+            && a.chars().count() <= 256
+            && !a.chars().any(char::is_control)
+            && matches!(crate::safety::redact(a), std::borrow::Cow::Borrowed(_))
+    })
 }
 
 /// Hex digits in a bridged talk's sentinel (bridges have always been sent 12).
@@ -85,7 +97,8 @@ pub fn talk(e: &RegistryEntry, req: &TalkRequest) -> Result<Talked> {
     let v = client::post(
         e,
         "/pty/talk",
-        &json!({"session_id": e.session_id, "command": req.command, "sentinel": sentinel, "timeout_ms": req.timeout_ms}),
+        &json!({"session_id": e.session_id, "command": req.command, "sentinel": sentinel,
+                "timeout_ms": req.timeout_ms, "agent_id": caller()}),
         Duration::from_millis(req.timeout_ms) + MARGIN,
     )?;
     let duration_ms = started.elapsed().as_millis() as u64;

@@ -457,6 +457,7 @@ fn identity(a: &args::IdentityArgs) -> Params {
     Params {
         agent_id: a.agent_id.clone(),
         owner_session_id: a.owner_session_id.clone(),
+        claude_code_session_id: a.claude_code_session_id.clone(),
         label: a.label.clone(),
         ..Default::default()
     }
@@ -466,6 +467,7 @@ fn owner(a: &args::OwnerArgs) -> Params {
     Params {
         owner_agent_id: a.owner_agent_id.clone(),
         owner_session_id: a.owner_session_id.clone(),
+        claude_code_session_id: a.claude_code_session_id.clone(),
         owner_role: a.owner_role.clone(),
         label: a.label.clone(),
         cli_type: a.cli_type.clone(),

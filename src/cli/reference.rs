@@ -135,7 +135,25 @@ pub const ENVIRONMENT: &[(&str, &str, &str)] = &[
     (
         "KPTY_AGENT_ID",
         "-",
-        "the acting agent, recorded in audit events",
+        "the acting agent, recorded in audit events; create/register: the owner_agent_id when \
+         none is given; a registered leader's id makes the caller a leader",
+    ),
+    (
+        "KPTY_OWNER_SESSION_ID",
+        "-",
+        "create/register: the owner_session_id when none is given; owning a leader's terminal \
+         makes the caller a leader",
+    ),
+    (
+        "KPTY_AGENT_ROLE",
+        "-",
+        "create/register: the owner_role when none is given; leader makes the caller a leader",
+    ),
+    (
+        "KPTY_IS_LEADER",
+        "-",
+        "1: the caller is a leader (unregisters a leader's terminal without --force); \
+         create/register: owner_role leader when none is given",
     ),
     (
         "KPTY_GATEWAY_URL",

@@ -21,6 +21,12 @@ use std::borrow::Cow;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+/// Operations audited that are not actions of the tool (`kpty serve`'s
+/// `DELETE /v1/pty/reset`): `kpty log --action` takes them too.
+pub const OTHER_ACTIONS: &[&str] = &[RESET];
+/// The audit trail's name for a reset.
+pub const RESET: &str = "reset";
+
 /// Largest `command` / `response` kept in an event.
 pub const FIELD_CAP: usize = 10 * 1024;
 
@@ -88,6 +94,11 @@ pub fn begin(ctx: &Ctx, action: Action, p: &Params) -> Result<()> {
     if !audited(action) {
         return Ok(());
     }
+    begin_as(ctx, action.as_str(), p)
+}
+
+/// [`begin`] for an operation that is not one of the tool's actions (`reset`), named `name`.
+pub fn begin_as(ctx: &Ctx, name: &'static str, p: &Params) -> Result<()> {
     let mode = FailMode::from_env()?;
     let command = command_of(p);
     let named = p
@@ -98,7 +109,7 @@ pub fn begin(ctx: &Ctx, action: Action, p: &Params) -> Result<()> {
     let line = serde_json::to_value(Intent {
         ts: crate::store::now_rfc3339(),
         event: "intent",
-        intent: action.as_str(),
+        intent: name,
         session_id: named,
         command,
     })
@@ -116,8 +127,7 @@ pub fn begin(ctx: &Ctx, action: Action, p: &Params) -> Result<()> {
     match mode {
         FailMode::Open => {
             tracing::warn!(
-                "{} runs without its audit entry ({FAIL_ENV}=open): {}",
-                action.as_str(),
+                "{name} runs without its audit entry ({FAIL_ENV}=open): {}",
                 e.message
             );
             Ok(())
@@ -125,13 +135,12 @@ pub fn begin(ctx: &Ctx, action: Action, p: &Params) -> Result<()> {
         FailMode::Closed => Err(Error::new(
             ErrorCode::AuditFailed,
             format!(
-                "{} was not run: its audit entry cannot be written ({}); free space or fix \
+                "{name} was not run: its audit entry cannot be written ({}); free space or fix \
                  the journal, or set {FAIL_ENV}=open to run actions without an audit trail",
-                action.as_str(),
                 e.message
             ),
         )
-        .with_details(json!({"action": action.as_str(), "journal": path.display().to_string()}))),
+        .with_details(json!({"action": name, "journal": path.display().to_string()}))),
     }
 }
 
@@ -302,9 +311,19 @@ fn response_field(v: &Value) -> String {
 
 /// Build and record the event for one finished action.
 pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, started: Instant) {
-    if !audited(action) {
-        return;
+    if audited(action) {
+        record_as(ctx, action.as_str(), p, result, started);
     }
+}
+
+/// [`record`] for an operation that is not one of the tool's actions, named `name`.
+pub fn record_as(
+    ctx: &Ctx,
+    name: &'static str,
+    p: &Params,
+    result: &Result<Value>,
+    started: Instant,
+) {
     let (ok_value, err) = match result {
         Ok(v) => (Some(v), None),
         Err(e) => (None, Some(e)),
@@ -339,7 +358,7 @@ pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, sta
         .or_else(|| crate::api::config::var("KPTY_AGENT_ID"));
     let event = json!({
         "ts": crate::store::now_rfc3339(),
-        "action": action.as_str(),
+        "action": name,
         "session_id": session_id,
         "agent_id": agent_id,
         "owner_session_id": entry.as_ref().and_then(|e| e.owner_session_id.clone()).or(p.owner_session_id.clone()),

@@ -73,6 +73,7 @@ pub fn check_size(cols: u16, rows: u16) -> Result<()> {
 
 /// Run `create`.
 pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
+    let p = &super::registered::with_env_owner(ctx, p)?;
     let shell = p
         .shell
         .clone()
@@ -107,6 +108,7 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
                 cli_type: p.cli_type.clone(),
                 owner_agent_id: p.owner_agent_id.clone(),
                 owner_session_id: p.owner_session_id.clone(),
+                claude_code_session_id: p.claude_code_session_id.clone(),
                 owner_role: p.owner_role.clone(),
                 label: p.label.clone(),
                 created_at: Some(created_at.clone()),

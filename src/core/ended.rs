@@ -114,8 +114,9 @@ fn session_folders(ctx: &Ctx) -> Vec<SessionId> {
 }
 
 /// Remove a session's folder when it is a real directory of ours (never through a link:
-/// `remove_dir_all` does not follow one inside, and the folder itself is checked).
-fn remove_folder(ctx: &Ctx, id: &SessionId) -> bool {
+/// `remove_dir_all` does not follow one inside, and the folder itself is checked), holding
+/// only kpty's files, and no `create` is making it.
+pub fn remove_folder(ctx: &Ctx, id: &SessionId) -> bool {
     let dir = ctx.state.session_dir(id);
     if ctx.state.check_root().is_err() || !secure::check_dir(&dir).unwrap_or(false) {
         return false;

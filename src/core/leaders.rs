@@ -117,6 +117,42 @@ fn update<T>(
     Ok(out)
 }
 
+/// Whether the caller is a leader, in k_pty's order: its agent (`KPTY_AGENT_ID`) is a
+/// registered leader; its session (`KPTY_OWNER_SESSION_ID`) owns a leader's terminal in the
+/// registry (`owner_session_id`); or `KPTY_IS_LEADER=1` / `KPTY_AGENT_ROLE=leader` (k_pty's
+/// names read when kpty's are unset). Only where the environment speaks
+/// for the caller ([`Ctx::env_identity`]: the CLI and a stdio MCP server, never `kpty serve`).
+pub fn caller_is_leader(ctx: &Ctx) -> bool {
+    if !ctx.env_identity {
+        return false;
+    }
+    let var = |name: &str| crate::api::config::var(name).map(|v| v.trim().to_string());
+    if var("KPTY_AGENT_ID").is_some_and(|a| registered(ctx).contains_key(&a)) {
+        return true;
+    }
+    if let Some(sid) = var("KPTY_OWNER_SESSION_ID").filter(|s| valid_id(s))
+        && session_is_leaders(ctx, &sid)
+    {
+        return true;
+    }
+    var("KPTY_IS_LEADER").as_deref() == Some("1")
+        || var("KPTY_AGENT_ROLE").is_some_and(|r| r.eq_ignore_ascii_case("leader"))
+}
+
+/// Whether the owner session `sid` owns a leader's terminal (one this user's kpty holds or
+/// registered: an unsealed entry counts for nothing).
+fn session_is_leaders(ctx: &Ctx, sid: &str) -> bool {
+    let Ok(reg) = crate::store::Registry::load(&ctx.state) else {
+        return false;
+    };
+    let agents = registered(ctx);
+    reg.sessions.values().any(|e| {
+        e.owner_session_id.as_deref() == Some(sid)
+            && super::registered::check_route(&ctx.state, e).is_ok()
+            && (super::routing::is_leader(e) || owner_among(e, &agents).is_some())
+    })
+}
+
 /// Register `agent_id` as a leader (again: kept as it was); returns every leader.
 pub fn register(ctx: &Ctx, agent_id: &str) -> Result<serde_json::Value> {
     check(agent_id)?;

@@ -10,6 +10,7 @@
 pub mod agent;
 pub mod attach;
 pub mod audit;
+pub mod bridges;
 pub mod check;
 pub mod confine;
 pub mod control;
@@ -26,6 +27,7 @@ pub mod leaders;
 pub mod list;
 pub mod registered;
 pub mod reply;
+pub mod reset;
 pub mod routing;
 pub mod sessions;
 pub mod talk;
@@ -72,6 +74,11 @@ pub struct Ctx {
     /// The operator's sandbox floor: what every session created here gets at least
     /// (`KPTY_SANDBOX`, or `kpty mcp|serve --sandbox=…`); requests may only tighten it.
     pub floor: crate::sandbox::floor::Floor,
+    /// The process's environment speaks for the caller: `KPTY_AGENT_ID`,
+    /// `KPTY_OWNER_SESSION_ID`, `KPTY_AGENT_ROLE` give `create` and `register` their owner
+    /// identity when a call names none ([`registered::with_env_owner`]). Off for `kpty
+    /// serve`, whose environment is the operator's, not its callers'.
+    pub env_identity: bool,
 }
 
 impl Ctx {
@@ -88,6 +95,7 @@ impl Ctx {
             voice: crate::error::Voice::Tool,
             talk_stdin: None,
             floor: crate::sandbox::floor::Floor::from_env(),
+            env_identity: true,
         })
     }
 }
@@ -133,7 +141,10 @@ impl Ctx {
                 self.redact = true;
                 self.talk_max_chars = Some(MCP_TALK_MAX_CHARS);
             }
-            Channel::Http => self.redact = true,
+            Channel::Http => {
+                self.redact = true;
+                self.env_identity = false;
+            }
         }
         self
     }
@@ -159,14 +170,28 @@ pub fn audited<T: serde::Serialize>(
     p: &Params,
     work: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
+    if !audit::audited(action) {
+        return work().map_err(|e| e.speak(ctx.voice));
+    }
+    audited_as(ctx, action.as_str(), p, work)
+}
+
+/// [`audited`] for an operation that is not one of the tool's actions (`kpty serve`'s
+/// `reset`), recorded under `name`.
+pub fn audited_as<T: serde::Serialize>(
+    ctx: &Ctx,
+    name: &'static str,
+    p: &Params,
+    work: impl FnOnce() -> Result<T>,
+) -> Result<T> {
     let started = std::time::Instant::now();
-    audit::begin(ctx, action, p).map_err(|e| e.speak(ctx.voice))?;
+    audit::begin_as(ctx, name, p).map_err(|e| e.speak(ctx.voice))?;
     let result = work().map_err(|e| e.speak(ctx.voice));
     let json = match &result {
         Ok(r) => to_json(Ok(r)),
         Err(e) => Err(e.clone()),
     };
-    audit::record(ctx, action, p, &json, started);
+    audit::record_as(ctx, name, p, &json, started);
     result
 }
 

@@ -5,7 +5,6 @@
 use super::kind::is_local;
 use super::sessions::Liveness;
 use super::{Ctx, create, list};
-use crate::api::http::ResetReply;
 use crate::api::reply::Success;
 use crate::api::sessions::{HeartbeatReply, PruneReply, ResolveReply, UnregisterReply};
 use crate::api::{Params, SessionId};
@@ -87,24 +86,86 @@ pub fn check_not_secret(p: &Params) -> Result<()> {
         ("label", &p.label),
         ("owner_agent_id", &p.owner_agent_id),
         ("owner_session_id", &p.owner_session_id),
+        ("claude_code_session_id", &p.claude_code_session_id),
         ("cli_type", &p.cli_type),
         ("desktop_url", &p.desktop_url),
     ] {
-        if let Some(v) = value
-            && matches!(crate::safety::redact(v), std::borrow::Cow::Owned(_))
-        {
-            return Err(Error::invalid(format!(
-                "{field} looks like a secret (kpty would redact it); it is stored in clear in \
-                 the state directory and the audit trail: use a name that is not a credential"
-            ))
-            .with_details(json!({"field": field})));
+        if let Some(v) = value {
+            check_identity(field, v)?;
         }
     }
     Ok(())
 }
 
+/// One identity value kpty stores in clear: not a secret, at most
+/// [`super::leaders::MAX_ID`] characters, no control characters (an empty one clears the
+/// field where that is allowed).
+pub fn check_identity(field: &str, v: &str) -> Result<()> {
+    if matches!(crate::safety::redact(v), std::borrow::Cow::Owned(_)) {
+        return Err(Error::invalid(format!(
+            "{field} looks like a secret (kpty would redact it); it is stored in clear in \
+             the state directory and the audit trail: use a name that is not a credential"
+        ))
+        .with_details(json!({"field": field})));
+    }
+    if v.chars().count() > super::leaders::MAX_ID || v.chars().any(char::is_control) {
+        return Err(Error::invalid(format!(
+            "{field} must be at most {} characters, without control characters",
+            super::leaders::MAX_ID
+        ))
+        .with_details(json!({"field": field})));
+    }
+    Ok(())
+}
+
+/// `p` with the owner identity the environment gives filled in where `p` names none
+/// (`create` and `register` from the CLI or a stdio MCP server, whose environment is the
+/// calling agent's): `owner_agent_id` from `KPTY_AGENT_ID`, `owner_session_id` from
+/// `KPTY_OWNER_SESSION_ID`, `owner_role` from `KPTY_AGENT_ROLE` (or `leader` when
+/// `KPTY_IS_LEADER=1`), k_pty's names read when kpty's are unset. Each is checked as the
+/// parameter it stands for; a bad value is `INVALID_PARAMS` naming the variable set.
+pub fn with_env_owner(ctx: &Ctx, p: &Params) -> Result<Params> {
+    let mut p = p.clone();
+    if !ctx.env_identity {
+        return Ok(p);
+    }
+    let var = crate::api::config::var;
+    let named = |name: &'static str, field: &str| -> Result<Option<String>> {
+        let Some(v) = var(name) else { return Ok(None) };
+        let name = crate::api::config::var_name(name);
+        check_identity(name, &v).map_err(|e| {
+            Error::invalid(format!("{} (the {field} it gives)", e.message))
+                .with_details(json!({"env": name, "field": field}))
+        })?;
+        Ok(Some(v))
+    };
+    if p.owner_agent_id.is_none() {
+        p.owner_agent_id = named("KPTY_AGENT_ID", "owner_agent_id")?;
+    }
+    if p.owner_session_id.is_none() {
+        p.owner_session_id = named("KPTY_OWNER_SESSION_ID", "owner_session_id")?;
+    }
+    if p.owner_role.is_none() {
+        let leader = var("KPTY_IS_LEADER").is_some_and(|v| v.trim() == "1");
+        p.owner_role = match named("KPTY_AGENT_ROLE", "owner_role")? {
+            Some(r) => {
+                create::check_role(&r).map_err(|e| {
+                    let name = crate::api::config::var_name("KPTY_AGENT_ROLE");
+                    Error::invalid(format!("{name}: {}", e.message))
+                        .with_details(json!({"env": name}))
+                })?;
+                Some(r)
+            }
+            None if leader => Some("leader".into()),
+            None => None,
+        };
+    }
+    Ok(p)
+}
+
 /// Run `register`: add (or refresh) an external session.
 pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
+    let p = &with_env_owner(ctx, p)?;
     let id = need_id(p, "register")?;
     check_not_secret(p)?;
     let (source, url) = where_it_lives(p)?;
@@ -136,6 +197,10 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
             pid: p.pid.or(prev.pid),
             owner_agent_id: p.owner_agent_id.clone().or(prev.owner_agent_id),
             owner_session_id: p.owner_session_id.clone().or(prev.owner_session_id),
+            claude_code_session_id: p
+                .claude_code_session_id
+                .clone()
+                .or(prev.claude_code_session_id),
             owner_role: p.owner_role.clone().or(prev.owner_role),
             label: p.label.clone().or(prev.label),
             created_at: prev.created_at.or_else(|| Some(now.clone())),
@@ -158,7 +223,8 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
         &ctx.state,
         &ctx.state.registry_events(),
         json!({"event": "registered", "action": "register", "session_id": id, "source": source, "desktop_url": url,
-               "owner_agent_id": entry.owner_agent_id, "owner_role": entry.owner_role, "label": entry.label}),
+               "owner_agent_id": entry.owner_agent_id, "owner_role": entry.owner_role, "label": entry.label,
+               "claude_code_session_id": entry.claude_code_session_id}),
     );
     Ok(ResolveReply {
         ok: Success,
@@ -167,10 +233,12 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
     })
 }
 
-/// Run `unregister`: remove an external session; a leader's needs `force`.
+/// Run `unregister`: remove an external session; a leader's needs `force`, unless the
+/// caller is a leader itself ([`super::leaders::caller_is_leader`]).
 pub fn unregister(ctx: &Ctx, p: &Params) -> Result<UnregisterReply> {
     let id = need_id(p, "unregister")?;
-    let force = p.force.unwrap_or(false);
+    // A leader may remove a leader's terminal (the seeds' leader check); others need force.
+    let force = p.force.unwrap_or(false) || super::leaders::caller_is_leader(ctx);
     let leaders = super::leaders::registered(ctx);
     let removed = Registry::update(&ctx.state, |reg| {
         let e = reg.sessions.get(&id).ok_or_else(|| {
@@ -244,32 +312,6 @@ pub fn heartbeat(ctx: &Ctx, p: &Params) -> Result<HeartbeatReply> {
     })
 }
 
-/// Forget every registered (non-local) session (`DELETE /v1/pty/reset`).
-pub fn reset(ctx: &Ctx) -> Result<ResetReply> {
-    let removed = Registry::update(&ctx.state, |reg| {
-        let ids: Vec<String> = reg
-            .sessions
-            .values()
-            .filter(|e| !is_local(e))
-            .map(|e| e.session_id.clone())
-            .collect();
-        for id in &ids {
-            reg.sessions.remove(id);
-        }
-        Ok(ids)
-    })?;
-    journal::append(
-        &ctx.state,
-        &ctx.state.registry_events(),
-        json!({"event": "reset", "action": "reset", "removed": removed}),
-    );
-    Ok(ResetReply {
-        ok: Success,
-        count: removed.len(),
-        removed,
-    })
-}
-
 /// What a long-running server (MCP, `kpty serve`) does when it starts: drop registered
 /// sessions without a heartbeat for [`STALE_AFTER_DAYS`] days; a failure is only logged.
 pub fn prune_at_start(ctx: &Ctx) {
@@ -332,4 +374,36 @@ pub fn prune(ctx: &Ctx, p: &Params) -> Result<PruneReply> {
         ended_local: ended,
         removed_files,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// An identity carrying a secret anywhere, a control character, or more than 256
+        /// characters is refused naming its field; a plain name of any length up to the cap
+        /// passes.
+        #[test]
+        fn identities_are_plain_bounded_names(
+            (secret, value) in crate::safety::redact::tests::secret(),
+            pre in "[a-z_-]{0,12}",
+            name in "[A-Za-z0-9_.:-]{1,256}",
+            ctl in proptest::char::range('\u{0}', '\u{1f}'),
+            extra in 1usize..64,
+        ) {
+            let field = "owner_agent_id";
+            let with_secret = format!("{pre} {secret}");
+            let e = check_identity(field, &with_secret).expect_err("a secret");
+            proptest::prop_assert!(e.message.contains(field), "{}", e.message);
+            proptest::prop_assert!(!e.message.contains(&value));
+            let controlled = format!("{name}{ctl}");
+            proptest::prop_assert!(check_identity(field, &controlled).is_err());
+            let long = format!("{name}{}", "x".repeat(257usize.saturating_sub(name.len()) + extra - 1));
+            proptest::prop_assert!(check_identity(field, &long).is_err());
+            if !matches!(crate::safety::redact(&name), std::borrow::Cow::Owned(_)) {
+                proptest::prop_assert!(check_identity(field, &name).is_ok(), "{}", name);
+            }
+        }
+    }
 }

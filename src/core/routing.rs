@@ -1,5 +1,5 @@
 //! Identity routing: `resolve` a session by who owns it (`agent_id`, `owner_session_id`,
-//! `label`) — exactly one match or an explicit error, never a broadcast — plus
+//! `claude_code_session_id`, `label`) — exactly one match or an explicit error, never a broadcast — plus
 //! `send_line_to_agent` and `update_ownership`.
 
 use super::sessions::{Liveness, probe};
@@ -51,9 +51,14 @@ pub fn leader(ctx: &Ctx, id: &str) -> Result<LeaderReply> {
 
 /// True when `p` names an owner identity.
 pub fn has_identity(p: &Params) -> bool {
-    [&p.agent_id, &p.owner_session_id, &p.label]
-        .iter()
-        .any(|v| v.as_deref().is_some_and(|s| !s.trim().is_empty()))
+    [
+        &p.agent_id,
+        &p.owner_session_id,
+        &p.claude_code_session_id,
+        &p.label,
+    ]
+    .iter()
+    .any(|v| v.as_deref().is_some_and(|s| !s.trim().is_empty()))
 }
 
 fn query_text(p: &Params) -> String {
@@ -61,6 +66,7 @@ fn query_text(p: &Params) -> String {
     for (k, v) in [
         ("agent_id", &p.agent_id),
         ("owner_session_id", &p.owner_session_id),
+        ("claude_code_session_id", &p.claude_code_session_id),
         ("label", &p.label),
     ] {
         if let Some(v) = v {
@@ -74,7 +80,7 @@ fn query_text(p: &Params) -> String {
 pub fn resolve_entry(ctx: &Ctx, p: &Params) -> Result<RegistryEntry> {
     if !has_identity(p) {
         return Err(Error::invalid(
-            "resolve needs at least one of agent_id, owner_session_id, label",
+            "resolve needs at least one of agent_id, owner_session_id, claude_code_session_id, label",
         ));
     }
     let reg = Registry::load(&ctx.state)?;
@@ -85,6 +91,7 @@ pub fn resolve_entry(ctx: &Ctx, p: &Params) -> Result<RegistryEntry> {
     for e in reg.sessions.values() {
         if !(is(&e.owner_agent_id, &p.agent_id)
             || is(&e.owner_session_id, &p.owner_session_id)
+            || is(&e.claude_code_session_id, &p.claude_code_session_id)
             || is(&e.label, &p.label))
         {
             continue;
@@ -131,7 +138,12 @@ pub fn resolve_entry(ctx: &Ctx, p: &Params) -> Result<RegistryEntry> {
 }
 
 fn query_json(p: &Params) -> Value {
-    json!({"agent_id": p.agent_id, "owner_session_id": p.owner_session_id, "label": p.label})
+    let mut q =
+        json!({"agent_id": p.agent_id, "owner_session_id": p.owner_session_id, "label": p.label});
+    if let Some(c) = &p.claude_code_session_id {
+        q["claude_code_session_id"] = json!(c);
+    }
+    q
 }
 
 /// Run `resolve`.
@@ -233,6 +245,7 @@ fn update_entry(
         for (field, value) in [
             (&mut e.owner_agent_id, &p.owner_agent_id),
             (&mut e.owner_session_id, &p.owner_session_id),
+            (&mut e.claude_code_session_id, &p.claude_code_session_id),
             (&mut e.owner_role, &p.owner_role),
             (&mut e.label, &p.label),
             (&mut e.cli_type, &p.cli_type),
@@ -252,7 +265,8 @@ fn update_entry(
         &ctx.state.registry_events(),
         json!({"event": event, "action": action.as_str(), "session_id": entry.session_id,
                "owner_agent_id": entry.owner_agent_id, "owner_session_id": entry.owner_session_id,
-               "owner_role": entry.owner_role, "label": entry.label}),
+               "owner_role": entry.owner_role, "label": entry.label,
+               "claude_code_session_id": entry.claude_code_session_id}),
     );
     let live = probe(ctx, &entry);
     Ok(ResolveReply {

@@ -5,6 +5,7 @@
 
 pub mod guard;
 pub mod in_flight;
+pub mod lifecycle;
 pub mod schema;
 pub mod server;
 pub mod transport;

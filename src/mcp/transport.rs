@@ -3,7 +3,8 @@
 //! silence — unparsable JSON (`-32700`), too deep or too large a request and a malformed
 //! message (`-32600`), `tools/call` arguments that are not an object (`-32602`) — with the id
 //! recovered by a shallow scan when there is one. Valid messages go to rmcp unchanged; every
-//! line written to stdout (rmcp's and these replies) is one whole JSON-RPC message. This file
+//! line written to stdout (rmcp's and these replies) is one whole JSON-RPC message. A request
+//! before `initialize` is answered with an error saying so ([`super::lifecycle`]). This file
 //! reads and writes; the checks and the replies are built in `guard.rs`.
 
 use rmcp::RoleServer;
@@ -17,6 +18,7 @@ use tokio::task::JoinHandle;
 
 use super::guard::{self, Verdict};
 pub use super::guard::{INVALID_PARAMS, INVALID_REQUEST, MAX_DEPTH, MAX_LINE, PARSE_ERROR};
+use super::lifecycle::{Admit, Lifecycle};
 
 /// How much of an oversized line is kept to recover its id.
 const ID_SCAN: usize = 64 << 10;
@@ -37,6 +39,8 @@ enum LineRead {
 /// reading side; see the module text.
 pub struct GuardedStdio<R, W> {
     read: BufReader<R>,
+    /// What may reach rmcp before `initialize`.
+    lifecycle: Lifecycle,
     /// The line being read; kept across cancelled `receive` calls.
     line: Vec<u8>,
     /// Dropping the rest of a line already known to be oversized.
@@ -57,6 +61,7 @@ where
     pub fn new(read: R, write: W) -> Self {
         Self {
             read: BufReader::new(read),
+            lifecycle: Lifecycle::default(),
             line: Vec::new(),
             oversized: false,
             out: Arc::new(Mutex::new(Some(write))),
@@ -181,7 +186,11 @@ where
             };
             self.line.clear();
             match verdict {
-                Verdict::Pass(msg) => return Some(*msg),
+                Verdict::Pass(msg) => match self.lifecycle.admit(&msg) {
+                    Admit::Pass => return Some(*msg),
+                    Admit::Reply(r) => self.reply(r),
+                    Admit::Drop => {}
+                },
                 Verdict::Reply(r) => self.reply(r),
                 Verdict::Ignore => {}
             }

@@ -6,8 +6,10 @@
 //! one, answered over SSE. A request without a session (the seeds' plain clients, `POST /mcp`
 //! with one JSON-RPC call, and clients of the sessionless protocol revision) gets a stateless
 //! one with rmcp's JSON-response mode: a plain `application/json` answer, or SSE when the
-//! call reports progress first. A plain client that accepts only JSON is still answered (the
-//! transport wants both media types named, so the missing one is added to its `Accept`).
+//! call reports progress first. A client that does not accept `text/event-stream` is always
+//! answered in JSON, whatever the method (`initialize` too, which then opens no session; its
+//! calls' progress tokens are dropped); the transport wants both media types named, so the
+//! missing one is added to its `Accept`. Closing a session (`DELETE`) answers 204.
 //! Host and origin checks, and the secret, ran before ([`super::guard`]).
 
 use super::{Shared, fail};
@@ -104,12 +106,19 @@ impl Mcp {
 pub async fn handle(State(app): State<Shared>, req: Request) -> Response {
     let mcp = &app.mcp;
     if req.method() != Method::POST {
-        return mcp
+        let closing = req.method() == Method::DELETE;
+        let mut resp = mcp
             .sessions
             .handle(req)
             .await
             .map(Body::new)
             .into_response();
+        // rmcp answers a closed session 202; the MCP SDKs expect 200 or 204 (the Python SDK
+        // logs "Session termination failed: 202" on every close).
+        if closing && resp.status() == StatusCode::ACCEPTED {
+            *resp.status_mut() = StatusCode::NO_CONTENT;
+        }
+        return resp;
     }
     let (mut parts, body) = req.into_parts();
     let bytes = match read_body(&app, body).await {
@@ -125,11 +134,18 @@ pub async fn handle(State(app): State<Shared>, req: Request) -> Response {
         return (status, axum::Json(reply)).into_response();
     }
     let in_session = parts.headers.contains_key(SESSION_HEADER);
+    let sse = accepts(&parts.headers, "text/event-stream");
     let opens_session = !in_session
+        && sse
         && serde_json::from_slice::<serde_json::Value>(&bytes)
             .is_ok_and(|v| v.get("method").and_then(|m| m.as_str()) == Some("initialize"));
     let stateful = in_session || opens_session;
+    let mut bytes = bytes;
     if !stateful {
+        if !sse {
+            // Answered in JSON only: no progress notifications, which would need SSE.
+            bytes = without_progress(bytes);
+        }
         accept_both(&mut parts.headers);
     }
     let req = Request::from_parts(parts, Body::from(bytes));
@@ -155,16 +171,76 @@ async fn read_body(app: &Shared, body: Body) -> Result<axum::body::Bytes, Respon
     }
 }
 
+/// Whether the request's `Accept` names `media` (a wildcard is not taken for SSE: a client
+/// that names no event stream is answered in JSON).
+fn accepts(h: &axum::http::HeaderMap, media: &str) -> bool {
+    h.get_all(header::ACCEPT).iter().any(|v| {
+        v.to_str()
+            .is_ok_and(|s| s.to_ascii_lowercase().contains(media))
+    })
+}
+
 /// A plain client that names only JSON (or nothing, or `*/*`) is answered all the same:
 /// rmcp wants both media types named, and answers JSON in this mode unless the call
 /// reports progress.
 fn accept_both(h: &mut axum::http::HeaderMap) {
-    let named = |m: &str| {
-        h.get_all(header::ACCEPT)
-            .iter()
-            .any(|v| v.to_str().is_ok_and(|s| s.to_ascii_lowercase().contains(m)))
-    };
-    if !(named("application/json") && named("text/event-stream")) {
+    if !(accepts(h, "application/json") && accepts(h, "text/event-stream")) {
         h.insert(header::ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
+    }
+}
+
+/// The message without `params._meta.progressToken`: a client that does not accept an
+/// event stream gets its one JSON answer, not progress notifications first (which rmcp
+/// would send over SSE). Bytes that are not such an object pass unchanged.
+fn without_progress(bytes: axum::body::Bytes) -> axum::body::Bytes {
+    let Ok(mut v) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return bytes;
+    };
+    let removed = v
+        .pointer_mut("/params/_meta")
+        .and_then(serde_json::Value::as_object_mut)
+        .and_then(|m| m.remove("progressToken"))
+        .is_some();
+    if !removed {
+        return bytes;
+    }
+    serde_json::to_vec(&v).map_or(bytes, axum::body::Bytes::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::{Just, Strategy};
+    use serde_json::{Value, json};
+
+    proptest::proptest! {
+        /// Only `params._meta.progressToken` goes: the rest of the message, and bytes that are
+        /// not such a message, pass as they are.
+        #[test]
+        fn only_the_progress_token_is_dropped(
+            id in 0i64..1000,
+            token in proptest::prop_oneof![Just(None), "[a-z0-9]{1,8}".prop_map(Some)],
+            other in proptest::option::of("[a-z]{1,8}"),
+            junk in proptest::collection::vec(proptest::num::u8::ANY, 0..32),
+        ) {
+            let mut meta = serde_json::Map::new();
+            if let Some(t) = &token {
+                meta.insert("progressToken".into(), json!(t));
+            }
+            if let Some(o) = &other {
+                meta.insert("other".into(), json!(o));
+            }
+            let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                             "params": {"_meta": meta, "name": "k_pty", "arguments": {"action": "list"}}});
+            let bytes = axum::body::Bytes::from(msg.to_string());
+            let out: Value = serde_json::from_slice(&without_progress(bytes)).expect("json");
+            let mut want = msg.clone();
+            if let Some(m) = want.pointer_mut("/params/_meta").and_then(Value::as_object_mut) {
+                m.remove("progressToken");
+            }
+            proptest::prop_assert_eq!(out, want);
+            let junk = axum::body::Bytes::from(junk);
+            proptest::prop_assert_eq!(without_progress(junk.clone()), junk);
+        }
     }
 }

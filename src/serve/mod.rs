@@ -123,6 +123,7 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
         let _ = writeln!(out, "{line}").and_then(|_| out.flush());
         drop(out);
         tracing::info!("kpty serve: listening on {url} (MCP at {url}/mcp)");
+        verify_bridges_in_background(&ctx);
         let stop = CancellationToken::new();
         let talks = crate::mcp::in_flight::InFlight::default();
         let ctx2 = ctx.clone();
@@ -157,6 +158,22 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
     // Blocking handlers still running (a long talk) must not hold the exit.
     rt.shutdown_timeout(Duration::from_millis(500));
     res
+}
+
+/// Startup step 5 of seed 004 ([`crate::core::bridges`]), on a thread of its own: serving
+/// does not wait for it, and each bridge has its own short deadline.
+fn verify_bridges_in_background(ctx: &Ctx) {
+    let ctx = ctx.clone();
+    std::thread::spawn(
+        move || match crate::core::bridges::verify_registered(&ctx) {
+            Ok(pruned) if pruned.is_empty() => tracing::info!("registered bridges verified"),
+            Ok(pruned) => tracing::warn!(
+                "pruned {} sessions of unreachable bridges: {pruned:?}",
+                pruned.len()
+            ),
+            Err(e) => tracing::warn!("cannot verify the registered bridges: {e}"),
+        },
+    );
 }
 
 /// Bind 127.0.0.1 at `first`, else the next free port up to `first + PORT_TRIES` (0: any).

@@ -40,6 +40,8 @@ struct PtyReq {
     data: Option<String>,
     sentinel: Option<String>,
     timeout_ms: Option<u64>,
+    /// Who is calling, for the audit trail (else `KPTY_AGENT_ID` of the server).
+    agent_id: Option<String>,
 }
 
 /// The named session, which must be one of this state directory's own (local) sessions: a
@@ -74,6 +76,7 @@ async fn talk(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Respo
             session_id: Some(e.session_id),
             command: r.command,
             timeout_ms: r.timeout_ms,
+            agent_id: caller(r.agent_id)?,
             ..Default::default()
         };
         let t = crate::core::audited(&ctx, Action::Talk, &p, || talk::talk(&ctx, &p))
@@ -95,7 +98,8 @@ async fn talk(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Respo
     }
 }
 
-/// `POST /pty/write`: raw data, no Enter appended, still dangerous-command checked.
+/// `POST /pty/write`: raw data, no Enter appended, still dangerous-command checked; in the
+/// session's audit trail as the action `write` (accepted, blocked or refused alike).
 async fn write(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Response {
     let ctx = app.ctx.clone();
     reply(
@@ -104,10 +108,30 @@ async fn write(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Resp
                 .data
                 .ok_or_else(|| Error::invalid("/pty/write needs `data`"))?;
             let e = local(&ctx, r.session_id.as_deref())?;
-            crate::core::to_json(io::write_raw(&ctx, &e.session_id, &data))
+            let p = Params {
+                session_id: Some(e.session_id.clone()),
+                data: Some(data),
+                agent_id: caller(r.agent_id)?,
+                ..Default::default()
+            };
+            let data = p.data.as_deref().unwrap_or_default();
+            let w = crate::core::audited(&ctx, Action::Write, &p, || {
+                io::write_raw(&ctx, &e.session_id, data)
+            });
+            crate::core::outgoing(&ctx, crate::core::to_json(w))
         })
         .await,
     )
+}
+
+/// The caller's agent id as a request names it, checked as an owner identity is (the trail
+/// keeps it in clear).
+fn caller(agent_id: Option<String>) -> Result<Option<String>> {
+    let Some(id) = agent_id.filter(|s| !s.trim().is_empty()) else {
+        return Ok(None);
+    };
+    crate::core::registered::check_identity("agent_id", &id)?;
+    Ok(Some(id))
 }
 
 /// `POST /pty/read`: everything the session prints during `min(timeout_ms, 5000)` ms from now

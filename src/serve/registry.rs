@@ -1,5 +1,5 @@
 //! The registry endpoints (seed 000 §13): register, unregister, list and show sessions,
-//! heartbeat, update ownership, and reset (forget every registered session; local ones stay).
+//! heartbeat, update ownership, and reset (every session ended or forgotten, their files removed).
 
 use super::{JsonBody, Shared, blocking, reply};
 use crate::api::reply::Success;
@@ -86,7 +86,24 @@ async fn update_ownership(State(app): State<Shared>, JsonBody(p): JsonBody<Param
     act(app, Action::UpdateOwnership, p).await
 }
 
-/// `DELETE /v1/pty/reset`: forget every registered (non-local) session.
-async fn reset(State(app): State<Shared>) -> Response {
-    reply(blocking(move || crate::core::to_json(registered::reset(&app.ctx))).await)
+/// `DELETE /v1/pty/reset[?agent_id=]`: end and forget every session, local and registered,
+/// and remove their files (seed 000: "Clear all sessions + persistence"); audited as `reset`.
+async fn reset(State(app): State<Shared>, Query(q): Query<HashMap<String, String>>) -> Response {
+    reply(
+        blocking(move || {
+            let ctx = &app.ctx;
+            let p = Params {
+                agent_id: q.get("agent_id").filter(|s| !s.trim().is_empty()).cloned(),
+                ..Default::default()
+            };
+            if let Some(a) = &p.agent_id {
+                registered::check_identity("agent_id", a)?;
+            }
+            let r = crate::core::audited_as(ctx, crate::core::audit::RESET, &p, || {
+                crate::core::reset::reset(ctx)
+            });
+            crate::core::outgoing(ctx, crate::core::to_json(r))
+        })
+        .await,
+    )
 }

@@ -50,6 +50,10 @@ pub struct RegistryEntry {
     pub owner_agent_id: Option<String>,
     /// Owner session id.
     pub owner_session_id: Option<String>,
+    /// The Claude Code session linked to this terminal (seed 000's registry field); a
+    /// routing key of `resolve`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claude_code_session_id: Option<String>,
     /// `leader` or `worker`.
     pub owner_role: Option<String>,
     /// Human label.

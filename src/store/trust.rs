@@ -66,7 +66,7 @@ fn hex(bytes: &[u8]) -> String {
 fn message(state: &StateDir, e: &RegistryEntry) -> Vec<u8> {
     let root = std::fs::canonicalize(state.path()).unwrap_or_else(|_| state.path().to_path_buf());
     let url = e.extra.get("desktop_url").and_then(|v| v.as_str());
-    let fields: [Option<&str>; 10] = [
+    let mut fields: Vec<Option<&str>> = vec![
         Some("kpty-registry-entry-v1"),
         root.to_str(),
         Some(&e.session_id),
@@ -78,6 +78,10 @@ fn message(state: &StateDir, e: &RegistryEntry) -> Vec<u8> {
         e.label.as_deref(),
         e.cli_type.as_deref(),
     ];
+    // Covered only when set, so seals made before the field existed stay valid.
+    if let Some(c) = &e.claude_code_session_id {
+        fields.push(Some(c));
+    }
     serde_json::to_vec(&fields).unwrap_or_default()
 }
 

@@ -327,15 +327,12 @@ fn serve_needs_its_secret_and_serves_the_registry() {
         let r = json!({"session_id": x, "desktop_url": "http://127.0.0.1:9"});
         assert_eq!(serve.http("POST", "/v1/pty/register", k, Some(r)).0, 200);
     }
+    // Reset clears everything, the local session too (seed 000: "Clear all sessions +
+    // persistence"); serve_registry has the details.
     let (status, v) = serve.http("DELETE", "/v1/pty/reset", k, None);
-    assert_eq!((status, &v["count"]), (200, &json!(2)), "{v}");
-    let ids: Vec<Value> = b.ok_json(&["list"])["sessions"]
-        .as_array()
-        .expect("sessions")
-        .iter()
-        .map(|e| e["session_id"].clone())
-        .collect();
-    assert_eq!(ids, vec![json!(id)], "only the local session is left");
+    assert_eq!((status, &v["count"]), (200, &json!(3)), "{v}");
+    assert_eq!(v["killed"], json!([id]), "{v}");
+    assert_eq!(b.ok_json(&["list"])["sessions"], json!([]));
 }
 
 #[test]

@@ -30,6 +30,8 @@
 //! - `sandbox_floor` — the operator's floor (a table of loosening fields over MCP and the
 //!   CLI), what a sandbox hides of other kpty instances, links, the request's environment.
 //! - `bridge` — desktop sessions through `kpty serve`: routing, refusals, the secret, the API.
+//! - `serve_registry` — bridge writes audited, reset, bridges verified at start,
+//!   `claude_code_session_id`, the seeds' owner environment.
 //! - `serve_load` — slow authenticated bodies cannot starve /health; every body has a deadline.
 //! - `serve_mcp` — MCP over HTTP in `kpty serve` through rmcp's HTTP client: every action,
 //!   SSE progress, cancellation, 20 clients, plain JSON POSTs, auth, hosts, origins, leaders.
@@ -46,6 +48,7 @@ mod cancel;
 mod filter;
 mod follow;
 mod lifecycle;
+mod serve_registry;
 mod snapshots;
 mod state_matrix;
 mod trust;

@@ -497,6 +497,62 @@ fn raw_stdio_protocol_versions_garbage_and_eof() {
     assert_eq!(l["sessions"][0]["state"], "running");
 }
 
+/// Every kind of request before `initialize` gets an error saying to initialize first (not
+/// rmcp's `-32602` about `_meta`); notifications then are dropped, `ping` is answered, and
+/// the server serves normally once initialized.
+#[test]
+fn a_request_before_initialize_is_told_to_initialize_first() {
+    let env = Env::new();
+    let early = [
+        ("tools/list", json!({})),
+        (
+            "tools/call",
+            json!({"name": "k_pty", "arguments": {"action": "list"}}),
+        ),
+        ("resources/list", json!({})),
+        ("prompts/list", json!({})),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "x"}, "argument": {"name": "a", "value": "b"}}),
+        ),
+        ("no/such/method", json!({})),
+    ];
+    let mut lines = Vec::new();
+    for (i, (method, params)) in early.iter().enumerate() {
+        lines.push(
+            json!({"jsonrpc": "2.0", "id": i + 1, "method": method, "params": params}).to_string(),
+        );
+        // Notifications and stray responses before initialize do not end the server.
+        lines.push(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+        lines.push(json!({"jsonrpc": "2.0", "id": 900 + i, "result": {}}).to_string());
+    }
+    lines.push(json!({"jsonrpc": "2.0", "id": 50, "method": "ping"}).to_string());
+    lines.push(json!({"jsonrpc":"2.0","id":60,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}).to_string());
+    lines.push(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    lines.push(json!({"jsonrpc": "2.0", "id": 70, "method": "tools/list"}).to_string());
+    let replies = raw_session(&env, lines, Duration::from_secs(60));
+    let by_id = |id: usize| replies.iter().find(|r| r["id"] == id).cloned();
+    for (i, (method, _)) in early.iter().enumerate() {
+        let r = by_id(i + 1).unwrap_or_else(|| panic!("no reply to {method}: {replies:?}"));
+        assert_eq!(r["error"]["code"], -32002, "{method}: {r}");
+        let text = r["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            text.contains("initialize") && text.contains(method),
+            "{method}: {text}"
+        );
+    }
+    assert_eq!(by_id(50).expect("ping")["result"], json!({}));
+    assert_eq!(
+        by_id(60).expect("initialize")["result"]["protocolVersion"],
+        "2025-06-18"
+    );
+    assert_eq!(
+        by_id(70).expect("tools/list")["result"]["tools"][0]["name"],
+        "k_pty"
+    );
+    assert_eq!(replies.len(), early.len() + 3, "{replies:?}");
+}
+
 #[test]
 fn a_talk_in_flight_when_the_client_leaves_is_stopped_and_its_session_left_free() {
     let env = Env::new();

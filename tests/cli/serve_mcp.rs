@@ -747,3 +747,86 @@ async fn results_and_progress_over_http_are_redacted() {
     );
     assert!(b.contains("[REDACTED:private_key]"), "{b}");
 }
+
+/// Every `Accept` a plain client sends × every method, `initialize` included: JSON whenever
+/// the client does not accept `text/event-stream` (no session opened, progress dropped), an
+/// MCP session over SSE when it does; closing that session answers 204, as the SDKs expect.
+#[test]
+fn every_method_answers_json_to_a_client_that_does_not_accept_sse() {
+    let env = Env::new();
+    let serve = Serve::start(&env);
+    let id = env.create(&[]);
+    let auth = format!("Authorization: Bearer {}", serve.secret);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "plain", "version": "0"}}});
+    let calls = [
+        init.clone(),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "k_pty", "arguments": {"action": "list"}}}),
+        // A progress token: a JSON-only client still gets its one JSON answer.
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+            "_meta": {"progressToken": "p1"},
+            "name": "k_pty", "arguments": {"action": "talk", "session_id": id, "command": "echo prog"}}}),
+    ];
+    let json_only = [
+        "Accept: application/json\r\n",
+        "Accept: */*\r\n",
+        "",
+        "Accept: application/json;q=0.9, */*;q=0.1\r\n",
+        "accept: APPLICATION/JSON\r\n",
+    ];
+    for accept in json_only {
+        for call in &calls {
+            let head = format!(
+                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n{accept}Content-Type: application/json\r\n{auth}"
+            );
+            let (status, headers, body) = raw(&serve, &head, &call.to_string());
+            assert_eq!(
+                status, 200,
+                "{accept:?} {}: {headers}{body}",
+                call["method"]
+            );
+            assert!(
+                headers.contains("content-type: application/json"),
+                "{accept:?} {}: {headers}",
+                call["method"]
+            );
+            assert!(
+                !headers.contains("mcp-session-id"),
+                "no session for a JSON-only client: {headers}"
+            );
+            let v: Value = serde_json::from_str(body.trim()).unwrap_or_else(|_| body_json(&body));
+            assert_eq!(v["id"], call["id"], "{body}");
+            assert!(
+                v["result"].is_object(),
+                "{accept:?} {}: {body}",
+                call["method"]
+            );
+        }
+    }
+    // With SSE accepted, initialize opens a session; DELETE closes it with 204.
+    for accept in [
+        "Accept: application/json, text/event-stream\r\n",
+        "Accept: text/event-stream\r\nAccept: application/json\r\n",
+    ] {
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n{accept}Content-Type: application/json\r\n{auth}"
+        );
+        let (status, headers, body) = raw(&serve, &head, &init.to_string());
+        assert_eq!(status, 200, "{headers}{body}");
+        assert!(headers.contains("text/event-stream"), "{headers}");
+        let session = headers
+            .lines()
+            .find_map(|l| l.strip_prefix("mcp-session-id:"))
+            .map(str::trim)
+            .expect("a session id")
+            .to_string();
+        let head = format!(
+            "DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nMcp-Session-Id: {session}\r\n{auth}"
+        );
+        let (status, headers, _) = raw(&serve, &head, "");
+        assert!(matches!(status, 200 | 204), "{status}: {headers}");
+    }
+}

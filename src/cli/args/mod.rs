@@ -30,7 +30,11 @@ fn spellings(values: &'static [&'static str]) -> PossibleValuesParser {
 /// unknown one is a usage error.
 fn action_name(s: &str) -> Result<String, String> {
     let name = s.trim().replace('-', "_");
-    let known: Vec<&str> = crate::api::Action::ALL.iter().map(|a| a.as_str()).collect();
+    let known: Vec<&str> = crate::api::Action::ALL
+        .iter()
+        .map(|a| a.as_str())
+        .chain(crate::core::audit::OTHER_ACTIONS.iter().copied())
+        .collect();
     if known.contains(&name.as_str()) {
         Ok(name)
     } else {
@@ -250,6 +254,9 @@ pub struct IdentityArgs {
     /// Owner session id.
     #[arg(long, value_name = "ID")]
     pub owner_session_id: Option<String>,
+    /// The Claude Code session linked to the terminal.
+    #[arg(long, value_name = "ID")]
+    pub claude_code_session_id: Option<String>,
     /// The session's label.
     #[arg(long, value_name = "LABEL", add = crate::cli::complete::labels())]
     pub label: Option<String>,
@@ -264,6 +271,9 @@ pub struct OwnerArgs {
     /// Owner session id.
     #[arg(long, value_name = "ID")]
     pub owner_session_id: Option<String>,
+    /// The Claude Code session linked to the terminal.
+    #[arg(long, value_name = "ID")]
+    pub claude_code_session_id: Option<String>,
     /// Owner role: leader or worker.
     #[arg(long, value_name = "ROLE", value_parser = spellings(OwnerRole::SPELLINGS))]
     pub owner_role: Option<String>,
