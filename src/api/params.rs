@@ -32,11 +32,12 @@ pub enum Action {
     TermRead,
     SendKeys,
     WaitFor,
+    Shell,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 21] = [
+    pub const ALL: [Action; 22] = [
         Action::Help,
         Action::List,
         Action::Create,
@@ -58,6 +59,7 @@ impl Action {
         Action::Prune,
         Action::SendKeys,
         Action::WaitFor,
+        Action::Shell,
     ];
 
     /// The wire name (`send_line`).
@@ -84,6 +86,7 @@ impl Action {
             Action::TermRead => "term_read",
             Action::SendKeys => "send_keys",
             Action::WaitFor => "wait_for",
+            Action::Shell => "shell",
         }
     }
 
@@ -138,6 +141,9 @@ impl Action {
             Action::SendKeys => {
                 "Press keys in a session, in tmux's spelling: `keys` [\"C-c\"], [\"Up\", \"Enter\"], [\"Tab\"] — names (Enter, Tab, BTab, Space, BSpace, Escape, Up/Down/Left/Right, Home, End, PageUp, PageDown, Insert, Delete, F1-F12), one character, or 0xNN, with C-/M-/S- modifiers. An unknown name is INVALID_PARAMS; literal=true types each element as text (no Enter). Checked like send_line."
             }
+            Action::Shell => {
+                "Open a shell PTY beside a session's program (seed 002 §8.2.2): PTY 1, 2 … of session_id, started in the session's cwd with its environment and inside its sandbox, running its shell (or `command`); not filtered, not restarted, gone when it exits. Returns `address` (SESSION:N), which every action takes as session_id. kill SESSION ends all its PTYs."
+            }
             Action::WaitFor => {
                 "Wait until a session's output since `since` (default: since kpty last typed into it, so what a send_line caused counts however fast it came) matches `pattern` (a regex, escape codes stripped; screen=true: the visible screen), or no output came for quiet_ms, or (prompt=true) the shell is back at its prompt — whichever comes first; returns reason, match, output, next_offset. timeout_ms (default 30000) ends it with PTY_TIMEOUT (details: output so far, next_offset)."
             }
@@ -149,8 +155,9 @@ impl Action {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct Params {
-    /// Target session: id (`pty_a3f87c2d`), unique id prefix, or label. Omitted: the state
-    /// directory's default session (`talk` creates it on first use).
+    /// Target session: id (`pty_a3f87c2d`), unique id prefix, or label; `SESSION:N` names its
+    /// PTY N (a shell opened with `shell`; `SESSION:0` or plain SESSION is its own). Omitted:
+    /// the state directory's default session (`talk` creates it on first use).
     pub session_id: Option<String>,
     /// create: shell executable (default `KURORYUU_PTY_SHELL`, `$SHELL`, `/bin/bash`).
     pub shell: Option<String>,

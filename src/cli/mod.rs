@@ -237,6 +237,14 @@ fn action_of(command: &Command) -> Result<(Action, Params)> {
                 ..who(&a.session)
             },
         ),
+        Command::Shell(a) => (
+            Action::Shell,
+            Params {
+                command: a.command.clone(),
+                timeout_ms: a.timeout_ms,
+                ..who(&a.session)
+            },
+        ),
         Command::Kill(a) => (
             Action::Kill,
             Params {

@@ -45,6 +45,16 @@ pub fn kill(ctx: &Ctx, p: &Params) -> Result<KillReply> {
         }
     };
     // (Both lookups above wait for a session still starting.)
+    // Killing a session ends all its PTYs: the shells beside PTY 0 first.
+    let ended_ptys: Vec<String> = match sessions::files_id(&e.session_id) {
+        Some(id) if id.pty_parts().is_none() && super::kind::is_local(&e) => {
+            crate::proto::ptys::end_all(&ctx.state, &id, sessions::SHORT_CALL)
+                .iter()
+                .map(crate::api::SessionId::address)
+                .collect()
+        }
+        _ => Vec::new(),
+    };
     let before = sessions::probe(ctx, &e);
     let mut body = KillBody::default();
     match &before {
@@ -102,6 +112,7 @@ pub fn kill(ctx: &Ctx, p: &Params) -> Result<KillReply> {
         state_before: before.state(),
         exit_code: body.exit_code,
         exit_signal: body.exit_signal,
+        ended_ptys,
     })
 }
 
