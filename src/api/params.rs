@@ -224,14 +224,16 @@ pub struct Params {
     pub literal: Option<bool>,
     /// talk: the command to run; check: the command to judge, as talk or send_line would type
     /// it (escape sequences processed); create: run this program (split as a POSIX shell
-    /// would, found on PATH) instead of an interactive shell — an agent CLI, a REPL, a server.
+    /// would, found on PATH) instead of an interactive shell — an agent CLI, a REPL, a server;
+    /// shell: run this program on the new PTY instead of the session's shell.
     pub command: Option<String>,
     /// talk: force the sentinel method with this marker (4-64 chars of `[A-Za-z0-9_:.-]`)
     /// instead of shell integration; usually leave it out.
     pub sentinel: Option<String>,
     /// talk: give up after this many ms (default 30000, `KURORYUU_PTY_TIMEOUT_MS`); read: wait
     /// this long for new data (default 5000); create: wait at most this long for the shell's
-    /// first prompt, then go on without it (default 10000, `KPTY_READY_TIMEOUT_MS`). At most 3600000.
+    /// first prompt, then go on without it (default 10000, `KPTY_READY_TIMEOUT_MS`; shell too).
+    /// At most 3600000.
     pub timeout_ms: Option<u64>,
     /// read: most bytes to return (default 4096, cap 1 MiB).
     pub max_bytes: Option<usize>,

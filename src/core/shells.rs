@@ -97,10 +97,7 @@ pub fn shell(ctx: &Ctx, p: &Params) -> Result<ShellReply> {
     let none = std::collections::BTreeMap::new();
     super::agent::judge(&Params::default(), program.as_ref(), &none, &spec.cwd)?;
     let (n, id, _starting) = allocate(ctx, &base)?;
-    start(ctx, p, (&base, n, &id), spec, program).map_err(|e| {
-        remove_pty_dir(ctx, &id);
-        e
-    })
+    start(ctx, p, (&base, n, &id), spec, program).inspect_err(|_| remove_pty_dir(ctx, &id))
 }
 
 /// The session `shell` opens a PTY of: the one named (a `SESSION:N` names its session).

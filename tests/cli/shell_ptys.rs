@@ -71,7 +71,7 @@ fn shells_start_in_the_sessions_cwd_with_its_environment_and_are_named_session_n
         (format!("{id}:0"), 0),
         (one.clone(), 1),
         (two.clone(), 2),
-        (format!("lab:el:2"), 2),
+        ("lab:el:2".to_string(), 2),
         (format!("{}:3", &id[..8]), 3),
     ] {
         let out = env.out(
