@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// An rmcp client over HTTP to `serve`, initialized, with the secret as a bearer token.
-async fn connect(serve: &Serve) -> Mcp {
+pub(crate) async fn connect(serve: &Serve) -> Mcp {
     let http = reqwest::Client::builder()
         .no_proxy()
         .build()

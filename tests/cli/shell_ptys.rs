@@ -396,3 +396,50 @@ fn a_sandboxed_sessions_shell_is_as_confined_as_its_program() {
         "{out}"
     );
 }
+
+/// The input filter is PTY 0's (an agent program's, 002 §8.4): a shell beside it types
+/// `exit` freely, and its exit is announced and listed.
+#[test]
+fn a_shell_beside_a_filtered_program_is_not_filtered() {
+    let env = Env::new();
+    let id = env.create(&["--command", "cat"]);
+    env.fails(&["send-line", "-s", &id, "exit"], 106, "INPUT_BLOCKED");
+    let shell = open_shell(&env, &id);
+    env.send_line(&shell, "exit 5");
+    wait_for(10_000, "the shell PTY to end", || {
+        pty(&env, &id, 1)["exit_code"] == 5
+    });
+    let r = env.read(&shell, &["--max-bytes", "100000"]);
+    assert!(s(&r, "output").ends_with(&notice(5)), "{r}");
+    // PTY 0, the program, runs on.
+    assert_eq!(env.entry(&id)["state"], "running");
+    assert_eq!(pty(&env, &id, 1)["state"], "exited");
+}
+
+/// `kpty serve`'s MCP has the same `shell` action and takes the same addresses.
+#[tokio::test(flavor = "multi_thread")]
+async fn http_mcp_opens_and_addresses_shell_ptys() {
+    let env = Env::new();
+    let serve = crate::bridge::Serve::start(&env);
+    let m = crate::serve_mcp::connect(&serve).await;
+    let c = m.json(json!({"action": "create"})).await;
+    let id = s(&c, "session_id").to_string();
+    let sh = m.json(json!({"action": "shell", "session_id": id})).await;
+    let address = s(&sh, "address").to_string();
+    let t = m
+        .json(json!({"action": "talk", "session_id": address, "command": "echo http-$((2+3))"}))
+        .await;
+    assert_eq!(s(&t, "output").trim(), "http-5", "{t}");
+    for (session_id, code) in [
+        (format!("{id}:x"), "INVALID_PARAMS"),
+        (format!("{id}:7"), "PTY_SESSION_NOT_FOUND"),
+    ] {
+        let v = m
+            .json(json!({"action": "read", "session_id": session_id}))
+            .await;
+        assert_eq!(v["error_code"], code, "{session_id}: {v}");
+    }
+    let k = m.json(json!({"action": "kill", "session_id": id})).await;
+    assert_eq!(k["ended_ptys"], json!([address]), "{k}");
+    m.close().await;
+}
