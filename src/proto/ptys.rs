@@ -44,7 +44,7 @@ pub fn listening(state: &StateDir, id: &SessionId) -> bool {
     })
 }
 
-/// Hang up every shell PTY of session `id` whose holder answers, in parallel, each call
+/// Hang up every shell PTY of session `id` whose shell still runs, in parallel, each call
 /// bounded by `timeout`; returns the internal ids of those that answered the kill.
 pub fn end_all(state: &StateDir, id: &SessionId, timeout: Duration) -> Vec<SessionId> {
     let ids = ids(state, id);
@@ -55,6 +55,11 @@ pub fn end_all(state: &StateDir, id: &SessionId, timeout: Duration) -> Vec<Sessi
                 s.spawn(move || {
                     let sock = crate::store::paths::socket_path(state, pty).ok()?;
                     if !sock.exists() {
+                        return None;
+                    }
+                    // A holder only finishing (its shell ended) has nothing left to end.
+                    let status = client::call(&sock, &Request::Status, timeout).ok()?;
+                    if status["alive"] != true {
                         return None;
                     }
                     let req = Request::Kill { grace_ms: 1000 };
