@@ -163,9 +163,9 @@ pub struct Params {
     pub shell: Option<String>,
     /// create: working directory (must exist; default the project root).
     pub cwd: Option<String>,
-    /// create/resize: columns (default 120, `KURORYUU_PTY_COLS`; 2-1000).
+    /// create/resize/shell: columns (default 120, `KURORYUU_PTY_COLS`; 2-1000).
     pub cols: Option<u16>,
-    /// create/resize: rows (default 30, `KURORYUU_PTY_ROWS`; 1-1000).
+    /// create/resize/shell: rows (default 30, `KURORYUU_PTY_ROWS`; 1-1000).
     pub rows: Option<u16>,
     /// create: a human label (1-64 chars, unique), usable wherever a session is named.
     pub label: Option<String>,

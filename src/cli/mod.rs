@@ -242,6 +242,8 @@ fn action_of(command: &Command) -> Result<(Action, Params)> {
             Params {
                 command: a.command.clone(),
                 timeout_ms: a.timeout_ms,
+                cols: a.cols,
+                rows: a.rows,
                 ..who(&a.session)
             },
         ),

@@ -61,9 +61,10 @@ fn shells_start_in_the_sessions_cwd_with_its_environment_and_are_named_session_n
         (one.as_str(), two.as_str()),
         (&*format!("{id}:1"), &*format!("{id}:2"))
     );
-    // The human output is the address alone.
-    let three = env.ok(&["shell", "-s", &id]);
+    // The human output is the address alone; a size may be given.
+    let three = env.ok(&["shell", "-s", &id, "--cols", "77", "--rows", "11"]);
     assert_eq!(three.trim(), format!("{id}:3"));
+    assert_eq!(env.out(&format!("{id}:3"), "stty size").trim(), "11 77");
     let want_cwd = work.canonicalize().unwrap();
     // Every PTY, named every way a session is named (a label with ':' in it too).
     for (address, n) in [

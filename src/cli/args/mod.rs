@@ -207,8 +207,8 @@ pub enum Command {
 /// Which session: id, unique id prefix, or label — or the one owned by an agent.
 #[derive(Debug, Args)]
 pub struct SessionArg {
-    /// Session id, unique id prefix, or label; SESSION:N for its PTY N, a shell opened with
-    /// `kpty shell` (default: the default session).
+    /// Session id, unique id prefix, or label; SESSION:N for its PTY N (default: the default
+    /// session).
     #[arg(
         short,
         long,

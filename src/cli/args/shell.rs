@@ -16,4 +16,10 @@ pub struct ShellArgs {
     /// or 10000).
     #[arg(long, short = 't', value_name = "MS")]
     pub timeout_ms: Option<u64>,
+    /// Terminal columns (2-1000; default: the session's size at its start).
+    #[arg(long)]
+    pub cols: Option<u16>,
+    /// Terminal rows (1-1000; default: the session's size at its start).
+    #[arg(long)]
+    pub rows: Option<u16>,
 }
