@@ -110,7 +110,7 @@ pub fn main() -> i32 {
     if let Ok(id) = crate::api::SessionId::parse(&spec.session_id)
         && id.pty_parts().is_none()
     {
-        let ended = crate::proto::ptys::end_all(&state, &id, Duration::from_secs(5));
+        let ended = crate::proto::ptys::end_all(&state, &id, Duration::from_secs(2));
         if !ended.is_empty() {
             tracing::info!("ended {} shell PTY(s) with the session", ended.len());
         }

@@ -44,32 +44,51 @@ pub fn listening(state: &StateDir, id: &SessionId) -> bool {
     })
 }
 
+/// What became of one shell PTY when its session's PTYs were ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ended {
+    /// Its shell ran and was hung up.
+    Killed(SessionId),
+    /// Its holder listens but answered nothing within the deadline (stopped or wedged).
+    Unresponsive(SessionId),
+}
+
 /// Hang up every shell PTY of session `id` whose shell still runs, in parallel, each call
-/// bounded by `timeout`; returns the internal ids of those that answered the kill.
-pub fn end_all(state: &StateDir, id: &SessionId, timeout: Duration) -> Vec<SessionId> {
+/// bounded by `timeout`. PTYs already over (no socket, or a holder only finishing) are left
+/// out.
+pub fn end_all(state: &StateDir, id: &SessionId, timeout: Duration) -> Vec<Ended> {
     let ids = ids(state, id);
     std::thread::scope(|s| {
         let handles: Vec<_> = ids
             .iter()
-            .map(|pty| {
-                s.spawn(move || {
-                    let sock = crate::store::paths::socket_path(state, pty).ok()?;
-                    if !sock.exists() {
-                        return None;
-                    }
-                    // A holder only finishing (its shell ended) has nothing left to end.
-                    let status = client::call(&sock, &Request::Status, timeout).ok()?;
-                    if status["alive"] != true {
-                        return None;
-                    }
-                    let req = Request::Kill { grace_ms: 1000 };
-                    client::call(&sock, &req, timeout).ok().map(|_| pty.clone())
-                })
-            })
+            .map(|pty| s.spawn(move || end_one(state, pty, timeout)))
             .collect();
         handles
             .into_iter()
             .filter_map(|h| h.join().ok().flatten())
             .collect()
     })
+}
+
+/// Hang up shell PTY `pty` if its shell still runs.
+fn end_one(state: &StateDir, pty: &SessionId, timeout: Duration) -> Option<Ended> {
+    let sock = crate::store::paths::socket_path(state, pty).ok()?;
+    if !sock.exists() {
+        return None;
+    }
+    let unresponsive = || listening(state, pty).then(|| Ended::Unresponsive(pty.clone()));
+    // A holder only finishing (its shell ended) has nothing left to end.
+    let status = match client::call(&sock, &Request::Status, timeout) {
+        Ok(v) => v,
+        Err(client::Unreachable::Gone(_)) => return None,
+        Err(client::Unreachable::Other(_)) => return unresponsive(),
+    };
+    if status["alive"] != true {
+        return None;
+    }
+    match client::call(&sock, &Request::Kill { grace_ms: 1000 }, timeout) {
+        Ok(_) => Some(Ended::Killed(pty.clone())),
+        Err(client::Unreachable::Gone(_)) => None,
+        Err(client::Unreachable::Other(_)) => unresponsive(),
+    }
 }

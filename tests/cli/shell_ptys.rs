@@ -450,3 +450,33 @@ async fn http_mcp_opens_and_addresses_shell_ptys() {
     assert_eq!(k["ended_ptys"], json!([address]), "{k}");
     m.close().await;
 }
+
+/// `kill SESSION` ends a shell PTY whose holder is stopped (SIGSTOP: it answers nothing) as
+/// it would PTY 0's: the holder proven on the PTY's socket is killed.
+#[test]
+fn kill_ends_a_stopped_shell_ptys_holder_too() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let shell = open_shell(&env, &id);
+    let meta: Value = serde_json::from_slice(
+        &std::fs::read(
+            env.state()
+                .join("sessions")
+                .join(&id)
+                .join("ptys/1/metadata.json"),
+        )
+        .expect("the PTY's metadata"),
+    )
+    .expect("json");
+    let holder = meta["holder_pid"].as_u64().expect("holder_pid");
+    let st = std::process::Command::new("kill")
+        .args(["-STOP", &holder.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(st.success());
+    let k = env.ok_json(&["kill", &id]);
+    assert_eq!(k["ended_ptys"], json!([shell]), "{k}");
+    wait_for(10_000, "the stopped holder to be killed", || {
+        pid_gone(holder)
+    });
+}
