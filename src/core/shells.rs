@@ -129,7 +129,8 @@ fn program_of(p: &Params) -> Result<Option<ProgramSpec>> {
 fn allocate(ctx: &Ctx, base: &SessionId) -> Result<(u32, SessionId, lock::Lock)> {
     ctx.state.check_session(base)?;
     let dir = ctx.state.ptys_dir(base);
-    ctx.state.verify(&dir.join("x"))?;
+    // Every folder from the state directory down to `ptys/` itself: ours, and no link.
+    ctx.state.verify(&dir.join("N"))?;
     secure::ensure_dir(&dir)?;
     let first = ptys::ids(&ctx.state, base)
         .last()
