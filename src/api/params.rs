@@ -33,11 +33,12 @@ pub enum Action {
     TermRead,
     SendKeys,
     WaitFor,
+    Shell,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 22] = [
+    pub const ALL: [Action; 23] = [
         Action::Help,
         Action::List,
         Action::Create,
@@ -60,6 +61,7 @@ impl Action {
         Action::Prune,
         Action::SendKeys,
         Action::WaitFor,
+        Action::Shell,
     ];
 
     /// The wire name (`send_line`).
@@ -87,6 +89,7 @@ impl Action {
             Action::TermRead => "term_read",
             Action::SendKeys => "send_keys",
             Action::WaitFor => "wait_for",
+            Action::Shell => "shell",
         }
     }
 
@@ -144,6 +147,9 @@ impl Action {
             Action::SendKeys => {
                 "Press keys in a session, in tmux's spelling: `keys` [\"C-c\"], [\"Up\", \"Enter\"], [\"Tab\"] — names (Enter, Tab, BTab, Space, BSpace, Escape, Up/Down/Left/Right, Home, End, PageUp, PageDown, Insert, Delete, F1-F12), one character, or 0xNN, with C-/M-/S- modifiers. An unknown name is INVALID_PARAMS; literal=true types each element as text (no Enter). Checked like send_line."
             }
+            Action::Shell => {
+                "Open a shell PTY beside a session's program (seed 002 §8.2.2): PTY 1, 2 … of session_id, started in the session's cwd with its environment and inside its sandbox, running its shell (or `command`); not filtered, not restarted, gone when it exits. Returns `address` (SESSION:N), which every action takes as session_id. kill SESSION ends all its PTYs."
+            }
             Action::WaitFor => {
                 "Wait until a session's output since `since` (default: since kpty last typed into it, so what a send_line caused counts however fast it came) matches `pattern` (a regex, escape codes stripped; screen=true: the visible screen), or no output came for quiet_ms, or (prompt=true) the shell is back at its prompt — whichever comes first; returns reason, match, output, next_offset. timeout_ms (default 30000) ends it with PTY_TIMEOUT (details: output so far, next_offset)."
             }
@@ -169,16 +175,17 @@ impl Params {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct Params {
-    /// Target session: id (`pty_a3f87c2d`), unique id prefix, or label. Omitted: the state
-    /// directory's default session (`talk` creates it on first use).
+    /// Target session: id (`pty_a3f87c2d`), unique id prefix, or label; `SESSION:N` names its
+    /// PTY N (a shell opened with `shell`; `SESSION:0` or plain SESSION is its own). Omitted:
+    /// the state directory's default session (`talk` creates it on first use).
     pub session_id: Option<String>,
     /// create: shell executable (default `KPTY_SHELL`, `$SHELL`, `/bin/bash`).
     pub shell: Option<String>,
     /// create: working directory (must exist; default the project root).
     pub cwd: Option<String>,
-    /// create/resize: columns (default 120, `KPTY_COLS`; 2-1000).
+    /// create/resize/shell: columns (default 120, `KPTY_COLS`; 2-1000).
     pub cols: Option<u16>,
-    /// create/resize: rows (default 30, `KPTY_ROWS`; 1-1000).
+    /// create/resize/shell: rows (default 30, `KPTY_ROWS`; 1-1000).
     pub rows: Option<u16>,
     /// create/rename/update_ownership: a human label (1-64 chars, unique), usable wherever a
     /// session is named.
@@ -241,14 +248,16 @@ pub struct Params {
     pub literal: Option<bool>,
     /// talk: the command to run; check: the command to judge, as talk or send_line would type
     /// it (escape sequences processed); create: run this program (split as a POSIX shell
-    /// would, found on PATH) instead of an interactive shell — an agent CLI, a REPL, a server.
+    /// would, found on PATH) instead of an interactive shell — an agent CLI, a REPL, a server;
+    /// shell: run this program on the new PTY instead of the session's shell.
     pub command: Option<String>,
     /// talk: force the sentinel method with this marker (4-64 chars of `[A-Za-z0-9_:.-]`)
     /// instead of shell integration; usually leave it out.
     pub sentinel: Option<String>,
     /// talk: give up after this many ms (default 30000, `KPTY_TIMEOUT_MS`); read: wait
     /// this long for new data (default 5000); create: wait at most this long for the shell's
-    /// first prompt, then go on without it (default 10000, `KPTY_READY_TIMEOUT_MS`). At most 3600000.
+    /// first prompt, then go on without it (default 10000, `KPTY_READY_TIMEOUT_MS`; shell too).
+    /// At most 3600000.
     pub timeout_ms: Option<u64>,
     /// read: most bytes to return (default 4096, cap 1 MiB).
     pub max_bytes: Option<usize>,

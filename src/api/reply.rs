@@ -273,6 +273,9 @@ pub struct KillReply {
     pub exit_code: Option<i32>,
     /// The signal that ended it, when known.
     pub exit_signal: Option<String>,
+    /// The shell PTYs (`SESSION:N`) ended with the session, absent when it had none running.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ended_ptys: Vec<String>,
 }
 
 #[cfg(test)]

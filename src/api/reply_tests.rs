@@ -220,6 +220,7 @@ fn resize_and_kill_replies_are_the_snapshot_shapes() {
         state_before: SessionState::Running,
         exit_code: Some(1),
         exit_signal: Some("Hangup".into()),
+        ended_ptys: Vec::new(),
     };
     assert_eq!(
         to_json(&k),

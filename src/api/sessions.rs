@@ -21,6 +21,59 @@ pub struct SessionView<E> {
     /// An external entry this user's kpty did not seal: shown, never routed to.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub untrusted: bool,
+    /// A session with shells opened beside its program (`shell`): every PTY, PTY 0 first;
+    /// absent for a session that never had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ptys: Option<Vec<PtyView>>,
+}
+
+/// One PTY of a session as `list` shows it (seed 002 §8.2, §8.5).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PtyView {
+    /// Its number: 0 for the session's shell or program, 1, 2 … for shells beside it.
+    pub pty: u32,
+    /// How to name it: `SESSION:N` (the session id for PTY 0).
+    pub address: String,
+    /// Its process's pid.
+    pub pid: Option<u32>,
+    /// `running`, `exited` (see `exit_code`) or `dead`.
+    pub state: SessionState,
+    /// Clients attached now (`kpty attach`).
+    pub attached: usize,
+    /// How it ended, once it has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The program it runs (`shell --command`), absent for a shell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+/// `shell`: a shell PTY opened beside a session's program.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ShellReply {
+    /// Always true.
+    pub ok: Success,
+    /// The session it belongs to.
+    pub session_id: String,
+    /// Its number (1, 2 …).
+    pub pty: u32,
+    /// How to name it wherever a session is named: `SESSION:N`.
+    pub address: String,
+    /// The shell (or `command`'s program) started.
+    pub shell: String,
+    /// Its working directory: the session's.
+    pub cwd: String,
+    /// Its process's pid.
+    pub pid: Option<u32>,
+    /// Its holder's pid.
+    pub holder_pid: Option<u32>,
+    /// How completion is detected (`osc133` or `sentinel`).
+    pub integration: Option<String>,
+    /// The Landlock sandbox confining it: the session's, `null` for none.
+    pub sandbox: Option<crate::sandbox::Policy>,
+    /// The program run instead of a shell (`command`), absent for a shell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program: Option<crate::proto::launch::ProgramSpec>,
 }
 
 /// What a probe learned of a session beyond its state.

@@ -38,6 +38,7 @@ fn a_running_session_in_a_list_is_the_snapshot_shape() {
             }),
         }))),
         untrusted: false,
+        ptys: None,
     };
     let list = ListReply {
         ok: Success,
@@ -73,6 +74,7 @@ fn exited_unresponsive_and_registered_sessions() {
             exit_signal: None,
         }),
         untrusted: false,
+        ptys: None,
     };
     let j = to_json(&v);
     assert_eq!(

@@ -285,6 +285,16 @@ fn action_of(command: &Command) -> Result<(Action, Params)> {
                 ..Default::default()
             },
         ),
+        Command::Shell(a) => (
+            Action::Shell,
+            Params {
+                command: a.command.clone(),
+                timeout_ms: a.timeout_ms,
+                cols: a.cols,
+                rows: a.rows,
+                ..who(&a.session)
+            },
+        ),
         Command::Kill(a) => (
             Action::Kill,
             Params {

@@ -114,6 +114,7 @@ fn waiting_note(r: &crate::api::reply::TalkReply) {
 pub fn human(reply: &Reply) {
     match reply {
         Reply::Create(r) => text_line(&r.session_id),
+        Reply::Shell(r) => text_line(&r.address),
         Reply::Talk(r) => {
             text_line(&r.output);
             waiting_note(r);
@@ -251,6 +252,24 @@ fn list_table(r: &ListReply<RegistryEntry>) {
             sandbox_marker(e.sandbox.as_ref()),
             or_dash(&e.created_at),
         ]);
+        for p in s.ptys.iter().flatten().filter(|p| p.pty > 0) {
+            let state = match (p.exit_code, p.attached) {
+                (Some(c), _) => format!("exited({c})"),
+                (None, 0) => p.state.to_string(),
+                (None, n) => format!("{} [{n} attached]", p.state),
+            };
+            rows.push(vec![
+                format!("  {}", shown(&p.address)),
+                state,
+                p.pid.map_or("-".into(), |p| p.to_string()),
+                "-".into(),
+                p.command
+                    .as_deref()
+                    .map_or_else(|| or_dash(&e.shell), |c| shown(c).into_owned()),
+                sandbox_marker(e.sandbox.as_ref()),
+                "-".into(),
+            ]);
+        }
     }
     let widths: Vec<usize> = (0..rows[0].len())
         .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))

@@ -45,6 +45,11 @@ pub fn kill(ctx: &Ctx, p: &Params) -> Result<KillReply> {
         }
     };
     // (Both lookups above wait for a session still starting.)
+    // Killing a session ends all its PTYs: the shells beside PTY 0 first.
+    let ended_ptys = match sessions::files_id(&e.session_id) {
+        Some(id) if id.pty_parts().is_none() && super::kind::is_local(&e) => end_ptys(ctx, &e, &id),
+        _ => Vec::new(),
+    };
     let before = sessions::probe(ctx, &e);
     let mut body = KillBody::default();
     match &before {
@@ -102,7 +107,27 @@ pub fn kill(ctx: &Ctx, p: &Params) -> Result<KillReply> {
         state_before: before.state(),
         exit_code: body.exit_code,
         exit_signal: body.exit_signal,
+        ended_ptys,
     })
+}
+
+/// End the shell PTYs of session `e` (id `id`); a stopped or wedged one's holder is killed
+/// as PTY 0's would be ([`signal_proven`]). Their addresses.
+fn end_ptys(ctx: &Ctx, e: &RegistryEntry, id: &crate::api::SessionId) -> Vec<String> {
+    use crate::proto::ptys::Ended;
+    crate::proto::ptys::end_all(&ctx.state, id, sessions::SHORT_CALL)
+        .into_iter()
+        .map(|ended| match ended {
+            Ended::Killed(pty) => pty.address(),
+            Ended::Unresponsive(pty) => {
+                let n = pty.pty_parts().map_or(0, |(_, n)| n);
+                if let Ok(entry) = super::shells::entry(ctx, e, n) {
+                    signal_proven(ctx, &entry);
+                }
+                pty.address()
+            }
+        })
+        .collect()
 }
 
 /// Last resort when a holder does not answer: SIGKILL it and its shell's process group —

@@ -341,6 +341,7 @@ fn start(
         sandbox: sandbox.clone(),
         input_filter: input_filter.clone(),
         program: program.clone(),
+        env_exact: false,
     };
     let ready = launch::start_holder(ctx, &spec, &dir.join("holder.log"))?;
     record_started(ctx, id, &ready, &socket, p.label.as_deref())?;

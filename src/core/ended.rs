@@ -82,6 +82,10 @@ pub fn remove(ctx: &Ctx, ids: &[String]) -> Result<(Vec<String>, Vec<String>)> {
             if !reg.sessions.contains_key(id.as_str())
                 && !busy.iter().any(|b| b == id.as_str())
                 && !holder_listening(ctx, &id)
+                // A shell PTY beside it still runs (and writes in the folder).
+                && !crate::proto::ptys::ids(&ctx.state, &id)
+                    .iter()
+                    .any(|pty| crate::proto::ptys::listening(&ctx.state, pty))
                 && remove_folder(ctx, &id)
             {
                 folders.push(id.to_string());

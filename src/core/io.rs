@@ -7,7 +7,7 @@ use super::kind::Session;
 use super::{Ctx, sessions, wire};
 use crate::api::http::WindowReply;
 use crate::api::reply::{ReadReply, SendLineReply, Success, WriteReply, Written};
-use crate::api::{self, Params, SessionId};
+use crate::api::{self, Params};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::ring::Ring;
 use crate::proto::{ReadBody, Request, WriteBody};
@@ -288,7 +288,7 @@ pub fn read_window(
 
 /// Read from an ended session's `buffer.txt`.
 fn saved_read(ctx: &Ctx, id: &str, since: Option<u64>, max: usize) -> Option<ReadBody> {
-    let id = SessionId::parse(id).ok()?;
+    let id = super::sessions::files_id(id)?;
     let meta = Metadata::load(&ctx.state, &id).ok()??;
     let bytes = ctx
         .state

@@ -52,6 +52,7 @@ pub fn session_view(e: &RegistryEntry, live: &Liveness) -> SessionView<RegistryE
         state: live.state(),
         live: live_fields,
         untrusted: false,
+        ptys: None,
     }
 }
 
@@ -82,6 +83,7 @@ pub fn list(ctx: &Ctx) -> Result<ListReply<RegistryEntry>> {
         .map(|(e, l)| SessionView {
             // Reported, never used: an external entry this user's kpty did not seal.
             untrusted: !is_local(e) && !crate::store::trust::verified(&ctx.state, e),
+            ptys: super::shells::views(ctx, e, l),
             ..session_view(e, l)
         })
         .collect();

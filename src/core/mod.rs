@@ -30,6 +30,7 @@ pub mod reply;
 pub mod reset;
 pub mod routing;
 pub mod sessions;
+pub mod shells;
 pub mod talk;
 pub mod term;
 pub mod trail;
@@ -265,6 +266,7 @@ fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
         Action::Prune => Reply::Prune(registered::prune(ctx, p)?),
         Action::SendKeys => Reply::SendKeys(keys::send_keys(ctx, p)?),
         Action::WaitFor => Reply::WaitFor(wait::wait_for(ctx, p)?),
+        Action::Shell => Reply::Shell(shells::shell(ctx, p)?),
     })
 }
 

@@ -21,7 +21,14 @@ fn need_id(p: &Params, action: &str) -> Result<String> {
         .as_deref()
         .filter(|s| !s.trim().is_empty())
         .ok_or_else(|| Error::invalid(format!("{action} needs `session_id`")))?;
-    Ok(SessionId::parse(id)?.to_string())
+    let id = SessionId::parse(id)?;
+    if id.pty_parts().is_some() {
+        // `S.N` is how kpty keeps PTY N of its own session S: never an external id.
+        return Err(Error::invalid(format!(
+            "session id {id:?} has the form kpty keeps for a local session's shell PTY; pick another"
+        )));
+    }
+    Ok(id.to_string())
 }
 
 /// A registration's `source` (default `desktop`; never `local`) and bridge URL (`desktop_url`,

@@ -9,7 +9,7 @@ use crate::api::reply::{
 };
 use crate::api::sessions::{
     CreateReply, HeartbeatReply, ListReply, PruneReply, ResolveReply, SendLineToAgentReply,
-    UnregisterReply,
+    ShellReply, UnregisterReply,
 };
 use crate::store::RegistryEntry;
 use serde::Serialize;
@@ -52,4 +52,6 @@ pub enum Reply {
     SendKeys(SendKeysReply),
     /// `wait_for`.
     WaitFor(crate::api::wait::WaitForReply),
+    /// `shell`.
+    Shell(ShellReply),
 }

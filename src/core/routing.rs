@@ -233,6 +233,12 @@ fn update_entry(
     }
     super::registered::check_not_secret(p)?;
     let target = super::sessions::resolve(ctx, r)?;
+    if target.session_id.contains(':') {
+        return Err(Error::invalid(format!(
+            "{}: owner fields and labels belong to the session, not to one of its PTYs; name the session",
+            target.session_id
+        )));
+    }
     let entry = Registry::update(&ctx.state, |reg| {
         super::create::label_free(reg, p.label.as_deref(), &target.session_id)?;
         let e = reg.sessions.get_mut(&target.session_id).ok_or_else(|| {

@@ -25,9 +25,9 @@ pub const KNOCK_TIMEOUT: Duration = Duration::from_millis(250);
 /// The whole budget of a short request (send_line, write, resize, term_read, kill).
 pub const SHORT_CALL: Duration = Duration::from_secs(5);
 
-/// Resolve a session reference: exact id, then exact label, then unique id prefix. The
-/// session's folder is checked (no links, nothing others could have written) before anything
-/// acts on it.
+/// Resolve a session reference: exact id, then exact label, then `SESSION:N` (PTY N of the
+/// session so named, see [`super::shells`]), then unique id prefix. The session's folder is
+/// checked (no links, nothing others could have written) before anything acts on it.
 pub fn resolve(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
     let e = resolve_entry(ctx, reference)?;
     checked(ctx, e)
@@ -39,7 +39,7 @@ pub fn resolve(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
 pub fn checked(ctx: &Ctx, e: RegistryEntry) -> Result<RegistryEntry> {
     // An external session routes traffic only when this user's kpty registered it.
     super::registered::check_route(&ctx.state, &e)?;
-    let Ok(id) = SessionId::parse(&e.session_id) else {
+    let Some(id) = files_id(&e.session_id) else {
         return Ok(e);
     };
     ctx.state.check_session(&id)?;
@@ -49,6 +49,10 @@ pub fn checked(ctx: &Ctx, e: RegistryEntry) -> Result<RegistryEntry> {
     let wait = Duration::from_millis(super::config::ready_timeout_ms())
         + crate::store::lock::default_wait();
     crate::store::lock::wait_free(&ctx.state.starting_lock(&id), wait)?;
+    if id.pty_parts().is_some() {
+        // A shell PTY that was starting: read its folder again.
+        return resolve_entry(ctx, &e.session_id);
+    }
     let reg = Registry::load(&ctx.state)?;
     reg.sessions
         .get(id.as_str())
@@ -56,12 +60,21 @@ pub fn checked(ctx: &Ctx, e: RegistryEntry) -> Result<RegistryEntry> {
         .ok_or_else(|| not_found(id.as_str(), &reg))
 }
 
+/// The id a local session's files and socket go by: its session id, or for PTY N named
+/// `S:N` the internal id `S.N` (see [`crate::api::ids`]); `None` for what is neither.
+pub fn files_id(session_id: &str) -> Option<SessionId> {
+    match crate::api::ids::split_address(session_id) {
+        Ok((base, Some(n))) if n > 0 => SessionId::parse(base).ok()?.pty(n),
+        _ => SessionId::parse(session_id).ok(),
+    }
+}
+
 /// Whether `e` is a local session whose `create` is still starting it.
 pub fn starting(ctx: &Ctx, e: &RegistryEntry) -> bool {
     e.holder_pid.is_none()
         && super::kind::is_local(e)
-        && SessionId::parse(&e.session_id)
-            .is_ok_and(|id| crate::store::lock::is_held(&ctx.state.starting_lock(&id)))
+        && files_id(&e.session_id)
+            .is_some_and(|id| crate::store::lock::is_held(&ctx.state.starting_lock(&id)))
 }
 
 fn resolve_entry(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
@@ -83,6 +96,14 @@ fn resolve_entry(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
         1 => return Ok(by_label[0].clone()),
         n if n > 1 => return Err(ambiguous(reference, &by_label)),
         _ => {}
+    }
+    // `SESSION:N`: PTY N of the session named before the last `:` (PTY 0 is the session).
+    if let (base, Some(n)) = crate::api::ids::split_address(reference)? {
+        let session = resolve_entry(ctx, base)?;
+        return match n {
+            0 => Ok(session),
+            n => super::shells::entry(ctx, &session, n),
+        };
     }
     // Prefixes must themselves look like (the start of) an id: this is where traversal
     // attempts such as `../../etc` are refused.
@@ -297,7 +318,7 @@ impl Liveness {
 /// state directory and the id — never read from a state file, which anyone who can write the
 /// state directory (a cloned repository) controls.
 pub fn socket_of(ctx: &Ctx, e: &RegistryEntry) -> Option<PathBuf> {
-    let id = SessionId::parse(&e.session_id).ok()?;
+    let id = files_id(&e.session_id)?;
     crate::store::paths::socket_path(&ctx.state, &id).ok()
 }
 
@@ -340,6 +361,14 @@ pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
     if let Some(sock) = socket_of(ctx, e) {
         match client::call(&sock, &Request::Status, PROBE_TIMEOUT) {
             Ok(v) => match serde_json::from_value::<StatusBody>(v) {
+                // The socket is derived, never read from a file; the holder proves it is the
+                // one meant (older holders do not say).
+                Ok(s) if !serves(&s, e) => {
+                    return Liveness::Unresponsive(format!(
+                        "the holder on the socket of {} serves {:?} instead",
+                        e.session_id, s.session_id
+                    ));
+                }
                 Ok(s) if s.alive => return Liveness::Running(Box::new(s)),
                 Ok(s) => {
                     return Liveness::Exited {
@@ -371,9 +400,16 @@ pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
     saved_exit(ctx, e).unwrap_or(Liveness::Dead)
 }
 
+/// Whether the holder that answered `s` serves `e` (a holder too old to say is believed).
+fn serves(s: &StatusBody, e: &RegistryEntry) -> bool {
+    s.session_id
+        .as_deref()
+        .is_none_or(|sid| files_id(&e.session_id).is_some_and(|id| id.as_str() == sid))
+}
+
 /// How the shell ended, from the metadata its holder saved.
 fn saved_exit(ctx: &Ctx, e: &RegistryEntry) -> Option<Liveness> {
-    let id = SessionId::parse(&e.session_id).ok()?;
+    let id = files_id(&e.session_id)?;
     let m = Metadata::load(&ctx.state, &id).ok()??;
     (m.state == "exited" || m.state == "killed").then_some(Liveness::Exited {
         exit_code: m.exit_code,
@@ -384,7 +420,7 @@ fn saved_exit(ctx: &Ctx, e: &RegistryEntry) -> Option<Liveness> {
 
 /// Did the shell of `e` end before `started` (the holder was only finishing when called)?
 fn ended_before(ctx: &Ctx, e: &RegistryEntry, started: jiff::Timestamp) -> bool {
-    let Ok(id) = SessionId::parse(&e.session_id) else {
+    let Some(id) = files_id(&e.session_id) else {
         return false;
     };
     Metadata::load(&ctx.state, &id)

@@ -106,6 +106,15 @@ pub fn main() -> i32 {
     drop(st);
     persist::final_save(&shared, &state, &meta);
     let _ = std::fs::remove_file(&spec.socket);
+    // PTY 0 ended: the session is over, and the shells opened beside it with it.
+    if let Ok(id) = crate::api::SessionId::parse(&spec.session_id)
+        && id.pty_parts().is_none()
+    {
+        let ended = crate::proto::ptys::end_all(&state, &id, Duration::from_secs(2));
+        if !ended.is_empty() {
+            tracing::info!("ended {} shell PTY(s) with the session", ended.len());
+        }
+    }
     // Let requests in flight (woken by the exit) write their replies.
     let deadline = Instant::now() + Duration::from_secs(2);
     let mut st = shared.lock();
@@ -247,6 +256,7 @@ fn equip(
     state: &StateDir,
     id: &crate::api::SessionId,
 ) -> Result<()> {
+    let _ = shared.spec.set(spec.clone());
     let (tx, rx) = answers::queue();
     if shared.answers.set(tx).is_ok() {
         let a = shared.clone();
@@ -266,6 +276,23 @@ fn equip(
         std::thread::spawn(move || fl.flusher());
     }
     Ok(())
+}
+
+/// What a shell opened beside this holder's starts from: its spec, with `env` the whole
+/// environment its shell got — this holder's own (what the session's creator had, less the
+/// allocator settings), then the session's `env` — so the shell PTY has the session's
+/// environment whoever opens it ([`HolderSpec::env_exact`]).
+pub fn shell_spec(spec: &HolderSpec) -> HolderSpec {
+    let mut env: std::collections::BTreeMap<String, String> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| !HOLDER_MALLOC_ENV.iter().any(|(m, _)| m == k))
+        .collect();
+    env.extend(spec.env.clone());
+    HolderSpec {
+        env,
+        env_exact: true,
+        ..spec.clone()
+    }
 }
 
 /// A spawned shell on its PTY.
@@ -297,12 +324,18 @@ fn spawn_shell(
         None => CommandBuilder::new(program),
         Some(_) => sandboxed(program)?,
     };
+    if spec.env_exact {
+        cmd.env_clear();
+    }
     cmd.args(&launch.args);
     cmd.cwd(&spec.cwd);
     cmd.env("TERM", "xterm-256color");
     cmd.env("PAGER", "cat");
     cmd.env("GIT_PAGER", "cat");
-    cmd.env("KPTY_SESSION_ID", &spec.session_id);
+    // How callers name this PTY: the session id, or `SESSION:N` for a shell beside it.
+    let address = crate::api::SessionId::parse(&spec.session_id)
+        .map_or_else(|_| spec.session_id.clone(), |id| id.address());
+    cmd.env("KPTY_SESSION_ID", address);
     for (k, _) in HOLDER_MALLOC_ENV {
         cmd.env_remove(k);
     }

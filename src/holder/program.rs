@@ -231,8 +231,9 @@ impl Shared {
         }
     }
 
-    /// A program session that ends: the state `dead`, and the exit notice unless it was
-    /// given already (killed while waiting to restart).
+    /// A PTY whose process ends for good — a program (state `dead`) or a shell, PTY 0 or
+    /// one opened beside it: every client gets seed 002's exit notice, unless it was given
+    /// already (a program killed while waiting to restart).
     pub(super) fn program_ended(&self, info: &ExitInfo) {
         let announce = {
             let mut st = self.lock();
@@ -243,7 +244,7 @@ impl Shared {
                     lc.last_exit = Some(info.clone());
                     !announced
                 }
-                None => false,
+                None => true,
             }
         };
         if announce {

@@ -26,6 +26,7 @@ impl Shared {
             terminal_state: Some(terminal_state.into()),
             attached: st.clients.len(),
             process: st.program.as_ref().map(|p| p.status()),
+            session_id: Some(self.session_id.clone()),
             pid: self.pid(),
             holder_pid: std::process::id(),
             alive: st.exit.is_none(),

@@ -133,6 +133,8 @@ pub struct Shared {
     pub restarter: std::sync::OnceLock<super::program::Restarter>,
     /// Where the reader thread hands the answers to terminal queries (set once, at start).
     pub answers: std::sync::OnceLock<super::answers::Answers>,
+    /// What the holder was started with, for shells opened beside it (set once, at start).
+    pub spec: std::sync::OnceLock<crate::proto::launch::HolderSpec>,
 }
 
 impl Shared {
@@ -188,6 +190,7 @@ impl Shared {
             filter: std::sync::OnceLock::new(),
             restarter: std::sync::OnceLock::new(),
             answers: std::sync::OnceLock::new(),
+            spec: std::sync::OnceLock::new(),
         })
     }
 

@@ -55,6 +55,10 @@ pub struct HolderSpec {
     /// A program to run instead of the interactive shell (`create --command`).
     #[serde(default)]
     pub program: Option<ProgramSpec>,
+    /// `env` is the shell's whole environment, not overrides: the holder's own is not passed
+    /// on (a shell PTY takes its session's environment, not its launcher's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub env_exact: bool,
 }
 
 /// The longest restart delay accepted (ten minutes).

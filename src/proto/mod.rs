@@ -10,6 +10,7 @@ pub mod client;
 pub mod follow;
 pub mod frame;
 pub mod launch;
+pub mod ptys;
 pub mod ring;
 pub mod wait;
 
@@ -105,6 +106,10 @@ pub enum Request {
     /// one reply frame per piece of output until the shell ends or the client leaves. Older
     /// holders answer an "unknown request" error.
     Follow(follow::FollowRequest),
+    /// The [`launch::HolderSpec`] this holder was started with — the session's shell, cwd,
+    /// environment and sandbox — for opening a shell PTY beside it (`shell`). Older holders
+    /// answer an "unknown request" error.
+    Spec,
 }
 
 /// The `term_read` request (validated and capped by the core).
@@ -364,6 +369,10 @@ pub struct StatusBody {
     /// A program session's lifecycle (`create --command`); absent for a shell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<ProcessStatus>,
+    /// The id the holder serves (absent from older holders): a caller proves with it that
+    /// the holder on a derived socket is the one it means.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 /// A program's lifecycle (seed 002 §8.5) as `list` and `metadata.json` show it.

@@ -29,6 +29,7 @@ pub const SESSION_FILES: &[&str] = &[
     "events.jsonl",
     "holder.log",
     "starting.lock",
+    "ptys",
 ];
 
 /// A resolved, absolute state directory.
@@ -119,9 +120,18 @@ impl StateDir {
         self.root.join("_registry_events.jsonl")
     }
 
-    /// `sessions/<id>/`.
+    /// `sessions/<id>/`; for a shell PTY's internal id `S.N`, `sessions/S/ptys/N/` (see
+    /// [`crate::api::ids`]).
     pub fn session_dir(&self, id: &SessionId) -> PathBuf {
-        self.root.join("sessions").join(id.as_str())
+        match id.pty_parts() {
+            Some((base, n)) => self.ptys_dir(&base).join(n.to_string()),
+            None => self.root.join("sessions").join(id.as_str()),
+        }
+    }
+
+    /// `sessions/<id>/ptys/`: the folders of a session's shell PTYs.
+    pub fn ptys_dir(&self, id: &SessionId) -> PathBuf {
+        self.root.join("sessions").join(id.as_str()).join("ptys")
     }
 
     /// Create the directory (and `sessions/`) if missing, 0700; refuse one that is a link,

@@ -129,7 +129,7 @@ pub fn check_entries(dir: &Path, names: &[&str]) -> Result<()> {
                  directory: remove it",
             ));
         }
-        let want_dir = *name == "sessions";
+        let want_dir = *name == "sessions" || *name == "ptys";
         let kind_ok = if want_dir { md.is_dir() } else { md.is_file() };
         if !kind_ok {
             return Err(Error::state(

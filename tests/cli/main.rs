@@ -36,6 +36,9 @@
 //! - `serve_mcp` — MCP over HTTP in `kpty serve` through rmcp's HTTP client: every action,
 //!   SSE progress, cancellation, 20 clients, plain JSON POSTs, auth, hosts, origins, leaders.
 //! - `environment` — kpty's variables and the k_pty names read when kpty's is unset.
+//! - `shell_ptys` — `kpty shell`: shells beside a session's program (PTY 1, 2 …) named
+//!   `SESSION:N` by every verb, their cwd, environment and sandbox, kill, list, and every
+//!   PTY's exit notice to attached clients and followers.
 //! - `assets`, `snapshots` — generated files are fresh; help texts and JSON shapes.
 
 mod support;
@@ -79,6 +82,7 @@ mod sandbox_floor;
 mod serve_load;
 mod serve_mcp;
 mod sessions;
+mod shell_ptys;
 mod shells;
 mod suggest;
 mod talk;

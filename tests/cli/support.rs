@@ -288,10 +288,16 @@ impl Env {
             entries.extend(sessions.values().cloned());
         }
         if let Ok(dirs) = std::fs::read_dir(self.state.join("sessions")) {
-            entries.extend(
-                dirs.flatten()
-                    .filter_map(|d| read(&d.path().join("metadata.json"))),
-            );
+            for d in dirs.flatten() {
+                entries.extend(read(&d.path().join("metadata.json")));
+                // The shells opened beside the session (`kpty shell`): sessions/S/ptys/N/.
+                if let Ok(ptys) = std::fs::read_dir(d.path().join("ptys")) {
+                    entries.extend(
+                        ptys.flatten()
+                            .filter_map(|p| read(&p.path().join("metadata.json"))),
+                    );
+                }
+            }
         }
         entries
             .iter()

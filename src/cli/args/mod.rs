@@ -7,12 +7,14 @@ mod agents;
 mod housekeeping;
 mod keys;
 mod session;
+mod shell;
 mod wait;
 
 pub use agents::*;
 pub use housekeeping::*;
 pub use keys::*;
 pub use session::*;
+pub use shell::*;
 pub use wait::*;
 
 use crate::api::OwnerRole;
@@ -132,6 +134,15 @@ pub enum Command {
     /// put back as they were. Exits 0 after detaching, with the shell's exit code when it
     /// ends, 118 when the session's holder goes away.
     Attach(AttachArgs),
+    /// Open a shell beside a session's program: PTY 1, 2 … of SESSION; prints SESSION:N.
+    ///
+    /// The shell starts in the session's working directory with its environment, inside its
+    /// sandbox, and runs the session's shell (or --command). Every command that takes -s
+    /// takes SESSION:N for it (talk, send-line, read, attach, kill …); plain SESSION stays
+    /// PTY 0. It is not filtered, not restarted, and gone when it exits (clients see
+    /// "[process exited (code N)]"); `kpty kill SESSION` ends all of a session's PTYs,
+    /// `kpty kill SESSION:N` just that one.
+    Shell(ShellArgs),
     /// Print a session's recent output (raw), or follow it.
     Read(ReadArgs),
     /// Wait until a session's output matches PATTERN, is quiet for --quiet-ms, or the shell is
@@ -210,8 +221,8 @@ pub enum Command {
 /// Which session: id, unique id prefix, or label — or the one owned by an agent.
 #[derive(Debug, Args)]
 pub struct SessionArg {
-    /// Session id, unique id prefix, or label (default: $KPTY_SESSION, else the default
-    /// session).
+    /// Session id, unique id prefix, or label; SESSION:N for its PTY N (default: $KPTY_SESSION,
+    /// else the default session).
     #[arg(
         short,
         long,

@@ -237,7 +237,8 @@ pub struct ResizeArgs {
 /// `kill`.
 #[derive(Debug, Args)]
 pub struct KillArgs {
-    /// Session id, unique id prefix, or label (no default: kill names its session).
+    /// Session id, unique id prefix, or label — all its PTYs end — or SESSION:N for PTY N
+    /// alone (no default: kill names its session).
     #[arg(
         value_name = "SESSION",
         add = crate::cli::complete::sessions(),
@@ -267,8 +268,8 @@ pub struct KillArgs {
 /// `attach`.
 #[derive(Debug, Args)]
 pub struct AttachArgs {
-    /// Session id, unique id prefix, or label (default: the default session, made when
-    /// missing).
+    /// Session id, unique id prefix, or label; SESSION:N for its PTY N (default: the default
+    /// session, made when missing).
     #[arg(value_name = "SESSION", conflicts_with = "session", add = crate::cli::complete::sessions())]
     pub target: Option<String>,
     #[command(flatten)]

@@ -1,0 +1,302 @@
+//! Shell PTYs beside a session's program (seed 002 §8.2.2). `shell` opens PTY N of a local
+//! session: a holder of its own, started by the same launcher with what PTY 0's holder was
+//! started with — the session's shell, cwd, environment and sandbox policy (asked of that
+//! holder, [`Request::Spec`]) — but no input filter (002 §8.4: only agent PTYs are filtered)
+//! and no restart. Its folder is `sessions/S/ptys/N/`, its socket derived from its internal
+//! id `S.N` ([`crate::api::ids`]); `SESSION:N` names it wherever a session is named
+//! ([`entry`]), `list` shows a session's PTYs ([`views`]). It is gone when its shell exits;
+//! killing the session (or PTY 0's end) ends them all ([`crate::proto::ptys::end_all`]).
+
+use super::kind::{LOCAL, is_local};
+use super::sessions::{self, Liveness};
+use super::{Ctx, config};
+use crate::api::ids::MAX_PTY;
+use crate::api::reply::Success;
+use crate::api::sessions::{PtyView, ShellReply};
+use crate::api::{Params, SessionId};
+use crate::error::{Error, ErrorCode, Hint, Result};
+use crate::proto::launch::{HolderSpec, ProgramSpec};
+use crate::proto::{Request, ptys};
+use crate::store::{Metadata, RegistryEntry, journal, lock, now_rfc3339, secure};
+use serde_json::json;
+
+/// The entry of PTY `n` of `session`, named `S:N`, from its folder's metadata:
+/// `SESSION_NOT_FOUND` when the session has no such PTY.
+pub fn entry(ctx: &Ctx, session: &RegistryEntry, n: u32) -> Result<RegistryEntry> {
+    let address = format!("{}:{n}", session.session_id);
+    if !is_local(session) {
+        return Err(Error::invalid(format!(
+            "{address}: session {} is a {} session; only local sessions have shell PTYs",
+            session.session_id, session.source
+        )));
+    }
+    let id = SessionId::parse(&session.session_id)
+        .ok()
+        .and_then(|s| s.pty(n));
+    let meta = match &id {
+        Some(id) => Metadata::load(&ctx.state, id)?,
+        None => None,
+    };
+    let Some(m) = meta else {
+        return Err(Error::new(
+            ErrorCode::PtySessionNotFound,
+            format!(
+                "session {} has no PTY {n}; `shell` opens one",
+                session.session_id
+            ),
+        )
+        .with_hint(Hint::ListSessions)
+        .with_details(json!({"session_id": address, "pty": n})));
+    };
+    Ok(RegistryEntry {
+        session_id: address,
+        source: LOCAL.into(),
+        cli_type: Some(m.shell_kind).filter(|k| !k.is_empty()),
+        pid: m.pid,
+        holder_pid: m.holder_pid,
+        shell: Some(m.shell),
+        cwd: Some(m.cwd),
+        created_at: Some(m.created_at),
+        sandbox: m.sandbox,
+        program: m.program,
+        ..Default::default()
+    })
+}
+
+/// Run `shell`: open the next PTY of the named session (PTY 0 must be running) and start
+/// the session's shell, or `command`, on it.
+pub fn shell(ctx: &Ctx, p: &Params) -> Result<ShellReply> {
+    let session = session_of(ctx, p)?;
+    let base = SessionId::parse(&session.session_id)
+        .ok()
+        .filter(SessionId::is_local_form)
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "session {} is not a local session of this state directory; only those have shell PTYs",
+                session.session_id
+            ))
+        })?;
+    let program = program_of(p)?;
+    if let (Some(c), Some(r)) = (p.cols, p.rows) {
+        super::create::check_size(c, r)?;
+    }
+    let v = sessions::call(ctx, &session, &Request::Spec, sessions::SHORT_CALL)?;
+    let spec: HolderSpec = serde_json::from_value(v)
+        .map_err(|e| Error::internal(format!("the session's holder sent a malformed spec: {e}")))?;
+    if spec.sandbox.is_none() && ctx.floor.mode == crate::sandbox::floor::Mode::Required {
+        return Err(Error::new(
+            ErrorCode::SandboxRequired,
+            format!(
+                "session {base} is not sandboxed, and the operator's floor ({}) requires every new process tree to be: create a sandboxed session",
+                ctx.floor.origin
+            ),
+        ));
+    }
+    // The program is judged as `create` judges one; the environment is the session's, which
+    // its `create` judged.
+    let none = std::collections::BTreeMap::new();
+    super::agent::judge(&Params::default(), program.as_ref(), &none, &spec.cwd)?;
+    let (n, id, _starting) = allocate(ctx, &base)?;
+    start(ctx, p, (&base, n, &id), spec, program).inspect_err(|_| remove_pty_dir(ctx, &id))
+}
+
+/// The session `shell` opens a PTY of: the one named (a `SESSION:N` names its session).
+fn session_of(ctx: &Ctx, p: &Params) -> Result<RegistryEntry> {
+    let e = sessions::target(ctx, p, false)?;
+    match sessions::files_id(&e.session_id).and_then(|id| id.pty_parts()) {
+        Some((base, _)) => sessions::resolve(ctx, base.as_str()),
+        None => Ok(e),
+    }
+}
+
+/// `command`, run instead of the shell (never restarted); the create-only options refused.
+fn program_of(p: &Params) -> Result<Option<ProgramSpec>> {
+    if p.auto_restart.is_some() || p.restart_delay_ms.is_some() {
+        return Err(Error::invalid(
+            "a shell PTY is never restarted: auto_restart and restart_delay_ms are for create",
+        ));
+    }
+    if p.shell.is_some() {
+        return Err(Error::invalid(
+            "a shell PTY runs the session's shell; give `command` to run a program instead",
+        ));
+    }
+    super::agent::program(p)
+}
+
+/// The next PTY number of session `base` (one past the highest it has had: an address never
+/// names a second shell), its folder made and its starting lock held.
+fn allocate(ctx: &Ctx, base: &SessionId) -> Result<(u32, SessionId, lock::Lock)> {
+    ctx.state.check_session(base)?;
+    let dir = ctx.state.ptys_dir(base);
+    // Every folder from the state directory down to `ptys/` itself: ours, and no link.
+    ctx.state.verify(&dir.join("N"))?;
+    secure::ensure_dir(&dir)?;
+    let first = ptys::ids(&ctx.state, base)
+        .last()
+        .and_then(|id| id.pty_parts())
+        .map_or(1, |(_, n)| n + 1);
+    for n in first..=MAX_PTY {
+        let Some(id) = base.pty(n) else { break };
+        let made = std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
+            .create(ctx.state.session_dir(&id));
+        match made {
+            Ok(()) => {
+                let l = lock::exclusive(
+                    &ctx.state,
+                    &ctx.state.starting_lock(&id),
+                    lock::default_wait(),
+                )?;
+                return Ok((n, id, l));
+            }
+            // Taken by a concurrent `shell`: the next one.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                return Err(Error::state(
+                    &dir,
+                    format!("cannot make the PTY's folder: {e}"),
+                ));
+            }
+        }
+    }
+    Err(Error::invalid(format!(
+        "session {base} has had {MAX_PTY} shell PTYs, the most a session may; create another session"
+    )))
+}
+
+/// Start PTY `n` (internal id `id`) of `base` from PTY 0's launch `spec`.
+fn start(
+    ctx: &Ctx,
+    p: &Params,
+    (base, n, id): (&SessionId, u32, &SessionId),
+    spec: HolderSpec,
+    program: Option<ProgramSpec>,
+) -> Result<ShellReply> {
+    let socket = crate::store::paths::socket_path(&ctx.state, id)?;
+    let created_at = now_rfc3339();
+    let (cols, rows) = (p.cols.unwrap_or(spec.cols), p.rows.unwrap_or(spec.rows));
+    super::create::check_size(cols, rows)?;
+    let ready_timeout_ms = match p.timeout_ms {
+        Some(t) if (1..=crate::api::MAX_TIMEOUT_MS).contains(&t) => t,
+        Some(_) => {
+            return Err(Error::invalid(format!(
+                "timeout_ms must be 1..={}",
+                crate::api::MAX_TIMEOUT_MS
+            )));
+        }
+        None => config::ready_timeout_ms(),
+    };
+    Metadata {
+        session_id: id.to_string(),
+        source: LOCAL.into(),
+        shell: spec.shell.clone(),
+        cwd: spec.cwd.display().to_string(),
+        cols,
+        rows,
+        socket: Some(socket.display().to_string()),
+        state: "starting".into(),
+        created_at: created_at.clone(),
+        protocol_version: crate::proto::PROTOCOL_VERSION,
+        kpty_version: env!("CARGO_PKG_VERSION").into(),
+        buffer_size: spec.buffer_size,
+        sandbox: spec.sandbox.clone(),
+        program: program.clone(),
+        ..Default::default()
+    }
+    .save(&ctx.state, id)?;
+    let child = HolderSpec {
+        session_id: id.to_string(),
+        socket,
+        cols,
+        rows,
+        label: None,
+        ready_timeout_ms,
+        created_at,
+        input_filter: None,
+        program: program.clone(),
+        ..spec
+    };
+    let log = ctx.state.session_dir(id).join("holder.log");
+    let ready = super::launch::start_holder(ctx, &child, &log)?;
+    let address = id.address();
+    journal::append(
+        &ctx.state,
+        &ctx.state.registry_events(),
+        json!({"event": "shell_opened", "session_id": base, "pty": n, "address": address, "pid": ready.pid}),
+    );
+    Ok(ShellReply {
+        ok: Success,
+        session_id: base.to_string(),
+        pty: n,
+        address,
+        shell: ready.shell.unwrap_or(child.shell),
+        cwd: child.cwd.display().to_string(),
+        pid: ready.pid,
+        holder_pid: ready.holder_pid,
+        integration: ready.integration,
+        sandbox: child.sandbox,
+        program,
+    })
+}
+
+/// Remove a PTY's folder after a failed start (never through a link).
+fn remove_pty_dir(ctx: &Ctx, id: &SessionId) {
+    let dir = ctx.state.session_dir(id);
+    if secure::check_dir(&dir).unwrap_or(false) {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// The PTYs of local session `e` as `list` shows them — PTY 0 as `live` found it, then each
+/// shell PTY probed now — or `None` when it never had a shell PTY.
+pub fn views(ctx: &Ctx, e: &RegistryEntry, live: &Liveness) -> Option<Vec<PtyView>> {
+    let base = SessionId::parse(&e.session_id)
+        .ok()
+        .filter(|_| is_local(e))?;
+    let ids = ptys::ids(&ctx.state, &base);
+    if ids.is_empty() {
+        return None;
+    }
+    let mut out = vec![view(0, e.session_id.clone(), e.pid, live)];
+    let probed: Vec<PtyView> = std::thread::scope(|s| {
+        let handles: Vec<_> = ids
+            .iter()
+            .filter_map(|id| id.pty_parts().map(|(_, n)| (n, id)))
+            .map(|(n, id)| {
+                s.spawn(move || {
+                    let address = id.address();
+                    let entry = entry(ctx, e, n).ok()?;
+                    let live = sessions::probe(ctx, &entry);
+                    Some(PtyView {
+                        command: entry.program.as_ref().map(|p| p.command.clone()),
+                        ..view(n, address, entry.pid, &live)
+                    })
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().ok().flatten())
+            .collect()
+    });
+    out.extend(probed);
+    Some(out)
+}
+
+/// One PTY's view from its probe.
+fn view(pty: u32, address: String, pid: Option<u32>, live: &Liveness) -> PtyView {
+    let (pid, attached, exit_code) = match live {
+        Liveness::Running(s) => (Some(s.pid), s.attached, None),
+        Liveness::Exited { exit_code, .. } => (pid, 0, *exit_code),
+        _ => (pid, 0, None),
+    };
+    PtyView {
+        pty,
+        address,
+        pid,
+        state: live.state(),
+        attached,
+        exit_code,
+        command: None,
+    }
+}
