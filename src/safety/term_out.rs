@@ -388,6 +388,12 @@ fn osc_allowed(body: &[u8], policy: Policy) -> Option<Vec<u8>> {
         None => (body, &b""[..]),
     };
     let num: u32 = std::str::from_utf8(num).ok()?.parse().ok()?;
+    // Passed on with its number as digits without leading zeros (`04` is 4 to a terminal,
+    // but not to every reader of our output).
+    let canon = || match body.iter().position(|&c| c == b';') {
+        Some(_) => [format!("{num};").as_bytes(), rest].concat(),
+        None => num.to_string().into_bytes(),
+    };
     let printable = |s: &[u8]| s.iter().all(|c| (0x20..0x7f).contains(c));
     let is_query = |s: &[u8]| s.split(|&c| c == b';').any(|f| f == b"?");
     match num {
@@ -402,9 +408,9 @@ fn osc_allowed(body: &[u8], policy: Policy) -> Option<Vec<u8>> {
         8 => hyperlink(rest).map(|l| [b"8;".as_slice(), &l].concat()),
         52 if policy.allow_clipboard => clipboard(rest).map(|c| [b"52;".as_slice(), c].concat()),
         4 | 5 | 10..=19 | 104 | 105 | 110..=119 if printable(rest) && !is_query(rest) => {
-            Some(body.to_vec())
+            Some(canon())
         }
-        7 | 133 if printable(rest) && rest.len() <= MAX_URI => Some(body.to_vec()),
+        7 | 133 if printable(rest) && rest.len() <= MAX_URI => Some(canon()),
         _ => None,
     }
 }

@@ -430,6 +430,15 @@ proptest! {
     }
 }
 
+/// An OSC number with leading zeros is passed on as the number it is (found by
+/// `arbitrary_bytes_never_carry_a_query`: a raw C1 OSC `04` ended by ESC NUL).
+#[test]
+fn osc_numbers_are_passed_on_canonical() {
+    let out = clean(Policy::default(), &[b"\x9d04\x1b\0", b"\x1b]0010;#fff\x07"]);
+    assert_eq!(out, b"\x1b]4\x1b\\\0\x1b]10;#fff\x1b\\");
+    assert!(parse(&out).forbidden.is_empty(), "{out:?}");
+}
+
 #[test]
 fn c1_controls_are_read_as_their_7_bit_forms() {
     // avt's redraw writes a CSI in progress as U+009B: the rest of it follows.

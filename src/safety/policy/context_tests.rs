@@ -207,7 +207,7 @@ proptest! {
         target in prop_oneof![Just("/"), Just("~"), Just("/etc"), Just("/usr")],
         (setup, act) in carriers("PLACEHOLDER"),
         noise in proptest::collection::vec(
-            prop_oneof![Just("ls"), Just("echo hi"), Just("true"), Just("pwd"), Just("Y=1")], 0..2),
+            prop_oneof![Just("ls"), Just("echo hi"), Just("true"), Just("pwd"), Just("noise_y=1")], 0..2),
     ) {
         let setup: Vec<String> = setup.iter().map(|s| s.replace("PLACEHOLDER", target)).collect();
         let act = act.replace("PLACEHOLDER", target);
