@@ -19,17 +19,24 @@ pub fn resize(ctx: &Ctx, p: &Params) -> Result<ResizeReply> {
         Session::Bridged(e) => return Err(crate::bridge::resize_disabled(&e)),
         Session::Local(e) => e,
     };
-    sessions::call(
+    let got = sessions::call(
         ctx,
         &e,
         &Request::Resize { cols, rows },
         sessions::SHORT_CALL,
     )?;
+    // The size the terminal really has (a holder says; an older one echoed the request).
+    let real = |k: &str, asked: u16| {
+        got.get(k)
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|v| u16::try_from(v).ok())
+            .unwrap_or(asked)
+    };
     Ok(ResizeReply {
         ok: Success,
         session_id: e.session_id,
-        cols,
-        rows,
+        cols: real("cols", cols),
+        rows: real("rows", rows),
     })
 }
 

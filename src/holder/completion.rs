@@ -245,14 +245,15 @@ impl Detector {
         }
     }
 
-    /// Where the command's output starts as far as seen: after the output-start marker or
-    /// the begin line, else the start of the capture.
+    /// Where the command's output starts as far as seen: after the output-start marker (OSC
+    /// 133) or the begin line (sentinel). Before that, everything captured is the prompt and
+    /// the echo of what was typed, never output: it starts at the capture's end.
     pub(super) fn output_from(&self, c: &Capture) -> u64 {
-        let begin_at = match self {
-            Self::Osc133 => None,
+        let from = match self {
+            Self::Osc133 => c.out_start,
             Self::Sentinel { begin_at, .. } => *begin_at,
         };
-        c.out_start.or(begin_at).unwrap_or(c.base)
+        from.unwrap_or_else(|| c.end())
     }
 
     /// The command has started (its output-start marker or begin line was seen): from

@@ -1,0 +1,161 @@
+//! The shell's input line just before a talk types its command.
+//!
+//! Two things go wrong when a command is typed onto a line that is not a fresh, drawn prompt:
+//!
+//! - typed before the shell drew its prompt (right after the previous command's finished
+//!   marker), the terminal echoes the command once by itself and the line editor draws it
+//!   again after the prompt: the screen shows it twice, and a talk that times out before the
+//!   command started would report that echo as output. A talk therefore waits for the
+//!   prompt's input-start marker (OSC 133 B) when the shell draws one.
+//! - typed after text someone left on the line (a person in `kpty attach`, a `send-keys`
+//!   without Enter), the shell runs the two glued together (`HUMANecho agent`). The line's
+//!   text is what the screen shows between the input-start marker and the cursor, and what
+//!   was typed since the prompt that the shell has not echoed yet ([`Typing::pending_line`]);
+//!   when it is not empty the talk is `PTY_BUSY`, naming it (redacted). A forced talk clears
+//!   it first — Ctrl-E Ctrl-U, as a person would (bash, zsh and fish kill the whole line with
+//!   it; a shell without a line editor takes Ctrl-U as the terminal's kill character) — and
+//!   types only once the screen shows the line empty.
+//!
+//! [`Typing::pending_line`]: crate::safety::Typing::pending_line
+
+use super::session::{Shared, State};
+use super::shell::Integration;
+use crate::error::{Error, ErrorCode, Result};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+/// How long the line's text waits at most for the shell to answer keys typed just before
+/// (their echo, or the redraw of a line they emptied).
+const ECHO_SETTLE: Duration = Duration::from_millis(300);
+
+/// The keys that empty the input line: to its end, then kill back to its start.
+const CLEAR_LINE: &str = "\x05\x15";
+
+impl Shared {
+    /// Before a talk types (not into a nested shell): wait for the prompt, then make sure the
+    /// input line is empty — `PTY_BUSY` naming what is on it, or with `force` clear it.
+    /// Returns what a forced talk cleared (redacted).
+    pub(super) fn empty_input_line(
+        &self,
+        method: Integration,
+        force: bool,
+        deadline: Instant,
+    ) -> Result<Option<String>> {
+        self.wait_prompt_drawn(method, deadline)?;
+        let Some(text) = self.input_line_text(deadline) else {
+            return Ok(None);
+        };
+        let shown = crate::safety::redact::redact(&text).into_owned();
+        if !force {
+            return Err(self.line_not_empty_error(&shown));
+        }
+        self.clear_input_line(deadline)?;
+        tracing::info!("forced talk: cleared the input line first");
+        Ok(Some(shown))
+    }
+
+    /// With shell integration, wait until the shell has drawn its prompt (its input-start
+    /// marker since the last command) — when it ever drew one.
+    fn wait_prompt_drawn(&self, method: Integration, deadline: Instant) -> Result<()> {
+        if method != Integration::Osc133 {
+            return Ok(());
+        }
+        let mut st = self.lock();
+        while st.input_seen && st.input_ready.is_none() && st.exit.is_none() {
+            let (g, up) = self.wait_on(&self.events, st, deadline);
+            st = g;
+            if up && st.input_ready.is_none() {
+                return Err(Error::new(
+                    ErrorCode::PtyBusy,
+                    format!(
+                        "{} is busy: the shell has not drawn its prompt since its last command \
+                         finished; try again, or read the screen (term-read)",
+                        self.session_id
+                    ),
+                )
+                .with_details(json!({"session_id": self.session_id})));
+            }
+        }
+        Ok(())
+    }
+
+    /// The text on the shell's input line, when there is any: what the screen shows from the
+    /// prompt's end to the cursor, else what was typed since the prompt was drawn and the
+    /// shell has not shown yet (without prompt markers: whatever the line editor holds).
+    fn input_line_text(&self, deadline: Instant) -> Option<String> {
+        let pending = self.lock_typing().pending_line();
+        let mut st = self.lock();
+        // Keys just typed (to fill or to empty the line) show once the shell answers them.
+        let bound = deadline.min(Instant::now() + ECHO_SETTLE);
+        while st.last_input > st.last_output && st.exit.is_none() {
+            let (g, up) = self.wait_on(&self.cond, st, bound);
+            st = g;
+            if up {
+                break;
+            }
+        }
+        if let Some(shown) = on_screen(&st).filter(|t| !t.is_empty()) {
+            return Some(shown);
+        }
+        let since_prompt = match st.input_ready {
+            Some(drawn) => st.last_input >= drawn,
+            None => !st.input_seen,
+        };
+        (since_prompt && !pending.trim().is_empty()).then(|| pending.trim().to_string())
+    }
+
+    /// Type [`CLEAR_LINE`] and wait (until `deadline`) for the screen to show the line empty.
+    fn clear_input_line(&self, deadline: Instant) -> Result<()> {
+        {
+            let mut typing = self.lock_typing();
+            self.write_remote(CLEAR_LINE.as_bytes())?;
+            typing.line_cleared(CLEAR_LINE);
+        }
+        let mut st = self.lock();
+        loop {
+            if st.exit.is_some() || on_screen(&st).is_none_or(|t| t.is_empty()) {
+                return Ok(());
+            }
+            let (g, up) = self.wait_on(&self.cond, st, deadline);
+            st = g;
+            if up {
+                let left = on_screen(&st).unwrap_or_default();
+                let left = crate::safety::redact::redact(&left).into_owned();
+                return Err(Error::new(
+                    ErrorCode::PtyBusy,
+                    format!(
+                        "{}: the shell's input line still shows {left:?} after Ctrl-E Ctrl-U; \
+                         nothing was typed (clear it with send-keys, or read the screen)",
+                        self.session_id
+                    ),
+                )
+                .with_details(json!({"session_id": self.session_id, "line": left})));
+            }
+        }
+    }
+
+    fn line_not_empty_error(&self, text: &str) -> Error {
+        Error::new(
+            ErrorCode::PtyBusy,
+            format!(
+                "{}: the shell's input line is not empty: {text:?} is typed there (by a person \
+                 attached, or a send-keys without Enter), and the command would run glued to it; \
+                 nothing was typed. Wait, clear the line (send-keys C-u), or talk with --force \
+                 (force: true) to clear it first",
+                self.session_id
+            ),
+        )
+        .with_details(json!({
+            "session_id": self.session_id,
+            "line": text,
+            "terminal_state": "prompt",
+        }))
+    }
+}
+
+/// What the screen shows on the input line, from the prompt's end to the cursor (`None`
+/// when the prompt's place is unknown).
+fn on_screen(st: &State) -> Option<String> {
+    st.input_ready?;
+    st.input_at.and_then(|at| st.screen.text_since(at))
+}
