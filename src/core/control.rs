@@ -135,13 +135,10 @@ fn signal_proven(ctx: &Ctx, e: &RegistryEntry) {
     let _ = kill_process(holder, Signal::KILL);
     // Wait (briefly) for it to be gone, so its socket can be proven dead and removed.
     if let Some(fd) = exited {
-        use rustix::event::{PollFd, PollFlags, Timespec, poll};
+        use rustix::event::{PollFd, PollFlags};
         let mut fds = [PollFd::new(&fd, PollFlags::IN)];
-        let t = Timespec {
-            tv_sec: 2,
-            tv_nsec: 0,
-        };
-        let _ = poll(&mut fds, Some(&t));
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        let _ = crate::eintr::poll_until(&mut fds, until);
     }
 }
 
