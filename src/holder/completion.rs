@@ -270,3 +270,25 @@ impl Detector {
         matches!(self, Self::Sentinel { .. })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn before_the_command_starts_nothing_captured_is_output() {
+        // The echo of the typed command (and a prompt) before any output-start marker.
+        let mut c = Capture::at(100);
+        c.push(b"sleep 3\r\n\x1b]133;A\x07$ \x1b]133;B\x07sleep 3\r\n");
+        let mut osc = Detector::Osc133;
+        assert_eq!(osc.output_from(&c), c.end());
+        assert!(osc.check(&c).is_none());
+        let sentinel = Detector::sentinel("__KR_DONE_0000abcd__", 100);
+        assert_eq!(sentinel.output_from(&c), c.end());
+        // Once the marker came, output starts after it (not at an OSC 133 C a sentinel
+        // talk's shell printed too).
+        c.out_start = Some(120);
+        assert_eq!(osc.output_from(&c), 120);
+        assert_eq!(sentinel.output_from(&c), c.end());
+    }
+}

@@ -250,3 +250,39 @@ fn back_to_back_talks_never_report_or_show_their_own_typing() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn over_mcp_a_busy_line_is_named_and_force_clears_it() {
+    use serde_json::json;
+    let env = env();
+    let m = crate::mcp::start(&env).await;
+    for sh in shells() {
+        let id = env.create(&["--shell", sh]);
+        let talk = |force: bool, n: u32| {
+            json!({"action": "talk", "session_id": id, "force": force,
+                   "command": format!("printf 'mcp-%s\\n' {n}")})
+        };
+        assert_eq!(m.json(talk(false, 0)).await["output"], "mcp-0", "{sh}");
+        // A secret on the line: named, but redacted.
+        let typed = "echo ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+        let keys =
+            json!({"action": "send_keys", "session_id": id, "keys": [typed], "literal": true});
+        assert_eq!(m.json(keys).await["ok"], true, "{sh}");
+        let v = m.json(talk(false, 1)).await;
+        assert_eq!(v["error_code"], "PTY_BUSY", "{sh}: {v}");
+        let line = v["details"]["line"].as_str().unwrap_or_default();
+        assert!(line.starts_with("echo "), "{sh}: {v}");
+        assert!(
+            !line.contains("ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+            "{sh}: {v}"
+        );
+        let v = m.json(talk(true, 2)).await;
+        assert_eq!(v["output"], "mcp-2", "{sh}: {v}");
+        assert_eq!(v["cleared_line"].as_str(), Some(line), "{sh}: {v}");
+        // The line is empty now: a plain talk is free, and says nothing was cleared.
+        let v = m.json(talk(false, 3)).await;
+        assert_eq!(v["output"], "mcp-3", "{sh}: {v}");
+        assert!(v.get("cleared_line").is_none(), "{sh}: {v}");
+    }
+    m.close().await;
+}
