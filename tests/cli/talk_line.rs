@@ -286,3 +286,53 @@ async fn over_mcp_a_busy_line_is_named_and_force_clears_it() {
     }
     m.close().await;
 }
+
+#[test]
+fn a_slow_prompt_is_waited_for_so_the_command_is_echoed_once_and_never_output() {
+    // A prompt that takes a while to draw after the command-finished marker (a busy
+    // PROMPT_COMMAND, as a git-status prompt is): a talk right after another one must not
+    // type before it.
+    let env = Env::with_bashrc("PROMPT_COMMAND='for ((__i=0;__i<60000;__i++)); do :; done'\n");
+    let id = env.create(&[]);
+    let before = env.ok_json(&["term-read", "-s", &id]);
+    let marker = before["marker_id"].as_u64().expect("marker").to_string();
+    for i in 0..5 {
+        assert_eq!(
+            env.out(&id, &format!("echo v-$(({i}+0))")),
+            format!("v-{i}")
+        );
+    }
+    let v = env.ok_json(&[
+        "term-read",
+        "-s",
+        &id,
+        "--mode",
+        "delta",
+        "--marker",
+        &marker,
+    ]);
+    let typed = v["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .filter(|l| l.as_str().is_some_and(|l| l.contains("echo v-$((")))
+        .count();
+    assert_eq!(typed, 5, "each command shown once: {v}");
+    // A timeout shorter than the prompt: refused untyped, or timed out with no output —
+    // never the typed command as output.
+    for t in ["150", "600"] {
+        env.out(&id, "true");
+        let v = env.json(&["talk", "-s", &id, "-t", t, "sleep 3"]);
+        match v["error_code"].as_str() {
+            Some("PTY_BUSY") => {}
+            Some("PTY_TIMEOUT") => {
+                assert_eq!(v["details"]["partial_output"], "", "{v}");
+                env.ok_json(&["send-keys", "-s", &id, "C-c"]);
+                wait_for(20_000, "the prompt after Ctrl-C", || {
+                    env.json(&["talk", "-s", &id, "-t", "5000", "true"])["ok"] == true
+                });
+            }
+            _ => panic!("-t {t} sleep 3: {v}"),
+        }
+    }
+}
