@@ -42,7 +42,12 @@ impl Shared {
         deadline: Instant,
     ) -> Result<Option<String>> {
         self.wait_prompt_drawn(method, deadline)?;
-        let Some(text) = self.input_line_text(deadline) else {
+        // Keys typed since that prompt may bring another (an Enter, a Ctrl-C): wait for the
+        // shell to answer them, then for that prompt.
+        if self.settle_input(deadline) {
+            self.wait_prompt_drawn(method, deadline)?;
+        }
+        let Some(text) = self.input_line_text() else {
             return Ok(None);
         };
         let shown = crate::safety::redact::redact(&text).into_owned();
@@ -80,28 +85,48 @@ impl Shared {
     }
 
     /// The text on the shell's input line, when there is any: what the screen shows from the
-    /// prompt's end to the cursor, else what was typed since the prompt was drawn and the
-    /// shell has not shown yet (without prompt markers: whatever the line editor holds).
-    fn input_line_text(&self, deadline: Instant) -> Option<String> {
+    /// prompt's end to the cursor (when the shell has answered the last key, an empty line
+    /// there is empty), else what was typed since the prompt was drawn and the shell has
+    /// not shown yet (without prompt markers: whatever the line editor holds).
+    fn input_line_text(&self) -> Option<String> {
         let pending = self.lock_typing().pending_line();
-        let mut st = self.lock();
-        // Keys just typed (to fill or to empty the line) show once the shell answers them.
-        let bound = deadline.min(Instant::now() + ECHO_SETTLE);
-        while st.last_input > st.last_output && st.exit.is_none() {
-            let (g, up) = self.wait_on(&self.cond, st, bound);
-            st = g;
-            if up {
-                break;
-            }
-        }
-        if let Some(shown) = on_screen(&st).filter(|t| !t.is_empty()) {
-            return Some(shown);
+        let st = self.lock();
+        match on_screen(&st) {
+            Some(shown) if !shown.is_empty() => return Some(shown),
+            // The screen is current (the shell answered the last key) and shows the line
+            // empty: trust it over the keys recorded (one a program took without Enter).
+            Some(_) if st.last_output >= st.last_input => return None,
+            _ => {}
         }
         let since_prompt = match st.input_ready {
             Some(drawn) => st.last_input >= drawn,
             None => !st.input_seen,
         };
         (since_prompt && !pending.trim().is_empty()).then(|| pending.trim().to_string())
+    }
+
+    /// Keys were typed since the prompt was drawn (or, without prompt markers, since the
+    /// last output): give the shell up to [`ECHO_SETTLE`] to answer them — their echo, or a
+    /// new prompt, which ends the wait at once. Returns whether a new prompt started.
+    fn settle_input(&self, deadline: Instant) -> bool {
+        let bound = deadline.min(Instant::now() + ECHO_SETTLE);
+        let mut st = self.lock();
+        loop {
+            let unanswered = match st.input_ready {
+                Some(drawn) => st.last_input > drawn,
+                // A new prompt is on its way.
+                None if st.input_seen => return true,
+                None => st.last_input > st.last_output,
+            };
+            if !unanswered || st.exit.is_some() {
+                return false;
+            }
+            let (g, up) = self.wait_on(&self.cond, st, bound);
+            st = g;
+            if up {
+                return st.input_ready.is_none() && st.input_seen;
+            }
+        }
     }
 
     /// Type [`CLEAR_LINE`] and wait (until `deadline`) for the screen to show the line empty.

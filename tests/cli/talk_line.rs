@@ -336,3 +336,24 @@ fn a_slow_prompt_is_waited_for_so_the_command_is_echoed_once_and_never_output() 
         }
     }
 }
+
+#[test]
+fn a_key_a_program_took_without_enter_does_not_make_the_line_busy() {
+    // `read -n1` takes one key with no Enter: kpty's record of the line still holds it, but
+    // the shell's line (and screen) is empty once the prompt is back — also after keys
+    // typed and erased there since.
+    let env = Env::new();
+    let id = env.create(&[]);
+    env.send_line(&id, "read -n1 k; echo; echo took-$k");
+    wait_for(10_000, "read -n1 to wait for its key", || {
+        env.json(&["read", "-s", &id, "--timeout-ms", "100"])["terminal_state"] != "prompt"
+    });
+    env.ok_json(&["send-keys", "-l", "-s", &id, "y"]);
+    let v = env.talk_when_free(&id, "echo free-$((1+1))");
+    assert_eq!(s(&v, "output"), "free-2", "{v}");
+    env.ok_json(&["send-keys", "-l", "-s", &id, "a"]);
+    env.ok_json(&["send-keys", "-s", &id, "BSpace"]);
+    let v = env.talk_when_free(&id, "echo free-$((1+2))");
+    assert_eq!(s(&v, "output"), "free-3", "{v}");
+    assert!(screen(&env, &id).contains("took-y"));
+}
