@@ -28,6 +28,10 @@ use std::time::{Duration, Instant};
 /// (their echo, or the redraw of a line they emptied).
 const ECHO_SETTLE: Duration = Duration::from_millis(300);
 
+/// How long an Enter typed since the prompt waits at most for the shell's answer (its
+/// output-start marker or a new prompt) before the line is judged.
+const ENTER_SETTLE: Duration = Duration::from_secs(3);
+
 /// The keys that empty the input line: to its end, then kill back to its start.
 const CLEAR_LINE: &str = "\x05\x15";
 
@@ -67,6 +71,10 @@ impl Shared {
         }
         let mut st = self.lock();
         while st.input_seen && st.input_ready.is_none() && st.exit.is_none() {
+            if !st.at_prompt {
+                // Keys typed before this talk started a command.
+                return Err(self.running_error());
+            }
             let (g, up) = self.wait_on(&self.events, st, deadline);
             st = g;
             if up && st.input_ready.is_none() {
@@ -109,8 +117,14 @@ impl Shared {
     /// last output): give the shell up to [`ECHO_SETTLE`] to answer them — their echo, or a
     /// new prompt, which ends the wait at once. Returns whether a new prompt started.
     fn settle_input(&self, deadline: Instant) -> bool {
-        let bound = deadline.min(Instant::now() + ECHO_SETTLE);
         let mut st = self.lock();
+        // An Enter typed since the prompt: the shell answers it with a marker (a command
+        // starts, or a new prompt), later under load than an echo.
+        let entered = st
+            .entered
+            .is_some_and(|e| st.input_ready.is_some_and(|drawn| e > drawn));
+        let settle = if entered { ENTER_SETTLE } else { ECHO_SETTLE };
+        let bound = deadline.min(Instant::now() + settle);
         loop {
             let unanswered = match st.input_ready {
                 Some(drawn) => st.last_input > drawn,
@@ -157,6 +171,21 @@ impl Shared {
                 .with_details(json!({"session_id": self.session_id, "line": left})));
             }
         }
+    }
+
+    fn running_error(&self) -> Error {
+        Error::new(
+            ErrorCode::PtyBusy,
+            format!(
+                "{} is busy: a command typed just before this talk is running (the shell has \
+                 not shown a prompt since it started)",
+                self.session_id
+            ),
+        )
+        .with_hint(crate::error::Hint::ReadOrInterrupt {
+            session: self.session_id.clone(),
+        })
+        .with_details(json!({"session_id": self.session_id}))
     }
 
     fn line_not_empty_error(&self, text: &str) -> Error {

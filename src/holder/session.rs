@@ -84,6 +84,8 @@ pub struct State {
     pub last_output: Instant,
     /// When kpty last typed into the terminal.
     pub last_input: Instant,
+    /// When kpty last typed an Enter (CR or LF) into the terminal.
+    pub entered: Option<Instant>,
     /// The end of output when kpty last typed into the terminal: where `wait_for` looks
     /// from by default, so output caused by that input counts however fast it came.
     pub input_offset: u64,
@@ -197,6 +199,7 @@ impl Shared {
                 output_seen: false,
                 last_output: Instant::now(),
                 last_input: Instant::now(),
+                entered: None,
                 input_offset: 0,
                 prompt_at: None,
                 input_ready: None,
@@ -442,6 +445,9 @@ impl Shared {
         {
             let mut st = self.lock();
             st.last_input = Instant::now();
+            if data.iter().any(|&b| b == b'\r' || b == b'\n') {
+                st.entered = Some(st.last_input);
+            }
             st.input_offset = st.ring.end();
         }
         let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());

@@ -134,7 +134,8 @@ fn a_line_emptied_again_or_typed_and_submitted_is_free() {
         env.ok_json(&["send-keys", "-s", &id, "C-c"]);
         let v = env.talk_when_free(&id, "printf 'two-%s\\n' 2");
         assert_eq!(s(&v, "output"), "two-2", "{sh}: {v}");
-        env.ok_json(&["send-keys", "-l", "-s", &id, "printf 'sent-%s\\n' 3"]);
+        // (No `\\n` here: the CLI would type it as a newline.)
+        env.ok_json(&["send-keys", "-l", "-s", &id, "echo sent-3"]);
         env.ok_json(&["send-keys", "-s", &id, "Enter"]);
         let v = env.talk_when_free(&id, "printf 'three-%s\\n' 3");
         assert_eq!(s(&v, "output"), "three-3", "{sh}: {v}");
