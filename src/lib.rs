@@ -31,6 +31,7 @@ pub mod api;
 pub mod bridge;
 pub mod cli;
 pub mod core;
+pub mod eintr;
 pub mod error;
 pub mod filter;
 pub mod holder;

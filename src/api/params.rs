@@ -275,7 +275,9 @@ pub struct Params {
     pub pid: Option<u32>,
     /// unregister: also remove a leader's session; prune: also remove dead/exited local
     /// sessions; talk: type even when a program other than the shell holds the foreground —
-    /// for a nested shell (ssh, su, docker exec …) — with a POSIX sentinel for completion.
+    /// for a nested shell (ssh, su, docker exec …) — with a POSIX sentinel for completion;
+    /// at the shell's prompt, clear text left on its input line first (Ctrl-E Ctrl-U; the
+    /// reply's cleared_line says what was there).
     pub force: Option<bool>,
     /// term_read: `tail` (default: the last max_lines lines of scrollback + screen), `viewport`
     /// (the visible screen) or `delta` (only lines added since marker_id).

@@ -172,6 +172,10 @@ pub struct TalkReply {
     /// With `waiting_for_input`: true when the terminal's echo is off (a password prompt).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub echo_off: Option<bool>,
+    /// A forced talk found this text (redacted) on the shell's input line and cleared it
+    /// (Ctrl-E Ctrl-U) before typing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cleared_line: Option<String>,
 }
 
 /// `term_read`: the rendered screen. The common fields are typed; the rest depends on who
@@ -252,9 +256,9 @@ pub struct ResizeReply {
     pub ok: Success,
     /// The session resized.
     pub session_id: String,
-    /// New columns.
+    /// Columns the terminal now has (read back from the PTY).
     pub cols: u16,
-    /// New rows.
+    /// Rows the terminal now has (read back from the PTY).
     pub rows: u16,
 }
 

@@ -97,6 +97,7 @@ fn talk_reply_is_the_snapshot_shape() {
         waiting_for_input: false,
         prompt: None,
         echo_off: None,
+        cleared_line: None,
     };
     assert_eq!(
         to_json(&r),

@@ -186,7 +186,7 @@ fn keys(
     };
     let mut pending_key = false;
     loop {
-        let n = match stdin.read(&mut buf) {
+        let n = match crate::eintr::retry(|| stdin.read(&mut buf)) {
             Ok(0) | Err(_) => return detach(out, end, End::Detached),
             Ok(n) => n,
         };
@@ -234,16 +234,14 @@ fn keys(
     }
 }
 
-/// Whether more input arrives within [`SECOND_PRESS`].
+/// Whether more input arrives within [`SECOND_PRESS`] (a window-size change meanwhile
+/// does not cut the wait short).
 fn second_press_coming() -> bool {
-    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    use rustix::event::{PollFd, PollFlags};
     let stdin = std::io::stdin();
     let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
-    let t = Timespec {
-        tv_sec: 0,
-        tv_nsec: SECOND_PRESS.as_nanos() as i64,
-    };
-    matches!(poll(&mut fds, Some(&t)), Ok(n) if n > 0)
+    let until = std::time::Instant::now() + SECOND_PRESS;
+    matches!(crate::eintr::poll_until(&mut fds, until), Ok(n) if n > 0)
 }
 
 /// How long a signal waits for the output loop to finish before leaving without it (its

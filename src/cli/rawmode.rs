@@ -9,10 +9,17 @@ use std::sync::Mutex;
 static SAVED: Mutex<Option<Termios>> = Mutex::new(None);
 
 /// Modes a program in the session may have set on the terminal, turned off again on leaving:
-/// attributes, cursor shown, the main screen, mouse reports, bracketed paste, normal cursor and
-/// keypad keys.
+/// attributes, cursor shown, the main screen, mouse and focus reports, bracketed paste,
+/// normal cursor and keypad keys, no scroll region, no origin mode, autowrap on.
 pub const RESET_MODES: &str = "\x1b[0m\x1b[?25h\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\
-     \x1b[?1006l\x1b[?2004l\x1b[?1l\x1b>";
+     \x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1004l\x1b[?2004l\x1b[?1l\x1b>\x1b[r\x1b[?6l\x1b[?7h";
+
+/// What puts the cursor on a fresh line at the bottom of a terminal of `rows` rows (as tmux
+/// leaves it): the last row, then a new line, so whatever kpty says next is on a line of its
+/// own below the session's screen.
+pub fn fresh_bottom_line(rows: u16) -> String {
+    format!("\x1b[{};1H\r\n\x1b[K", rows.max(1))
+}
 
 /// Raw mode on standard input while this lives.
 pub struct RawMode {
@@ -41,11 +48,15 @@ impl Drop for RawMode {
     }
 }
 
-/// Put the terminal's modes back and reset what the session may have switched on.
+/// Put the terminal's modes back, reset what the session may have switched on, and leave
+/// the cursor on a fresh line at the bottom.
 fn restore(saved: &Termios) {
     let _ = termios::tcsetattr(std::io::stdin(), OptionalActions::Now, saved);
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(RESET_MODES.as_bytes());
+    if let Some((_, rows)) = size() {
+        let _ = out.write_all(fresh_bottom_line(rows).as_bytes());
+    }
     let _ = out.flush();
 }
 

@@ -84,6 +84,13 @@ pub(super) fn text_line(s: &str) {
     }
 }
 
+/// A forced talk that cleared text from the shell's input line first: say so on stderr.
+fn cleared_note(r: &crate::api::reply::TalkReply) {
+    if let Some(line) = &r.cleared_line {
+        eprintln!("kpty: cleared {line:?} from the shell's input line before typing (--force)");
+    }
+}
+
 /// A talk that returned because its command waits for input: say so on stderr, with how
 /// to answer it.
 fn waiting_note(r: &crate::api::reply::TalkReply) {
@@ -116,6 +123,7 @@ pub fn human(reply: &Reply) {
         Reply::Create(r) => text_line(&r.session_id),
         Reply::Shell(r) => text_line(&r.address),
         Reply::Talk(r) => {
+            cleared_note(r);
             text_line(&r.output);
             waiting_note(r);
         }

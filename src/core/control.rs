@@ -19,17 +19,24 @@ pub fn resize(ctx: &Ctx, p: &Params) -> Result<ResizeReply> {
         Session::Bridged(e) => return Err(crate::bridge::resize_disabled(&e)),
         Session::Local(e) => e,
     };
-    sessions::call(
+    let got = sessions::call(
         ctx,
         &e,
         &Request::Resize { cols, rows },
         sessions::SHORT_CALL,
     )?;
+    // The size the terminal really has (a holder says; an older one echoed the request).
+    let real = |k: &str, asked: u16| {
+        got.get(k)
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|v| u16::try_from(v).ok())
+            .unwrap_or(asked)
+    };
     Ok(ResizeReply {
         ok: Success,
         session_id: e.session_id,
-        cols,
-        rows,
+        cols: real("cols", cols),
+        rows: real("rows", rows),
     })
 }
 
@@ -153,13 +160,10 @@ fn signal_proven(ctx: &Ctx, e: &RegistryEntry) {
     let _ = kill_process(holder, Signal::KILL);
     // Wait (briefly) for it to be gone, so its socket can be proven dead and removed.
     if let Some(fd) = exited {
-        use rustix::event::{PollFd, PollFlags, Timespec, poll};
+        use rustix::event::{PollFd, PollFlags};
         let mut fds = [PollFd::new(&fd, PollFlags::IN)];
-        let t = Timespec {
-            tv_sec: 2,
-            tv_nsec: 0,
-        };
-        let _ = poll(&mut fds, Some(&t));
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        let _ = crate::eintr::poll_until(&mut fds, until);
     }
 }
 

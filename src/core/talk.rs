@@ -181,6 +181,7 @@ pub fn run(
             waiting_for_input: false,
             prompt: None,
             echo_off: None,
+            cleared_line: None,
         }),
         Session::Local(_) => run_local(ctx, t, progress).map(|(session_id, b)| TalkReply {
             ok: Success,
@@ -202,6 +203,7 @@ pub fn run(
             waiting_for_input: b.waiting_for_input,
             prompt: b.prompt.filter(|_| b.waiting_for_input),
             echo_off: b.waiting_for_input.then_some(b.echo_off),
+            cleared_line: b.cleared_line,
         }),
     };
     let mut r = res.map_err(|e| cap_partial(redact_partial(ctx, e), max_chars))?;
@@ -264,6 +266,7 @@ fn run_local(
 fn redact_output(ctx: &Ctx, r: &mut TalkReply) {
     if ctx.redact {
         let extra = r.raw_output.as_mut().into_iter().chain(r.prompt.as_mut());
+        let extra = extra.chain(r.cleared_line.as_mut());
         for s in std::iter::once(&mut r.output).chain(extra) {
             if let std::borrow::Cow::Owned(o) = crate::safety::redact(s) {
                 *s = o;

@@ -101,11 +101,15 @@ pub struct ClientSize {
     pub rows: u16,
 }
 
-/// The terminal size in force: the smallest attached client's, else the one set by `create`
-/// or `resize`.
+/// The terminal size in force: the one a `resize` asked for while clients were attached
+/// (until a client resizes), else the smallest attached client's, else the one set by
+/// `create` or `resize`.
 pub fn effective_size(st: &State) -> (u16, u16) {
     if st.clients.is_empty() {
         return st.base_size;
+    }
+    if let Some(asked) = st.asked_size {
+        return asked;
     }
     let cols = st
         .clients
@@ -128,6 +132,7 @@ impl Shared {
         let id = {
             let mut st = self.lock();
             st.next_client += 1;
+            st.asked_size = None;
             let id = st.next_client;
             st.clients.push(ClientSize {
                 id,
@@ -166,7 +171,11 @@ impl Shared {
             (Err(e), _) | (_, Err(e)) => tracing::debug!("client {id} not started: {e}"),
         }
         let _ = stream.shutdown(std::net::Shutdown::Both);
-        self.lock().clients.retain(|c| c.id != id);
+        {
+            let mut st = self.lock();
+            st.clients.retain(|c| c.id != id);
+            st.asked_size = None;
+        }
         if let Err(e) = self.apply_size() {
             tracing::warn!("detach: {e}");
         }
@@ -235,10 +244,13 @@ impl Shared {
                     }
                 }
                 Ok(Some(Frame::Resize { cols, rows })) => {
-                    if let Some(c) = self.lock().clients.iter_mut().find(|c| c.id == id) {
+                    let mut st = self.lock();
+                    st.asked_size = None;
+                    if let Some(c) = st.clients.iter_mut().find(|c| c.id == id) {
                         c.cols = cols.clamp(2, crate::api::MAX_COLS);
                         c.rows = rows.clamp(1, crate::api::MAX_ROWS);
                     }
+                    drop(st);
                     if let Err(e) = self.apply_size() {
                         tracing::warn!("client {id} resize: {e}");
                     }

@@ -245,14 +245,15 @@ impl Detector {
         }
     }
 
-    /// Where the command's output starts as far as seen: after the output-start marker or
-    /// the begin line, else the start of the capture.
+    /// Where the command's output starts as far as seen: after the output-start marker (OSC
+    /// 133) or the begin line (sentinel). Before that, everything captured is the prompt and
+    /// the echo of what was typed, never output: it starts at the capture's end.
     pub(super) fn output_from(&self, c: &Capture) -> u64 {
-        let begin_at = match self {
-            Self::Osc133 => None,
+        let from = match self {
+            Self::Osc133 => c.out_start,
             Self::Sentinel { begin_at, .. } => *begin_at,
         };
-        c.out_start.or(begin_at).unwrap_or(c.base)
+        from.unwrap_or_else(|| c.end())
     }
 
     /// The command has started (its output-start marker or begin line was seen): from
@@ -267,5 +268,27 @@ impl Detector {
     /// Plain output can complete the talk (or only markers can).
     pub(super) fn reads_output(&self) -> bool {
         matches!(self, Self::Sentinel { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn before_the_command_starts_nothing_captured_is_output() {
+        // The echo of the typed command (and a prompt) before any output-start marker.
+        let mut c = Capture::at(100);
+        c.push(b"sleep 3\r\n\x1b]133;A\x07$ \x1b]133;B\x07sleep 3\r\n");
+        let mut osc = Detector::Osc133;
+        assert_eq!(osc.output_from(&c), c.end());
+        assert!(osc.check(&c).is_none());
+        let sentinel = Detector::sentinel("__KR_DONE_0000abcd__", 100);
+        assert_eq!(sentinel.output_from(&c), c.end());
+        // Once the marker came, output starts after it (not at an OSC 133 C a sentinel
+        // talk's shell printed too).
+        c.out_start = Some(120);
+        assert_eq!(osc.output_from(&c), 120);
+        assert_eq!(sentinel.output_from(&c), c.end());
     }
 }

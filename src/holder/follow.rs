@@ -134,7 +134,7 @@ impl Shared {
     /// Wait for the follower to close its end (it sends nothing), then wake its sender.
     fn watch_close(&self, mut input: UnixStream, gone: &AtomicBool) {
         let mut buf = [0u8; 256];
-        while matches!(input.read(&mut buf), Ok(n) if n > 0) {}
+        while matches!(crate::eintr::retry(|| input.read(&mut buf)), Ok(n) if n > 0) {}
         gone.store(true, Ordering::Release);
         self.notify();
     }

@@ -210,6 +210,7 @@ impl Shared {
             waiting_for_input: true,
             prompt: Some(prompt),
             echo_off: false,
+            cleared_line: None,
         };
         st.talk = TalkState::Left {
             capture,

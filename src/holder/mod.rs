@@ -15,6 +15,7 @@ mod decode;
 mod filtering;
 mod follow;
 mod history;
+mod input_line;
 mod input_wait;
 mod lines;
 pub mod markers;

@@ -199,9 +199,33 @@ impl Shared {
     }
 
     /// `Resize`.
-    pub fn resize(&self, cols: u16, rows: u16) -> Result<()> {
-        self.lock().base_size = (cols, rows);
-        self.apply_size()
+    /// The size the `resize` asked for wins over the attached clients' (the last resize wins,
+    /// seed 002 §8.3) until a client resizes (or attaches, or leaves); the answer is the
+    /// size the terminal really has (`TIOCGWINSZ` on the PTY), whatever was asked.
+    pub fn resize(&self, cols: u16, rows: u16) -> Result<(u16, u16)> {
+        {
+            let mut st = self.lock();
+            st.base_size = (cols, rows);
+            st.asked_size = (!st.clients.is_empty()).then_some((cols, rows));
+        }
+        self.apply_size()?;
+        Ok(self.real_size())
+    }
+
+    /// The PTY's own size (`TIOCGWINSZ`), or the one last set when the PTY cannot say.
+    pub fn real_size(&self) -> (u16, u16) {
+        let asked = self
+            .master
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_size();
+        match asked {
+            Ok(s) => (s.cols, s.rows),
+            Err(_) => {
+                let st = self.lock();
+                (st.cols, st.rows)
+            }
+        }
     }
 
     /// Give the terminal the size in force (the smallest attached client's, else the set one) when it has
@@ -230,6 +254,8 @@ impl Shared {
         st.cols = cols;
         st.rows = rows;
         st.screen.resize(cols, rows);
+        // The reflow moved the input line: its place is known again at the next prompt.
+        st.input_at = None;
         st.dirty = true;
         Ok(())
     }

@@ -259,6 +259,34 @@ impl Screen {
             .unwrap_or_default()
     }
 
+    /// Where the cursor is on the primary screen: (absolute line, column); `None` on the
+    /// alternate screen.
+    pub fn cursor_point(&self) -> Option<(u64, usize)> {
+        (!self.alternate()).then(|| (self.abs_cursor(), self.term.cursor().col))
+    }
+
+    /// The text from `from` (a [`Self::cursor_point`]) up to the cursor, blanks trimmed: what
+    /// is typed on a prompt's input line that starts at `from`. `None` when the cursor is no
+    /// longer after that point (the alternate screen, the line scrolled out of avt's rows).
+    pub fn text_since(&self, from: (u64, usize)) -> Option<String> {
+        let to = self.cursor_point()?;
+        if to < from {
+            return None;
+        }
+        let first = usize::try_from(from.0.checked_sub(self.counts.base)?).ok()?;
+        let last = usize::try_from(to.0 - self.counts.base).ok()?;
+        let mut text = String::new();
+        let lines = self.term.primary_screen().all_lines().skip(first);
+        for (i, line) in lines.take(last - first + 1).enumerate() {
+            let cells = line.cells();
+            let start = if i == 0 { from.1 } else { 0 };
+            let end = if first + i == last { to.1 } else { cells.len() };
+            let part = &cells[start.min(cells.len())..end.min(cells.len())];
+            text.extend(part.iter().filter(|c| c.width() != 0).map(avt::Cell::char));
+        }
+        Some(text.trim().to_string())
+    }
+
     /// Absolute number of the line the cursor is on (primary screen).
     fn abs_cursor(&self) -> u64 {
         let (_, rows) = self.term.size();

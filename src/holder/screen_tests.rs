@@ -476,3 +476,41 @@ fn a_long_unfinished_string_is_replayed_as_its_opener() {
     let client = resumed(&bytes, k, 40, 8);
     assert_eq!(client.visible_text(), whole.visible_text());
 }
+
+#[test]
+fn text_since_is_what_was_typed_after_the_prompt_up_to_the_cursor() {
+    // A prompt, then typing; long enough to wrap; the prompt scrolled up by earlier lines.
+    for (before, typed, cols) in [
+        ("", "echo hi", 40),
+        ("line\r\n".repeat(30).as_str(), "echo there", 40),
+        ("", &format!("echo {}", "x".repeat(90)), 40),
+        ("", "ls -l", 10),
+    ] {
+        let mut s = Screen::new(cols, 8, 1000);
+        s.feed(format!("{before}user@host:~$ ").as_bytes());
+        let at = s.cursor_point().expect("primary screen");
+        assert_eq!(s.text_since(at).as_deref(), Some(""));
+        s.feed(typed.as_bytes());
+        assert_eq!(
+            s.text_since(at).as_deref(),
+            Some(typed),
+            "{typed:?} at {cols}"
+        );
+        // The cursor moved back to the start (Home): text after it is not counted.
+        s.feed(format!("\x1b[{}D", typed.len().min(cols as usize - 1)).as_bytes());
+        let back = s.text_since(at).unwrap_or_default();
+        assert!(typed.starts_with(&back), "{back:?}");
+        // On one row: erased the way a line editor does (CR, prompt again, clear to the end).
+        if typed.len() + 13 < usize::from(cols) {
+            s.feed(b"\ruser@host:~$ \x1b[J");
+            assert_eq!(s.text_since(at).as_deref(), Some(""), "{typed:?} erased");
+        }
+    }
+    // The alternate screen has no input line.
+    let mut s = Screen::new(40, 8, 1000);
+    s.feed(b"$ ");
+    let at = s.cursor_point().expect("primary");
+    s.feed(b"\x1b[?1049h");
+    assert_eq!(s.cursor_point(), None);
+    assert_eq!(s.text_since(at), None);
+}

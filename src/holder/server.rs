@@ -141,7 +141,7 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Answer {
         Request::Resize { cols, rows } => result(
             shared
                 .resize(cols, rows)
-                .map(|_| serde_json::json!({"cols": cols, "rows": rows})),
+                .map(|(cols, rows)| serde_json::json!({"cols": cols, "rows": rows})),
         ),
         Request::Kill { grace_ms } => Reply::ok(shared.kill(grace_ms)),
         Request::TermRead(t) => result(shared.term_read(&t)),

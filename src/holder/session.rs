@@ -19,6 +19,35 @@ use std::time::{Duration, Instant};
 pub use super::completion::TALK_CAPTURE_MAX;
 pub use super::talk::Progress;
 
+/// Feed `chunk` (at absolute offset `off`) to `screen`, answering the terminal queries in it
+/// with `answer`; returns, for each input-start marker among `marks` that ends in the chunk,
+/// its end offset and where the cursor was just after it (where the input line starts).
+fn feed_screen(
+    screen: &mut Screen,
+    chunk: &[u8],
+    off: u64,
+    marks: &[super::markers::Mark],
+    answer: impl Fn(Vec<u8>),
+) -> Vec<(u64, Option<(u64, usize)>)> {
+    let mut answers = Vec::new();
+    let mut at = 0;
+    let mut inputs = Vec::new();
+    for m in marks.iter().filter(|m| m.kind == MarkKind::InputStart) {
+        let Some(end) = m.end.checked_sub(off).and_then(|e| usize::try_from(e).ok()) else {
+            continue;
+        };
+        let end = end.min(chunk.len());
+        screen.feed_answering(&chunk[at.min(end)..end], &mut answers);
+        at = end;
+        inputs.push((m.end, screen.cursor_point()));
+    }
+    screen.feed_answering(&chunk[at.min(chunk.len())..], &mut answers);
+    if !answers.is_empty() {
+        answer(answers);
+    }
+    inputs
+}
+
 /// How the shell ended.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExitInfo {
@@ -55,11 +84,19 @@ pub struct State {
     pub last_output: Instant,
     /// When kpty last typed into the terminal.
     pub last_input: Instant,
+    /// When kpty last typed an Enter (CR or LF) into the terminal.
+    pub entered: Option<Instant>,
     /// The end of output when kpty last typed into the terminal: where `wait_for` looks
     /// from by default, so output caused by that input counts however fast it came.
     pub input_offset: u64,
     /// When the last prompt (or command-finished) marker arrived (`wait_for` prompt).
     pub prompt_at: Option<Instant>,
+    /// The prompt is drawn and the shell reads its input line: when the input-start marker
+    /// (B) arrived, cleared by the next prompt-start, output-start or finished marker.
+    pub input_ready: Option<Instant>,
+    /// Where that input line starts on the screen (absolute line, column), while
+    /// [`Self::input_ready`] and the screen has not been resized since.
+    pub input_at: Option<(u64, usize)>,
     /// The talk in progress, if any (or an interrupted one's aftermath).
     pub(super) talk: TalkState,
     /// The shell ended.
@@ -78,6 +115,9 @@ pub struct State {
     pub open_connections: usize,
     /// The size `create` or `resize` set (the terminal's size when nobody is attached).
     pub base_size: (u16, u16),
+    /// The size a `resize` asked for while clients were attached: it wins over theirs until a
+    /// client resizes, attaches or leaves.
+    pub asked_size: Option<(u16, u16)>,
     /// The attached clients' sizes (`kpty attach`).
     pub clients: Vec<super::attach::ClientSize>,
     /// The last attached client's id.
@@ -161,8 +201,11 @@ impl Shared {
                 output_seen: false,
                 last_output: Instant::now(),
                 last_input: Instant::now(),
+                entered: None,
                 input_offset: 0,
                 prompt_at: None,
+                input_ready: None,
+                input_at: None,
                 talk: TalkState::Idle,
                 exit: None,
                 eof: false,
@@ -172,6 +215,7 @@ impl Shared {
                 killed: false,
                 open_connections: 0,
                 base_size: (cols, rows),
+                asked_size: None,
                 clients: Vec::new(),
                 next_client: 0,
                 program: None,
@@ -271,17 +315,16 @@ impl Shared {
         let st = &mut *st;
         let off = st.ring.end();
         st.ring.push(chunk);
-        let mut answers = Vec::new();
-        st.screen.feed_answering(chunk, &mut answers);
-        if !answers.is_empty() {
-            self.answer(answers);
-        }
+        let marks = st.scanner.feed(chunk, off);
+        let inputs = feed_screen(&mut st.screen, chunk, off, &marks, |a| self.answer(a));
         if let Some(c) = st.talk.capture_mut() {
             c.push(chunk);
         }
-        let marks = st.scanner.feed(chunk, off);
         let marked = !marks.is_empty();
         for m in marks {
+            if m.kind != MarkKind::InputStart {
+                (st.input_ready, st.input_at) = (None, None);
+            }
             match m.kind {
                 MarkKind::PromptStart => {
                     st.at_prompt = true;
@@ -293,6 +336,11 @@ impl Shared {
                     st.at_prompt = true;
                     st.prompt_seen = true;
                     st.input_seen = true;
+                    st.input_ready = Some(Instant::now());
+                    st.input_at = inputs
+                        .iter()
+                        .find(|(end, _)| *end == m.end)
+                        .and_then(|(_, at)| *at);
                 }
                 MarkKind::OutputStart => {
                     st.at_prompt = false;
@@ -400,6 +448,9 @@ impl Shared {
         {
             let mut st = self.lock();
             st.last_input = Instant::now();
+            if data.iter().any(|&b| b == b'\r' || b == b'\n') {
+                st.entered = Some(st.last_input);
+            }
             st.input_offset = st.ring.end();
         }
         let mut w = self.writer.lock().unwrap_or_else(|p| p.into_inner());

@@ -56,6 +56,12 @@ impl Shared {
             self.end_talk();
             return Err(e);
         }
+        // Our own shell: onto its drawn prompt and an empty input line (or one cleared).
+        let cleared = match a.watch_input {
+            true => self.empty_input_line(a.method, req.force, deadline),
+            false => Ok(None),
+        };
+        let cleared = cleared.inspect_err(|_| self.end_talk())?;
         self.type_checked(&typed, a.opacity)?;
         let mut detector = match a.method {
             Integration::Sentinel => Detector::sentinel(&a.sentinel, a.begin),
@@ -81,7 +87,9 @@ impl Shared {
             };
             return self.leave_waiting(st, detector, left);
         }
-        self.finish(st, outcome, req, &a, &detector, started)
+        let mut body = self.finish(st, outcome, req, &a, &detector, started)?;
+        body.cleared_line = cleared;
+        Ok(body)
     }
 
     /// Let a talk in, or say why not: wait for another talk (and a just-interrupted command)

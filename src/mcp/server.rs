@@ -33,7 +33,8 @@ reads small (max_lines, max_bytes) to save context; talk returns at most 50000 c
 output, the end (max_chars changes it; dropped_chars tells what was cut). A PTY_BUSY error \
 means a program other than the shell is in the foreground: answer it with send_line, stop \
 it with send_keys keys=[\"C-c\"], or, when it is a shell itself (ssh, su), talk with \
-force=true. Dangerous commands (rm -rf /, mkfs, shutdown …) are blocked; \
+force=true; or that text is left on the shell's input line (details.line, typed by a person \
+or an unfinished send_keys): clear it, or talk with force=true to clear it first. Dangerous commands (rm -rf /, mkfs, shutdown …) are blocked; \
 k_pty(action=\"check\", command) says whether a command would be, and by which rule, without \
 typing it. The policy is a guard-rail against accidents, not a sandbox.";
 

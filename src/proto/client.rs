@@ -61,9 +61,21 @@ pub fn connect_within(path: &Path, timeout: Duration) -> std::io::Result<UnixStr
         SocketFlags::CLOEXEC,
         None,
     )?;
-    let t = timeout.max(Duration::from_millis(1));
-    sockopt::set_socket_timeout(&fd, sockopt::Timeout::Send, Some(t))?;
-    rustix::net::connect(&fd, &SocketAddrUnix::new(path)?)?;
+    let deadline = Instant::now() + timeout.max(Duration::from_millis(1));
+    let addr = SocketAddrUnix::new(path)?;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::WouldBlock.into());
+        }
+        sockopt::set_socket_timeout(&fd, sockopt::Timeout::Send, Some(left))?;
+        match rustix::net::connect(&fd, &addr) {
+            Ok(()) | Err(rustix::io::Errno::ISCONN) => break,
+            // Interrupted by a signal: the connection may go on; ask again.
+            Err(rustix::io::Errno::INTR | rustix::io::Errno::ALREADY) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
     Ok(UnixStream::from(fd))
 }
 

@@ -460,6 +460,10 @@ pub struct TalkBody {
     pub prompt: Option<String>,
     /// With `waiting_for_input`: the terminal's echo is off (a password prompt).
     pub echo_off: bool,
+    /// A forced talk found text on the shell's input line and cleared it before typing:
+    /// that text (redacted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cleared_line: Option<String>,
 }
 
 /// What `Kill` returns.

@@ -301,6 +301,26 @@ impl Typing {
         }
     }
 
+    /// The text left on the shell's input line by what was typed so far (its line editor's
+    /// line, or the terminal's for a shell without one): empty once every line was
+    /// submitted or cleared. A key kpty cannot follow (a history recall) may hide text.
+    #[must_use]
+    pub fn pending_line(&self) -> String {
+        if self.canonical_shell {
+            self.canonical.pending().text
+        } else {
+            self.readline.pending().text
+        }
+    }
+
+    /// The input line was cleared with `keys` (Ctrl-E Ctrl-U) and seen empty: record them
+    /// (the kill ring keeps what they killed) and start the next line unedited.
+    pub fn line_cleared(&mut self, keys: &str) {
+        self.record(keys);
+        self.readline.forget_line_flags();
+        self.canonical.forget_line_flags();
+    }
+
     fn absorb_into(&self, ctx: &mut ShellContext, line: &str) {
         let line = line.replace('\r', "\n");
         if self.busy {

@@ -46,14 +46,10 @@ impl Watcher {
     pub fn wait(&mut self, deadline: Instant) -> bool {
         #[cfg(target_os = "linux")]
         if let Some(fd) = &self.fd {
-            use rustix::event::{PollFd, PollFlags, Timespec, poll};
-            let left = deadline.saturating_duration_since(Instant::now());
-            let timeout = Timespec::try_from(left).unwrap_or(Timespec {
-                tv_sec: i64::MAX,
-                tv_nsec: 0,
-            });
+            use rustix::event::{PollFd, PollFlags};
             let mut fds = [PollFd::new(fd, PollFlags::IN)];
-            let woken = matches!(poll(&mut fds, Some(&timeout)), Ok(n) if n > 0);
+            // (A signal does not end the wait before the deadline.)
+            let woken = matches!(crate::eintr::poll_until(&mut fds, deadline), Ok(n) if n > 0);
             if woken {
                 drain(fd);
             }
@@ -76,7 +72,13 @@ impl Default for Watcher {
 #[cfg(target_os = "linux")]
 fn drain(fd: &rustix::fd::OwnedFd) {
     let mut buf = [0u8; 4096];
-    while matches!(rustix::io::read(fd, &mut buf), Ok(n) if n > 0) {}
+    loop {
+        match rustix::io::read(fd, &mut buf) {
+            Ok(n) if n > 0 => {}
+            Err(rustix::io::Errno::INTR) => {}
+            _ => return,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -588,3 +588,162 @@ fn read_on_a_terminal_is_sanitised_too() {
         "a pipe gets the raw bytes"
     );
 }
+
+/// `stty size` inside the session, as `(rows, cols)`.
+fn stty_size(env: &Env, id: &str) -> String {
+    s(&env.talk(id, "stty size"), "output").trim().to_string()
+}
+
+#[test]
+fn resize_while_attached_wins_until_a_client_resizes_and_reports_the_real_size() {
+    let env = Env::new();
+    let id = env.create(&["--cols", "100", "--rows", "30"]);
+    let mut a = Tty::kpty(&env, &["attach", &id], (90, 28));
+    a.expect("attached to");
+    wait_size(&env, &id, 90, 28, 1);
+    // Sizes larger and smaller than the client's, in a row: the last one wins each time.
+    for (cols, rows) in [(120u16, 40u16), (70, 20), (95, 33)] {
+        let r = env.ok_json(&[
+            "resize",
+            "-s",
+            &id,
+            "--cols",
+            &cols.to_string(),
+            "--rows",
+            &rows.to_string(),
+        ]);
+        assert_eq!(
+            (r["cols"].clone(), r["rows"].clone()),
+            (cols.into(), rows.into()),
+            "{r}"
+        );
+        assert_eq!(stty_size(&env, &id), format!("{rows} {cols}"));
+        wait_size(&env, &id, cols.into(), rows.into(), 1);
+    }
+    // The client's terminal changes: its size is in force again.
+    a.resize(80, 25);
+    wait_size(&env, &id, 80, 25, 1);
+    assert_eq!(stty_size(&env, &id), "25 80");
+    a.keys(DETACH);
+    assert_eq!(a.exit_code(), 0);
+    // Nobody attached: the last resize's size.
+    wait_size(&env, &id, 95, 33, 0);
+    assert_eq!(stty_size(&env, &id), "33 95");
+}
+
+/// How a terminal that was shown `bytes` looks: its visible rows, the cursor's row, and
+/// whether the cursor is visible and the main screen active.
+fn terminal_after(bytes: &str, cols: usize, rows: usize) -> (Vec<String>, usize, bool, bool) {
+    let mut vt = avt::Terminal::new(cols, rows).expect("a terminal model");
+    vt.feed(bytes);
+    let lines = vt
+        .screen()
+        .visible_lines()
+        .map(|l| l.text().trim_end().to_string())
+        .collect();
+    let c = vt.cursor();
+    let primary = vt.active_screen_kind() == avt::ScreenKind::Primary;
+    (lines, c.row, c.visible, primary)
+}
+
+/// The last place `mode` (`?1000`, `?2004` …) was switched on comes before the last place it
+/// was switched off (or it never was).
+fn mode_off_at_end(seen: &str, mode: &str) -> bool {
+    let on = seen.rfind(&format!("\x1b[{mode}h"));
+    let off = seen.rfind(&format!("\x1b[{mode}l"));
+    match (on, off) {
+        (None, _) => true,
+        (Some(a), Some(b)) => b > a,
+        (Some(_), None) => false,
+    }
+}
+
+#[test]
+fn leaving_attach_puts_the_cursor_on_a_fresh_bottom_line_with_modes_off() {
+    let env = Env::new();
+    let (cols, rows) = (80u16, 24u16);
+    // Every way an attachment ends: the detach key, the session killed from elsewhere, its
+    // shell exiting; each with the session's terminal left in a state to clean up.
+    for (how, setup) in [
+        ("detach", ""),
+        (
+            "detach",
+            "printf '\\e[?1049h\\e[?25l\\e[?1000h\\e[?1006h\\e[?2004h\\e[?1h\\e=\\e[5;10r\\e[1;31m'",
+        ),
+        ("kill", "printf '\\e[?25l\\e[?1002h\\e[7m'"),
+        ("exit", "printf '\\e[?1049h\\e[?1003h'"),
+    ] {
+        let id = env.create(&["--cols", "80", "--rows", "24"]);
+        let mut tty = Tty::kpty(&env, &["attach", &id], (cols, rows));
+        tty.expect("attached to");
+        if !setup.is_empty() {
+            env.send_line(&id, &format!("{setup}; echo set-$((2*3))"));
+            tty.expect("set-6");
+        }
+        // Something typed on the prompt line, as a person leaves it mid-typing.
+        if how != "exit" {
+            tty.keys(b"echo half");
+            tty.expect("echo half");
+        }
+        let (said, code) = match how {
+            "detach" => {
+                tty.keys(DETACH);
+                ("[kpty] detached from", 0)
+            }
+            "kill" => {
+                env.ok_json(&["kill", "-s", &id]);
+                ("[kpty] session", 129)
+            }
+            _ => {
+                env.send_line(&id, "exit 3");
+                ("[kpty] session", 3)
+            }
+        };
+        tty.expect(said);
+        let got = tty.exit_code();
+        let seen = tty.seen().to_string();
+        let (lines, crow, visible, primary) = terminal_after(&seen, cols.into(), rows.into());
+        let at = lines
+            .iter()
+            .position(|l| l.contains(said))
+            .unwrap_or_else(|| panic!("{how}: {said:?} not shown: {lines:#?} in {seen:?}"));
+        assert!(
+            lines[at].starts_with(said),
+            "{how}: the message is on a line of its own: {:?}",
+            lines[at]
+        );
+        assert_eq!(
+            at,
+            usize::from(rows) - 2,
+            "{how}: at the bottom: {lines:#?}"
+        );
+        assert_eq!(crow, usize::from(rows) - 1, "{how}: the cursor below it");
+        assert!(lines[crow].is_empty(), "{how}: a fresh line: {lines:#?}");
+        assert!(visible, "{how}: the cursor is visible again");
+        assert!(primary, "{how}: the main screen is back");
+        for mode in ["?1000", "?1002", "?1003", "?1006", "?2004", "?1", "?25l"] {
+            if mode == "?25l" {
+                assert!(
+                    seen.rfind("\x1b[?25h") > seen.rfind("\x1b[?25l"),
+                    "{how}: cursor"
+                );
+                continue;
+            }
+            assert!(mode_off_at_end(&seen, mode), "{how}: {mode} left on");
+        }
+        assert!(
+            seen.rfind("\x1b>") > seen.rfind("\x1b="),
+            "{how}: keypad mode left on"
+        );
+        assert!(
+            seen.rfind("\x1b[0m") > seen.rfind("\x1b[1;31m").max(seen.rfind("\x1b[7m")),
+            "{how}: attributes reset"
+        );
+        if how == "detach" {
+            assert_eq!(got, code, "{how}");
+            env.ok_json(&["kill", "-s", &id]);
+        } else {
+            assert!(got == code || how == "kill", "{how}: exit {got}");
+        }
+    }
+}

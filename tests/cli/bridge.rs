@@ -418,8 +418,10 @@ fn serve_caps_connections_and_idle_ones_make_room_for_requests() {
     let t0 = Instant::now();
     let (status, v) = serve.http("GET", "/health", k, None);
     assert_eq!((status, s(&v, "service")), (200, "kpty"), "{v}");
+    // Not behind the idle connections' 10 s header timeout (what a loaded machine adds to
+    // an answer stays well below it).
     assert!(
-        t0.elapsed() < Duration::from_secs(3),
+        t0.elapsed() < Duration::from_secs(8),
         "/health took {:?} behind idle connections",
         t0.elapsed()
     );
@@ -454,14 +456,16 @@ fn serve_closes_slow_header_and_idle_connections_and_still_shuts_down_gracefully
     let stalled_at = Instant::now();
     let (status, _) = serve.http("GET", "/health", k, None);
     assert_eq!(status, 200);
-    // The header timeout (1 s here) closes stalled and idle connections; 3x is allowed.
+    // The header timeout (1 s here) closes stalled and idle connections, which otherwise stay
+    // open for ever; a loaded machine may take a while to get round to it.
+    let within = Duration::from_secs(20);
     for (i, c) in slow.iter_mut().enumerate() {
-        let left = Duration::from_secs(3).saturating_sub(stalled_at.elapsed());
+        let left = within.saturating_sub(stalled_at.elapsed());
         closed_by_server(c, left, &format!("slow-header connection {i}"));
     }
-    let left = Duration::from_secs(3).saturating_sub(stalled_at.elapsed());
+    let left = within.saturating_sub(stalled_at.elapsed());
     closed_by_server(&mut idle, left, "an idle connection");
-    let left = Duration::from_secs(3).saturating_sub(stalled_at.elapsed());
+    let left = within.saturating_sub(stalled_at.elapsed());
     let answer = closed_by_server(&mut slow_body, left, "a stalled body");
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("REQUEST_TIMEOUT"), "{answer}");

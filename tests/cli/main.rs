@@ -7,6 +7,8 @@
 //!   concurrency and the default session.
 //! - `talk` — exit codes, clean output, both completion methods, timeouts, busy sessions, big
 //!   and odd output.
+//! - `talk_line` — talk and the shell's input line: text left there is PTY_BUSY (--force
+//!   clears it), a talk never reports or shows its own typing.
 //! - `cancel` — `kpty talk` as ssh: signals interrupt the command in the session (exit 130,
 //!   recorded as cancelled); a piped stdin is the command's stdin.
 //! - `io` — send-line, read (waiting, offsets, dropped bytes, strip-ansi), escapes, resize.
@@ -86,6 +88,7 @@ mod shell_ptys;
 mod shells;
 mod suggest;
 mod talk;
+mod talk_line;
 mod term;
 mod threats;
 mod wait_for;

@@ -28,7 +28,7 @@ impl Bridge {
                 h.fetch_add(1, Ordering::SeqCst);
                 let mut buf = [0u8; 65536];
                 let _ = c.set_read_timeout(Some(std::time::Duration::from_millis(500)));
-                let _ = c.read(&mut buf);
+                let _ = kpty::eintr::retry(|| c.read(&mut buf));
                 let body = r#"{"ok":true,"output":"ATTACKER-REPLY","sentinel_found":true,"exit_code":0,"bytes_written":1}"#;
                 let _ = write!(
                     c,

@@ -120,7 +120,8 @@ pub struct TalkArgs {
     #[arg(long, value_name = "N")]
     pub max_chars: Option<usize>,
     /// Type even when another program holds the foreground: for a nested shell (ssh, su,
-    /// docker exec …), completion by a POSIX sentinel.
+    /// docker exec …), completion by a POSIX sentinel. At the shell's prompt: clear text left
+    /// on its input line first (Ctrl-E Ctrl-U), and say what it was.
     #[arg(long)]
     pub force: bool,
     /// Do not forward stdin to the command (as `ssh -n`): for `kpty talk` inside a

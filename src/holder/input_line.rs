@@ -1,0 +1,215 @@
+//! The shell's input line just before a talk types its command.
+//!
+//! Two things go wrong when a command is typed onto a line that is not a fresh, drawn prompt:
+//!
+//! - typed before the shell drew its prompt (right after the previous command's finished
+//!   marker), the terminal echoes the command once by itself and the line editor draws it
+//!   again after the prompt: the screen shows it twice, and a talk that times out before the
+//!   command started would report that echo as output. A talk therefore waits for the
+//!   prompt's input-start marker (OSC 133 B) when the shell draws one.
+//! - typed after text someone left on the line (a person in `kpty attach`, a `send-keys`
+//!   without Enter), the shell runs the two glued together (`HUMANecho agent`). The line's
+//!   text is what the screen shows between the input-start marker and the cursor, and what
+//!   was typed since the prompt that the shell has not echoed yet ([`Typing::pending_line`]);
+//!   when it is not empty the talk is `PTY_BUSY`, naming it (redacted). A forced talk clears
+//!   it first — Ctrl-E Ctrl-U, as a person would (bash, zsh and fish kill the whole line with
+//!   it; a shell without a line editor takes Ctrl-U as the terminal's kill character) — and
+//!   types only once the screen shows the line empty.
+//!
+//! [`Typing::pending_line`]: crate::safety::Typing::pending_line
+
+use super::session::{Shared, State};
+use super::shell::Integration;
+use crate::error::{Error, ErrorCode, Result};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+/// How long the line's text waits at most for the shell to answer keys typed just before
+/// (their echo, or the redraw of a line they emptied).
+const ECHO_SETTLE: Duration = Duration::from_millis(300);
+
+/// How long an Enter typed since the prompt waits at most for the shell's answer (its
+/// output-start marker or a new prompt) before the line is judged.
+const ENTER_SETTLE: Duration = Duration::from_secs(3);
+
+/// The keys that empty the input line: to its end, then kill back to its start.
+const CLEAR_LINE: &str = "\x05\x15";
+
+impl Shared {
+    /// Before a talk types (not into a nested shell): wait for the prompt, then make sure the
+    /// input line is empty — `PTY_BUSY` naming what is on it, or with `force` clear it.
+    /// Returns what a forced talk cleared (redacted).
+    pub(super) fn empty_input_line(
+        &self,
+        method: Integration,
+        force: bool,
+        deadline: Instant,
+    ) -> Result<Option<String>> {
+        self.wait_prompt_drawn(method, deadline)?;
+        // Keys typed since that prompt may bring another (an Enter, a Ctrl-C): wait for the
+        // shell to answer them, then for that prompt.
+        if self.settle_input(deadline) {
+            self.wait_prompt_drawn(method, deadline)?;
+        }
+        let Some(text) = self.input_line_text() else {
+            return Ok(None);
+        };
+        let shown = crate::safety::redact::redact(&text).into_owned();
+        if !force {
+            return Err(self.line_not_empty_error(&shown));
+        }
+        self.clear_input_line(deadline)?;
+        tracing::info!("forced talk: cleared the input line first");
+        Ok(Some(shown))
+    }
+
+    /// With shell integration, wait until the shell has drawn its prompt (its input-start
+    /// marker since the last command) — when it ever drew one.
+    fn wait_prompt_drawn(&self, method: Integration, deadline: Instant) -> Result<()> {
+        if method != Integration::Osc133 {
+            return Ok(());
+        }
+        let mut st = self.lock();
+        while st.input_seen && st.input_ready.is_none() && st.exit.is_none() {
+            if !st.at_prompt {
+                // Keys typed before this talk started a command.
+                return Err(self.running_error());
+            }
+            let (g, up) = self.wait_on(&self.events, st, deadline);
+            st = g;
+            if up && st.input_ready.is_none() {
+                return Err(Error::new(
+                    ErrorCode::PtyBusy,
+                    format!(
+                        "{} is busy: the shell has not drawn its prompt since its last command \
+                         finished; try again, or read the screen (term-read)",
+                        self.session_id
+                    ),
+                )
+                .with_details(json!({"session_id": self.session_id})));
+            }
+        }
+        Ok(())
+    }
+
+    /// The text on the shell's input line, when there is any: what the screen shows from the
+    /// prompt's end to the cursor (when the shell has answered the last key, an empty line
+    /// there is empty), else what was typed since the prompt was drawn and the shell has
+    /// not shown yet (without prompt markers: whatever the line editor holds).
+    fn input_line_text(&self) -> Option<String> {
+        let pending = self.lock_typing().pending_line();
+        let st = self.lock();
+        match on_screen(&st) {
+            Some(shown) if !shown.is_empty() => return Some(shown),
+            // The screen is current (the shell answered the last key) and shows the line
+            // empty: trust it over the keys recorded (one a program took without Enter).
+            Some(_) if st.last_output >= st.last_input => return None,
+            _ => {}
+        }
+        let since_prompt = match st.input_ready {
+            Some(drawn) => st.last_input >= drawn,
+            None => !st.input_seen,
+        };
+        (since_prompt && !pending.trim().is_empty()).then(|| pending.trim().to_string())
+    }
+
+    /// Keys were typed since the prompt was drawn (or, without prompt markers, since the
+    /// last output): give the shell up to [`ECHO_SETTLE`] to answer them — their echo, or a
+    /// new prompt, which ends the wait at once. Returns whether a new prompt started.
+    fn settle_input(&self, deadline: Instant) -> bool {
+        let mut st = self.lock();
+        // An Enter typed since the prompt: the shell answers it with a marker (a command
+        // starts, or a new prompt), later under load than an echo.
+        let entered = st
+            .entered
+            .is_some_and(|e| st.input_ready.is_some_and(|drawn| e > drawn));
+        let settle = if entered { ENTER_SETTLE } else { ECHO_SETTLE };
+        let bound = deadline.min(Instant::now() + settle);
+        loop {
+            let unanswered = match st.input_ready {
+                Some(drawn) => st.last_input > drawn,
+                // A new prompt is on its way.
+                None if st.input_seen => return true,
+                None => st.last_input > st.last_output,
+            };
+            if !unanswered || st.exit.is_some() {
+                return false;
+            }
+            let (g, up) = self.wait_on(&self.cond, st, bound);
+            st = g;
+            if up {
+                return st.input_ready.is_none() && st.input_seen;
+            }
+        }
+    }
+
+    /// Type [`CLEAR_LINE`] and wait (until `deadline`) for the screen to show the line empty.
+    fn clear_input_line(&self, deadline: Instant) -> Result<()> {
+        {
+            let mut typing = self.lock_typing();
+            self.write_remote(CLEAR_LINE.as_bytes())?;
+            typing.line_cleared(CLEAR_LINE);
+        }
+        let mut st = self.lock();
+        loop {
+            if st.exit.is_some() || on_screen(&st).is_none_or(|t| t.is_empty()) {
+                return Ok(());
+            }
+            let (g, up) = self.wait_on(&self.cond, st, deadline);
+            st = g;
+            if up {
+                let left = on_screen(&st).unwrap_or_default();
+                let left = crate::safety::redact::redact(&left).into_owned();
+                return Err(Error::new(
+                    ErrorCode::PtyBusy,
+                    format!(
+                        "{}: the shell's input line still shows {left:?} after Ctrl-E Ctrl-U; \
+                         nothing was typed (clear it with send-keys, or read the screen)",
+                        self.session_id
+                    ),
+                )
+                .with_details(json!({"session_id": self.session_id, "line": left})));
+            }
+        }
+    }
+
+    fn running_error(&self) -> Error {
+        Error::new(
+            ErrorCode::PtyBusy,
+            format!(
+                "{} is busy: a command typed just before this talk is running (the shell has \
+                 not shown a prompt since it started)",
+                self.session_id
+            ),
+        )
+        .with_hint(crate::error::Hint::ReadOrInterrupt {
+            session: self.session_id.clone(),
+        })
+        .with_details(json!({"session_id": self.session_id}))
+    }
+
+    fn line_not_empty_error(&self, text: &str) -> Error {
+        Error::new(
+            ErrorCode::PtyBusy,
+            format!(
+                "{}: the shell's input line is not empty: {text:?} is typed there (by a person \
+                 attached, or a send-keys without Enter), and the command would run glued to it; \
+                 nothing was typed. Wait, clear the line (send-keys C-u), or talk with --force \
+                 (force: true) to clear it first",
+                self.session_id
+            ),
+        )
+        .with_details(json!({
+            "session_id": self.session_id,
+            "line": text,
+            "terminal_state": "prompt",
+        }))
+    }
+}
+
+/// What the screen shows on the input line, from the prompt's end to the cursor (`None`
+/// when the prompt's place is unknown).
+fn on_screen(st: &State) -> Option<String> {
+    st.input_ready?;
+    st.input_at.and_then(|at| st.screen.text_since(at))
+}
