@@ -197,6 +197,15 @@ impl Shared {
         })
     }
 
+    /// `SetLabel`: saved with the next metadata write (made soon: marked dirty).
+    pub fn set_label(&self, label: Option<String>) {
+        let mut st = self.lock();
+        st.label = Some(label);
+        st.dirty = true;
+        drop(st);
+        self.cond.notify_all();
+    }
+
     /// `Resize`.
     pub fn resize(&self, cols: u16, rows: u16) -> Result<()> {
         self.lock().base_size = (cols, rows);

@@ -146,6 +146,10 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Answer {
         Request::Kill { grace_ms } => Reply::ok(shared.kill(grace_ms)),
         Request::TermRead(t) => result(shared.term_read(&t)),
         Request::WaitFor(w) => result(shared.wait_for(&w)),
+        Request::SetLabel { label } => {
+            shared.set_label(label);
+            Reply::ok(serde_json::json!({}))
+        }
     };
     reply.into()
 }
@@ -188,6 +192,7 @@ enum Op {
     WaitFor,
     Attach,
     Follow,
+    SetLabel,
     #[serde(other)]
     Unknown,
 }
@@ -217,7 +222,8 @@ mod tests {
             | Request::TermRead(_)
             | Request::WaitFor(_)
             | Request::Attach(_)
-            | Request::Follow(_) => {}
+            | Request::Follow(_)
+            | Request::SetLabel { .. } => {}
         }
     }
 
@@ -273,6 +279,7 @@ mod tests {
                 context: false,
                 offsets_only: false,
             }),
+            Request::SetLabel { label: None },
         ] {
             let v = serde_json::to_value(&r).unwrap();
             let t: OpTag = serde_json::from_value(v).unwrap();

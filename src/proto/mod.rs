@@ -105,6 +105,13 @@ pub enum Request {
     /// one reply frame per piece of output until the shell ends or the client leaves. Older
     /// holders answer an "unknown request" error.
     Follow(follow::FollowRequest),
+    /// The session's new label (`rename`, `update_ownership`), for its `metadata.json`: the
+    /// registry is changed first, this keeps the holder's copy in step. Older holders answer
+    /// an "unknown request" error.
+    SetLabel {
+        /// The label; `None` clears it.
+        label: Option<String>,
+    },
 }
 
 /// The `term_read` request (validated and capped by the core).
