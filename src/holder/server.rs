@@ -147,8 +147,7 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Answer {
         Request::TermRead(t) => result(shared.term_read(&t)),
         Request::WaitFor(w) => result(shared.wait_for(&w)),
         Request::SetLabel { label } => {
-            shared.set_label(label);
-            Reply::ok(serde_json::json!({}))
+            result(shared.set_label(label).map(|_| serde_json::json!({})))
         }
     };
     reply.into()
