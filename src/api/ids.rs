@@ -72,6 +72,12 @@ impl SessionId {
     }
 }
 
+/// True when `label` is a label a session may carry: 1-64 characters, not blank, no
+/// control characters (`create --label`, `rename`; the holder checks it again).
+pub fn is_valid_label(label: &str) -> bool {
+    !label.trim().is_empty() && label.chars().count() <= 64 && !label.chars().any(char::is_control)
+}
+
 /// True when `s` is a well-formed session id (see [`SessionId::parse`]).
 pub fn is_valid(s: &str) -> bool {
     !s.is_empty()
@@ -137,6 +143,16 @@ impl std::fmt::Display for SessionId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_are_one_to_64_printable_characters() {
+        for ok in ["a", "build-1", "my label", "ünï", &"x".repeat(64)] {
+            assert!(is_valid_label(ok), "{ok:?}");
+        }
+        for bad in ["", "   ", "a\tb", "x\u{1b}[2J", "nl\n", &"x".repeat(65)] {
+            assert!(!is_valid_label(bad), "{bad:?}");
+        }
+    }
 
     #[test]
     fn new_local_ids_are_local_form() {

@@ -13,8 +13,7 @@ use std::path::PathBuf;
 
 /// Validate a label: 1..=64 printable characters.
 pub fn check_label(label: &str) -> Result<()> {
-    if label.trim().is_empty() || label.chars().count() > 64 || label.chars().any(char::is_control)
-    {
+    if !crate::api::ids::is_valid_label(label) {
         return Err(Error::invalid(format!(
             "label {label:?} must be 1-64 printable characters"
         )));

@@ -192,6 +192,21 @@ pub fn send_line_to_agent(ctx: &Ctx, p: &Params) -> Result<SendLineToAgentReply<
     }
 }
 
+/// Tell a local session's holder its new label, so its metadata.json keeps in step with the
+/// registry. Best effort: an ended session has no holder, an older one does not know the
+/// request; the registry (what names sessions) is already written.
+fn label_to_holder(ctx: &Ctx, e: &RegistryEntry) {
+    if !super::kind::is_local(e) || e.holder_pid.is_none() {
+        return;
+    }
+    let req = crate::proto::Request::SetLabel {
+        label: e.label.clone(),
+    };
+    if let Err(err) = super::sessions::call(ctx, e, &req, super::sessions::SHORT_CALL) {
+        tracing::debug!("the holder of {} keeps its old label: {err}", e.session_id);
+    }
+}
+
 /// Run `update_ownership`: change owner fields, label or cli_type of a session.
 pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
     update_entry(ctx, p, Action::UpdateOwnership, "ownership_updated")
@@ -274,6 +289,9 @@ fn update_entry(
                "owner_role": entry.owner_role, "label": entry.label,
                "claude_code_session_id": entry.claude_code_session_id}),
     );
+    if p.label.is_some() {
+        label_to_holder(ctx, &entry);
+    }
     let live = probe(ctx, &entry);
     Ok(ResolveReply {
         ok: Success,

@@ -29,6 +29,9 @@ pub fn debounced(shared: Arc<Shared>, state: StateDir, meta: Metadata) {
         let size = (st.cols, st.rows);
         let end = st.ring.end();
         meta.process = st.program.as_ref().map(|p| p.status());
+        if let Some(label) = &st.label {
+            meta.label.clone_from(label);
+        }
         drop(st);
         if let Err(e) = state.write_bytes(&state.session_dir(&id).join("buffer.txt"), &bytes) {
             tracing::warn!("saving buffer.txt failed: {e}");
@@ -75,6 +78,9 @@ pub fn final_save(shared: &Shared, state: &StateDir, meta: &Metadata) {
     meta.holder_pid = None;
     meta.output_offset = Some(st.ring.end());
     meta.process = st.program.as_ref().map(|p| p.status());
+    if let Some(label) = &st.label {
+        meta.label.clone_from(label);
+    }
     drop(st);
     if let Err(e) = state.write_bytes(&state.session_dir(&id).join("buffer.txt"), &bytes) {
         tracing::warn!("saving buffer.txt failed: {e}");

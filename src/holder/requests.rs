@@ -198,6 +198,27 @@ impl Shared {
         })
     }
 
+    /// `SetLabel`: saved with the next metadata write (made soon: marked dirty). The core
+    /// checked it; a label no `create --label` could give (blank, over 64 characters, control
+    /// characters) is refused here too, whoever sent it.
+    pub fn set_label(&self, label: Option<String>) -> Result<()> {
+        if let Some(l) = label
+            .as_deref()
+            .filter(|l| !crate::api::ids::is_valid_label(l))
+        {
+            return Err(Error::new(
+                ErrorCode::InvalidParams,
+                format!("label {l:?} must be 1-64 printable characters"),
+            ));
+        }
+        let mut st = self.lock();
+        st.label = Some(label);
+        st.dirty = true;
+        drop(st);
+        self.cond.notify_all();
+        Ok(())
+    }
+
     /// `Resize`.
     /// The size the `resize` asked for wins over the attached clients' (the last resize wins,
     /// seed 002 §8.3) until a client resizes (or attaches, or leaves); the answer is the

@@ -150,6 +150,9 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Answer {
             Some(s) => Reply::ok(super::shell_spec(s)),
             None => Reply::err(Error::internal("this holder kept no launch spec")),
         },
+        Request::SetLabel { label } => {
+            result(shared.set_label(label).map(|_| serde_json::json!({})))
+        }
     };
     reply.into()
 }
@@ -193,6 +196,7 @@ enum Op {
     Attach,
     Follow,
     Spec,
+    SetLabel,
     #[serde(other)]
     Unknown,
 }
@@ -223,7 +227,8 @@ mod tests {
             | Request::WaitFor(_)
             | Request::Attach(_)
             | Request::Follow(_)
-            | Request::Spec => {}
+            | Request::Spec
+            | Request::SetLabel { .. } => {}
         }
     }
 
@@ -280,6 +285,7 @@ mod tests {
                 offsets_only: false,
             }),
             Request::Spec,
+            Request::SetLabel { label: None },
         ] {
             let v = serde_json::to_value(&r).unwrap();
             let t: OpTag = serde_json::from_value(v).unwrap();

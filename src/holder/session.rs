@@ -124,6 +124,8 @@ pub struct State {
     pub next_client: u64,
     /// A program session's lifecycle (`create --command`); `None` for a shell.
     pub program: Option<super::program::Lifecycle>,
+    /// The label set since the start (`rename`), for metadata.json; `None`: unchanged.
+    pub label: Option<Option<String>>,
 }
 
 /// How much a session keeps.
@@ -219,6 +221,7 @@ impl Shared {
                 clients: Vec::new(),
                 next_client: 0,
                 program: None,
+                label: None,
             }),
             cond: Condvar::new(),
             events: Condvar::new(),

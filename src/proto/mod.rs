@@ -110,6 +110,13 @@ pub enum Request {
     /// environment and sandbox — for opening a shell PTY beside it (`shell`). Older holders
     /// answer an "unknown request" error.
     Spec,
+    /// The session's new label (`rename`, `update_ownership`), for its `metadata.json`: the
+    /// registry is changed first, this keeps the holder's copy in step. Older holders answer
+    /// an "unknown request" error.
+    SetLabel {
+        /// The label; `None` clears it.
+        label: Option<String>,
+    },
 }
 
 /// The `term_read` request (validated and capped by the core).

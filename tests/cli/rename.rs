@@ -13,6 +13,15 @@ async fn rename_relabels_a_session_for_every_later_command() {
     let said = env.ok(&["rename", "-s", "first", "second"]);
     assert_eq!(said.trim(), id);
     assert_eq!(env.entry(&id)["label"], "second");
+    // The holder's metadata.json follows the registry.
+    let meta_label = || {
+        let path = env.state().join("sessions").join(&id).join("metadata.json");
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap_or_default()["label"].clone()
+    };
+    crate::support::wait_for(10_000, "metadata.json to carry the new label", || {
+        meta_label() == "second"
+    });
     assert_eq!(env.out("second", "echo by-new-name"), "by-new-name");
     let v = env.fails(&["read", "-s", "first"], 119, "PTY_SESSION_NOT_FOUND");
     assert!(s(&v, "message").contains("first"), "{v}");
@@ -35,6 +44,16 @@ async fn rename_relabels_a_session_for_every_later_command() {
     let v = m.json(json!({"action": "rename", "session_id": id})).await;
     assert_eq!(v["error_code"], "INVALID_PARAMS", "{v}");
     m.close().await;
+    crate::support::wait_for(10_000, "metadata.json to carry fifth", || {
+        meta_label() == "fifth"
+    });
+    // It stays when the session ends (the holder's last save).
+    env.ok(&["kill", &id]);
+    crate::support::wait_for(10_000, "the final save", || {
+        let path = env.state().join("sessions").join(&id).join("metadata.json");
+        std::fs::read_to_string(path).is_ok_and(|t| t.contains("\"killed\""))
+    });
+    assert_eq!(meta_label(), "fifth");
     // Audited, as every action is.
     let log = env.ok(&["log", "--action", "rename"]);
     assert!(
