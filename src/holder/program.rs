@@ -169,7 +169,7 @@ impl Shared {
         };
         self.settle_output();
         let text = exited_notice(info.code) + &restarting_notice(delay);
-        self.ingest(text.as_bytes());
+        self.announce(text.as_bytes());
         r.record(json!({"event": "process_exited", "exit_code": info.code, "exit_signal": info.signal, "restarting_in_ms": delay}));
         let deadline = Instant::now() + Duration::from_millis(delay);
         let mut st = self.lock();
@@ -208,7 +208,7 @@ impl Shared {
             Err(e) => {
                 tracing::error!("restarting the program failed: {e}");
                 let text = format!("\x1b[2m[restart failed: {e}]\x1b[0m\r\n");
-                self.ingest(text.as_bytes());
+                self.announce(text.as_bytes());
                 None
             }
         }
@@ -248,7 +248,7 @@ impl Shared {
             }
         };
         if announce {
-            self.ingest(exited_notice(info.code).as_bytes());
+            self.announce(exited_notice(info.code).as_bytes());
             if let Some(r) = self.restarter.get() {
                 r.record(json!({"event": "process_exited", "exit_code": info.code, "exit_signal": info.signal}));
             }

@@ -311,16 +311,26 @@ impl Shared {
         self.notify();
     }
 
-    /// Feed output into ring, markers and capture (also kpty's own notices, which every
-    /// client must see in the stream).
+    /// Feed the PTY's output into ring, markers, screen and a talk's capture.
     pub(super) fn ingest(&self, chunk: &[u8]) {
+        self.take_in(chunk, true);
+    }
+
+    /// Feed one of kpty's own notices (`[process exited (code N)]` …) into the stream every
+    /// client sees — ring, screen, followers — but not into a talk's capture: a command's
+    /// output never holds kpty's words.
+    pub(super) fn announce(&self, notice: &[u8]) {
+        self.take_in(notice, false);
+    }
+
+    fn take_in(&self, chunk: &[u8], from_pty: bool) {
         let mut st = self.lock();
         let st = &mut *st;
         let off = st.ring.end();
         st.ring.push(chunk);
         let marks = st.scanner.feed(chunk, off);
         let inputs = feed_screen(&mut st.screen, chunk, off, &marks, |a| self.answer(a));
-        if let Some(c) = st.talk.capture_mut() {
+        if from_pty && let Some(c) = st.talk.capture_mut() {
             c.push(chunk);
         }
         let marked = !marks.is_empty();

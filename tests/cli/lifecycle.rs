@@ -139,3 +139,43 @@ fn an_attached_client_stays_through_a_restart() {
     tty.keys(b"\x1c");
     assert_eq!(tty.exit_code(), 0);
 }
+
+/// A talk that ends the shell (`exit N`, in every shell kpty knows) answers with the shell's
+/// code; its output is the shell's, never kpty's notice — which the stream (`read`) has.
+#[test]
+fn a_talk_that_ends_the_shell_reports_its_code_and_never_the_notice_as_output() {
+    let env = Env::new();
+    let shells: Vec<&str> = ["/bin/bash", "/bin/sh", "zsh", "fish"]
+        .into_iter()
+        .filter(|sh| {
+            std::process::Command::new(sh)
+                .args(["-c", "exit 0"])
+                .status()
+                .is_ok_and(|st| st.success())
+        })
+        .collect();
+    for sh in shells {
+        for code in [0, 3, 42] {
+            let id = env.create(&["--shell", sh]);
+            let args = ["--json", "talk", "-s", &id, &format!("exit {code}")];
+            let out = env.kpty(&args);
+            let v = crate::support::parse(&out, &args);
+            let exited = (v["error_code"] == "PTY_PROCESS_EXITED"
+                && v["details"]["exit_code"] == code)
+                || (v["ok"] == true && v["exit_code"] == code);
+            assert!(exited, "{sh} exit {code}: {v}");
+            for field in [&v["output"], &v["details"]["partial_output"]] {
+                let text = field.as_str().unwrap_or_default();
+                assert!(!text.contains("[process exited"), "{sh} exit {code}: {v}");
+            }
+            wait_for(10_000, "the session to end", || {
+                env.entry(&id)["state"] == "exited"
+            });
+            let stream = env.ok(&["read", "-s", &id, "--max-bytes", "10000"]);
+            assert!(
+                stream.contains(&format!("[process exited (code {code})]")),
+                "{sh} exit {code}: {stream:?}"
+            );
+        }
+    }
+}
