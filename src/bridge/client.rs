@@ -64,15 +64,7 @@ pub fn post(e: &RegistryEntry, path: &str, body: &Value, timeout: Duration) -> R
     // Checked at every use: the secret below goes only to a loopback or allowed host.
     super::allow::check_use(&e.session_id, &base)?;
     let url = format!("{base}{path}");
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .proxy(None)
-        // A redirect would carry the secret to a host nobody checked.
-        .max_redirects(0)
-        .timeout_global(Some(timeout))
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let mut req = agent.post(&url);
+    let mut req = agent(timeout).post(&url);
     if let Some(secret) = desktop_secret() {
         req = req.header(SECRET_HEADER, &secret);
     }
@@ -140,14 +132,7 @@ pub fn post(e: &RegistryEntry, path: &str, body: &Value, timeout: Duration) -> R
 /// secret sent: any status counts as up; only a failure to connect, send or hear back in
 /// time counts as down). `base` must have passed [`super::allow::refusal`].
 pub fn answers(base: &str, timeout: Duration) -> bool {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .proxy(None)
-        .max_redirects(0)
-        .timeout_global(Some(timeout))
-        .http_status_as_error(false)
-        .build()
-        .into();
-    match agent.get(&format!("{base}/health")).call() {
+    match agent(timeout).get(&format!("{base}/health")).call() {
         Ok(_) => true,
         Err(e) => {
             tracing::debug!("bridge {base}: {e}");
@@ -183,4 +168,16 @@ pub fn refused(e: &RegistryEntry, path: &str, v: &Value) -> Error {
         ),
     )
     .with_details(json!({"session_id": e.session_id, "answer": v}))
+}
+
+/// An HTTP client for a bridge: no proxy, every status an answer, the whole call within
+/// `timeout`, and no redirects (one would carry the secret to a host nobody checked).
+fn agent(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .proxy(None)
+        .max_redirects(0)
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .build()
+        .into()
 }

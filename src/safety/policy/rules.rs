@@ -19,6 +19,8 @@ const CRED_WRITE: &str = "credential_store_write";
 const HISTORY: &str = "history_tampering";
 const SECRETS: &str = "secret_printer";
 
+/// A named rule: `rule!(NAME, "id", CATEGORY, "what it refuses")` (also used by the
+/// Windows reader's rules).
 macro_rules! rule {
     ($name:ident, $id:literal, $cat:expr, $desc:literal) => {
         #[doc = $desc]
@@ -29,6 +31,7 @@ macro_rules! rule {
         };
     };
 }
+pub(super) use rule;
 
 rule!(
     RM_ROOT,

@@ -32,16 +32,7 @@ const SYS: &str = "system_damage";
 const CRED: &str = "credential_access";
 const REG: &str = "registry_boot_attacks";
 
-macro_rules! rule {
-    ($name:ident, $id:literal, $cat:expr, $desc:literal) => {
-        #[doc = $desc]
-        pub static $name: Rule = Rule {
-            id: $id,
-            category: $cat,
-            description: $desc,
-        };
-    };
-}
+use super::rules::rule;
 
 rule!(
     DEL,
