@@ -5,7 +5,7 @@
 //! `&`/`.`, `iex`, `sudo`, `runas`, `if`/`for … do`, `psexec`, `schtasks /tr`, `wmic process
 //! call create`), variables resolved (`%SystemDrive%`, `$env:SystemRoot`, `$p = 'C:\'`), and
 //! `cd` tracked. Paths and registry keys are classified by [`targets`]; each command's rule is
-//! in [`commands`]. The POSIX judge hands this module every string it gives another shell and
+//! in `commands`. The POSIX judge hands this module every string it gives another shell and
 //! every command it reaches, so `sudo pwsh -c '…'` and `ssh host 'rd /s /q C:\'` are judged
 //! too.
 //!

@@ -3,7 +3,7 @@
 //! (`C:\Windows`, `C:\Program Files`, `C:\Users` and each whole profile, `C:\ProgramData` …),
 //! the home directory (`~`, `%USERPROFILE%`, `$HOME`), `.`/`..` and "everything here" globs
 //! (`C:\*`, `C:\*.*`) applied, case ignored. PowerShell's `/`-rooted paths on Linux are also
-//! judged as POSIX paths ([`super::super::paths::protected`]).
+//! judged as POSIX paths (`paths::protected`).
 
 use super::super::paths::glob_match;
 use super::super::words::Field;
