@@ -78,6 +78,7 @@ pub fn run(ctx: &Ctx, a: &AttachArgs) -> Result<i32> {
     );
     let policy = Policy {
         allow_clipboard: a.allow_clipboard,
+        own_screen: true,
     };
     let end = stream(at, key, a.read_only, policy, &banner)?;
     Ok(match end {
@@ -117,14 +118,17 @@ fn stream(
     let outbound = Arc::new(Mutex::new(inbound.try_clone().map_err(io)?));
     let _raw = RawMode::enter().map_err(io)?;
     eprint!("{banner}");
+    let mut out = std::io::stdout().lock();
+    out.write_all(rawmode::OWN_SCREEN.as_bytes()).map_err(io)?;
     let (done, finished) = std::sync::mpsc::channel::<()>();
     spawn_signals(outbound.clone(), end.clone(), finished).map_err(io)?;
     let focus = Arc::new(AtomicBool::new(false));
     let (o, e, f) = (outbound.clone(), end.clone(), focus.clone());
     std::thread::spawn(move || keys(&o, &e, key, read_only, &f));
-    let mut out = std::io::stdout().lock();
     let mut sanitiser = TermOut::new(policy);
     let mut clean = Vec::new();
+    // The first output is the holder's redraw: its own screen switches ask for nothing.
+    let mut redraw_next = true;
     loop {
         match attach::read(&mut inbound) {
             Ok(Some(Frame::Output(bytes))) => {
@@ -134,9 +138,21 @@ fn stream(
                 if out.write_all(&clean).and_then(|_| out.flush()).is_err() {
                     break;
                 }
+                // The session went back to its main screen, which only the holder has.
+                if sanitiser.take_redraw_request() && !std::mem::take(&mut redraw_next) {
+                    let mut o = outbound.lock().unwrap_or_else(|p| p.into_inner());
+                    if attach::write(&mut *o, &Frame::Redraw).is_err() {
+                        break;
+                    }
+                }
+                redraw_next = false;
             }
-            // Bytes were skipped: a redraw follows, from the ground state.
-            Ok(Some(Frame::Event(Event::Resync { .. }))) => sanitiser.reset(),
+            // Bytes were skipped (or a redraw was asked for): a redraw follows, from the
+            // ground state.
+            Ok(Some(Frame::Event(Event::Resync { .. }))) => {
+                sanitiser.reset();
+                redraw_next = true;
+            }
             Ok(Some(Frame::Event(Event::Exited { code, signal }))) => {
                 set_end(&end, End::Exited { code, signal });
             }

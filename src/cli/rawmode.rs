@@ -1,5 +1,6 @@
-//! The person's terminal during `kpty attach`: raw mode on, and put back exactly as it was —
-//! on detach, on a signal, when the holder goes away, and on a panic.
+//! The person's terminal during `kpty attach`: raw mode on and the session drawn in the
+//! alternate screen, and put back as tmux leaves it — the person's own screen and cursor
+//! back — on detach, on a signal, when the holder goes away, and on a panic.
 
 use rustix::termios::{self, OptionalActions, Termios};
 use std::io::Write;
@@ -8,18 +9,20 @@ use std::sync::Mutex;
 /// The modes to put back, for the panic hook.
 static SAVED: Mutex<Option<Termios>> = Mutex::new(None);
 
-/// Modes a program in the session may have set on the terminal, turned off again on leaving:
-/// attributes, cursor shown, the main screen, mouse and focus reports, bracketed paste,
-/// normal cursor and keypad keys, no scroll region, no origin mode, autowrap on.
-pub const RESET_MODES: &str = "\x1b[0m\x1b[?25h\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\
-     \x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1004l\x1b[?2004l\x1b[?1l\x1b>\x1b[r\x1b[?6l\x1b[?7h";
+/// Entering the attachment: save the cursor and draw in the alternate screen, so leaving it
+/// brings the person's own screen back (tmux's `smcup`).
+pub const OWN_SCREEN: &str = "\x1b[?1049h";
 
-/// What puts the cursor on a fresh line at the bottom of a terminal of `rows` rows (as tmux
-/// leaves it): the last row, then a new line, so whatever kpty says next is on a line of its
-/// own below the session's screen.
-pub fn fresh_bottom_line(rows: u16) -> String {
-    format!("\x1b[{};1H\r\n\x1b[K", rows.max(1))
-}
+/// Modes a program in the session may have set on the terminal, turned off again on leaving:
+/// cursor shown, mouse and focus reports, bracketed paste, normal cursor and keypad keys, no
+/// scroll region, no origin mode, autowrap on — while still in the alternate screen, since
+/// resetting the scroll region or origin mode homes the cursor — then the main screen with
+/// the cursor saved on entering, attributes reset, and the cursor's line cleared from its
+/// start, so what kpty says next is on a line of its own (also on a terminal without an
+/// alternate screen).
+pub const RESET_MODES: &str = "\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\
+     \x1b[?1006l\x1b[?1015l\x1b[?1004l\x1b[?2004l\x1b[?1l\x1b>\x1b[r\x1b[?6l\x1b[?7h\
+     \x1b[?1049l\x1b[0m\r\x1b[K";
 
 /// Raw mode on standard input while this lives.
 pub struct RawMode {
@@ -48,15 +51,12 @@ impl Drop for RawMode {
     }
 }
 
-/// Put the terminal's modes back, reset what the session may have switched on, and leave
-/// the cursor on a fresh line at the bottom.
+/// Put the terminal's modes back, reset what the session may have switched on, and bring
+/// the person's own screen back.
 fn restore(saved: &Termios) {
     let _ = termios::tcsetattr(std::io::stdin(), OptionalActions::Now, saved);
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(RESET_MODES.as_bytes());
-    if let Some((_, rows)) = size() {
-        let _ = out.write_all(fresh_bottom_line(rows).as_bytes());
-    }
     let _ = out.flush();
 }
 

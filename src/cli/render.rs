@@ -33,6 +33,7 @@ fn on_terminal(bytes: &[u8]) -> Option<Vec<u8>> {
     static TTY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     static SANITISER: std::sync::Mutex<TermOut> = std::sync::Mutex::new(TermOut::new(Policy {
         allow_clipboard: false,
+        own_screen: false,
     }));
     if !*TTY.get_or_init(|| std::io::stdout().is_terminal()) {
         return None;

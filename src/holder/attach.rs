@@ -156,6 +156,7 @@ impl Shared {
         };
         tracing::info!("client {id} attached ({} now)", body.attached);
         let gone = Arc::new(AtomicBool::new(false));
+        let wants_redraw = Arc::new(AtomicBool::new(false));
         let started = serde_json::to_vec(&Reply::ok(body))
             .map_err(io::Error::other)
             .and_then(|b| frame::write_frame(&mut stream, &b))
@@ -163,8 +164,9 @@ impl Shared {
         match (started, stream.try_clone()) {
             (Ok(()), Ok(input)) => {
                 let (me, g, read_only) = (self.clone(), gone.clone(), req.read_only);
-                std::thread::spawn(move || me.client_input(input, id, read_only, &g));
-                if let Err(e) = self.pump(&mut stream, offset, &gone) {
+                let r = wants_redraw.clone();
+                std::thread::spawn(move || me.client_input(input, id, read_only, &g, &r));
+                if let Err(e) = self.pump(&mut stream, offset, &gone, &wants_redraw) {
                     tracing::debug!("client {id}: {e}");
                 }
             }
@@ -182,13 +184,33 @@ impl Shared {
         tracing::info!("client {id} detached");
     }
 
-    /// Send output from `offset` on as it arrives; end after the shell's exit is sent.
-    fn pump(&self, out: &mut UnixStream, mut offset: u64, gone: &AtomicBool) -> io::Result<()> {
+    /// Send output from `offset` on as it arrives (and a redraw when the client asks for
+    /// one); end after the shell's exit is sent.
+    fn pump(
+        &self,
+        out: &mut UnixStream,
+        mut offset: u64,
+        gone: &AtomicBool,
+        redraw: &AtomicBool,
+    ) -> io::Result<()> {
         let mut st = self.lock();
         let mut pace = Pace::new();
         loop {
             if gone.load(Ordering::Acquire) {
                 return Ok(());
+            }
+            if redraw.swap(false, Ordering::AcqRel) {
+                offset = st.ring.end();
+                let frames = [
+                    Frame::Event(Event::Resync { missed: 0 }),
+                    Frame::Output(st.screen.redraw()),
+                ];
+                drop(st);
+                for f in &frames {
+                    attach::write(out, f)?;
+                }
+                st = self.lock();
+                continue;
             }
             let end = st.ring.end();
             if end > offset
@@ -234,10 +256,25 @@ impl Shared {
         }
     }
 
-    /// Read one client's frames: keystrokes (unless read-only), size changes, detach.
-    fn client_input(&self, mut input: UnixStream, id: u64, read_only: bool, gone: &AtomicBool) {
+    /// Read one client's frames: keystrokes (unless read-only), size changes, redraw
+    /// requests, detach.
+    fn client_input(
+        &self,
+        mut input: UnixStream,
+        id: u64,
+        read_only: bool,
+        gone: &AtomicBool,
+        redraw: &AtomicBool,
+    ) {
         loop {
             match attach::read(&mut input) {
+                Ok(Some(Frame::Redraw)) => {
+                    // Set under the lock, so the pump sees it before it waits, or is woken.
+                    let st = self.lock();
+                    redraw.store(true, Ordering::Release);
+                    drop(st);
+                    self.notify();
+                }
                 Ok(Some(Frame::Input(bytes))) if !read_only => {
                     if let Err(e) = self.type_local(&bytes) {
                         tracing::debug!("client {id}: {e}");

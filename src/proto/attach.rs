@@ -4,8 +4,8 @@
 //! Frame: one kind byte, a 4-byte big-endian length, then the payload (at most
 //! [`MAX_PAYLOAD`]). Holder → client: [`Frame::Output`] (terminal bytes, as the program wrote
 //! them, or a redraw of the screen) and [`Frame::Event`] (JSON, [`Event`]). Client → holder:
-//! [`Frame::Input`] (keystrokes), [`Frame::Resize`] and [`Frame::Detach`]. A frame of an
-//! unknown kind is skipped, so either side can grow new kinds.
+//! [`Frame::Input`] (keystrokes), [`Frame::Resize`], [`Frame::Redraw`] and [`Frame::Detach`].
+//! A frame of an unknown kind is skipped, so either side can grow new kinds.
 
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
@@ -84,6 +84,10 @@ pub enum Frame {
     },
     /// The client leaves (client → holder).
     Detach,
+    /// The client wants the screen drawn again (client → holder): the holder answers with
+    /// [`Event::Resync`] and a redraw, as for a client that fell behind. (An older holder
+    /// skips it.)
+    Redraw,
     /// A kind this build does not know (skipped).
     Unknown(u8),
 }
@@ -93,6 +97,7 @@ const EVENT: u8 = 2;
 const INPUT: u8 = 3;
 const RESIZE: u8 = 4;
 const DETACH: u8 = 5;
+const REDRAW: u8 = 6;
 
 /// Write one frame (payloads over [`MAX_PAYLOAD`] are split into several output or input
 /// frames).
@@ -119,6 +124,7 @@ pub fn write(w: &mut impl Write, frame: &Frame) -> io::Result<()> {
             (RESIZE, p)
         }
         Frame::Detach => (DETACH, Vec::new()),
+        Frame::Redraw => (REDRAW, Vec::new()),
         Frame::Unknown(k) => (*k, Vec::new()),
     };
     let len = u32::try_from(payload.len()).map_err(io::Error::other)?;
@@ -164,6 +170,7 @@ pub fn read(r: &mut impl Read) -> io::Result<Option<Frame>> {
             }
         }
         DETACH => Frame::Detach,
+        REDRAW => Frame::Redraw,
         k => Frame::Unknown(k),
     }))
 }
@@ -184,6 +191,7 @@ mod tests {
             Frame::Input(b"ls\r".to_vec()),
             Frame::Resize { cols: 80, rows: 24 },
             Frame::Detach,
+            Frame::Redraw,
             Frame::Unknown(99),
         ];
         let mut buf = Vec::new();

@@ -53,7 +53,17 @@ const ST: &[u8] = b"\x1b\\";
 pub struct Policy {
     /// Let OSC 52 set the clipboard (`kpty attach --allow-clipboard`); reading it never.
     pub allow_clipboard: bool,
+    /// The client draws the session in the terminal's alternate screen for the whole
+    /// attachment (as tmux does, so leaving brings the person's own screen back): the
+    /// session's switches between its screens (DEC modes 47, 1047, 1049) are not passed on.
+    /// Entering its alternate screen clears ours; leaving it clears ours too and asks for a
+    /// redraw ([`TermOut::take_redraw_request`]), since only the holder has the screen the
+    /// session goes back to.
+    pub own_screen: bool,
 }
+
+/// DEC private modes that switch between the main and the alternate screen.
+const SCREEN_MODES: [&[u8]; 3] = [b"47", b"1047", b"1049"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum State {
@@ -92,6 +102,8 @@ pub struct TermOut {
     utf8_next: std::ops::RangeInclusive<u8>,
     /// The session turned focus reporting on (DEC mode 1004), as passed on.
     focus: bool,
+    /// The session left its alternate screen under [`Policy::own_screen`]: a redraw is due.
+    redraw: bool,
 }
 
 impl TermOut {
@@ -106,7 +118,14 @@ impl TermOut {
             utf8_need: 0,
             utf8_next: 0x80..=0xbf,
             focus: false,
+            redraw: false,
         }
+    }
+
+    /// Whether the session left its alternate screen since the last call (under
+    /// [`Policy::own_screen`]): the client should ask the holder for a redraw.
+    pub fn take_redraw_request(&mut self) -> bool {
+        std::mem::take(&mut self.redraw)
     }
 
     /// Back to the ground state, forgetting a sequence in progress (the stream was cut: a
@@ -295,6 +314,10 @@ impl TermOut {
                 self.buf.clear();
                 self.state = State::CsiDrop;
             }
+            b'h' | b'l' if self.policy.own_screen && self.switches_screen() => {
+                self.screen_switch(b, out);
+                self.reset();
+            }
             0x40..=0x7e => {
                 if csi_allowed(&self.buf, b) {
                     if let (Some(modes), b'h' | b'l') = (self.buf.strip_prefix(b"?"), b)
@@ -311,6 +334,41 @@ impl TermOut {
             0x00..=0x1f if b != ENQ => out.push(b),
             0x7f | ENQ => {}
             _ => self.reset(),
+        }
+    }
+
+    /// Whether the DEC private mode sequence being read names a screen switch.
+    fn switches_screen(&self) -> bool {
+        self.buf.strip_prefix(b"?").is_some_and(|modes| {
+            modes
+                .split(|&c| c == b';')
+                .any(|m| SCREEN_MODES.contains(&m))
+        })
+    }
+
+    /// A `CSI ? … h|l` naming a screen switch, under [`Policy::own_screen`]: the other modes
+    /// it sets are passed on; the switch becomes a cleared screen, and leaving the alternate
+    /// screen a redraw request.
+    fn screen_switch(&mut self, fin: u8, out: &mut Vec<u8>) {
+        let rest: Vec<&[u8]> = self.buf[1..]
+            .split(|&c| c == b';')
+            .filter(|m| !m.is_empty() && !SCREEN_MODES.contains(m))
+            .collect();
+        if !rest.is_empty() {
+            let mut params = b"?".to_vec();
+            params.extend(rest.join(&b';'));
+            if rest.contains(&&b"1004"[..]) {
+                self.focus = fin == b'h';
+            }
+            if csi_allowed(&params, fin) {
+                out.extend_from_slice(b"\x1b[");
+                out.extend_from_slice(&params);
+                out.push(fin);
+            }
+        }
+        out.extend_from_slice(b"\x1b[H\x1b[2J");
+        if fin == b'l' {
+            self.redraw = true;
         }
     }
 

@@ -243,6 +243,7 @@ fn links_and_the_clipboard_follow_the_policy() {
     assert_eq!(one(set), b"");
     let allow = Policy {
         allow_clipboard: true,
+        ..Policy::default()
     };
     assert_eq!(clean(allow, &[set]), b"\x1b]52;c;UFdORUQtQ0xJUA==\x1b\\");
     assert_eq!(clean(allow, &[b"\x1b]52;c;?\x07"]), b"");
@@ -418,7 +419,7 @@ proptest! {
         ], 0..200),
         cuts in proptest::collection::vec(0usize..400, 0..6),
     ) {
-        let mut t = TermOut::new(Policy { allow_clipboard: true });
+        let mut t = TermOut::new(Policy { allow_clipboard: true, ..Policy::default() });
         let mut out = Vec::new();
         for f in frames(&input, &cuts) {
             t.feed(&f, &mut out);
@@ -452,4 +453,82 @@ fn c1_controls_are_read_as_their_7_bit_forms() {
         b"a\x1b[1mbc\x1bE"
     );
     assert_eq!(one(b"a\x9b31mb\x9d52;c;QUJD\x07c"), b"a\x1b[31mbc");
+}
+
+/// A checker of its own (vte): every DEC private mode a stream sets or resets.
+#[derive(Default)]
+struct Modes(Vec<(u16, char)>);
+
+impl vte::Perform for Modes {
+    fn csi_dispatch(&mut self, params: &vte::Params, inter: &[u8], _: bool, a: char) {
+        if inter == b"?" && (a == 'h' || a == 'l') {
+            self.0
+                .extend(params.iter().flat_map(|p| p.iter().map(move |m| (*m, a))));
+        }
+    }
+}
+
+fn modes(out: &[u8]) -> Vec<(u16, char)> {
+    let mut m = Modes::default();
+    vte::Parser::new().advance(&mut m, out);
+    m.0
+}
+
+const OWN: Policy = Policy {
+    allow_clipboard: false,
+    own_screen: true,
+};
+
+#[test]
+fn under_its_own_screen_the_client_turns_screen_switches_into_clears_and_redraws() {
+    let mut t = TermOut::new(OWN);
+    let mut out = Vec::new();
+    t.feed(b"a\x1b[?1049hb", &mut out);
+    assert_eq!(out, b"a\x1b[H\x1b[2Jb");
+    assert!(!t.take_redraw_request(), "entering needs no redraw");
+    out.clear();
+    t.feed(b"\x1b[?1049;1004l", &mut out);
+    assert_eq!(out, b"\x1b[?1004l\x1b[H\x1b[2J");
+    assert!(
+        t.take_redraw_request(),
+        "leaving asks for the screen it goes back to"
+    );
+    assert!(!t.take_redraw_request(), "once");
+    out.clear();
+    t.feed(b"\x1b[?1004;47h", &mut out);
+    assert!(t.focus_reporting());
+    // Without its own screen, a switch passes as it is.
+    assert_eq!(one(b"\x1b[?1049h"), b"\x1b[?1049h");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Whatever the session prints, cut anywhere, no screen switch reaches a terminal the
+    /// client draws in its own alternate screen; every other mode still does.
+    #[test]
+    fn no_screen_switch_passes_under_its_own_screen(
+        seq in proptest::collection::vec((
+            prop::sample::select(vec![1u16, 25, 47, 1000, 1004, 1047, 1049, 2004]),
+            any::<bool>(),
+            "[a-z ]{0,4}",
+        ), 0..12),
+        cuts in proptest::collection::vec(0usize..400, 0..6),
+    ) {
+        let mut input = Vec::new();
+        let mut want = Vec::new();
+        for (m, on, text) in &seq {
+            let fin = if *on { 'h' } else { 'l' };
+            input.extend_from_slice(format!("\x1b[?{m}{fin}{text}").as_bytes());
+            if ![47, 1047, 1049].contains(m) {
+                want.push((*m, fin));
+            }
+        }
+        let mut t = TermOut::new(OWN);
+        let mut out = Vec::new();
+        for f in frames(&input, &cuts) {
+            t.feed(&f, &mut out);
+        }
+        prop_assert_eq!(modes(&out), want);
+    }
 }

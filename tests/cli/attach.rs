@@ -659,7 +659,7 @@ fn mode_off_at_end(seen: &str, mode: &str) -> bool {
 }
 
 #[test]
-fn leaving_attach_puts_the_cursor_on_a_fresh_bottom_line_with_modes_off() {
+fn leaving_attach_brings_the_persons_screen_back_with_modes_off() {
     let env = Env::new();
     let (cols, rows) = (80u16, 24u16);
     // Every way an attachment ends: the detach key, the session killed from elsewhere, its
@@ -712,12 +712,23 @@ fn leaving_attach_puts_the_cursor_on_a_fresh_bottom_line_with_modes_off() {
             "{how}: the message is on a line of its own: {:?}",
             lines[at]
         );
-        assert_eq!(
-            at,
-            usize::from(rows) - 2,
-            "{how}: at the bottom: {lines:#?}"
+        // As tmux leaves it: the person's own screen (here, kpty's banner) is back, the
+        // session's screen is gone, and the message follows where the person left off.
+        let banner = lines
+            .iter()
+            .position(|l| l.starts_with("[kpty] attached to"))
+            .unwrap_or_else(|| panic!("{how}: the person's screen is back: {lines:#?}"));
+        assert!(
+            at > banner && lines[banner..at].concat().ends_with("to send it"),
+            "{how}: right below it (the banner may wrap): {lines:#?}"
         );
-        assert_eq!(crow, usize::from(rows) - 1, "{how}: the cursor below it");
+        for session_text in ["set-6", "echo half", "$ "] {
+            assert!(
+                !lines.iter().any(|l| l.contains(session_text)),
+                "{how}: the session's screen is gone: {lines:#?}"
+            );
+        }
+        assert_eq!(crow, at + 1, "{how}: the cursor below it");
         assert!(lines[crow].is_empty(), "{how}: a fresh line: {lines:#?}");
         assert!(visible, "{how}: the cursor is visible again");
         assert!(primary, "{how}: the main screen is back");
@@ -746,4 +757,52 @@ fn leaving_attach_puts_the_cursor_on_a_fresh_bottom_line_with_modes_off() {
             assert!(got == code || how == "kill", "{how}: exit {got}");
         }
     }
+}
+
+/// The client draws in its own alternate screen: a program that enters and leaves the
+/// session's alternate screen (an editor, a pager) never takes the person's terminal out of
+/// it, and on leaving, the session's main screen is drawn again from the holder's model.
+#[test]
+fn a_program_leaving_its_alternate_screen_gets_the_sessions_screen_redrawn() {
+    let env = Env::new();
+    let (cols, rows) = (80u16, 24u16);
+    let id = env.create(&["--cols", "80", "--rows", "24"]);
+    env.out(&id, "echo before-$((6*7))");
+    let mut tty = Tty::kpty(&env, &["attach", &id], (cols, rows));
+    tty.expect("before-42");
+    for round in 0..3 {
+        env.send_line(
+            &id,
+            &format!(
+                "printf '\\e[?1049h'; echo in-alt-{round}$((1+1)); printf '\\e[?1049l'; echo after-{round}$((2+2))"
+            ),
+        );
+        tty.expect(&format!("after-{round}4"));
+        // (The typed command line shows `in-alt-…$((1+1))`; its output `in-alt-N2` was on
+        // the alternate screen only.)
+        wait_for(10_000, "the session's main screen drawn again", || {
+            let (lines, _, _, _) = terminal_after(tty.seen(), cols.into(), rows.into());
+            lines.iter().any(|l| l == "before-42")
+                && lines.iter().any(|l| l == &format!("after-{round}4"))
+                && !lines
+                    .iter()
+                    .any(|l| l.contains(&format!("in-alt-{round}2")))
+        });
+        let seen = tty.seen().to_string();
+        let (_, _, _, primary) = terminal_after(&seen, cols.into(), rows.into());
+        assert!(
+            !primary,
+            "the person's own screen stays put away while attached"
+        );
+    }
+    tty.keys(DETACH);
+    tty.expect("[kpty] detached from");
+    assert_eq!(tty.exit_code(), 0);
+    let (lines, _, _, primary) = terminal_after(tty.seen(), cols.into(), rows.into());
+    assert!(primary, "{lines:#?}");
+    assert!(
+        !lines.iter().any(|l| l.contains("before-42")),
+        "the session's screen is gone on leaving: {lines:#?}"
+    );
+    env.ok_json(&["kill", "-s", &id]);
 }
