@@ -9,8 +9,7 @@
 use super::Ctx;
 use super::kind::is_local;
 use crate::error::Result;
-use crate::store::{Registry, RegistryEntry, journal};
-use serde_json::json;
+use crate::store::{Registry, RegistryEntry};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -74,11 +73,14 @@ pub fn verify_registered(ctx: &Ctx) -> Result<Vec<String>> {
     })?;
     for (url, id) in &pruned {
         tracing::warn!("bridge {url} does not answer: its session {id} is marked dead and pruned");
-        journal::append(
+        crate::store::registry_events::record(
             &ctx.state,
-            &ctx.state.registry_events(),
-            json!({"event": "pruned", "action": "prune", "session_id": id,
-                   "reason": "bridge_unreachable", "desktop_url": url}),
+            &crate::store::registry_events::RegistryEvent::Pruned {
+                action: "prune",
+                session_id: id,
+                reason: Some("bridge_unreachable"),
+                desktop_url: Some(url),
+            },
         );
     }
     Ok(pruned.into_iter().map(|(_, id)| id).collect())

@@ -6,8 +6,7 @@ use crate::api::Params;
 use crate::api::reply::{KillReply, ResizeReply, Success};
 use crate::error::{Error, Result};
 use crate::proto::{KillBody, Request};
-use crate::store::{Registry, RegistryEntry, journal};
-use serde_json::json;
+use crate::store::{Registry, RegistryEntry};
 
 /// Run `resize`.
 pub fn resize(ctx: &Ctx, p: &Params) -> Result<ResizeReply> {
@@ -207,10 +206,13 @@ pub fn forget(ctx: &Ctx, e: &RegistryEntry, event: &str) -> Result<()> {
     if let Some(sock) = sessions::socket_of(ctx, e) {
         sessions::remove_dead_socket(&sock);
     }
-    journal::append(
+    crate::store::registry_events::record(
         &ctx.state,
-        &ctx.state.registry_events(),
-        json!({"event": event, "session_id": e.session_id, "label": e.label}),
+        &crate::store::registry_events::RegistryEvent::Forgotten {
+            event,
+            session_id: &e.session_id,
+            label: e.label.as_deref(),
+        },
     );
     Ok(())
 }

@@ -7,8 +7,7 @@ use crate::api::sessions::CreateReply;
 use crate::api::{OwnerRole, Params, SessionId};
 use crate::error::{Error, Result};
 use crate::proto::launch::{HolderSpec, ProgramSpec, Ready};
-use crate::store::{Metadata, Registry, RegistryEntry, journal, now_rfc3339};
-use serde_json::json;
+use crate::store::{Metadata, Registry, RegistryEntry, now_rfc3339};
 use std::path::PathBuf;
 
 /// Validate a label: 1..=64 printable characters.
@@ -198,10 +197,14 @@ fn record_started(
         }
         Ok(())
     })?;
-    journal::append(
+    crate::store::registry_events::record(
         &ctx.state,
-        &ctx.state.registry_events(),
-        json!({"event": "session_created", "session_id": id, "shell": ready.shell, "pid": ready.pid, "label": label}),
+        &crate::store::registry_events::RegistryEvent::SessionCreated {
+            session_id: id.as_str(),
+            shell: ready.shell.as_deref(),
+            pid: ready.pid,
+            label,
+        },
     );
     // For the sandboxes of other kpty instances to hide (best effort).
     if let Some(runtime) = socket.parent() {
@@ -222,10 +225,13 @@ fn undo(ctx: &Ctx, id: &SessionId, e: Error) -> Error {
         Ok(())
     });
     remove_session_dir(ctx, id);
-    journal::append(
+    crate::store::registry_events::record(
         &ctx.state,
-        &ctx.state.registry_events(),
-        json!({"event": "session_create_failed", "session_id": id, "error_code": e.code, "message": e.message}),
+        &crate::store::registry_events::RegistryEvent::SessionCreateFailed {
+            session_id: id.as_str(),
+            error_code: e.code,
+            message: &e.message,
+        },
     );
     e
 }

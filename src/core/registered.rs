@@ -9,7 +9,7 @@ use crate::api::reply::Success;
 use crate::api::sessions::{HeartbeatReply, PruneReply, ResolveReply, UnregisterReply};
 use crate::api::{Params, SessionId};
 use crate::error::{Error, ErrorCode, Hint, Result};
-use crate::store::{Registry, RegistryEntry, journal, now_rfc3339};
+use crate::store::{Registry, RegistryEntry, now_rfc3339};
 use serde_json::json;
 
 /// Registered sessions without a heartbeat for this long are pruned.
@@ -226,12 +226,15 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
         reg.sessions.insert(id.clone(), e.clone());
         Ok(e)
     })?;
-    journal::append(
+    crate::store::registry_events::record(
         &ctx.state,
-        &ctx.state.registry_events(),
-        json!({"event": "registered", "action": "register", "session_id": id, "source": source, "desktop_url": url,
-               "owner_agent_id": entry.owner_agent_id, "owner_role": entry.owner_role, "label": entry.label,
-               "claude_code_session_id": entry.claude_code_session_id}),
+        &crate::store::registry_events::RegistryEvent::Registered {
+            action: "register",
+            session_id: &id,
+            source: &source,
+            desktop_url: url.as_deref(),
+            owner: super::routing::owner_of(&entry),
+        },
     );
     Ok(ResolveReply {
         ok: Success,
@@ -281,10 +284,13 @@ pub fn unregister(ctx: &Ctx, p: &Params) -> Result<UnregisterReply> {
         }
         Ok(reg.sessions.remove(&id))
     })?;
-    journal::append(
+    crate::store::registry_events::record(
         &ctx.state,
-        &ctx.state.registry_events(),
-        json!({"event": "unregistered", "action": "unregister", "session_id": id, "force": force}),
+        &crate::store::registry_events::RegistryEvent::Unregistered {
+            action: "unregister",
+            session_id: &id,
+            force,
+        },
     );
     Ok(UnregisterReply {
         ok: Success,
@@ -368,10 +374,14 @@ pub fn prune(ctx: &Ctx, p: &Params) -> Result<PruneReply> {
         (vec![], vec![])
     };
     for id in stale.iter().chain(&drop_local) {
-        journal::append(
+        crate::store::registry_events::record(
             &ctx.state,
-            &ctx.state.registry_events(),
-            json!({"event": "pruned", "action": "prune", "session_id": id}),
+            &crate::store::registry_events::RegistryEvent::Pruned {
+                action: "prune",
+                session_id: id,
+                reason: None,
+                desktop_url: None,
+            },
         );
     }
     Ok(PruneReply {

@@ -12,8 +12,7 @@ use crate::api::Params;
 use crate::api::http::ResetReply;
 use crate::api::reply::Success;
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::{Registry, journal};
-use serde_json::json;
+use crate::store::Registry;
 use std::time::{Duration, Instant};
 
 /// How long a reset waits for the holders it ended to let go of their folders.
@@ -58,11 +57,14 @@ pub fn reset(ctx: &Ctx) -> Result<ResetReply> {
     removed_files.sort();
     let mut removed: Vec<String> = killed.iter().chain(&registered).cloned().collect();
     removed.sort();
-    journal::append(
+    crate::store::registry_events::record(
         &ctx.state,
-        &ctx.state.registry_events(),
-        json!({"event": "reset", "removed": removed, "killed": killed,
-               "removed_files": removed_files, "failed": failed}),
+        &crate::store::registry_events::RegistryEvent::Reset {
+            removed: &removed,
+            killed: &killed,
+            removed_files: &removed_files,
+            failed: &failed,
+        },
     );
     Ok(ResetReply {
         ok: Success,

@@ -9,7 +9,7 @@ use crate::api::reply::Success;
 use crate::api::sessions::{ResolveReply, SendLineToAgentReply};
 use crate::api::{Action, OwnerRole, Params};
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::{Registry, RegistryEntry, journal};
+use crate::store::{Registry, RegistryEntry};
 use serde_json::{Value, json};
 
 /// True when `e` is a leader's terminal (`owner_role` `leader`).
@@ -121,7 +121,7 @@ pub fn resolve_entry(ctx: &Ctx, p: &Params) -> Result<RegistryEntry> {
                     crate::api::suggest::clause(&near)
                 ),
             )
-            .with_details(json!({"query": query_json(p), "did_you_mean": near})))
+            .with_details(json!({"query": query(p), "did_you_mean": near})))
         }
         n => {
             let list: Vec<Value> = matches
@@ -132,28 +132,42 @@ pub fn resolve_entry(ctx: &Ctx, p: &Params) -> Result<RegistryEntry> {
                 ErrorCode::Ambiguous,
                 format!("Multiple PTYs match query ({n} found). Use more specific criteria."),
             )
-            .with_details(json!({"matches": list, "query": query_json(p)})))
+            .with_details(json!({"matches": list, "query": query(p)})))
         }
     }
 }
 
-fn query_json(p: &Params) -> Value {
-    let mut q =
-        json!({"agent_id": p.agent_id, "owner_session_id": p.owner_session_id, "label": p.label});
-    if let Some(c) = &p.claude_code_session_id {
-        q["claude_code_session_id"] = json!(c);
+/// The selectors `p` gives, as errors and the journal show them.
+fn query(p: &Params) -> crate::store::registry_events::Query<'_> {
+    crate::store::registry_events::Query {
+        agent_id: p.agent_id.as_deref(),
+        owner_session_id: p.owner_session_id.as_deref(),
+        label: p.label.as_deref(),
+        claude_code_session_id: p.claude_code_session_id.as_deref(),
     }
-    q
+}
+
+/// A session's owner fields, as the journal shows them.
+pub(super) fn owner_of(e: &RegistryEntry) -> crate::store::registry_events::Owner<'_> {
+    crate::store::registry_events::Owner {
+        owner_agent_id: e.owner_agent_id.as_deref(),
+        owner_role: e.owner_role.as_deref(),
+        label: e.label.as_deref(),
+        claude_code_session_id: e.claude_code_session_id.as_deref(),
+    }
 }
 
 /// Run `resolve`.
 pub fn resolve(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
     let e = resolve_entry(ctx, p)?;
     let live = probe(ctx, &e);
-    journal::append(
+    crate::store::registry_events::record(
         &ctx.state,
-        &ctx.state.registry_events(),
-        json!({"event": "resolved", "action": "resolve", "session_id": e.session_id, "query": query_json(p)}),
+        &crate::store::registry_events::RegistryEvent::Resolved {
+            action: "resolve",
+            session_id: &e.session_id,
+            query: query(p),
+        },
     );
     Ok(ResolveReply {
         ok: Success,
@@ -281,13 +295,15 @@ fn update_entry(
         }
         Ok(e.clone())
     })?;
-    journal::append(
+    crate::store::registry_events::record(
         &ctx.state,
-        &ctx.state.registry_events(),
-        json!({"event": event, "action": action.as_str(), "session_id": entry.session_id,
-               "owner_agent_id": entry.owner_agent_id, "owner_session_id": entry.owner_session_id,
-               "owner_role": entry.owner_role, "label": entry.label,
-               "claude_code_session_id": entry.claude_code_session_id}),
+        &crate::store::registry_events::RegistryEvent::OwnerChanged {
+            event,
+            action: action.as_str(),
+            session_id: &entry.session_id,
+            owner: owner_of(&entry),
+            owner_session_id: entry.owner_session_id.as_deref(),
+        },
     );
     if p.label.is_some() {
         label_to_holder(ctx, &entry);

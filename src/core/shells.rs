@@ -17,7 +17,7 @@ use crate::api::{Params, SessionId};
 use crate::error::{Error, ErrorCode, Hint, Result};
 use crate::proto::launch::{HolderSpec, ProgramSpec};
 use crate::proto::{Request, ptys};
-use crate::store::{Metadata, RegistryEntry, journal, lock, now_rfc3339, secure};
+use crate::store::{Metadata, RegistryEntry, lock, now_rfc3339, secure};
 use serde_json::json;
 
 /// The entry of PTY `n` of `session`, named `S:N`, from its folder's metadata:
@@ -219,10 +219,14 @@ fn start(
     let log = ctx.state.session_dir(id).join("holder.log");
     let ready = super::launch::start_holder(ctx, &child, &log)?;
     let address = id.address();
-    journal::append(
+    crate::store::registry_events::record(
         &ctx.state,
-        &ctx.state.registry_events(),
-        json!({"event": "shell_opened", "session_id": base, "pty": n, "address": address, "pid": ready.pid}),
+        &crate::store::registry_events::RegistryEvent::ShellOpened {
+            session_id: base.as_str(),
+            pty: n,
+            address: &address,
+            pid: ready.pid,
+        },
     );
     Ok(ShellReply {
         ok: Success,

@@ -10,6 +10,7 @@ pub mod lock;
 pub mod metadata;
 pub mod paths;
 pub mod registry;
+pub mod registry_events;
 pub mod secure;
 pub mod trust;
 pub mod watch;
