@@ -194,13 +194,7 @@ fn ps_remove(t: &[Option<String>], cwd: Option<&WinPath>) -> Option<&'static Rul
     if b.on("whatif") {
         return None;
     }
-    let paths: Vec<Option<String>> = b
-        .positional
-        .iter()
-        .chain(b.values("path"))
-        .chain(b.values("literalpath"))
-        .cloned()
-        .collect();
+    let paths = b.paths();
     if paths
         .iter()
         .flatten()
@@ -378,13 +372,7 @@ pub fn pipeline(raw: &str, stages: &[Vec<Arg>], cwd: Option<&WinPath>) -> Option
             return false;
         }
         let b = bind(params::GET_CHILD_ITEM, &texts(&s[1..]));
-        let paths: Vec<Option<String>> = b
-            .positional
-            .iter()
-            .chain(b.values("path"))
-            .chain(b.values("literalpath"))
-            .cloned()
-            .collect();
+        let paths = b.paths();
         match (paths.is_empty(), cwd) {
             (true, Some(c)) => targets::protected(c).is_some(),
             _ => protected_any(&paths, cwd),

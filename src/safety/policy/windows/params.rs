@@ -149,6 +149,17 @@ impl Bound {
             .map(|(_, v)| v)
     }
 
+    /// The paths named: positional arguments, then `-Path` and `-LiteralPath` values
+    /// (`None`: unknown).
+    pub fn paths(&self) -> Vec<Option<String>> {
+        self.positional
+            .iter()
+            .chain(self.values("path"))
+            .chain(self.values("literalpath"))
+            .cloned()
+            .collect()
+    }
+
     /// Whether the switch `name` is on (`-Recurse`, `-Recurse:$true`; not `-Recurse:$false`).
     pub fn on(&self, name: &str) -> bool {
         self.values(name).any(|v| {
