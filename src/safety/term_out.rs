@@ -405,35 +405,36 @@ impl TermOut {
 
 /// Whether a CSI sequence (`params`: parameter and intermediate bytes; `fin`: its final
 /// byte) may reach the terminal: everything but queries, reports and keyboard modes.
+///
+/// Read fail-closed: a private marker (`<=>?`) or an intermediate (`SP`–`/`) counts wherever
+/// it stands and whatever stands beside it, so `CSI SP $ u` is judged as `CSI $ u` — a
+/// terminal that reads more leniently than the standard must not be handed a query.
 fn csi_allowed(params: &[u8], fin: u8) -> bool {
-    let private = params.first().copied().filter(|c| b"<=>?".contains(c));
+    let marks: Vec<u8> = params.iter().copied().filter(|c| b"<=>?".contains(c)).collect();
     let inter: Vec<u8> = params
         .iter()
         .copied()
         .filter(|c| (0x20..=0x2f).contains(c))
         .collect();
-    let query = match (fin, private, inter.as_slice()) {
-        // Device attributes (DA1, DA2, DA3), device status (DSR, CPR), DECRQM.
-        (b'c', ..) | (b'n', ..) => true,
-        (b'p', _, [b'$']) => true,
+    let has = |set: &[u8], c: u8| set.contains(&c);
+    let query = match fin {
+        // Device attributes (DA1, DA2, DA3), device status (DSR, CPR), window operations
+        // (reports and resizing the person's window), media copy.
+        b'c' | b'n' | b't' | b'i' => true,
+        // DECRQM, DECRQPSR.
+        b'p' | b'w' => has(&inter, b'$'),
         // XTVERSION.
-        (b'q', Some(b'>'), _) => true,
-        // Window operations: reports (title, size, position) and resizing the person's
-        // window.
-        (b't', ..) => true,
-        // Kitty keyboard: query, push, pop, set.
-        (b'u', Some(_), _) => true,
-        (b'u', None, [b'$']) => true, // DECRQTSR
+        b'q' => has(&marks, b'>'),
+        // Kitty keyboard (query, push, pop, set); DECRQTSR.
+        b'u' => !marks.is_empty() || has(&inter, b'$'),
         // Key modifier modes (XTMODKEYS) and their query: not SGR.
-        (b'm', Some(_), _) => true,
-        (b'x', None, []) => true,      // DECREQTPARM
-        (b'S', Some(b'?'), _) => true, // XTSMGRAPHICS
-        (b'|', _, [b'\'']) => true,    // DECRQLP
-        (b'y', _, [b'*']) => true,     // DECRQCRA
-        (b'v', _, [b'"']) => true,     // DECRQDE
-        (b'w', _, [b'$']) => true,     // DECRQPSR
-        (b'R', _, [b'#']) => true,     // XTREPORTCOLORS
-        (b'i', ..) => true,            // media copy
+        b'm' => !marks.is_empty(),
+        b'x' => marks.is_empty() && inter.is_empty(), // DECREQTPARM
+        b'S' => has(&marks, b'?'),                    // XTSMGRAPHICS
+        b'|' => has(&inter, b'\''),                  // DECRQLP
+        b'y' => has(&inter, b'*'),                    // DECRQCRA
+        b'v' => has(&inter, b'"'),                    // DECRQDE
+        b'R' => has(&inter, b'#'),                    // XTREPORTCOLORS
         _ => false,
     };
     !query
