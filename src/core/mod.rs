@@ -37,6 +37,9 @@ pub mod trail;
 pub mod wait;
 pub mod wire;
 
+#[cfg(test)]
+mod request_matrix;
+
 /// The environment's defaults (in `api`, which the holder reads too).
 pub use crate::api::config;
 
