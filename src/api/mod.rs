@@ -12,6 +12,7 @@ pub mod ids;
 pub mod kinds;
 pub mod params;
 pub mod reply;
+pub mod request;
 pub mod sessions;
 pub mod suggest;
 pub mod wait;

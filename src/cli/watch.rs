@@ -20,19 +20,17 @@ pub fn watch(ctx: &Ctx, p: Params) -> Result<i32> {
         ..p.clone()
     };
     let reader = |since: Option<u64>, timeout_ms: u64| {
-        core::io::read(
-            ctx,
-            &Params {
-                since,
-                max_bytes: Some(1),
-                timeout_ms: Some(timeout_ms),
-                mode: None,
-                max_lines: None,
-                max_chars: None,
-                merge_wrapped: None,
-                ..p.clone()
-            },
-        )
+        core::request::read(&Params {
+            since,
+            max_bytes: Some(1),
+            timeout_ms: Some(timeout_ms),
+            mode: None,
+            max_lines: None,
+            max_chars: None,
+            merge_wrapped: None,
+            ..p.clone()
+        })
+        .and_then(|a| core::io::read(ctx, &a))
     };
     // On a terminal each draw replaces the last; into a pipe or file, draws follow each other
     // as plain text (no clear-screen codes), each after its header line.
@@ -42,7 +40,7 @@ pub fn watch(ctx: &Ctx, p: Params) -> Result<i32> {
         ""
     };
     let draw = || -> Result<bool> {
-        let v = match core::term::term_read(ctx, &view) {
+        let v = match core::request::term_read(&view).and_then(|a| core::term::term_read(ctx, &a)) {
             // The shell ended between the output that woke this draw and the draw: the
             // watch is over, as when the stream says so.
             Err(e) if e.code == crate::error::ErrorCode::PtyProcessExited => return Ok(false),

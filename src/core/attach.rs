@@ -36,7 +36,10 @@ pub enum Target<'a> {
 /// Find the session and open an attach stream to it.
 pub fn open(ctx: &Ctx, target: Target<'_>, req: &AttachRequest) -> Result<Attachment> {
     let e = match target {
-        Target::Named(p) => sessions::target(ctx, p, true)?,
+        Target::Named(p) => {
+            let named = crate::api::request::Target::of(p);
+            sessions::target(ctx, &named, true)?.into_entry()
+        }
         Target::CreateLabel(label) => sessions::ensure_labelled(ctx, label, "session_replaced")?,
     };
     if !super::kind::is_local(&e) {

@@ -6,11 +6,11 @@
 //! POSIX shell would not run but continue (an unclosed quote, `if` …) is reported as
 //! `incomplete_line`, which talk and send_line refuse with `INVALID_PARAMS`.
 
-use super::io;
 use crate::api::check::CheckReply;
 use crate::api::reply::Success;
-use crate::api::{CheckVerdict, CheckedAs, Params};
-use crate::error::{Error, Result};
+use crate::api::request::CheckArgs;
+use crate::api::{CheckVerdict, CheckedAs};
+use crate::error::Result;
 use crate::safety::lineedit::{Editor, Keymap};
 use crate::safety::policy::{Verdict, explain};
 use crate::safety::{Opacity, Refusal, check_complete, check_typed};
@@ -30,15 +30,8 @@ struct Blocked {
 }
 
 /// Run `check`.
-pub fn check(p: &Params) -> Result<CheckReply> {
-    let raw = p.command.as_deref().ok_or_else(|| {
-        Error::invalid("check needs `command`: the command to judge, as talk would type it")
-    })?;
-    io::check_size("command", raw)?;
-    let command = io::unescape("command", raw)?;
-    if command.trim().is_empty() {
-        return Err(Error::invalid("check needs a non-empty `command`"));
-    }
+pub fn check(a: &CheckArgs) -> Result<CheckReply> {
+    let command = a.command.clone();
     // As talk types it: the command, then Enter.
     let (mut line, mut blocked) = judge(&command);
     // send_line strips CR/LF first: a command of several lines is also judged as it would
@@ -158,13 +151,19 @@ fn reply(command: &str, line: String, blocked: Option<Blocked>, v: Verdict) -> C
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::Params;
+
+    /// `check` as the core runs it: validated ([`crate::core::request::check`]), then judged.
+    fn checked(p: &Params) -> Result<CheckReply> {
+        crate::core::request::check(p).and_then(|a| check(&a))
+    }
 
     fn check_of(command: &str) -> CheckReply {
         let p = Params {
             command: Some(command.into()),
             ..Default::default()
         };
-        check(&p).expect(command)
+        checked(&p).expect(command)
     }
 
     #[test]
@@ -226,11 +225,11 @@ mod tests {
 
     #[test]
     fn the_command_is_required() {
-        assert!(check(&Params::default()).is_err());
+        assert!(checked(&Params::default()).is_err());
         let p = Params {
             command: Some("  ".into()),
             ..Default::default()
         };
-        assert!(check(&p).is_err());
+        assert!(checked(&p).is_err());
     }
 }

@@ -1,23 +1,20 @@
 //! `resize` and `kill`, and forgetting a session that is gone.
 
-use super::kind::Session;
-use super::{Ctx, create, sessions};
-use crate::api::Params;
+use super::handle::Handle;
+use super::{Ctx, sessions};
 use crate::api::reply::{KillReply, ResizeReply, Success};
+use crate::api::request::{ResizeArgs, Target};
 use crate::error::{Error, Result};
 use crate::proto::{KillBody, Request};
 use crate::store::{Registry, RegistryEntry};
 
 /// Run `resize`.
-pub fn resize(ctx: &Ctx, p: &Params) -> Result<ResizeReply> {
-    let (Some(cols), Some(rows)) = (p.cols, p.rows) else {
-        return Err(Error::invalid("resize needs `cols` and `rows`"));
-    };
-    create::check_size(cols, rows)?;
-    let e = match Session::of(sessions::target(ctx, p, false)?) {
-        Session::Bridged(e) => return Err(crate::bridge::resize_disabled(&e)),
-        Session::Local(e) => e,
-    };
+pub fn resize(ctx: &Ctx, a: &ResizeArgs) -> Result<ResizeReply> {
+    let (cols, rows) = (a.cols, a.rows);
+    let e = sessions::target(ctx, &a.target, false)?;
+    if !e.is_local() {
+        return Err(crate::bridge::resize_disabled(&e));
+    }
     let got = sessions::call(
         ctx,
         &e,
@@ -33,27 +30,22 @@ pub fn resize(ctx: &Ctx, p: &Params) -> Result<ResizeReply> {
     };
     Ok(ResizeReply {
         ok: Success,
-        session_id: e.session_id,
+        session_id: e.into_entry().session_id,
         cols: real("cols", cols),
         rows: real("rows", rows),
     })
 }
 
 /// Run `kill`: hang up the shell (and everything it started), wait for it, forget the session.
-pub fn kill(ctx: &Ctx, p: &Params) -> Result<KillReply> {
-    let e = match p.session_id.as_deref().filter(|s| !s.trim().is_empty()) {
-        Some(r) => sessions::resolve(ctx, r)?,
-        None if super::routing::has_identity(p) => super::routing::resolve_entry(ctx, p)?,
-        None => {
-            return Err(Error::invalid(
-                "kill needs `session_id` (an id, unique prefix, or label) or an owner identity",
-            ));
-        }
+pub fn kill(ctx: &Ctx, target: &Target) -> Result<KillReply> {
+    let e = match target {
+        Target::Owner(who) => Handle::of(super::routing::resolve_entry(ctx, who)?),
+        t => sessions::target(ctx, t, false)?,
     };
-    // (Both lookups above wait for a session still starting.)
+    // (A named session is waited for while it is still starting.)
     // Killing a session ends all its PTYs: the shells beside PTY 0 first.
-    let ended_ptys = match sessions::files_id(&e.session_id) {
-        Some(id) if id.pty_parts().is_none() && super::kind::is_local(&e) => end_ptys(ctx, &e, &id),
+    let ended_ptys = match e.files_id() {
+        Some(id) if id.pty_parts().is_none() => end_ptys(ctx, &e, id),
         _ => Vec::new(),
     };
     let before = sessions::probe(ctx, &e);
@@ -97,6 +89,7 @@ pub fn kill(ctx: &Ctx, p: &Params) -> Result<KillReply> {
             ));
         }
     }
+    let e = e.into_entry();
     forget(ctx, &e, "session_killed").map_err(|err| {
         Error::new(
             err.code,

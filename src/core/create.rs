@@ -3,6 +3,7 @@
 
 use super::{Ctx, config, launch};
 use crate::api::reply::Success;
+use crate::api::request::CreateArgs;
 use crate::api::sessions::CreateReply;
 use crate::api::{OwnerRole, Params, SessionId};
 use crate::error::{Error, Result};
@@ -46,19 +47,6 @@ pub fn check_role(role: &str) -> Result<OwnerRole> {
     })
 }
 
-/// How long `create` waits for the shell's first prompt: `timeout_ms`, else
-/// `KPTY_READY_TIMEOUT_MS`.
-fn ready_timeout_ms(p: &Params) -> Result<u64> {
-    match p.timeout_ms {
-        None => Ok(config::ready_timeout_ms()),
-        Some(t) if (1..=crate::api::MAX_TIMEOUT_MS).contains(&t) => Ok(t),
-        Some(_) => Err(Error::invalid(format!(
-            "timeout_ms must be 1..={}",
-            crate::api::MAX_TIMEOUT_MS
-        ))),
-    }
-}
-
 /// Validate a terminal size.
 pub fn check_size(cols: u16, rows: u16) -> Result<()> {
     if !(2..=crate::api::MAX_COLS).contains(&cols) || !(1..=crate::api::MAX_ROWS).contains(&rows) {
@@ -70,17 +58,9 @@ pub fn check_size(cols: u16, rows: u16) -> Result<()> {
 }
 
 /// Run `create`.
-pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
-    let p = &super::registered::with_env_owner(ctx, p)?;
-    let shell = p
-        .shell
-        .clone()
-        .filter(|s| !s.trim().is_empty())
-        .unwrap_or_else(config::default_shell);
-    let cols = p.cols.unwrap_or_else(config::default_cols);
-    let rows = p.rows.unwrap_or_else(config::default_rows);
-    check_size(cols, rows)?;
-    let env = checked_options(p)?;
+pub fn create(ctx: &Ctx, a: &CreateArgs) -> Result<CreateReply> {
+    let (p, o) = (&a.params, &a.owner);
+    let (shell, cols, rows, env) = (a.shell.clone(), a.cols, a.rows, a.env.clone());
     let cwd = working_dir(ctx, p)?;
     let sandbox = super::confine::policy(ctx, p, &cwd, &env)?;
     let (program, input_filter) = (super::agent::program(p)?, super::agent::filter(p)?);
@@ -92,7 +72,7 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
     // Reserve the id (and the label) under the registry lock.
     let created_at = now_rfc3339();
     let reserved = Registry::update(&ctx.state, |reg| {
-        label_free(reg, p.label.as_deref(), "")?;
+        label_free(reg, o.label.as_deref(), "")?;
         if reg.sessions.contains_key(id.as_str()) {
             return Err(Error::internal(format!(
                 "session id {id} is taken; try again"
@@ -103,12 +83,12 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
             RegistryEntry {
                 session_id: id.to_string(),
                 source: super::kind::LOCAL.into(),
-                cli_type: p.cli_type.clone(),
-                owner_agent_id: p.owner_agent_id.clone(),
-                owner_session_id: p.owner_session_id.clone(),
-                claude_code_session_id: p.claude_code_session_id.clone(),
-                owner_role: p.owner_role.clone(),
-                label: p.label.clone(),
+                cli_type: o.cli_type.clone(),
+                owner_agent_id: o.owner_agent_id.clone(),
+                owner_session_id: o.owner_session_id.clone(),
+                claude_code_session_id: o.claude_code_session_id.clone(),
+                owner_role: o.owner_role.clone(),
+                label: o.label.clone(),
                 created_at: Some(created_at.clone()),
                 last_heartbeat: Some(created_at.clone()),
                 shell: Some(shell.clone()),
@@ -128,7 +108,7 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
 
     let result = start(
         ctx,
-        p,
+        a,
         &id,
         &shell,
         &cwd,
@@ -143,37 +123,6 @@ pub fn create(ctx: &Ctx, p: &Params) -> Result<CreateReply> {
         &created_at,
     );
     result.map_err(|e| undo(ctx, &id, e))
-}
-
-/// Check `create`'s simple options (timeout, scrollback, label, role, environment names);
-/// the environment to give the shell.
-fn checked_options(p: &Params) -> Result<std::collections::BTreeMap<String, String>> {
-    ready_timeout_ms(p)?;
-    if let Some(n) = p.scrollback
-        && n as usize > crate::api::MAX_SCROLLBACK
-    {
-        return Err(Error::invalid(format!(
-            "scrollback {n} is out of range (0-{} lines)",
-            crate::api::MAX_SCROLLBACK
-        )));
-    }
-    if let Some(l) = &p.label {
-        check_label(l)?;
-    }
-    super::registered::check_not_secret(p)?;
-    if let Some(role) = &p.owner_role {
-        check_role(role)?;
-    }
-    let env = p.env.clone().unwrap_or_default();
-    if let Some(k) = env
-        .keys()
-        .find(|k| k.is_empty() || k.contains('=') || k.contains('\0'))
-    {
-        return Err(Error::invalid(format!(
-            "environment variable name {k:?} is invalid"
-        )));
-    }
-    Ok(env)
 }
 
 /// Record a started session: its pids, socket and shell in the registry, the event in the
@@ -290,7 +239,7 @@ fn working_dir(ctx: &Ctx, p: &Params) -> Result<PathBuf> {
 #[allow(clippy::too_many_arguments)]
 fn start(
     ctx: &Ctx,
-    p: &Params,
+    a: &CreateArgs,
     id: &SessionId,
     shell: &str,
     cwd: &std::path::Path,
@@ -305,7 +254,7 @@ fn start(
         input_filter,
         program,
     } = x;
-    let scrollback = p.scrollback.map_or_else(config::scrollback, |n| n as usize);
+    let (scrollback, label) = (a.scrollback, &a.owner.label);
     let dir = ctx.state.ensure_session_dir(id)?;
     super::sessions::sweep_dead_sockets();
     let socket = crate::store::paths::socket_path(&ctx.state, id)?;
@@ -318,7 +267,7 @@ fn start(
         rows,
         socket: Some(socket.display().to_string()),
         state: "starting".into(),
-        label: p.label.clone(),
+        label: label.clone(),
         created_at: created_at.into(),
         protocol_version: crate::proto::PROTOCOL_VERSION,
         kpty_version: env!("CARGO_PKG_VERSION").into(),
@@ -338,10 +287,10 @@ fn start(
         cols,
         rows,
         env,
-        label: p.label.clone(),
+        label: label.clone(),
         buffer_size: config::buffer_size(),
         scrollback: Some(scrollback),
-        ready_timeout_ms: ready_timeout_ms(p)?,
+        ready_timeout_ms: a.ready_timeout_ms,
         created_at: created_at.into(),
         sandbox: sandbox.clone(),
         input_filter: input_filter.clone(),
@@ -349,7 +298,7 @@ fn start(
         env_exact: false,
     };
     let ready = launch::start_holder(ctx, &spec, &dir.join("holder.log"))?;
-    record_started(ctx, id, &ready, &socket, p.label.as_deref())?;
+    record_started(ctx, id, &ready, &socket, label.as_deref())?;
     Ok(CreateReply {
         ok: Success,
         session_id: id.to_string(),
@@ -360,7 +309,7 @@ fn start(
         scrollback,
         pid: ready.pid,
         holder_pid: ready.holder_pid,
-        label: p.label.clone(),
+        label: label.clone(),
         source: super::kind::LOCAL,
         created_at: created_at.to_string(),
         integration: ready.integration,

@@ -5,7 +5,6 @@
 //! first read is the one recorded in the audit trail; the pieces after it are not recorded one
 //! by one (a busy terminal would add an event per chunk of output).
 
-use super::kind::Session;
 use super::{Ctx, io, sessions};
 use crate::api::reply::ReadReply;
 use crate::api::{Action, Params};
@@ -42,8 +41,10 @@ pub fn follow(ctx: &Ctx, mut p: Params, emit: &mut dyn FnMut(&ReadReply)) -> Res
         },
         ..p.clone()
     };
-    let mut r = super::audited(ctx, Action::Read, &first, || io::read(ctx, &first))
-        .map_err(|e| super::outgoing_error(ctx, e))?;
+    let mut r = super::audited(ctx, Action::Read, &first, || {
+        super::request::read(&first).and_then(|a| io::read(ctx, &a))
+    })
+    .map_err(|e| super::outgoing_error(ctx, e))?;
     if ctx.redact {
         // What [`super::outgoing`] does to an audited reply's strings.
         redact_strings(&mut r);
@@ -56,7 +57,7 @@ pub fn follow(ctx: &Ctx, mut p: Params, emit: &mut dyn FnMut(&ReadReply)) -> Res
     p.session_id = Some(r.session_id.clone());
     p.since = r.next_offset;
     if let Some(since) = r.next_offset
-        && let Session::Local(e) = Session::of(sessions::resolve(ctx, &r.session_id)?)
+        && let Some(e) = Some(sessions::resolve(ctx, &r.session_id)?).filter(|h| h.is_local())
     {
         let opts = Stream {
             offsets_only: false,
@@ -77,7 +78,7 @@ pub fn follow(ctx: &Ctx, mut p: Params, emit: &mut dyn FnMut(&ReadReply)) -> Res
 /// Follow with waiting reads from `p.since`: each read waits (up to `p.timeout_ms`) for output.
 fn poll(ctx: &Ctx, mut p: Params, emit: &mut dyn FnMut(&ReadReply)) -> Result<FollowEnd> {
     loop {
-        let r = match io::read(ctx, &p) {
+        let r = match super::request::read(&p).and_then(|a| io::read(ctx, &a)) {
             Ok(r) => r,
             Err(e) if e.code == ErrorCode::PtySessionNotFound => return Ok(FollowEnd::Gone),
             Err(e) => return Err(e),

@@ -3,10 +3,11 @@
 //! shell's line editor would submit) before any byte reaches the terminal; reads of an ended
 //! session come from its saved buffer.
 
-use super::kind::Session;
+use super::handle::Place;
 use super::{Ctx, sessions, wire};
 use crate::api::http::WindowReply;
 use crate::api::reply::{ReadReply, SendLineReply, Success, WriteReply, Written};
+use crate::api::request::{ReadArgs, SendLineArgs};
 use crate::api::{self, Params};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::ring::Ring;
@@ -43,33 +44,19 @@ pub fn check_size(what: &str, text: &str) -> Result<()> {
     Ok(())
 }
 
-/// Run `send_line`.
-pub fn send_line(ctx: &Ctx, p: &Params) -> Result<SendLineReply> {
-    let data = p
-        .data
-        .as_deref()
-        .ok_or_else(|| Error::invalid("send_line needs `data`: the text to type"))?;
-    check_size("data", data)?;
-    let line: String = unescape("data", data)?
-        .chars()
-        .filter(|c| *c != '\r' && *c != '\n')
-        .collect();
-    let submitted = format!("{line}\r");
-    check_typed(&submitted, Opacity::Ignore)?;
-    let (session_id, typed, enter) = match Session::of(sessions::target(ctx, p, false)?) {
-        Session::Bridged(e) => {
-            check_typed(&submitted, Opacity::Strict)?;
-            let (typed, enter) = crate::bridge::send_line(&e, &line)?;
-            (e.session_id, typed, enter)
+/// Run `send_line` (the line checked by [`super::request::send_line`]).
+pub fn send_line(ctx: &Ctx, a: &SendLineArgs) -> Result<SendLineReply> {
+    let h = sessions::target(ctx, &a.target, false)?;
+    let (typed, enter) = match h.place() {
+        Place::Bridged => {
+            check_typed(&format!("{}\r", a.line), Opacity::Strict)?;
+            crate::bridge::send_line(&h, &a.line)?
         }
-        Session::Local(e) => {
-            let (typed, enter) = send_local(ctx, &e, line)?;
-            (e.session_id, typed, enter)
-        }
+        Place::Local(_) => send_local(ctx, &h, a.line.clone())?,
     };
     Ok(SendLineReply {
         ok: Success,
-        session_id,
+        session_id: h.into_entry().session_id,
         typed: Written::new(typed),
         enter: Written::new(enter),
     })
@@ -116,34 +103,21 @@ pub fn write_raw(ctx: &Ctx, session: &str, data: &str) -> Result<WriteReply> {
     let v = sessions::call(ctx, &e, &req, sessions::SHORT_CALL)?;
     Ok(WriteReply {
         ok: Success,
-        session_id: e.session_id,
+        session_id: e.into_entry().session_id,
         bytes_written: written(v),
     })
 }
 
 /// Run `read`.
-pub fn read(ctx: &Ctx, p: &Params) -> Result<ReadReply> {
-    let max = p.max_bytes.unwrap_or(api::DEFAULT_READ_MAX_BYTES);
-    if max == 0 || max > api::MAX_READ_BYTES {
-        return Err(Error::invalid(format!(
-            "max_bytes must be 1..={}",
-            api::MAX_READ_BYTES
-        )));
-    }
-    let timeout = p.timeout_ms.unwrap_or(api::DEFAULT_READ_TIMEOUT_MS);
-    if timeout > api::MAX_TIMEOUT_MS {
-        return Err(Error::invalid(format!(
-            "timeout_ms must be at most {}",
-            api::MAX_TIMEOUT_MS
-        )));
-    }
-    let strip = p.strip_ansi.unwrap_or(false);
-    match Session::of(sessions::target(ctx, p, false)?) {
-        Session::Bridged(e) => {
-            let r = crate::bridge::read(&e, timeout, max, strip)?;
+pub fn read(ctx: &Ctx, a: &ReadArgs) -> Result<ReadReply> {
+    let (max, timeout, strip) = (a.max_bytes, a.timeout_ms, a.strip_ansi);
+    let h = sessions::target(ctx, &a.target, false)?;
+    match h.place() {
+        Place::Bridged => {
+            let r = crate::bridge::read(&h, timeout, max, strip)?;
             Ok(ReadReply {
                 ok: Success,
-                session_id: e.session_id,
+                session_id: h.into_entry().session_id,
                 output: r.output,
                 bytes_read: r.bytes_read,
                 session_alive: true,
@@ -155,7 +129,7 @@ pub fn read(ctx: &Ctx, p: &Params) -> Result<ReadReply> {
                 terminal_state: None,
             })
         }
-        Session::Local(e) => read_local(ctx, &e, p.since, max, timeout, strip),
+        Place::Local(_) => read_local(ctx, &h, a.since, max, timeout, strip),
     }
 }
 
@@ -254,7 +228,11 @@ pub fn read_window(
         max_bytes: Some(api::MAX_READ_BYTES),
         ..Default::default()
     };
-    let read = |p: &Params| super::audited(ctx, crate::api::Action::Read, p, || read(ctx, p));
+    let read = |p: &Params| {
+        super::audited(ctx, crate::api::Action::Read, p, || {
+            read(ctx, &super::request::read(p)?)
+        })
+    };
     let mut offset = read(&p)?.next_offset.unwrap_or(0);
     let mut output = String::new();
     loop {

@@ -4,50 +4,30 @@
 //! judged with what earlier writes left on the line (by the holder) exactly as the same
 //! bytes sent as escapes would be.
 
-use super::io::{check_size, check_typed};
-use super::kind::Session;
+use super::handle::Place;
+use super::io::check_typed;
 use super::{Ctx, sessions};
-use crate::api::Params;
 use crate::api::reply::{SendKeysReply, Success};
-use crate::error::{Error, Result};
-use crate::keys::{Encoded, KEY_HELP};
+use crate::api::request::SendKeysArgs;
+use crate::error::Result;
+use crate::keys::Encoded;
 use crate::proto::{Request, WriteBody};
 use crate::safety::Opacity;
-use serde_json::json;
 
-/// Run `send_keys`.
-pub fn send_keys(ctx: &Ctx, p: &Params) -> Result<SendKeysReply> {
-    let keys = p.keys.clone().unwrap_or_default();
-    if keys.is_empty() {
-        return Err(Error::invalid(format!(
-            "send_keys needs `keys`: the keys to press, e.g. [\"C-c\"] or [\"Up\", \"Enter\"]; {KEY_HELP}"
-        )));
-    }
-    let literal = p.literal.unwrap_or(false);
-    let encoded = crate::keys::encode(&keys, literal).map_err(|e| {
-        Error::invalid(e.to_string()).with_details(json!({"key": e.key, "keys": keys}))
-    })?;
-    check_size("keys", &encoded.normal)?;
-    check_size("keys", &encoded.app_cursor)?;
-    check_typed(&encoded.normal, Opacity::Ignore)?;
-    check_typed(&encoded.app_cursor, Opacity::Ignore)?;
-    let (session_id, bytes_written) = match Session::of(sessions::target(ctx, p, false)?) {
-        Session::Bridged(e) => {
-            check_typed(&encoded.normal, Opacity::Strict)?;
-            (
-                e.session_id.clone(),
-                crate::bridge::send_raw(&e, &encoded.normal)?,
-            )
+/// Run `send_keys` (the keys encoded and checked by [`super::request`]).
+pub fn send_keys(ctx: &Ctx, a: &SendKeysArgs) -> Result<SendKeysReply> {
+    let h = sessions::target(ctx, &a.target, false)?;
+    let bytes_written = match h.place() {
+        Place::Bridged => {
+            check_typed(&a.encoded.normal, Opacity::Strict)?;
+            crate::bridge::send_raw(&h, &a.encoded.normal)?
         }
-        Session::Local(e) => {
-            let written = write_local(ctx, &e, encoded)?;
-            (e.session_id, written)
-        }
+        Place::Local(_) => write_local(ctx, &h, a.encoded.clone())?,
     };
     Ok(SendKeysReply {
         ok: Success,
-        session_id,
-        keys,
+        session_id: h.into_entry().session_id,
+        keys: a.keys.clone(),
         bytes_written,
     })
 }

@@ -17,6 +17,7 @@ pub mod control;
 pub mod create;
 pub mod ended;
 pub mod follow;
+pub mod handle;
 pub mod help;
 pub mod hide;
 pub mod io;
@@ -27,6 +28,7 @@ pub mod leaders;
 pub mod list;
 pub mod registered;
 pub mod reply;
+pub mod request;
 pub mod reset;
 pub mod routing;
 pub mod sessions;
@@ -43,6 +45,7 @@ mod request_matrix;
 /// The environment's defaults (in `api`, which the holder reads too).
 pub use crate::api::config;
 
+use crate::api::request::Request;
 use crate::api::{Action, Params};
 use crate::error::{Error, Result};
 use crate::store::StateDir;
@@ -246,30 +249,36 @@ pub fn to_json<T: serde::Serialize>(reply: Result<T>) -> Result<Value> {
 }
 
 /// Run one action, typed; not audited, not redacted (what [`dispatch`] and [`run`] add).
+/// The parameters are validated once, into the action's typed request ([`request::parse`]).
 fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
-    Ok(match action {
-        Action::Help => Reply::Help(help::help(ctx)),
-        Action::List => Reply::List(list::list(ctx)?),
-        Action::Create => Reply::Create(create::create(ctx, p)?),
-        Action::SendLine => Reply::SendLine(io::send_line(ctx, p)?),
-        Action::Read => Reply::Read(io::read(ctx, p)?),
-        Action::TermRead => Reply::TermRead(term::term_read(ctx, p)?),
-        Action::Talk | Action::Run => Reply::Talk(talk::talk(ctx, p)?),
-        Action::Check => Reply::Check(check::check(p)?),
-        Action::Resize => Reply::Resize(control::resize(ctx, p)?),
-        Action::Kill => Reply::Kill(control::kill(ctx, p)?),
-        Action::Write => return Err(io::write_deprecated()),
-        Action::Resolve => Reply::Session(routing::resolve(ctx, p)?),
-        Action::SendLineToAgent => Reply::SendLineToAgent(routing::send_line_to_agent(ctx, p)?),
-        Action::UpdateOwnership => Reply::Session(routing::update_ownership(ctx, p)?),
-        Action::Rename => Reply::Session(routing::rename(ctx, p)?),
-        Action::Register => Reply::Session(registered::register(ctx, p)?),
-        Action::Unregister => Reply::Unregister(registered::unregister(ctx, p)?),
-        Action::Heartbeat => Reply::Heartbeat(registered::heartbeat(ctx, p)?),
-        Action::Prune => Reply::Prune(registered::prune(ctx, p)?),
-        Action::SendKeys => Reply::SendKeys(keys::send_keys(ctx, p)?),
-        Action::WaitFor => Reply::WaitFor(wait::wait_for(ctx, p)?),
-        Action::Shell => Reply::Shell(shells::shell(ctx, p)?),
+    run_request(ctx, request::parse(ctx, action, p)?)
+}
+
+/// Run one validated request.
+pub fn run_request(ctx: &Ctx, req: Request) -> Result<Reply> {
+    Ok(match req {
+        Request::Help => Reply::Help(help::help(ctx)),
+        Request::List => Reply::List(list::list(ctx)?),
+        Request::Create(a) => Reply::Create(create::create(ctx, &a)?),
+        Request::SendLine(a) => Reply::SendLine(io::send_line(ctx, &a)?),
+        Request::Read(a) => Reply::Read(io::read(ctx, &a)?),
+        Request::TermRead(a) => Reply::TermRead(term::term_read(ctx, &a)?),
+        Request::Talk(a) => Reply::Talk(talk::talk(ctx, &a)?),
+        Request::Check(a) => Reply::Check(check::check(&a)?),
+        Request::Resize(a) => Reply::Resize(control::resize(ctx, &a)?),
+        Request::Kill(t) => Reply::Kill(control::kill(ctx, &t)?),
+        Request::Write => return Err(io::write_deprecated()),
+        Request::Resolve(who) => Reply::Session(routing::resolve(ctx, &who)?),
+        Request::SendLineToAgent(a) => Reply::SendLineToAgent(routing::send_line_to_agent(ctx, a)?),
+        Request::UpdateOwnership(a) => Reply::Session(routing::update_ownership(ctx, &a)?),
+        Request::Rename(a) => Reply::Session(routing::rename(ctx, &a)?),
+        Request::Register(a) => Reply::Session(registered::register(ctx, &a)?),
+        Request::Unregister(a) => Reply::Unregister(registered::unregister(ctx, &a)?),
+        Request::Heartbeat(r) => Reply::Heartbeat(registered::heartbeat(ctx, &r)?),
+        Request::Prune { force } => Reply::Prune(registered::prune(ctx, force)?),
+        Request::SendKeys(a) => Reply::SendKeys(keys::send_keys(ctx, &a)?),
+        Request::WaitFor(a) => Reply::WaitFor(wait::wait_for(ctx, &a)?),
+        Request::Shell(a) => Reply::Shell(shells::shell(ctx, a)?),
     })
 }
 

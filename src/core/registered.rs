@@ -5,9 +5,10 @@
 use super::kind::is_local;
 use super::sessions::Liveness;
 use super::{Ctx, create, list};
+use crate::api::Params;
 use crate::api::reply::Success;
+use crate::api::request::{RegisterArgs, UnregisterArgs};
 use crate::api::sessions::{HeartbeatReply, PruneReply, ResolveReply, UnregisterReply};
-use crate::api::{Params, SessionId};
 use crate::error::{Error, ErrorCode, Hint, Result};
 use crate::store::{Registry, RegistryEntry, now_rfc3339};
 use serde_json::json;
@@ -15,25 +16,9 @@ use serde_json::json;
 /// Registered sessions without a heartbeat for this long are pruned.
 pub const STALE_AFTER_DAYS: i64 = 7;
 
-fn need_id(p: &Params, action: &str) -> Result<String> {
-    let id = p
-        .session_id
-        .as_deref()
-        .filter(|s| !s.trim().is_empty())
-        .ok_or_else(|| Error::invalid(format!("{action} needs `session_id`")))?;
-    let id = SessionId::parse(id)?;
-    if id.pty_parts().is_some() {
-        // `S.N` is how kpty keeps PTY N of its own session S: never an external id.
-        return Err(Error::invalid(format!(
-            "session id {id:?} has the form kpty keeps for a local session's shell PTY; pick another"
-        )));
-    }
-    Ok(id.to_string())
-}
-
 /// A registration's `source` (default `desktop`; never `local`) and bridge URL (`desktop_url`,
 /// else `KPTY_DESKTOP_URL`; required for a desktop session).
-fn where_it_lives(p: &Params) -> Result<(String, Option<String>)> {
+pub fn where_it_lives(p: &Params) -> Result<(String, Option<String>)> {
     let source = p.source.clone().unwrap_or_else(|| "desktop".into());
     if source == super::kind::LOCAL {
         return Err(Error::invalid(
@@ -171,17 +156,9 @@ pub fn with_env_owner(ctx: &Ctx, p: &Params) -> Result<Params> {
 }
 
 /// Run `register`: add (or refresh) an external session.
-pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
-    let p = &with_env_owner(ctx, p)?;
-    let id = need_id(p, "register")?;
-    check_not_secret(p)?;
-    let (source, url) = where_it_lives(p)?;
-    if let Some(r) = &p.owner_role {
-        create::check_role(r)?;
-    }
-    if let Some(l) = &p.label {
-        create::check_label(l)?;
-    }
+pub fn register(ctx: &Ctx, a: &RegisterArgs) -> Result<ResolveReply<RegistryEntry>> {
+    let (p, id) = (&a.owner, a.session_id.to_string());
+    let (source, url) = (&a.source, &a.desktop_url);
     let now = now_rfc3339();
     let entry = Registry::update(&ctx.state, |reg| {
         if reg.sessions.get(&id).is_some_and(is_local) {
@@ -201,7 +178,7 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
             session_id: id.clone(),
             source: source.clone(),
             cli_type: p.cli_type.clone().or(prev.cli_type),
-            pid: p.pid.or(prev.pid),
+            pid: a.pid.or(prev.pid),
             owner_agent_id: p.owner_agent_id.clone().or(prev.owner_agent_id),
             owner_session_id: p.owner_session_id.clone().or(prev.owner_session_id),
             claude_code_session_id: p
@@ -212,7 +189,7 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
             label: p.label.clone().or(prev.label),
             created_at: prev.created_at.or_else(|| Some(now.clone())),
             last_heartbeat: Some(now.clone()),
-            cwd: p.cwd.clone().or(prev.cwd),
+            cwd: a.cwd.clone().or(prev.cwd),
             extra: {
                 let mut x = prev.extra;
                 if let Some(u) = &url {
@@ -231,7 +208,7 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
         &crate::store::registry_events::RegistryEvent::Registered {
             action: "register",
             session_id: &id,
-            source: &source,
+            source,
             desktop_url: url.as_deref(),
             owner: super::routing::owner_of(&entry),
         },
@@ -245,10 +222,10 @@ pub fn register(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
 
 /// Run `unregister`: remove an external session; a leader's needs `force`, unless the
 /// caller is a leader itself ([`super::leaders::caller_is_leader`]).
-pub fn unregister(ctx: &Ctx, p: &Params) -> Result<UnregisterReply> {
-    let id = need_id(p, "unregister")?;
+pub fn unregister(ctx: &Ctx, a: &UnregisterArgs) -> Result<UnregisterReply> {
+    let id = a.session_id.to_string();
     // A leader may remove a leader's terminal (the seeds' leader check); others need force.
-    let force = p.force.unwrap_or(false) || super::leaders::caller_is_leader(ctx);
+    let force = a.force || super::leaders::caller_is_leader(ctx);
     let leaders = super::leaders::registered(ctx);
     let removed = Registry::update(&ctx.state, |reg| {
         let e = reg.sessions.get(&id).ok_or_else(|| {
@@ -300,12 +277,7 @@ pub fn unregister(ctx: &Ctx, p: &Params) -> Result<UnregisterReply> {
 }
 
 /// Run `heartbeat`: the session is alive now.
-pub fn heartbeat(ctx: &Ctx, p: &Params) -> Result<HeartbeatReply> {
-    let r = p
-        .session_id
-        .as_deref()
-        .filter(|s| !s.trim().is_empty())
-        .ok_or_else(|| Error::invalid("heartbeat needs `session_id`"))?;
+pub fn heartbeat(ctx: &Ctx, r: &str) -> Result<HeartbeatReply> {
     let target = super::sessions::resolve(ctx, r)?;
     let now = now_rfc3339();
     Registry::update(&ctx.state, |reg| {
@@ -320,7 +292,7 @@ pub fn heartbeat(ctx: &Ctx, p: &Params) -> Result<HeartbeatReply> {
     })?;
     Ok(HeartbeatReply {
         ok: Success,
-        session_id: target.session_id,
+        session_id: target.into_entry().session_id,
         last_heartbeat: now,
     })
 }
@@ -328,7 +300,7 @@ pub fn heartbeat(ctx: &Ctx, p: &Params) -> Result<HeartbeatReply> {
 /// What a long-running server (MCP, `kpty serve`) does when it starts: drop registered
 /// sessions without a heartbeat for [`STALE_AFTER_DAYS`] days; a failure is only logged.
 pub fn prune_at_start(ctx: &Ctx) {
-    match prune(ctx, &Params::default()) {
+    match prune(ctx, false) {
         Ok(r) => tracing::info!("prune at start: {:?}", r.pruned),
         Err(e) => tracing::warn!("prune at start failed: {e}"),
     }
@@ -343,8 +315,7 @@ fn age_days(ts: Option<&str>, now: jiff::Timestamp) -> Option<i64> {
 /// Run `prune`: drop registered sessions without a heartbeat for 7 days; report dead or exited
 /// local sessions, and with `force` forget them and remove their files (and the folders of
 /// sessions no longer in the registry) — see [`super::ended`].
-pub fn prune(ctx: &Ctx, p: &Params) -> Result<PruneReply> {
-    let force = p.force.unwrap_or(false);
+pub fn prune(ctx: &Ctx, force: bool) -> Result<PruneReply> {
     let now = jiff::Timestamp::now();
     let reg = Registry::load(&ctx.state)?;
     super::sessions::sweep_dead_sockets();

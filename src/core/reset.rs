@@ -8,7 +8,6 @@
 
 use super::kind::is_local;
 use super::{Ctx, control, ended};
-use crate::api::Params;
 use crate::api::http::ResetReply;
 use crate::api::reply::Success;
 use crate::error::{Error, ErrorCode, Result};
@@ -114,11 +113,7 @@ fn end_all(ctx: &Ctx, ids: &[String]) -> (Vec<String>, Vec<String>) {
 
 /// End one local session as `kill` does; one already gone counts as ended.
 fn end(ctx: &Ctx, id: &str) -> Result<()> {
-    let p = Params {
-        session_id: Some(id.to_string()),
-        ..Default::default()
-    };
-    match control::kill(ctx, &p) {
+    match control::kill(ctx, &crate::api::request::Target::Named(id.to_string())) {
         Err(e) if e.code != ErrorCode::PtySessionNotFound => Err(e),
         _ => Ok(()),
     }

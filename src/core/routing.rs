@@ -6,8 +6,9 @@ use super::sessions::{Liveness, probe};
 use super::{Ctx, io, list};
 use crate::api::http::LeaderReply;
 use crate::api::reply::Success;
+use crate::api::request::{Identity, OwnershipArgs, SendLineArgs, Target, ToAgentArgs};
 use crate::api::sessions::{ResolveReply, SendLineToAgentReply};
-use crate::api::{Action, OwnerRole, Params};
+use crate::api::{Action, OwnerRole};
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Registry, RegistryEntry};
 use serde_json::{Value, json};
@@ -49,19 +50,7 @@ pub fn leader(ctx: &Ctx, id: &str) -> Result<LeaderReply> {
     })
 }
 
-/// True when `p` names an owner identity.
-pub fn has_identity(p: &Params) -> bool {
-    [
-        &p.agent_id,
-        &p.owner_session_id,
-        &p.claude_code_session_id,
-        &p.label,
-    ]
-    .iter()
-    .any(|v| v.as_deref().is_some_and(|s| !s.trim().is_empty()))
-}
-
-fn query_text(p: &Params) -> String {
+fn query_text(p: &Identity) -> String {
     let mut parts = Vec::new();
     for (k, v) in [
         ("agent_id", &p.agent_id),
@@ -76,13 +65,9 @@ fn query_text(p: &Params) -> String {
     parts.join(", ")
 }
 
-/// The one live session matching any of the given keys.
-pub fn resolve_entry(ctx: &Ctx, p: &Params) -> Result<RegistryEntry> {
-    if !has_identity(p) {
-        return Err(Error::invalid(
-            "resolve needs at least one of agent_id, owner_session_id, claude_code_session_id, label",
-        ));
-    }
+/// The one live session matching any of the given keys (at least one is given: see
+/// [`super::request`]).
+pub fn resolve_entry(ctx: &Ctx, p: &Identity) -> Result<RegistryEntry> {
     let reg = Registry::load(&ctx.state)?;
     let is = |field: &Option<String>, want: &Option<String>| {
         want.is_some() && field.as_deref() == want.as_deref()
@@ -138,7 +123,7 @@ pub fn resolve_entry(ctx: &Ctx, p: &Params) -> Result<RegistryEntry> {
 }
 
 /// The selectors `p` gives, as errors and the journal show them.
-fn query(p: &Params) -> crate::store::registry_events::Query<'_> {
+fn query(p: &Identity) -> crate::store::registry_events::Query<'_> {
     crate::store::registry_events::Query {
         agent_id: p.agent_id.as_deref(),
         owner_session_id: p.owner_session_id.as_deref(),
@@ -158,7 +143,7 @@ pub(super) fn owner_of(e: &RegistryEntry) -> crate::store::registry_events::Owne
 }
 
 /// Run `resolve`.
-pub fn resolve(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
+pub fn resolve(ctx: &Ctx, p: &Identity) -> Result<ResolveReply<RegistryEntry>> {
     let e = resolve_entry(ctx, p)?;
     let live = probe(ctx, &e);
     crate::store::registry_events::record(
@@ -177,20 +162,20 @@ pub fn resolve(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
 }
 
 /// Run `send_line_to_agent`: resolve, then `send_line` to that session.
-pub fn send_line_to_agent(ctx: &Ctx, p: &Params) -> Result<SendLineToAgentReply<RegistryEntry>> {
-    if p.data.is_none() {
-        return Err(Error::invalid(
-            "send_line_to_agent needs `data`: the text to type",
-        ));
-    }
-    let e = resolve_entry(ctx, p)?;
+pub fn send_line_to_agent(
+    ctx: &Ctx,
+    a: ToAgentArgs,
+) -> Result<SendLineToAgentReply<RegistryEntry>> {
+    let e = resolve_entry(ctx, &a.identity)?;
     let live = probe(ctx, &e);
-    let sp = Params {
-        session_id: Some(e.session_id.clone()),
-        data: p.data.clone(),
-        ..Default::default()
-    };
-    match io::send_line(ctx, &sp) {
+    let sent = a.line.and_then(|line| {
+        let to = SendLineArgs {
+            target: Target::Named(e.session_id.clone()),
+            line,
+        };
+        io::send_line(ctx, &to)
+    });
+    match sent {
         Ok(r) => Ok(SendLineToAgentReply {
             ok: Success,
             resolved_session: list::session_view(&e, &live),
@@ -222,46 +207,26 @@ fn label_to_holder(ctx: &Ctx, e: &RegistryEntry) {
 }
 
 /// Run `update_ownership`: change owner fields, label or cli_type of a session.
-pub fn update_ownership(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
-    update_entry(ctx, p, Action::UpdateOwnership, "ownership_updated")
+pub fn update_ownership(ctx: &Ctx, a: &OwnershipArgs) -> Result<ResolveReply<RegistryEntry>> {
+    update_entry(ctx, a, Action::UpdateOwnership, "ownership_updated")
 }
 
 /// Run `rename`: give a session a new label (as `create --label` checks it: printable,
 /// 1-64 characters, unique in the state directory, not secret-looking).
-pub fn rename(ctx: &Ctx, p: &Params) -> Result<ResolveReply<RegistryEntry>> {
-    let Some(label) = p.label.as_deref() else {
-        return Err(Error::invalid("rename needs the new `label`"));
-    };
-    let only_label = Params {
-        session_id: p.session_id.clone(),
-        label: Some(label.to_string()),
-        ..Default::default()
-    };
-    update_entry(ctx, &only_label, Action::Rename, "session_renamed")
+pub fn rename(ctx: &Ctx, a: &OwnershipArgs) -> Result<ResolveReply<RegistryEntry>> {
+    update_entry(ctx, a, Action::Rename, "session_renamed")
 }
 
-/// Change the registry entry `p.session_id` names (owner fields, label, cli_type), under the
+/// Change the registry entry `a.session` names (owner fields, label, cli_type), under the
 /// registry lock, and journal it as `event`.
 fn update_entry(
     ctx: &Ctx,
-    p: &Params,
+    a: &OwnershipArgs,
     action: Action,
     event: &str,
 ) -> Result<ResolveReply<RegistryEntry>> {
-    let Some(r) = p.session_id.as_deref().filter(|s| !s.trim().is_empty()) else {
-        return Err(Error::invalid(format!(
-            "{} needs `session_id`",
-            action.as_str()
-        )));
-    };
-    if let Some(role) = &p.owner_role {
-        super::create::check_role(role)?;
-    }
-    if let Some(l) = &p.label {
-        super::create::check_label(l)?;
-    }
-    super::registered::check_not_secret(p)?;
-    let target = super::sessions::resolve(ctx, r)?;
+    let p = &a.owner;
+    let target = super::sessions::resolve(ctx, &a.session)?;
     if target.session_id.contains(':') {
         return Err(Error::invalid(format!(
             "{}: owner fields and labels belong to the session, not to one of its PTYs; name the session",

@@ -3,7 +3,9 @@
 //! and call a holder with the right deadline.
 
 use super::Ctx;
+use super::handle::Handle;
 use crate::api::SessionId;
+use crate::api::request::Target;
 use crate::error::{Cause, Error, ErrorCode, Hint, Result};
 use crate::proto::client::{self, Unreachable};
 use crate::proto::{Request, StatusBody};
@@ -28,9 +30,9 @@ pub const SHORT_CALL: Duration = Duration::from_secs(5);
 /// Resolve a session reference: exact id, then exact label, then `SESSION:N` (PTY N of the
 /// session so named, see [`super::shells`]), then unique id prefix. The session's folder is
 /// checked (no links, nothing others could have written) before anything acts on it.
-pub fn resolve(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
+pub fn resolve(ctx: &Ctx, reference: &str) -> Result<Handle> {
     let e = resolve_entry(ctx, reference)?;
-    checked(ctx, e)
+    checked(ctx, e).map(Handle::of)
 }
 
 /// `e` once its session folder passed [`crate::store::StateDir::check_session`]; a session
@@ -192,18 +194,16 @@ fn ambiguous(reference: &str, matches: &[&RegistryEntry]) -> Error {
     .with_details(json!({"matches": ids}))
 }
 
-/// The entry for `p.session_id`, or the default session (created on demand when `create`).
-///
-/// Without a session id, owner identity (`agent_id`, `owner_session_id`, `label`) picks the
-/// session through [`super::routing::resolve_entry`]; with none of those either, the default
-/// session is used.
-pub fn target(ctx: &Ctx, p: &crate::api::Params, create: bool) -> Result<RegistryEntry> {
-    match p.session_id.as_deref() {
-        Some(r) if !r.trim().is_empty() => resolve(ctx, r),
-        _ if super::routing::has_identity(p) => {
-            checked(ctx, super::routing::resolve_entry(ctx, p)?)
+/// The session a request names, resolved once into its handle: by reference
+/// ([`resolve`]), by owner identity ([`super::routing::resolve_entry`]), or the default
+/// session (created on demand when `create`).
+pub fn target(ctx: &Ctx, target: &Target, create: bool) -> Result<Handle> {
+    match target {
+        Target::Named(r) => resolve(ctx, r),
+        Target::Owner(who) => {
+            checked(ctx, super::routing::resolve_entry(ctx, who)?).map(Handle::of)
         }
-        _ => checked(ctx, default_session(ctx, create)?),
+        Target::Default => checked(ctx, default_session(ctx, create)?).map(Handle::of),
     }
 }
 
@@ -265,7 +265,7 @@ pub fn ensure_labelled(ctx: &Ctx, label: &str, event: &str) -> Result<RegistryEn
         label: Some(label.into()),
         ..Default::default()
     };
-    let id = super::create::create(ctx, &p)?.session_id;
+    let id = super::create::create(ctx, &super::request::create_args(ctx, &p)?)?.session_id;
     let reg = Registry::load(&ctx.state)?;
     reg.sessions
         .get(&id)

@@ -7,11 +7,13 @@
 //! ([`entry`]), `list` shows a session's PTYs ([`views`]). It is gone when its shell exits;
 //! killing the session (or PTY 0's end) ends them all ([`crate::proto::ptys::end_all`]).
 
+use super::handle::Handle;
 use super::kind::{LOCAL, is_local};
 use super::sessions::{self, Liveness};
 use super::{Ctx, config};
 use crate::api::ids::MAX_PTY;
 use crate::api::reply::Success;
+use crate::api::request::{ShellArgs, Target};
 use crate::api::sessions::{PtyView, ShellReply};
 use crate::api::{Params, SessionId};
 use crate::error::{Error, ErrorCode, Hint, Result};
@@ -65,21 +67,20 @@ pub fn entry(ctx: &Ctx, session: &RegistryEntry, n: u32) -> Result<RegistryEntry
 
 /// Run `shell`: open the next PTY of the named session (PTY 0 must be running) and start
 /// the session's shell, or `command`, on it.
-pub fn shell(ctx: &Ctx, p: &Params) -> Result<ShellReply> {
-    let session = session_of(ctx, p)?;
-    let base = SessionId::parse(&session.session_id)
-        .ok()
-        .filter(SessionId::is_local_form)
+pub fn shell(ctx: &Ctx, a: ShellArgs) -> Result<ShellReply> {
+    let session = session_of(ctx, &a.target)?;
+    let base = session
+        .files_id()
+        .filter(|id| id.is_local_form())
+        .cloned()
         .ok_or_else(|| {
             Error::invalid(format!(
                 "session {} is not a local session of this state directory; only those have shell PTYs",
                 session.session_id
             ))
         })?;
-    let program = program_of(p)?;
-    if let (Some(c), Some(r)) = (p.cols, p.rows) {
-        super::create::check_size(c, r)?;
-    }
+    let program = a.program?;
+    let size = a.size?;
     let v = sessions::call(ctx, &session, &Request::Spec, sessions::SHORT_CALL)?;
     let spec: HolderSpec = serde_json::from_value(v)
         .map_err(|e| Error::internal(format!("the session's holder sent a malformed spec: {e}")))?;
@@ -97,20 +98,21 @@ pub fn shell(ctx: &Ctx, p: &Params) -> Result<ShellReply> {
     let none = std::collections::BTreeMap::new();
     super::agent::judge(&Params::default(), program.as_ref(), &none, &spec.cwd)?;
     let (n, id, _starting) = allocate(ctx, &base)?;
-    start(ctx, p, (&base, n, &id), spec, program).inspect_err(|_| remove_pty_dir(ctx, &id))
+    let asked = (size, a.ready_timeout_ms);
+    start(ctx, asked, (&base, n, &id), spec, program).inspect_err(|_| remove_pty_dir(ctx, &id))
 }
 
 /// The session `shell` opens a PTY of: the one named (a `SESSION:N` names its session).
-fn session_of(ctx: &Ctx, p: &Params) -> Result<RegistryEntry> {
-    let e = sessions::target(ctx, p, false)?;
-    match sessions::files_id(&e.session_id).and_then(|id| id.pty_parts()) {
+fn session_of(ctx: &Ctx, target: &Target) -> Result<Handle> {
+    let e = sessions::target(ctx, target, false)?;
+    match e.files_id().and_then(|id| id.pty_parts()) {
         Some((base, _)) => sessions::resolve(ctx, base.as_str()),
         None => Ok(e),
     }
 }
 
 /// `command`, run instead of the shell (never restarted); the create-only options refused.
-fn program_of(p: &Params) -> Result<Option<ProgramSpec>> {
+pub(super) fn program_of(p: &Params) -> Result<Option<ProgramSpec>> {
     if p.auto_restart.is_some() || p.restart_delay_ms.is_some() {
         return Err(Error::invalid(
             "a shell PTY is never restarted: auto_restart and restart_delay_ms are for create",
@@ -167,25 +169,19 @@ fn allocate(ctx: &Ctx, base: &SessionId) -> Result<(u32, SessionId, lock::Lock)>
 /// Start PTY `n` (internal id `id`) of `base` from PTY 0's launch `spec`.
 fn start(
     ctx: &Ctx,
-    p: &Params,
+    ((cols, rows), ready_timeout_ms): (
+        (Option<u16>, Option<u16>),
+        crate::api::request::Deferred<Option<u64>>,
+    ),
     (base, n, id): (&SessionId, u32, &SessionId),
     spec: HolderSpec,
     program: Option<ProgramSpec>,
 ) -> Result<ShellReply> {
     let socket = crate::store::paths::socket_path(&ctx.state, id)?;
     let created_at = now_rfc3339();
-    let (cols, rows) = (p.cols.unwrap_or(spec.cols), p.rows.unwrap_or(spec.rows));
+    let (cols, rows) = (cols.unwrap_or(spec.cols), rows.unwrap_or(spec.rows));
     super::create::check_size(cols, rows)?;
-    let ready_timeout_ms = match p.timeout_ms {
-        Some(t) if (1..=crate::api::MAX_TIMEOUT_MS).contains(&t) => t,
-        Some(_) => {
-            return Err(Error::invalid(format!(
-                "timeout_ms must be 1..={}",
-                crate::api::MAX_TIMEOUT_MS
-            )));
-        }
-        None => config::ready_timeout_ms(),
-    };
+    let ready_timeout_ms = ready_timeout_ms?.unwrap_or_else(config::ready_timeout_ms);
     Metadata {
         session_id: id.to_string(),
         source: LOCAL.into(),

@@ -2,10 +2,11 @@
 //! and duration. Completion is detected inside the holder from what the shell prints.
 //! Front ends that can show progress or cancel use [`prepare`] + [`run`] + [`cancel`].
 
-use super::kind::Session;
-use super::{Ctx, config, io, sessions, wire};
+use super::handle::{Handle, Place};
+use super::{Ctx, io, sessions, wire};
 use crate::api::reply::{Success, TalkReply};
-use crate::api::{self, Completion, Params};
+use crate::api::request::TalkArgs;
+use crate::api::{Completion, Params};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{ProgressBody, Request, TalkBody, TalkRequest, client};
 use crate::safety::Opacity;
@@ -31,7 +32,7 @@ pub fn check_sentinel(s: &str) -> Result<()> {
 #[derive(Debug, Clone)]
 pub struct Prepared {
     /// The session it runs in.
-    pub entry: RegistryEntry,
+    pub entry: Handle,
     /// The holder request.
     pub req: TalkRequest,
     /// True when the caller named the session (no default-session replacement then).
@@ -42,44 +43,12 @@ pub struct Prepared {
     pub whole_result: bool,
 }
 
-/// Validate the parameters and find (or create) the session.
-pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
-    let raw = p
-        .command
-        .as_deref()
-        .ok_or_else(|| Error::invalid("talk needs `command`: the command to run"))?;
-    io::check_size("command", raw)?;
-    let command = io::unescape("command", raw)?;
-    if command.trim().is_empty() {
-        return Err(Error::invalid("talk needs a non-empty `command`"));
+/// Find (or create) the session of a validated talk ([`super::request::talk`]).
+pub fn prepare(ctx: &Ctx, p: &TalkArgs) -> Result<Prepared> {
+    let entry = sessions::target(ctx, &p.target, true)?;
+    if !entry.is_local() {
+        io::check_typed(&format!("{}\r", p.command), Opacity::Strict)?;
     }
-    // The holder types the command and Enter; it checks again with what is on the line.
-    let typed = format!("{command}\r");
-    io::check_typed(&typed, Opacity::Ignore)?;
-    if let Some(s) = &p.sentinel {
-        check_sentinel(s)?;
-    }
-    if p.max_chars == Some(0) {
-        return Err(Error::invalid("max_chars must be at least 1"));
-    }
-    let timeout = p.timeout_ms.unwrap_or_else(config::talk_timeout_ms);
-    if timeout == 0 || timeout > api::MAX_TIMEOUT_MS {
-        return Err(Error::invalid(format!(
-            "timeout_ms must be 1..={}",
-            api::MAX_TIMEOUT_MS
-        )));
-    }
-    let named = p
-        .session_id
-        .as_deref()
-        .is_some_and(|s| !s.trim().is_empty());
-    let entry = match Session::of(sessions::target(ctx, p, true)?) {
-        Session::Bridged(e) => {
-            io::check_typed(&typed, Opacity::Strict)?;
-            e
-        }
-        Session::Local(e) => e,
-    };
     if let Some(prog) = &entry.program {
         return Err(Error::invalid(format!(
             "session {} runs a program ({:?}), not a shell: talk needs a shell's prompt to tell \
@@ -92,12 +61,12 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
         ));
     }
     let req = TalkRequest {
-        command,
+        command: p.command.clone(),
         sentinel: p.sentinel.clone(),
-        timeout_ms: timeout,
+        timeout_ms: p.timeout_ms,
         progress_ms: None,
         raw: !ctx.lean || p.include_raw == Some(true),
-        force: p.force.unwrap_or(false),
+        force: p.force,
         stdin: ctx
             .talk_stdin
             .as_ref()
@@ -106,14 +75,14 @@ pub fn prepare(ctx: &Ctx, p: &Params) -> Result<Prepared> {
     Ok(Prepared {
         entry,
         req,
-        named,
+        named: p.target.is_named(),
         max_chars: p.max_chars.or(ctx.talk_max_chars),
         whole_result: p.max_chars.is_none() && ctx.talk_max_chars.is_some(),
     })
 }
 
 /// Run `talk`.
-pub fn talk(ctx: &Ctx, p: &Params) -> Result<TalkReply> {
+pub fn talk(ctx: &Ctx, p: &TalkArgs) -> Result<TalkReply> {
     let prepared = prepare(ctx, p)?;
     run(ctx, prepared, None)
 }
@@ -147,10 +116,12 @@ pub fn talk_audited(
         None => None,
     };
     super::audited(ctx, crate::api::Action::Talk, p, || {
-        prepare(ctx, p).and_then(|t| {
-            on_entry(&t.entry);
-            run(ctx, t, progress)
-        })
+        super::request::talk(p)
+            .and_then(|a| prepare(ctx, &a))
+            .and_then(|t| {
+                on_entry(&t.entry);
+                run(ctx, t, progress)
+            })
     })
 }
 
@@ -161,10 +132,10 @@ pub fn run(
     progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
 ) -> Result<TalkReply> {
     let (max_chars, lean, whole_result) = (t.max_chars, !t.req.raw, t.whole_result);
-    let res = match Session::of(t.entry.clone()) {
-        Session::Bridged(e) => crate::bridge::talk(&e, &t.req).map(|b| TalkReply {
+    let res = match t.entry.place() {
+        Place::Bridged => crate::bridge::talk(&t.entry, &t.req).map(|b| TalkReply {
             ok: Success,
-            session_id: e.session_id,
+            session_id: t.entry.session_id.clone(),
             output: b.output,
             sentinel: b.sentinel,
             raw_output: (!lean).then_some(b.raw_output),
@@ -183,7 +154,7 @@ pub fn run(
             echo_off: None,
             cleared_line: None,
         }),
-        Session::Local(_) => run_local(ctx, t, progress).map(|(session_id, b)| TalkReply {
+        Place::Local(_) => run_local(ctx, t, progress).map(|(session_id, b)| TalkReply {
             ok: Success,
             session_id,
             output: crate::text::clean_text(b.output_raw.as_bytes()),
@@ -243,7 +214,7 @@ fn run_local(
             }),
         }
     };
-    let mut entry = t.entry.clone();
+    let mut entry = t.entry.clone().into_entry();
     let mut res = attempt(&entry);
     if let Err(err) = &res {
         // The default session ended since it was last used: replace it and try once more.

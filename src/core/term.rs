@@ -5,11 +5,12 @@
 //! on a redacted channel, secret redaction with the holder's context around the lines, so a
 //! private-key block cut by the window is still replaced whole) are applied here.
 
-use super::kind::Session;
+use super::handle::Place;
 use super::sessions::{self, Liveness};
-use super::{Ctx, config, wire};
+use super::{Ctx, wire};
 use crate::api::TermMode;
 use crate::api::reply::{LocalView, Success, TermReadReply, TermView};
+use crate::api::request::TermReadArgs;
 use crate::error::{Cause, Error, ErrorCode, Result};
 use crate::proto::{Request, TermReadBody, TermReadRequest};
 use crate::store::RegistryEntry;
@@ -63,18 +64,11 @@ fn predates_term_read(ctx: &Ctx, e: &RegistryEntry, err: &Error) -> bool {
 }
 
 /// Run `term_read`.
-pub fn term_read(ctx: &Ctx, p: &crate::api::Params) -> Result<TermReadReply> {
-    if config::term_buffer_access() == "off" {
-        return Err(Error::new(
-            ErrorCode::TermReadDisabled,
-            "reading the rendered screen is disabled (KPTY_TERM_READ=off)",
-        )
-        .with_hint(crate::error::Hint::TermReadOff));
-    }
-    let req = request(p)?;
-    match Session::of(sessions::target(ctx, p, false)?) {
-        Session::Bridged(e) => bridged(&e, &req, ctx.redact),
-        Session::Local(e) => local(ctx, &e, &req),
+pub fn term_read(ctx: &Ctx, a: &TermReadArgs) -> Result<TermReadReply> {
+    let h = sessions::target(ctx, &a.target, false)?;
+    match h.place() {
+        Place::Bridged => bridged(&h, &a.request, ctx.redact),
+        Place::Local(_) => local(ctx, &h, &a.request),
     }
 }
 

@@ -73,7 +73,7 @@ impl Filter {
 /// remembers (ended and forgotten): its exact id, the label it had, or a unique id prefix.
 pub fn session_of(ctx: &Ctx, reference: &str) -> Result<String> {
     let unknown = match super::sessions::resolve(ctx, reference) {
-        Ok(e) => return Ok(e.session_id),
+        Ok(e) => return Ok(e.into_entry().session_id),
         Err(e)
             if matches!(
                 e.code,

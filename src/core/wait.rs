@@ -2,9 +2,9 @@
 //! back at its prompt. The holder waits (woken by each arrival of output); the core checks
 //! the parameters, and turns a timeout or an ended shell into their errors.
 
-use super::kind::Session;
 use super::{Ctx, sessions, wire};
 use crate::api::reply::Success;
+use crate::api::request::WaitForArgs;
 use crate::api::wait::WaitForReply;
 use crate::api::{self, Params, config};
 use crate::error::{Error, ErrorCode, Result};
@@ -17,16 +17,14 @@ use std::time::Duration;
 pub const DEFAULT_MAX_BYTES: usize = 64 * 1024;
 
 /// Run `wait_for`.
-pub fn wait_for(ctx: &Ctx, p: &Params) -> Result<WaitForReply> {
-    let req = request(p)?;
-    let e = match Session::of(sessions::target(ctx, p, false)?) {
-        Session::Bridged(_) => {
-            return Err(Error::invalid(
-                "wait_for is not supported for bridged sessions",
-            ));
-        }
-        Session::Local(e) => e,
-    };
+pub fn wait_for(ctx: &Ctx, a: &WaitForArgs) -> Result<WaitForReply> {
+    let req = &a.request;
+    let e = sessions::target(ctx, &a.target, false)?;
+    if !e.is_local() {
+        return Err(Error::invalid(
+            "wait_for is not supported for bridged sessions",
+        ));
+    }
     let io_timeout = Duration::from_millis(req.timeout_ms) + sessions::REPLY_MARGIN;
     let v = sessions::call(ctx, &e, &Request::WaitFor(req.clone()), io_timeout)?;
     let body: WaitForBody = serde_json::from_value(v).map_err(|err| {
@@ -35,13 +33,13 @@ pub fn wait_for(ctx: &Ctx, p: &Params) -> Result<WaitForReply> {
             format!("malformed wait_for reply: {err}"),
         )
     })?;
-    let output = output(ctx, p, &body);
+    let output = output(ctx, a.strip_ansi, &body);
     let truncated = body.dropped > 0;
     match body.reason.as_str() {
-        "timeout" | "exited" => Err(ended(&e.session_id, &req, body, output, truncated)),
+        "timeout" | "exited" => Err(ended(&e.session_id, req, body, output, truncated)),
         _ => Ok(WaitForReply {
             ok: Success,
-            session_id: e.session_id,
+            session_id: e.into_entry().session_id,
             matched: body.matched,
             reason: body.reason,
             matched_text: body.matched_text,
@@ -57,7 +55,7 @@ pub fn wait_for(ctx: &Ctx, p: &Params) -> Result<WaitForReply> {
 }
 
 /// The holder request for `p`, checked: a condition, a valid pattern, bounds.
-fn request(p: &Params) -> Result<WaitForRequest> {
+pub(super) fn request(p: &Params) -> Result<WaitForRequest> {
     let prompt = p.prompt.unwrap_or(false);
     if p.pattern.is_none() && p.quiet_ms.is_none() && !prompt {
         return Err(Error::invalid(
@@ -107,8 +105,7 @@ fn request(p: &Params) -> Result<WaitForRequest> {
 
 /// The output as the caller gets it: escape codes stripped (unless strip_ansi=false), and on
 /// a redacted channel redacted with the window's context, as `read` does.
-fn output(ctx: &Ctx, p: &Params, body: &WaitForBody) -> String {
-    let strip_ansi = p.strip_ansi.unwrap_or(true);
+fn output(ctx: &Ctx, strip_ansi: bool, body: &WaitForBody) -> String {
     let strip = |t: &str| {
         if strip_ansi {
             crate::text::strip_ansi(t.as_bytes())

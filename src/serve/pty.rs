@@ -5,10 +5,11 @@
 use super::{JsonBody, Shared, blocking, reply, respond};
 use crate::api::http::BridgeTalkReply;
 use crate::api::{Action, Params};
+use crate::core::handle::Handle;
 use crate::core::kind::is_local;
 use crate::core::{Ctx, dispatch, io, list, sessions, talk};
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::{Registry, RegistryEntry};
+use crate::store::Registry;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -46,12 +47,12 @@ struct PtyReq {
 
 /// The named session, which must be one of this state directory's own (local) sessions: a
 /// registered one would be proxied on, perhaps back here.
-fn local(ctx: &Ctx, id: Option<&str>) -> Result<RegistryEntry> {
+fn local(ctx: &Ctx, id: Option<&str>) -> Result<Handle> {
     let id = id
         .filter(|s| !s.trim().is_empty())
         .ok_or_else(|| Error::invalid("the bridge needs `session_id`"))?;
     let e = sessions::resolve(ctx, id)?;
-    if !crate::core::kind::is_local(&e) {
+    if !e.is_local() {
         return Err(Error::new(
             ErrorCode::PtySessionNotFound,
             format!(
@@ -73,14 +74,16 @@ async fn talk(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Respo
         let e = local(&ctx, r.session_id.as_deref())?;
         ticket.at(&e);
         let p = Params {
-            session_id: Some(e.session_id),
+            session_id: Some(e.into_entry().session_id),
             command: r.command,
             timeout_ms: r.timeout_ms,
             agent_id: caller(r.agent_id)?,
             ..Default::default()
         };
-        let t = crate::core::audited(&ctx, Action::Talk, &p, || talk::talk(&ctx, &p))
-            .map_err(|e| crate::core::outgoing_error(&ctx, e))?;
+        let t = crate::core::audited(&ctx, Action::Talk, &p, || {
+            crate::core::request::talk(&p).and_then(|a| talk::talk(&ctx, &a))
+        })
+        .map_err(|e| crate::core::outgoing_error(&ctx, e))?;
         crate::core::to_json(Ok(BridgeTalkReply::from_talk(t, r.sentinel)))
     })
     .await;
@@ -179,7 +182,7 @@ async fn buffer(State(app): State<Shared>, JsonBody(r): JsonBody<BufferReq>) -> 
             };
             let e = local(&ctx, r.session_id.as_deref())?;
             let p = Params {
-                session_id: Some(e.session_id),
+                session_id: Some(e.into_entry().session_id),
                 mode: r.mode,
                 max_lines: r.max_lines,
                 merge_wrapped: r.merge_wrapped,

@@ -59,7 +59,7 @@ async fn one(State(app): State<Shared>, Path(id): Path<String>) -> Response {
             crate::core::to_json(Ok(ResolveReply {
                 ok: Success,
                 session: list::session_view(&e, &live),
-                session_id: e.session_id,
+                session_id: e.into_entry().session_id,
             }))
         })
         .await,
