@@ -29,6 +29,7 @@ pub mod registered;
 pub mod reply;
 pub mod reset;
 pub mod routing;
+pub mod running;
 pub mod sessions;
 pub mod shells;
 pub mod talk;
