@@ -10,6 +10,7 @@
 pub mod agent;
 pub mod attach;
 pub mod audit;
+pub mod batch;
 pub mod bridges;
 pub mod check;
 pub mod confine;
@@ -161,6 +162,12 @@ pub fn dispatch(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
 /// Run one action for a front end that renders it itself (the CLI's human output, on an
 /// unredacted channel): typed, and recorded in the audit trail as [`dispatch`] records it.
 pub fn run(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
+    if action == Action::Kill && p.all == Some(true) {
+        // A batch: each session's kill is audited as its own `kill`.
+        return batch::kill_all(ctx, p)
+            .map(Reply::KillAll)
+            .map_err(|e| e.speak(ctx.voice));
+    }
     audited(ctx, action, p, || run_action(ctx, action, p))
 }
 
@@ -247,6 +254,7 @@ pub fn to_json<T: serde::Serialize>(reply: Result<T>) -> Result<Value> {
 fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
     Ok(match action {
         Action::Help => Reply::Help(help::help(ctx)),
+        Action::List if p.all == Some(true) => Reply::ListAll(batch::list_all(ctx)),
         Action::List => Reply::List(list::list(ctx)?),
         Action::Create => Reply::Create(create::create(ctx, p)?),
         Action::SendLine => Reply::SendLine(io::send_line(ctx, p)?),
