@@ -38,6 +38,7 @@ pub mod holder;
 pub mod keys;
 pub mod mcp;
 pub mod proto;
+pub mod role;
 pub mod safety;
 pub mod sandbox;
 pub mod serve;
@@ -45,20 +46,10 @@ pub mod store;
 pub mod sys;
 pub mod text;
 
-/// Run kpty with the process's arguments; returns the exit code. The role is picked here:
-/// `__holder` (started only by kpty itself) before any argument parsing, which a long-lived
-/// holder need not pay for; `__sandbox-exec` (a sandboxed session's shell on its way to exec,
-/// [`sandbox::exec`]) likewise; everything else — the CLI verbs, `mcp`, `serve` — by the CLI's
-/// parser, which hands `mcp` and `serve` their roles.
+/// Run kpty with the process's arguments; returns the exit code. The role is decided once,
+/// in [`role::Role::of`], and played by its own module.
 pub fn run() -> i32 {
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if args.get(1).is_some_and(|a| a == "__holder") {
-        return holder::main();
-    }
-    if args.get(1).is_some_and(|a| a == sandbox::exec::SUBCOMMAND) {
-        return sandbox::exec::main(&args[2..]);
-    }
-    cli::run(args)
+    role::Role::of(std::env::args_os().collect()).run()
 }
 
 /// Log to stderr (never stdout: in MCP mode it carries the protocol). The filter comes from

@@ -3,6 +3,7 @@
 //! typed reply per action, defaults and caps, session ids.
 //! Imports nothing else of kpty's.
 
+pub mod batch;
 pub mod check;
 pub mod config;
 pub mod help;

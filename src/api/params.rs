@@ -98,7 +98,7 @@ impl Action {
         match self {
             Action::Help => "Show available actions, configuration and exit codes.",
             Action::List => {
-                "List sessions with their state: running, exited (with exit code) or dead."
+                "List sessions with their state: running, exited (with exit code) or dead (all=true: those of every state directory this user has used too, each with its state_dir)."
             }
             Action::Create => {
                 "Create a local PTY session (shell, cwd, cols, rows, label, env); returns once the shell's first prompt is up."
@@ -117,7 +117,9 @@ impl Action {
                 "Judge `command` without typing it (no session needed): would talk/send_line send it, or block it as dangerous? Returns allowed, the rule and category, the commands the policy saw and, after line-editing keys, the line the shell would read; blocked is an answer (allowed=false), not an error. The policy is a guard-rail against accidents and careless agents, not a sandbox."
             }
             Action::Resize => "Resize a session's terminal (cols, rows).",
-            Action::Kill => "End a session: hang up its shell and everything it started.",
+            Action::Kill => {
+                "End a session: hang up its shell and everything it started (all=true: every local session of this state directory)."
+            }
             Action::Write => "DEPRECATED: use send_line or talk.",
             Action::Resolve => {
                 "Find the one session owned by agent_id / owner_session_id / claude_code_session_id / label; NOT_FOUND or AMBIGUOUS otherwise. Never broadcasts."
@@ -279,6 +281,10 @@ pub struct Params {
     /// at the shell's prompt, clear text left on its input line first (Ctrl-E Ctrl-U; the
     /// reply's cleared_line says what was there).
     pub force: Option<bool>,
+    /// kill: end every local session of this state directory (name no session then; each
+    /// is audited as its own kill; answers killed and failed); list: also the sessions of
+    /// every other state directory this user has used, each with its state_dir.
+    pub all: Option<bool>,
     /// term_read: `tail` (default: the last max_lines lines of scrollback + screen), `viewport`
     /// (the visible screen) or `delta` (only lines added since marker_id).
     pub mode: Option<String>,

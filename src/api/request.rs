@@ -128,6 +128,8 @@ pub enum Request {
     Help,
     /// `list`.
     List,
+    /// `list` with `all`: every state directory this user has used.
+    ListAll,
     /// `create`.
     Create(Box<CreateArgs>),
     /// `send_line`.
@@ -144,6 +146,8 @@ pub enum Request {
     Resize(ResizeArgs),
     /// `kill`.
     Kill(Target),
+    /// `kill` with `all`: every local session of the state directory.
+    KillAll,
     /// `write` (deprecated).
     Write,
     /// `resolve`.

@@ -1,53 +1,39 @@
-//! `kpty kill --all`: end every local session of this state directory, one `kill` action
-//! each (audited as such). Registered (desktop) sessions are left to `unregister`: kpty does
-//! not hold them.
+//! `kpty kill --all`: the core's `kill` with `all` ([`crate::core::batch::kill_all`]), shown
+//! one line per session killed, each failure on stderr.
 
 use super::render;
-use crate::api::{Action, Params};
+use crate::api::Params;
+use crate::api::batch::KillAllReply;
 use crate::core::{self, Ctx, Reply};
-use crate::error::{ErrorCode, Result};
-use crate::store::Registry;
-use serde_json::{Value, json};
+use crate::error::Result;
 
 /// Kill them all; prints each one killed (or the JSON summary). Exit code: 0, or the first
-/// failure's. A session that ended and was forgotten meanwhile is no failure.
+/// failure's.
 pub fn run(ctx: &Ctx, as_json: bool) -> Result<i32> {
-    let reg = Registry::load(&ctx.state)?;
-    let ids: Vec<String> = reg
-        .sessions
-        .values()
-        .filter(|e| core::kind::is_local(e))
-        .map(|e| e.session_id.clone())
-        .collect();
-    let (mut killed, mut failed, mut code) = (Vec::<Value>::new(), Vec::<Value>::new(), 0);
-    for id in ids {
-        let p = Params {
-            session_id: Some(id.clone()),
-            ..Default::default()
-        };
-        match core::run(ctx, Action::Kill, &p) {
-            Ok(Reply::Kill(r)) => {
-                if !as_json {
-                    render::text_line(&format!("killed {}", render::shown(&r.session_id)));
-                }
-                killed.push(serde_json::to_value(&r).unwrap_or(Value::Null));
-            }
-            Ok(_) => {}
-            Err(e) if e.code == ErrorCode::PtySessionNotFound => {}
-            Err(e) => {
-                if !as_json {
-                    render::print_error(&e);
-                }
-                if code == 0 {
-                    code = e.code.exit_code();
-                }
-                failed.push(json!({"session_id": id, "error": e.to_json()}));
-            }
-        }
-    }
+    let p = Params {
+        all: Some(true),
+        ..Default::default()
+    };
+    let Reply::KillAll(r) = core::run(ctx, crate::api::Action::Kill, &p)? else {
+        return Err(crate::error::Error::internal(
+            "kill --all answered another reply",
+        ));
+    };
+    let code = r.failed.first().map_or(0, |f| f.error.code.exit_code());
     if as_json {
-        let v = json!({"ok": failed.is_empty(), "killed": killed, "failed": failed});
-        render::print_json(&core::outgoing(ctx, Ok(v))?);
+        render::print_json(&core::outgoing(ctx, core::to_json(Ok(&r)))?);
+    } else {
+        render::human(&Reply::KillAll(r));
     }
     Ok(code)
+}
+
+/// Human rendering: `killed ID` a line on stdout, each failure's error on stderr.
+pub fn render(r: &KillAllReply) {
+    for k in &r.killed {
+        render::text_line(&format!("killed {}", render::shown(&k.session_id)));
+    }
+    for f in &r.failed {
+        render::print_error(&f.error);
+    }
 }

@@ -29,20 +29,18 @@ use args::{Cli, Command};
 use clap::Parser;
 use std::ffi::OsString;
 
-/// Run the CLI; returns the exit code.
-pub fn run(argv: Vec<OsString>) -> i32 {
+/// Parse the process's arguments with the CLI's clap model (which also knows `mcp` and
+/// `serve`, so help, completion and man pages list them); a completion request is answered
+/// here. A usage error is shown (as JSON with `--json`) and its exit code returned.
+pub fn parse(argv: Vec<OsString>) -> std::result::Result<Cli, i32> {
     complete::answer_if_asked(&argv);
-    if argv.get(1).is_some_and(|a| a == assets::SUBCOMMAND) {
-        // A maintainers' verb outside the clap model, so never offered by completion.
-        return assets::main(&argv[2..]);
-    }
     let wants_json = argv
         .iter()
         .skip(1)
         .take_while(|a| *a != "--")
         .any(|a| a == "--json");
-    let cli = match Cli::try_parse_from(argv) {
-        Ok(c) => c,
+    match Cli::try_parse_from(argv) {
+        Ok(c) => Ok(c),
         Err(e) if wants_json && e.use_stderr() => {
             // `--json` makes a usage error JSON too: INVALID_PARAMS, clap's text as details.
             let text = e.render().to_string();
@@ -57,23 +55,24 @@ pub fn run(argv: Vec<OsString>) -> i32 {
             let err = Error::invalid(message)
                 .with_details(serde_json::json!({"usage": text.trim(), "did_you_mean": near}));
             render::print_json(&err.to_json());
-            return e.exit_code();
+            Err(e.exit_code())
         }
         Err(e) => {
             let _ = e.print();
-            return e.exit_code();
+            Err(e.exit_code())
         }
-    };
-    // `kpty serve` is a service: it says what it serves (info); every other verb only warns.
-    crate::init_logging(if matches!(cli.command, Command::Serve(_)) {
-        "info,rmcp=warn"
-    } else {
-        "warn"
-    });
-    let json = cli.json;
-    let code = execute(cli);
-    // Let audit events still on their way to a gateway arrive (bounded: a dead gateway
-    // never holds the command up for long).
+    }
+}
+
+/// Run a CLI verb (the roles `mcp` and `serve` are started by [`crate::role`]).
+pub fn run(cli: Cli) -> Result<i32> {
+    execute(cli)
+}
+
+/// The end of every role started from parsed arguments: audit events on their way to a
+/// gateway get to arrive, and an error is shown (as JSON with `--json`); the exit code.
+pub fn finish(json: bool, code: Result<i32>) -> i32 {
+    // Bounded: a dead gateway never holds the command up for long.
     core::audit::flush(std::time::Duration::from_millis(500));
     match code {
         Ok(code) => code,
@@ -117,7 +116,9 @@ fn clap_suggestions(e: &clap::Error) -> (String, Vec<String>) {
     (given, candidates)
 }
 
-fn ctx(cli: &Cli) -> Result<Ctx> {
+/// The context of the state directory the arguments (or the environment, or the working
+/// directory) name.
+pub(crate) fn ctx(cli: &Cli) -> Result<Ctx> {
     let given =
         (cli.state_dir.clone()).or_else(|| args::env_value("KPTY_STATE_DIR").map(Into::into));
     let state = match &given {
@@ -133,7 +134,7 @@ fn ctx(cli: &Cli) -> Result<Ctx> {
 
 /// `ctx` with the sandbox floor of `kpty mcp|serve`'s flags (`--sandbox` overrides
 /// `KPTY_SANDBOX`; the paths must exist and are resolved).
-fn floored(mut ctx: Ctx, a: &args::FloorArgs, verb: &str) -> Result<Ctx> {
+pub(crate) fn floored(mut ctx: Ctx, a: &args::FloorArgs, verb: &str) -> Result<Ctx> {
     use crate::sandbox::floor::Mode;
     let f = &mut ctx.floor;
     if let Some(m) = &a.sandbox {
@@ -160,31 +161,20 @@ fn floored(mut ctx: Ctx, a: &args::FloorArgs, verb: &str) -> Result<Ctx> {
 }
 
 fn execute(cli: Cli) -> Result<i32> {
-    if let Some(code) = role_or_local_verb(&cli)? {
+    if let Some(code) = local_verb(&cli)? {
         return Ok(code);
     }
     let (action, params) = action_of(&cli.command)?;
     run_action(&cli, action, params)
 }
 
-/// The roles other than the CLI (MCP server, HTTP bridge; the holder is picked before any
-/// parsing, in [`crate::run`]) and the verbs that are not
-/// actions (`log`, `help COMMAND`): run, with their exit code.
-fn role_or_local_verb(cli: &Cli) -> Result<Option<i32>> {
+/// The verbs that are not actions (`log`, `attach`, `help COMMAND`, the batch verbs, `serve`'s
+/// configuration verbs): run, with their exit code.
+fn local_verb(cli: &Cli) -> Result<Option<i32>> {
     Ok(Some(match &cli.command {
-        Command::Mcp(a) => crate::mcp::run(floored(ctx(cli)?, &a.floor, "kpty mcp")?),
         Command::Serve(a) if a.print_config => serve_config::print(&ctx(cli)?, a, cli.json)?,
         Command::Serve(a) if a.new_secret => serve_config::new_secret(&ctx(cli)?, cli.json)?,
         Command::Serve(a) if a.secret_file => serve_config::secret_file(&ctx(cli)?, cli.json)?,
-        Command::Serve(a) => crate::serve::run(
-            floored(ctx(cli)?, &a.floor, "kpty serve")?,
-            crate::serve::Options {
-                port: a.port,
-                allow_hosts: a.allow_host.clone(),
-                allow_origins: a.allow_origin.clone(),
-                allow_bridges: a.allow_bridge.clone(),
-            },
-        ),
         Command::Log(a) => log::log(&ctx(cli)?, a, cli.json)?,
         Command::Attach(a) => attach::run(&json_or_human(cli)?, a)?,
         Command::List(a) if a.all => list_all::run(&json_or_human(cli)?, cli.json)?,
@@ -359,7 +349,7 @@ fn routing_action_of(command: &Command) -> Result<(Action, Params)> {
                 ..Default::default()
             },
         ),
-        // Roles and local verbs are run by `role_or_local_verb` before this is asked.
+        // Roles and local verbs are run by `local_verb` before this is asked.
         _ => return Err(Error::internal("not an action verb")),
     })
 }

@@ -135,6 +135,8 @@ pub fn human(reply: &Reply) {
         Reply::TermRead(r) => text_line(&r.text),
         Reply::List(r) => list_table(r),
         Reply::Kill(r) => text_line(&format!("killed {}", shown(&r.session_id))),
+        Reply::KillAll(r) => super::kill_all::render(r),
+        Reply::ListAll(r) => super::list_all::render(r),
         Reply::Help(_) => {
             main_help();
         }

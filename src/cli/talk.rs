@@ -6,20 +6,18 @@
 
 use crate::api::Params;
 use crate::api::reply::TalkReply;
-use crate::core::{self, Ctx};
+use crate::core::Ctx;
+use crate::core::running::{Running, Stopped, run_talk};
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::RegistryEntry;
 use serde_json::{Value, json};
 use std::io::Write;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::signal::unix::{Signal, SignalKind, signal};
-use tokio::sync::mpsc;
+use tokio::sync::oneshot;
 
 /// How long an interrupted talk waits for the shell's prompt before kpty exits.
 const SETTLE: Duration = Duration::from_secs(2);
-/// How often kpty asks again to interrupt a talk its holder has not let in yet.
-const RETRY: Duration = Duration::from_millis(50);
-/// How long kpty keeps asking before it exits anyway.
+/// How long kpty keeps asking the holder to interrupt the talk before it exits anyway.
 const GIVE_UP: Duration = Duration::from_secs(5);
 /// The exit status of an interrupted talk, whichever the signal (as for Ctrl-C).
 const INTERRUPTED: i32 = 130;
@@ -34,13 +32,14 @@ pub fn talk(ctx: &Ctx, params: &Params, no_stdin: bool) -> Result<TalkReply> {
     };
     let mut ctx = ctx.clone();
     ctx.talk_stdin = forward.as_ref().map(|f| f.path().to_path_buf());
-    let (tx, rx) = mpsc::unbounded_channel();
+    let running = Running::new();
+    let (done_tx, done_rx) = oneshot::channel::<()>();
     let (seen_tx, seen_rx) = std::sync::mpsc::channel();
     match Signals::install() {
         Ok((rt, mut signals)) => {
-            let c = ctx.clone();
+            let r = running.clone();
             std::thread::spawn(move || {
-                let seen = rt.block_on(watch(c, rx, &mut signals));
+                let seen = rt.block_on(watch(r, done_rx, &mut signals));
                 let _ = seen_tx.send(seen);
                 // The talk is over and kpty only prints and exits: a signal now ends it.
                 rt.block_on(signals.next());
@@ -49,24 +48,13 @@ pub fn talk(ctx: &Ctx, params: &Params, no_stdin: bool) -> Result<TalkReply> {
         }
         Err(e) => tracing::warn!("cannot watch for signals: {e}"),
     }
-    let mut on_entry = |e: &RegistryEntry| {
-        let _ = tx.send(Msg::Entry(Box::new(e.clone())));
-    };
-    let result = core::talk::talk_audited(&ctx, params, &mut on_entry, None);
-    let _ = tx.send(Msg::Done);
+    let result = run_talk(&ctx, params, None, &running);
+    let _ = done_tx.send(());
     let seen = seen_rx.recv().ok().flatten();
     match (result, seen) {
         (Err(e), Some(i)) if e.code == ErrorCode::Cancelled => Err(interrupted_error(e, &i)),
         (r, _) => r,
     }
-}
-
-/// What the main thread tells the watcher.
-enum Msg {
-    /// The session the talk runs in (again when the default session was replaced).
-    Entry(Box<RegistryEntry>),
-    /// The talk ended.
-    Done,
 }
 
 /// A talk interrupted by a signal.
@@ -114,54 +102,34 @@ impl Signals {
 /// Wait for a signal while the talk runs; on one, interrupt the talk and say how it went
 /// (`None`: the talk ended without a signal).
 async fn watch(
-    ctx: Ctx,
-    mut rx: mpsc::UnboundedReceiver<Msg>,
+    running: Running,
+    mut done: oneshot::Receiver<()>,
     signals: &mut Signals,
 ) -> Option<Interrupted> {
-    let mut entry = None;
-    let name = loop {
-        tokio::select! {
-            biased;
-            m = rx.recv() => match m {
-                Some(Msg::Entry(e)) => entry = Some(*e),
-                _ => return None,
-            },
-            name = signals.next() => break name,
-        }
+    let name = tokio::select! {
+        biased;
+        _ = &mut done => return None,
+        name = signals.next() => name,
     };
-    let Some(mut entry) = entry else {
-        quit(name, "no command was started");
+    let r = running.clone();
+    let call =
+        tokio::task::spawn_blocking(move || r.cancel(true, SETTLE, Instant::now() + GIVE_UP));
+    let stopped = tokio::select! {
+        s = call => s.ok(),
+        again = signals.next() => quit(again, "not waiting for the prompt"),
     };
-    let give_up = tokio::time::Instant::now() + GIVE_UP;
-    loop {
-        let (c, e) = (ctx.clone(), entry.clone());
-        let call = tokio::task::spawn_blocking(move || core::talk::interrupt(&c, &e, SETTLE));
-        let answer = tokio::select! {
-            r = call => r.ok(),
-            again = signals.next() => quit(again, "not waiting for the prompt"),
-        };
-        match answer {
-            Some(Ok(v)) if v["cancelled"] == true => {
-                return Some(Interrupted {
-                    signal: name,
-                    at_prompt: v["at_prompt"] == true,
-                });
-            }
-            Some(Err(e)) => quit(name, &format!("the session is gone ({})", e.message)),
-            _ => {}
-        }
-        // The holder has not let the talk in yet: ask again shortly, unless it ended.
-        tokio::select! {
-            m = rx.recv() => match m {
-                Some(Msg::Entry(e)) => entry = *e,
-                _ => return Some(Interrupted { signal: name, at_prompt: false }),
-            },
-            () = tokio::time::sleep(RETRY) => {}
-            again = signals.next() => quit(again, "not waiting for the prompt"),
-        }
-        if tokio::time::Instant::now() >= give_up {
-            quit(name, "the talk could not be interrupted");
-        }
+    match stopped {
+        Some(Stopped::Stopped { at_prompt }) => Some(Interrupted {
+            signal: name,
+            at_prompt,
+        }),
+        Some(Stopped::Ended) => Some(Interrupted {
+            signal: name,
+            at_prompt: false,
+        }),
+        Some(Stopped::NotStarted) => quit(name, "no command was started"),
+        Some(Stopped::Gone(e)) => quit(name, &format!("the session is gone ({})", e.message)),
+        Some(Stopped::TimedOut) | None => quit(name, "the talk could not be interrupted"),
     }
 }
 

@@ -10,6 +10,7 @@
 pub mod agent;
 pub mod attach;
 pub mod audit;
+pub mod batch;
 pub mod bridges;
 pub mod check;
 pub mod confine;
@@ -31,6 +32,7 @@ pub mod reply;
 pub mod request;
 pub mod reset;
 pub mod routing;
+pub mod running;
 pub mod sessions;
 pub mod shells;
 pub mod talk;
@@ -166,6 +168,13 @@ pub fn dispatch(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
 /// Run one action for a front end that renders it itself (the CLI's human output, on an
 /// unredacted channel): typed, and recorded in the audit trail as [`dispatch`] records it.
 pub fn run(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
+    if action == Action::Kill && p.all == Some(true) {
+        // A batch: each session's kill is audited as its own `kill`.
+        return request::parse(ctx, action, p)
+            .and_then(|_| batch::kill_all(ctx))
+            .map(Reply::KillAll)
+            .map_err(|e| e.speak(ctx.voice));
+    }
     audited(ctx, action, p, || run_action(ctx, action, p))
 }
 
@@ -259,6 +268,7 @@ pub fn run_request(ctx: &Ctx, req: Request) -> Result<Reply> {
     Ok(match req {
         Request::Help => Reply::Help(help::help(ctx)),
         Request::List => Reply::List(list::list(ctx)?),
+        Request::ListAll => Reply::ListAll(batch::list_all(ctx)),
         Request::Create(a) => Reply::Create(create::create(ctx, &a)?),
         Request::SendLine(a) => Reply::SendLine(io::send_line(ctx, &a)?),
         Request::Read(a) => Reply::Read(io::read(ctx, &a)?),
@@ -267,6 +277,7 @@ pub fn run_request(ctx: &Ctx, req: Request) -> Result<Reply> {
         Request::Check(a) => Reply::Check(check::check(&a)?),
         Request::Resize(a) => Reply::Resize(control::resize(ctx, &a)?),
         Request::Kill(t) => Reply::Kill(control::kill(ctx, &t)?),
+        Request::KillAll => Reply::KillAll(batch::kill_all(ctx)?),
         Request::Write => return Err(io::write_deprecated()),
         Request::Resolve(who) => Reply::Session(routing::resolve(ctx, &who)?),
         Request::SendLineToAgent(a) => Reply::SendLineToAgent(routing::send_line_to_agent(ctx, a)?),

@@ -38,6 +38,10 @@ pub enum Reply {
     Resize(ResizeReply),
     /// `kill`.
     Kill(KillReply),
+    /// `kill` with `all`.
+    KillAll(crate::api::batch::KillAllReply),
+    /// `list` with `all`.
+    ListAll(crate::api::batch::ListAllReply),
     /// `resolve`, `register`, `update_ownership`: the session acted on.
     Session(ResolveReply<RegistryEntry>),
     /// `send_line_to_agent`.

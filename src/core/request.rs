@@ -20,6 +20,7 @@ use crate::safety::Opacity;
 pub fn parse(ctx: &Ctx, action: Action, p: &Params) -> Result<Request> {
     Ok(match action {
         Action::Help => Request::Help,
+        Action::List if p.all == Some(true) => Request::ListAll,
         Action::List => Request::List,
         Action::Write => Request::Write,
         Action::Create => Request::Create(Box::new(create_args(ctx, p)?)),
@@ -29,6 +30,14 @@ pub fn parse(ctx: &Ctx, action: Action, p: &Params) -> Result<Request> {
         Action::Talk | Action::Run => Request::Talk(talk(p)?),
         Action::Check => Request::Check(check(p)?),
         Action::Resize => Request::Resize(resize(p)?),
+        Action::Kill if p.all == Some(true) => match Target::of(p) {
+            Target::Default => Request::KillAll,
+            _ => {
+                return Err(Error::invalid(
+                    "kill with `all` names no session: it ends every local session of the state directory",
+                ));
+            }
+        },
         Action::Kill => Request::Kill(kill(p)?),
         Action::Resolve => Request::Resolve(identity(p)?),
         Action::SendLineToAgent => Request::SendLineToAgent(to_agent(p)?),

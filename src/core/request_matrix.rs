@@ -191,7 +191,8 @@ fn outcome(action: Action, case: &Map<String, Value>) -> String {
 }
 
 fn table() -> String {
-    let names = Params::names();
+    // `all` (the batch verbs) came after the golden file: its cases are in tests/cli/batch.rs.
+    let names: Vec<String> = Params::names().into_iter().filter(|n| n != "all").collect();
     // One thread per action: each case has its own state directory.
     let tables: Vec<String> = std::thread::scope(|scope| {
         let running: Vec<_> = Action::ALL

@@ -1,14 +1,15 @@
 //! `talk` (alias `run`): run one command in a session and return its clean output, exit code
 //! and duration. Completion is detected inside the holder from what the shell prints.
-//! Front ends that can show progress or cancel use [`prepare`] + [`run`] + [`cancel`].
+//! Front ends that show progress or cancel run it through [`super::running::run_talk`].
 
 use super::handle::{Handle, Place};
+use super::running::{Progress, Running};
 use super::{Ctx, io, sessions, wire};
+use crate::api::Completion;
 use crate::api::reply::{Success, TalkReply};
 use crate::api::request::TalkArgs;
-use crate::api::{Completion, Params};
 use crate::error::{Error, ErrorCode, Result};
-use crate::proto::{ProgressBody, Request, TalkBody, TalkRequest, client};
+use crate::proto::{Request, TalkBody, TalkRequest};
 use crate::safety::Opacity;
 use crate::store::RegistryEntry;
 use serde_json::{Value, json};
@@ -44,7 +45,7 @@ pub struct Prepared {
 }
 
 /// Find (or create) the session of a validated talk ([`super::request::talk`]).
-pub fn prepare(ctx: &Ctx, p: &TalkArgs) -> Result<Prepared> {
+pub(super) fn prepare(ctx: &Ctx, p: &TalkArgs) -> Result<Prepared> {
     let entry = sessions::target(ctx, &p.target, true)?;
     if !entry.is_local() {
         io::check_typed(&format!("{}\r", p.command), Opacity::Strict)?;
@@ -84,99 +85,67 @@ pub fn prepare(ctx: &Ctx, p: &TalkArgs) -> Result<Prepared> {
 /// Run `talk`.
 pub fn talk(ctx: &Ctx, p: &TalkArgs) -> Result<TalkReply> {
     let prepared = prepare(ctx, p)?;
-    run(ctx, prepared, None)
+    run(ctx, prepared, None, &Running::new())
 }
 
-/// A talk for front ends that stream progress or cancel: `on_entry` learns the session
-/// before the command is typed (to cancel it later); the call is recorded in the audit trail.
-/// The reply is typed: the front end makes its JSON ([`super::to_json`], [`super::outgoing`]).
-pub fn talk_audited(
-    ctx: &Ctx,
-    p: &Params,
-    on_entry: &mut dyn FnMut(&RegistryEntry),
-    progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
-) -> Result<TalkReply> {
-    // On a redacted channel the progress frames are redacted too, with the output before
-    // their tail as context.
-    let mut redacting;
-    let progress: Option<(Duration, &mut dyn FnMut(ProgressBody))> = match progress {
-        Some((every, sink)) if ctx.redact => {
-            redacting = move |mut b: ProgressBody| {
-                let before = std::mem::take(&mut b.context_before);
-                if let std::borrow::Cow::Owned(o) =
-                    crate::safety::redact_window(&before, &b.output, "")
-                {
-                    b.output = o;
-                }
-                sink(b);
-            };
-            Some((every, &mut redacting as &mut dyn FnMut(ProgressBody)))
-        }
-        Some((every, sink)) => Some((every, sink as &mut dyn FnMut(ProgressBody))),
-        None => None,
-    };
-    super::audited(ctx, crate::api::Action::Talk, p, || {
-        super::request::talk(p)
-            .and_then(|a| prepare(ctx, &a))
-            .and_then(|t| {
-                on_entry(&t.entry);
-                run(ctx, t, progress)
-            })
-    })
-}
-
-/// Run a prepared talk; with `progress`, `(interval, sink)` receives the output so far.
-pub fn run(
+/// Run a prepared talk; with `progress`, `(interval, sink)` receives the output so far;
+/// `running` learns each session it is typed into (and refuses when cancelled first).
+pub(super) fn run(
     ctx: &Ctx,
     t: Prepared,
-    progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
+    progress: Option<Progress<'_>>,
+    running: &Running,
 ) -> Result<TalkReply> {
     let (max_chars, lean, whole_result) = (t.max_chars, !t.req.raw, t.whole_result);
-    let res = match t.entry.place() {
-        Place::Bridged => crate::bridge::talk(&t.entry, &t.req).map(|b| TalkReply {
-            ok: Success,
-            session_id: t.entry.session_id.clone(),
-            output: b.output,
-            sentinel: b.sentinel,
-            raw_output: (!lean).then_some(b.raw_output),
-            exit_code: b.exit_code,
-            duration_ms: b.duration_ms,
-            completion: Completion::Bridge,
-            truncated: b.truncated,
-            start_offset: None,
-            end_offset: None,
-            screen: None,
-            terminal_state: None,
-            dropped_chars: 0,
-            completed: true,
-            waiting_for_input: false,
-            prompt: None,
-            echo_off: None,
-            cleared_line: None,
-        }),
-        Place::Local(_) => run_local(ctx, t, progress).map(|(session_id, b)| TalkReply {
-            ok: Success,
-            session_id,
-            output: crate::text::clean_text(b.output_raw.as_bytes()),
-            sentinel: b.sentinel,
-            // Left out on request (a lean caller): absent rather than a misleading "".
-            raw_output: (!lean).then_some(b.raw_output),
-            exit_code: b.exit_code.map(i64::from),
-            duration_ms: b.duration_ms,
-            completion: completion(&b.completion),
-            truncated: b.truncated,
-            start_offset: Some(b.start_offset),
-            end_offset: Some(b.end_offset),
-            screen: Some(b.screen.map(wire::screen)),
-            terminal_state: Some(wire::terminal_state_opt(b.terminal_state)),
-            dropped_chars: 0,
-            completed: !b.waiting_for_input,
-            waiting_for_input: b.waiting_for_input,
-            prompt: b.prompt.filter(|_| b.waiting_for_input),
-            echo_off: b.waiting_for_input.then_some(b.echo_off),
-            cleared_line: b.cleared_line,
-        }),
-    };
+    let res = running
+        .at(ctx, &t.entry)
+        .and_then(|()| match t.entry.place() {
+            Place::Bridged => crate::bridge::talk(&t.entry, &t.req).map(|b| TalkReply {
+                ok: Success,
+                session_id: t.entry.session_id.clone(),
+                output: b.output,
+                sentinel: b.sentinel,
+                raw_output: (!lean).then_some(b.raw_output),
+                exit_code: b.exit_code,
+                duration_ms: b.duration_ms,
+                completion: Completion::Bridge,
+                truncated: b.truncated,
+                start_offset: None,
+                end_offset: None,
+                screen: None,
+                terminal_state: None,
+                dropped_chars: 0,
+                completed: true,
+                waiting_for_input: false,
+                prompt: None,
+                echo_off: None,
+                cleared_line: None,
+            }),
+            Place::Local(_) => {
+                run_local(ctx, t, progress, running).map(|(session_id, b)| TalkReply {
+                    ok: Success,
+                    session_id,
+                    output: crate::text::clean_text(b.output_raw.as_bytes()),
+                    sentinel: b.sentinel,
+                    // Left out on request (a lean caller): absent rather than a misleading "".
+                    raw_output: (!lean).then_some(b.raw_output),
+                    exit_code: b.exit_code.map(i64::from),
+                    duration_ms: b.duration_ms,
+                    completion: completion(&b.completion),
+                    truncated: b.truncated,
+                    start_offset: Some(b.start_offset),
+                    end_offset: Some(b.end_offset),
+                    screen: Some(b.screen.map(wire::screen)),
+                    terminal_state: Some(wire::terminal_state_opt(b.terminal_state)),
+                    dropped_chars: 0,
+                    completed: !b.waiting_for_input,
+                    waiting_for_input: b.waiting_for_input,
+                    prompt: b.prompt.filter(|_| b.waiting_for_input),
+                    echo_off: b.waiting_for_input.then_some(b.echo_off),
+                    cleared_line: b.cleared_line,
+                })
+            }
+        });
     let mut r = res.map_err(|e| cap_partial(redact_partial(ctx, e), max_chars))?;
     redact_output(ctx, &mut r);
     cap_output(&mut r, max_chars);
@@ -199,7 +168,8 @@ fn completion(s: &str) -> Completion {
 fn run_local(
     ctx: &Ctx,
     mut t: Prepared,
-    mut progress: Option<(Duration, &mut dyn FnMut(ProgressBody))>,
+    mut progress: Option<Progress<'_>>,
+    running: &Running,
 ) -> Result<(String, TalkBody)> {
     t.req.progress_ms = progress.as_ref().map(|(d, _)| d.as_millis() as u64);
     let io_timeout = Duration::from_millis(t.req.timeout_ms) + sessions::REPLY_MARGIN;
@@ -220,6 +190,7 @@ fn run_local(
         // The default session ended since it was last used: replace it and try once more.
         if !t.named && sessions::is_unreachable(err) {
             entry = sessions::replace_default(ctx)?;
+            running.at(ctx, &entry)?;
             res = attempt(&entry);
         }
     }
@@ -332,43 +303,4 @@ fn keep_tail(s: &mut String, max_chars: usize) -> usize {
         *s = kept.to_string();
     }
     cut
-}
-
-/// Stop a talk in progress on `entry`; with `interrupt`, also type Ctrl-C into the terminal
-/// so the command stops and the session is free again.
-pub fn cancel(ctx: &Ctx, entry: &RegistryEntry, interrupt: bool) -> Result<Value> {
-    let sock = sessions::socket_of(ctx, entry)
-        .ok_or_else(|| Error::new(ErrorCode::PtySessionNotFound, "no socket recorded"))?;
-    client::call(
-        &sock,
-        &Request::Cancel {
-            interrupt,
-            settle_ms: 0,
-        },
-        Duration::from_secs(5),
-    )
-    .map_err(|e| match e {
-        client::Unreachable::Gone(err) => Error::new(ErrorCode::PtyProcessExited, err.to_string()),
-        client::Unreachable::Other(err) => err,
-    })
-}
-
-/// Interrupt the talk in progress on `entry` (Ctrl-C into its terminal) and wait up to
-/// `settle` for the shell's prompt: the holder's answer, `{"cancelled": bool, "at_prompt":
-/// bool}` (`cancelled: false`: no talk was running yet).
-pub fn interrupt(ctx: &Ctx, entry: &RegistryEntry, settle: Duration) -> Result<Value> {
-    let sock = sessions::socket_of(ctx, entry)
-        .ok_or_else(|| Error::new(ErrorCode::PtySessionNotFound, "no socket recorded"))?;
-    client::call(
-        &sock,
-        &Request::Cancel {
-            interrupt: true,
-            settle_ms: settle.as_millis() as u64,
-        },
-        settle + Duration::from_secs(5),
-    )
-    .map_err(|e| match e {
-        client::Unreachable::Gone(err) => Error::new(ErrorCode::PtyProcessExited, err.to_string()),
-        client::Unreachable::Other(err) => err,
-    })
 }

@@ -4,7 +4,6 @@
 //! line read is checked first ([`transport`]): a bad one gets a JSON-RPC error reply.
 
 pub mod guard;
-pub mod in_flight;
 pub mod lifecycle;
 pub mod schema;
 pub mod server;
@@ -51,8 +50,7 @@ pub fn run(ctx: Ctx) -> i32 {
             return 1;
         }
     };
-    let talks = in_flight::InFlight::default();
-    let ctx2 = ctx.clone();
+    let talks = crate::core::running::Runs::default();
     let code = rt.block_on(async move {
         let server = server::KptyServer::new(ctx).listing_talks_in(talks.clone());
         let service = match server.serve(stdio()).await {
@@ -79,7 +77,7 @@ pub fn run(ctx: Ctx) -> i32 {
         // rmcp gave calls in flight 5 s to finish, then cancelled them; a talk still running
         // is stopped (Ctrl-C) before the process leaves, so its session is left free.
         let deadline = std::time::Instant::now() + TALK_STOP;
-        let left = tokio::task::spawn_blocking(move || talks.cancel_all(&ctx2, deadline))
+        let left = tokio::task::spawn_blocking(move || talks.cancel_all(deadline))
             .await
             .unwrap_or(0);
         if left > 0 {

@@ -3,12 +3,11 @@
 //! streams talk progress when the client asked for it, and turns a cancellation into a
 //! cancelled talk plus Ctrl-C so the session stays usable.
 
-use super::in_flight::InFlight;
 use super::schema;
 use crate::api::Action;
+use crate::core::running::{Running, Runs, run_talk};
 use crate::core::{self, Ctx};
 use crate::error::{Error, ErrorCode};
-use crate::store::RegistryEntry;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig,
@@ -17,10 +16,13 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How often talk progress is reported at most.
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
+/// How long a cancelled call keeps asking the holder to stop its talk.
+const CANCEL_WITHIN: Duration = Duration::from_secs(5);
 
 const INSTRUCTIONS: &str = "kpty gives you live terminal sessions through one tool, k_pty. \
 Typical flow: k_pty(action=\"create\") → session_id; k_pty(action=\"talk\", session_id, \
@@ -42,7 +44,7 @@ typing it. The policy is a guard-rail against accidents, not a sandbox.";
 #[derive(Clone)]
 pub struct KptyServer {
     ctx: Arc<Ctx>,
-    talks: InFlight,
+    talks: Runs,
 }
 
 impl KptyServer {
@@ -50,13 +52,13 @@ impl KptyServer {
     pub fn new(ctx: Ctx) -> Self {
         Self {
             ctx: Arc::new(ctx),
-            talks: InFlight::default(),
+            talks: Runs::default(),
         }
     }
 
     /// This server, listing its talks in `talks` (shared with other servers: `kpty serve`
     /// runs one per MCP session and stops them all at shutdown).
-    pub fn listing_talks_in(mut self, talks: InFlight) -> Self {
+    pub fn listing_talks_in(mut self, talks: Runs) -> Self {
         self.talks = talks;
         self
     }
@@ -78,30 +80,22 @@ impl KptyServer {
                 _ = rc.ct.cancelled() => Error::new(ErrorCode::Cancelled, "cancelled").to_json(),
             };
         }
-        // talk: runs with progress when the client asked for it; the session it runs in is
-        // kept so that a cancellation can stop it.
-        let entry: Arc<std::sync::Mutex<Option<RegistryEntry>>> = Arc::default();
+        // talk: runs with progress when the client asked for it, listed in the server's
+        // running talks so that a cancellation (or the server's end) can stop it.
         let token = rc.meta.get_progress_token();
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::proto::ProgressBody>();
-        let c3 = ctx.clone();
         let with_progress = token.is_some();
-        let seen = entry.clone();
         let ticket = self.talks.start();
+        let running: Running = (*ticket).clone();
         let mut work = tokio::task::spawn_blocking(move || {
             let mut sink = |b| {
                 let _ = tx.send(b);
             };
             let progress =
                 with_progress.then_some((PROGRESS_EVERY, &mut sink as &mut dyn FnMut(_)));
-            let mut on_entry = |e: &RegistryEntry| {
-                ticket.at(e);
-                if let Ok(mut s) = seen.lock() {
-                    *s = Some(e.clone());
-                }
-            };
-            let reply = core::talk::talk_audited(&c3, &params, &mut on_entry, progress);
+            let reply = run_talk(&ctx, &params, progress, &ticket);
             drop(ticket);
-            core::outgoing(&c3, core::to_json(reply)).unwrap_or_else(|e| e.to_json())
+            core::outgoing(&ctx, core::to_json(reply)).unwrap_or_else(|e| e.to_json())
         });
         let peer = rc.peer.clone();
         let mut step = 0.0;
@@ -121,13 +115,10 @@ impl KptyServer {
                     }
                 }
                 _ = rc.ct.cancelled() => {
-                    // Stop waiting now; tell the holder to end the talk and interrupt the
-                    // command, so the next talk finds the shell at its prompt.
-                    let c4 = ctx.clone();
-                    let target = entry.lock().ok().and_then(|e| e.clone());
-                    if let Some(target) = target {
-                        let _ = tokio::task::spawn_blocking(move || core::talk::cancel(&c4, &target, true)).await;
-                    }
+                    // Stop waiting now; the holder ends the talk and interrupts the command,
+                    // so the next talk finds the shell at its prompt.
+                    let deadline = Instant::now() + CANCEL_WITHIN;
+                    let _ = tokio::task::spawn_blocking(move || running.cancel(true, Duration::ZERO, deadline)).await;
                     return Error::new(ErrorCode::Cancelled, "cancelled by the client").to_json();
                 }
             }

@@ -14,7 +14,7 @@
 
 use super::{Shared, fail};
 use crate::core::Ctx;
-use crate::mcp::in_flight::InFlight;
+use crate::core::running::Runs;
 use crate::mcp::server::KptyServer;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -52,7 +52,7 @@ impl Mcp {
         ctx: &Ctx,
         access: &super::guard::Access,
         stop: &CancellationToken,
-        talks: &InFlight,
+        talks: &Runs,
     ) -> Self {
         let ctx = ctx.clone().on(crate::core::Channel::Mcp);
         let config = |stateful: bool| {

@@ -48,7 +48,7 @@ struct App {
     /// The services behind `/mcp`.
     mcp: mcp::Mcp,
     /// Talks running (MCP and `POST /pty/talk`): cancelled at shutdown.
-    talks: crate::mcp::in_flight::InFlight,
+    talks: crate::core::running::Runs,
     port: u16,
     /// How long a request body may take to arrive (the header timeout).
     body_timeout: Duration,
@@ -125,8 +125,7 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
         tracing::info!("kpty serve: listening on {url} (MCP at {url}/mcp)");
         verify_bridges_in_background(&ctx);
         let stop = CancellationToken::new();
-        let talks = crate::mcp::in_flight::InFlight::default();
-        let ctx2 = ctx.clone();
+        let talks = crate::core::running::Runs::default();
         let app = router(Arc::new(App {
             mcp: mcp::Mcp::new(&ctx, &access, &stop, &talks),
             talks: talks.clone(),
@@ -145,7 +144,7 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
                 // Let requests in flight finish, but not forever (a talk may wait an hour).
                 server.await;
                 // Talks still running are cancelled, so their sessions are left free.
-                let left = tokio::task::spawn_blocking(move || talks.cancel_all(&ctx2, deadline))
+                let left = tokio::task::spawn_blocking(move || talks.cancel_all(deadline))
                     .await
                     .unwrap_or(0);
                 if left > 0 {

@@ -7,7 +7,8 @@ use crate::api::http::BridgeTalkReply;
 use crate::api::{Action, Params};
 use crate::core::handle::Handle;
 use crate::core::kind::is_local;
-use crate::core::{Ctx, dispatch, io, list, sessions, talk};
+use crate::core::running::run_talk;
+use crate::core::{Ctx, dispatch, io, list, sessions};
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::Registry;
 use axum::extract::{Query, State};
@@ -70,9 +71,11 @@ fn local(ctx: &Ctx, id: Option<&str>) -> Result<Handle> {
 async fn talk(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Response {
     let ctx = app.ctx.clone();
     let ticket = app.talks.start();
+    // A caller that leaves mid-talk (its connection closed) has its command interrupted, so
+    // the session is free again.
+    let _left = ticket.cancel_on_drop();
     let res = blocking(move || {
         let e = local(&ctx, r.session_id.as_deref())?;
-        ticket.at(&e);
         let p = Params {
             session_id: Some(e.into_entry().session_id),
             command: r.command,
@@ -80,10 +83,8 @@ async fn talk(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Respo
             agent_id: caller(r.agent_id)?,
             ..Default::default()
         };
-        let t = crate::core::audited(&ctx, Action::Talk, &p, || {
-            crate::core::request::talk(&p).and_then(|a| talk::talk(&ctx, &a))
-        })
-        .map_err(|e| crate::core::outgoing_error(&ctx, e))?;
+        let t =
+            run_talk(&ctx, &p, None, &ticket).map_err(|e| crate::core::outgoing_error(&ctx, e))?;
         crate::core::to_json(Ok(BridgeTalkReply::from_talk(t, r.sentinel)))
     })
     .await;

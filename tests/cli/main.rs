@@ -11,6 +11,9 @@
 //!   clears it), a talk never reports or shows its own typing.
 //! - `cancel` — `kpty talk` as ssh: signals interrupt the command in the session (exit 130,
 //!   recorded as cancelled); a piped stdin is the command's stdin.
+//! - `batch` — kill and list with `all` over MCP (stdio and HTTP), as the CLI's --all.
+//! - `running` — one running talk: front end (CLI, MCP stdio, HTTP) × the caller cancels or
+//!   leaves → the command is interrupted, the session free, the trail says `CANCELLED`.
 //! - `io` — send-line, read (waiting, offsets, dropped bytes, strip-ansi), escapes, resize.
 //! - `keys` — send-keys: tmux key names and chords in bash (Ctrl-C, history, completion,
 //!   editing, application cursor mode), the dangerous-command check on them, over MCP too.
@@ -59,6 +62,7 @@ mod state_matrix;
 mod trust;
 mod tty;
 
+mod batch;
 mod check;
 mod completion;
 mod deadlines;
@@ -79,6 +83,7 @@ mod policy_session;
 mod redact;
 mod rename;
 mod routing;
+mod running;
 mod sandbox;
 mod sandbox_floor;
 mod serve_load;

@@ -1,0 +1,355 @@
+//! One running `talk`, whichever front end runs it: [`run_talk`] runs it (audited, with an
+//! optional progress sink) and a [`Running`] handle lets another thread cancel it — the CLI on
+//! a signal, MCP on `notifications/cancelled` or when its client is gone, `kpty serve` when an
+//! HTTP caller goes away or the server shuts down. A cancel reaches the holder as
+//! `Request::Cancel`; one asked for before the command was typed keeps it from being typed.
+//! [`Runs`] lists the talks a server runs, to stop them all at shutdown.
+//! The core knows no runtime and no signals: a cancel is a blocking call with a deadline.
+
+use super::talk::{self, Prepared};
+use super::{Ctx, sessions};
+use crate::api::reply::TalkReply;
+use crate::api::{Action, Params};
+use crate::error::{Error, ErrorCode, Result};
+use crate::proto::{ProgressBody, Request, client};
+use crate::store::RegistryEntry;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// How long a cancel waits before asking the holder again when it had not let the talk in
+/// yet (a cancel that reaches the holder before the talk finds nothing to stop).
+const RETRY: Duration = Duration::from_millis(50);
+
+/// How long one cancel call to a holder may take beyond its settle time.
+const CALL_MARGIN: Duration = Duration::from_secs(5);
+
+/// Progress reporting for a talk: how often at most, and the sink for the output so far.
+pub type Progress<'a> = (Duration, &'a mut dyn FnMut(ProgressBody));
+
+/// Run `talk` as a front end that streams progress or cancels does: the call is recorded in
+/// the audit trail, `running` learns the session before the command is typed (and keeps it
+/// from being typed when a cancel came first). The reply is typed: the front end makes its
+/// JSON ([`super::to_json`], [`super::outgoing`]).
+pub fn run_talk(
+    ctx: &Ctx,
+    p: &Params,
+    progress: Option<Progress<'_>>,
+    running: &Running,
+) -> Result<TalkReply> {
+    let _done = Finish(running);
+    // On a redacted channel the progress frames are redacted too, with the output before
+    // their tail as context.
+    let mut redacting;
+    let progress: Option<(Duration, &mut dyn FnMut(ProgressBody))> = match progress {
+        Some((every, sink)) if ctx.redact => {
+            redacting = move |mut b: ProgressBody| {
+                let before = std::mem::take(&mut b.context_before);
+                if let std::borrow::Cow::Owned(o) =
+                    crate::safety::redact_window(&before, &b.output, "")
+                {
+                    b.output = o;
+                }
+                sink(b);
+            };
+            Some((every, &mut redacting as &mut dyn FnMut(ProgressBody)))
+        }
+        Some((every, sink)) => Some((every, sink as &mut dyn FnMut(ProgressBody))),
+        None => None,
+    };
+    super::audited(ctx, Action::Talk, p, || {
+        let t: Prepared = talk::prepare(ctx, &super::request::talk(p)?)?;
+        talk::run(ctx, t, progress, running)
+    })
+}
+
+/// A talk in progress, as the front end that started it keeps it (cheap to clone; clones
+/// share it).
+#[derive(Clone, Default)]
+pub struct Running(Arc<Shared>);
+
+#[derive(Default)]
+struct Shared {
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    /// The session the talk runs in, once resolved (again when the default was replaced).
+    target: Option<Target>,
+    /// A cancel was asked for.
+    cancelled: bool,
+    /// The talk has returned.
+    done: bool,
+}
+
+/// Where a cancel goes.
+#[derive(Clone)]
+struct Target {
+    session_id: String,
+    /// The holder's socket (`None`: a bridged session, which cannot be cancelled from here).
+    socket: Option<PathBuf>,
+}
+
+/// How a cancel went.
+#[derive(Debug)]
+pub enum Stopped {
+    /// No command had been typed: the talk ends as `CANCELLED` without typing it.
+    NotStarted,
+    /// The holder stopped the talk (Ctrl-C typed when asked); `at_prompt`: the shell showed
+    /// its prompt within the settle time.
+    Stopped {
+        /// The shell is back at its prompt.
+        at_prompt: bool,
+    },
+    /// The talk ended by itself first.
+    Ended,
+    /// The session cannot be reached (its holder is gone, or it is not one of ours).
+    Gone(Error),
+    /// The deadline passed before the holder let the talk in.
+    TimedOut,
+}
+
+impl Running {
+    /// A talk about to start.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.0.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether the talk has returned.
+    pub fn is_done(&self) -> bool {
+        self.state().done
+    }
+
+    /// The session the talk runs in, once known.
+    pub fn session_id(&self) -> Option<String> {
+        self.state().target.as_ref().map(|t| t.session_id.clone())
+    }
+
+    /// The talk is about to type its command in `entry`; refused (`CANCELLED`) when a cancel
+    /// came first.
+    pub(crate) fn at(&self, ctx: &Ctx, entry: &RegistryEntry) -> Result<()> {
+        let socket = super::kind::is_local(entry)
+            .then(|| sessions::socket_of(ctx, entry))
+            .flatten();
+        let mut st = self.state();
+        st.target = Some(Target {
+            session_id: entry.session_id.clone(),
+            socket,
+        });
+        self.0.changed.notify_all();
+        if st.cancelled {
+            return Err(Error::new(
+                ErrorCode::Cancelled,
+                "cancelled before the command was typed",
+            )
+            .with_details(serde_json::json!({"session_id": entry.session_id})));
+        }
+        Ok(())
+    }
+
+    /// Stop the talk: the holder ends it (with `interrupt`, Ctrl-C is typed too and the
+    /// holder waits up to `settle` for the prompt). Asks again while the holder has not let
+    /// the talk in yet, until the talk ends or `deadline`. Blocking.
+    pub fn cancel(&self, interrupt: bool, settle: Duration, deadline: Instant) -> Stopped {
+        loop {
+            let target = {
+                let mut st = self.state();
+                st.cancelled = true;
+                if st.done {
+                    return Stopped::Ended;
+                }
+                match &st.target {
+                    None => return Stopped::NotStarted,
+                    Some(t) => t.clone(),
+                }
+            };
+            let Some(sock) = target.socket else {
+                let why = format!("{} has no holder socket here", target.session_id);
+                return Stopped::Gone(Error::new(ErrorCode::PtySessionNotFound, why));
+            };
+            match cancel_call(&sock, interrupt, settle) {
+                Ok(v) if v["cancelled"] == true => {
+                    return Stopped::Stopped {
+                        at_prompt: v["at_prompt"] == true,
+                    };
+                }
+                Err(e) => return Stopped::Gone(e),
+                Ok(_) => {}
+            }
+            if !self.wait_change(RETRY.min(deadline.saturating_duration_since(Instant::now()))) {
+                return if self.is_done() {
+                    Stopped::Ended
+                } else {
+                    Stopped::TimedOut
+                };
+            }
+        }
+    }
+
+    /// Wait up to `wait` for the talk to end; false when it ended or `wait` was zero.
+    fn wait_change(&self, wait: Duration) -> bool {
+        if wait.is_zero() {
+            return false;
+        }
+        let st = self.state();
+        let (st, _) = self
+            .0
+            .changed
+            .wait_timeout_while(st, wait, |s| !s.done)
+            .unwrap_or_else(|p| p.into_inner());
+        !st.done
+    }
+
+    /// A guard that cancels the talk (Ctrl-C, on a thread of its own) when it is dropped
+    /// before the talk returned: for a front end whose caller can leave mid-call.
+    pub fn cancel_on_drop(&self) -> CancelOnDrop {
+        CancelOnDrop(self.clone())
+    }
+}
+
+/// Marks a talk returned when dropped (also when its worker panics).
+struct Finish<'a>(&'a Running);
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        self.0.state().done = true;
+        self.0.0.changed.notify_all();
+    }
+}
+
+/// See [`Running::cancel_on_drop`].
+pub struct CancelOnDrop(Running);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if self.0.is_done() {
+            return;
+        }
+        let r = self.0.clone();
+        let spawned = std::thread::Builder::new()
+            .name("kpty-cancel".into())
+            .spawn(move || {
+                if let Stopped::Gone(e) =
+                    r.cancel(true, Duration::ZERO, Instant::now() + CALL_MARGIN)
+                {
+                    tracing::debug!("cancel of a talk whose caller left: {}", e.message);
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot cancel a talk whose caller left: {e}");
+        }
+    }
+}
+
+/// Ask the holder on `sock` to stop its talk: its answer `{"cancelled", "at_prompt"}`.
+fn cancel_call(
+    sock: &std::path::Path,
+    interrupt: bool,
+    settle: Duration,
+) -> Result<serde_json::Value> {
+    let req = Request::Cancel {
+        interrupt,
+        settle_ms: settle.as_millis() as u64,
+    };
+    client::call(sock, &req, settle + CALL_MARGIN).map_err(|e| match e {
+        client::Unreachable::Gone(err) => Error::new(ErrorCode::PtyProcessExited, err.to_string()),
+        client::Unreachable::Other(err) => err,
+    })
+}
+
+/// The talks a server is running (MCP `talk`, the bridge's `POST /pty/talk`): what `kpty
+/// serve` and `kpty mcp` stop when they shut down. A talk whose caller went away runs on in
+/// its session until its command ends, holding the session busy; so at shutdown every talk
+/// still listed is cancelled (Ctrl-C into its terminal) until its worker returns.
+/// Cheap to clone; clones share the list.
+#[derive(Clone, Default)]
+pub struct Runs(Arc<RunsInner>);
+
+#[derive(Default)]
+struct RunsInner {
+    next: AtomicU64,
+    runs: Mutex<HashMap<u64, Running>>,
+    changed: Condvar,
+}
+
+/// One talk's place in the list: derefs to its [`Running`]; leaves the list when dropped
+/// (also when the worker panics).
+pub struct Ticket {
+    key: u64,
+    running: Running,
+    of: Arc<RunsInner>,
+}
+
+impl Runs {
+    /// List a talk that is starting.
+    pub fn start(&self) -> Ticket {
+        let key = self.0.next.fetch_add(1, Ordering::Relaxed);
+        let running = Running::new();
+        self.runs().insert(key, running.clone());
+        Ticket {
+            key,
+            running,
+            of: self.0.clone(),
+        }
+    }
+
+    fn runs(&self) -> MutexGuard<'_, HashMap<u64, Running>> {
+        self.0.runs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// How many talks are running.
+    pub fn len(&self) -> usize {
+        self.runs().len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Cancel every running talk (Ctrl-C into its terminal) and wait for their workers to
+    /// return, until `deadline`; returns how many were still running then. Blocking.
+    pub fn cancel_all(&self, deadline: Instant) -> usize {
+        let listed: Vec<Running> = self.runs().values().cloned().collect();
+        for r in &listed {
+            if let Stopped::Gone(e) = r.cancel(true, Duration::ZERO, deadline) {
+                tracing::debug!("cancel of a talk at shutdown: {}", e.message);
+            }
+        }
+        let wait = deadline.saturating_duration_since(Instant::now());
+        let (runs, _) = self
+            .0
+            .changed
+            .wait_timeout_while(self.runs(), wait, |r| !r.is_empty())
+            .unwrap_or_else(|p| p.into_inner());
+        runs.len()
+    }
+}
+
+impl std::ops::Deref for Ticket {
+    type Target = Running;
+    fn deref(&self) -> &Running {
+        &self.running
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        let mut runs = self.of.runs.lock().unwrap_or_else(|p| p.into_inner());
+        runs.remove(&self.key);
+        drop(runs);
+        self.of.changed.notify_all();
+    }
+}
+
+#[cfg(test)]
+#[path = "running_tests.rs"]
+mod tests;

@@ -1,0 +1,116 @@
+//! Which role the binary plays, decided once, here, from its arguments; each role's entry
+//! lives in its own module:
+//! - [`Role::Holder`] — `kpty __holder`, a session's holder ([`crate::holder::main`]), picked
+//!   before any parsing (a long-lived holder need not pay for it);
+//! - [`Role::SandboxExec`] — `kpty __sandbox-exec`, a sandboxed session's shell on its way to
+//!   exec ([`crate::sandbox::exec::main`]), likewise;
+//! - [`Role::Assets`] — the maintainers' `kpty __generate-assets` ([`crate::cli::assets`]),
+//!   outside the clap model so never offered by completion;
+//! - [`Role::Mcp`] — `kpty mcp`, the stdio MCP server ([`crate::mcp::run`]);
+//! - [`Role::Serve`] — `kpty serve`, the HTTP server ([`crate::serve::run`]);
+//! - [`Role::Cli`] — every other verb ([`crate::cli::run`]).
+//!
+//! `mcp` and `serve` are parsed by the CLI's clap model like every verb (so help, completion
+//! and man pages list their flags), then leave the CLI here.
+
+use crate::cli::{self, args};
+use crate::error::{Error, Result};
+use std::ffi::OsString;
+
+/// The role the process plays, with what it needs to start.
+pub enum Role {
+    /// A session's holder.
+    Holder,
+    /// A sandboxed shell on its way to exec, with the arguments after the subcommand.
+    SandboxExec(Vec<OsString>),
+    /// The maintainers' asset generator, with the arguments after the subcommand.
+    Assets(Vec<OsString>),
+    /// The stdio MCP server.
+    Mcp(Box<args::Cli>),
+    /// The HTTP server.
+    Serve(Box<args::Cli>),
+    /// A CLI verb.
+    Cli(Box<args::Cli>),
+    /// Nothing to run: the arguments did not parse (the error was shown) or a completion
+    /// request was answered; exit with this code.
+    Exit(i32),
+}
+
+impl Role {
+    /// The role `argv` (the process's arguments, program name first) asks for.
+    pub fn of(argv: Vec<OsString>) -> Self {
+        match argv.get(1) {
+            Some(a) if a == "__holder" => return Self::Holder,
+            Some(a) if a == crate::sandbox::exec::SUBCOMMAND => {
+                return Self::SandboxExec(argv[2..].to_vec());
+            }
+            Some(a) if a == cli::assets::SUBCOMMAND => return Self::Assets(argv[2..].to_vec()),
+            _ => {}
+        }
+        let cli = match cli::parse(argv) {
+            Ok(c) => Box::new(c),
+            Err(code) => return Self::Exit(code),
+        };
+        match &cli.command {
+            args::Command::Mcp(_) => Self::Mcp(cli),
+            args::Command::Serve(a) if !(a.print_config || a.new_secret || a.secret_file) => {
+                Self::Serve(cli)
+            }
+            _ => Self::Cli(cli),
+        }
+    }
+
+    /// Play the role; returns the exit code.
+    pub fn run(self) -> i32 {
+        match self {
+            Self::Holder => crate::holder::main(),
+            Self::SandboxExec(rest) => crate::sandbox::exec::main(&rest),
+            Self::Assets(rest) => cli::assets::main(&rest),
+            Self::Exit(code) => code,
+            Self::Mcp(c) => {
+                crate::init_logging("warn");
+                cli::finish(c.json, mcp(&c))
+            }
+            Self::Serve(c) => {
+                // A service says what it serves (info); every other role only warns.
+                crate::init_logging("info,rmcp=warn");
+                cli::finish(c.json, serve(&c))
+            }
+            Self::Cli(c) => {
+                // `kpty serve --print-config` and its kin are CLI verbs logging as serve does.
+                let serving = matches!(c.command, args::Command::Serve(_));
+                crate::init_logging(if serving { "info,rmcp=warn" } else { "warn" });
+                let json = c.json;
+                cli::finish(json, cli::run(*c))
+            }
+        }
+    }
+}
+
+/// `kpty mcp`: the server over the state directory, with its sandbox floor.
+fn mcp(c: &args::Cli) -> Result<i32> {
+    let args::Command::Mcp(a) = &c.command else {
+        return Err(Error::internal("the MCP role without `kpty mcp`"));
+    };
+    Ok(crate::mcp::run(cli::floored(
+        cli::ctx(c)?,
+        &a.floor,
+        "kpty mcp",
+    )?))
+}
+
+/// `kpty serve`: the HTTP server over the state directory, with its sandbox floor.
+fn serve(c: &args::Cli) -> Result<i32> {
+    let args::Command::Serve(a) = &c.command else {
+        return Err(Error::internal("the serve role without `kpty serve`"));
+    };
+    Ok(crate::serve::run(
+        cli::floored(cli::ctx(c)?, &a.floor, "kpty serve")?,
+        crate::serve::Options {
+            port: a.port,
+            allow_hosts: a.allow_host.clone(),
+            allow_origins: a.allow_origin.clone(),
+            allow_bridges: a.allow_bridge.clone(),
+        },
+    ))
+}
