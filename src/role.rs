@@ -114,3 +114,46 @@ fn serve(c: &args::Cli) -> Result<i32> {
         },
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Role;
+
+    fn role(args: &[&str]) -> &'static str {
+        let argv = std::iter::once("kpty").chain(args.iter().copied());
+        match Role::of(argv.map(Into::into).collect()) {
+            Role::Holder => "holder",
+            Role::SandboxExec(_) => "sandbox-exec",
+            Role::Assets(_) => "assets",
+            Role::Mcp(_) => "mcp",
+            Role::Serve(_) => "serve",
+            Role::Cli(_) => "cli",
+            Role::Exit(_) => "exit",
+        }
+    }
+
+    #[test]
+    fn the_role_is_decided_from_the_arguments_in_every_flag_order() {
+        let cases: &[(&[&str], &str)] = &[
+            (&["__holder"], "holder"),
+            (&[crate::sandbox::exec::SUBCOMMAND, "x"], "sandbox-exec"),
+            (&[crate::cli::assets::SUBCOMMAND, "dir"], "assets"),
+            (&["mcp"], "mcp"),
+            (&["--state-dir", "/tmp/x", "mcp", "--no-network"], "mcp"),
+            (&["--json", "mcp"], "mcp"),
+            (&["serve", "--port", "0"], "serve"),
+            (&["--state-dir", "/tmp/x", "serve"], "serve"),
+            // serve's configuration verbs print and exit: CLI verbs.
+            (&["serve", "--print-config"], "cli"),
+            (&["serve", "--new-secret"], "cli"),
+            (&["serve", "--secret-file"], "cli"),
+            (&["list"], "cli"),
+            (&["--json", "talk", "echo hi"], "cli"),
+            (&["kill", "--all"], "cli"),
+            (&["--no-such-flag"], "exit"),
+        ];
+        for (args, want) in cases {
+            assert_eq!(role(args), *want, "kpty {args:?}");
+        }
+    }
+}
