@@ -13,7 +13,6 @@ use crate::error::{Error, Result};
 use crate::keys::{Encoded, KEY_HELP};
 use crate::proto::{Request, WriteBody};
 use crate::safety::Opacity;
-use serde_json::json;
 
 /// Run `send_keys`.
 pub fn send_keys(ctx: &Ctx, p: &Params) -> Result<SendKeysReply> {
@@ -25,7 +24,10 @@ pub fn send_keys(ctx: &Ctx, p: &Params) -> Result<SendKeysReply> {
     }
     let literal = p.literal.unwrap_or(false);
     let encoded = crate::keys::encode(&keys, literal).map_err(|e| {
-        Error::invalid(e.to_string()).with_details(json!({"key": e.key, "keys": keys}))
+        Error::invalid(e.to_string()).with_details(crate::error::details::Keys {
+            key: e.key.to_string(),
+            keys: keys.clone(),
+        })
     })?;
     check_size("keys", &encoded.normal)?;
     check_size("keys", &encoded.app_cursor)?;

@@ -33,6 +33,7 @@ pub mod sessions;
 pub mod shells;
 pub mod talk;
 pub mod term;
+pub mod traffic;
 pub mod trail;
 pub mod wait;
 pub mod wire;
@@ -223,7 +224,7 @@ pub fn outgoing_error(ctx: &Ctx, e: Error) -> Error {
         e.message = m;
     }
     if let Some(d) = e.details.as_mut() {
-        crate::safety::redact_value(d);
+        d.redact();
     }
     e
 }
