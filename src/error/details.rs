@@ -352,7 +352,7 @@ pub struct Dead {
 }
 
 /// A refused command: the rule, and what it matched.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Blocked {
     /// The rule's id.
