@@ -5,6 +5,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 pub use crate::api::hint::{Hint, Voice};
+pub use details::Details;
+
+pub mod details;
 
 /// Stable error codes (the seeds' names; kpty adds `PTY_BUSY`, `INVALID_PARAMS`,
 /// `STATE_ERROR`, `CANCELLED`, `INTERNAL`, `BRIDGE_ERROR`, `BRIDGE_UNAVAILABLE` and
@@ -165,7 +168,7 @@ pub struct Error {
     pub message: String,
     /// Extra fields (e.g. `partial_output` for `PTY_TIMEOUT`, `matches` for `AMBIGUOUS`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
+    pub details: Option<Box<Details>>,
     /// What code needs to tell apart where the code alone does not (never shown to users:
     /// [`Error::to_json`] leaves it out; on the holder wire a new holder sends it, older
     /// clients ignore it).
@@ -238,8 +241,8 @@ impl Error {
     }
 
     /// Attach details.
-    pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(details);
+    pub fn with_details(mut self, details: impl Into<Details>) -> Self {
+        self.details = Some(Box::new(details.into()));
         self
     }
 
@@ -265,7 +268,13 @@ impl Error {
                 blocked.join(", ")
             ),
         )
-        .with_details(json!({"blocked": blocked, "warning": warning}))
+        .with_details(details::InputBlocked {
+            blocked: blocked.to_vec(),
+            warning: warning.to_string(),
+            ctrl_c_debounced: None,
+            forwarded_bytes: None,
+            held_bytes: None,
+        })
     }
 
     /// Shorthand for `INTERNAL`.
@@ -283,13 +292,14 @@ impl Error {
             "message": self.message,
         });
         if let Some(d) = &self.details {
+            let d = d.to_value();
             // AMBIGUOUS puts `matches` at the top level, as the seeds show.
             if self.code == ErrorCode::Ambiguous
                 && let Some(m) = d.get("matches")
             {
                 v["matches"] = m.clone();
             }
-            v["details"] = d.clone();
+            v["details"] = d;
         }
         v
     }
@@ -320,6 +330,6 @@ impl From<crate::safety::Refusal> for Error {
             crate::safety::Refusal::Dangerous { .. } => e.with_hint(Hint::ExplainBlock),
             _ => e,
         }
-        .with_details(r.details())
+        .with_details(Details::from(&r))
     }
 }

@@ -98,7 +98,13 @@ pub fn check_use(session: &str, url: &str) -> Result<()> {
             ErrorCode::PtyAccessDenied,
             format!("kpty will not call the bridge of session {session}: {why}"),
         )
-        .with_details(serde_json::json!({"session_id": session, "desktop_url": url}))),
+        .with_details(crate::error::details::Bridge {
+            session_id: session.to_string(),
+            desktop_url: Some(url.to_string()),
+            url: None,
+            status: None,
+            body: None,
+        })),
     }
 }
 

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::RegistryEntry;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::time::Duration;
 
 /// The header that carries the shared secret (the seeds' name).
@@ -52,7 +52,7 @@ pub fn base_url(e: &RegistryEntry) -> Result<String> {
             .with_hint(crate::error::Hint::Reregister {
                 session: e.session_id.clone(),
             })
-            .with_details(json!({"session_id": e.session_id}))
+            .with_details(crate::error::details::Session::of(&e.session_id))
         })
 }
 
@@ -84,7 +84,13 @@ pub fn post(e: &RegistryEntry, path: &str, body: &Value, timeout: Duration) -> R
             ErrorCode::BridgeUnavailable,
             format!("{why}; is the desktop app (or `kpty serve`) running there?"),
         )
-        .with_details(json!({"session_id": e.session_id, "desktop_url": base, "url": url}))
+        .with_details(crate::error::details::Bridge {
+            session_id: e.session_id.clone(),
+            desktop_url: Some(base.clone()),
+            url: Some(url.clone()),
+            status: None,
+            body: None,
+        })
     };
     let mut resp = req.send_json(body).map_err(unavailable)?;
     let status = resp.status().as_u16();
@@ -100,9 +106,13 @@ pub fn post(e: &RegistryEntry, path: &str, body: &Value, timeout: Duration) -> R
                 ErrorCode::BridgeError,
                 format!("the bridge {url} answered more than {n} bytes (HTTP {status})"),
             )
-            .with_details(
-                json!({"session_id": e.session_id, "desktop_url": base, "status": status}),
-            ));
+            .with_details(crate::error::details::Bridge {
+                session_id: e.session_id.clone(),
+                desktop_url: Some(base.clone()),
+                url: None,
+                status: Some(status),
+                body: None,
+            }));
         }
         Err(err) => return Err(unavailable(err)),
     };
@@ -112,9 +122,13 @@ pub fn post(e: &RegistryEntry, path: &str, body: &Value, timeout: Duration) -> R
             ErrorCode::BridgeError,
             format!("the bridge {url} answered {why} (HTTP {status}): {quote}"),
         )
-        .with_details(
-            json!({"session_id": e.session_id, "desktop_url": base, "status": status, "body": quote}),
-        )
+        .with_details(crate::error::details::Bridge {
+            session_id: e.session_id.clone(),
+            desktop_url: Some(base.clone()),
+            url: None,
+            status: Some(status),
+            body: Some(quote),
+        })
     };
     let ok_status = (200..300).contains(&status);
     match serde_json::from_str::<Value>(&text) {
@@ -150,7 +164,10 @@ fn kpty_error(v: &Value, base: &str) -> Option<Error> {
     let code: ErrorCode = serde_json::from_value(v["error_code"].clone()).ok()?;
     let msg = v["message"].as_str().or(v["error"].as_str()).unwrap_or("");
     let mut err = Error::new(code, format!("bridge {base}: {msg}"));
-    err.details = v.get("details").cloned();
+    err.details = v
+        .get("details")
+        .cloned()
+        .map(|d| Box::new(crate::error::details::decode(d)));
     Some(err)
 }
 
@@ -167,7 +184,10 @@ pub fn refused(e: &RegistryEntry, path: &str, v: &Value) -> Error {
             e.session_id
         ),
     )
-    .with_details(json!({"session_id": e.session_id, "answer": v}))
+    .with_details(crate::error::details::BridgeAnswer {
+        session_id: e.session_id.clone(),
+        answer: v.clone(),
+    })
 }
 
 /// An HTTP client for a bridge: no proxy, every status an answer, the whole call within

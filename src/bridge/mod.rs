@@ -112,11 +112,23 @@ pub fn talk(e: &RegistryEntry, req: &TalkRequest) -> Result<Talked> {
                 e.session_id, req.timeout_ms
             ),
         )
-        .with_details(json!({
-            "session_id": e.session_id, "command": req.command, "partial_output": output,
-            "timeout_ms": req.timeout_ms, "duration_ms": duration_ms, "sentinel": sentinel,
-            "completion": "bridge", "bridge_error": v.get("error"),
-        })));
+        .with_details(crate::error::details::TalkStop {
+            session_id: e.session_id.clone(),
+            command: req.command.clone(),
+            partial_output: output,
+            timeout_ms: req.timeout_ms,
+            duration_ms,
+            sentinel,
+            completion: "bridge".into(),
+            // The bridge's own words: a string (anything else as its JSON text).
+            bridge_error: Some(v.get("error").filter(|x| !x.is_null()).map(|x| {
+                x.as_str().map_or_else(|| x.to_string(), str::to_string)
+            })),
+            exit_code: None,
+            dropped_chars: None,
+            signal: None,
+            at_prompt: None,
+        }));
     }
     Ok(Talked {
         output,
@@ -209,5 +221,9 @@ pub fn resize_disabled(e: &RegistryEntry) -> Error {
             e.session_id, e.source
         ),
     )
-    .with_details(json!({"session_id": e.session_id, "source": e.source}))
+    .with_details(crate::error::details::Source {
+        session_id: e.session_id.clone(),
+        source: e.source.clone(),
+        untrusted: None,
+    })
 }

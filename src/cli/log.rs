@@ -3,8 +3,8 @@
 
 use super::render::{out, print_json};
 use crate::core::Ctx;
+use crate::core::traffic::Event;
 use crate::error::{Error, Result, Voice};
-use serde_json::Value;
 
 /// `kpty log`: the audit trail, filtered; `--follow` keeps printing new events.
 pub fn log(ctx: &Ctx, a: &super::args::LogArgs, json: bool) -> Result<i32> {
@@ -25,9 +25,9 @@ pub fn log(ctx: &Ctx, a: &super::args::LogArgs, json: bool) -> Result<i32> {
         blocked_only: a.blocked_only,
         since,
     };
-    let mut show = |e: &Value| {
+    let mut show = |e: &Event| {
         if json {
-            print_json(e);
+            print_json(&e.to_value());
         } else {
             out(format!("{}\n", super::render::shown(&log_line(e))).as_bytes());
         }
@@ -62,26 +62,27 @@ fn parse_after(w: &str) -> Result<jiff::Timestamp> {
         .map_err(|e| Error::invalid(format!("--after {w:?}: {e}")))
 }
 
-fn log_line(e: &Value) -> String {
-    let s = |k: &str| e[k].as_str().unwrap_or("-").to_string();
-    let outcome = if e["blocked"] == Value::Bool(true) {
-        format!("BLOCKED({})", s("blocked_pattern"))
-    } else if e["success"] == Value::Bool(true) {
+fn log_line(e: &Event) -> String {
+    let s = |v: &Option<String>| v.as_deref().unwrap_or("-").to_string();
+    let outcome = if e.blocked == Some(true) {
+        format!("BLOCKED({})", s(&e.blocked_pattern))
+    } else if e.success == Some(true) {
         "ok".into()
     } else {
-        format!("ERR {}", s("error_code"))
+        format!("ERR {}", s(&e.error_code))
     };
-    let cmd = e["command"]
-        .as_str()
+    let cmd = e
+        .command
+        .as_deref()
         .map(|c| c.replace('\n', "\\n"))
         .unwrap_or_default();
     format!(
         "{}  {:<18} {:<16} {:<28} {:>6}ms  {}",
-        s("ts"),
-        s("action"),
-        s("session_id"),
+        s(&e.ts),
+        s(&e.action),
+        s(&e.session_id),
         outcome,
-        e["duration_ms"].as_u64().unwrap_or(0),
+        e.duration_ms.unwrap_or(0),
         cmd
     )
 }

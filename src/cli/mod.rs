@@ -52,8 +52,11 @@ pub fn parse(argv: Vec<OsString>) -> std::result::Result<Cli, i32> {
                 first.strip_prefix("error: ").unwrap_or(first),
                 crate::api::suggest::clause(&near)
             );
-            let err = Error::invalid(message)
-                .with_details(serde_json::json!({"usage": text.trim(), "did_you_mean": near}));
+            let err = Error::invalid(message).with_details(crate::error::details::Unknown {
+                usage: Some(text.trim().to_string()),
+                did_you_mean: near.into_iter().map(String::from).collect(),
+                ..crate::error::details::Unknown::default()
+            });
             render::print_json(&err.to_json());
             Err(e.exit_code())
         }
@@ -415,7 +418,7 @@ fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
                 let id = e
                     .details
                     .as_ref()
-                    .and_then(|d| d["session_id"].as_str())
+                    .and_then(|d| d.session_id())
                     .unwrap_or("?");
                 eprintln!("kpty: session {id} has ended: its shell exited with {code}; {next}");
             }
@@ -427,7 +430,7 @@ fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
 /// The shell's exit code when a talk's own command ended the shell (`exit 3`); a talk refused
 /// because the session had already ended is an error (118), not the old exit code.
 fn shell_ended(e: &Error) -> Option<i32> {
-    let code = e.details.as_ref()?["exit_code"].as_i64()?;
+    let code = e.details.as_ref()?.exit_code()?;
     (e.cause == Some(crate::error::Cause::EndedDuringCall)).then_some((code & 0xff) as i32)
 }
 

@@ -64,10 +64,7 @@ pub fn before_error(e: &Error) {
     if matches!(
         e.code,
         ErrorCode::PtyTimeout | ErrorCode::PtyProcessExited | ErrorCode::Cancelled
-    ) && let Some(p) = e
-        .details
-        .as_ref()
-        .and_then(|d| d["partial_output"].as_str())
+    ) && let Some(p) = e.details.as_ref().and_then(|d| d.partial_output())
         && !p.is_empty()
     {
         out(format!("{p}\n").as_bytes());

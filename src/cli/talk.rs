@@ -9,7 +9,6 @@ use crate::api::reply::TalkReply;
 use crate::core::Ctx;
 use crate::core::running::{Running, Stopped, run_talk};
 use crate::error::{Error, ErrorCode, Result};
-use serde_json::{Value, json};
 use std::io::Write;
 use std::time::{Duration, Instant};
 use tokio::signal::unix::{Signal, SignalKind, signal};
@@ -141,8 +140,12 @@ fn quit(signal: &str, why: &str) -> ! {
 
 /// The cancelled talk's error, saying which signal interrupted it and where the session is.
 fn interrupted_error(e: Error, i: &Interrupted) -> Error {
-    let mut details = e.details.unwrap_or_else(|| json!({}));
-    let session = details["session_id"].as_str().unwrap_or("the session");
+    let session = e
+        .details
+        .as_ref()
+        .and_then(|d| d.session_id())
+        .unwrap_or("the session")
+        .to_string();
     let state = if i.at_prompt {
         "it is back at its prompt"
     } else {
@@ -152,9 +155,18 @@ fn interrupted_error(e: Error, i: &Interrupted) -> Error {
         "interrupted by {}: Ctrl-C was sent to the command in {session}; {state}",
         i.signal
     );
-    if let Value::Object(m) = &mut details {
-        m.insert("signal".into(), json!(i.signal));
-        m.insert("at_prompt".into(), json!(i.at_prompt));
-    }
+    let details = match e.details.map(|d| *d) {
+        Some(crate::error::Details::Talk(t)) => {
+            crate::error::Details::Talk(crate::error::details::TalkStop {
+                signal: Some(i.signal.to_string()),
+                at_prompt: Some(i.at_prompt),
+                ..t
+            })
+        }
+        _ => crate::error::Details::Interrupted(crate::error::details::Interrupted {
+            signal: i.signal.to_string(),
+            at_prompt: i.at_prompt,
+        }),
+    };
     Error::new(ErrorCode::Cancelled, message).with_details(details)
 }

@@ -7,7 +7,6 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::filter::{DEFAULT_CTRL_C_DEBOUNCE_MS, FilterSpec};
 use crate::proto::launch::{DEFAULT_RESTART_DELAY_MS, MAX_RESTART_DELAY_MS, ProgramSpec};
 use crate::safety::launch::{Launch, LaunchRefusal, judge_launch};
-use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -76,10 +75,16 @@ pub fn judge(
 fn refused(r: LaunchRefusal) -> Error {
     Error::new(ErrorCode::DangerousCommandBlocked, r.message())
         .with_hint(crate::error::Hint::ExplainBlock)
-        .with_details(json!({
-            "pattern": r.rule.id, "category": r.rule.category,
-            "description": r.rule.description, "field": r.field, "seen": r.seen,
-        }))
+        .with_details(crate::error::details::Blocked {
+            pattern: r.rule.id.into(),
+            category: r.rule.category.into(),
+            description: r.rule.description.into(),
+            field: Some(r.field),
+            key: None,
+            unclosed: None,
+            line: None,
+            seen: Some(r.seen),
+        })
 }
 
 /// The input filter `create` sets up, if any: on for a `command` session unless

@@ -12,11 +12,12 @@
 //! (auditd's `disk_full_action`), which logs a warning and runs it.
 
 use super::Ctx;
+use super::traffic::{Event, Intent, TRAFFIC};
 use crate::api::{Action, Params, SessionId};
 use crate::error::{Error, ErrorCode, Result};
 use crate::safety::redact;
 use crate::store::{Registry, journal};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -77,16 +78,6 @@ fn command_of(p: &Params) -> Option<String> {
         .map(cap)
 }
 
-/// The line written before an audited action runs (`kpty log` hides it).
-#[derive(serde::Serialize)]
-struct Intent {
-    ts: String,
-    event: &'static str,
-    intent: &'static str,
-    session_id: Option<String>,
-    command: Option<String>,
-}
-
 /// Record that `action` is about to run, before it runs: an `intent` line in the journal its
 /// result will go to. When that cannot be written the action must not run: `AUDIT_FAILED`
 /// (see [`FailMode`]).
@@ -140,7 +131,10 @@ pub fn begin_as(ctx: &Ctx, name: &'static str, p: &Params) -> Result<()> {
                 e.message
             ),
         )
-        .with_details(json!({"action": name, "journal": path.display().to_string()}))),
+        .with_details(crate::error::details::Audit {
+            action: name.to_string(),
+            journal: path.display().to_string(),
+        })),
     }
 }
 
@@ -335,13 +329,7 @@ pub fn record_as(
                 .or(v["resolved_session_id"].as_str())
                 .map(str::to_string)
         })
-        .or_else(|| {
-            err.and_then(|e| {
-                e.details.as_ref()?["session_id"]
-                    .as_str()
-                    .map(str::to_string)
-            })
-        })
+        .or_else(|| err.and_then(|e| e.details.as_ref()?.session_id().map(str::to_string)))
         .or_else(|| p.session_id.clone());
     let entry = session_id
         .as_deref()
@@ -356,48 +344,48 @@ pub fn record_as(
         .agent_id
         .clone()
         .or_else(|| crate::api::config::var("KPTY_AGENT_ID"));
-    let event = json!({
-        "ts": crate::store::now_rfc3339(),
-        "action": name,
-        "session_id": session_id,
-        "agent_id": agent_id,
-        "owner_session_id": entry.as_ref().and_then(|e| e.owner_session_id.clone()).or(p.owner_session_id.clone()),
-        "command": command,
-        "response": response,
-        "duration_ms": started.elapsed().as_millis() as u64,
-        "success": err.is_none(),
-        "blocked": blocked,
-        "blocked_pattern": err.filter(|_| blocked).and_then(|e| e.details.as_ref()?["pattern"].as_str().map(str::to_string)),
-        "error_code": err.map(|e| e.code.as_str()),
-        "label": entry.as_ref().and_then(|e| e.label.clone()),
-        "cli_type": entry.as_ref().and_then(|e| e.cli_type.clone()),
-    });
+    // The free-text fields (a label, an agent id) are redacted too.
+    let red = |s: Option<String>| s.map(|v| redact::redact(&v).into_owned());
     let path = journal_for(ctx, session_id.as_deref(), entry.is_some());
-    // The other free-text fields (a label, an agent id) are redacted too.
-    let mut event = event;
-    for k in [
-        "agent_id",
-        "owner_session_id",
-        "label",
-        "cli_type",
-        "session_id",
-    ] {
-        if let Some(Value::String(v)) = event.get_mut(k)
-            && let Cow::Owned(r) = redact::redact(v)
-        {
-            *v = r;
+    let event = Event {
+        ts: Some(crate::store::now_rfc3339()),
+        action: Some(name.to_string()),
+        session_id: red(session_id),
+        agent_id: red(agent_id),
+        owner_session_id: red(entry
+            .as_ref()
+            .and_then(|e| e.owner_session_id.clone())
+            .or(p.owner_session_id.clone())),
+        command,
+        response: Some(response),
+        duration_ms: Some(started.elapsed().as_millis() as u64),
+        success: Some(err.is_none()),
+        blocked: Some(blocked),
+        blocked_pattern: err
+            .filter(|_| blocked)
+            .and_then(|e| match e.details.as_deref()? {
+                crate::error::Details::Blocked(b) => Some(b.pattern.clone()),
+                _ => None,
+            }),
+        error_code: err.map(|e| e.code.as_str().to_string()),
+        label: red(entry.as_ref().and_then(|e| e.label.clone())),
+        cli_type: red(entry.as_ref().and_then(|e| e.cli_type.clone())),
+        ..Event::default()
+    };
+    let line = if path == ctx.state.registry_events() {
+        Event {
+            event: Some(TRAFFIC.to_string()),
+            ..event.clone()
         }
-    }
-    let mut line = event.clone();
-    if path == ctx.state.registry_events() {
-        line["event"] = json!("traffic");
-    }
-    journal::append(&ctx.state, &path, line);
+    } else {
+        event.clone()
+    };
+    journal::append(&ctx.state, &path, line.to_value());
     emit(event);
 }
 
 /// POST the event to the gateway in the background, when one is configured.
-fn emit(event: Value) {
+fn emit(event: Event) {
     let Some(base) = crate::api::config::var("KPTY_GATEWAY_URL") else {
         return;
     };
@@ -415,7 +403,7 @@ fn emit(event: Value) {
             .http_status_as_error(false)
             .build()
             .into();
-        if let Err(e) = agent.post(&url).send_json(&event) {
+        if let Err(e) = agent.post(&url).send_json(event.to_value()) {
             tracing::debug!("gateway emit to {url} failed: {e}");
         }
         if let Ok(mut n) = IN_FLIGHT.lock() {
@@ -436,6 +424,7 @@ pub fn flush(cap: Duration) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn short_fields_are_redacted_whole() {

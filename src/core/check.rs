@@ -82,15 +82,19 @@ fn submitted(typed: &str) -> String {
 /// A refusal as `check` reports it: the line it names (or the command, when it names none)
 /// and the rule, from the same details a `DANGEROUS_COMMAND_BLOCKED` error carries.
 fn refused(r: &Refusal, command: &str) -> (String, Option<Blocked>) {
-    let d = r.details();
-    let field = |k: &str| d[k].as_str().map(str::to_string);
-    let line = field("line").unwrap_or_else(|| command.replace('\r', "\n"));
+    // Every refusal has the blocked shape (`error::details` tests); were one not to, its
+    // command is still reported as refused.
+    let d = match crate::error::Details::from(r) {
+        crate::error::Details::Blocked(b) => b,
+        _ => crate::error::details::Blocked::default(),
+    };
+    let line = d.line.unwrap_or_else(|| command.replace('\r', "\n"));
     let blocked = Blocked {
-        rule: field("pattern").unwrap_or_default(),
-        category: field("category").unwrap_or_default(),
-        description: field("description").unwrap_or_default(),
-        key: field("key"),
-        seen: field("seen"),
+        rule: d.pattern,
+        category: d.category,
+        description: d.description,
+        key: d.key,
+        seen: d.seen,
     };
     (line, Some(blocked))
 }

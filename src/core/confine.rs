@@ -114,7 +114,10 @@ pub fn policy(
             ErrorCode::PtySpawnFailed,
             format!("sandbox: {message}"),
         )
-        .with_details(serde_json::json!({"reason": reason, "landlock_abi": apply::kernel_abi()}))),
+        .with_details(crate::error::details::Sandbox {
+            reason: reason.to_string(),
+            landlock_abi: apply::kernel_abi(),
+        })),
         Err(PolicyError::BadPath(m)) => Err(Error::invalid(format!("sandbox: {m}"))),
     }
 }
@@ -130,12 +133,12 @@ fn refused(f: &floor::Floor, r: floor::Refusal) -> Error {
             f.origin, r.field, r.value, r.why
         ),
     )
-    .with_details(serde_json::json!({
-        "field": r.field,
-        "value": r.value,
-        "floor": f.mode.as_str(),
-        "origin": f.origin,
-    }))
+    .with_details(crate::error::details::Floor {
+        field: r.field.to_string(),
+        value: r.value,
+        floor: f.mode.as_str().to_string(),
+        origin: f.origin.clone(),
+    })
 }
 
 /// `p` with symlinks resolved as far as it exists (a missing tail kept as given), so that a

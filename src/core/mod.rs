@@ -37,6 +37,7 @@ pub mod sessions;
 pub mod shells;
 pub mod talk;
 pub mod term;
+pub mod traffic;
 pub mod trail;
 pub mod wait;
 pub mod wire;
@@ -238,7 +239,7 @@ pub fn outgoing_error(ctx: &Ctx, e: Error) -> Error {
         e.message = m;
     }
     if let Some(d) = e.details.as_mut() {
-        crate::safety::redact_value(d);
+        d.redact();
     }
     e
 }

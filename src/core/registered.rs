@@ -65,9 +65,11 @@ pub fn check_route(state: &crate::store::StateDir, e: &RegistryEntry) -> Result<
             e.session_id, e.source, e.session_id
         ),
     )
-    .with_details(
-        serde_json::json!({"session_id": e.session_id, "source": e.source, "untrusted": true}),
-    ))
+    .with_details(crate::error::details::Source {
+        session_id: e.session_id.clone(),
+        source: e.source.clone(),
+        untrusted: Some(true),
+    }))
 }
 
 /// Refuse identity fields that look like a secret (the redactor would hide them): they are
@@ -98,14 +100,20 @@ pub fn check_identity(field: &str, v: &str) -> Result<()> {
             "{field} looks like a secret (kpty would redact it); it is stored in clear in \
              the state directory and the audit trail: use a name that is not a credential"
         ))
-        .with_details(json!({"field": field})));
+        .with_details(crate::error::details::Field {
+            env: None,
+            field: Some(field.to_string()),
+        }));
     }
     if v.chars().count() > super::leaders::MAX_ID || v.chars().any(char::is_control) {
         return Err(Error::invalid(format!(
             "{field} must be at most {} characters, without control characters",
             super::leaders::MAX_ID
         ))
-        .with_details(json!({"field": field})));
+        .with_details(crate::error::details::Field {
+            env: None,
+            field: Some(field.to_string()),
+        }));
     }
     Ok(())
 }
@@ -126,8 +134,12 @@ pub fn with_env_owner(ctx: &Ctx, p: &Params) -> Result<Params> {
         let Some(v) = var(name) else { return Ok(None) };
         let name = crate::api::config::var_name(name);
         check_identity(name, &v).map_err(|e| {
-            Error::invalid(format!("{} (the {field} it gives)", e.message))
-                .with_details(json!({"env": name, "field": field}))
+            Error::invalid(format!("{} (the {field} it gives)", e.message)).with_details(
+                crate::error::details::Field {
+                    env: Some(name.to_string()),
+                    field: Some(field.to_string()),
+                },
+            )
         })?;
         Ok(Some(v))
     };
@@ -143,8 +155,12 @@ pub fn with_env_owner(ctx: &Ctx, p: &Params) -> Result<Params> {
             Some(r) => {
                 create::check_role(&r).map_err(|e| {
                     let name = crate::api::config::var_name("KPTY_AGENT_ROLE");
-                    Error::invalid(format!("{name}: {}", e.message))
-                        .with_details(json!({"env": name}))
+                    Error::invalid(format!("{name}: {}", e.message)).with_details(
+                        crate::error::details::Field {
+                            env: Some(name.to_string()),
+                            field: None,
+                        },
+                    )
                 })?;
                 Some(r)
             }
@@ -255,9 +271,11 @@ pub fn unregister(ctx: &Ctx, a: &UnregisterArgs) -> Result<UnregisterReply> {
             .with_hint(Hint::ForceUnregister {
                 session: id.clone(),
             })
-            .with_details(
-                json!({"session_id": id, "owner_role": "leader", "owner_agent_id": leader_agent}),
-            ));
+            .with_details(crate::error::details::Leader {
+                session_id: id.to_string(),
+                owner_role: "leader".into(),
+                owner_agent_id: leader_agent.map(|a| a.to_string()),
+            }));
         }
         Ok(reg.sessions.remove(&id))
     })?;

@@ -357,7 +357,10 @@ fn send_keys(p: &Params) -> Result<SendKeysArgs> {
         )));
     }
     let encoded = crate::keys::encode(&keys, p.literal.unwrap_or(false)).map_err(|e| {
-        Error::invalid(e.to_string()).with_details(serde_json::json!({"key": e.key, "keys": keys}))
+        Error::invalid(e.to_string()).with_details(crate::error::details::Keys {
+            key: e.key.to_string(),
+            keys: keys.clone(),
+        })
     })?;
     for bytes in [&encoded.normal, &encoded.app_cursor] {
         io::check_size("keys", bytes)?;

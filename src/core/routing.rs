@@ -11,7 +11,7 @@ use crate::api::sessions::{ResolveReply, SendLineToAgentReply};
 use crate::api::{Action, OwnerRole};
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Registry, RegistryEntry};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// True when `e` is a leader's terminal (`owner_role` `leader`).
 pub fn is_leader(e: &RegistryEntry) -> bool {
@@ -106,18 +106,30 @@ pub fn resolve_entry(ctx: &Ctx, p: &Identity) -> Result<RegistryEntry> {
                     crate::api::suggest::clause(&near)
                 ),
             )
-            .with_details(json!({"query": query(p), "did_you_mean": near})))
+            .with_details(crate::error::details::Unknown {
+                query: Some(query_details(p)),
+                did_you_mean: near.into_iter().map(String::from).collect(),
+                ..crate::error::details::Unknown::default()
+            }))
         }
         n => {
-            let list: Vec<Value> = matches
+            let list: Vec<crate::error::details::Match> = matches
                 .iter()
-                .map(|(e, l)| list::session_json(e, l))
+                .map(|(e, l)| match list::session_json(e, l) {
+                    Value::Object(m) => crate::error::details::Match::Listed(m),
+                    _ => crate::error::details::Match::Id(crate::error::details::IdMatch {
+                        session_id: e.session_id.clone(),
+                    }),
+                })
                 .collect();
             Err(Error::new(
                 ErrorCode::Ambiguous,
                 format!("Multiple PTYs match query ({n} found). Use more specific criteria."),
             )
-            .with_details(json!({"matches": list, "query": query(p)})))
+            .with_details(crate::error::details::Matches {
+                matches: list,
+                query: Some(query_details(p)),
+            }))
         }
     }
 }
@@ -129,6 +141,18 @@ fn query(p: &Identity) -> crate::store::registry_events::Query<'_> {
         owner_session_id: p.owner_session_id.as_deref(),
         label: p.label.as_deref(),
         claude_code_session_id: p.claude_code_session_id.as_deref(),
+    }
+}
+
+/// The selectors `p` gives, as an error's details show them.
+fn query_details(p: &Identity) -> crate::error::details::Query {
+    let q = query(p);
+    let own = |s: Option<&str>| s.map(str::to_string);
+    crate::error::details::Query {
+        agent_id: own(q.agent_id),
+        owner_session_id: own(q.owner_session_id),
+        label: own(q.label),
+        claude_code_session_id: own(q.claude_code_session_id),
     }
 }
 
@@ -183,9 +207,11 @@ pub fn send_line_to_agent(
             send_result: r,
         }),
         Err(mut err) => {
-            let mut d = err.details.take().unwrap_or_else(|| json!({}));
-            d["resolved_session_id"] = json!(e.session_id);
-            err.details = Some(d);
+            let inner = err.details.take();
+            err = err.with_details(crate::error::details::Resolved {
+                resolved_session_id: e.session_id,
+                inner,
+            });
             Err(err)
         }
     }

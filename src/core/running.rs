@@ -150,7 +150,9 @@ impl Running {
                 ErrorCode::Cancelled,
                 "cancelled before the command was typed",
             )
-            .with_details(serde_json::json!({"session_id": entry.session_id})));
+            .with_details(crate::error::details::Session {
+                session_id: entry.session_id.clone(),
+            }));
         }
         Ok(())
     }

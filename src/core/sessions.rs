@@ -10,7 +10,7 @@ use crate::error::{Cause, Error, ErrorCode, Hint, Result};
 use crate::proto::client::{self, Unreachable};
 use crate::proto::{Request, StatusBody};
 use crate::store::{Metadata, Registry, RegistryEntry};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -115,7 +115,7 @@ fn resolve_entry(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
         let suggested = e
             .details
             .as_ref()
-            .is_some_and(|d| d["did_you_mean"] != json!([]));
+            .is_some_and(|d| !d.did_you_mean().is_empty());
         return Err(if suggested { e } else { malformed });
     }
     let by_prefix: Vec<&RegistryEntry> = reg
@@ -175,13 +175,22 @@ fn not_found(reference: &str, reg: &Registry) -> Error {
         ),
     )
     .with_hint(Hint::ListSessions)
-    .with_details(json!({"session_id": reference, "did_you_mean": near}))
+    .with_details(crate::error::details::Unknown {
+        session_id: Some(reference.to_string()),
+        did_you_mean: near.into_iter().map(String::from).collect(),
+        ..crate::error::details::Unknown::default()
+    })
 }
 
 fn ambiguous(reference: &str, matches: &[&RegistryEntry]) -> Error {
-    let ids: Vec<Value> = matches
+    let ids: Vec<crate::error::details::Match> = matches
         .iter()
-        .map(|e| json!({"session_id": e.session_id, "label": e.label}))
+        .map(|e| {
+            crate::error::details::Match::Labelled(crate::error::details::LabelledMatch {
+                session_id: e.session_id.clone(),
+                label: e.label.clone(),
+            })
+        })
         .collect();
     Error::new(
         ErrorCode::Ambiguous,
@@ -191,7 +200,10 @@ fn ambiguous(reference: &str, matches: &[&RegistryEntry]) -> Error {
         ),
     )
     .with_hint(Hint::ListSessions)
-    .with_details(json!({"matches": ids}))
+    .with_details(crate::error::details::Matches {
+        matches: ids,
+        query: None,
+    })
 }
 
 /// The session a request names, resolved once into its handle: by reference
@@ -453,13 +465,34 @@ pub fn call_with(
         // The connection broke because the holder was finishing (its shell just exited): say
         // so, with how it ended. (Not marked unreachable: the request may have been typed.)
         match (err.code, saved_exit(ctx, e)) {
-            (ErrorCode::PtyReadFailed, Some(Liveness::Exited { exit_code, exit_signal, .. })) => Error::new(
+            (
+                ErrorCode::PtyReadFailed,
+                Some(Liveness::Exited {
+                    exit_code,
+                    exit_signal,
+                    ..
+                }),
+            ) => Error::new(
                 ErrorCode::PtyProcessExited,
-                format!("the shell of session {} has exited (code {}): the session has ended", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
+                format!(
+                    "the shell of session {} has exited (code {}): the session has ended",
+                    e.session_id,
+                    exit_code.map_or("unknown".into(), |c| c.to_string())
+                ),
             )
             .with_hint(Hint::CreateAnother)
-            .with_cause(if ended_before(ctx, e, started) { Cause::Unreachable } else { Cause::EndedDuringCall })
-            .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal})),
+            .with_cause(if ended_before(ctx, e, started) {
+                Cause::Unreachable
+            } else {
+                Cause::EndedDuringCall
+            })
+            .with_details(crate::error::details::Exited {
+                session_id: e.session_id.clone(),
+                state: Some("exited".into()),
+                exit_code: exit_code.map(i64::from),
+                exit_signal,
+                unreachable: None,
+            }),
             _ => err,
         }
     })
@@ -474,19 +507,42 @@ pub fn connect(
 ) -> Result<std::os::unix::net::UnixStream> {
     let gone = |why: String| -> Error {
         match probe(ctx, e) {
-            Liveness::Exited { exit_code, exit_signal, .. } => Error::new(
+            Liveness::Exited {
+                exit_code,
+                exit_signal,
+                ..
+            } => Error::new(
                 ErrorCode::PtyProcessExited,
-                format!("the shell of session {} has exited (code {}): the session has ended", e.session_id, exit_code.map_or("unknown".into(), |c| c.to_string())),
+                format!(
+                    "the shell of session {} has exited (code {}): the session has ended",
+                    e.session_id,
+                    exit_code.map_or("unknown".into(), |c| c.to_string())
+                ),
             )
             .with_hint(Hint::CreateAnother)
-            .with_details(json!({"session_id": e.session_id, "state": "exited", "exit_code": exit_code, "exit_signal": exit_signal, "unreachable": true}))
+            .with_details(crate::error::details::Exited {
+                session_id: e.session_id.clone(),
+                state: Some("exited".into()),
+                exit_code: exit_code.map(i64::from),
+                exit_signal,
+                unreachable: Some(true),
+            })
             .with_cause(Cause::Unreachable),
             _ => Error::new(
                 ErrorCode::PtyProcessExited,
-                format!("the holder of session {} is gone ({why}); its shell is no longer reachable", e.session_id),
+                format!(
+                    "the holder of session {} is gone ({why}); its shell is no longer reachable",
+                    e.session_id
+                ),
             )
-            .with_hint(Hint::KillToCleanUp { session: e.session_id.clone() })
-            .with_details(json!({"session_id": e.session_id, "state": "dead", "unreachable": true}))
+            .with_hint(Hint::KillToCleanUp {
+                session: e.session_id.clone(),
+            })
+            .with_details(crate::error::details::Dead {
+                session_id: e.session_id.clone(),
+                state: "dead".into(),
+                unreachable: true,
+            })
             .with_cause(Cause::Unreachable),
         }
     };

@@ -20,7 +20,6 @@ use crate::error::{Error, ErrorCode, Hint, Result};
 use crate::proto::launch::{HolderSpec, ProgramSpec};
 use crate::proto::{Request, ptys};
 use crate::store::{Metadata, RegistryEntry, lock, now_rfc3339, secure};
-use serde_json::json;
 
 /// The entry of PTY `n` of `session`, named `S:N`, from its folder's metadata:
 /// `SESSION_NOT_FOUND` when the session has no such PTY.
@@ -48,7 +47,10 @@ pub fn entry(ctx: &Ctx, session: &RegistryEntry, n: u32) -> Result<RegistryEntry
             ),
         )
         .with_hint(Hint::ListSessions)
-        .with_details(json!({"session_id": address, "pty": n})));
+        .with_details(crate::error::details::Pty {
+            session_id: address.to_string(),
+            pty: n as u64,
+        }));
     };
     Ok(RegistryEntry {
         session_id: address,

@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{Request, TalkBody, TalkRequest};
 use crate::safety::Opacity;
 use crate::store::RegistryEntry;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::time::Duration;
 
 /// Check a caller-chosen sentinel: 4-64 chars of `[A-Za-z0-9_:.-]`.
@@ -57,9 +57,10 @@ pub(super) fn prepare(ctx: &Ctx, p: &TalkArgs) -> Result<Prepared> {
              answer with wait_for",
             entry.session_id, prog.command
         ))
-        .with_details(
-            serde_json::json!({"session_id": entry.session_id, "program": prog.command}),
-        ));
+        .with_details(crate::error::details::ProgramSession {
+            session_id: entry.session_id.clone(),
+            program: prog.command.clone(),
+        }));
     }
     let req = TalkRequest {
         command: p.command.clone(),
@@ -220,13 +221,14 @@ fn redact_output(ctx: &Ctx, r: &mut TalkReply) {
 /// The same for a failed talk's `partial_output` (and the `prompt` of a command waiting for
 /// input).
 fn redact_partial(ctx: &Ctx, mut e: Error) -> Error {
-    if ctx.redact
-        && let Some(d) = e.details.as_mut()
-    {
-        for key in ["partial_output", "prompt"] {
-            if let Some(s) = d.get_mut(key) {
-                crate::safety::redact_value(s);
-            }
+    if ctx.redact {
+        let text = match e.details.as_deref_mut() {
+            Some(crate::error::Details::Talk(t)) => &mut t.partial_output,
+            Some(crate::error::Details::Waiting(w)) => &mut w.prompt,
+            _ => return e,
+        };
+        if let std::borrow::Cow::Owned(r) = crate::safety::redact(text) {
+            *text = r;
         }
     }
     e
@@ -284,12 +286,10 @@ fn fit_result(r: &mut TalkReply, cap: usize) {
 /// The same cap on a failed talk's `details.partial_output` (a timed-out command may have
 /// printed megabytes), with `details.dropped_chars`.
 fn cap_partial(mut e: Error, max_chars: Option<usize>) -> Error {
-    if let (Some(n), Some(d)) = (max_chars, e.details.as_mut())
-        && let Some(Value::String(s)) = d.get_mut("partial_output")
-    {
-        let cut = keep_tail(s, n);
+    if let (Some(n), Some(crate::error::Details::Talk(t))) = (max_chars, e.details.as_deref_mut()) {
+        let cut = keep_tail(&mut t.partial_output, n);
         if cut > 0 {
-            d["dropped_chars"] = json!(cut);
+            t.dropped_chars = Some(cut as u64);
         }
     }
     e

@@ -2,8 +2,8 @@
 //! traffic lines of `_registry_events.jsonl`, filtered and in time order.
 
 use super::Ctx;
+use super::traffic::Event;
 use crate::error::{Error, ErrorCode, Result};
-use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -26,40 +26,31 @@ pub struct Filter {
 
 impl Filter {
     /// True when `e` passes.
-    pub fn matches(&self, e: &Value) -> bool {
-        let s = |k: &str| e[k].as_str();
-        if e.get("action").is_none() {
+    pub fn matches(&self, e: &Event) -> bool {
+        if !e.is_traffic() {
             return false; // lifecycle lines (session_created …) are not traffic
         }
-        if self
-            .session
-            .as_deref()
-            .is_some_and(|w| s("session_id") != Some(w))
+        let differs = |want: &Option<String>, got: &Option<String>| {
+            want.as_deref().is_some_and(|w| got.as_deref() != Some(w))
+        };
+        if differs(&self.session, &e.session_id)
+            || differs(&self.agent, &e.agent_id)
+            || differs(&self.action, &e.action)
         {
             return false;
         }
-        if self
-            .agent
-            .as_deref()
-            .is_some_and(|w| s("agent_id") != Some(w))
-        {
+        if self.errors_only && e.success != Some(false) {
             return false;
         }
-        if self
-            .action
-            .as_deref()
-            .is_some_and(|w| s("action") != Some(w))
-        {
-            return false;
-        }
-        if self.errors_only && e["success"] != Value::Bool(false) {
-            return false;
-        }
-        if self.blocked_only && e["blocked"] != Value::Bool(true) {
+        if self.blocked_only && e.blocked != Some(true) {
             return false;
         }
         if let Some(since) = self.since {
-            match s("ts").and_then(|t| t.parse::<jiff::Timestamp>().ok()) {
+            match e
+                .ts
+                .as_deref()
+                .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+            {
                 Some(t) if t >= since => {}
                 _ => return false,
             }
@@ -112,9 +103,17 @@ pub fn session_of(ctx: &Ctx, reference: &str) -> Result<String> {
                 many.len()
             ),
         )
-        .with_details(
-            json!({"matches": many.iter().map(|id| json!({"session_id": id})).collect::<Vec<_>>()}),
-        )),
+        .with_details(crate::error::details::Matches {
+            matches: many
+                .iter()
+                .map(|id| {
+                    crate::error::details::Match::Id(crate::error::details::IdMatch {
+                        session_id: id.to_string(),
+                    })
+                })
+                .collect(),
+            query: None,
+        })),
     }
 }
 
@@ -127,18 +126,15 @@ fn recorded(ctx: &Ctx) -> Result<BTreeMap<String, Vec<String>>> {
         };
         while let Some(e) = j.next_event()? {
             // Traffic lines only: an `intent` line names the session as it was asked for.
-            let Some(id) = e["session_id"]
-                .as_str()
-                .filter(|_| e.get("action").is_some())
-            else {
+            let Some(id) = e.session_id.filter(|_| e.action.is_some()) else {
                 continue;
             };
-            let labels = out.entry(id.to_string()).or_default();
-            if let Some(l) = e["label"].as_str()
-                && !labels.iter().any(|x| x == l)
+            let labels = out.entry(id).or_default();
+            if let Some(l) = e.label
+                && !labels.contains(&l)
                 && labels.len() < MAX_LABELS
             {
-                labels.push(l.to_string());
+                labels.push(l);
             }
         }
     }
@@ -206,7 +202,7 @@ impl Journal {
 
     /// The next complete event (lines that are not JSON objects, or too long, are skipped;
     /// a torn last line is left for later); `None` at the end.
-    pub fn next_event(&mut self) -> Result<Option<Value>> {
+    pub fn next_event(&mut self) -> Result<Option<Event>> {
         use std::io::{BufRead, Read};
         let mut line = Vec::new();
         loop {
@@ -227,8 +223,8 @@ impl Journal {
                 continue;
             }
             self.offset += n as u64;
-            if let Ok(v @ Value::Object(_)) = serde_json::from_slice::<Value>(&line) {
-                return Ok(Some(v));
+            if let Some(e) = Event::from_line(&line) {
+                return Ok(Some(e));
             }
         }
     }
@@ -261,7 +257,7 @@ impl Journal {
 /// The complete events appended to `path` from byte `from` on, and the offset to read
 /// from next time (a file that shrank is read again from its start; a torn last line waits
 /// for its end).
-pub fn read_from(path: &Path, from: u64) -> Result<(Vec<Value>, u64)> {
+pub fn read_from(path: &Path, from: u64) -> Result<(Vec<Event>, u64)> {
     let Some(mut j) = Journal::open(path, from)? else {
         return Ok((Vec::new(), from));
     };
@@ -275,8 +271,8 @@ pub fn read_from(path: &Path, from: u64) -> Result<(Vec<Value>, u64)> {
 /// Every matching event handed to `show`, oldest first — each journal streamed and merged
 /// by time, one event per journal in memory. With each file read, the offset its next new
 /// event will start at (for following).
-pub fn query(ctx: &Ctx, f: &Filter, show: &mut dyn FnMut(&Value)) -> Result<HashMap<PathBuf, u64>> {
-    let mut heads: Vec<(Journal, Value)> = Vec::new();
+pub fn query(ctx: &Ctx, f: &Filter, show: &mut dyn FnMut(&Event)) -> Result<HashMap<PathBuf, u64>> {
+    let mut heads: Vec<(Journal, Event)> = Vec::new();
     let mut offsets = HashMap::new();
     for p in files(ctx, f.session.as_deref())? {
         if let Some(mut j) = Journal::open(&p, 0)? {
@@ -304,7 +300,7 @@ pub fn query(ctx: &Ctx, f: &Filter, show: &mut dyn FnMut(&Value)) -> Result<Hash
 }
 
 /// The journal's next event that passes `f`.
-fn next_matching(j: &mut Journal, f: &Filter) -> Result<Option<Value>> {
+fn next_matching(j: &mut Journal, f: &Filter) -> Result<Option<Event>> {
     while let Some(e) = j.next_event()? {
         if f.matches(&e) {
             return Ok(Some(e));
@@ -314,8 +310,8 @@ fn next_matching(j: &mut Journal, f: &Filter) -> Result<Option<Value>> {
 }
 
 /// The index of the head with the earliest `ts` (events without one first).
-fn oldest(heads: &[(Journal, Value)]) -> Option<usize> {
-    (0..heads.len()).min_by(|&a, &b| heads[a].1["ts"].as_str().cmp(&heads[b].1["ts"].as_str()))
+fn oldest(heads: &[(Journal, Event)]) -> Option<usize> {
+    (0..heads.len()).min_by(|&a, &b| heads[a].1.ts.cmp(&heads[b].1.ts))
 }
 
 /// The events matching `f`, then (with `follow`) every matching event appended later, each
@@ -323,7 +319,7 @@ fn oldest(heads: &[(Journal, Value)]) -> Option<usize> {
 /// inotify on the state directory, `sessions/` and each session directory (re-added as
 /// sessions appear), with a slow re-check every few seconds for filesystems that do not
 /// report changes.
-pub fn follow(ctx: &Ctx, f: &Filter, follow: bool, show: &mut dyn FnMut(&Value)) -> Result<()> {
+pub fn follow(ctx: &Ctx, f: &Filter, follow: bool, show: &mut dyn FnMut(&Event)) -> Result<()> {
     let mut seen = query(ctx, f, show)?;
     if !follow {
         return Ok(());
@@ -373,7 +369,7 @@ mod tests {
             let mut objects = 0;
             for l in &lines {
                 let l: Vec<u8> = l.iter().copied().filter(|b| *b != b'\n').collect();
-                if matches!(serde_json::from_slice::<Value>(&l), Ok(Value::Object(_))) {
+                if matches!(serde_json::from_slice::<serde_json::Value>(&l), Ok(serde_json::Value::Object(_))) {
                     objects += 1;
                 }
                 bytes.extend_from_slice(&l);

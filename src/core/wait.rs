@@ -10,7 +10,6 @@ use crate::api::{self, Params, config};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::Request;
 use crate::proto::wait::{WaitForBody, WaitForRequest, compile};
-use serde_json::json;
 use std::time::Duration;
 
 /// Default most bytes of output a `wait_for` returns (the end kept).
@@ -130,16 +129,16 @@ fn ended(
     output: String,
     truncated: bool,
 ) -> Error {
-    let details = json!({
-        "session_id": session_id,
-        "output": output,
-        "truncated": truncated,
-        "start_offset": body.start_offset,
-        "next_offset": body.next_offset,
-        "elapsed_ms": body.elapsed_ms,
-        "terminal_state": body.terminal_state,
-        "exit_code": body.exit_code,
-    });
+    let details = crate::error::details::WaitStop {
+        session_id: session_id.to_string(),
+        output,
+        truncated,
+        start_offset: body.start_offset,
+        next_offset: body.next_offset,
+        elapsed_ms: body.elapsed_ms,
+        terminal_state: body.terminal_state,
+        exit_code: body.exit_code.map(i64::from),
+    };
     if body.reason == "exited" {
         return Error::new(
             ErrorCode::PtyProcessExited,

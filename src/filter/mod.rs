@@ -56,8 +56,6 @@ mod tests_prop;
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
 use crate::error::{Error, Result};
 pub use sequence::{BUILTIN, BUILTIN_BYTES, describe, parse_sequence};
 
@@ -237,10 +235,10 @@ impl Filtered {
     pub fn error(&self) -> Option<Error> {
         let warning = self.warning()?;
         let mut e = Error::input_blocked(&self.names(), warning);
-        if let Some(d) = e.details.as_mut() {
-            d["ctrl_c_debounced"] = json!(self.ctrl_c_debounced);
-            d["forwarded_bytes"] = json!(self.forward.len());
-            d["held_bytes"] = json!(self.held);
+        if let Some(crate::error::Details::InputBlocked(d)) = e.details.as_deref_mut() {
+            d.ctrl_c_debounced = Some(self.ctrl_c_debounced as u64);
+            d.forwarded_bytes = Some(self.forward.len() as u64);
+            d.held_bytes = Some(self.held as u64);
         }
         Some(e)
     }

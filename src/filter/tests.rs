@@ -279,7 +279,7 @@ fn the_writer_gets_input_blocked() {
     let e = r.error().expect("blocked");
     assert_eq!((e.code, e.code.exit_code()), (ErrorCode::InputBlocked, 106));
     assert!(e.message.contains("\\x04 (Ctrl-D)"), "{}", e.message);
-    let d = e.details.unwrap();
+    let d = e.details.unwrap().to_value();
     assert_eq!(d["blocked"], serde_json::json!(["\\x04 (Ctrl-D)"]));
     assert_eq!(d["warning"], WARNING);
     assert_eq!(

@@ -11,7 +11,6 @@ use super::proc_tty::{Sleep, tty_reader};
 use super::session::{Shared, State};
 use super::shell::Integration;
 use crate::error::{Error, ErrorCode, Result};
-use serde_json::json;
 use std::time::Instant;
 
 /// Typed after the last prompt marker, with integration: the shell may be reading the rest.
@@ -63,11 +62,11 @@ impl Shared {
                 self.session_id
             ),
         )
-        .with_details(json!({
-            "session_id": self.session_id,
-            "terminal_state": WAITING_INPUT,
-            "waiting_for_input": true,
-            "prompt": prompt,
-        })))
+        .with_details(crate::error::details::Waiting {
+            session_id: self.session_id.clone(),
+            terminal_state: WAITING_INPUT.to_string(),
+            waiting_for_input: true,
+            prompt,
+        }))
     }
 }

@@ -21,7 +21,6 @@
 use super::session::{Shared, State};
 use super::shell::Integration;
 use crate::error::{Error, ErrorCode, Result};
-use serde_json::json;
 use std::time::{Duration, Instant};
 
 /// How long the line's text waits at most for the shell to answer keys typed just before
@@ -86,7 +85,7 @@ impl Shared {
                         self.session_id
                     ),
                 )
-                .with_details(json!({"session_id": self.session_id})));
+                .with_details(crate::error::details::Session::of(&self.session_id)));
             }
         }
         Ok(())
@@ -168,7 +167,11 @@ impl Shared {
                         self.session_id
                     ),
                 )
-                .with_details(json!({"session_id": self.session_id, "line": left})));
+                .with_details(crate::error::details::InputLine {
+                    session_id: self.session_id.clone(),
+                    line: left,
+                    terminal_state: None,
+                }));
             }
         }
     }
@@ -185,7 +188,7 @@ impl Shared {
         .with_hint(crate::error::Hint::ReadOrInterrupt {
             session: self.session_id.clone(),
         })
-        .with_details(json!({"session_id": self.session_id}))
+        .with_details(crate::error::details::Session::of(&self.session_id))
     }
 
     fn line_not_empty_error(&self, text: &str) -> Error {
@@ -199,11 +202,11 @@ impl Shared {
                 self.session_id
             ),
         )
-        .with_details(json!({
-            "session_id": self.session_id,
-            "line": text,
-            "terminal_state": "prompt",
-        }))
+        .with_details(crate::error::details::InputLine {
+            session_id: self.session_id.clone(),
+            line: text.to_string(),
+            terminal_state: Some("prompt".into()),
+        })
     }
 }
 

@@ -11,7 +11,6 @@ use super::session::{Shared, State};
 use super::shell::Integration;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::TalkBody;
-use serde_json::json;
 use std::sync::MutexGuard;
 use std::time::{Duration, Instant};
 
@@ -276,12 +275,12 @@ impl Shared {
         .with_hint(crate::api::hint::Hint::Foreground {
             session: self.session_id.clone(),
         })
-        .with_details(json!({
-            "session_id": self.session_id,
-            "terminal_state": WAITING_INPUT,
-            "waiting_for_input": true,
-            "prompt": prompt,
-        }))
+        .with_details(crate::error::details::Waiting {
+            session_id: self.session_id.clone(),
+            terminal_state: WAITING_INPUT.to_string(),
+            waiting_for_input: true,
+            prompt,
+        })
     }
 
     /// Ctrl-C typed while a talk is left waiting: its command (and the rest of its typed

@@ -469,9 +469,13 @@ fn exited_at_start(code: i32, out: String) -> Error {
             .find_map(|l| l.trim().strip_prefix(crate::sandbox::exec::REASON_PREFIX))
             .filter(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
             .unwrap_or("sandbox_not_enforced");
-        return spawn_failed(format!("sandbox: {why}")).with_details(serde_json::json!({
-            "reason": reason, "exit_code": code, "output": out,
-        }));
+        return spawn_failed(format!("sandbox: {why}")).with_details(
+            crate::error::details::StartFailed {
+                reason: Some(reason.to_string()),
+                exit_code: code.into(),
+                output: out,
+            },
+        );
     }
     let tail: Vec<&str> = out.lines().rev().take(10).collect();
     let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
@@ -479,7 +483,11 @@ fn exited_at_start(code: i32, out: String) -> Error {
         "the shell exited during start-up (code {code}): {}",
         tail.trim()
     ))
-    .with_details(serde_json::json!({"exit_code": code, "output": out}))
+    .with_details(crate::error::details::StartFailed {
+        reason: None,
+        exit_code: code.into(),
+        output: out,
+    })
 }
 
 /// Bind the socket (0600), replacing a stale one; refuse when a live holder answers on it.
@@ -512,15 +520,22 @@ mod tests {
         let e = exited_at_start(crate::sandbox::REFUSED_EXIT_CODE, out.into());
         assert_eq!(e.code, ErrorCode::PtySpawnFailed);
         assert!(e.message.contains("PartiallyEnforced"), "{}", e.message);
-        let d = e.details.expect("details");
+        let d = e.details.expect("details").to_value();
         assert_eq!(d["reason"], "sandbox_not_enforced");
         let out = "kpty sandbox: cannot create a user and mount namespace\r\n\
                    kpty sandbox reason: mount_namespace_unavailable\r\n";
         let e = exited_at_start(crate::sandbox::REFUSED_EXIT_CODE, out.into());
         assert!(e.message.contains("mount namespace"), "{}", e.message);
-        let d = e.details.expect("details");
+        let d = e.details.expect("details").to_value();
         assert_eq!(d["reason"], "mount_namespace_unavailable");
         let other = exited_at_start(1, "bye".into());
-        assert!(other.details.expect("details").get("reason").is_none());
+        assert!(
+            other
+                .details
+                .expect("details")
+                .to_value()
+                .get("reason")
+                .is_none()
+        );
     }
 }

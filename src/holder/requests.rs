@@ -10,7 +10,6 @@ use crate::proto::{
     CursorPos, KillBody, ReadBody, ScreenInfo, StatusBody, TermReadBody, TermReadRequest, WriteBody,
 };
 use portable_pty::PtySize;
-use serde_json::json;
 use std::time::{Duration, Instant};
 
 impl Shared {
@@ -169,7 +168,10 @@ impl Shared {
             .with_hint(crate::error::Hint::RestartDelta {
                 session: self.session_id.clone(),
             })
-            .with_details(json!({"session_id": self.session_id, "marker_id": id}))
+            .with_details(crate::error::details::Marker {
+                session_id: self.session_id.clone(),
+                marker_id: id,
+            })
         })?;
         let (info, state) = screen_state(&st, fg);
         let state = waiting_state(state, waiting);

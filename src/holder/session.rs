@@ -11,7 +11,6 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::proto::ring::Ring;
 use crate::safety::{Opacity, Typing};
 use portable_pty::MasterPty;
-use serde_json::json;
 use std::io::{Read, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -478,10 +477,19 @@ impl Shared {
     pub(super) fn exited_error(&self, exit: &ExitInfo) -> Error {
         Error::new(
             ErrorCode::PtyProcessExited,
-            format!("the shell of session {} has exited (code {}): the session has ended", self.session_id, exit.code),
+            format!(
+                "the shell of session {} has exited (code {}): the session has ended",
+                self.session_id, exit.code
+            ),
         )
         .with_hint(crate::error::Hint::CreateAnother)
-        .with_details(json!({"session_id": self.session_id, "exit_code": exit.code, "exit_signal": exit.signal}))
+        .with_details(crate::error::details::Exited {
+            session_id: self.session_id.clone(),
+            state: None,
+            exit_code: Some(exit.code.into()),
+            exit_signal: exit.signal.clone(),
+            unreachable: None,
+        })
     }
 
     /// The typing lock (a poisoned lock is recovered: the state is replaced whole).

@@ -134,7 +134,7 @@ impl Shared {
             .with_hint(Hint::ReadOrInterrupt {
                 session: self.session_id.clone(),
             })
-            .with_details(json!({"session_id": self.session_id})));
+            .with_details(crate::error::details::Session::of(&self.session_id)));
         }
         let begin = st.ring.end();
         st.talk = TalkState::Running {
@@ -333,15 +333,20 @@ impl Shared {
         };
         // Partial output: after the output-start marker (or begin line) when seen.
         let partial = crate::text::clean_text(&cap.bytes[cap.idx(detector.output_from(&cap))..]);
-        let details = json!({
-            "session_id": self.session_id,
-            "command": req.command,
-            "partial_output": partial,
-            "timeout_ms": req.timeout_ms,
-            "duration_ms": duration_ms,
-            "sentinel": a.sentinel,
-            "completion": a.method.as_str(),
-        });
+        let details = crate::error::details::TalkStop {
+            session_id: self.session_id.clone(),
+            command: req.command.clone(),
+            partial_output: partial,
+            timeout_ms: req.timeout_ms,
+            duration_ms,
+            sentinel: a.sentinel.clone(),
+            completion: a.method.as_str().to_string(),
+            bridge_error: None,
+            exit_code: None,
+            dropped_chars: None,
+            signal: None,
+            at_prompt: None,
+        };
         Err(self.stop_error(stop, req, details))
     }
 

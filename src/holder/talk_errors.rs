@@ -5,7 +5,6 @@ use super::session::Shared;
 use super::talk::Stop;
 use crate::error::{Error, ErrorCode, Hint};
 use crate::proto::TalkRequest;
-use serde_json::json;
 
 impl Shared {
     /// `PTY_BUSY`: a full-screen program owns the screen (typing would edit its buffer).
@@ -26,12 +25,12 @@ impl Shared {
         .with_hint(Hint::FullScreen {
             session: self.session_id.clone(),
         })
-        .with_details(json!({
-            "session_id": self.session_id,
-            "terminal_state": "full_screen",
-            "foreground_pid": fg.as_ref().map(|f| f.0),
-            "foreground_command": fg.and_then(|f| f.1),
-        }))
+        .with_details(crate::error::details::Foreground {
+            session_id: self.session_id.clone(),
+            terminal_state: Some("full_screen".into()),
+            foreground_pid: fg.as_ref().map(|f| f.0),
+            foreground_command: fg.and_then(|f| f.1),
+        })
     }
 
     /// `PTY_BUSY`: another program holds the foreground.
@@ -47,7 +46,12 @@ impl Shared {
         .with_hint(Hint::Foreground {
             session: self.session_id.clone(),
         })
-        .with_details(json!({"session_id": self.session_id, "foreground_pid": pid, "foreground_command": name}))
+        .with_details(crate::error::details::Foreground {
+            session_id: self.session_id.clone(),
+            terminal_state: None,
+            foreground_pid: Some(pid),
+            foreground_command: name,
+        })
     }
 
     /// The error of a talk that stopped without completing.
@@ -55,7 +59,7 @@ impl Shared {
         &self,
         stop: Stop,
         req: &TalkRequest,
-        details: serde_json::Value,
+        details: crate::error::details::TalkStop,
     ) -> Error {
         match stop {
             Stop::Cancelled | Stop::ClientGone => Error::new(
@@ -76,13 +80,13 @@ impl Shared {
             .with_details(details),
             Stop::Waiting => Error::internal("a waiting talk has its own reply"),
             Stop::Exited(exit) => {
-                let mut e = self
-                    .exited_error(&exit)
-                    .with_cause(crate::error::Cause::EndedDuringCall);
-                let mut d = details;
-                d["exit_code"] = json!(exit.code);
-                e.details = Some(d);
-                e
+                // The exit's own details give way to the talk's, with its code.
+                self.exited_error(&exit)
+                    .with_cause(crate::error::Cause::EndedDuringCall)
+                    .with_details(crate::error::details::TalkStop {
+                        exit_code: Some(exit.code.into()),
+                        ..details
+                    })
             }
         }
     }

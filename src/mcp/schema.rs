@@ -223,7 +223,11 @@ fn unknown_parameters(args: &JsonObject, known: &JsonObject) -> Result<()> {
         "unknown {noun} {}; k_pty takes {names:?}",
         said.join(", ")
     ))
-    .with_details(serde_json::json!({"unknown": unknown, "did_you_mean": suggested})))
+    .with_details(crate::error::details::Unknown {
+        unknown: Some(unknown.iter().map(|u| u.to_string()).collect()),
+        did_you_mean: suggested.iter().map(|s| s.to_string()).collect(),
+        ..crate::error::details::Unknown::default()
+    }))
 }
 
 /// `action` must be there and name an action (a near miss gets a suggestion).
@@ -251,7 +255,11 @@ fn check_action(action: Option<&Value>) -> Result<()> {
         "unknown action {given:?}{}; one of {names:?}",
         suggest::clause(&near)
     ))
-    .with_details(serde_json::json!({"action": given, "did_you_mean": near})))
+    .with_details(crate::error::details::Unknown {
+        action: Some(given.to_string()),
+        did_you_mean: near.into_iter().map(String::from).collect(),
+        ..crate::error::details::Unknown::default()
+    }))
 }
 
 /// One parameter's value must have its schema type: else an error naming the parameter, the
@@ -284,7 +292,10 @@ fn typed(name: &str, value: &Value, known: &JsonObject) -> Result<()> {
         "{name}: expected {expected}, got {}",
         shown_value(value)
     ))
-    .with_details(serde_json::json!({"parameter": name, "expected": expected})))
+    .with_details(crate::error::details::Parameter {
+        parameter: name.to_string(),
+        expected,
+    }))
 }
 
 /// A value as an error message shows it: JSON, cut short.
@@ -460,7 +471,7 @@ mod tests {
             e.message
         );
         assert_eq!(
-            e.details.as_ref().unwrap()["did_you_mean"],
+            e.details.as_ref().unwrap().to_value()["did_you_mean"],
             serde_json::json!(["talk"])
         );
         let e = parse(obj(serde_json::json!({"action": "talk", "timeout": 5}))).unwrap_err();
@@ -471,7 +482,7 @@ mod tests {
             e.message
         );
         assert_eq!(
-            e.details.as_ref().unwrap()["did_you_mean"],
+            e.details.as_ref().unwrap().to_value()["did_you_mean"],
             serde_json::json!(["timeout_ms"])
         );
         let e = parse(obj(

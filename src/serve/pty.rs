@@ -92,10 +92,9 @@ async fn talk(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Respo
         Err(e) if e.code == ErrorCode::PtyTimeout => {
             let mut v = e.to_json();
             v["sentinel_found"] = json!(false);
-            v["output"] = e
-                .details
-                .as_ref()
-                .map_or(json!(""), |d| d["partial_output"].clone());
+            v["output"] = e.details.as_ref().map_or(json!(""), |d| {
+                d.partial_output().map_or(json!(null), |s| json!(s))
+            });
             respond(StatusCode::GATEWAY_TIMEOUT, v)
         }
         r => reply(r),

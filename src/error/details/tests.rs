@@ -1,0 +1,373 @@
+use super::*;
+use crate::error::{Error, ErrorCode};
+use proptest::prelude::*;
+use serde_json::json;
+
+/// What the generated details are made of.
+#[derive(Debug, Clone)]
+struct Stuff {
+    a: String,
+    b: String,
+    n: u64,
+    flag: bool,
+    /// Which optional fields are given.
+    some: [bool; 6],
+}
+
+fn stuff() -> impl Strategy<Value = Stuff> {
+    (
+        "\\PC{0,12}",
+        "[a-z_]{0,8}",
+        0u64..100_000,
+        any::<bool>(),
+        any::<[bool; 6]>(),
+    )
+        .prop_map(|(a, b, n, flag, some)| Stuff {
+            a,
+            b,
+            n,
+            flag,
+            some,
+        })
+}
+
+/// One of every shape (and of every optional field, given or not), from `x`.
+fn every_shape(x: &Stuff) -> Vec<Details> {
+    let s = |i: usize| x.some[i].then(|| x.a.clone());
+    let n = |i: usize| x.some[i].then_some(x.n);
+    let talk = TalkStop {
+        session_id: x.b.clone(),
+        command: x.a.clone(),
+        partial_output: x.a.clone(),
+        timeout_ms: x.n,
+        duration_ms: x.n / 2,
+        sentinel: x.b.clone(),
+        completion: "osc133".into(),
+        bridge_error: x.some[0].then(|| s(1)),
+        exit_code: n(2).map(|c| c as i64 - 7),
+        dropped_chars: n(3),
+        signal: s(4),
+        at_prompt: x.some[5].then_some(x.flag),
+    };
+    let unknown = Unknown {
+        session_id: s(0),
+        action: s(1),
+        unknown: x.some[2].then(|| vec![x.a.clone(), x.b.clone()]),
+        query: x.some[3].then(|| Query {
+            agent_id: s(4),
+            owner_session_id: None,
+            label: Some(x.b.clone()),
+            claude_code_session_id: s(5),
+        }),
+        usage: s(4),
+        did_you_mean: vec![x.b.clone()],
+    };
+    let matches = Matches {
+        matches: vec![
+            Match::Labelled(LabelledMatch {
+                session_id: x.b.clone(),
+                label: s(0),
+            }),
+            Match::Id(IdMatch {
+                session_id: x.a.clone(),
+            }),
+            Match::Listed(
+                json!({"session_id": x.b, "label": x.a, "alive": x.flag, "pid": x.n})
+                    .as_object()
+                    .cloned()
+                    .unwrap(),
+            ),
+        ],
+        query: x.some[1].then(Query::default),
+    };
+    let shapes: Vec<Details> = vec![
+        talk.clone().into(),
+        WaitStop {
+            session_id: x.b.clone(),
+            output: x.a.clone(),
+            truncated: x.flag,
+            start_offset: x.n,
+            next_offset: x.n + 1,
+            elapsed_ms: 3,
+            terminal_state: "prompt".into(),
+            exit_code: n(0).map(|c| c as i64),
+        }
+        .into(),
+        Waiting {
+            session_id: x.b.clone(),
+            terminal_state: "waiting_input".into(),
+            waiting_for_input: true,
+            prompt: x.a.clone(),
+        }
+        .into(),
+        Foreground {
+            session_id: x.b.clone(),
+            terminal_state: s(0),
+            foreground_pid: n(1).map(|p| p as u32),
+            foreground_command: s(2),
+        }
+        .into(),
+        InputLine {
+            session_id: x.b.clone(),
+            line: x.a.clone(),
+            terminal_state: s(0),
+        }
+        .into(),
+        Exited {
+            session_id: x.b.clone(),
+            state: s(0),
+            exit_code: n(1).map(|c| c as i64),
+            exit_signal: s(2),
+            unreachable: x.some[3].then_some(x.flag),
+        }
+        .into(),
+        Dead {
+            session_id: x.b.clone(),
+            state: "dead".into(),
+            unreachable: true,
+        }
+        .into(),
+        Blocked {
+            pattern: x.b.clone(),
+            category: "destructive".into(),
+            description: x.a.clone(),
+            field: s(0),
+            key: s(1),
+            unclosed: s(2),
+            line: s(3),
+            seen: s(4),
+        }
+        .into(),
+        InputBlocked {
+            blocked: vec![x.a.clone()],
+            warning: x.b.clone(),
+            ctrl_c_debounced: n(0),
+            forwarded_bytes: n(1),
+            held_bytes: n(2),
+        }
+        .into(),
+        unknown.into(),
+        matches.into(),
+        Bridge {
+            session_id: x.b.clone(),
+            desktop_url: s(0),
+            url: s(1),
+            status: n(2).map(|c| (c % 600) as u16),
+            body: s(3),
+        }
+        .into(),
+        Source {
+            session_id: x.b.clone(),
+            source: x.a.clone(),
+            untrusted: x.some[0].then_some(true),
+        }
+        .into(),
+        BridgeAnswer {
+            session_id: x.b.clone(),
+            answer: json!({"ok": false, "error": x.a}),
+        }
+        .into(),
+        Marker {
+            session_id: x.b.clone(),
+            marker_id: x.n,
+        }
+        .into(),
+        ProgramSession {
+            session_id: x.b.clone(),
+            program: x.a.clone(),
+        }
+        .into(),
+        Pty {
+            session_id: x.b.clone(),
+            pty: x.n,
+        }
+        .into(),
+        Leader {
+            session_id: x.b.clone(),
+            owner_role: "leader".into(),
+            owner_agent_id: s(0),
+        }
+        .into(),
+        StartFailed {
+            reason: s(0),
+            exit_code: x.n as i64,
+            output: x.a.clone(),
+        }
+        .into(),
+        Sandbox {
+            reason: x.b.clone(),
+            landlock_abi: n(0).map(|a| a as u32),
+        }
+        .into(),
+        Floor {
+            field: x.b.clone(),
+            value: x.a.clone(),
+            floor: "required".into(),
+            origin: "KPTY_SANDBOX".into(),
+        }
+        .into(),
+        Keys {
+            key: x.a.clone(),
+            keys: vec![x.a.clone(), x.b.clone()],
+        }
+        .into(),
+        Parameter {
+            parameter: x.b.clone(),
+            expected: x.a.clone(),
+        }
+        .into(),
+        Audit {
+            action: x.b.clone(),
+            journal: x.a.clone(),
+        }
+        .into(),
+        Field {
+            env: s(0),
+            field: s(1),
+        }
+        .into(),
+        Session::of(x.b.clone()).into(),
+        Interrupted {
+            signal: x.a.clone(),
+            at_prompt: x.flag,
+        }
+        .into(),
+    ];
+    let resolved: Vec<Details> = [None, Some(Box::new(talk.into()))]
+        .into_iter()
+        .map(|inner| {
+            Resolved {
+                resolved_session_id: x.b.clone(),
+                inner,
+            }
+            .into()
+        })
+        .collect();
+    shapes.into_iter().chain(resolved).collect()
+}
+
+/// Keys the shapes use, to make up objects close to (and beside) them.
+const KEYS: &[&str] = &[
+    "session_id",
+    "partial_output",
+    "exit_code",
+    "did_you_mean",
+    "matches",
+    "pattern",
+    "category",
+    "description",
+    "line",
+    "state",
+    "unreachable",
+    "resolved_session_id",
+    "field",
+    "env",
+    "query",
+    "answer",
+];
+
+fn object() -> impl Strategy<Value = Value> {
+    let key = prop_oneof![
+        proptest::sample::select(KEYS).prop_map(String::from),
+        "[a-z_]{1,10}",
+    ];
+    let value = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        "\\PC{0,6}".prop_map(Value::String),
+        Just(json!(["a", "b"])),
+        Just(json!([{"session_id": "pty_1", "label": null}])),
+        Just(json!({"agent_id": null, "owner_session_id": null, "label": "x"})),
+    ];
+    proptest::collection::btree_map(key, value, 0..6)
+        .prop_map(|m| Value::Object(m.into_iter().collect()))
+}
+
+proptest! {
+    #[test]
+    fn every_shape_comes_back_typed_and_unchanged_over_the_wire(x in stuff()) {
+        for d in every_shape(&x) {
+            let v = d.to_value();
+            prop_assert!(v.is_object(), "{v}");
+            let back = decode(v.clone());
+            prop_assert!(!matches!(back, Details::Other(_)), "{v} read as Other");
+            prop_assert_eq!(back.to_value(), v.clone());
+            // Inside an error, as a holder sends it and the client reads it.
+            let e = Error::new(ErrorCode::PtyTimeout, "m").with_details(d.clone());
+            let wire = serde_json::to_vec(&e).unwrap();
+            let read: Error = serde_json::from_slice(&wire).unwrap();
+            prop_assert_eq!(read.details.map(|d| d.to_value()), Some(v.clone()));
+            prop_assert_eq!(e.to_json()["details"].clone(), v);
+        }
+    }
+
+    #[test]
+    fn any_details_a_newer_holder_or_a_bridge_sends_survive_whole(v in object()) {
+        let d = decode(v.clone());
+        prop_assert_eq!(d.to_value(), v.clone());
+        let wire = json!({"code": "PTY_BUSY", "message": "m", "details": v});
+        let e: Error = serde_json::from_value(wire).unwrap();
+        prop_assert_eq!(e.details.map(|d| d.to_value()), Some(v));
+    }
+
+    #[test]
+    fn redacting_details_is_redacting_their_json(
+        x in stuff(),
+        (secret, value) in crate::safety::redact::tests::secret(),
+    ) {
+        let x = Stuff { a: format!("{} {secret}\n", x.a), ..x };
+        for mut d in every_shape(&x) {
+            let mut v = d.to_value();
+            crate::safety::redact_value(&mut v);
+            d.redact();
+            prop_assert_eq!(d.to_value(), v);
+            if let Some(p) = d.partial_output() {
+                prop_assert!(!p.contains(&value), "{}", p);
+            }
+        }
+    }
+}
+
+#[test]
+fn readers_find_what_every_shape_carries() {
+    let x = Stuff {
+        a: "out".into(),
+        b: "pty_abc".into(),
+        n: 3,
+        flag: true,
+        some: [true; 6],
+    };
+    for d in every_shape(&x) {
+        let v = d.to_value();
+        assert_eq!(
+            d.session_id(),
+            v.get("session_id").and_then(Value::as_str),
+            "{v}"
+        );
+        assert_eq!(
+            d.partial_output(),
+            v.get("partial_output").and_then(Value::as_str)
+        );
+        assert_eq!(d.exit_code(), v.get("exit_code").and_then(Value::as_i64));
+    }
+}
+
+#[test]
+fn every_refusal_reads_as_blocked() {
+    use crate::safety::{Opacity, check_complete, check_typed};
+    let refusals = [
+        check_typed("rm -rf /\r", Opacity::Strict),
+        check_typed("reboo\t\r", Opacity::OnSubmit),
+        check_complete("echo 'open"),
+        check_typed(&"\x1b[A".repeat(5000), Opacity::OnSubmit),
+    ];
+    let mut kinds = std::collections::HashSet::new();
+    for r in refusals.into_iter().filter_map(Result::err) {
+        let d = Details::from(&r);
+        assert!(matches!(d, Details::Blocked(_)), "{d:?}");
+        assert_eq!(d.to_value(), r.details());
+        kinds.insert(std::mem::discriminant(&r));
+    }
+    assert!(kinds.len() >= 3, "{kinds:?}");
+}
