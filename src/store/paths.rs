@@ -459,7 +459,14 @@ pub fn shell_integration_dir() -> Result<PathBuf> {
     Ok(runtime_dir()?.join(format!("shell-{}", env!("CARGO_PKG_VERSION"))))
 }
 
+/// Make `dir` a private directory of ours (created 0700, a loose mode tightened), or say why
+/// it cannot be one. One `lstat` when it already is one (every socket path asks).
 fn ensure_private_dir(dir: &Path) -> Result<PathBuf> {
+    if std::fs::symlink_metadata(dir)
+        .is_ok_and(|md| md.is_dir() && md.uid() == secure::me() && md.mode() & 0o077 == 0)
+    {
+        return Ok(dir.to_path_buf());
+    }
     match std::fs::DirBuilder::new()
         .mode(0o700)
         .recursive(true)
@@ -549,9 +556,8 @@ mod tests {
         // so is a directory above it that others can write, once the path holds another
         // directory.
         use std::os::unix::fs::symlink;
-        let private = |p: &Path| {
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o700)).unwrap()
-        };
+        let private =
+            |p: &Path| std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o700)).unwrap();
         for swap in ["new dir", "link", "loose mode", "loose ancestor"] {
             let t = tempfile::tempdir().unwrap();
             let up = t.path().join("up");
@@ -580,8 +586,7 @@ mod tests {
                         .unwrap();
                 }
                 _ => {
-                    std::fs::set_permissions(&up, std::fs::Permissions::from_mode(0o777))
-                        .unwrap();
+                    std::fs::set_permissions(&up, std::fs::Permissions::from_mode(0o777)).unwrap();
                     std::fs::rename(&root, &old).unwrap();
                     std::fs::create_dir(&root).unwrap();
                     private(&root);

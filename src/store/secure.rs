@@ -56,7 +56,7 @@ fn check_size(path: &Path, len: u64, cap: u64) -> Result<()> {
 }
 
 /// This process's user (asked once: kpty never changes it).
-fn me() -> u32 {
+pub(super) fn me() -> u32 {
     static UID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     *UID.get_or_init(|| rustix::process::getuid().as_raw())
 }
