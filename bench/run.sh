@@ -11,6 +11,7 @@
 #   (b) `kpty talk 'seq 1 200000'` vs the tmux loop capturing all 200000 lines
 #       vs `bash -c 'seq 1 200000'`; every tool's output is checked once before timing
 #   (c) idle RSS: the kpty holder (and, separately, its shell) vs the tmux server with one pane
+#   (l) `kpty list` with LIST_N (100) live sessions in a state directory of their own
 #   (e) the command policy's cost per line, in process (cargo bench --bench policy)
 #   (f) kpty attach vs tmux attach: keystroke echo, fan-out throughput, a stalled client
 #   (g) MCP over HTTP (kpty serve) vs stdio, and 20 clients at once (cargo bench --bench http_mcp)
@@ -29,6 +30,7 @@ RUNS=${BENCH_RUNS:-30}
 WARMUP=${BENCH_WARMUP:-3}
 SOCK=kpty-bench          # private tmux server: tmux -L kpty-bench
 SEQ_N=200000
+LIST_N=${BENCH_LIST_SESSIONS:-100} # live sessions for (l)
 HISTORY=300000           # tmux history-limit, > SEQ_N, set before the pane is created
 
 log() { printf '\n== %s\n' "$*" >&2; }
@@ -70,6 +72,7 @@ else
   PANE_SHELL="bash --rcfile /dev/null -i"
 fi
 HOLDER_PIDS=()
+LIST_STATE="$WORK/state-list" # (l)'s sessions, apart from the default session (a) and (b) use
 
 t() { tmux -L "$SOCK" "$@"; }
 
@@ -80,6 +83,9 @@ cleanup() {
     "$KPTY" list --json 2>/dev/null |
       python3 -c 'import json,sys; [print(s["session_id"]) for s in json.load(sys.stdin).get("sessions", [])]' 2>/dev/null |
       while read -r sid; do "$KPTY" kill "$sid" >/dev/null 2>&1; done
+  fi
+  if [ -x "$KPTY" ] && [ -d "$LIST_STATE" ]; then
+    "$KPTY" --state-dir "$LIST_STATE" kill --all >/dev/null 2>&1
   fi
   # Belt and braces: the holders this run started, by pid, if `kill` left any.
   for pid in "${HOLDER_PIDS[@]}"; do
@@ -93,7 +99,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 mkdir -p "$RES"
-rm -f "$RES"/a_talk.json "$RES"/b_seq.json "$RES"/rss.json "$RES"/checks.json # only this script's own files
+rm -f "$RES"/a_talk.json "$RES"/b_seq.json "$RES"/rss.json "$RES"/checks.json "$RES"/l_list.json "$RES"/l_checks.json # only this script's own files
 
 # A leftover server from an interrupted run would keep its old history-limit.
 t kill-server 2>/dev/null || true
@@ -192,6 +198,22 @@ sleep 1
 LOADED_JSON="{$(proc_json kpty_holder "$HOLDER_PID"), $(proc_json kpty_shell "$SHELL_PID"), $(proc_json tmux_server "$TMUX_PID"), $(proc_json tmux_pane_shell "$PANE_PID")}"
 printf '{"idle": %s,\n "after_bench": %s}\n' "$IDLE_JSON" "$LOADED_JSON" >"$RES/rss.json"
 
+# --- (l) list with LIST_N live sessions ---------------------------------------------------------
+log "(l) list with $LIST_N live sessions: creating them, checking, then timing"
+seq 1 "$LIST_N" | xargs -P 4 -I{} "$KPTY" --state-dir "$LIST_STATE" create --label "l{}" >/dev/null
+while read -r pid; do HOLDER_PIDS+=("$pid"); done < <("$KPTY" --state-dir "$LIST_STATE" list --json |
+  python3 -c 'import json, sys; [print(s["holder_pid"]) for s in json.load(sys.stdin)["sessions"] if s.get("holder_pid")]')
+RUNNING=$("$KPTY" --state-dir "$LIST_STATE" list --json |
+  python3 -c 'import json, sys; print(sum(s.get("state") == "running" for s in json.load(sys.stdin)["sessions"]))')
+[ "$RUNNING" = "$LIST_N" ] || printf 'bench: WARNING: %s of %s sessions are running for (l)\n' "$RUNNING" "$LIST_N" >&2
+printf '{"sessions": %s, "running": %s}\n' "$LIST_N" "$RUNNING" >"$RES/l_checks.json"
+PTY_FLOOR=
+hf "$RES/l_list.json" \
+  "kpty list" "$(q "$KPTY") --state-dir $(q "$LIST_STATE") list" \
+  "kpty list --json" "$(q "$KPTY") --state-dir $(q "$LIST_STATE") list --json" \
+  "bash -c (floor)" "bash -c 'echo hi'"
+"$KPTY" --state-dir "$LIST_STATE" kill --all >/dev/null
+
 # --- MCP: tools/call over stdio vs the CLI, same run ---------------------------------------------
 log "MCP tools/call latency vs the CLI"
 python3 "$BENCH/mcp.py" "$KPTY" "$RUNS" >"$RES/mcp.md"
@@ -276,6 +298,10 @@ EOF
   a fresh shell in a fresh pseudo-terminal, output thrown away: roughly what pushing 1.3 MB
   through a terminal costs by itself on this kernel (plus script's own fixed start/stop cost,
   which is why it is left out of (a)). Its output is not checked (it has CRLF line ends).
+- **kpty list** (l): `kpty --state-dir DIR list` (and `--json`) over a state directory of its
+  own holding BENCH_LIST_SESSIONS (default 100) live sessions, created before timing (4 at a
+  time) and killed after; every holder is probed (status) on each call. The `bash -c` floor
+  is timed beside it for the ratio.
 - **RSS**: `ps -o rss=` (KiB) of the kpty holder and of its shell, and of the tmux server and of
   its pane's shell; anon/file split from `/proc/PID/status`; PSS (shared pages divided among the
   processes that map them) from `/proc/PID/smaps_rollup`. "Idle" is after creation and five

@@ -11,6 +11,9 @@ use crate::api::sessions::{BySource, ListReply, Live, Running, SessionView};
 use crate::error::Result;
 use crate::store::{Registry, RegistryEntry};
 use serde_json::{Value, json};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::Duration;
 
 /// One session as `list` shows it.
 pub fn session_view(e: &RegistryEntry, live: &Liveness) -> SessionView<RegistryEntry> {
@@ -70,13 +73,7 @@ pub fn list(ctx: &Ctx) -> Result<ListReply<RegistryEntry>> {
             .cmp(&b.created_at)
             .then(a.session_id.cmp(&b.session_id))
     });
-    let lives: Vec<Liveness> = std::thread::scope(|s| {
-        let handles: Vec<_> = entries.iter().map(|e| s.spawn(|| probe(ctx, e))).collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or(Liveness::Dead))
-            .collect()
-    });
+    let lives = probe_all(ctx, &entries);
     let sessions: Vec<SessionView<RegistryEntry>> = entries
         .iter()
         .zip(&lives)
@@ -96,6 +93,55 @@ pub fn list(ctx: &Ctx) -> Result<ListReply<RegistryEntry>> {
         by_source: BySource { local, desktop },
         state_dir: ctx.state.path().display().to_string(),
     })
+}
+
+/// Holders probed at once by [`probe_all`] while they answer promptly.
+const PROBERS: usize = 8;
+/// How long [`probe_all`] lets its first probers work before it gives every session not yet
+/// probed a prober of its own (stopped holders are taking their full timeout).
+const PROBE_PATIENCE: Duration = Duration::from_millis(20);
+
+/// Probe every session: [`PROBERS`] threads while the holders answer (a hundred threads
+/// cost more to start than a hundred answers take), and, once [`PROBE_PATIENCE`] has passed
+/// with sessions still unprobed, one thread for each of them — so the whole list never takes
+/// much more than one probe's timeout, whatever number of holders hang. A prober that dies
+/// leaves its session `Dead`.
+fn probe_all(ctx: &Ctx, entries: &[&RegistryEntry]) -> Vec<Liveness> {
+    let n = entries.len();
+    let next = AtomicUsize::new(0);
+    let slots: Vec<OnceLock<Liveness>> = (0..n).map(|_| OnceLock::new()).collect();
+    let done = (Mutex::new(0usize), Condvar::new());
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(e) = entries.get(i) else { break };
+            let _ = slots[i].set(probe(ctx, e));
+            if let Ok(mut d) = done.0.lock() {
+                *d += 1;
+            }
+            done.1.notify_all();
+        }
+    };
+    std::thread::scope(|s| {
+        let mut probers: Vec<_> = (0..n.min(PROBERS)).map(|_| s.spawn(work)).collect();
+        let finished = done.0.lock().map(|d| {
+            done.1
+                .wait_timeout_while(d, PROBE_PATIENCE, |d| *d < n)
+                .map(|(d, _)| *d >= n)
+                .unwrap_or(false)
+        });
+        if !finished.unwrap_or(false) {
+            let unclaimed = n.saturating_sub(next.load(Ordering::Relaxed));
+            probers.extend((0..unclaimed).map(|_| s.spawn(work)));
+        }
+        for p in probers {
+            let _ = p.join();
+        }
+    });
+    slots
+        .into_iter()
+        .map(|s| s.into_inner().unwrap_or(Liveness::Dead))
+        .collect()
 }
 
 /// The running local sessions, as a bridge lists them (`GET /pty/list`).

@@ -137,8 +137,7 @@ impl StateDir {
     /// Create the directory (and `sessions/`) if missing, 0700; refuse one that is a link,
     /// is owned by another user or is writable by group or others.
     pub fn ensure(&self) -> Result<()> {
-        self.check_root()?;
-        if !secure::check_dir(&self.root)? {
+        if !self.proven()? {
             std::fs::DirBuilder::new()
                 .mode(0o700)
                 .recursive(true)
@@ -158,7 +157,31 @@ impl StateDir {
     /// writable by group or others; for a discovered `ai/checkpoints/pty`, its `ai` and
     /// `ai/checkpoints` must not be links either (a cloned repository could aim them anywhere);
     /// and no directory above it may be writable by others ([`secure::check_ancestors`]).
+    ///
+    /// The state directory itself is looked at on every call; the walk above it (links,
+    /// owners and modes up to `/`) is done again only when the directory is no longer the one
+    /// proven (another device or inode at the path: a directory above it was swapped) or the
+    /// proof is older than [`PROOF_TTL`] — one proof serves a CLI call's many state files.
     pub fn check_root(&self) -> Result<()> {
+        self.proven().map(drop)
+    }
+
+    /// [`Self::check_root`]; `Ok(false)` when the state directory does not exist yet.
+    fn proven(&self) -> Result<bool> {
+        // Missing or refused: the full check says so, in its order.
+        let Ok(Some(id)) = secure::dir_identity(&self.root) else {
+            return self.prove_root();
+        };
+        if proofs::fresh(&self.root, id) {
+            return Ok(true);
+        }
+        self.prove_root()?;
+        proofs::remember(&self.root, id);
+        Ok(true)
+    }
+
+    /// The full check of [`Self::check_root`], with no proof reused.
+    fn prove_root(&self) -> Result<bool> {
         if self.root.ends_with(STATE_SUBDIR) {
             for up in self.root.ancestors().skip(1).take(2) {
                 if std::fs::symlink_metadata(up).is_ok_and(|m| m.file_type().is_symlink()) {
@@ -170,8 +193,9 @@ impl StateDir {
                 }
             }
         }
-        secure::check_dir(&self.root)?;
-        secure::check_ancestors(&self.root)
+        let exists = secure::check_dir(&self.root)?;
+        secure::check_ancestors(&self.root)?;
+        Ok(exists)
     }
 
     /// Check every directory from the state directory down to `path`'s parent (see
@@ -269,6 +293,46 @@ impl StateDir {
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
         format!("{:08x}", (h >> 32) as u32 ^ h as u32)
+    }
+}
+
+/// How long a state directory's proven ancestors stay proven in this process (see
+/// [`StateDir::check_root`]): a CLI call is over well within it; a long-lived `kpty mcp`,
+/// `kpty serve` or holder walks them again at most this often.
+pub const PROOF_TTL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The state directories this process proved recently, by path: the device and inode the
+/// proof saw, and when.
+mod proofs {
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    type Proof = (PathBuf, (u64, u64), Instant);
+    static PROVEN: Mutex<Vec<Proof>> = Mutex::new(Vec::new());
+    /// A process serves a handful of state directories; more than this and the oldest goes.
+    const KEEP: usize = 16;
+
+    /// Whether `root`, now at device and inode `id`, was proven less than a TTL ago.
+    pub(super) fn fresh(root: &Path, id: (u64, u64)) -> bool {
+        let Ok(proven) = PROVEN.lock() else {
+            return false;
+        };
+        proven
+            .iter()
+            .any(|(p, i, at)| *i == id && p == root && at.elapsed() < super::PROOF_TTL)
+    }
+
+    /// Remember that `root` (at device and inode `id`) was just proven.
+    pub(super) fn remember(root: &Path, id: (u64, u64)) {
+        let Ok(mut proven) = PROVEN.lock() else {
+            return;
+        };
+        proven.retain(|(p, ..)| p != root);
+        if proven.len() >= KEEP {
+            proven.remove(0);
+        }
+        proven.push((root.to_path_buf(), id, Instant::now()));
     }
 }
 
@@ -395,7 +459,14 @@ pub fn shell_integration_dir() -> Result<PathBuf> {
     Ok(runtime_dir()?.join(format!("shell-{}", env!("CARGO_PKG_VERSION"))))
 }
 
+/// Make `dir` a private directory of ours (created 0700, a loose mode tightened), or say why
+/// it cannot be one. One `lstat` when it already is one (every socket path asks).
 fn ensure_private_dir(dir: &Path) -> Result<PathBuf> {
+    if std::fs::symlink_metadata(dir)
+        .is_ok_and(|md| md.is_dir() && md.uid() == secure::me() && md.mode() & 0o077 == 0)
+    {
+        return Ok(dir.to_path_buf());
+    }
     match std::fs::DirBuilder::new()
         .mode(0o700)
         .recursive(true)
@@ -476,6 +547,56 @@ mod tests {
         let sd = StateDir::discover(&deep);
         assert_eq!(sd.path(), root.join(STATE_SUBDIR));
         assert_eq!(sd.project_root(), root.to_path_buf());
+    }
+
+    #[test]
+    fn a_proof_serves_only_the_directory_it_saw() {
+        // Every kind of swap at the state directory's path after it was proven — a new
+        // directory, a link, another user's mode on the directory itself — is looked at again;
+        // so is a directory above it that others can write, once the path holds another
+        // directory.
+        use std::os::unix::fs::symlink;
+        let private =
+            |p: &Path| std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o700)).unwrap();
+        for swap in ["new dir", "link", "loose mode", "loose ancestor"] {
+            let t = tempfile::tempdir().unwrap();
+            let up = t.path().join("up");
+            let root = up.join("state");
+            std::fs::create_dir_all(&root).unwrap();
+            private(&up);
+            private(&root);
+            let s = StateDir::at(&root).unwrap();
+            s.check_root().unwrap();
+            s.check_top().unwrap();
+            let old = up.join("old");
+            match swap {
+                "new dir" => {
+                    std::fs::rename(&root, &old).unwrap();
+                    std::fs::create_dir(&root).unwrap();
+                    private(&root);
+                    s.check_root().unwrap(); // still a sound directory: proven again
+                    continue;
+                }
+                "link" => {
+                    std::fs::rename(&root, &old).unwrap();
+                    symlink(&old, &root).unwrap();
+                }
+                "loose mode" => {
+                    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o777))
+                        .unwrap();
+                }
+                _ => {
+                    std::fs::set_permissions(&up, std::fs::Permissions::from_mode(0o777)).unwrap();
+                    std::fs::rename(&root, &old).unwrap();
+                    std::fs::create_dir(&root).unwrap();
+                    private(&root);
+                }
+            }
+            let e = s.check_root().expect_err(swap);
+            assert_eq!(e.code, ErrorCode::StateError, "{swap}: {}", e.message);
+            assert!(s.ensure().is_err(), "{swap}");
+            assert!(s.read_file(&s.registry_file()).is_err(), "{swap}");
+        }
     }
 
     #[test]

@@ -55,8 +55,10 @@ fn check_size(path: &Path, len: u64, cap: u64) -> Result<()> {
     Ok(())
 }
 
-fn me() -> u32 {
-    rustix::process::getuid().as_raw()
+/// This process's user (asked once: kpty never changes it).
+pub(super) fn me() -> u32 {
+    static UID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *UID.get_or_init(|| rustix::process::getuid().as_raw())
 }
 
 /// Why `md` (of `path`) may not be trusted, if it may not.
@@ -90,9 +92,14 @@ fn distrust(path: &Path, md: &Metadata, what: &str) -> Option<Error> {
 /// Check an existing directory: a real directory (not a link), owned by this user, not
 /// writable by group or others. `Ok(false)` when it does not exist.
 pub fn check_dir(path: &Path) -> Result<bool> {
+    dir_identity(path).map(|id| id.is_some())
+}
+
+/// [`check_dir`], and the directory's device and inode: `Ok(None)` when it does not exist.
+pub fn dir_identity(path: &Path) -> Result<Option<(u64, u64)>> {
     let md = match std::fs::symlink_metadata(path) {
         Ok(md) => md,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::state(path, e)),
     };
     if md.file_type().is_symlink() {
@@ -107,7 +114,7 @@ pub fn check_dir(path: &Path) -> Result<bool> {
     }
     match distrust(path, &md, "directory") {
         Some(e) => Err(e),
-        None => Ok(true),
+        None => Ok(Some((md.dev(), md.ino()))),
     }
 }
 
@@ -191,8 +198,9 @@ pub fn ensure_dir(path: &Path) -> Result<()> {
     check_dir(path).map(drop)
 }
 
-/// Check an open file: a regular file owned by this user, not writable by group or others.
-fn check_file(path: &Path, f: &File) -> Result<()> {
+/// Check an open file: a regular file owned by this user, not writable by group or others;
+/// its metadata when it is one.
+fn check_file(path: &Path, f: &File) -> Result<Metadata> {
     let md = f.metadata().map_err(|e| Error::state(path, e))?;
     if !md.file_type().is_file() {
         return Err(Error::state(
@@ -205,7 +213,7 @@ fn check_file(path: &Path, f: &File) -> Result<()> {
     }
     match distrust(path, &md, "file") {
         Some(e) => Err(e),
-        None => Ok(()),
+        None => Ok(md),
     }
 }
 
@@ -223,6 +231,11 @@ fn open_error(path: &Path, e: std::io::Error) -> Error {
 
 /// Open an existing state file for reading; `Ok(None)` when it does not exist.
 pub fn open_read(path: &Path) -> Result<Option<File>> {
+    Ok(open_read_md(path)?.map(|(f, _)| f))
+}
+
+/// [`open_read`], with the file's metadata as checked.
+fn open_read_md(path: &Path) -> Result<Option<(File, Metadata)>> {
     let f = match OpenOptions::new()
         .read(true)
         .custom_flags(nofollow())
@@ -232,21 +245,21 @@ pub fn open_read(path: &Path) -> Result<Option<File>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(open_error(path, e)),
     };
-    check_file(path, &f)?;
-    let len = f.metadata().map_err(|e| Error::state(path, e))?.len();
-    check_size(path, len, cap_for(path))?;
-    Ok(Some(f))
+    let md = check_file(path, &f)?;
+    check_size(path, md.len(), cap_for(path))?;
+    Ok(Some((f, md)))
 }
 
 /// Read a whole state file, at most its kind's [`cap_for`] bytes (a file that grows past
 /// it while being read is refused too); `Ok(None)` when it does not exist.
 pub fn read(path: &Path) -> Result<Option<Vec<u8>>> {
     use std::io::Read;
-    let Some(f) = open_read(path)? else {
+    let Some((f, md)) = open_read_md(path)? else {
         return Ok(None);
     };
     let cap = cap_for(path);
-    let mut bytes = Vec::new();
+    // Room for the whole file and the read that finds its end: one read, not a dozen.
+    let mut bytes = Vec::with_capacity(md.len().min(cap) as usize + 1);
     f.take(cap + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::state(path, e))?;
@@ -258,10 +271,10 @@ pub fn read(path: &Path) -> Result<Option<Vec<u8>>> {
 /// (mode 0600 or stricter); it is never chmod-ed into shape. `Ok(None)` when missing.
 pub fn read_secret(path: &Path) -> Result<Option<String>> {
     use std::io::Read;
-    let Some(f) = open_read(path)? else {
+    let Some((f, md)) = open_read_md(path)? else {
         return Ok(None);
     };
-    let mode = f.metadata().map_err(|e| Error::state(path, e))?.mode();
+    let mode = md.mode();
     if mode & 0o077 != 0 {
         return Err(Error::state(
             path,

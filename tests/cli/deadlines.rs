@@ -183,3 +183,35 @@ async fn mcp_calls_on_a_stopped_holder_end_within_their_timeout() {
     }
     m.close().await;
 }
+
+#[test]
+fn list_answers_for_every_session_when_more_holders_hang_than_it_probes_at_once() {
+    // `list` probes a few holders at a time while they answer; hung holders must neither cost
+    // it a probe's timeout each nor hide the sessions that answer. More stopped holders than
+    // list's first probers (8), and sessions that answer before and after them in its order.
+    let env = Env::new();
+    let ids: Vec<String> = (0..12).map(|_| env.create(&[])).collect();
+    let list = env.ok_json(&["list"]);
+    let holder = |id: &str| {
+        list["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["session_id"] == id)
+            .and_then(|s| s["holder_pid"].as_u64())
+            .unwrap_or_else(|| panic!("no holder for {id}: {list}"))
+    };
+    let hung: Vec<&String> = ids[1..11].iter().collect();
+    let _stopped: Vec<Stopped> = hung.iter().map(|id| Stopped::new(holder(id))).collect();
+    let (_, v) = within(&env, &["list"], 5000);
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(v["count"], 12, "{v}");
+    for s in v["sessions"].as_array().unwrap() {
+        let id = s["session_id"].as_str().unwrap().to_string();
+        if hung.contains(&&id) {
+            assert_eq!(s["state"], "unresponsive", "{id}: {s}");
+        } else {
+            assert_eq!(s["state"], "running", "{id}: {s}");
+        }
+    }
+}
