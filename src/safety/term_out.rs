@@ -410,7 +410,11 @@ impl TermOut {
 /// it stands and whatever stands beside it, so `CSI SP $ u` is judged as `CSI $ u` — a
 /// terminal that reads more leniently than the standard must not be handed a query.
 fn csi_allowed(params: &[u8], fin: u8) -> bool {
-    let marks: Vec<u8> = params.iter().copied().filter(|c| b"<=>?".contains(c)).collect();
+    let marks: Vec<u8> = params
+        .iter()
+        .copied()
+        .filter(|c| b"<=>?".contains(c))
+        .collect();
     let inter: Vec<u8> = params
         .iter()
         .copied()
@@ -431,7 +435,7 @@ fn csi_allowed(params: &[u8], fin: u8) -> bool {
         b'm' => !marks.is_empty(),
         b'x' => marks.is_empty() && inter.is_empty(), // DECREQTPARM
         b'S' => has(&marks, b'?'),                    // XTSMGRAPHICS
-        b'|' => has(&inter, b'\''),                  // DECRQLP
+        b'|' => has(&inter, b'\''),                   // DECRQLP
         b'y' => has(&inter, b'*'),                    // DECRQCRA
         b'v' => has(&inter, b'"'),                    // DECRQDE
         b'R' => has(&inter, b'#'),                    // XTREPORTCOLORS
