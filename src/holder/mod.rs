@@ -12,6 +12,8 @@ mod attach;
 mod completion;
 mod continuation;
 mod decode;
+mod exit;
+mod filter_cell;
 mod filtering;
 mod follow;
 mod history;
@@ -23,6 +25,7 @@ pub mod persist;
 mod proc_tty;
 mod program;
 pub mod requests;
+mod restarter;
 pub mod screen;
 pub mod server;
 pub mod session;
@@ -30,6 +33,7 @@ pub mod shell;
 mod shell_state;
 pub mod talk;
 mod talk_errors;
+mod term_queries;
 mod wait;
 
 use crate::error::{Error, ErrorCode, Result};
@@ -264,15 +268,15 @@ fn equip(
         std::thread::spawn(move || a.answerer(rx));
     }
     if let Some(p) = &spec.program {
-        shared.lock().program = Some(program::Lifecycle::running());
+        shared.lock().program = Some(exit::Lifecycle::running());
         if let Some((slave, cmd)) = keep {
             let events = state.session_dir(id).join("events.jsonl");
-            let r = program::Restarter::new(slave, cmd, p.clone(), state.clone(), events);
+            let r = restarter::Restarter::new(slave, cmd, p.clone(), state.clone(), events);
             let _ = shared.restarter.set(r);
         }
     }
     if let Some(f) = &spec.input_filter {
-        let _ = shared.filter.set(filtering::Filter::new(f.build()?));
+        let _ = shared.filter.set(filter_cell::Filter::new(f.build()?));
         let fl = shared.clone();
         std::thread::spawn(move || fl.flusher());
     }

@@ -4,14 +4,11 @@
 //! attached to the new process (it runs on the same PTY: the holder keeps the terminal's slave
 //! side open, so the screen, the buffer and attached clients carry on).
 
-use super::session::{ExitInfo, Shared};
-use crate::proto::ProcessStatus;
-use crate::proto::launch::ProgramSpec;
-use crate::store::{StateDir, journal};
-use portable_pty::{Child, CommandBuilder, SlavePty};
+pub(super) use super::exit::Phase;
+use super::exit::{ExitInfo, Lifecycle};
+use super::session::Shared;
+use portable_pty::Child;
 use serde_json::json;
-use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Output quiet this long after a program exited means the reader has taken in its last.
@@ -46,101 +43,6 @@ pub fn next_delay(configured: u64, previous: Option<u64>, ran_for: Duration) -> 
             .min(BACKOFF_CAP_MS.max(configured))
             .max(configured),
         _ => configured,
-    }
-}
-
-/// What restarting a program needs: the terminal's slave side, the command, and where to
-/// record the lifecycle.
-pub struct Restarter {
-    slave: Mutex<Box<dyn SlavePty + Send>>,
-    cmd: CommandBuilder,
-    spec: ProgramSpec,
-    state: StateDir,
-    events: PathBuf,
-}
-
-impl Restarter {
-    /// Keep `slave` to start `cmd` on again.
-    pub fn new(
-        slave: Box<dyn SlavePty + Send>,
-        cmd: CommandBuilder,
-        spec: ProgramSpec,
-        state: StateDir,
-        events: PathBuf,
-    ) -> Self {
-        Self {
-            slave: Mutex::new(slave),
-            cmd,
-            spec,
-            state,
-            events,
-        }
-    }
-
-    fn spawn(&self) -> std::io::Result<Box<dyn Child + Send + Sync>> {
-        self.slave
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .spawn_command(self.cmd.clone())
-            .map_err(std::io::Error::other)
-    }
-
-    fn record(&self, event: serde_json::Value) {
-        journal::append(&self.state, &self.events, event);
-    }
-}
-
-/// Where a program is in its lifecycle (seed 002 Table 8-1; `exited` lasts only until the
-/// holder decides between a restart and the end).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Phase {
-    /// The program runs.
-    #[default]
-    Running,
-    /// It exited and waits its restart delay.
-    Restarting,
-    /// It exited for good.
-    Dead,
-}
-
-impl Phase {
-    /// The wire spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Running => "running",
-            Phase::Restarting => "restarting",
-            Phase::Dead => "dead",
-        }
-    }
-}
-
-/// A program's lifecycle as the holder tracks it.
-#[derive(Debug, Clone, Default)]
-pub struct Lifecycle {
-    /// Where it is.
-    pub phase: Phase,
-    /// Restarts so far.
-    pub restarts: u32,
-    /// How it last ended.
-    pub last_exit: Option<ExitInfo>,
-    /// The delay before the last restart.
-    pub delay_ms: Option<u64>,
-}
-
-impl Lifecycle {
-    /// A program just started.
-    pub fn running() -> Self {
-        Self::default()
-    }
-
-    /// As `status`, `list` and `metadata.json` show it.
-    pub fn status(&self) -> ProcessStatus {
-        ProcessStatus {
-            state: self.phase.as_str().to_string(),
-            restart_count: self.restarts,
-            last_exit_code: self.last_exit.as_ref().map(|e| e.code),
-            last_exit_signal: self.last_exit.as_ref().and_then(|e| e.signal.clone()),
-        }
     }
 }
 

@@ -14,11 +14,11 @@
 //! scrollback. A resize reflows only what avt still holds: older history keeps the wrapping
 //! it had when it left avt (merged reads still join its soft-wrapped rows).
 
-use super::answers::QueryScanner;
 use super::decode::{PendingSeq, TitleScanner, decode_utf8};
 use super::history::{Counts, Row, Rows, len};
 pub use super::lines::cap_chars;
 use super::lines::{above, edge_context, group, physical_counts, row_wraps, tail};
+use super::term_queries::QueryScanner;
 use avt::{ScreenKind, Terminal};
 use std::collections::BTreeMap;
 

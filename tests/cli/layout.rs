@@ -90,7 +90,12 @@ fn no_import_circle_among_the_files_of_a_folder() {
         })
         .collect();
     let mut found = BTreeMap::new();
-    for (folder, members) in imports::cycles(&krate()) {
+    for imports::Circle {
+        folder,
+        members,
+        edges,
+    } in imports::cycles(&krate())
+    {
         let key = |m: &BTreeSet<String>| {
             format!(
                 "{folder} {}",
@@ -105,7 +110,7 @@ fn no_import_circle_among_the_files_of_a_folder() {
             Some((_, m)) => format!("shrunk from `cycle {}`: write the new line", key(m)),
             None => "a new circle: move what the files share into a leaf file".into(),
         };
-        found.insert(key(&members), at);
+        found.insert(key(&members), format!("{at}; edges: {}", edges.join(", ")));
     }
     compare("cycle", "import circles among the files of a folder", found);
 }
@@ -141,7 +146,11 @@ fn the_circle_finder_sees_every_kind_of_path() {
     for (path, text) in files {
         std::fs::write(dir.path().join(path), text).expect("write a fixture file");
     }
-    let found = imports::cycles(&Crate::load(dir.path()));
+    let found: Vec<_> = imports::cycles(&Crate::load(dir.path()))
+        .into_iter()
+        .map(|c| (c.folder, c.members, c.edges))
+        .collect();
     let abc: BTreeSet<String> = ["a", "b", "c"].map(String::from).into();
-    assert_eq!(found, vec![("src/f".to_string(), abc)]);
+    let edges = ["a → b", "b → c", "c → a"].map(String::from).to_vec();
+    assert_eq!(found, vec![("src/f".to_string(), abc, edges)]);
 }

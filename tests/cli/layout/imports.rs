@@ -10,9 +10,16 @@ use syn::visit::{self, Visit};
 /// folder (module path) → edges between its child modules.
 type Edges = BTreeMap<Vec<String>, BTreeSet<(String, String)>>;
 
-/// The circles: each folder's strongly connected components of more than one module, as
-/// `(folder, members)`, folder `src/…`-style (`src/holder`).
-pub fn cycles(krate: &Crate) -> Vec<(String, BTreeSet<String>)> {
+/// One import circle: a folder (`src/holder`), its members, and the edges among them.
+pub struct Circle {
+    pub folder: String,
+    pub members: BTreeSet<String>,
+    /// `a → x` for each `a` that names its sibling `x`, both in the circle.
+    pub edges: Vec<String>,
+}
+
+/// The circles: each folder's strongly connected components of more than one module.
+pub fn cycles(krate: &Crate) -> Vec<Circle> {
     let mut edges = Edges::new();
     for file in krate.files.iter().filter(|f| !f.test) {
         let mut v = Uses {
@@ -24,12 +31,21 @@ pub fn cycles(krate: &Crate) -> Vec<(String, BTreeSet<String>)> {
     }
     let mut out = Vec::new();
     for (folder, pairs) in &edges {
-        for scc in components(pairs) {
-            let name = std::iter::once("src".to_string())
+        for members in components(pairs) {
+            let folder = std::iter::once("src".to_string())
                 .chain(folder.iter().cloned())
                 .collect::<Vec<_>>()
                 .join("/");
-            out.push((name, scc));
+            let edges = pairs
+                .iter()
+                .filter(|(a, b)| members.contains(a) && members.contains(b))
+                .map(|(a, b)| format!("{a} → {b}"))
+                .collect();
+            out.push(Circle {
+                folder,
+                members,
+                edges,
+            });
         }
     }
     out
