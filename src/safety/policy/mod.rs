@@ -155,6 +155,12 @@ fn raw_patterns(line: &str, nested: &[String]) -> (Option<BlockedMatch>, Option<
     }
 }
 
+/// Whether `command` is blocked: the policy's verdict ([`explain`]).
+#[must_use]
+pub fn check_dangerous(command: &str) -> Option<BlockedMatch> {
+    explain(command).blocked
+}
+
 /// Judges one line (or several, newline-separated) as the shell would read it.
 #[must_use]
 pub fn explain(line: &str) -> Verdict {
