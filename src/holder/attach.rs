@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How far (bytes) a client may fall behind the output before it is resynchronised.
-pub const MAX_LAG: u64 = 256 << 10;
+const MAX_LAG: u64 = 256 << 10;
 /// The most output sent in one frame.
 const CHUNK: usize = 256 * 1024;
 /// How long a client's output loop sleeps at most before looking at its state again.

@@ -20,11 +20,11 @@ mod history;
 mod input_line;
 mod input_wait;
 mod lines;
-pub mod markers;
+mod markers;
 pub mod persist;
 mod proc_tty;
 mod program;
-pub mod requests;
+mod requests;
 mod restarter;
 pub mod screen;
 pub mod server;
@@ -287,7 +287,7 @@ fn equip(
 /// environment its shell got — this holder's own (what the session's creator had, less the
 /// allocator settings), then the session's `env` — so the shell PTY has the session's
 /// environment whoever opens it ([`HolderSpec::env_exact`]).
-pub fn shell_spec(spec: &HolderSpec) -> HolderSpec {
+fn shell_spec(spec: &HolderSpec) -> HolderSpec {
     let mut env: std::collections::BTreeMap<String, String> = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
         .filter(|(k, _)| !HOLDER_MALLOC_ENV.iter().any(|(m, _)| m == k))

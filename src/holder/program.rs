@@ -17,25 +17,25 @@ const SETTLE_QUIET: Duration = Duration::from_millis(30);
 const SETTLE_MAX: Duration = Duration::from_millis(300);
 
 /// A restart delay never grows past this through back-off.
-pub const BACKOFF_CAP_MS: u64 = 30_000;
+const BACKOFF_CAP_MS: u64 = 30_000;
 /// A program that ran at least this long before exiting is restarted after the configured
 /// delay again (the back-off starts over).
-pub const STABLE_AFTER: Duration = Duration::from_secs(10);
+const STABLE_AFTER: Duration = Duration::from_secs(10);
 
 /// seed 002's notice when the program exits.
-pub fn exited_notice(code: i32) -> String {
+fn exited_notice(code: i32) -> String {
     format!("\r\n\x1b[2m[process exited (code {code})]\x1b[0m\r\n")
 }
 
 /// seed 002's notice when a restart is coming.
-pub fn restarting_notice(delay_ms: u64) -> String {
+fn restarting_notice(delay_ms: u64) -> String {
     format!("\x1b[2m[restarting in {delay_ms}ms...]\x1b[0m\r\n")
 }
 
 /// The delay before the next restart: the configured one after a run of at least
 /// [`STABLE_AFTER`] (or the first time), else double the previous one, up to
 /// [`BACKOFF_CAP_MS`] (never below the configured delay).
-pub fn next_delay(configured: u64, previous: Option<u64>, ran_for: Duration) -> u64 {
+fn next_delay(configured: u64, previous: Option<u64>, ran_for: Duration) -> u64 {
     match previous {
         Some(prev) if ran_for < STABLE_AFTER => prev
             .saturating_mul(2)

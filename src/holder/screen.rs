@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 pub const MAX_MARKERS: usize = 4096;
 /// Most scrollback lines avt itself keeps (as cells); older ones move to the plain-text
 /// history.
-pub const AVT_SCROLLBACK: usize = 500;
+const AVT_SCROLLBACK: usize = 500;
 
 /// Which part of the terminal a read returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

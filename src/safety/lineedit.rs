@@ -52,7 +52,7 @@ pub struct Line {
 }
 
 /// Most characters moved (inserted, killed, yanked) per [`Editor::feed`] before giving up.
-pub const WORK_LIMIT: usize = 1 << 25;
+const WORK_LIMIT: usize = 1 << 25;
 
 /// A line editor's state: the line, its cursor, the kill ring, any incomplete key sequence.
 #[derive(Debug, Clone)]

@@ -2,7 +2,7 @@
 //! decoding and secret redaction.
 
 pub mod dangerous;
-pub mod escapes;
+mod escapes;
 mod keys;
 pub mod launch;
 pub mod lineedit;

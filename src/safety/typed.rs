@@ -71,7 +71,7 @@ pub enum Refusal {
 
 const UNVERIFIABLE: &str = "unverifiable_line_edit";
 /// The `pattern` of [`Refusal::Incomplete`].
-pub const INCOMPLETE: &str = "incomplete_line";
+const INCOMPLETE: &str = "incomplete_line";
 
 impl Refusal {
     /// The error message (it says that nothing was typed).

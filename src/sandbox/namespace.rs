@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 const REVEAL_LIMIT: usize = 1 << 20;
 
 /// Why the namespace could not be set up: a short machine word and a message.
-pub type Failure = (&'static str, String);
+type Failure = (&'static str, String);
 
 /// Enter a private mount namespace and cover `policy.hidden` (copying `policy.revealed` into
 /// the covers). Every failure is returned: the caller must then not run the shell.

@@ -20,7 +20,7 @@ mod destructive;
 mod effects;
 mod eval;
 mod history;
-pub mod interp;
+mod interp;
 mod launchers;
 mod longopts;
 mod network;

@@ -18,7 +18,7 @@
 mod args;
 mod commands;
 mod judge;
-pub mod lex;
+mod lex;
 mod params;
 pub mod targets;
 
