@@ -52,20 +52,8 @@ pub fn main() -> i32 {
     // Still single-threaded: close inherited descriptors other than stdio before anything
     // else (portable-pty's helper reads /dev/fd, fine before threads exist).
     portable_pty::unix::close_random_fds();
-    let mut input = Vec::new();
-    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
-        eprintln!("kpty holder: cannot read the spec: {e}");
+    let Some(spec) = read_spec() else {
         return 1;
-    }
-    let spec: HolderSpec = match serde_json::from_slice(&input) {
-        Ok(s) => s,
-        Err(e) => {
-            report(&Ready::failed(
-                Error::internal(format!("malformed holder spec: {e}")),
-                std::process::id(),
-            ));
-            return 1;
-        }
     };
     if let Ok(null) = std::fs::File::open("/dev/null") {
         let _ = rustix::stdio::dup2_stdin(&null);
@@ -103,19 +91,47 @@ pub fn main() -> i32 {
     let (pstate, pmeta) = (state.clone(), meta.clone());
     std::thread::spawn(move || persist::debounced(p, pstate, pmeta));
 
+    wind_down(&shared, &spec, &state, &meta);
+    tracing::info!("holder exiting");
+    0
+}
+
+/// The spec the launcher wrote to our stdin; `None` (reported when possible) when it cannot
+/// be read or parsed.
+fn read_spec() -> Option<HolderSpec> {
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        eprintln!("kpty holder: cannot read the spec: {e}");
+        return None;
+    }
+    match serde_json::from_slice(&input) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            report(&Ready::failed(
+                Error::internal(format!("malformed holder spec: {e}")),
+                std::process::id(),
+            ));
+            None
+        }
+    }
+}
+
+/// Wait for the shell to end, save, remove the socket, end the shells opened beside PTY 0,
+/// and give requests in flight a moment to write their replies.
+fn wind_down(shared: &Arc<Shared>, spec: &HolderSpec, state: &StateDir, meta: &Metadata) {
     // Wait for the shell to end.
     let mut st = shared.lock();
     while st.exit.is_none() {
         st = shared.ended.wait(st).unwrap_or_else(|p| p.into_inner());
     }
     drop(st);
-    persist::final_save(&shared, &state, &meta);
+    persist::final_save(shared, state, meta);
     let _ = std::fs::remove_file(&spec.socket);
     // PTY 0 ended: the session is over, and the shells opened beside it with it.
     if let Ok(id) = crate::api::SessionId::parse(&spec.session_id)
         && id.pty_parts().is_none()
     {
-        let ended = crate::proto::ptys::end_all(&state, &id, Duration::from_secs(2));
+        let ended = crate::proto::ptys::end_all(state, &id, Duration::from_secs(2));
         if !ended.is_empty() {
             tracing::info!("ended {} shell PTY(s) with the session", ended.len());
         }
@@ -130,8 +146,6 @@ pub fn main() -> i32 {
             break;
         }
     }
-    tracing::info!("holder exiting");
-    0
 }
 
 fn report(r: &Ready) {
