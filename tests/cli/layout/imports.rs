@@ -128,7 +128,7 @@ impl Uses<'_> {
         // Outside a `use`, a path is a value or a type: one that ends at a module's name
         // (`super::redact_message(s)`) names an item of the parent that shares it.
         let past = if is_use { k + 1 } else { k + 2 };
-        if k < from.len() && to.len() >= past && self.krate.modules.contains(&to[..=k].to_vec()) {
+        if k < from.len() && to.len() >= past && self.krate.modules.contains(&to[..=k]) {
             let pair = (from[k].clone(), to[k].clone());
             self.edges.entry(to[..k].to_vec()).or_default().insert(pair);
         }
