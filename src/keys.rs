@@ -190,7 +190,7 @@ pub fn encode(keys: &[String], literal: bool) -> Result<Encoded, KeyError> {
 }
 
 /// One key's bytes; `app_cursor`: the terminal is in application cursor-key mode.
-pub fn key_bytes(key: &str, app_cursor: bool) -> Result<String, KeyError> {
+fn key_bytes(key: &str, app_cursor: bool) -> Result<String, KeyError> {
     let err = |reason: String| KeyError {
         key: key.to_string(),
         reason,

@@ -14,3 +14,40 @@ pub fn setsid_on_spawn(cmd: &mut Command) {
         cmd.pre_exec(|| rustix::process::setsid().map(drop).map_err(Into::into));
     }
 }
+
+/// The Landlock ABI version the running kernel offers, `None` without Landlock.
+///
+/// `landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)` creates nothing: it only
+/// answers the version (or fails with `ENOSYS`/`EOPNOTSUPP`). The landlock crate keeps its own
+/// probe private, hence this one raw syscall.
+#[cfg(target_os = "linux")]
+pub fn landlock_abi() -> Option<u32> {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_long = 1;
+    // SAFETY: a null attribute pointer with size 0 is the documented version query; no memory
+    // is read or written and no descriptor is created.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    u32::try_from(v).ok().filter(|v| *v > 0)
+}
+
+/// `unshare(2)` of the mount and user namespaces only (any other flag panics). rustix marks
+/// `unshare` `unsafe` because `CLONE_FILES` would give this thread a descriptor table other
+/// threads do not see; namespace flags carry no such hazard. (`CLONE_NEWUSER` also needs a
+/// single-threaded caller, which the kernel checks itself.)
+#[cfg(target_os = "linux")]
+pub fn unshare_namespaces(flags: rustix::thread::UnshareFlags) -> std::io::Result<()> {
+    use rustix::thread::UnshareFlags;
+    assert!(
+        flags
+            .difference(UnshareFlags::NEWNS | UnshareFlags::NEWUSER)
+            .is_empty()
+    );
+    // SAFETY: no descriptor table is unshared (checked above), the one hazard rustix names.
+    unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(std::io::Error::from)
+}

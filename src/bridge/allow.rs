@@ -10,7 +10,7 @@ use std::net::IpAddr;
 use std::sync::RwLock;
 
 /// The environment variable naming bridge hosts allowed besides loopback.
-pub const ALLOW_ENV: &str = "KPTY_ALLOW_BRIDGE";
+const ALLOW_ENV: &str = "KPTY_ALLOW_BRIDGE";
 
 /// Hosts allowed by this process's flags (`kpty serve --allow-bridge`).
 static ALLOWED: RwLock<Vec<String>> = RwLock::new(Vec::new());

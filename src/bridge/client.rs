@@ -10,7 +10,7 @@ use std::time::Duration;
 /// The header that carries the shared secret (the seeds' name).
 pub const SECRET_HEADER: &str = "X-Kuroryuu-Desktop-Secret";
 /// The environment variable holding the secret a bridge expects.
-pub const SECRET_ENV: &str = "KPTY_DESKTOP_SECRET";
+const SECRET_ENV: &str = "KPTY_DESKTOP_SECRET";
 /// How much of a failing answer's body an error quotes.
 const BODY_QUOTE: usize = 200;
 /// Largest answer read (a `read` or `talk` carries at most a few MiB of output).

@@ -19,9 +19,9 @@ use std::time::{Duration, Instant};
 pub const SHORT_CALL: Duration = Duration::from_secs(3);
 /// What a `talk` or `read` through a bridge may take beyond the wait it asked the bridge for
 /// (its `timeout_ms`): connecting, sending, and reading the answer.
-pub const MARGIN: Duration = Duration::from_secs(1);
+const MARGIN: Duration = Duration::from_secs(1);
 /// The longest wait a bridge's `read` honours (seed 000 §6).
-pub const READ_WINDOW_MAX_MS: u64 = 5_000;
+const READ_WINDOW_MAX_MS: u64 = 5_000;
 
 /// `send_line`: the (checked, escape-processed) line, then Enter, as two raw writes, both
 /// within one [`SHORT_CALL`]; the bytes each wrote.

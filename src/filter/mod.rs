@@ -45,7 +45,7 @@
 mod automaton;
 mod enter;
 pub mod lines;
-pub mod sequence;
+mod sequence;
 mod submit;
 #[cfg(test)]
 mod tests;
@@ -64,15 +64,15 @@ pub const WARNING_002: &str =
     "\r\n\x1b[1;33m⚠  Blocked from web. Use local terminal to exit.\x1b[0m\r\n";
 
 /// The warning kpty sends a writer whose input was blocked: 002's, naming kpty's writers.
-pub const WARNING: &str = "\r\n\x1b[1;33m⚠  Blocked from a remote writer. Use a local terminal \
+const WARNING: &str = "\r\n\x1b[1;33m⚠  Blocked from a remote writer. Use a local terminal \
      (kpty attach) to exit.\x1b[0m\r\n";
 
 /// The warning for Ctrl-C presses dropped by the debounce.
-pub const CTRL_C_WARNING: &str = "\r\n\x1b[1;33m⚠  Repeated Ctrl-C blocked from a remote writer. \
+const CTRL_C_WARNING: &str = "\r\n\x1b[1;33m⚠  Repeated Ctrl-C blocked from a remote writer. \
      Send one, then wait; use a local terminal (kpty attach) to exit.\x1b[0m\r\n";
 
 /// Held bytes of a partial match are forwarded after this long without new input.
-pub const PARTIAL_TIMEOUT: Duration = Duration::from_millis(500);
+const PARTIAL_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// The default Ctrl-C debounce window.
 pub const DEFAULT_CTRL_C_DEBOUNCE_MS: u64 = 500;
@@ -152,7 +152,7 @@ impl FilterConfig {
     ///
     /// # Errors
     /// `INVALID_PARAMS`, as for [`FilterConfig::parse`].
-    pub fn validate(&self) -> Result<()> {
+    fn validate(&self) -> Result<()> {
         if self.block_sequences.len() > sequence::MAX_SEQUENCES {
             return Err(Error::invalid(format!(
                 "{} blocked sequences given; at most {} are allowed",

@@ -10,7 +10,7 @@
 //! terminal takes the smallest attached client's size, and the size `create`/`resize` set
 //! once the last one leaves.
 
-use super::session::{Shared, State};
+use super::session::{ClientSize, Shared, State};
 use crate::proto::attach::{self, AttachBody, AttachRequest, Event, Frame};
 use crate::proto::{Reply, frame};
 use std::io;
@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How far (bytes) a client may fall behind the output before it is resynchronised.
-pub const MAX_LAG: u64 = 256 << 10;
+const MAX_LAG: u64 = 256 << 10;
 /// The most output sent in one frame.
 const CHUNK: usize = 256 * 1024;
 /// How long a client's output loop sleeps at most before looking at its state again.
@@ -88,17 +88,6 @@ impl Pace {
     fn sent(&mut self) {
         self.last_sent = Instant::now();
     }
-}
-
-/// An attached client's terminal size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClientSize {
-    /// The client's id (unique in this holder).
-    pub id: u64,
-    /// Columns.
-    pub cols: u16,
-    /// Rows.
-    pub rows: u16,
 }
 
 /// The terminal size in force: the one a `resize` asked for while clients were attached

@@ -6,7 +6,7 @@ use super::markers::SentinelMatcher;
 use std::time::Instant;
 
 /// Most bytes one talk keeps (the newest are kept when a command prints more).
-pub const TALK_CAPTURE_MAX: usize = 16 << 20;
+const TALK_CAPTURE_MAX: usize = 16 << 20;
 
 /// The talk state of a session: one value instead of separate flags, so "talking", "asked to
 /// stop" and "interrupted" cannot disagree.

@@ -6,19 +6,11 @@
 //! the unfinished line returns `waiting_for_input` (see `input_wait`), and one that would
 //! land in a continuation left by a raw write is refused before typing.
 
-use super::input_wait::{QUIET, WAITING_INPUT};
+use super::input_wait::{QUIET, WAITING_INPUT, maybe_continuing};
 use super::proc_tty::{Sleep, tty_reader};
-use super::session::{Shared, State};
-use super::shell::Integration;
+use super::session::Shared;
 use crate::error::{Error, ErrorCode, Result};
 use std::time::Instant;
-
-/// Typed after the last prompt marker, with integration: the shell may be reading the rest.
-pub(super) fn maybe_continuing(st: &State) -> bool {
-    st.integration == Integration::Osc133
-        && st.prompt_seen
-        && st.prompt_at.is_some_and(|p| p < st.last_input)
-}
 
 impl Shared {
     /// The shell itself holds the terminal and is blocked reading it.

@@ -6,32 +6,11 @@
 
 use super::session::Shared;
 use crate::error::Result;
-use crate::filter::InputFilter;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long the flusher sleeps at most before looking at the session again.
 const RECHECK: Duration = Duration::from_secs(1);
-
-/// A session's filter and the condvar its flusher waits on.
-pub struct Filter {
-    inner: Mutex<InputFilter>,
-    cv: Condvar,
-}
-
-impl Filter {
-    /// Wrap a built filter.
-    pub fn new(f: InputFilter) -> Self {
-        Self {
-            inner: Mutex::new(f),
-            cv: Condvar::new(),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, InputFilter> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
 
 impl Shared {
     /// Write `data` from a remote writer: through the filter when the session has one.

@@ -116,7 +116,7 @@ impl Shared {
         let continuing = self.lock_typing().context().continuing();
         let busy = {
             let st = self.lock();
-            shell_busy(&st) || (continuing && super::continuation::maybe_continuing(&st))
+            shell_busy(&st) || (continuing && maybe_continuing(&st))
         };
         self.input_reader(busy).is_some()
     }
@@ -291,6 +291,14 @@ impl Shared {
             st.talk = TalkState::Interrupted(Instant::now());
         }
     }
+}
+
+/// Typed after the last prompt marker, with integration: the shell may be reading the rest
+/// (at its continuation prompt, see `continuation`).
+pub(super) fn maybe_continuing(st: &State) -> bool {
+    st.integration == Integration::Osc133
+        && st.prompt_seen
+        && st.prompt_at.is_some_and(|p| p < st.last_input)
 }
 
 /// `terminal_state` of a foreground job blocked reading the terminal.

@@ -12,17 +12,20 @@ mod attach;
 mod completion;
 mod continuation;
 mod decode;
+mod exit;
+mod filter_cell;
 mod filtering;
 mod follow;
 mod history;
 mod input_line;
 mod input_wait;
 mod lines;
-pub mod markers;
+mod markers;
 pub mod persist;
 mod proc_tty;
 mod program;
-pub mod requests;
+mod requests;
+mod restarter;
 pub mod screen;
 pub mod server;
 pub mod session;
@@ -30,6 +33,7 @@ pub mod shell;
 mod shell_state;
 pub mod talk;
 mod talk_errors;
+mod term_queries;
 mod wait;
 
 use crate::error::{Error, ErrorCode, Result};
@@ -48,20 +52,8 @@ pub fn main() -> i32 {
     // Still single-threaded: close inherited descriptors other than stdio before anything
     // else (portable-pty's helper reads /dev/fd, fine before threads exist).
     portable_pty::unix::close_random_fds();
-    let mut input = Vec::new();
-    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
-        eprintln!("kpty holder: cannot read the spec: {e}");
+    let Some(spec) = read_spec() else {
         return 1;
-    }
-    let spec: HolderSpec = match serde_json::from_slice(&input) {
-        Ok(s) => s,
-        Err(e) => {
-            report(&Ready::failed(
-                Error::internal(format!("malformed holder spec: {e}")),
-                std::process::id(),
-            ));
-            return 1;
-        }
     };
     if let Ok(null) = std::fs::File::open("/dev/null") {
         let _ = rustix::stdio::dup2_stdin(&null);
@@ -99,19 +91,47 @@ pub fn main() -> i32 {
     let (pstate, pmeta) = (state.clone(), meta.clone());
     std::thread::spawn(move || persist::debounced(p, pstate, pmeta));
 
+    wind_down(&shared, &spec, &state, &meta);
+    tracing::info!("holder exiting");
+    0
+}
+
+/// The spec the launcher wrote to our stdin; `None` (reported when possible) when it cannot
+/// be read or parsed.
+fn read_spec() -> Option<HolderSpec> {
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        eprintln!("kpty holder: cannot read the spec: {e}");
+        return None;
+    }
+    match serde_json::from_slice(&input) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            report(&Ready::failed(
+                Error::internal(format!("malformed holder spec: {e}")),
+                std::process::id(),
+            ));
+            None
+        }
+    }
+}
+
+/// Wait for the shell to end, save, remove the socket, end the shells opened beside PTY 0,
+/// and give requests in flight a moment to write their replies.
+fn wind_down(shared: &Arc<Shared>, spec: &HolderSpec, state: &StateDir, meta: &Metadata) {
     // Wait for the shell to end.
     let mut st = shared.lock();
     while st.exit.is_none() {
         st = shared.ended.wait(st).unwrap_or_else(|p| p.into_inner());
     }
     drop(st);
-    persist::final_save(&shared, &state, &meta);
+    persist::final_save(shared, state, meta);
     let _ = std::fs::remove_file(&spec.socket);
     // PTY 0 ended: the session is over, and the shells opened beside it with it.
     if let Ok(id) = crate::api::SessionId::parse(&spec.session_id)
         && id.pty_parts().is_none()
     {
-        let ended = crate::proto::ptys::end_all(&state, &id, Duration::from_secs(2));
+        let ended = crate::proto::ptys::end_all(state, &id, Duration::from_secs(2));
         if !ended.is_empty() {
             tracing::info!("ended {} shell PTY(s) with the session", ended.len());
         }
@@ -126,8 +146,6 @@ pub fn main() -> i32 {
             break;
         }
     }
-    tracing::info!("holder exiting");
-    0
 }
 
 fn report(r: &Ready) {
@@ -264,15 +282,15 @@ fn equip(
         std::thread::spawn(move || a.answerer(rx));
     }
     if let Some(p) = &spec.program {
-        shared.lock().program = Some(program::Lifecycle::running());
+        shared.lock().program = Some(exit::Lifecycle::running());
         if let Some((slave, cmd)) = keep {
             let events = state.session_dir(id).join("events.jsonl");
-            let r = program::Restarter::new(slave, cmd, p.clone(), state.clone(), events);
+            let r = restarter::Restarter::new(slave, cmd, p.clone(), state.clone(), events);
             let _ = shared.restarter.set(r);
         }
     }
     if let Some(f) = &spec.input_filter {
-        let _ = shared.filter.set(filtering::Filter::new(f.build()?));
+        let _ = shared.filter.set(filter_cell::Filter::new(f.build()?));
         let fl = shared.clone();
         std::thread::spawn(move || fl.flusher());
     }
@@ -283,7 +301,7 @@ fn equip(
 /// environment its shell got — this holder's own (what the session's creator had, less the
 /// allocator settings), then the session's `env` — so the shell PTY has the session's
 /// environment whoever opens it ([`HolderSpec::env_exact`]).
-pub fn shell_spec(spec: &HolderSpec) -> HolderSpec {
+fn shell_spec(spec: &HolderSpec) -> HolderSpec {
     let mut env: std::collections::BTreeMap<String, String> = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
         .filter(|(k, _)| !HOLDER_MALLOC_ENV.iter().any(|(m, _)| m == k))

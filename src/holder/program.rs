@@ -4,14 +4,11 @@
 //! attached to the new process (it runs on the same PTY: the holder keeps the terminal's slave
 //! side open, so the screen, the buffer and attached clients carry on).
 
-use super::session::{ExitInfo, Shared};
-use crate::proto::ProcessStatus;
-use crate::proto::launch::ProgramSpec;
-use crate::store::{StateDir, journal};
-use portable_pty::{Child, CommandBuilder, SlavePty};
+pub(super) use super::exit::Phase;
+use super::exit::{ExitInfo, Lifecycle};
+use super::session::Shared;
+use portable_pty::Child;
 use serde_json::json;
-use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Output quiet this long after a program exited means the reader has taken in its last.
@@ -20,25 +17,25 @@ const SETTLE_QUIET: Duration = Duration::from_millis(30);
 const SETTLE_MAX: Duration = Duration::from_millis(300);
 
 /// A restart delay never grows past this through back-off.
-pub const BACKOFF_CAP_MS: u64 = 30_000;
+const BACKOFF_CAP_MS: u64 = 30_000;
 /// A program that ran at least this long before exiting is restarted after the configured
 /// delay again (the back-off starts over).
-pub const STABLE_AFTER: Duration = Duration::from_secs(10);
+const STABLE_AFTER: Duration = Duration::from_secs(10);
 
 /// seed 002's notice when the program exits.
-pub fn exited_notice(code: i32) -> String {
+fn exited_notice(code: i32) -> String {
     format!("\r\n\x1b[2m[process exited (code {code})]\x1b[0m\r\n")
 }
 
 /// seed 002's notice when a restart is coming.
-pub fn restarting_notice(delay_ms: u64) -> String {
+fn restarting_notice(delay_ms: u64) -> String {
     format!("\x1b[2m[restarting in {delay_ms}ms...]\x1b[0m\r\n")
 }
 
 /// The delay before the next restart: the configured one after a run of at least
 /// [`STABLE_AFTER`] (or the first time), else double the previous one, up to
 /// [`BACKOFF_CAP_MS`] (never below the configured delay).
-pub fn next_delay(configured: u64, previous: Option<u64>, ran_for: Duration) -> u64 {
+fn next_delay(configured: u64, previous: Option<u64>, ran_for: Duration) -> u64 {
     match previous {
         Some(prev) if ran_for < STABLE_AFTER => prev
             .saturating_mul(2)
@@ -46,101 +43,6 @@ pub fn next_delay(configured: u64, previous: Option<u64>, ran_for: Duration) -> 
             .min(BACKOFF_CAP_MS.max(configured))
             .max(configured),
         _ => configured,
-    }
-}
-
-/// What restarting a program needs: the terminal's slave side, the command, and where to
-/// record the lifecycle.
-pub struct Restarter {
-    slave: Mutex<Box<dyn SlavePty + Send>>,
-    cmd: CommandBuilder,
-    spec: ProgramSpec,
-    state: StateDir,
-    events: PathBuf,
-}
-
-impl Restarter {
-    /// Keep `slave` to start `cmd` on again.
-    pub fn new(
-        slave: Box<dyn SlavePty + Send>,
-        cmd: CommandBuilder,
-        spec: ProgramSpec,
-        state: StateDir,
-        events: PathBuf,
-    ) -> Self {
-        Self {
-            slave: Mutex::new(slave),
-            cmd,
-            spec,
-            state,
-            events,
-        }
-    }
-
-    fn spawn(&self) -> std::io::Result<Box<dyn Child + Send + Sync>> {
-        self.slave
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .spawn_command(self.cmd.clone())
-            .map_err(std::io::Error::other)
-    }
-
-    fn record(&self, event: serde_json::Value) {
-        journal::append(&self.state, &self.events, event);
-    }
-}
-
-/// Where a program is in its lifecycle (seed 002 Table 8-1; `exited` lasts only until the
-/// holder decides between a restart and the end).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Phase {
-    /// The program runs.
-    #[default]
-    Running,
-    /// It exited and waits its restart delay.
-    Restarting,
-    /// It exited for good.
-    Dead,
-}
-
-impl Phase {
-    /// The wire spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Running => "running",
-            Phase::Restarting => "restarting",
-            Phase::Dead => "dead",
-        }
-    }
-}
-
-/// A program's lifecycle as the holder tracks it.
-#[derive(Debug, Clone, Default)]
-pub struct Lifecycle {
-    /// Where it is.
-    pub phase: Phase,
-    /// Restarts so far.
-    pub restarts: u32,
-    /// How it last ended.
-    pub last_exit: Option<ExitInfo>,
-    /// The delay before the last restart.
-    pub delay_ms: Option<u64>,
-}
-
-impl Lifecycle {
-    /// A program just started.
-    pub fn running() -> Self {
-        Self::default()
-    }
-
-    /// As `status`, `list` and `metadata.json` show it.
-    pub fn status(&self) -> ProcessStatus {
-        ProcessStatus {
-            state: self.phase.as_str().to_string(),
-            restart_count: self.restarts,
-            last_exit_code: self.last_exit.as_ref().map(|e| e.code),
-            last_exit_signal: self.last_exit.as_ref().and_then(|e| e.signal.clone()),
-        }
     }
 }
 

@@ -14,11 +14,11 @@
 //! scrollback. A resize reflows only what avt still holds: older history keeps the wrapping
 //! it had when it left avt (merged reads still join its soft-wrapped rows).
 
-use super::answers::QueryScanner;
 use super::decode::{PendingSeq, TitleScanner, decode_utf8};
 use super::history::{Counts, Row, Rows, len};
 pub use super::lines::cap_chars;
 use super::lines::{above, edge_context, group, physical_counts, row_wraps, tail};
+use super::term_queries::QueryScanner;
 use avt::{ScreenKind, Terminal};
 use std::collections::BTreeMap;
 
@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 pub const MAX_MARKERS: usize = 4096;
 /// Most scrollback lines avt itself keeps (as cells); older ones move to the plain-text
 /// history.
-pub const AVT_SCROLLBACK: usize = 500;
+const AVT_SCROLLBACK: usize = 500;
 
 /// Which part of the terminal a read returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,11 @@
 //! are on the condvar with a deadline, woken by new output or exit — never a poll loop.
 
 use super::completion::TalkState;
+use super::exit::ExitInfo;
+use super::exit::Lifecycle;
+use super::filter_cell::Filter;
 use super::markers::{MarkKind, MarkerScanner};
+use super::restarter::Restarter;
 use super::screen::Screen;
 use super::shell::{Integration, ShellKind};
 use crate::error::{Error, ErrorCode, Result};
@@ -14,9 +18,6 @@ use portable_pty::MasterPty;
 use std::io::{Read, Write};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-
-pub use super::completion::TALK_CAPTURE_MAX;
-pub use super::talk::Progress;
 
 /// Feed `chunk` (at absolute offset `off`) to `screen`, answering the terminal queries in it
 /// with `answer`; returns, for each input-start marker among `marks` that ends in the chunk,
@@ -47,16 +48,15 @@ fn feed_screen(
     inputs
 }
 
-/// How the shell ended.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ExitInfo {
-    /// Exit code (128+n style codes come through as the shell reported them).
-    pub code: i32,
-    /// Signal name when a signal ended it.
-    pub signal: Option<String>,
-    /// When the shell was seen to end (RFC 3339): `metadata.json`'s `exited_at`, so a caller
-    /// can tell a shell that ended before its call from one that ended during it.
-    pub at: String,
+/// An attached client's terminal size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientSize {
+    /// The client's id (unique in this holder).
+    pub id: u64,
+    /// Columns.
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
 }
 
 /// Mutable state, behind [`Shared::state`].
@@ -118,11 +118,11 @@ pub struct State {
     /// client resizes, attaches or leaves.
     pub asked_size: Option<(u16, u16)>,
     /// The attached clients' sizes (`kpty attach`).
-    pub clients: Vec<super::attach::ClientSize>,
+    pub clients: Vec<ClientSize>,
     /// The last attached client's id.
     pub next_client: u64,
     /// A program session's lifecycle (`create --command`); `None` for a shell.
-    pub program: Option<super::program::Lifecycle>,
+    pub program: Option<Lifecycle>,
     /// The label set since the start (`rename`), for metadata.json; `None`: unchanged.
     pub label: Option<Option<String>>,
 }
@@ -169,11 +169,11 @@ pub struct Shared {
     /// `resize`, clients attaching and leaving) apply in one order.
     pub(super) sizing: Mutex<()>,
     /// The input filter on remote writes, when the session has one (set once, at start).
-    pub filter: std::sync::OnceLock<super::filtering::Filter>,
+    pub filter: std::sync::OnceLock<Filter>,
     /// How to start a program session's program again (`--auto-restart`; set once).
-    pub restarter: std::sync::OnceLock<super::program::Restarter>,
+    pub restarter: std::sync::OnceLock<Restarter>,
     /// Where the reader thread hands the answers to terminal queries (set once, at start).
-    pub answers: std::sync::OnceLock<super::answers::Answers>,
+    pub answers: std::sync::OnceLock<std::sync::mpsc::SyncSender<Vec<u8>>>,
     /// What the holder was started with, for shells opened beside it (set once, at start).
     pub spec: std::sync::OnceLock<crate::proto::launch::HolderSpec>,
 }

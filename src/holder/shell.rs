@@ -231,7 +231,7 @@ fn path_str(p: &Path) -> Result<String> {
 }
 
 /// Quote for POSIX single quotes.
-pub fn sh_quote(s: &str) -> String {
+fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 

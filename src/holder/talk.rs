@@ -4,9 +4,10 @@
 //! interrupt. The talk's state, capture and detector live in `completion.rs`.
 
 use super::completion::{Cancel, Capture, Completed, Detector, TalkState};
+use super::exit::ExitInfo;
 use super::input_wait::{Left, QuietWatch};
 use super::requests::screen_state;
-use super::session::{ExitInfo, Shared, State};
+use super::session::{Shared, State};
 use super::shell::{Integration, ShellKind, typed_command, with_stdin};
 use crate::error::{Error, ErrorCode, Hint, Result};
 use crate::proto::{ProgressBody, TalkBody, TalkRequest};
@@ -240,7 +241,7 @@ impl Shared {
             // it started, the shell reading is its continuation prompt (an unfinished line).
             let started = st.talk.capture().is_some_and(|c| detector.started(c));
             let continuing =
-                matches!(detector, Detector::Osc133) && super::continuation::maybe_continuing(&st);
+                matches!(detector, Detector::Osc133) && super::input_wait::maybe_continuing(&st);
             if let Some(q) = quiet.as_deref_mut()
                 && (started || continuing)
             {
@@ -412,7 +413,7 @@ pub(super) enum Stop {
 
 /// Progress reporting for a talk: the interval, and a sink that returns false once the
 /// client is gone.
-pub type Progress<'a> = (Duration, &'a mut dyn FnMut(&ProgressBody) -> bool);
+pub(super) type Progress<'a> = (Duration, &'a mut dyn FnMut(&ProgressBody) -> bool);
 
 /// How long a talk waits for the prompt after an interrupted (cancelled) talk.
 const INTERRUPT_SETTLE: Duration = Duration::from_secs(3);

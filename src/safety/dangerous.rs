@@ -37,7 +37,7 @@ pub struct Pattern {
     /// can match. Most commands contain none, so no regex needs compiling at all: a
     /// short-lived CLI process pays for a rule's regex only when its command word is present.
     pub needles: &'static [&'static str],
-    /// The regex source; compile it case-insensitive and multi-line (as `check_dangerous` does).
+    /// The regex source; compile it case-insensitive and multi-line (as the policy's fallback does).
     pub regex: &'static str,
 }
 
@@ -211,12 +211,6 @@ fn regex(i: usize) -> &'static Regex {
             .build()
             .expect("dangerous-command patterns are valid regexes")
     })
-}
-
-/// Whether `command` is blocked: the command policy's verdict (see [`super::policy`]).
-#[must_use]
-pub fn check_dangerous(command: &str) -> Option<BlockedMatch> {
-    super::policy::explain(command).blocked
 }
 
 /// The rules judged on the raw text even when the line parses as POSIX shell (backslash

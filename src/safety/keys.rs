@@ -2,7 +2,8 @@
 //! keys, Esc-prefixed keys, CSI/SS3 sequences, bracketed paste) and the kernel's canonical
 //! line discipline. [`super::lineedit::Editor`] applies them.
 
-use super::lineedit::MAX_LINE_CHARS;
+/// Longest line kept; a yank that would make it longer is dropped and the line made opaque.
+pub(super) const MAX_LINE_CHARS: usize = 1 << 21;
 
 /// What one key does.
 #[derive(Debug, Clone, PartialEq)]

@@ -162,7 +162,7 @@ pub fn judge_env(name: &str, value: &str) -> Result<(), LaunchRefusal> {
 /// The command substitutions of a prompt string: `$(…)` (nested parentheses counted) and
 /// backquoted parts. An unclosed one runs to the end.
 #[must_use]
-pub fn substitutions(prompt: &str) -> Vec<String> {
+fn substitutions(prompt: &str) -> Vec<String> {
     let mut out = Vec::new();
     let chars: Vec<char> = prompt.chars().collect();
     let mut i = 0;
@@ -233,7 +233,7 @@ pub struct Launch<'a> {
 
 /// An argv as one shell line that reads back as the same words.
 #[must_use]
-pub fn quote_argv(argv: &[String]) -> String {
+fn quote_argv(argv: &[String]) -> String {
     argv.iter()
         .map(|a| {
             if !a.is_empty()

@@ -52,10 +52,7 @@ pub struct Line {
 }
 
 /// Most characters moved (inserted, killed, yanked) per [`Editor::feed`] before giving up.
-pub const WORK_LIMIT: usize = 1 << 25;
-
-/// Longest line kept; a yank that would make it longer is dropped and the line made opaque.
-pub const MAX_LINE_CHARS: usize = 1 << 21;
+const WORK_LIMIT: usize = 1 << 25;
 
 /// A line editor's state: the line, its cursor, the kill ring, any incomplete key sequence.
 #[derive(Debug, Clone)]

@@ -2,7 +2,7 @@
 //! decoding and secret redaction.
 
 pub mod dangerous;
-pub mod escapes;
+mod escapes;
 mod keys;
 pub mod launch;
 pub mod lineedit;
@@ -13,12 +13,14 @@ mod redact_context;
 mod redact_message;
 mod redact_plain;
 mod redact_rules;
+mod redact_spans;
 pub mod term_in;
 pub mod term_out;
 pub mod typed;
 
-pub use dangerous::{BlockedMatch, PATTERNS, check_dangerous};
+pub use dangerous::{BlockedMatch, PATTERNS};
 pub use escapes::{EscapeError, process_escapes};
+pub use policy::check_dangerous;
 pub use redact::{contains_secret, redact, redact_value, redact_window};
 pub use redact_message::redact_message;
 pub use typed::{Opacity, Refusal, Typing, check_complete, check_typed};

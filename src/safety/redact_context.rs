@@ -3,9 +3,9 @@
 //! turn into a secret.
 
 use super::pem;
-use super::redact::{PLACEHOLDER_PREFIX, Span, apply, merge, spans};
 use super::redact_plain as plain;
 use super::redact_rules::TOKEN_PREFIXES;
+use super::redact_spans::{PLACEHOLDER_PREFIX, Span, apply, merge, spans};
 use std::borrow::Cow;
 
 /// Most bytes of the current line kept as context on either side of a window.

@@ -6,7 +6,8 @@
 //! the words (an outside value kpty did not quote) is still replaced, and so is a whole quoted
 //! part that the words make a secret's value (`KEY="…"`).
 
-use super::redact::{PLACEHOLDER_PREFIX, apply, redact, spans};
+use super::redact::redact;
+use super::redact_spans::{PLACEHOLDER_PREFIX, apply, spans};
 use std::borrow::Cow;
 use std::ops::Range;
 

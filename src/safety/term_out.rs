@@ -32,13 +32,13 @@
 //! [`MAX_OSC`] is dropped while it is read, without being kept.
 
 /// Longest CSI sequence kept (bytes after `ESC [`); a longer one is dropped.
-pub const MAX_CSI: usize = 64;
+const MAX_CSI: usize = 64;
 /// Longest OSC kept (bytes after `ESC ]`); a longer one is dropped.
-pub const MAX_OSC: usize = 4096;
+const MAX_OSC: usize = 4096;
 /// Longest title passed on (characters).
 pub const MAX_TITLE: usize = 256;
 /// Longest hyperlink target passed on (bytes).
-pub const MAX_URI: usize = 2048;
+const MAX_URI: usize = 2048;
 
 const ESC: u8 = 0x1b;
 const BEL: u8 = 0x07;

@@ -2,7 +2,7 @@
 //!
 //! [`Typing::after`] replays a write through both line editors of [`super::lineedit`] (on top
 //! of what earlier writes left on the line, when the caller keeps a [`Typing`]) and runs
-//! [`check_dangerous`](super::dangerous::check_dangerous) on every line either editor submits, on the line left pending (a later
+//! [`check_dangerous`](super::policy::check_dangerous) on every line either editor submits, on the line left pending (a later
 //! Enter would submit it), on readline's kill ring (a later Ctrl-Y would paste it) and, as a
 //! second opinion, on the write with its control characters removed (what a program that
 //! edits nothing would see). A line that a key kpty cannot follow (history, completion …)
@@ -71,7 +71,7 @@ pub enum Refusal {
 
 const UNVERIFIABLE: &str = "unverifiable_line_edit";
 /// The `pattern` of [`Refusal::Incomplete`].
-pub const INCOMPLETE: &str = "incomplete_line";
+const INCOMPLETE: &str = "incomplete_line";
 
 impl Refusal {
     /// The error message (it says that nothing was typed).

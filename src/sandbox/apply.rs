@@ -9,23 +9,8 @@ use landlock::{
 use std::path::{Path, PathBuf};
 
 /// The Landlock ABI version the running kernel offers, `None` without Landlock.
-///
-/// `landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)` creates nothing: it only
-/// answers the version (or fails with `ENOSYS`/`EOPNOTSUPP`). The landlock crate keeps its own
-/// probe private, hence this one raw syscall.
 pub fn kernel_abi() -> Option<u32> {
-    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_long = 1;
-    // SAFETY: a null attribute pointer with size 0 is the documented version query; no memory
-    // is read or written and no descriptor is created.
-    let v = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            std::ptr::null::<libc::c_void>(),
-            0usize,
-            LANDLOCK_CREATE_RULESET_VERSION,
-        )
-    };
-    u32::try_from(v).ok().filter(|v| *v > 0)
+    crate::sys::landlock_abi()
 }
 
 /// What [`restrict`] enforced.

@@ -41,7 +41,7 @@ impl Mode {
     /// `KPTY_SANDBOX`'s value: `1`, `true`, `on`, `yes`, `required` are `required`;
     /// `default` is `default`; empty, `0`, `false`, `off`, `no` are `off`. Anything else is
     /// `required` (an operator's typo must not open the floor).
-    pub fn from_env_value(v: &str) -> Mode {
+    fn from_env_value(v: &str) -> Mode {
         let v = v.trim().to_ascii_lowercase();
         match v.as_str() {
             "default" => Mode::Default,
@@ -80,7 +80,7 @@ pub struct Floor {
 }
 
 /// The environment variable of the floor.
-pub const ENV: &str = "KPTY_SANDBOX";
+const ENV: &str = "KPTY_SANDBOX";
 
 impl Floor {
     /// The floor `KPTY_SANDBOX` sets (no variable: `off`).

@@ -32,7 +32,7 @@ pub mod apply;
 pub mod exec;
 pub mod floor;
 #[cfg(target_os = "linux")]
-pub mod namespace;
+mod namespace;
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -63,7 +63,7 @@ pub const DEFAULT_DENY_READ: [&str; 8] = [
 ];
 
 /// Character devices every sandboxed session may write (besides its own PTY).
-pub const WRITABLE_DEVICES: [&str; 8] = [
+const WRITABLE_DEVICES: [&str; 8] = [
     "/dev/null",
     "/dev/tty",
     "/dev/zero",
@@ -245,11 +245,7 @@ fn with_resolved(paths: Vec<PathBuf>) -> Vec<PathBuf> {
 /// symlinks already resolved). A directory split this way gets no rule itself: it cannot be
 /// listed, though its granted entries can be opened by path. Pure: the file system is only
 /// seen through `list`.
-pub fn grants(
-    root: &Path,
-    denied: &[PathBuf],
-    list: &dyn Fn(&Path) -> Vec<PathBuf>,
-) -> Vec<PathBuf> {
+fn grants(root: &Path, denied: &[PathBuf], list: &dyn Fn(&Path) -> Vec<PathBuf>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut split = Vec::new();
     grants_into(root, denied, list, &mut split, &mut out);
@@ -285,7 +281,7 @@ fn grants_into(
 /// The real lister for [`grants`] of read access: a directory's entries, symlinks resolved
 /// (a granted link would grant its target's whole hierarchy); unreadable directories have
 /// none.
-pub fn list_dir(dir: &Path) -> Vec<PathBuf> {
+fn list_dir(dir: &Path) -> Vec<PathBuf> {
     entries(dir, true)
 }
 
@@ -293,7 +289,7 @@ pub fn list_dir(dir: &Path) -> Vec<PathBuf> {
 /// links. A link in a writable directory (anyone there can make one) must not carry a write
 /// grant to its target: `ln -s / project/x` and a `deny_read` under the project would
 /// otherwise make `/` writable.
-pub fn list_dir_no_links(dir: &Path) -> Vec<PathBuf> {
+fn list_dir_no_links(dir: &Path) -> Vec<PathBuf> {
     entries(dir, false)
 }
 

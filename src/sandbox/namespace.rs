@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 const REVEAL_LIMIT: usize = 1 << 20;
 
 /// Why the namespace could not be set up: a short machine word and a message.
-pub type Failure = (&'static str, String);
+type Failure = (&'static str, String);
 
 /// Enter a private mount namespace and cover `policy.hidden` (copying `policy.revealed` into
 /// the covers). Every failure is returned: the caller must then not run the shell.
@@ -114,28 +114,14 @@ fn read_tree(dir: &Path) -> Result<Files, String> {
     Ok(out)
 }
 
-/// `unshare(2)` of namespaces only. rustix marks it `unsafe` because `CLONE_FILES` would give
-/// this thread a descriptor table other threads do not see; the flags here are namespace
-/// flags only (asserted), and `__sandbox-exec` is single-threaded anyway (as `CLONE_NEWUSER`
-/// requires).
-fn unshare_namespaces(flags: UnshareFlags) -> std::io::Result<()> {
-    assert!(
-        flags
-            .difference(UnshareFlags::NEWNS | UnshareFlags::NEWUSER)
-            .is_empty()
-    );
-    // SAFETY: no descriptor table is unshared (checked above), the one hazard rustix names.
-    unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(std::io::Error::from)
-}
-
 /// A new mount namespace: directly for root, inside a new user namespace (own uid and gid
 /// mapped to themselves) for anyone else, or for a root without the right to mount.
 fn unshare_mounts() -> Result<(), String> {
     let (uid, gid) = (rustix::process::geteuid(), rustix::process::getegid());
-    if uid.is_root() && unshare_namespaces(UnshareFlags::NEWNS).is_ok() {
+    if uid.is_root() && crate::sys::unshare_namespaces(UnshareFlags::NEWNS).is_ok() {
         return Ok(());
     }
-    unshare_namespaces(UnshareFlags::NEWUSER | UnshareFlags::NEWNS).map_err(|e| {
+    crate::sys::unshare_namespaces(UnshareFlags::NEWUSER | UnshareFlags::NEWNS).map_err(|e| {
         format!(
             "cannot create a user and mount namespace ({e}): unprivileged user namespaces may \
              be disabled (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, \

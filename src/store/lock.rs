@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// How long a registry lock is waited for unless `KPTY_LOCK_TIMEOUT_MS` says otherwise.
-pub const DEFAULT_WAIT: Duration = Duration::from_secs(10);
+const DEFAULT_WAIT: Duration = Duration::from_secs(10);
 
 /// The registry-lock wait in force (`KPTY_LOCK_TIMEOUT_MS`, else [`DEFAULT_WAIT`]).
 pub fn default_wait() -> Duration {

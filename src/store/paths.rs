@@ -8,7 +8,7 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// The state directory's path below a project root.
-pub const STATE_SUBDIR: &str = "ai/checkpoints/pty";
+const STATE_SUBDIR: &str = "ai/checkpoints/pty";
 
 /// The entries kpty keeps at the top of a state directory.
 const TOP_FILES: &[&str] = &[

@@ -21,7 +21,7 @@ fn nofollow() -> i32 {
 
 /// The most bytes kpty reads of the state file `path`, by its name: each kind of file kpty
 /// writes has a size it never comes near; anything larger was not written by kpty.
-pub fn cap_for(path: &Path) -> u64 {
+fn cap_for(path: &Path) -> u64 {
     const KIB: u64 = 1024;
     const MIB: u64 = 1024 * KIB;
     match path.file_name().and_then(|n| n.to_str()).unwrap_or("") {

@@ -48,7 +48,7 @@ fn key(create: bool) -> Result<Option<String>> {
 }
 
 /// HMAC-SHA256 (RFC 2104) of `msg` under `key`.
-pub fn hmac_sha256(key: &[u8], msg: &[u8]) -> [u8; 32] {
+fn hmac_sha256(key: &[u8], msg: &[u8]) -> [u8; 32] {
     use hmac::{KeyInit, Mac};
     // HMAC takes a key of any length: `new_from_slice` cannot fail for it.
     let mut mac = <hmac::Hmac<Sha256> as KeyInit>::new_from_slice(key)

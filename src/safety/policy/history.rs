@@ -30,7 +30,7 @@ const FILES: &[&[&str]] = &[
 
 /// Whether a path names a history file (globs included: `~/.*_history`).
 #[must_use]
-pub fn is_history(f: &Field, cwd: Option<&str>) -> bool {
+fn is_history(f: &Field, cwd: Option<&str>) -> bool {
     let (_, parts) = components(f, cwd);
     FILES.iter().any(|file| {
         parts.len() >= file.len()

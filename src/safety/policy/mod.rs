@@ -20,7 +20,7 @@ mod destructive;
 mod effects;
 mod eval;
 mod history;
-pub mod interp;
+mod interp;
 mod launchers;
 mod longopts;
 mod network;
@@ -153,6 +153,12 @@ fn raw_patterns(line: &str, nested: &[String]) -> (Option<BlockedMatch>, Option<
         Some((m, text)) => (Some(m), Some(text)),
         None => (None, None),
     }
+}
+
+/// Whether `command` is blocked: the policy's verdict ([`explain`]).
+#[must_use]
+pub fn check_dangerous(command: &str) -> Option<BlockedMatch> {
+    explain(command).blocked
 }
 
 /// Judges one line (or several, newline-separated) as the shell would read it.

@@ -70,7 +70,7 @@ const RUNNERS: &[&str] = &[
 
 /// Whether a path is a bash network pseudo-device (`/dev/tcp/HOST/PORT`, `/dev/udp/…`).
 #[must_use]
-pub fn is_socket_path(f: &Field, cwd: Option<&str>) -> bool {
+fn is_socket_path(f: &Field, cwd: Option<&str>) -> bool {
     let (base_home, parts) = components(f, cwd);
     base_home == Some(false)
         && parts.len() >= 2

@@ -7,7 +7,7 @@
 //! the model home reads as `~` again. An operator on an unknown value, or with an operand the
 //! policy cannot compute, yields [`UNKNOWN`] (a download stays marked as one).
 
-use brush_parser::word::{ParameterExpr, ParameterTransformOp, SubstringMatchKind};
+use brush_parser::word::{Parameter, ParameterExpr, ParameterTransformOp, SubstringMatchKind};
 
 use super::eval::Eval;
 use super::paths::pattern_match;
@@ -166,95 +166,112 @@ fn case(s: &str, upper: bool, first_only: bool) -> String {
     }
 }
 
+/// The parameter an operator expansion reads, and whether through `${!name}`; `None` for
+/// the expansions that list names (`${!prefix*}`, `${!array[@]}`).
+fn parameter_of(e: &ParameterExpr) -> Option<(&Parameter, bool)> {
+    use ParameterExpr as P;
+    match e {
+        P::Parameter {
+            parameter,
+            indirect,
+        }
+        | P::UseDefaultValues {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::AssignDefaultValues {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::IndicateErrorIfNullOrUnset {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::UseAlternativeValue {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::ParameterLength {
+            parameter,
+            indirect,
+        }
+        | P::RemoveSmallestSuffixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::RemoveLargestSuffixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::RemoveSmallestPrefixPattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::RemoveLargestPrefixPattern {
+            parameter,
+            indirect,
+            ..
+        } => Some((parameter, *indirect)),
+        other => edit_parameter_of(other),
+    }
+}
+
+/// [`parameter_of`] for the expansions that edit the value (substrings, case, replacement).
+fn edit_parameter_of(e: &ParameterExpr) -> Option<(&Parameter, bool)> {
+    use ParameterExpr as P;
+    match e {
+        P::Substring {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::Transform {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::UppercaseFirstChar {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::UppercasePattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::LowercaseFirstChar {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::LowercasePattern {
+            parameter,
+            indirect,
+            ..
+        }
+        | P::ReplaceSubstring {
+            parameter,
+            indirect,
+            ..
+        } => Some((parameter, *indirect)),
+        // `${!prefix*}`, `${!array[@]}` (the forms above went to `parameter_of`).
+        _ => None,
+    }
+}
+
 impl Eval {
     /// The value of an operator expansion (the plain and default forms are in `words`).
     pub(super) fn operator(&mut self, e: &ParameterExpr) -> String {
-        use ParameterExpr as P;
-        let (parameter, indirect) = match e {
-            P::Parameter {
-                parameter,
-                indirect,
-            }
-            | P::UseDefaultValues {
-                parameter,
-                indirect,
-                ..
-            }
-            | P::AssignDefaultValues {
-                parameter,
-                indirect,
-                ..
-            }
-            | P::IndicateErrorIfNullOrUnset {
-                parameter,
-                indirect,
-                ..
-            }
-            | P::UseAlternativeValue {
-                parameter,
-                indirect,
-                ..
-            }
-            | P::ParameterLength {
-                parameter,
-                indirect,
-            }
-            | P::RemoveSmallestSuffixPattern {
-                parameter,
-                indirect,
-                ..
-            }
-            | P::RemoveLargestSuffixPattern {
-                parameter,
-                indirect,
-                ..
-            }
-            | P::RemoveSmallestPrefixPattern {
-                parameter,
-                indirect,
-                ..
-            }
-            | P::RemoveLargestPrefixPattern {
-                parameter,
-                indirect,
-                ..
-            }
-            | P::Substring {
-                parameter,
-                indirect,
-                ..
-            }
-            | P::Transform {
-                parameter,
-                indirect,
-                ..
-            }
-            | P::UppercaseFirstChar {
-                parameter,
-                indirect,
-                ..
-            }
-            | P::UppercasePattern {
-                parameter,
-                indirect,
-                ..
-            }
-            | P::LowercaseFirstChar {
-                parameter,
-                indirect,
-                ..
-            }
-            | P::LowercasePattern {
-                parameter,
-                indirect,
-                ..
-            }
-            | P::ReplaceSubstring {
-                parameter,
-                indirect,
-                ..
-            } => (parameter, *indirect),
-            P::VariableNames { .. } | P::MemberKeys { .. } => return UNKNOWN.to_string(),
+        let Some((parameter, indirect)) = parameter_of(e) else {
+            return UNKNOWN.to_string();
         };
         let value = self.param_value(parameter);
         let value = if indirect {

@@ -81,7 +81,7 @@ impl Resolved {
 
 /// Resolves `path` (a glob pattern or plain text) against `cwd`.
 #[must_use]
-pub fn resolve_parts(path: &str, cwd: Option<&str>) -> Option<Resolved> {
+fn resolve_parts(path: &str, cwd: Option<&str>) -> Option<Resolved> {
     if path.is_empty() || path.contains(UNKNOWN) {
         return None;
     }
@@ -234,7 +234,7 @@ pub fn is_file(f: &Field, cwd: Option<&str>, abs: &str) -> bool {
 
 /// Matches resolved components against an absolute path (globs in the components live).
 #[must_use]
-pub fn glob_match_path(parts: &[String], abs: &str) -> bool {
+fn glob_match_path(parts: &[String], abs: &str) -> bool {
     let want: Vec<&str> = abs.trim_start_matches('/').split('/').collect();
     parts.len() == want.len() && parts.iter().zip(want).all(|(p, w)| glob_match(p, w))
 }

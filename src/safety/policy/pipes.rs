@@ -8,7 +8,7 @@ use super::eval::{Io, Redirect, Stdin};
 use super::words::{Field, UNKNOWN, decode_ansi_c};
 
 /// Programs that fetch from the network and write it out.
-pub const DOWNLOADERS: &[&str] = &[
+const DOWNLOADERS: &[&str] = &[
     "curl",
     "wget",
     "fetch",

@@ -149,56 +149,7 @@ pub fn power(name: &str, args: &[Field]) -> Option<&'static Rule> {
         "halt" | "poweroff" | "reboot" => Some(&HALT_REBOOT),
         "init" | "telinit" if texts.iter().any(|t| matches!(*t, "0" | "6")) => Some(&INIT_RUNLEVEL),
         "kexec" if texts.iter().any(|t| *t == "-e" || *t == "--exec") => Some(&HALT_REBOOT),
-        "systemctl" | "loginctl" => {
-            const VERBS: &[&str] = &[
-                "poweroff",
-                "halt",
-                "reboot",
-                "kexec",
-                "suspend",
-                "hibernate",
-                "hybrid-sleep",
-                "suspend-then-hibernate",
-                "soft-reboot",
-                "emergency",
-                "rescue",
-            ];
-            const TARGETS: &[&str] = &[
-                "poweroff.target",
-                "reboot.target",
-                "halt.target",
-                "kexec.target",
-                "rescue.target",
-                "emergency.target",
-                "shutdown.target",
-                "soft-reboot.target",
-            ];
-            let a = Args::parse(
-                args,
-                &[
-                    "-H",
-                    "-M",
-                    "-t",
-                    "-p",
-                    "-s",
-                    "-n",
-                    "-o",
-                    "--host",
-                    "--machine",
-                    "--type",
-                    "--property",
-                    "--signal",
-                ],
-            );
-            let verb = a.operands.first().map(|f| f.text.as_str());
-            let bad = verb.is_some_and(|v| VERBS.contains(&v))
-                || (matches!(verb, Some("isolate" | "start" | "restart"))
-                    && a.operands
-                        .iter()
-                        .skip(1)
-                        .any(|f| TARGETS.contains(&f.text.as_str())));
-            bad.then_some(&SYSTEMCTL_POWER)
-        }
+        "systemctl" | "loginctl" => systemctl_power(args),
         "kill" => kill_init(&texts),
         "killall5" => Some(&KILL_INIT),
         "pkill" | "killall" => {
@@ -214,6 +165,59 @@ pub fn power(name: &str, args: &[Field]) -> Option<&'static Rule> {
         }
         _ => None,
     }
+}
+
+/// `systemctl` / `loginctl` verbs that power off, reboot, suspend or drop to rescue, and
+/// `isolate` / `start` / `restart` of such a target.
+fn systemctl_power(args: &[Field]) -> Option<&'static Rule> {
+    const VERBS: &[&str] = &[
+        "poweroff",
+        "halt",
+        "reboot",
+        "kexec",
+        "suspend",
+        "hibernate",
+        "hybrid-sleep",
+        "suspend-then-hibernate",
+        "soft-reboot",
+        "emergency",
+        "rescue",
+    ];
+    const TARGETS: &[&str] = &[
+        "poweroff.target",
+        "reboot.target",
+        "halt.target",
+        "kexec.target",
+        "rescue.target",
+        "emergency.target",
+        "shutdown.target",
+        "soft-reboot.target",
+    ];
+    let a = Args::parse(
+        args,
+        &[
+            "-H",
+            "-M",
+            "-t",
+            "-p",
+            "-s",
+            "-n",
+            "-o",
+            "--host",
+            "--machine",
+            "--type",
+            "--property",
+            "--signal",
+        ],
+    );
+    let verb = a.operands.first().map(|f| f.text.as_str());
+    let bad = verb.is_some_and(|v| VERBS.contains(&v))
+        || (matches!(verb, Some("isolate" | "start" | "restart"))
+            && a.operands
+                .iter()
+                .skip(1)
+                .any(|f| TARGETS.contains(&f.text.as_str())));
+    bad.then_some(&SYSTEMCTL_POWER)
 }
 
 /// `kill [-SIG | -s SIG | -n N] PID…` with a signal other than 0 to pid 1 or -1.

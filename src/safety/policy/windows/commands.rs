@@ -3,7 +3,7 @@
 //! on a drive path), disk and boot tools, registry writes on HKLM and reads of its secret
 //! hives, shadow-copy deletion, ownership and access changes on system folders, and shutdown.
 
-use super::judge::{Arg, name_of};
+use super::args::{Arg, name_of};
 use super::params::{self, bind, switches};
 use super::targets::{self, WinPath, hklm_key};
 use super::{

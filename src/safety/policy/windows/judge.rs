@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::super::Hit;
+use super::args::{Arg, name_of};
 use super::lex::{Dialect, Part, Pipeline, Word, lex};
 use super::params::{self, bind};
 use super::targets::{self, WinPath};
@@ -20,15 +21,6 @@ const MAX_LEXED: usize = 1 << 20;
 /// `iex iex iex …` costs linear time; deeper than [`MAX_WRAPS`], not followed.
 const WIDE_WRAPS: usize = 3;
 const MAX_WRAPS: usize = 64;
-
-/// One argument after resolution: its text (`None` when unknown) and how it was written.
-#[derive(Debug, Clone)]
-pub struct Arg {
-    /// The value, when evident.
-    pub text: Option<String>,
-    /// As written.
-    pub raw: String,
-}
 
 /// The state of one judgement.
 #[derive(Debug, Default)]
@@ -63,12 +55,6 @@ fn builtin(name: &str) -> Option<&'static str> {
         "null" => "",
         _ => return None,
     })
-}
-
-/// A command word's program name: last path component, lower-case, without `.exe`/`.com`.
-pub fn name_of(text: &str) -> String {
-    let n = super::super::peel::command_name(text.trim());
-    n.strip_suffix(".com").map_or(n.clone(), str::to_string)
 }
 
 /// Words as text, unknown ones as `…`.

@@ -15,9 +15,10 @@
 //! refused in any use; `reg import` and `regedit /s` are refused whatever the file (its keys
 //! are not seen); `-WhatIf` makes a cmdlet a dry run.
 
+mod args;
 mod commands;
 mod judge;
-pub mod lex;
+mod lex;
 mod params;
 pub mod targets;
 
