@@ -91,11 +91,6 @@ impl Eval {
         }
     }
 
-    /// The positional parameters, when known (`shift` drops from the front).
-    pub fn positional_mut(&mut self) -> Option<&mut Vec<String>> {
-        self.positional.as_mut()
-    }
-
     /// `set -- a b c`.
     pub fn set_positional(&mut self, values: Vec<String>) {
         self.positional = Some(values);
