@@ -141,10 +141,10 @@ async fn watch(
             again = signals.next() => quit(again, "not waiting for the prompt"),
         };
         match answer {
-            Some(Ok(v)) if v["cancelled"] == true => {
+            Some(Ok(v)) if v.cancelled => {
                 return Some(Interrupted {
                     signal: name,
-                    at_prompt: v["at_prompt"] == true,
+                    at_prompt: v.at_prompt,
                 });
             }
             Some(Err(e)) => quit(name, &format!("the session is gone ({})", e.message)),

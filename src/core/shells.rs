@@ -16,7 +16,7 @@ use crate::api::sessions::{PtyView, ShellReply};
 use crate::api::{Params, SessionId};
 use crate::error::{Error, ErrorCode, Hint, Result};
 use crate::proto::launch::{HolderSpec, ProgramSpec};
-use crate::proto::{Request, ptys};
+use crate::proto::{SpecRequest, ptys};
 use crate::store::{Metadata, RegistryEntry, lock, now_rfc3339, secure};
 use serde_json::json;
 
@@ -80,9 +80,7 @@ pub fn shell(ctx: &Ctx, p: &Params) -> Result<ShellReply> {
     if let (Some(c), Some(r)) = (p.cols, p.rows) {
         super::create::check_size(c, r)?;
     }
-    let v = sessions::call(ctx, &session, &Request::Spec, sessions::SHORT_CALL)?;
-    let spec: HolderSpec = serde_json::from_value(v)
-        .map_err(|e| Error::internal(format!("the session's holder sent a malformed spec: {e}")))?;
+    let spec: HolderSpec = sessions::call(ctx, &session, SpecRequest, sessions::SHORT_CALL)?;
     if spec.sandbox.is_none() && ctx.floor.mode == crate::sandbox::floor::Mode::Required {
         return Err(Error::new(
             ErrorCode::SandboxRequired,

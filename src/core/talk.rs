@@ -7,7 +7,7 @@ use super::{Ctx, config, io, sessions, wire};
 use crate::api::reply::{Success, TalkReply};
 use crate::api::{self, Completion, Params};
 use crate::error::{Error, ErrorCode, Result};
-use crate::proto::{ProgressBody, Request, TalkBody, TalkRequest, client};
+use crate::proto::{CancelBody, CancelRequest, ProgressBody, TalkBody, TalkRequest, client};
 use crate::safety::Opacity;
 use crate::store::RegistryEntry;
 use serde_json::{Value, json};
@@ -192,7 +192,7 @@ pub fn run(
             raw_output: (!lean).then_some(b.raw_output),
             exit_code: b.exit_code.map(i64::from),
             duration_ms: b.duration_ms,
-            completion: completion(&b.completion),
+            completion: b.completion.or(Completion::Sentinel),
             truncated: b.truncated,
             start_offset: Some(b.start_offset),
             end_offset: Some(b.end_offset),
@@ -215,14 +215,6 @@ pub fn run(
     Ok(r)
 }
 
-/// A holder's `completion` (`sentinel` when it is not one of the set).
-fn completion(s: &str) -> Completion {
-    s.parse().unwrap_or_else(|e| {
-        tracing::warn!("holder reply: {e}");
-        Completion::Sentinel
-    })
-}
-
 /// A talk in a local session's holder (the default session replaced once if it ended since
 /// it was last used): the session it ran in and the holder's answer.
 fn run_local(
@@ -232,15 +224,11 @@ fn run_local(
 ) -> Result<(String, TalkBody)> {
     t.req.progress_ms = progress.as_ref().map(|(d, _)| d.as_millis() as u64);
     let io_timeout = Duration::from_millis(t.req.timeout_ms) + sessions::REPLY_MARGIN;
-    let mut attempt = |e: &RegistryEntry| -> Result<Value> {
-        let req = Request::Talk(t.req.clone());
+    let mut attempt = |e: &RegistryEntry| -> Result<TalkBody> {
+        let req = t.req.clone();
         match progress.as_mut() {
-            None => sessions::call(ctx, e, &req, io_timeout),
-            Some((_, sink)) => sessions::call_with(ctx, e, &req, io_timeout, &mut |v| {
-                if let Ok(b) = serde_json::from_value(v) {
-                    sink(b);
-                }
-            }),
+            None => sessions::call(ctx, e, req, io_timeout),
+            Some((_, sink)) => sessions::call_with(ctx, e, req, io_timeout, &mut |b| sink(b)),
         }
     };
     let mut entry = t.entry.clone();
@@ -252,13 +240,7 @@ fn run_local(
             res = attempt(&entry);
         }
     }
-    let body = serde_json::from_value::<TalkBody>(res?).map_err(|err| {
-        Error::new(
-            ErrorCode::PtyReadFailed,
-            format!("malformed talk reply: {err}"),
-        )
-    })?;
-    Ok((entry.session_id, body))
+    Ok((entry.session_id, res?))
 }
 
 /// On a redacted channel, redact the whole output before the cap keeps its end: a secret or
@@ -365,12 +347,12 @@ fn keep_tail(s: &mut String, max_chars: usize) -> usize {
 
 /// Stop a talk in progress on `entry`; with `interrupt`, also type Ctrl-C into the terminal
 /// so the command stops and the session is free again.
-pub fn cancel(ctx: &Ctx, entry: &RegistryEntry, interrupt: bool) -> Result<Value> {
+pub fn cancel(ctx: &Ctx, entry: &RegistryEntry, interrupt: bool) -> Result<CancelBody> {
     let sock = sessions::socket_of(ctx, entry)
         .ok_or_else(|| Error::new(ErrorCode::PtySessionNotFound, "no socket recorded"))?;
     client::call(
         &sock,
-        &Request::Cancel {
+        CancelRequest {
             interrupt,
             settle_ms: 0,
         },
@@ -385,12 +367,12 @@ pub fn cancel(ctx: &Ctx, entry: &RegistryEntry, interrupt: bool) -> Result<Value
 /// Interrupt the talk in progress on `entry` (Ctrl-C into its terminal) and wait up to
 /// `settle` for the shell's prompt: the holder's answer, `{"cancelled": bool, "at_prompt":
 /// bool}` (`cancelled: false`: no talk was running yet).
-pub fn interrupt(ctx: &Ctx, entry: &RegistryEntry, settle: Duration) -> Result<Value> {
+pub fn interrupt(ctx: &Ctx, entry: &RegistryEntry, settle: Duration) -> Result<CancelBody> {
     let sock = sessions::socket_of(ctx, entry)
         .ok_or_else(|| Error::new(ErrorCode::PtySessionNotFound, "no socket recorded"))?;
     client::call(
         &sock,
-        &Request::Cancel {
+        CancelRequest {
             interrupt: true,
             settle_ms: settle.as_millis() as u64,
         },
