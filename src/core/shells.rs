@@ -235,7 +235,7 @@ fn start(
         cwd: child.cwd.display().to_string(),
         pid: ready.pid,
         holder_pid: ready.holder_pid,
-        integration: ready.integration,
+        integration: ready.integration.map(|i| i.to_string()),
         sandbox: child.sandbox,
         program,
     })

@@ -76,10 +76,10 @@ pub struct Ready {
     pub holder_pid: Option<u32>,
     /// Completion method in force.
     #[serde(default)]
-    pub integration: Option<String>,
+    pub integration: Option<crate::api::Open<crate::api::Integration>>,
     /// Shell family.
     #[serde(default)]
-    pub shell_kind: Option<String>,
+    pub shell_kind: Option<crate::api::Open<crate::api::ShellKind>>,
     /// The resolved shell path.
     #[serde(default)]
     pub shell: Option<String>,
