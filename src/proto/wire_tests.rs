@@ -28,6 +28,26 @@ const OPS: &[&str] = &[
     "set_label",
 ];
 
+/// Fails to compile when a request is added: add it to [`any_request`] and [`OPS`].
+fn _every_variant_is_generated(r: &Request) {
+    match r {
+        Request::Status
+        | Request::Write(_)
+        | Request::Read(_)
+        | Request::Talk(_)
+        | Request::Resize(_)
+        | Request::Kill(_)
+        | Request::Cancel(_)
+        | Request::TermRead(_)
+        | Request::WaitFor(_)
+        | Request::Attach(_)
+        | Request::Follow(_)
+        | Request::Spec
+        | Request::SetLabel(_)
+        | Request::Unknown => {}
+    }
+}
+
 fn text() -> impl Strategy<Value = String> {
     "\\PC{0,12}"
 }
