@@ -36,6 +36,7 @@ pub mod error;
 pub mod filter;
 pub mod holder;
 pub mod keys;
+pub mod launch;
 pub mod mcp;
 pub mod proto;
 pub mod role;

@@ -71,6 +71,12 @@ macro_rules! closed_set {
             }
         }
 
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                self.as_str()
+            }
+        }
+
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())
@@ -176,6 +182,44 @@ closed_set! {
 }
 
 closed_set! {
+    /// How a session's holder learns that a command finished.
+    Integration, "integration" {
+        /// Shell integration (OSC 133 marks).
+        Osc133 => "osc133",
+        /// A sentinel line printed after the command.
+        Sentinel => "sentinel",
+    }
+}
+
+closed_set! {
+    /// A program session's lifecycle (seed 002 §8.5).
+    ProcessState, "state" {
+        /// The program runs.
+        Running => "running",
+        /// It exited and waits its restart delay.
+        Restarting => "restarting",
+        /// It exited for good.
+        Dead => "dead",
+    }
+}
+
+closed_set! {
+    /// What ended a `wait_for` in the holder.
+    WaitReason, "reason" {
+        /// The pattern matched.
+        Pattern => "pattern",
+        /// No output for `quiet_ms`.
+        Quiet => "quiet",
+        /// The shell is back at its prompt.
+        Prompt => "prompt",
+        /// The wait's time ran out.
+        Timeout => "timeout",
+        /// The shell ended.
+        Exited => "exited",
+    }
+}
+
+closed_set! {
     /// `check`'s verdict on a command.
     CheckVerdict, "verdict" {
         /// talk / send_line would type it.
@@ -239,6 +283,9 @@ mod tests {
         round_trips::<ShellKind>(&["bash", "zsh", "fish", "posix", "pwsh", "cmd", "other"]);
         round_trips::<CheckVerdict>(&["allowed", "blocked"]);
         round_trips::<CheckedAs>(&["shell", "patterns"]);
+        round_trips::<Integration>(&["osc133", "sentinel"]);
+        round_trips::<ProcessState>(&["running", "restarting", "dead"]);
+        round_trips::<WaitReason>(&["pattern", "quiet", "prompt", "timeout", "exited"]);
     }
 
     #[test]

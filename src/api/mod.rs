@@ -11,6 +11,7 @@ pub mod hint;
 pub mod http;
 pub mod ids;
 pub mod kinds;
+pub mod open;
 pub mod params;
 pub mod reply;
 pub mod request;
@@ -20,9 +21,10 @@ pub mod wait;
 
 pub use ids::SessionId;
 pub use kinds::{
-    BufferType, CheckVerdict, CheckedAs, Completion, OwnerRole, SessionState, ShellKind, TermMode,
-    TerminalState, UnknownValue,
+    BufferType, CheckVerdict, CheckedAs, Completion, Integration, OwnerRole, ProcessState,
+    SessionState, ShellKind, TermMode, TerminalState, UnknownValue, WaitReason,
 };
+pub use open::Open;
 pub use params::{Action, Params};
 
 /// Default terminal width (`KPTY_COLS`).

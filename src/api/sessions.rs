@@ -70,10 +70,10 @@ pub struct ShellReply {
     /// How completion is detected (`osc133` or `sentinel`).
     pub integration: Option<String>,
     /// The Landlock sandbox confining it: the session's, `null` for none.
-    pub sandbox: Option<crate::sandbox::Policy>,
+    pub sandbox: Option<crate::launch::Policy>,
     /// The program run instead of a shell (`command`), absent for a shell.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub program: Option<crate::proto::launch::ProgramSpec>,
+    pub program: Option<crate::launch::ProgramSpec>,
 }
 
 /// What a probe learned of a session beyond its state.
@@ -118,7 +118,7 @@ pub struct Running {
     /// A program session's lifecycle (`create --command`): state, restart_count,
     /// last_exit_code; absent for a shell.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub process: Option<crate::proto::ProcessStatus>,
+    pub process: Option<ProcessStatus>,
     /// The terminal's own state (left out when the holder has no screen model).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub terminal_state: Option<TerminalState>,
@@ -256,13 +256,27 @@ pub struct CreateReply {
     /// The kind of shell.
     pub shell_kind: Option<ShellKind>,
     /// The Landlock sandbox confining the session (`create --sandbox`), `null` for none.
-    pub sandbox: Option<crate::sandbox::Policy>,
+    pub sandbox: Option<crate::launch::Policy>,
     /// The input filter on remote writes (`input_filter`), absent when off.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub input_filter: Option<crate::filter::FilterSpec>,
+    pub input_filter: Option<crate::launch::FilterSpec>,
     /// The program run instead of a shell (`command`), absent for a shell session.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub program: Option<crate::proto::launch::ProgramSpec>,
+    pub program: Option<crate::launch::ProgramSpec>,
+}
+
+/// A program's lifecycle (seed 002 §8.5) as `list` and `metadata.json` show it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct ProcessStatus {
+    /// `running`, `restarting` (waiting its restart delay) or `dead` (ended for good).
+    pub state: crate::api::Open<crate::api::ProcessState>,
+    /// Times it was started again.
+    pub restart_count: u32,
+    /// How it last exited.
+    pub last_exit_code: Option<i32>,
+    /// The signal that last ended it.
+    pub last_exit_signal: Option<String>,
 }
 
 #[cfg(test)]

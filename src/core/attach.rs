@@ -5,7 +5,7 @@ use super::{Ctx, sessions};
 use crate::api::Params;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::attach::{AttachBody, AttachRequest};
-use crate::proto::{Request, client};
+use crate::proto::client;
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
@@ -49,9 +49,9 @@ pub fn open(ctx: &Ctx, target: Target<'_>, req: &AttachRequest) -> Result<Attach
         )));
     }
     let mut stream = sessions::connect(ctx, &e, OPEN_TIMEOUT)?;
-    let v = client::call_until(
+    let body = client::call_until(
         &mut stream,
-        &Request::Attach(req.clone()),
+        req.clone(),
         Instant::now() + OPEN_TIMEOUT,
         &mut |_| {},
     )
@@ -65,8 +65,6 @@ pub fn open(ctx: &Ctx, target: Target<'_>, req: &AttachRequest) -> Result<Attach
         ),
         _ => err,
     })?;
-    let body: AttachBody = serde_json::from_value(v)
-        .map_err(|err| Error::internal(format!("malformed attach reply: {err}")))?;
     stream
         .set_read_timeout(None)
         .and_then(|_| stream.set_write_timeout(None))

@@ -5,7 +5,7 @@ use super::{Ctx, sessions};
 use crate::api::reply::{KillReply, ResizeReply, Success};
 use crate::api::request::{ResizeArgs, Target};
 use crate::error::{Error, Result};
-use crate::proto::{KillBody, Request};
+use crate::proto::{KillBody, KillRequest, ResizeRequest};
 use crate::store::{Registry, RegistryEntry};
 
 /// Run `resize`.
@@ -15,24 +15,13 @@ pub fn resize(ctx: &Ctx, a: &ResizeArgs) -> Result<ResizeReply> {
     if !e.is_local() {
         return Err(crate::bridge::resize_disabled(&e));
     }
-    let got = sessions::call(
-        ctx,
-        &e,
-        &Request::Resize { cols, rows },
-        sessions::SHORT_CALL,
-    )?;
+    let got = sessions::call(ctx, &e, ResizeRequest { cols, rows }, sessions::SHORT_CALL)?;
     // The size the terminal really has (a holder says; an older one echoed the request).
-    let real = |k: &str, asked: u16| {
-        got.get(k)
-            .and_then(serde_json::Value::as_u64)
-            .and_then(|v| u16::try_from(v).ok())
-            .unwrap_or(asked)
-    };
     Ok(ResizeReply {
         ok: Success,
         session_id: e.into_entry().session_id,
-        cols: real("cols", cols),
-        rows: real("rows", rows),
+        cols: got.cols.unwrap_or(cols),
+        rows: got.rows.unwrap_or(rows),
     })
 }
 
@@ -55,10 +44,10 @@ pub fn kill(ctx: &Ctx, target: &Target) -> Result<KillReply> {
             match sessions::call(
                 ctx,
                 &e,
-                &Request::Kill { grace_ms: 1000 },
+                KillRequest { grace_ms: 1000 },
                 sessions::SHORT_CALL,
             ) {
-                Ok(v) => body = serde_json::from_value(v).unwrap_or_default(),
+                Ok(b) => body = b,
                 Err(err) => {
                     tracing::warn!("kill via holder failed ({err}); signalling directly");
                     signal_proven(ctx, &e);

@@ -141,7 +141,7 @@ fn record_started(
             e.socket = Some(socket.display().to_string());
             e.shell = ready.shell.clone().or(e.shell.take());
             if e.cli_type.is_none() {
-                e.cli_type = ready.shell_kind.clone();
+                e.cli_type = ready.shell_kind.as_ref().map(ToString::to_string);
             }
         }
         Ok(())
@@ -312,8 +312,8 @@ fn start(
         label: label.clone(),
         source: super::kind::LOCAL,
         created_at: created_at.to_string(),
-        integration: ready.integration,
-        shell_kind: ready.shell_kind.as_deref().and_then(|k| k.parse().ok()),
+        integration: ready.integration.map(|i| i.to_string()),
+        shell_kind: ready.shell_kind.and_then(|k| k.known()),
         sandbox,
         input_filter,
         program,

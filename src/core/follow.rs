@@ -147,13 +147,8 @@ pub fn stream(
     // The holder closes the stream after the last piece (so pieces after the shell's end,
     // `alive: false`, are all taken).
     while let Some(reply) = client::next_reply(&mut conn)? {
-        let body: ReadBody = match client::into_result(reply) {
-            Ok(v) => serde_json::from_value(v).map_err(|err| {
-                Error::new(
-                    ErrorCode::PtyReadFailed,
-                    format!("malformed follow reply: {err}"),
-                )
-            })?,
+        let body: ReadBody = match client::into_result::<FollowRequest>(reply) {
+            Ok(b) => b,
             Err(err) if err.cause == Some(Cause::UnknownRequest) => {
                 return Ok(Streamed::Broken { at });
             }

@@ -11,10 +11,9 @@ use crate::api::request::{ReadArgs, SendLineArgs};
 use crate::api::{self, Params};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::ring::Ring;
-use crate::proto::{ReadBody, Request, WriteBody};
+use crate::proto::{ReadBody, ReadRequest, WriteRequest};
 use crate::safety::Opacity;
 use crate::store::{Metadata, RegistryEntry};
-use serde_json::Value;
 use std::time::Duration;
 
 /// Block input whose lines, as the shell's line editor would submit them, match a
@@ -68,24 +67,19 @@ fn send_local(ctx: &Ctx, e: &RegistryEntry, line: String) -> Result<(u64, u64)> 
     // One budget for both writes: a stopped holder costs the caller SHORT_CALL, not twice.
     let deadline = std::time::Instant::now() + sessions::SHORT_CALL;
     let left = || deadline.saturating_duration_since(std::time::Instant::now());
-    let req = Request::Write {
+    let req = WriteRequest {
         data: line,
         enter_follows: true,
         app_cursor: None,
     };
-    let typed = written(sessions::call(ctx, e, &req, left())?);
-    let req = Request::Write {
+    let typed = sessions::call(ctx, e, req, left())?.bytes_written as u64;
+    let req = WriteRequest {
         data: "\r".into(),
         enter_follows: false,
         app_cursor: None,
     };
-    let enter = written(sessions::call(ctx, e, &req, left())?);
+    let enter = sessions::call(ctx, e, req, left())?.bytes_written as u64;
     Ok((typed, enter))
-}
-
-/// The byte count of a holder's write reply.
-fn written(v: Value) -> u64 {
-    serde_json::from_value::<WriteBody>(v).map_or(0, |b| b.bytes_written as u64)
 }
 
 /// Type raw `data` into a local session: no escape processing, no Enter appended (the
@@ -95,16 +89,16 @@ pub fn write_raw(ctx: &Ctx, session: &str, data: &str) -> Result<WriteReply> {
     check_size("data", data)?;
     check_typed(data, Opacity::Ignore)?;
     let e = sessions::resolve(ctx, session)?;
-    let req = Request::Write {
+    let req = WriteRequest {
         data: data.into(),
         enter_follows: false,
         app_cursor: None,
     };
-    let v = sessions::call(ctx, &e, &req, sessions::SHORT_CALL)?;
+    let w = sessions::call(ctx, &e, req, sessions::SHORT_CALL)?;
     Ok(WriteReply {
         ok: Success,
         session_id: e.into_entry().session_id,
-        bytes_written: written(v),
+        bytes_written: w.bytes_written as u64,
     })
 }
 
@@ -142,7 +136,7 @@ fn read_local(
     timeout: u64,
     strip_ansi: bool,
 ) -> Result<ReadReply> {
-    let req = Request::Read {
+    let req = ReadRequest {
         since,
         max_bytes: max,
         timeout_ms: timeout,
@@ -151,15 +145,10 @@ fn read_local(
     let body: ReadBody = match sessions::call(
         ctx,
         e,
-        &req,
+        req,
         Duration::from_millis(timeout) + sessions::REPLY_MARGIN,
     ) {
-        Ok(v) => serde_json::from_value(v).map_err(|err| {
-            Error::new(
-                ErrorCode::PtyReadFailed,
-                format!("malformed read reply: {err}"),
-            )
-        })?,
+        Ok(b) => b,
         Err(err) if err.code == ErrorCode::PtyProcessExited => {
             saved_read(ctx, &e.session_id, since, max).ok_or(err)?
         }

@@ -11,7 +11,7 @@ use crate::api::reply::{SendKeysReply, Success};
 use crate::api::request::SendKeysArgs;
 use crate::error::Result;
 use crate::keys::Encoded;
-use crate::proto::{Request, WriteBody};
+use crate::proto::WriteRequest;
 use crate::safety::Opacity;
 
 /// Run `send_keys` (the keys encoded and checked by [`super::request`]).
@@ -36,11 +36,10 @@ pub fn send_keys(ctx: &Ctx, a: &SendKeysArgs) -> Result<SendKeysReply> {
 /// a program has set that mode, and checks them with what the line already holds.
 fn write_local(ctx: &Ctx, e: &crate::store::RegistryEntry, encoded: Encoded) -> Result<u64> {
     let app_cursor = (encoded.app_cursor != encoded.normal).then_some(encoded.app_cursor);
-    let req = Request::Write {
+    let req = WriteRequest {
         data: encoded.normal,
         enter_follows: false,
         app_cursor,
     };
-    let v = sessions::call(ctx, e, &req, sessions::SHORT_CALL)?;
-    Ok(serde_json::from_value::<WriteBody>(v).map_or(0, |b| b.bytes_written as u64))
+    Ok(sessions::call(ctx, e, req, sessions::SHORT_CALL)?.bytes_written as u64)
 }

@@ -24,7 +24,7 @@ pub fn session_view(e: &RegistryEntry, live: &Liveness) -> SessionView<RegistryE
             Some(Live::Running(Box::new(Running {
                 cols: s.cols,
                 rows: s.rows,
-                integration: s.integration.clone(),
+                integration: s.integration.to_string(),
                 at_prompt: s.at_prompt,
                 busy: s.talking || s.foreground_pid.is_some() || !s.at_prompt,
                 foreground_command: s.foreground_command.clone(),
@@ -33,7 +33,7 @@ pub fn session_view(e: &RegistryEntry, live: &Liveness) -> SessionView<RegistryE
                 process: s.process.clone(),
                 // `state` keeps its meaning (running/exited/dead); the terminal's own state
                 // — prompt, running, full_screen or waiting_input — is `terminal_state`.
-                terminal_state: s.terminal_state.as_deref().map(wire::terminal_state),
+                terminal_state: s.terminal_state.as_ref().map(wire::terminal_state),
                 screen: s.screen.clone().map(wire::screen),
             })))
         }

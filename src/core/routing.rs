@@ -224,10 +224,10 @@ fn label_to_holder(ctx: &Ctx, e: &RegistryEntry) {
     if !super::kind::is_local(e) || e.holder_pid.is_none() {
         return;
     }
-    let req = crate::proto::Request::SetLabel {
+    let req = crate::proto::SetLabelRequest {
         label: e.label.clone(),
     };
-    if let Err(err) = super::sessions::call(ctx, e, &req, super::sessions::SHORT_CALL) {
+    if let Err(err) = super::sessions::call(ctx, e, req, super::sessions::SHORT_CALL) {
         tracing::debug!("the holder of {} keeps its old label: {err}", e.session_id);
     }
 }

@@ -11,7 +11,7 @@ use super::{Ctx, sessions};
 use crate::api::reply::TalkReply;
 use crate::api::{Action, Params};
 use crate::error::{Error, ErrorCode, Result};
-use crate::proto::{ProgressBody, Request, client};
+use crate::proto::{CancelBody, CancelRequest, ProgressBody, client};
 use crate::store::RegistryEntry;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -178,9 +178,9 @@ impl Running {
                 return Stopped::Gone(Error::new(ErrorCode::PtySessionNotFound, why));
             };
             match cancel_call(&sock, interrupt, settle) {
-                Ok(v) if v["cancelled"] == true => {
+                Ok(v) if v.cancelled => {
                     return Stopped::Stopped {
-                        at_prompt: v["at_prompt"] == true,
+                        at_prompt: v.at_prompt,
                     };
                 }
                 Err(e) => return Stopped::Gone(e),
@@ -251,17 +251,13 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Ask the holder on `sock` to stop its talk: its answer `{"cancelled", "at_prompt"}`.
-fn cancel_call(
-    sock: &std::path::Path,
-    interrupt: bool,
-    settle: Duration,
-) -> Result<serde_json::Value> {
-    let req = Request::Cancel {
+/// Ask the holder on `sock` to stop its talk.
+fn cancel_call(sock: &std::path::Path, interrupt: bool, settle: Duration) -> Result<CancelBody> {
+    let req = CancelRequest {
         interrupt,
         settle_ms: settle.as_millis() as u64,
     };
-    client::call(sock, &req, settle + CALL_MARGIN).map_err(|e| match e {
+    client::call(sock, req, settle + CALL_MARGIN).map_err(|e| match e {
         client::Unreachable::Gone(err) => Error::new(ErrorCode::PtyProcessExited, err.to_string()),
         client::Unreachable::Other(err) => err,
     })

@@ -8,9 +8,8 @@ use crate::api::SessionId;
 use crate::api::request::Target;
 use crate::error::{Cause, Error, ErrorCode, Hint, Result};
 use crate::proto::client::{self, Unreachable};
-use crate::proto::{Request, StatusBody};
+use crate::proto::{Call, ProgressBody, StatusBody, StatusRequest};
 use crate::store::{Metadata, Registry, RegistryEntry};
-use serde_json::Value;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -371,28 +370,23 @@ pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
         return Liveness::Starting;
     }
     if let Some(sock) = socket_of(ctx, e) {
-        match client::call(&sock, &Request::Status, PROBE_TIMEOUT) {
-            Ok(v) => match serde_json::from_value::<StatusBody>(v) {
-                // The socket is derived, never read from a file; the holder proves it is the
-                // one meant (older holders do not say).
-                Ok(s) if !serves(&s, e) => {
-                    return Liveness::Unresponsive(format!(
-                        "the holder on the socket of {} serves {:?} instead",
-                        e.session_id, s.session_id
-                    ));
-                }
-                Ok(s) if s.alive => return Liveness::Running(Box::new(s)),
-                Ok(s) => {
-                    return Liveness::Exited {
-                        exit_code: s.exit_code,
-                        exit_signal: None,
-                        state: "exited".into(),
-                    };
-                }
-                Err(err) => {
-                    return Liveness::Unresponsive(format!("unexpected status reply: {err}"));
-                }
-            },
+        match client::call(&sock, StatusRequest, PROBE_TIMEOUT) {
+            // The socket is derived, never read from a file; the holder proves it is the
+            // one meant (older holders do not say).
+            Ok(s) if !serves(&s, e) => {
+                return Liveness::Unresponsive(format!(
+                    "the holder on the socket of {} serves {:?} instead",
+                    e.session_id, s.session_id
+                ));
+            }
+            Ok(s) if s.alive => return Liveness::Running(Box::new(s)),
+            Ok(s) => {
+                return Liveness::Exited {
+                    exit_code: s.exit_code,
+                    exit_signal: None,
+                    state: "exited".into(),
+                };
+            }
             Err(Unreachable::Gone(err)) => {
                 // dtach: a refused connection means a dead holder; clean its socket.
                 if err.kind() == std::io::ErrorKind::ConnectionRefused {
@@ -445,18 +439,23 @@ fn ended_before(ctx: &Ctx, e: &RegistryEntry, started: jiff::Timestamp) -> bool 
 /// Call the holder of `e`, the whole exchange bounded by `io_timeout` (a stopped holder costs
 /// the caller that long, not more); a gone holder becomes `PTY_PROCESS_EXITED` with what is
 /// known, one that does not answer in time `PTY_TIMEOUT`.
-pub fn call(ctx: &Ctx, e: &RegistryEntry, req: &Request, io_timeout: Duration) -> Result<Value> {
+pub fn call<C: Call>(
+    ctx: &Ctx,
+    e: &RegistryEntry,
+    req: C,
+    io_timeout: Duration,
+) -> Result<C::Reply> {
     call_with(ctx, e, req, io_timeout, &mut |_| {})
 }
 
 /// Like [`call`], handing intermediate progress frames to `on_progress`.
-pub fn call_with(
+pub fn call_with<C: Call>(
     ctx: &Ctx,
     e: &RegistryEntry,
-    req: &Request,
+    req: C,
     io_timeout: Duration,
-    on_progress: &mut dyn FnMut(Value),
-) -> Result<Value> {
+    on_progress: &mut dyn FnMut(ProgressBody),
+) -> Result<C::Reply> {
     let deadline = std::time::Instant::now() + io_timeout;
     let started = jiff::Timestamp::now();
     let mut stream = connect(ctx, e, io_timeout)?;

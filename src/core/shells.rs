@@ -18,7 +18,7 @@ use crate::api::sessions::{PtyView, ShellReply};
 use crate::api::{Params, SessionId};
 use crate::error::{Error, ErrorCode, Hint, Result};
 use crate::proto::launch::{HolderSpec, ProgramSpec};
-use crate::proto::{Request, ptys};
+use crate::proto::{SpecRequest, ptys};
 use crate::store::{Metadata, RegistryEntry, lock, now_rfc3339, secure};
 
 /// The entry of PTY `n` of `session`, named `S:N`, from its folder's metadata:
@@ -83,9 +83,7 @@ pub fn shell(ctx: &Ctx, a: ShellArgs) -> Result<ShellReply> {
         })?;
     let program = a.program?;
     let size = a.size?;
-    let v = sessions::call(ctx, &session, &Request::Spec, sessions::SHORT_CALL)?;
-    let spec: HolderSpec = serde_json::from_value(v)
-        .map_err(|e| Error::internal(format!("the session's holder sent a malformed spec: {e}")))?;
+    let spec: HolderSpec = sessions::call(ctx, &session, SpecRequest, sessions::SHORT_CALL)?;
     if spec.sandbox.is_none() && ctx.floor.mode == crate::sandbox::floor::Mode::Required {
         return Err(Error::new(
             ErrorCode::SandboxRequired,
@@ -168,13 +166,16 @@ fn allocate(ctx: &Ctx, base: &SessionId) -> Result<(u32, SessionId, lock::Lock)>
     )))
 }
 
+/// A new PTY's size as asked (each side defaults to PTY 0's) and its ready timeout.
+type Asked = (
+    (Option<u16>, Option<u16>),
+    crate::api::request::Deferred<Option<u64>>,
+);
+
 /// Start PTY `n` (internal id `id`) of `base` from PTY 0's launch `spec`.
 fn start(
     ctx: &Ctx,
-    ((cols, rows), ready_timeout_ms): (
-        (Option<u16>, Option<u16>),
-        crate::api::request::Deferred<Option<u64>>,
-    ),
+    ((cols, rows), ready_timeout_ms): Asked,
     (base, n, id): (&SessionId, u32, &SessionId),
     spec: HolderSpec,
     program: Option<ProgramSpec>,
@@ -235,7 +236,7 @@ fn start(
         cwd: child.cwd.display().to_string(),
         pid: ready.pid,
         holder_pid: ready.holder_pid,
-        integration: ready.integration,
+        integration: ready.integration.map(|i| i.to_string()),
         sandbox: child.sandbox,
         program,
     })

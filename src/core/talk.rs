@@ -8,11 +8,10 @@ use super::{Ctx, io, sessions, wire};
 use crate::api::Completion;
 use crate::api::reply::{Success, TalkReply};
 use crate::api::request::TalkArgs;
-use crate::error::{Error, ErrorCode, Result};
-use crate::proto::{Request, TalkBody, TalkRequest};
+use crate::error::{Error, Result};
+use crate::proto::{TalkBody, TalkRequest};
 use crate::safety::Opacity;
 use crate::store::RegistryEntry;
-use serde_json::Value;
 use std::time::Duration;
 
 /// Check a caller-chosen sentinel: 4-64 chars of `[A-Za-z0-9_:.-]`.
@@ -132,7 +131,7 @@ pub(super) fn run(
                     raw_output: (!lean).then_some(b.raw_output),
                     exit_code: b.exit_code.map(i64::from),
                     duration_ms: b.duration_ms,
-                    completion: completion(&b.completion),
+                    completion: b.completion.or(Completion::Sentinel),
                     truncated: b.truncated,
                     start_offset: Some(b.start_offset),
                     end_offset: Some(b.end_offset),
@@ -156,14 +155,6 @@ pub(super) fn run(
     Ok(r)
 }
 
-/// A holder's `completion` (`sentinel` when it is not one of the set).
-fn completion(s: &str) -> Completion {
-    s.parse().unwrap_or_else(|e| {
-        tracing::warn!("holder reply: {e}");
-        Completion::Sentinel
-    })
-}
-
 /// A talk in a local session's holder (the default session replaced once if it ended since
 /// it was last used): the session it ran in and the holder's answer.
 fn run_local(
@@ -174,15 +165,11 @@ fn run_local(
 ) -> Result<(String, TalkBody)> {
     t.req.progress_ms = progress.as_ref().map(|(d, _)| d.as_millis() as u64);
     let io_timeout = Duration::from_millis(t.req.timeout_ms) + sessions::REPLY_MARGIN;
-    let mut attempt = |e: &RegistryEntry| -> Result<Value> {
-        let req = Request::Talk(t.req.clone());
+    let mut attempt = |e: &RegistryEntry| -> Result<TalkBody> {
+        let req = t.req.clone();
         match progress.as_mut() {
-            None => sessions::call(ctx, e, &req, io_timeout),
-            Some((_, sink)) => sessions::call_with(ctx, e, &req, io_timeout, &mut |v| {
-                if let Ok(b) = serde_json::from_value(v) {
-                    sink(b);
-                }
-            }),
+            None => sessions::call(ctx, e, req, io_timeout),
+            Some((_, sink)) => sessions::call_with(ctx, e, req, io_timeout, &mut |b| sink(b)),
         }
     };
     let mut entry = t.entry.clone().into_entry();
@@ -195,13 +182,7 @@ fn run_local(
             res = attempt(&entry);
         }
     }
-    let body = serde_json::from_value::<TalkBody>(res?).map_err(|err| {
-        Error::new(
-            ErrorCode::PtyReadFailed,
-            format!("malformed talk reply: {err}"),
-        )
-    })?;
-    Ok((entry.session_id, body))
+    Ok((entry.session_id, res?))
 }
 
 /// On a redacted channel, redact the whole output before the cap keeps its end: a secret or

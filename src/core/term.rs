@@ -12,7 +12,7 @@ use crate::api::TermMode;
 use crate::api::reply::{LocalView, Success, TermReadReply, TermView};
 use crate::api::request::TermReadArgs;
 use crate::error::{Cause, Error, ErrorCode, Result};
-use crate::proto::{Request, TermReadBody, TermReadRequest};
+use crate::proto::TermReadRequest;
 use crate::store::RegistryEntry;
 use serde_json::{Map, Value, json};
 
@@ -74,13 +74,7 @@ pub fn term_read(ctx: &Ctx, a: &TermReadArgs) -> Result<TermReadReply> {
 
 /// A local session's screen, from its holder's screen model.
 fn local(ctx: &Ctx, e: &RegistryEntry, req: &TermReadRequest) -> Result<TermReadReply> {
-    let v = sessions::call(
-        ctx,
-        e,
-        &Request::TermRead(req.clone()),
-        sessions::SHORT_CALL,
-    )
-    .map_err(|err| {
+    let b = sessions::call(ctx, e, req.clone(), sessions::SHORT_CALL).map_err(|err| {
         if predates_term_read(ctx, e, &err) {
             Error::new(
                 ErrorCode::PtyReadFailed,
@@ -94,12 +88,6 @@ fn local(ctx: &Ctx, e: &RegistryEntry, req: &TermReadRequest) -> Result<TermRead
             err
         }
     })?;
-    let b: TermReadBody = serde_json::from_value(v).map_err(|err| {
-        Error::new(
-            ErrorCode::PtyReadFailed,
-            format!("malformed term_read reply: {err}"),
-        )
-    })?;
     let lines = if ctx.redact {
         redact_lines(
             b.lines,
@@ -110,7 +98,7 @@ fn local(ctx: &Ctx, e: &RegistryEntry, req: &TermReadRequest) -> Result<TermRead
     } else {
         b.lines
     };
-    let delta = req.mode == TermMode::Delta.as_str();
+    let delta = req.mode == TermMode::Delta.into();
     let view = TermView::Local(LocalView {
         cursor_line: b.cursor_line,
         cursor_col: b.cursor_col,
@@ -157,7 +145,7 @@ fn reply(
 
 /// The request's mode (validated by [`request`]).
 fn mode_of(req: &TermReadRequest) -> TermMode {
-    req.mode.parse().unwrap_or(TermMode::Tail)
+    req.mode.or(TermMode::Tail)
 }
 
 /// The lines redacted as one text with the window's context, rows that soft-wrap into the
@@ -209,7 +197,7 @@ fn finish(
 /// passed on, with those kpty promises filled in.
 fn bridged(e: &RegistryEntry, req: &TermReadRequest, redact: bool) -> Result<TermReadReply> {
     let bp = crate::bridge::BufferParams {
-        mode: req.mode.clone(),
+        mode: req.mode.to_string(),
         max_lines: req.max_lines as u32,
         merge_wrapped: req.merge_wrapped,
         marker_id: req.marker_id.map(|m| json!(m)),

@@ -6,9 +6,8 @@ use super::{Ctx, sessions, wire};
 use crate::api::reply::Success;
 use crate::api::request::WaitForArgs;
 use crate::api::wait::WaitForReply;
-use crate::api::{self, Params, config};
+use crate::api::{self, Params, WaitReason, config};
 use crate::error::{Error, ErrorCode, Result};
-use crate::proto::Request;
 use crate::proto::wait::{WaitForBody, WaitForRequest, compile};
 use std::time::Duration;
 
@@ -25,22 +24,18 @@ pub fn wait_for(ctx: &Ctx, a: &WaitForArgs) -> Result<WaitForReply> {
         ));
     }
     let io_timeout = Duration::from_millis(req.timeout_ms) + sessions::REPLY_MARGIN;
-    let v = sessions::call(ctx, &e, &Request::WaitFor(req.clone()), io_timeout)?;
-    let body: WaitForBody = serde_json::from_value(v).map_err(|err| {
-        Error::new(
-            ErrorCode::PtyReadFailed,
-            format!("malformed wait_for reply: {err}"),
-        )
-    })?;
+    let body = sessions::call(ctx, &e, req.clone(), io_timeout)?;
     let output = output(ctx, a.strip_ansi, &body);
     let truncated = body.dropped > 0;
-    match body.reason.as_str() {
-        "timeout" | "exited" => Err(ended(&e.session_id, req, body, output, truncated)),
+    match body.reason.known() {
+        Some(WaitReason::Timeout | WaitReason::Exited) => {
+            Err(ended(&e.session_id, req, body, output, truncated))
+        }
         _ => Ok(WaitForReply {
             ok: Success,
             session_id: e.into_entry().session_id,
             matched: body.matched,
-            reason: body.reason,
+            reason: body.reason.to_string(),
             matched_text: body.matched_text,
             output,
             truncated,
@@ -136,10 +131,10 @@ fn ended(
         start_offset: body.start_offset,
         next_offset: body.next_offset,
         elapsed_ms: body.elapsed_ms,
-        terminal_state: body.terminal_state,
+        terminal_state: body.terminal_state.to_string(),
         exit_code: body.exit_code.map(i64::from),
     };
-    if body.reason == "exited" {
+    if body.reason == WaitReason::Exited.into() {
         return Error::new(
             ErrorCode::PtyProcessExited,
             format!("the shell of session {session_id} exited while wait_for waited"),

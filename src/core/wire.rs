@@ -1,10 +1,10 @@
-//! From the holder's wire bodies (`proto`, strings for the closed sets) to the contract's
-//! typed values (`api`). A spelling the holder should never send is logged and mapped to the
-//! neutral value rather than failing a call whose real work is done.
+//! From the holder's wire bodies (`proto`, closed sets as [`Open`] values) to the contract's
+//! typed values (`api`). A spelling this build does not know (a newer holder's) is logged and
+//! mapped to the neutral value rather than failing a call whose real work is done.
 
 use crate::api::reply::{Cursor, Screen};
 use crate::api::{BufferType, TerminalState};
-use crate::proto::ScreenInfo;
+use crate::proto::{Open, ScreenInfo};
 
 /// The typed screen of a holder's [`ScreenInfo`].
 pub fn screen(s: ScreenInfo) -> Screen {
@@ -19,24 +19,18 @@ pub fn screen(s: ScreenInfo) -> Screen {
 }
 
 /// A holder's `buffer_type` (`normal` when it is not one).
-pub fn buffer_type(s: &str) -> BufferType {
-    s.parse().unwrap_or_else(|e| {
-        tracing::warn!("holder reply: {e}");
-        BufferType::Normal
-    })
+pub fn buffer_type(s: &Open<BufferType>) -> BufferType {
+    s.or(BufferType::Normal)
 }
 
 /// A holder's `terminal_state` (`running` when it is not one: the neutral claim).
-pub fn terminal_state(s: &str) -> TerminalState {
-    s.parse().unwrap_or_else(|e| {
-        tracing::warn!("holder reply: {e}");
-        TerminalState::Running
-    })
+pub fn terminal_state(s: &Open<TerminalState>) -> TerminalState {
+    s.or(TerminalState::Running)
 }
 
 /// A holder's optional `terminal_state`.
-pub fn terminal_state_opt(s: Option<String>) -> Option<TerminalState> {
-    s.as_deref().map(terminal_state)
+pub fn terminal_state_opt(s: Option<Open<TerminalState>>) -> Option<TerminalState> {
+    s.as_ref().map(terminal_state)
 }
 
 #[cfg(test)]
@@ -45,8 +39,13 @@ mod tests {
 
     #[test]
     fn holder_spellings_map_to_the_contract() {
-        assert_eq!(buffer_type("alternate"), BufferType::Alternate);
-        assert_eq!(terminal_state("full_screen"), TerminalState::FullScreen);
+        assert_eq!(buffer_type(&"alternate".into()), BufferType::Alternate);
+        assert_eq!(buffer_type(&"sideways".into()), BufferType::Normal);
+        assert_eq!(
+            terminal_state(&"full_screen".into()),
+            TerminalState::FullScreen
+        );
+        assert_eq!(terminal_state(&"dreaming".into()), TerminalState::Running);
         assert_eq!(terminal_state_opt(None), None);
         let s = screen(ScreenInfo {
             buffer_type: "normal".into(),

@@ -75,7 +75,7 @@ const CTRL_C_WARNING: &str = "\r\n\x1b[1;33m⚠  Repeated Ctrl-C blocked from a 
 const PARTIAL_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// The default Ctrl-C debounce window.
-pub const DEFAULT_CTRL_C_DEBOUNCE_MS: u64 = 500;
+pub use crate::launch::DEFAULT_CTRL_C_DEBOUNCE_MS;
 
 /// The longest Ctrl-C debounce window accepted (ten minutes).
 pub const MAX_CTRL_C_DEBOUNCE_MS: u64 = 600_000;
@@ -100,21 +100,9 @@ impl Default for FilterConfig {
     }
 }
 
-/// A session's filter as `create` was asked for it: what `metadata.json`, the registry and
-/// `list` show, and what the holder builds its [`InputFilter`] from.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct FilterSpec {
-    /// Custom blocked sequences, as written (escapes not yet decoded).
-    #[serde(default)]
-    pub block_sequences: Vec<String>,
-    /// The Ctrl-C debounce window (0: off).
-    #[serde(default = "default_debounce")]
-    pub ctrl_c_debounce_ms: u64,
-}
-
-fn default_debounce() -> u64 {
-    DEFAULT_CTRL_C_DEBOUNCE_MS
-}
+/// A session's filter as `create` was asked for it (data in the leaf [`crate::launch`]; the
+/// holder builds its [`InputFilter`] from it with [`FilterSpec::build`]).
+pub use crate::launch::FilterSpec;
 
 impl FilterSpec {
     /// The filter this spec describes.

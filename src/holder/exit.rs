@@ -61,7 +61,7 @@ impl Lifecycle {
     /// As `status`, `list` and `metadata.json` show it.
     pub fn status(&self) -> ProcessStatus {
         ProcessStatus {
-            state: self.phase.as_str().to_string(),
+            state: self.phase.as_str().into(),
             restart_count: self.restarts,
             last_exit_code: self.last_exit.as_ref().map(|e| e.code),
             last_exit_signal: self.last_exit.as_ref().and_then(|e| e.signal.clone()),

@@ -77,8 +77,8 @@ pub fn main() -> i32 {
         ok: true,
         pid: Some(shared.pid()),
         holder_pid: Some(std::process::id()),
-        integration: Some(meta.integration.clone()),
-        shell_kind: Some(meta.shell_kind.clone()),
+        integration: Some(meta.integration.as_str().into()),
+        shell_kind: Some(meta.shell_kind.as_str().into()),
         shell: Some(meta.shell.clone()),
         error: None,
     });

@@ -5,6 +5,7 @@ use super::completion::TalkState;
 use super::screen;
 use super::session::{Shared, State};
 use super::shell::{Integration, ShellKind};
+use crate::api::{BufferType, TerminalState};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{
     CursorPos, KillBody, ReadBody, ScreenInfo, StatusBody, TermReadBody, TermReadRequest, WriteBody,
@@ -142,10 +143,10 @@ impl Shared {
 
     /// `TermRead`: render the screen model (no history replay; cost ∝ lines returned).
     pub fn term_read(&self, req: &TermReadRequest) -> Result<TermReadBody> {
-        let mode = screen::Mode::parse(&req.mode).ok_or_else(|| {
+        let mode = screen::Mode::parse(req.mode.as_str()).ok_or_else(|| {
             Error::invalid(format!(
                 "mode {:?} must be tail, viewport or delta",
-                req.mode
+                req.mode.as_str()
             ))
         })?;
         let fg = self.foreground_other().is_some();
@@ -360,9 +361,9 @@ pub(super) fn read_body(
     }
 }
 
-pub(super) fn waiting_state(state: &'static str, waiting: bool) -> &'static str {
-    if waiting && state != "full_screen" {
-        super::input_wait::WAITING_INPUT
+pub(super) fn waiting_state(state: TerminalState, waiting: bool) -> TerminalState {
+    if waiting && state != TerminalState::FullScreen {
+        TerminalState::WaitingInput
     } else {
         state
     }
@@ -371,11 +372,16 @@ pub(super) fn waiting_state(state: &'static str, waiting: bool) -> &'static str 
 /// The screen summary and the terminal state (`prompt` | `running` | `full_screen`;
 /// `waiting_input` comes from [`waiting_state`]);
 /// `foreground` says a program other than the shell holds the terminal.
-pub(super) fn screen_state(st: &State, foreground: bool) -> (ScreenInfo, &'static str) {
+pub(super) fn screen_state(st: &State, foreground: bool) -> (ScreenInfo, TerminalState) {
     let alternate = st.screen.alternate();
     let (line, col) = st.screen.cursor();
     let info = ScreenInfo {
-        buffer_type: if alternate { "alternate" } else { "normal" }.into(),
+        buffer_type: if alternate {
+            BufferType::Alternate
+        } else {
+            BufferType::Normal
+        }
+        .into(),
         title: st.screen.title().map(str::to_string),
         cursor: CursorPos {
             line: line as u64,
@@ -388,11 +394,11 @@ pub(super) fn screen_state(st: &State, foreground: bool) -> (ScreenInfo, &'stati
         Integration::Sentinel => true,
     };
     let state = if alternate {
-        "full_screen"
+        TerminalState::FullScreen
     } else if at_prompt && !foreground && !st.talk.running() {
-        "prompt"
+        TerminalState::Prompt
     } else {
-        "running"
+        TerminalState::Running
     };
     (info, state)
 }

@@ -3,7 +3,9 @@
 
 use super::session::Shared;
 use crate::error::{Cause, Error, ErrorCode};
-use crate::proto::{Envelope, PROTOCOL_VERSION, ProgressBody, Reply, Request, frame};
+use crate::proto::{
+    Done, Envelope, PROTOCOL_VERSION, ProgressBody, Reply, Request, ResizeBody, frame,
+};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::sync::Arc;
 
@@ -28,18 +30,12 @@ pub fn serve(listener: UnixListener, shared: Arc<Shared>) {
     }
 }
 
-/// What a request gets: a reply, or (for `attach` and `follow`) the connection turned into a
-/// stream.
+/// What a request gets: a reply (encoded), or (for `attach` and `follow`) the connection
+/// turned into a stream.
 enum Answer {
-    Reply(Reply),
+    Reply(Vec<u8>),
     Attach(crate::proto::attach::AttachRequest),
     Follow(crate::proto::follow::FollowRequest),
-}
-
-impl From<Reply> for Answer {
-    fn from(r: Reply) -> Self {
-        Answer::Reply(r)
-    }
 }
 
 fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
@@ -67,10 +63,7 @@ fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
                 break;
             }
         };
-        let sent = serde_json::to_vec(&reply)
-            .map_err(std::io::Error::other)
-            .and_then(|b| frame::write_frame(&mut stream, &b));
-        if let Err(e) = sent {
+        if let Err(e) = frame::write_frame(&mut stream, &reply) {
             tracing::debug!("reply not delivered: {e}");
             break;
         }
@@ -79,87 +72,119 @@ fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
     shared.notify();
 }
 
-fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Answer {
+/// The request in `body`, or the error reply it gets: a malformed envelope or request is
+/// `INVALID_PARAMS`, another protocol version says which to use, an unknown op is marked
+/// [`Cause::UnknownRequest`] (a newer client then knows this holder is older).
+fn decode(body: &[u8]) -> Result<Request, Error> {
     let env: Envelope = match serde_json::from_slice(body) {
         Ok(e) => e,
         Err(e) => {
-            return Reply::err(Error::new(
-                ErrorCode::InvalidParams,
-                format!("malformed request: {e}"),
-            ))
-            .into();
+            // Another version's request may have another shape: say so rather than
+            // "malformed".
+            #[derive(serde::Deserialize)]
+            struct Version {
+                v: u32,
+            }
+            return Err(match serde_json::from_slice::<Version>(body) {
+                Ok(Version { v }) if v != PROTOCOL_VERSION => version_mismatch(v),
+                _ => Error::new(ErrorCode::InvalidParams, format!("malformed request: {e}")),
+            });
         }
     };
     if env.v != PROTOCOL_VERSION {
-        return Reply::err(Error::new(
-            ErrorCode::PtyReadFailed,
-            format!(
-                "this session's holder speaks protocol {PROTOCOL_VERSION} (kpty {}), the client speaks {}; \
-                 use the kpty that created the session, or kill and recreate it",
-                env!("CARGO_PKG_VERSION"),
-                env.v
-            ),
-        ))
-        .into();
+        return Err(version_mismatch(env.v));
     }
-    let known = serde_json::from_value::<OpTag>(env.req.clone()).is_ok_and(|t| t.op != Op::Unknown);
-    let req: Request = match serde_json::from_value(env.req) {
-        Ok(r) => r,
-        Err(e) => {
-            let err = Error::new(
-                ErrorCode::InvalidParams,
-                format!("unknown or malformed request: {e}"),
-            );
-            return Reply::err(if known {
-                err
-            } else {
-                err.with_cause(Cause::UnknownRequest)
-            })
-            .into();
-        }
-    };
-    let reply = match req {
-        Request::Attach(a) => return Answer::Attach(a),
-        Request::Follow(f) => return Answer::Follow(f),
-        Request::Status => Reply::ok(shared.status()),
-        Request::Write {
-            data,
-            enter_follows,
-            app_cursor,
-        } => result(shared.write(&data, enter_follows, app_cursor.as_deref())),
-        Request::Read {
-            since,
-            max_bytes,
-            timeout_ms,
-            context,
-        } => Reply::ok(shared.read(since, max_bytes, timeout_ms, context)),
-        Request::Talk(t) => talk(shared, stream, &t),
-        Request::Cancel {
-            interrupt,
-            settle_ms,
-        } => result(shared.cancel_talk(interrupt, std::time::Duration::from_millis(settle_ms))),
-        Request::Resize { cols, rows } => result(
-            shared
-                .resize(cols, rows)
-                .map(|(cols, rows)| serde_json::json!({"cols": cols, "rows": rows})),
+    if env.req == Request::Unknown {
+        return Err(Error::new(
+            ErrorCode::InvalidParams,
+            format!(
+                "unknown request: this session's holder (kpty {}) does not know it",
+                env!("CARGO_PKG_VERSION")
+            ),
+        )
+        .with_cause(Cause::UnknownRequest));
+    }
+    Ok(env.req)
+}
+
+fn version_mismatch(v: u32) -> Error {
+    Error::new(
+        ErrorCode::PtyReadFailed,
+        format!(
+            "this session's holder speaks protocol {PROTOCOL_VERSION} (kpty {}), the client speaks {v}; \
+             use the kpty that created the session, or kill and recreate it",
+            env!("CARGO_PKG_VERSION"),
         ),
-        Request::Kill { grace_ms } => Reply::ok(shared.kill(grace_ms)),
-        Request::TermRead(t) => result(shared.term_read(&t)),
-        Request::WaitFor(w) => result(shared.wait_for(&w)),
-        Request::Spec => match shared.spec.get() {
-            Some(s) => Reply::ok(super::shell_spec(s)),
-            None => Reply::err(Error::internal("this holder kept no launch spec")),
-        },
-        Request::SetLabel { label } => {
-            result(shared.set_label(label).map(|_| serde_json::json!({})))
-        }
+    )
+}
+
+fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Answer {
+    let req = match decode(body) {
+        Ok(r) => r,
+        Err(e) => return encode(Err::<(), _>(e)),
     };
-    reply.into()
+    match req {
+        Request::Attach(a) => Answer::Attach(a),
+        Request::Follow(f) => Answer::Follow(f),
+        Request::Status => encode(Ok(shared.status())),
+        Request::Write(w) => {
+            encode(shared.write(&w.data, w.enter_follows, w.app_cursor.as_deref()))
+        }
+        Request::Read(r) => encode(Ok(shared.read(
+            r.since,
+            r.max_bytes,
+            r.timeout_ms,
+            r.context,
+        ))),
+        Request::Talk(t) => encode(talk(shared, stream, &t)),
+        Request::Cancel(c) => {
+            encode(shared.cancel_talk(c.interrupt, std::time::Duration::from_millis(c.settle_ms)))
+        }
+        Request::Resize(r) => {
+            encode(
+                shared
+                    .resize(r.cols, r.rows)
+                    .map(|(cols, rows)| ResizeBody {
+                        cols: Some(cols),
+                        rows: Some(rows),
+                    }),
+            )
+        }
+        Request::Kill(k) => encode(Ok(shared.kill(k.grace_ms))),
+        Request::TermRead(t) => encode(shared.term_read(&t)),
+        Request::WaitFor(w) => encode(shared.wait_for(&w)),
+        Request::Spec => encode(
+            shared
+                .spec
+                .get()
+                .map(super::shell_spec)
+                .ok_or_else(|| Error::internal("this holder kept no launch spec")),
+        ),
+        Request::SetLabel(l) => encode(shared.set_label(l.label).map(|()| Done {})),
+        // Refused by `decode`.
+        Request::Unknown => encode(Err::<(), _>(Error::internal("unknown request"))),
+    }
+}
+
+/// A typed reply (`Reply<T>`), encoded for its frame.
+fn encode<T: serde::Serialize>(r: crate::error::Result<T>) -> Answer {
+    let reply = match r {
+        Ok(b) => serde_json::to_vec(&Reply::ok(b)),
+        Err(e) => serde_json::to_vec(&Reply::<()>::err(e)),
+    };
+    Answer::Reply(reply.unwrap_or_else(|e| {
+        let e = Error::internal(format!("the reply could not be encoded: {e}"));
+        serde_json::to_vec(&Reply::<()>::err(e)).unwrap_or_default()
+    }))
 }
 
 /// Run a talk; progress frames go out on a clone of the connection (a failed write means
 /// the client is gone, and the talk stops waiting for it).
-fn talk(shared: &Shared, stream: &UnixStream, t: &crate::proto::TalkRequest) -> Reply {
+fn talk(
+    shared: &Shared,
+    stream: &UnixStream,
+    t: &crate::proto::TalkRequest,
+) -> crate::error::Result<crate::proto::TalkBody> {
     let mut out = stream.try_clone().ok();
     let mut send = |p: &ProgressBody| {
         let Some(s) = out.as_mut() else { return false };
@@ -171,127 +196,54 @@ fn talk(shared: &Shared, stream: &UnixStream, t: &crate::proto::TalkRequest) -> 
             &mut send as &mut dyn FnMut(&ProgressBody) -> bool,
         )
     });
-    result(shared.talk(t, progress))
-}
-
-/// A request's `op` alone, to tell an unknown request from a malformed known one.
-#[derive(serde::Deserialize)]
-struct OpTag {
-    op: Op,
-}
-
-/// The ops of [`Request`] (kept in step with it; a test checks every one).
-#[derive(Debug, PartialEq, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum Op {
-    Status,
-    Write,
-    Read,
-    Talk,
-    Resize,
-    Kill,
-    Cancel,
-    TermRead,
-    WaitFor,
-    Attach,
-    Follow,
-    Spec,
-    SetLabel,
-    #[serde(other)]
-    Unknown,
-}
-
-fn result<T: serde::Serialize>(r: crate::error::Result<T>) -> Reply {
-    match r {
-        Ok(b) => Reply::ok(b),
-        Err(e) => Reply::err(e),
-    }
+    shared.talk(t, progress)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::{TalkRequest, TermReadRequest};
 
-    /// Fails to compile when a request is added: add it to [`Op`] and to the list below.
-    fn _every_variant(r: &Request) {
-        match r {
-            Request::Status
-            | Request::Write { .. }
-            | Request::Read { .. }
-            | Request::Talk(_)
-            | Request::Resize { .. }
-            | Request::Kill { .. }
-            | Request::Cancel { .. }
-            | Request::TermRead(_)
-            | Request::WaitFor(_)
-            | Request::Attach(_)
-            | Request::Follow(_)
-            | Request::Spec
-            | Request::SetLabel { .. } => {}
+    fn refused(wire: &str) -> Error {
+        decode(wire.as_bytes()).expect_err(wire)
+    }
+
+    #[test]
+    fn an_unknown_op_is_an_unknown_request_error() {
+        for op in ["teleport", "status2", "", "STATUS"] {
+            let e = refused(&format!(r#"{{"v":1,"req":{{"op":"{op}","x":1}}}}"#));
+            assert_eq!(e.code, ErrorCode::InvalidParams);
+            assert_eq!(e.cause, Some(Cause::UnknownRequest), "{op}");
         }
     }
 
     #[test]
-    fn every_request_has_a_known_op() {
-        let talk = TalkRequest {
-            command: String::new(),
-            sentinel: None,
-            timeout_ms: 1,
-            progress_ms: None,
-            raw: true,
-            force: false,
-            stdin: None,
-        };
-        let term = TermReadRequest {
-            mode: "tail".into(),
-            max_lines: 1,
-            max_chars: 1,
-            merge_wrapped: true,
-            marker_id: None,
-        };
-        for r in [
-            Request::Status,
-            Request::Write {
-                data: String::new(),
-                enter_follows: false,
-                app_cursor: None,
-            },
-            Request::Read {
-                since: None,
-                max_bytes: 1,
-                timeout_ms: 0,
-                context: false,
-            },
-            Request::Talk(talk),
-            Request::Resize { cols: 1, rows: 1 },
-            Request::Kill { grace_ms: 0 },
-            Request::Cancel {
-                interrupt: false,
-                settle_ms: 0,
-            },
-            Request::TermRead(term),
-            Request::WaitFor(Default::default()),
-            Request::Attach(crate::proto::attach::AttachRequest {
-                cols: 80,
-                rows: 24,
-                read_only: false,
-            }),
-            Request::Follow(crate::proto::follow::FollowRequest {
-                since: 0,
-                max_bytes: 1,
-                wait_ms: 1,
-                context: false,
-                offsets_only: false,
-            }),
-            Request::Spec,
-            Request::SetLabel { label: None },
+    fn a_malformed_known_request_is_invalid_params_without_the_unknown_cause() {
+        for wire in [
+            r#"{"v":1,"req":{"op":"write"}}"#,
+            r#"{"v":1,"req":{"op":"resize","cols":"wide","rows":1}}"#,
+            r#"{"v":1}"#,
+            "not json",
         ] {
-            let v = serde_json::to_value(&r).unwrap();
-            let t: OpTag = serde_json::from_value(v).unwrap();
-            assert_ne!(t.op, Op::Unknown, "{r:?}");
+            let e = refused(wire);
+            assert_eq!(e.code, ErrorCode::InvalidParams, "{wire}");
+            assert_eq!(e.cause, None, "{wire}");
         }
-        let t: OpTag = serde_json::from_value(serde_json::json!({"op": "teleport"})).unwrap();
-        assert_eq!(t.op, Op::Unknown);
+    }
+
+    #[test]
+    fn another_version_is_told_which_to_speak() {
+        for wire in [
+            r#"{"v":99,"req":{"op":"status"}}"#,
+            // A later version's request may have a shape this one cannot read.
+            r#"{"v":2,"req":{"verb":"status"}}"#,
+        ] {
+            let e = refused(wire);
+            assert_eq!(e.code, ErrorCode::PtyReadFailed, "{wire}");
+            assert!(e.message.contains("speaks protocol 1"), "{}", e.message);
+        }
+        assert_eq!(
+            decode(br#"{"v":1,"req":{"op":"status","new_field":true}}"#).unwrap(),
+            Request::Status
+        );
     }
 }

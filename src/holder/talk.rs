@@ -11,7 +11,6 @@ use super::session::{Shared, State};
 use super::shell::{Integration, ShellKind, typed_command, with_stdin};
 use crate::error::{Error, ErrorCode, Hint, Result};
 use crate::proto::{ProgressBody, TalkBody, TalkRequest};
-use serde_json::json;
 use std::sync::MutexGuard;
 use std::time::{Duration, Instant};
 
@@ -353,7 +352,11 @@ impl Shared {
 
     /// `Cancel`: stop the talk in progress; with `interrupt`, type Ctrl-C as well and wait up
     /// to `settle` for the prompt it brings back (the answer's `at_prompt`).
-    pub fn cancel_talk(&self, interrupt: bool, settle: Duration) -> Result<serde_json::Value> {
+    pub fn cancel_talk(
+        &self,
+        interrupt: bool,
+        settle: Duration,
+    ) -> Result<crate::proto::CancelBody> {
         let mut st = self.lock();
         let talking = if let TalkState::Running { cancel, .. } = &mut st.talk {
             *cancel = if interrupt {
@@ -390,7 +393,10 @@ impl Shared {
             }
         }
         let at_prompt = !st.talk.cancelled() && !matches!(st.talk, TalkState::Interrupted(_));
-        Ok(json!({"cancelled": talking, "at_prompt": talking && interrupt && at_prompt}))
+        Ok(crate::proto::CancelBody {
+            cancelled: talking,
+            at_prompt: talking && interrupt && at_prompt,
+        })
     }
 
     fn end_talk(&self) {

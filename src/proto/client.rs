@@ -1,8 +1,9 @@
 //! The blocking client side: connect to a holder's socket, send one request, read the reply,
 //! every step bounded by a deadline.
 
-use super::{Envelope, PROTOCOL_VERSION, Reply, Request, frame};
+use super::{Call, Envelope, PROTOCOL_VERSION, ProgressBody, Reply, Request, frame};
 use crate::error::{Error, ErrorCode, Result};
+use serde_json::value::RawValue;
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -79,19 +80,19 @@ pub fn connect_within(path: &Path, timeout: Duration) -> std::io::Result<UnixStr
     Ok(UnixStream::from(fd))
 }
 
-/// Send `req` over `stream` and return the reply body (or the holder's error), handing each
-/// intermediate progress frame's body to `on_progress`. The whole exchange is bounded by
+/// Send `req` over `stream` and return its typed reply body (or the holder's error), handing
+/// each intermediate progress frame's body to `on_progress`. The whole exchange is bounded by
 /// `deadline`: every single read and write waits only for what is left of it, so a stopped
 /// holder, or one that sends a frame a byte at a time, costs the caller no more than its own
 /// deadline.
-pub fn call_until(
+pub fn call_until<C: Call>(
     stream: &mut UnixStream,
-    req: &Request,
+    req: C,
     deadline: Instant,
-    on_progress: &mut dyn FnMut(serde_json::Value),
-) -> Result<serde_json::Value> {
+    on_progress: &mut dyn FnMut(ProgressBody),
+) -> Result<C::Reply> {
     let mut bounded = Bounded { stream, deadline };
-    send(&mut bounded, req)?;
+    send(&mut bounded, &req.into_request())?;
     loop {
         let reply = next_reply(&mut bounded)?.ok_or_else(|| {
             Error::new(
@@ -100,10 +101,10 @@ pub fn call_until(
             )
         })?;
         if reply.progress {
-            on_progress(reply.body);
+            on_progress(decode_body(reply.body.as_deref(), "talk progress")?);
             continue;
         }
-        return into_result(reply);
+        return into_result::<C>(reply);
     }
 }
 
@@ -149,7 +150,7 @@ impl Write for Bounded<'_> {
 pub fn send(stream: &mut impl Write, req: &Request) -> Result<()> {
     let env = Envelope {
         v: PROTOCOL_VERSION,
-        req: serde_json::to_value(req).map_err(|e| Error::internal(e.to_string()))?,
+        req,
     };
     let body = serde_json::to_vec(&env).map_err(|e| Error::internal(e.to_string()))?;
     frame::write_frame(stream, &body).map_err(|e| io_err("send a request to", e))
@@ -169,10 +170,10 @@ pub fn next_reply(stream: &mut impl Read) -> Result<Option<Reply>> {
     })
 }
 
-/// A reply's body, or the holder's error.
-pub fn into_result(reply: Reply) -> Result<serde_json::Value> {
+/// A reply's body decoded into the reply type of `C`, or the holder's error.
+pub fn into_result<C: Call>(reply: Reply) -> Result<C::Reply> {
     if reply.ok {
-        Ok(reply.body)
+        decode_body(reply.body.as_deref(), C::OP)
     } else {
         Err(reply.error.unwrap_or_else(|| {
             Error::new(
@@ -183,12 +184,24 @@ pub fn into_result(reply: Reply) -> Result<serde_json::Value> {
     }
 }
 
+/// The one decoding policy for reply bodies: a body that is not the reply type (or is
+/// missing) is `PTY_READ_FAILED` naming the request. Fields an older holder may leave out
+/// are `#[serde(default)]` on the body types, so only a body of another shape fails.
+fn decode_body<B: serde::de::DeserializeOwned>(body: Option<&RawValue>, op: &str) -> Result<B> {
+    serde_json::from_str(body.map_or("null", RawValue::get)).map_err(|e| {
+        Error::new(
+            ErrorCode::PtyReadFailed,
+            format!("malformed {op} reply from the session holder: {e}"),
+        )
+    })
+}
+
 /// Connect, call, close.
-pub fn call(
+pub fn call<C: Call>(
     socket: &Path,
-    req: &Request,
+    req: C,
     io_timeout: Duration,
-) -> std::result::Result<serde_json::Value, Unreachable> {
+) -> std::result::Result<C::Reply, Unreachable> {
     let deadline = Instant::now() + io_timeout;
     let mut s = connect(socket, io_timeout)?;
     call_until(&mut s, req, deadline, &mut |_| {}).map_err(Unreachable::Other)
@@ -243,8 +256,11 @@ mod tests {
         }
         assert!(refused >= 2, "{} connected", kept.len());
         // And a call through it is PTY_TIMEOUT, not a hang.
-        let Err(Unreachable::Other(e)) = call(&path, &Request::Status, Duration::from_millis(50))
-        else {
+        let Err(Unreachable::Other(e)) = call(
+            &path,
+            crate::proto::StatusRequest,
+            Duration::from_millis(50),
+        ) else {
             panic!("a full backlog must time out");
         };
         assert_eq!(e.code, ErrorCode::PtyTimeout);
@@ -266,7 +282,7 @@ mod tests {
             }
         });
         let deadline = Instant::now() + Duration::from_millis(150);
-        let e = call_until(&mut a, &Request::Status, deadline, &mut |_| {}).unwrap_err();
+        let e = call_until(&mut a, crate::proto::StatusRequest, deadline, &mut |_| {}).unwrap_err();
         assert_eq!(e.code, ErrorCode::PtyTimeout);
     }
 }

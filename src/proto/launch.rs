@@ -48,10 +48,10 @@ pub struct HolderSpec {
     pub created_at: String,
     /// The Landlock sandbox to start the shell in (`create --sandbox`), `None` for none.
     #[serde(default)]
-    pub sandbox: Option<crate::sandbox::Policy>,
+    pub sandbox: Option<crate::launch::Policy>,
     /// The input filter for remote writers (`create --input-filter`), `None` for none.
     #[serde(default)]
-    pub input_filter: Option<crate::filter::FilterSpec>,
+    pub input_filter: Option<crate::launch::FilterSpec>,
     /// A program to run instead of the interactive shell (`create --command`).
     #[serde(default)]
     pub program: Option<ProgramSpec>,
@@ -61,30 +61,7 @@ pub struct HolderSpec {
     pub env_exact: bool,
 }
 
-/// The longest restart delay accepted (ten minutes).
-pub const MAX_RESTART_DELAY_MS: u64 = 600_000;
-
-/// The default restart delay.
-pub const DEFAULT_RESTART_DELAY_MS: u64 = 1000;
-
-/// A program a session runs instead of an interactive shell (seed 002's agent PTY).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProgramSpec {
-    /// The command as given (`create --command`).
-    pub command: String,
-    /// Its words (the first is the program, resolved on PATH by the holder).
-    pub argv: Vec<String>,
-    /// Start it again when it exits.
-    #[serde(default)]
-    pub auto_restart: bool,
-    /// Wait this long before starting it again (doubled on quick exits, up to a cap).
-    #[serde(default = "default_restart_delay")]
-    pub restart_delay_ms: u64,
-}
-
-fn default_restart_delay() -> u64 {
-    DEFAULT_RESTART_DELAY_MS
-}
+pub use crate::launch::{DEFAULT_RESTART_DELAY_MS, MAX_RESTART_DELAY_MS, ProgramSpec};
 
 /// The ready line.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -99,10 +76,10 @@ pub struct Ready {
     pub holder_pid: Option<u32>,
     /// Completion method in force.
     #[serde(default)]
-    pub integration: Option<String>,
+    pub integration: Option<crate::api::Open<crate::api::Integration>>,
     /// Shell family.
     #[serde(default)]
-    pub shell_kind: Option<String>,
+    pub shell_kind: Option<crate::api::Open<crate::api::ShellKind>>,
     /// The resolved shell path.
     #[serde(default)]
     pub shell: Option<String>,

@@ -11,129 +11,35 @@ pub mod follow;
 pub mod frame;
 pub mod launch;
 pub mod ptys;
+pub mod request;
 pub mod ring;
 pub mod wait;
 
+pub use crate::api::Open;
+pub use crate::api::sessions::ProcessStatus;
+pub use request::{
+    Call, CancelBody, CancelRequest, Done, KillRequest, ReadRequest, Request, ResizeBody,
+    ResizeRequest, SetLabelRequest, SpecRequest, StatusRequest, TalkRequest, TermReadRequest,
+    WriteRequest,
+};
+
+use crate::api::{BufferType, Completion, Integration, ShellKind, TerminalState};
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// Protocol version spoken by this build.
 pub const PROTOCOL_VERSION: u32 = 1;
 /// Largest frame accepted in either direction (64 MiB).
 pub const MAX_FRAME: usize = 64 << 20;
 
-/// A request envelope.
+/// A request envelope: `{"v": 1, "req": {"op": …}}`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Envelope {
+pub struct Envelope<R = Request> {
     /// Protocol version of the sender.
     pub v: u32,
-    /// The request itself (decoded by the holder, so an unknown op is an error reply).
-    pub req: Value,
-}
-
-/// Requests a client may send to a holder.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-pub enum Request {
-    /// Liveness and state.
-    Status,
-    /// Type bytes (already escape-processed and checked by the core); the holder checks
-    /// them again against what earlier writes left on the line.
-    Write {
-        /// Text to write.
-        data: String,
-        /// Enter follows in a separate write (`send_line`): check the text as if submitted.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        enter_follows: bool,
-        /// The same input as typed in application cursor-key mode (DECCKM), when it differs
-        /// (`send_keys` with arrows, Home, End): the holder types it instead of `data` while a
-        /// program has that mode set. Older holders ignore it and type `data`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        app_cursor: Option<String>,
-    },
-    /// Read output.
-    Read {
-        /// Absolute offset to read from; `None` = the most recent `max_bytes`.
-        #[serde(default)]
-        since: Option<u64>,
-        /// Most bytes to return.
-        max_bytes: usize,
-        /// Wait this long for data when there is none yet.
-        timeout_ms: u64,
-        /// Also send the redaction context around the window (only a caller that redacts
-        /// needs it; older clients never ask).
-        #[serde(default)]
-        context: bool,
-    },
-    /// Run a command and wait for completion.
-    Talk(TalkRequest),
-    /// Change the terminal size.
-    Resize {
-        /// Columns.
-        cols: u16,
-        /// Rows.
-        rows: u16,
-    },
-    /// Hang up the shell and end the holder.
-    Kill {
-        /// How long to wait after SIGHUP before SIGKILL.
-        #[serde(default = "default_grace")]
-        grace_ms: u64,
-    },
-    /// Stop the talk in progress (it answers `CANCELLED`); with `interrupt`, also type Ctrl-C
-    /// so the command itself stops and the session is free again.
-    Cancel {
-        /// Type Ctrl-C into the terminal too.
-        #[serde(default)]
-        interrupt: bool,
-        /// With `interrupt`: wait up to this long for the prompt the interrupt brings before
-        /// answering.
-        #[serde(default, skip_serializing_if = "is_zero")]
-        settle_ms: u64,
-    },
-    /// Read the terminal screen (`term_read`). Holders older than this variant answer an
-    /// "unknown request" error.
-    TermRead(TermReadRequest),
-    /// Wait until output matches a pattern, goes quiet, or the shell is at its prompt
-    /// (`wait_for`). Older holders answer an "unknown request" error.
-    WaitFor(wait::WaitForRequest),
-    /// Join the terminal as a person's client: answered with an [`attach::AttachBody`], then
-    /// the connection carries [`attach::Frame`]s both ways. Older holders answer an "unknown
-    /// request" error.
-    Attach(attach::AttachRequest),
-    /// Stream the output as it arrives (a [`follow::FollowRequest`]): the connection carries
-    /// one reply frame per piece of output until the shell ends or the client leaves. Older
-    /// holders answer an "unknown request" error.
-    Follow(follow::FollowRequest),
-    /// The [`launch::HolderSpec`] this holder was started with — the session's shell, cwd,
-    /// environment and sandbox — for opening a shell PTY beside it (`shell`). Older holders
-    /// answer an "unknown request" error.
-    Spec,
-    /// The session's new label (`rename`, `update_ownership`), for its `metadata.json`: the
-    /// registry is changed first, this keeps the holder's copy in step. Older holders answer
-    /// an "unknown request" error.
-    SetLabel {
-        /// The label; `None` clears it.
-        label: Option<String>,
-    },
-}
-
-/// The `term_read` request (validated and capped by the core).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TermReadRequest {
-    /// `tail`, `viewport` or `delta`.
-    pub mode: String,
-    /// Most lines.
-    pub max_lines: usize,
-    /// Most characters of text.
-    pub max_chars: usize,
-    /// Join soft-wrapped rows.
-    #[serde(default = "yes")]
-    pub merge_wrapped: bool,
-    /// Delta: the previous call's marker.
-    #[serde(default)]
-    pub marker_id: Option<u64>,
+    /// The request itself (an unknown op decodes to [`Request::Unknown`]).
+    pub req: R,
 }
 
 /// The screen's state as `list`, `read` and `talk` report it.
@@ -141,7 +47,7 @@ pub struct TermReadRequest {
 #[serde(default)]
 pub struct ScreenInfo {
     /// `normal` or `alternate`.
-    pub buffer_type: String,
+    pub buffer_type: Open<BufferType>,
     /// The last OSC 0/2 title.
     pub title: Option<String>,
     /// The cursor: visible row (0-based) and column.
@@ -179,7 +85,7 @@ pub struct TermReadBody {
     /// Columns.
     pub cols: u64,
     /// `normal` or `alternate`.
-    pub buffer_type: String,
+    pub buffer_type: Open<BufferType>,
     /// Absolute line of the first returned line.
     pub first_line: u64,
     /// The new marker.
@@ -195,7 +101,7 @@ pub struct TermReadBody {
     /// The last OSC 0/2 title.
     pub title: Option<String>,
     /// `prompt`, `running`, `full_screen` or `waiting_input`.
-    pub terminal_state: String,
+    pub terminal_state: Open<TerminalState>,
     /// Lines of scrollback the holder keeps.
     pub scrollback: u64,
     /// Redaction context: the text before the window that a secret or private-key block
@@ -212,37 +118,6 @@ pub struct TermReadBody {
     pub wraps: Vec<bool>,
 }
 
-fn default_grace() -> u64 {
-    1000
-}
-
-/// The `talk` request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TalkRequest {
-    /// The command (escape-processed, checked).
-    pub command: String,
-    /// Force the sentinel method with this marker.
-    #[serde(default)]
-    pub sentinel: Option<String>,
-    /// Give up after this long.
-    pub timeout_ms: u64,
-    /// Send progress frames (the output so far) at most this often; none when absent.
-    #[serde(default)]
-    pub progress_ms: Option<u64>,
-    /// Return `raw_output` (everything the terminal printed); false leaves it empty.
-    #[serde(default = "yes")]
-    pub raw: bool,
-    /// Type even when another program holds the foreground (a nested shell), completing
-    /// with a POSIX sentinel.
-    #[serde(default)]
-    pub force: bool,
-    /// A file (a FIFO) the command reads as its standard input instead of the terminal: the
-    /// CLI's piped stdin, as `ssh host CMD < file` forwards it. POSIX shells and fish only;
-    /// ignored by other shells and forced (nested-shell) talks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stdin: Option<String>,
-}
-
 /// Hex digits in a holder's sentinel.
 pub const SENTINEL_HEX: usize = 8;
 
@@ -251,14 +126,6 @@ pub const SENTINEL_HEX: usize = 8;
 pub fn new_sentinel(hex_digits: usize) -> String {
     let hex = uuid::Uuid::new_v4().simple().to_string();
     format!("__KR_DONE_{}__", &hex[..hex_digits.min(hex.len())])
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-fn yes() -> bool {
-    true
 }
 
 /// A progress frame's body during a `talk`.
@@ -282,16 +149,19 @@ pub struct ProgressBody {
     pub context_before: String,
 }
 
-/// A reply envelope: `{v, ok: true, body}` or `{v, ok: false, error}`.
+/// A reply envelope: `{v, ok: true, body}` or `{v, ok: false, error}`. The holder sends a
+/// typed body (`Reply<StatusBody>` …); the client reads the body as raw JSON
+/// (`Reply<Box<RawValue>>`, the default) and decodes it once into its call's reply type
+/// (see [`client::into_result`]), or into a [`ProgressBody`] for a progress frame.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Reply {
+pub struct Reply<B = Box<RawValue>> {
     /// Protocol version of the holder.
     pub v: u32,
     /// Success flag.
     pub ok: bool,
-    /// The body on success.
-    #[serde(default)]
-    pub body: Value,
+    /// The body on success (`null` in an error reply).
+    #[serde(default = "none")]
+    pub body: Option<B>,
     /// The error on failure.
     #[serde(default)]
     pub error: Option<Error>,
@@ -300,23 +170,19 @@ pub struct Reply {
     pub progress: bool,
 }
 
-impl Reply {
+fn none<B>() -> Option<B> {
+    None
+}
+
+impl<B> Reply<B> {
     /// A success reply.
-    pub fn ok(body: impl Serialize) -> Self {
+    pub fn ok(body: B) -> Self {
         Self {
             v: PROTOCOL_VERSION,
             ok: true,
-            body: serde_json::to_value(body).unwrap_or(Value::Null),
+            body: Some(body),
             error: None,
             progress: false,
-        }
-    }
-
-    /// An intermediate progress frame.
-    pub fn progress(body: &ProgressBody) -> Self {
-        Self {
-            progress: true,
-            ..Self::ok(body)
         }
     }
 
@@ -325,9 +191,19 @@ impl Reply {
         Self {
             v: PROTOCOL_VERSION,
             ok: false,
-            body: Value::Null,
+            body: None,
             error: Some(error),
             progress: false,
+        }
+    }
+}
+
+impl<'a> Reply<&'a ProgressBody> {
+    /// An intermediate progress frame.
+    pub fn progress(body: &'a ProgressBody) -> Self {
+        Self {
+            progress: true,
+            ..Self::ok(body)
         }
     }
 }
@@ -349,9 +225,9 @@ pub struct StatusBody {
     /// Rows.
     pub rows: u16,
     /// `osc133` or `sentinel`.
-    pub integration: String,
+    pub integration: Open<Integration>,
     /// Shell family.
-    pub shell_kind: String,
+    pub shell_kind: Open<ShellKind>,
     /// Foreground process group leader, when it is not the shell.
     pub foreground_pid: Option<u32>,
     /// Its command name.
@@ -369,7 +245,7 @@ pub struct StatusBody {
     /// The screen (absent from holders without a screen model).
     pub screen: Option<ScreenInfo>,
     /// `prompt`, `running`, `full_screen` or `waiting_input` (absent from older holders).
-    pub terminal_state: Option<String>,
+    pub terminal_state: Option<Open<TerminalState>>,
     /// Clients attached now (`kpty attach`; 0 from older holders).
     #[serde(default)]
     pub attached: usize,
@@ -380,20 +256,6 @@ pub struct StatusBody {
     /// the holder on a derived socket is the one it means.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
-}
-
-/// A program's lifecycle (seed 002 §8.5) as `list` and `metadata.json` show it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ProcessStatus {
-    /// `running`, `restarting` (waiting its restart delay) or `dead` (ended for good).
-    pub state: String,
-    /// Times it was started again.
-    pub restart_count: u32,
-    /// How it last exited.
-    pub last_exit_code: Option<i32>,
-    /// The signal that last ended it.
-    pub last_exit_signal: Option<String>,
 }
 
 /// What `Write` returns.
@@ -424,7 +286,7 @@ pub struct ReadBody {
     /// The screen (absent from older holders).
     pub screen: Option<ScreenInfo>,
     /// `prompt`, `running`, `full_screen` or `waiting_input` (absent from older holders).
-    pub terminal_state: Option<String>,
+    pub terminal_state: Option<Open<TerminalState>>,
     /// Redaction context: the text before the window that a secret or private-key block
     /// cut by the window's start spans (see [`crate::safety::redact::context_before`]).
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -445,7 +307,7 @@ pub struct TalkBody {
     /// The command's exit status.
     pub exit_code: Option<i32>,
     /// `osc133` or `sentinel`.
-    pub completion: String,
+    pub completion: Open<Completion>,
     /// The sentinel (typed for the sentinel method; the talk's id otherwise).
     pub sentinel: String,
     /// Wall time from typing to completion.
@@ -460,7 +322,7 @@ pub struct TalkBody {
     pub screen: Option<ScreenInfo>,
     /// `prompt`, `running`, `full_screen` or `waiting_input` after the talk (absent from
     /// older holders).
-    pub terminal_state: Option<String>,
+    pub terminal_state: Option<Open<TerminalState>>,
     /// The talk returned before its command completed: the command waits for input.
     pub waiting_for_input: bool,
     /// With `waiting_for_input`: the line the program printed before reading.
@@ -482,3 +344,7 @@ pub struct KillBody {
     /// The signal that ended it.
     pub exit_signal: Option<String>,
 }
+
+#[cfg(test)]
+#[path = "wire_tests.rs"]
+mod wire_tests;

@@ -3,7 +3,7 @@
 //! `sessions/S/ptys/N/`, its socket derived from that id in the private runtime directory —
 //! never read from a file. Listing them and ending them all (`kill S`, PTY 0's end).
 
-use super::{Request, client};
+use super::client;
 use crate::api::SessionId;
 use crate::store::{StateDir, secure};
 use std::time::Duration;
@@ -78,15 +78,15 @@ fn end_one(state: &StateDir, pty: &SessionId, timeout: Duration) -> Option<Ended
     }
     let unresponsive = || listening(state, pty).then(|| Ended::Unresponsive(pty.clone()));
     // A holder only finishing (its shell ended) has nothing left to end.
-    let status = match client::call(&sock, &Request::Status, timeout) {
+    let status = match client::call(&sock, super::StatusRequest, timeout) {
         Ok(v) => v,
         Err(client::Unreachable::Gone(_)) => return None,
         Err(client::Unreachable::Other(_)) => return unresponsive(),
     };
-    if status["alive"] != true {
+    if !status.alive {
         return None;
     }
-    match client::call(&sock, &Request::Kill { grace_ms: 1000 }, timeout) {
+    match client::call(&sock, super::KillRequest { grace_ms: 1000 }, timeout) {
         Ok(_) => Some(Ended::Killed(pty.clone())),
         Err(client::Unreachable::Gone(_)) => None,
         Err(client::Unreachable::Other(_)) => unresponsive(),

@@ -1,6 +1,8 @@
 //! The `WaitFor` request and its body: wait until a session's output matches a pattern, goes
 //! quiet, or the shell is back at its prompt.
 
+use super::Open;
+use crate::api::{TerminalState, WaitReason};
 use serde::{Deserialize, Serialize};
 
 /// The `wait_for` request (validated and capped by the core; the holder compiles the pattern
@@ -34,7 +36,7 @@ pub struct WaitForBody {
     /// A condition was met.
     pub matched: bool,
     /// `pattern`, `quiet`, `prompt`, `timeout` or `exited`.
-    pub reason: String,
+    pub reason: Open<WaitReason>,
     /// The text the pattern matched (ANSI escapes stripped).
     #[serde(rename = "match")]
     pub matched_text: Option<String>,
@@ -51,7 +53,7 @@ pub struct WaitForBody {
     /// µs from the arrival of the output that decided the wait to the reply.
     pub latency_us: u64,
     /// The terminal state when the wait ended.
-    pub terminal_state: String,
+    pub terminal_state: Open<TerminalState>,
     /// The shell's exit code, when it ended.
     pub exit_code: Option<i32>,
     /// Redaction context before the window.

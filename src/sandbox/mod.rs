@@ -34,7 +34,6 @@ pub mod floor;
 #[cfg(target_os = "linux")]
 mod namespace;
 
-use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The environment variable carrying the policy (JSON) from the holder to `__sandbox-exec`,
@@ -74,28 +73,8 @@ const WRITABLE_DEVICES: [&str; 8] = [
     "/dev/pts/ptmx",
 ];
 
-/// What a sandboxed session may do; also what `list`, `metadata.json` and the registry show
-/// as `sandbox`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Policy {
-    /// The Landlock ABI the kernel reported when the session was created.
-    pub abi: u32,
-    /// Absolute paths writable (with everything under them), symlinks resolved.
-    pub allow_write: Vec<PathBuf>,
-    /// Absolute paths hidden (with everything under them).
-    pub deny_read: Vec<PathBuf>,
-    /// Whether TCP bind/connect is allowed (`false`: `--no-network`).
-    pub network: bool,
-    /// Directories covered by an empty read-only tmpfs in the session's mount namespace:
-    /// kpty's runtime directories (every session's socket) and the state directory. Symlinks
-    /// resolved; absent from policies of sessions made before kpty hid them.
-    #[serde(default)]
-    pub hidden: Vec<PathBuf>,
-    /// Directories inside hidden ones whose files are copied, read-only, into the cover (the
-    /// shell integration files the shell reads as it starts).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub revealed: Vec<PathBuf>,
-}
+/// What a sandboxed session may do (data in the leaf [`crate::launch`]; built here).
+pub use crate::launch::Policy;
 
 /// What the caller asked for, before paths are resolved.
 #[derive(Debug, Clone, Default)]

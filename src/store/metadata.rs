@@ -58,16 +58,16 @@ pub struct Metadata {
     /// Environment variables kpty set for the shell (names only, values may be secret).
     pub env_keys: Vec<String>,
     /// The Landlock sandbox confining the session (`create --sandbox`), `null` for none.
-    pub sandbox: Option<crate::sandbox::Policy>,
+    pub sandbox: Option<crate::launch::Policy>,
     /// The input filter on remote writes (`create --input-filter`), absent when off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_filter: Option<crate::filter::FilterSpec>,
+    pub input_filter: Option<crate::launch::FilterSpec>,
     /// The program run instead of a shell (`create --command`), absent for a shell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub program: Option<crate::proto::launch::ProgramSpec>,
+    pub program: Option<crate::launch::ProgramSpec>,
     /// That program's lifecycle: state, restarts, how it last exited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub process: Option<crate::proto::ProcessStatus>,
+    pub process: Option<crate::api::sessions::ProcessStatus>,
     /// Fields written by newer versions.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,

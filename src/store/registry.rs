@@ -71,13 +71,13 @@ pub struct RegistryEntry {
     /// The holder's pid.
     pub holder_pid: Option<u32>,
     /// The Landlock sandbox confining the session (`create --sandbox`), `null` for none.
-    pub sandbox: Option<crate::sandbox::Policy>,
+    pub sandbox: Option<crate::launch::Policy>,
     /// The input filter on remote writes (`create --input-filter`), absent when off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_filter: Option<crate::filter::FilterSpec>,
+    pub input_filter: Option<crate::launch::FilterSpec>,
     /// The program run instead of a shell (`create --command`), absent for a shell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub program: Option<crate::proto::launch::ProgramSpec>,
+    pub program: Option<crate::launch::ProgramSpec>,
     /// The seal of this user's kpty on an external entry it registered
     /// ([`super::trust`]): without a valid one, the entry routes nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -133,7 +133,7 @@ impl Registry {
 
 /// A program's command line as it is persisted: its secrets redacted (the holder was given
 /// the real one; the state directory lies in a repository).
-pub fn scrub_program(p: &mut Option<crate::proto::launch::ProgramSpec>) {
+pub fn scrub_program(p: &mut Option<crate::launch::ProgramSpec>) {
     let Some(p) = p else { return };
     let red = |s: &mut String| {
         if let std::borrow::Cow::Owned(r) = crate::safety::redact(s) {

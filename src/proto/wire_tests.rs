@@ -1,0 +1,427 @@
+//! The holder protocol both ways: every request round-trips through its envelope, an unknown
+//! op decodes to [`Request::Unknown`]; every reply body is decoded once into its call's type,
+//! an older holder's reply (fields left out) still decodes, a malformed one is a clear
+//! `PTY_READ_FAILED` naming the request.
+
+use super::attach::AttachRequest;
+use super::follow::FollowRequest;
+use super::wait::{WaitForBody, WaitForRequest};
+use super::*;
+use crate::api::{Completion, ProcessState, ShellKind, TermMode, TerminalState, WaitReason};
+use crate::error::ErrorCode;
+use proptest::prelude::*;
+
+/// The ops this build knows (kept in step with [`Request`] by `every_op_is_listed`).
+const OPS: &[&str] = &[
+    "status",
+    "write",
+    "read",
+    "talk",
+    "resize",
+    "kill",
+    "cancel",
+    "term_read",
+    "wait_for",
+    "attach",
+    "follow",
+    "spec",
+    "set_label",
+];
+
+/// Fails to compile when a request is added: add it to [`any_request`] and [`OPS`].
+fn _every_variant_is_generated(r: &Request) {
+    match r {
+        Request::Status
+        | Request::Write(_)
+        | Request::Read(_)
+        | Request::Talk(_)
+        | Request::Resize(_)
+        | Request::Kill(_)
+        | Request::Cancel(_)
+        | Request::TermRead(_)
+        | Request::WaitFor(_)
+        | Request::Attach(_)
+        | Request::Follow(_)
+        | Request::Spec
+        | Request::SetLabel(_)
+        | Request::Unknown => {}
+    }
+}
+
+fn text() -> impl Strategy<Value = String> {
+    "\\PC{0,12}"
+}
+
+fn open<T: std::str::FromStr + std::fmt::Debug + 'static>(
+    spellings: &'static [&'static str],
+) -> BoxedStrategy<Open<T>> {
+    prop_oneof![
+        proptest::sample::select(spellings).prop_map(Open::from),
+        "[a-z_]{1,10}".prop_map(|s| Open::from(s.as_str())),
+    ]
+    .boxed()
+}
+
+fn talk_request() -> impl Strategy<Value = TalkRequest> {
+    (
+        text(),
+        proptest::option::of(text()),
+        any::<u64>(),
+        proptest::option::of(any::<u64>()),
+        any::<(bool, bool)>(),
+        proptest::option::of(text()),
+    )
+        .prop_map(
+            |(command, sentinel, timeout_ms, progress_ms, (raw, force), stdin)| TalkRequest {
+                command,
+                sentinel,
+                timeout_ms,
+                progress_ms,
+                raw,
+                force,
+                stdin,
+            },
+        )
+}
+
+fn wait_request() -> impl Strategy<Value = WaitForRequest> {
+    (
+        proptest::option::of(text()),
+        any::<(bool, bool, bool)>(),
+        proptest::option::of(any::<u64>()),
+        proptest::option::of(any::<u64>()),
+        any::<(u64, u32)>(),
+    )
+        .prop_map(
+            |(pattern, (screen, prompt, context), quiet_ms, since, (timeout_ms, max))| {
+                WaitForRequest {
+                    pattern,
+                    screen,
+                    quiet_ms,
+                    prompt,
+                    since,
+                    timeout_ms,
+                    max_bytes: max as usize,
+                    context,
+                }
+            },
+        )
+}
+
+/// Any request this build sends, every variant with arbitrary fields.
+fn any_request() -> impl Strategy<Value = Request> {
+    prop_oneof![
+        Just(Request::Status),
+        Just(Request::Spec),
+        (text(), any::<bool>(), proptest::option::of(text())).prop_map(|(data, e, app_cursor)| {
+            WriteRequest {
+                data,
+                enter_follows: e,
+                app_cursor,
+            }
+            .into_request()
+        }),
+        (
+            proptest::option::of(any::<u64>()),
+            any::<u32>(),
+            any::<u64>(),
+            any::<bool>()
+        )
+            .prop_map(|(since, max, timeout_ms, context)| ReadRequest {
+                since,
+                max_bytes: max as usize,
+                timeout_ms,
+                context,
+            }
+            .into_request()),
+        talk_request().prop_map(Call::into_request),
+        any::<(u16, u16)>().prop_map(|(cols, rows)| ResizeRequest { cols, rows }.into_request()),
+        any::<u64>().prop_map(|grace_ms| KillRequest { grace_ms }.into_request()),
+        any::<(bool, u64)>().prop_map(|(interrupt, settle_ms)| CancelRequest {
+            interrupt,
+            settle_ms,
+        }
+        .into_request()),
+        (
+            open::<TermMode>(TermMode::SPELLINGS),
+            any::<(u32, u32, bool)>(),
+            proptest::option::of(any::<u64>())
+        )
+            .prop_map(|(mode, (l, c, merge_wrapped), marker_id)| TermReadRequest {
+                mode,
+                max_lines: l as usize,
+                max_chars: c as usize,
+                merge_wrapped,
+                marker_id,
+            }
+            .into_request()),
+        wait_request().prop_map(Call::into_request),
+        any::<(u16, u16, bool)>().prop_map(|(cols, rows, read_only)| AttachRequest {
+            cols,
+            rows,
+            read_only,
+        }
+        .into_request()),
+        (any::<(u64, u32, u64)>(), any::<(bool, bool)>()).prop_map(
+            |((since, max, wait_ms), (context, offsets_only))| FollowRequest {
+                since,
+                max_bytes: max as usize,
+                wait_ms,
+                context,
+                offsets_only,
+            }
+            .into_request()
+        ),
+        proptest::option::of(text()).prop_map(|label| SetLabelRequest { label }.into_request()),
+    ]
+}
+
+fn op_of(r: &Request) -> String {
+    let v: serde_json::Value = serde_json::to_value(r).expect("encode");
+    v["op"].as_str().expect("an op").to_string()
+}
+
+proptest! {
+    #[test]
+    fn every_request_round_trips_through_its_envelope(req in any_request()) {
+        let bytes = serde_json::to_vec(&Envelope { v: PROTOCOL_VERSION, req: &req }).unwrap();
+        let back: Envelope = serde_json::from_slice(&bytes).unwrap();
+        prop_assert_eq!(back.v, PROTOCOL_VERSION);
+        prop_assert!(OPS.contains(&op_of(&req).as_str()), "{:?}", req);
+        prop_assert_eq!(back.req, req);
+    }
+
+    #[test]
+    fn an_unknown_op_decodes_to_the_fallback(
+        op in "[a-z_]{1,16}".prop_filter("a known op", |o| !OPS.contains(&o.as_str())),
+        extra in text(),
+    ) {
+        let wire = serde_json::json!({"v": 1, "req": {"op": op, "field": extra, "n": 7}});
+        let env: Envelope = serde_json::from_value(wire).unwrap();
+        prop_assert_eq!(env.req, Request::Unknown);
+    }
+
+    #[test]
+    fn unknown_closed_set_values_in_a_reply_are_kept(
+        state in "[a-z_]{1,12}",
+        kind in "[a-z_]{1,12}",
+        completion in "[a-z_]{1,12}",
+        reason in "[a-z_]{1,12}",
+    ) {
+        let status = serde_json::json!({"pid": 1, "alive": true, "terminal_state": state,
+            "shell_kind": kind, "process": {"state": state, "restart_count": 2}});
+        let s = decode::<StatusRequest>(&ok_reply(status)).unwrap();
+        prop_assert_eq!(s.terminal_state.as_ref().map(|t| t.to_string()), Some(state.clone()));
+        prop_assert_eq!(s.shell_kind.to_string(), kind.clone());
+        prop_assert_eq!(s.process.map(|p| p.state.to_string()), Some(state.clone()));
+        let t = decode::<TalkRequest>(&ok_reply(serde_json::json!({"completion": completion}))).unwrap();
+        prop_assert_eq!(t.completion.to_string(), completion.clone());
+        let w = decode::<WaitForRequest>(&ok_reply(serde_json::json!({"reason": reason}))).unwrap();
+        prop_assert_eq!(w.reason.to_string(), reason.clone());
+        if !TerminalState::SPELLINGS.contains(&state.as_str()) {
+            prop_assert_eq!(s.terminal_state.map(|t| t.or(TerminalState::Running)), Some(TerminalState::Running));
+        }
+    }
+}
+
+/// The wire bytes stay those of earlier builds (older holders read them).
+#[test]
+fn requests_keep_their_wire_bytes() {
+    let enc = |r: Request| serde_json::to_string(&Envelope { v: 1, req: r }).unwrap();
+    assert_eq!(enc(Request::Status), r#"{"v":1,"req":{"op":"status"}}"#);
+    assert_eq!(enc(Request::Spec), r#"{"v":1,"req":{"op":"spec"}}"#);
+    let w = WriteRequest {
+        data: "ls".into(),
+        ..Default::default()
+    };
+    assert_eq!(
+        enc(w.into_request()),
+        r#"{"v":1,"req":{"op":"write","data":"ls"}}"#
+    );
+    let c = CancelRequest {
+        interrupt: true,
+        settle_ms: 0,
+    };
+    assert_eq!(
+        enc(c.into_request()),
+        r#"{"v":1,"req":{"op":"cancel","interrupt":true}}"#
+    );
+    let t = TermReadRequest {
+        mode: TermMode::Delta.into(),
+        max_lines: 2,
+        max_chars: 3,
+        merge_wrapped: true,
+        marker_id: Some(4),
+    };
+    assert_eq!(
+        enc(t.into_request()),
+        r#"{"v":1,"req":{"op":"term_read","mode":"delta","max_lines":2,"max_chars":3,"merge_wrapped":true,"marker_id":4}}"#
+    );
+    // An older client's `kill` without a grace period gets the default.
+    let k: Envelope = serde_json::from_str(r#"{"v":1,"req":{"op":"kill"}}"#).unwrap();
+    assert_eq!(k.req, KillRequest { grace_ms: 1000 }.into_request());
+}
+
+/// Every op in [`OPS`] is a request this build decodes (not the fallback).
+#[test]
+fn every_op_is_listed() {
+    for op in OPS {
+        let v: Result<Request, _> = serde_json::from_value(serde_json::json!({"op": op}));
+        // Ops with required fields fail without them, but never decode as unknown.
+        assert!(!matches!(v, Ok(Request::Unknown)), "{op}");
+    }
+}
+
+fn ok_reply(body: serde_json::Value) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({"v": 1, "ok": true, "body": body})).unwrap()
+}
+
+/// What a client makes of a reply frame for request `C`.
+fn decode<C: Call>(frame: &[u8]) -> crate::error::Result<C::Reply> {
+    let reply: Reply = serde_json::from_slice(frame).expect("a reply envelope");
+    client::into_result::<C>(reply)
+}
+
+/// The holder's typed replies decode into the same bodies on the client.
+#[test]
+fn typed_replies_decode_into_their_bodies() {
+    let status = StatusBody {
+        pid: 7,
+        alive: true,
+        integration: crate::api::Integration::Osc133.into(),
+        shell_kind: ShellKind::Zsh.into(),
+        terminal_state: Some(TerminalState::WaitingInput.into()),
+        process: Some(ProcessStatus {
+            state: ProcessState::Restarting.into(),
+            restart_count: 3,
+            ..Default::default()
+        }),
+        session_id: Some("pty_1".into()),
+        ..Default::default()
+    };
+    let frame = serde_json::to_vec(&Reply::ok(&status)).unwrap();
+    assert_eq!(decode::<StatusRequest>(&frame).unwrap(), status);
+    let talk = TalkBody {
+        output_raw: "hi\n".into(),
+        completion: Completion::Osc133.into(),
+        exit_code: Some(0),
+        ..Default::default()
+    };
+    let frame = serde_json::to_vec(&Reply::ok(&talk)).unwrap();
+    assert_eq!(decode::<TalkRequest>(&frame).unwrap(), talk);
+    let wait = WaitForBody {
+        matched: true,
+        reason: WaitReason::Quiet.into(),
+        terminal_state: TerminalState::Prompt.into(),
+        ..Default::default()
+    };
+    let frame = serde_json::to_vec(&Reply::ok(&wait)).unwrap();
+    assert_eq!(decode::<WaitForRequest>(&frame).unwrap(), wait);
+    let frame = serde_json::to_vec(&Reply::ok(Done {})).unwrap();
+    assert_eq!(decode::<SetLabelRequest>(&frame).unwrap(), Done {});
+    let frame = serde_json::to_vec(&Reply::ok(CancelBody {
+        cancelled: true,
+        at_prompt: false,
+    }))
+    .unwrap();
+    assert!(decode::<CancelRequest>(&frame).unwrap().cancelled);
+}
+
+/// An older holder leaves newer fields out: the reply still decodes, the fields at their
+/// defaults (what "absent" means for each).
+#[test]
+fn an_older_holders_reply_missing_new_fields_decodes() {
+    let s = decode::<StatusRequest>(&ok_reply(serde_json::json!({
+        "pid": 5, "holder_pid": 6, "alive": true, "exit_code": null, "cols": 80, "rows": 24,
+        "integration": "sentinel", "shell_kind": "bash", "at_prompt": true, "talking": false,
+        "output_offset": 10, "protocol_version": 1, "kpty_version": "0.1.0"
+    })))
+    .unwrap();
+    assert_eq!((s.pid, s.cols, s.attached), (5, 80, 0));
+    assert_eq!(s.shell_kind.known(), Some(ShellKind::Bash));
+    assert!(s.screen.is_none() && s.terminal_state.is_none() && s.session_id.is_none());
+    let t = decode::<TalkRequest>(&ok_reply(serde_json::json!({
+        "output_raw": "x", "raw_output": "x", "exit_code": 0, "completion": "sentinel",
+        "sentinel": "__KR_DONE_1__", "duration_ms": 3, "truncated": false,
+        "start_offset": 0, "end_offset": 1
+    })))
+    .unwrap();
+    assert!(t.screen.is_none() && t.terminal_state.is_none() && !t.waiting_for_input);
+    let r = decode::<TermReadRequest>(&ok_reply(serde_json::json!({
+        "lines": ["a"], "rows": 24, "cols": 80, "terminal_state": "prompt"
+    })))
+    .unwrap();
+    assert!(r.wraps.is_empty() && r.context_before.is_empty());
+    assert_eq!(
+        r.buffer_type.or(crate::api::BufferType::Normal),
+        crate::api::BufferType::Normal
+    );
+    let z = decode::<ResizeRequest>(&ok_reply(serde_json::json!({}))).unwrap();
+    assert_eq!(z, ResizeBody::default());
+}
+
+/// A body of another shape is one clear error naming the request, never a silent default.
+#[test]
+fn a_malformed_body_is_pty_read_failed_naming_the_request() {
+    for (frame, op) in [
+        (ok_reply(serde_json::json!("nonsense")), "status"),
+        (ok_reply(serde_json::json!({"pid": "seven"})), "status"),
+        (br#"{"v":1,"ok":true}"#.to_vec(), "status"),
+    ] {
+        let e = decode::<StatusRequest>(&frame).unwrap_err();
+        assert_eq!(e.code, ErrorCode::PtyReadFailed);
+        assert!(
+            e.message.contains(&format!("malformed {op} reply")),
+            "{}",
+            e.message
+        );
+    }
+    let e =
+        decode::<WriteRequest>(&ok_reply(serde_json::json!({"bytes_written": -1}))).unwrap_err();
+    assert!(e.message.contains("malformed write reply"), "{}", e.message);
+    // The holder's own error passes through as it is.
+    let frame = serde_json::to_vec(&Reply::<()>::err(crate::error::Error::invalid("no"))).unwrap();
+    assert_eq!(decode::<StatusRequest>(&frame).unwrap_err().message, "no");
+}
+
+/// A talk's progress frames reach the caller typed, then the final reply.
+#[test]
+fn progress_frames_arrive_typed_before_the_reply() {
+    use std::os::unix::net::UnixStream;
+    let (mut a, mut b) = UnixStream::pair().unwrap();
+    let holder = std::thread::spawn(move || {
+        let req = frame::read_frame(&mut b).unwrap().unwrap();
+        let env: Envelope = serde_json::from_slice(&req).unwrap();
+        assert!(matches!(env.req, Request::Talk(_)));
+        for i in 0..3u64 {
+            let p = ProgressBody {
+                output: format!("line {i}\n"),
+                bytes: 7 * (i + 1),
+                ..Default::default()
+            };
+            frame::write_frame(&mut b, &serde_json::to_vec(&Reply::progress(&p)).unwrap()).unwrap();
+        }
+        let done = TalkBody {
+            output_raw: "ok".into(),
+            ..Default::default()
+        };
+        frame::write_frame(&mut b, &serde_json::to_vec(&Reply::ok(done)).unwrap()).unwrap();
+    });
+    let mut seen = Vec::new();
+    let req = TalkRequest {
+        command: "echo".into(),
+        sentinel: None,
+        timeout_ms: 1000,
+        progress_ms: Some(50),
+        raw: true,
+        force: false,
+        stdin: None,
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let body = client::call_until(&mut a, req, deadline, &mut |p| seen.push(p)).unwrap();
+    holder.join().unwrap();
+    assert_eq!(body.output_raw, "ok");
+    let bytes: Vec<u64> = seen.iter().map(|p| p.bytes).collect();
+    assert_eq!(bytes, [7, 14, 21]);
+    assert_eq!(seen[2].output, "line 2\n");
+}
