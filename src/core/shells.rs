@@ -32,9 +32,7 @@ pub fn entry(ctx: &Ctx, session: &RegistryEntry, n: u32) -> Result<RegistryEntry
             session.session_id, session.source
         )));
     }
-    let id = SessionId::parse(&session.session_id)
-        .ok()
-        .and_then(|s| s.pty(n));
+    let id = sessions::files_id(&session.session_id).and_then(|s| s.pty(n));
     let meta = match &id {
         Some(id) => Metadata::load(&ctx.state, id)?,
         None => None,
@@ -250,9 +248,7 @@ fn remove_pty_dir(ctx: &Ctx, id: &SessionId) {
 /// The PTYs of local session `e` as `list` shows them — PTY 0 as `live` found it, then each
 /// shell PTY probed now — or `None` when it never had a shell PTY.
 pub fn views(ctx: &Ctx, e: &RegistryEntry, live: &Liveness) -> Option<Vec<PtyView>> {
-    let base = SessionId::parse(&e.session_id)
-        .ok()
-        .filter(|_| is_local(e))?;
+    let base = sessions::files_id(&e.session_id).filter(|_| is_local(e))?;
     let ids = ptys::ids(&ctx.state, &base);
     if ids.is_empty() {
         return None;
