@@ -13,7 +13,7 @@ use super::sessions::{self, Liveness};
 use super::{Ctx, config};
 use crate::api::ids::MAX_PTY;
 use crate::api::reply::Success;
-use crate::api::request::{ShellArgs, Target};
+use crate::api::request::{Deferred, ShellArgs, Target};
 use crate::api::sessions::{PtyView, ShellReply};
 use crate::api::{Params, SessionId};
 use crate::error::{Error, ErrorCode, Hint, Result};
@@ -96,8 +96,15 @@ pub fn shell(ctx: &Ctx, a: ShellArgs) -> Result<ShellReply> {
     let none = std::collections::BTreeMap::new();
     super::agent::judge(&Params::default(), program.as_ref(), &none, &spec.cwd)?;
     let (n, id, _starting) = allocate(ctx, &base)?;
-    let asked = (size, a.ready_timeout_ms);
-    start(ctx, asked, (&base, n, &id), spec, program).inspect_err(|_| remove_pty_dir(ctx, &id))
+    start(
+        ctx,
+        size,
+        a.ready_timeout_ms,
+        (&base, n, &id),
+        spec,
+        program,
+    )
+    .inspect_err(|_| remove_pty_dir(ctx, &id))
 }
 
 /// The session `shell` opens a PTY of: the one named (a `SESSION:N` names its session).
@@ -167,10 +174,8 @@ fn allocate(ctx: &Ctx, base: &SessionId) -> Result<(u32, SessionId, lock::Lock)>
 /// Start PTY `n` (internal id `id`) of `base` from PTY 0's launch `spec`.
 fn start(
     ctx: &Ctx,
-    ((cols, rows), ready_timeout_ms): (
-        (Option<u16>, Option<u16>),
-        crate::api::request::Deferred<Option<u64>>,
-    ),
+    (cols, rows): (Option<u16>, Option<u16>),
+    ready_timeout_ms: Deferred<Option<u64>>,
     (base, n, id): (&SessionId, u32, &SessionId),
     spec: HolderSpec,
     program: Option<ProgramSpec>,
