@@ -8,7 +8,7 @@
 //! printed into the command line.
 
 use super::args::Cli;
-use crate::store::{Registry, StateDir};
+use crate::store::StateDir;
 use clap::CommandFactory;
 use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
 use clap_complete::env::CompleteEnv;
@@ -119,19 +119,19 @@ pub fn actions() -> ArgValueCandidates {
 }
 
 fn candidates(with_ids: bool) -> Vec<CompletionCandidate> {
-    let Some(reg) = state_dir().and_then(|s| Registry::load(&s).ok()) else {
+    let Some(sessions) = state_dir().and_then(|s| crate::core::handle::all(&s).ok()) else {
         return vec![];
     };
     let mut out = Vec::new();
-    for e in reg.sessions.values() {
-        let label = e.label.as_deref().filter(|l| is_plain(l));
+    for h in &sessions {
+        let label = h.label().filter(|l| is_plain(l));
         if let Some(l) = label {
-            let help = format!("session {}", e.session_id);
+            let help = format!("session {}", h.session_id());
             out.push(CompletionCandidate::new(l).help(Some(help.into())));
         }
-        if with_ids && is_plain(&e.session_id) {
+        if with_ids && is_plain(h.session_id()) {
             let help = label.map(|l| format!("label {l}").into());
-            out.push(CompletionCandidate::new(&e.session_id).help(help));
+            out.push(CompletionCandidate::new(h.session_id()).help(help));
         }
     }
     out

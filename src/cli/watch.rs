@@ -56,7 +56,7 @@ pub fn watch(ctx: &Ctx, p: Params) -> Result<i32> {
     let first = reader(None, 0)?;
     let since = first.next_offset.unwrap_or(0);
     let local = match core::sessions::resolve(ctx, &first.session_id) {
-        Ok(e) if core::kind::is_local(&e) => Some(e),
+        Ok(e) if e.is_local() => Some(e),
         _ => None,
     };
     let since = match local {

@@ -8,7 +8,9 @@
 //!   its HTTP bridge, whose registry entry carries the sealed bridge URL);
 //! - [`Handle::session_id`], [`Handle::label`], and the entry itself (also through `Deref`,
 //!   so the holder and bridge calls that take a `&RegistryEntry` take a `&Handle`);
-//! - [`Handle::socket`]: a local session's socket, always derived (never read from a file).
+//! - [`Handle::socket`]: a local session's socket, always derived (never read from a file);
+//! - [`all`]: every session the registry records, as handles, for front ends that name or
+//!   count sessions without acting on one (completion, `/health`, batch verbs).
 //!
 //! A remote host would be a third [`Place`].
 
@@ -89,6 +91,13 @@ impl Handle {
     pub fn socket(&self, ctx: &Ctx) -> Option<PathBuf> {
         crate::store::paths::socket_path(&ctx.state, self.files_id()?).ok()
     }
+}
+
+/// Every session the registry of `state` records, as handles, in id order: neither checked
+/// nor probed (acting on one goes through [`super::sessions::resolve`], which checks it).
+pub fn all(state: &crate::store::StateDir) -> crate::error::Result<Vec<Handle>> {
+    let reg = crate::store::Registry::load(state)?;
+    Ok(reg.sessions.into_values().map(Handle::of).collect())
 }
 
 impl std::ops::Deref for Handle {

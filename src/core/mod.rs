@@ -44,6 +44,8 @@ pub mod wire;
 
 #[cfg(test)]
 mod request_matrix;
+#[cfg(test)]
+mod request_tests;
 
 /// The environment's defaults (in `api`, which the holder reads too).
 pub use crate::api::config;
@@ -265,7 +267,7 @@ fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
 }
 
 /// Run one validated request.
-pub fn run_request(ctx: &Ctx, req: Request) -> Result<Reply> {
+fn run_request(ctx: &Ctx, req: Request) -> Result<Reply> {
     Ok(match req {
         Request::Help => Reply::Help(help::help(ctx)),
         Request::List => Reply::List(list::list(ctx)?),

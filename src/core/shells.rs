@@ -13,7 +13,7 @@ use super::sessions::{self, Liveness};
 use super::{Ctx, config};
 use crate::api::ids::MAX_PTY;
 use crate::api::reply::Success;
-use crate::api::request::{ShellArgs, Target};
+use crate::api::request::{Deferred, ShellArgs, Target};
 use crate::api::sessions::{PtyView, ShellReply};
 use crate::api::{Params, SessionId};
 use crate::error::{Error, ErrorCode, Hint, Result};
@@ -31,9 +31,7 @@ pub fn entry(ctx: &Ctx, session: &RegistryEntry, n: u32) -> Result<RegistryEntry
             session.session_id, session.source
         )));
     }
-    let id = SessionId::parse(&session.session_id)
-        .ok()
-        .and_then(|s| s.pty(n));
+    let id = sessions::files_id(&session.session_id).and_then(|s| s.pty(n));
     let meta = match &id {
         Some(id) => Metadata::load(&ctx.state, id)?,
         None => None,
@@ -98,8 +96,15 @@ pub fn shell(ctx: &Ctx, a: ShellArgs) -> Result<ShellReply> {
     let none = std::collections::BTreeMap::new();
     super::agent::judge(&Params::default(), program.as_ref(), &none, &spec.cwd)?;
     let (n, id, _starting) = allocate(ctx, &base)?;
-    let asked = (size, a.ready_timeout_ms);
-    start(ctx, asked, (&base, n, &id), spec, program).inspect_err(|_| remove_pty_dir(ctx, &id))
+    start(
+        ctx,
+        size,
+        a.ready_timeout_ms,
+        (&base, n, &id),
+        spec,
+        program,
+    )
+    .inspect_err(|_| remove_pty_dir(ctx, &id))
 }
 
 /// The session `shell` opens a PTY of: the one named (a `SESSION:N` names its session).
@@ -166,16 +171,11 @@ fn allocate(ctx: &Ctx, base: &SessionId) -> Result<(u32, SessionId, lock::Lock)>
     )))
 }
 
-/// A new PTY's size as asked (each side defaults to PTY 0's) and its ready timeout.
-type Asked = (
-    (Option<u16>, Option<u16>),
-    crate::api::request::Deferred<Option<u64>>,
-);
-
 /// Start PTY `n` (internal id `id`) of `base` from PTY 0's launch `spec`.
 fn start(
     ctx: &Ctx,
-    ((cols, rows), ready_timeout_ms): Asked,
+    (cols, rows): (Option<u16>, Option<u16>),
+    ready_timeout_ms: Deferred<Option<u64>>,
     (base, n, id): (&SessionId, u32, &SessionId),
     spec: HolderSpec,
     program: Option<ProgramSpec>,
@@ -253,9 +253,7 @@ fn remove_pty_dir(ctx: &Ctx, id: &SessionId) {
 /// The PTYs of local session `e` as `list` shows them — PTY 0 as `live` found it, then each
 /// shell PTY probed now — or `None` when it never had a shell PTY.
 pub fn views(ctx: &Ctx, e: &RegistryEntry, live: &Liveness) -> Option<Vec<PtyView>> {
-    let base = SessionId::parse(&e.session_id)
-        .ok()
-        .filter(|_| is_local(e))?;
+    let base = sessions::files_id(&e.session_id).filter(|_| is_local(e))?;
     let ids = ptys::ids(&ctx.state, &base);
     if ids.is_empty() {
         return None;

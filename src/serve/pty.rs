@@ -5,12 +5,10 @@
 use super::{JsonBody, Shared, blocking, reply, respond};
 use crate::api::http::BridgeTalkReply;
 use crate::api::{Action, Params};
-use crate::core::handle::Handle;
-use crate::core::kind::is_local;
+use crate::core::handle::{self, Handle};
 use crate::core::running::run_talk;
 use crate::core::{Ctx, dispatch, io, list, sessions};
 use crate::error::{Error, ErrorCode, Result};
-use crate::store::Registry;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -218,8 +216,7 @@ async fn health(State(app): State<Shared>) -> Response {
     let (ctx, port) = (app.ctx.clone(), app.port);
     reply(
         blocking(move || {
-            let reg = Registry::load(&ctx.state)?;
-            let local = reg.sessions.values().filter(|e| is_local(e)).count();
+            let local = handle::all(&ctx.state)?.iter().filter(|h| h.is_local()).count();
             Ok(json!({"ok": true, "status": "ok", "service": "kpty", "port": port, "sessions": local,
                       "mode": "kpty", "daemonConnected": true, "version": env!("CARGO_PKG_VERSION"),
                       "mcp": "/mcp", "tools": 1}))
