@@ -36,10 +36,10 @@ pub mod error;
 pub mod filter;
 pub mod holder;
 pub mod keys;
-pub mod launch;
+pub(crate) mod launch;
 pub mod mcp;
 pub mod proto;
-pub mod role;
+mod role;
 pub mod safety;
 pub mod sandbox;
 pub mod serve;
@@ -48,7 +48,7 @@ pub mod sys;
 pub mod text;
 
 /// Run kpty with the process's arguments; returns the exit code. The role is decided once,
-/// in [`role::Role::of`], and played by its own module.
+/// in `role::Role::of`, and played by its own module.
 pub fn run() -> i32 {
     role::Role::of(std::env::args_os().collect()).run()
 }

@@ -15,7 +15,7 @@ const ALLOW_ENV: &str = "KPTY_ALLOW_BRIDGE";
 /// Hosts allowed by this process's flags (`kpty serve --allow-bridge`).
 static ALLOWED: RwLock<Vec<String>> = RwLock::new(Vec::new());
 
-/// Allow bridges on `hosts` (besides loopback and [`ALLOW_ENV`]'s) from now on.
+/// Allow bridges on `hosts` (besides loopback and `ALLOW_ENV`'s) from now on.
 pub fn allow_hosts(hosts: &[String]) {
     let mut a = ALLOWED.write().unwrap_or_else(|p| p.into_inner());
     a.extend(hosts.iter().map(|h| normal_host(h)));

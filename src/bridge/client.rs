@@ -20,7 +20,7 @@ const MAX_ANSWER: u64 = 64 << 20;
 static REGISTERED: std::sync::RwLock<Option<String>> = std::sync::RwLock::new(None);
 
 /// Send `secret` with this process's bridge calls from now on (instead of
-/// [`SECRET_ENV`]'s).
+/// `SECRET_ENV`'s).
 pub fn use_desktop_secret(secret: String) {
     *REGISTERED.write().unwrap_or_else(|p| p.into_inner()) = Some(secret);
 }

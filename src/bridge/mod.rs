@@ -87,7 +87,7 @@ pub struct Talked {
 
 /// `talk` through `POST /pty/talk` (completion `bridge`; the offsets are unknown).
 /// No sentinel found (or `ok: false`) is `PTY_TIMEOUT` with `details.partial_output`; a
-/// bridge that does not answer within `timeout_ms` + [`MARGIN`] is `BRIDGE_UNAVAILABLE`.
+/// bridge that does not answer within `timeout_ms` + `MARGIN` is `BRIDGE_UNAVAILABLE`.
 pub fn talk(e: &RegistryEntry, req: &TalkRequest) -> Result<Talked> {
     let sentinel = req
         .sentinel
@@ -150,7 +150,7 @@ pub struct ReadWindow {
 }
 
 /// `read` through `POST /pty/read`: what the session prints during the bridge's window (at
-/// most 5 s there), within that window + [`MARGIN`]; `since` does not apply, and only the
+/// most 5 s there), within that window + `MARGIN`; `since` does not apply, and only the
 /// last `max_bytes` are kept.
 pub fn read(
     e: &RegistryEntry,

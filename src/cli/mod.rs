@@ -67,7 +67,7 @@ pub fn parse(argv: Vec<OsString>) -> std::result::Result<Cli, i32> {
     }
 }
 
-/// Run a CLI verb (the roles `mcp` and `serve` are started by [`crate::role`]).
+/// Run a CLI verb (the roles `mcp` and `serve` are started by `crate::role`).
 pub fn run(cli: Cli) -> Result<i32> {
     execute(cli)
 }

@@ -205,7 +205,7 @@ pub fn term_read(p: &Params) -> Result<TermReadArgs> {
 }
 
 /// `talk`'s request, checked; used by [`parse`] and by the front ends that run a talk with
-/// progress ([`super::talk::talk_audited`]).
+/// progress (`super::talk::talk_audited`).
 pub fn talk(p: &Params) -> Result<TalkArgs> {
     let raw = p
         .command

@@ -124,7 +124,7 @@ impl Running {
     }
 
     /// Whether the talk has returned.
-    pub fn is_done(&self) -> bool {
+    pub(crate) fn is_done(&self) -> bool {
         self.state().done
     }
 
@@ -212,7 +212,7 @@ impl Running {
 
     /// A guard that cancels the talk (Ctrl-C, on a thread of its own) when it is dropped
     /// before the talk returned: for a front end whose caller can leave mid-call.
-    pub fn cancel_on_drop(&self) -> CancelOnDrop {
+    pub fn cancel_on_drop(&self) -> impl Drop + use<> {
         CancelOnDrop(self.clone())
     }
 }
@@ -228,7 +228,7 @@ impl Drop for Finish<'_> {
 }
 
 /// See [`Running::cancel_on_drop`].
-pub struct CancelOnDrop(Running);
+struct CancelOnDrop(Running);
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {

@@ -1,7 +1,7 @@
 //! Shell PTYs beside a session's program (seed 002 §8.2.2). `shell` opens PTY N of a local
 //! session: a holder of its own, started by the same launcher with what PTY 0's holder was
 //! started with — the session's shell, cwd, environment and sandbox policy (asked of that
-//! holder, [`Request::Spec`]) — but no input filter (002 §8.4: only agent PTYs are filtered)
+//! holder, `Request::Spec`) — but no input filter (002 §8.4: only agent PTYs are filtered)
 //! and no restart. Its folder is `sessions/S/ptys/N/`, its socket derived from its internal
 //! id `S.N` ([`crate::api::ids`]); `SESSION:N` names it wherever a session is named
 //! ([`entry`]), `list` shows a session's PTYs ([`views`]). It is gone when its shell exits;

@@ -29,7 +29,7 @@
 //!   sequence together (`qu\x04it\r` loses the Ctrl-D, then the Enter of `quit`). Invariants:
 //!   the forwarded bytes never contain a blocked byte sequence nor submit a blocked line, and
 //!   no other byte is dropped or reordered.
-//! - **Timeout**: held bytes are forwarded after [`PARTIAL_TIMEOUT`] without new input (002:
+//! - **Timeout**: held bytes are forwarded after `PARTIAL_TIMEOUT` without new input (002:
 //!   "flush as non-matching"). The automaton keeps its state, so a sequence finished later
 //!   (`exit`, a pause, then `\r`) still loses the bytes that are not yet out (the `\r`): the
 //!   program never receives the whole sequence, however slowly it is typed.
@@ -100,7 +100,7 @@ impl Default for FilterConfig {
     }
 }
 
-/// A session's filter as `create` was asked for it (data in the leaf [`crate::launch`]; the
+/// A session's filter as `create` was asked for it (data in the leaf `crate::launch`; the
 /// holder builds its [`InputFilter`] from it with [`FilterSpec::build`]).
 pub use crate::launch::FilterSpec;
 
@@ -256,7 +256,7 @@ impl InputFilter {
     ///
     /// # Errors
     /// `INVALID_PARAMS` when the configuration is out of its limits
-    /// ([`FilterConfig::validate`]).
+    /// (`FilterConfig::validate`).
     pub fn new(config: FilterConfig) -> Result<Self> {
         config.validate()?;
         let mut all: Vec<Vec<u8>> = BUILTIN.iter().map(|s| s.to_vec()).collect();

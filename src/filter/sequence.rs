@@ -31,7 +31,7 @@ pub const MAX_SEQUENCES: usize = 64;
 ///
 /// # Errors
 /// `INVALID_PARAMS` for an unknown or incomplete escape, an empty sequence, or one longer than
-/// [`MAX_SEQUENCE_LEN`] bytes.
+/// `MAX_SEQUENCE_LEN` bytes.
 pub fn parse_sequence(s: &str) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(s.len());
     let mut chars = s.char_indices();

@@ -7,7 +7,7 @@
 //! delta marker is just a line number kept in the holder. Every read walks only the lines it
 //! returns (VecDeque iterators skip in O(1)); nothing replays history.
 //!
-//! Memory: avt keeps ~16 bytes per cell, so it holds only the last [`AVT_SCROLLBACK`] lines
+//! Memory: avt keeps ~16 bytes per cell, so it holds only the last `AVT_SCROLLBACK` lines
 //! of scrollback (enough to reflow recent output on resize). Rows leaving avt's scrollback
 //! (its `evicted` hook) move into a compact plain-text history (text + soft-wrap flag per
 //! row) just before avt's first row, numbered on; the two together hold the configured

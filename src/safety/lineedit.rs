@@ -28,7 +28,7 @@
 //! a newline; every other character, Esc and Tab included, is text. It never makes a line opaque.
 //!
 //! The work done per line is bounded: an input that would make the editor copy more than
-//! [`WORK_LIMIT`] characters (e.g. kill/yank doubling) stops the replay and sets
+//! `WORK_LIMIT` characters (e.g. kill/yank doubling) stops the replay and sets
 //! [`Editor::gave_up`].
 
 /// Which line editor reads the typed text.
@@ -164,7 +164,7 @@ impl Editor {
         self.buf.len() + self.partial.len() + self.kill.len()
     }
 
-    /// The input needed more work than [`WORK_LIMIT`]; what it does was not followed.
+    /// The input needed more work than `WORK_LIMIT`; what it does was not followed.
     #[must_use]
     pub fn gave_up(&self) -> bool {
         self.gave_up

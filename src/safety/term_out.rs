@@ -19,7 +19,7 @@
 //! - escape sequences except DECID (`ESC Z`, another DA request);
 //! - OSC 0/1/2 titles with control characters removed and at most [`MAX_TITLE`] characters;
 //!   OSC 8 links whose target is an `http`, `https`, `mailto` or `file` URI of printable
-//!   ASCII, at most [`MAX_URI`] bytes (parameters other than `id` dropped); OSC 7 (working
+//!   ASCII, at most `MAX_URI` bytes (parameters other than `id` dropped); OSC 7 (working
 //!   directory) and 133 (shell marks) of printable text; colour settings (OSC 4, 5, 10–19,
 //!   104, 105, 110–119) but never a colour query (`?`); OSC 52 (clipboard) only with
 //!   [`Policy::allow_clipboard`], and never its query (reading the clipboard);
@@ -28,8 +28,8 @@
 //!
 //! Every kept sequence is written out whole and well-formed (a string ends with ST), so the
 //! person's terminal is back in its ground state after each: a split between frames never
-//! leaks a part. The state is bounded: a CSI longer than [`MAX_CSI`] or an OSC longer than
-//! [`MAX_OSC`] is dropped while it is read, without being kept.
+//! leaks a part. The state is bounded: a CSI longer than `MAX_CSI` or an OSC longer than
+//! `MAX_OSC` is dropped while it is read, without being kept.
 
 /// Longest CSI sequence kept (bytes after `ESC [`); a longer one is dropped.
 const MAX_CSI: usize = 64;
@@ -143,7 +143,7 @@ impl TermOut {
         self.focus
     }
 
-    /// How many bytes of a sequence in progress are kept (bounded by [`MAX_OSC`]).
+    /// How many bytes of a sequence in progress are kept (bounded by `MAX_OSC`).
     #[must_use]
     pub fn pending(&self) -> usize {
         self.buf.len()

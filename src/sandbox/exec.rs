@@ -3,7 +3,7 @@
 //! from [`POLICY_ENV`], restricts itself, removes the variable and execs the program, which
 //! inherits the restriction with everything it starts. The request's own environment
 //! ([`SESSION_ENV`]) is set only then, so `LD_PRELOAD` cannot run code in kpty before. First it enters its own mount
-//! namespace where kpty's sockets and state are hidden ([`super::namespace`]). When the
+//! namespace where kpty's sockets and state are hidden (`super::namespace`). When the
 //! sandbox cannot be enforced it says why on stderr (the session's terminal: a
 //! `kpty sandbox: MESSAGE` line, then `kpty sandbox reason: WORD`) and exits with
 //! [`REFUSED_EXIT_CODE`]: it never runs the program unconfined.

@@ -12,14 +12,14 @@
 //! ≥ 6) no signals to, or abstract-socket connections with, processes outside the sandbox.
 //!
 //! Landlock only allows, per hierarchy: to hide `~/.ssh` while `~/.bashrc` stays readable,
-//! [`grants`] grants read on each sibling along the path from `/` down to every hidden path,
+//! `grants` grants read on each sibling along the path from `/` down to every hidden path,
 //! one by one. Listing directories is granted everywhere (`ls ~` works; the names in
 //! `~/.ssh` show, their contents do not); files created later directly in a directory on
 //! those paths are not readable, and nothing can be created there.
 //!
 //! Landlock below ABI 9 does not govern `connect()` to path-named Unix sockets, and the state
 //! directory lies in the writable project: so before Landlock, `__sandbox-exec` moves the
-//! shell into its own mount namespace ([`namespace`]) where [`Policy::hidden`] (kpty's runtime
+//! shell into its own mount namespace (`namespace`) where [`Policy::hidden`] (kpty's runtime
 //! directories, with every holder's socket, and the state directory, with other sessions'
 //! output and the bridge secret) are covered by an empty read-only tmpfs. Landlock then forbids
 //! mount and umount, so the cover stays.
@@ -73,7 +73,7 @@ const WRITABLE_DEVICES: [&str; 8] = [
     "/dev/pts/ptmx",
 ];
 
-/// What a sandboxed session may do (data in the leaf [`crate::launch`]; built here).
+/// What a sandboxed session may do (data in the leaf `crate::launch`; built here).
 pub use crate::launch::Policy;
 
 /// What the caller asked for, before paths are resolved.

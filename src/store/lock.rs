@@ -11,7 +11,7 @@ use std::time::Duration;
 /// How long a registry lock is waited for unless `KPTY_LOCK_TIMEOUT_MS` says otherwise.
 const DEFAULT_WAIT: Duration = Duration::from_secs(10);
 
-/// The registry-lock wait in force (`KPTY_LOCK_TIMEOUT_MS`, else [`DEFAULT_WAIT`]).
+/// The registry-lock wait in force (`KPTY_LOCK_TIMEOUT_MS`, else `DEFAULT_WAIT`).
 pub fn default_wait() -> Duration {
     std::env::var("KPTY_LOCK_TIMEOUT_MS")
         .ok()

@@ -161,7 +161,7 @@ impl StateDir {
     /// The state directory itself is looked at on every call; the walk above it (links,
     /// owners and modes up to `/`) is done again only when the directory is no longer the one
     /// proven (another device or inode at the path: a directory above it was swapped) or the
-    /// proof is older than [`PROOF_TTL`] — one proof serves a CLI call's many state files.
+    /// proof is older than `PROOF_TTL` — one proof serves a CLI call's many state files.
     pub fn check_root(&self) -> Result<()> {
         self.proven().map(drop)
     }
@@ -299,7 +299,7 @@ impl StateDir {
 /// How long a state directory's proven ancestors stay proven in this process (see
 /// [`StateDir::check_root`]): a CLI call is over well within it; a long-lived `kpty mcp`,
 /// `kpty serve` or holder walks them again at most this often.
-pub const PROOF_TTL: std::time::Duration = std::time::Duration::from_secs(1);
+pub(crate) const PROOF_TTL: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The state directories this process proved recently, by path: the device and inode the
 /// proof saw, and when.

@@ -2,7 +2,7 @@
 //! never through a symbolic link (`O_NOFOLLOW`, directories checked with `lstat`), never
 //! blocking on a FIFO or device (`O_NONBLOCK`, then `fstat`: only regular files), only files
 //! and directories owned by this user and not writable by group or others (ssh's
-//! `StrictModes`), never more bytes than the file's kind may hold ([`cap_for`], checked on
+//! `StrictModes`), never more bytes than the file's kind may hold (`cap_for`, checked on
 //! `fstat` and again while reading, for a file that grows under us), new files created 0600
 //! and new directories 0700. The directories above a state directory must not be writable by
 //! others either ([`check_ancestors`]).
@@ -250,7 +250,7 @@ fn open_read_md(path: &Path) -> Result<Option<(File, Metadata)>> {
     Ok(Some((f, md)))
 }
 
-/// Read a whole state file, at most its kind's [`cap_for`] bytes (a file that grows past
+/// Read a whole state file, at most its kind's `cap_for` bytes (a file that grows past
 /// it while being read is refused too); `Ok(None)` when it does not exist.
 pub fn read(path: &Path) -> Result<Option<Vec<u8>>> {
     use std::io::Read;

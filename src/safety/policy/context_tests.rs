@@ -156,6 +156,31 @@ fn prompt_hooks_assigned_in_a_line_are_judged() {
     );
 }
 
+/// The shell's reserved words (bash's, zsh's and POSIX's).
+const RESERVED: &[&str] = &[
+    "if",
+    "then",
+    "else",
+    "elif",
+    "fi",
+    "case",
+    "esac",
+    "for",
+    "select",
+    "while",
+    "until",
+    "do",
+    "done",
+    "in",
+    "function",
+    "time",
+    "coproc",
+    "foreach",
+    "end",
+    "repeat",
+    "nocorrect",
+];
+
 /// One way to carry a destructive target across writes: the earlier lines, then the last
 /// line's operand (a word that reaches `target` only through the state).
 fn carriers(target: &'static str) -> impl Strategy<Value = (Vec<String>, String)> {
@@ -166,10 +191,14 @@ fn carriers(target: &'static str) -> impl Strategy<Value = (Vec<String>, String)
             vec![format!("export {n}='{target}'")],
             format!("bash -c 'rm -rf ${n}'")
         )),
-        "[a-z][a-z0-9]{0,6}".prop_map(move |f| (
-            vec![format!("{f}() {{ rm -rf \"$@\"; }}")],
-            format!("{f} {target}")
-        )),
+        // A reserved word cannot be defined as `name() { … }` (the shell refuses the line).
+        "[a-z][a-z0-9]{0,6}"
+            .prop_filter("a reserved word is no function name", |f| !RESERVED
+                .contains(&f.as_str()))
+            .prop_map(move |f| (
+                vec![format!("{f}() {{ rm -rf \"$@\"; }}")],
+                format!("{f} {target}")
+            )),
         "[a-z][a-z0-9]{0,6}"
             .prop_map(move |a| (vec![format!("alias {a}='rm -rf'")], format!("{a} {target}"))),
         Just((vec![format!("cd {target}")], "rm -rf *".to_string())),

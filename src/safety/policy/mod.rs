@@ -3,7 +3,7 @@
 //! Each line is parsed with a real shell parser (brush-parser) and walked as the shell would
 //! run it (`eval`): words expanded (`words`), wrappers peeled and strings handed to other
 //! shells followed (`peel`), pipes followed (`pipes`), then every simple command judged by
-//! rules with names and categories ([`rules`], [`secrets`], [`interp`]). A line that does not
+//! rules with names and categories ([`rules`], [`secrets`], `interp`). A line that does not
 //! parse (an unbalanced quote, a Windows command line) is judged by the regex patterns of
 //! [`super::dangerous`]; the Windows forms of the seeds are judged in every case by
 //! [`windows`], which reads the line as cmd.exe and as PowerShell would.

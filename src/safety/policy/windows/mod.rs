@@ -1,5 +1,5 @@
 //! The seeds' Windows forms, judged by meaning: a line is split as cmd.exe *and* as
-//! PowerShell would split it ([`lex`]) — kpty cannot know which shell a PTY runs, so a line
+//! PowerShell would split it (`lex`) — kpty cannot know which shell a PTY runs, so a line
 //! is refused when either reading of it is destructive. Wrappers are followed (`cmd /c`,
 //! `powershell -c`/`-EncodedCommand`, `pwsh -Command`, `Start-Process`, `start`, `call`,
 //! `&`/`.`, `iex`, `sudo`, `runas`, `if`/`for … do`, `psexec`, `schtasks /tr`, `wmic process
