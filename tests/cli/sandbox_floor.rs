@@ -215,6 +215,9 @@ struct Other {
     state: std::path::PathBuf,
     run: Option<std::path::PathBuf>,
     home: std::path::PathBuf,
+    /// The runtime directory `cmd` leaves it with when `run` is `None` (the world's): where
+    /// the kill on drop finds its holders.
+    world_run: std::path::PathBuf,
 }
 
 impl Other {
@@ -238,9 +241,7 @@ impl Drop for Other {
             .env("HOME", &self.home)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
-        if let Some(r) = &self.run {
-            c.env("KPTY_RUNTIME_DIR", r);
-        }
+        c.env("KPTY_RUNTIME_DIR", self.run.as_ref().unwrap_or(&self.world_run));
         let _ = c.status();
     }
 }
@@ -257,11 +258,13 @@ fn other_instances_and_the_private_dir_are_hidden() {
         state: root.join("a/state"),
         run: None,
         home: w.home.clone(),
+        world_run: w.env.runtime().to_path_buf(),
     };
     let b = Other {
         state: root.join("b/state"),
         run: Some(root.join("b/run")),
         home: w.home.clone(),
+        world_run: w.env.runtime().to_path_buf(),
     };
     for o in [&a, &b] {
         std::fs::create_dir_all(&o.state).unwrap();
