@@ -14,10 +14,38 @@ use serde_json::{Map, Value};
 #[cfg(test)]
 mod tests;
 
-/// What an error carries beyond its code and message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum Details {
+/// The details enum, its `From` impls (`Details::Variant(shape)` from the shape alone, for
+/// `Error::with_details(shape)`) and [`typed`] (the shapes tried in this order: the first
+/// that reads JSON back unchanged is taken), from one list of variants, each the JSON
+/// object it serialises to (untagged), so they cannot drift apart.
+macro_rules! shapes {
+    ($($(#[doc = $doc:literal])* $variant:ident($shape:ty),)*) => {
+        /// What an error carries beyond its code and message.
+        #[derive(Debug, Clone, PartialEq, Serialize)]
+        #[serde(untagged)]
+        pub enum Details {
+            $($(#[doc = $doc])* $variant($shape),)*
+            /// A shape this build does not know, kept as it came (over the wire only).
+            Other(Value),
+        }
+
+        $(impl From<$shape> for Details {
+            fn from(d: $shape) -> Self {
+                Self::$variant(d)
+            }
+        })*
+
+        /// `v` as the first shape that gives it back unchanged.
+        fn typed(v: &Value) -> Option<Details> {
+            if !v.is_object() {
+                return None;
+            }
+            None$(.or_else(|| exactly::<$shape>(v)))*
+        }
+    };
+}
+
+shapes! {
     /// Any other error's details, with the session a `send_line_to_agent` resolved to.
     Resolved(Resolved),
     /// A talk that stopped before its command completed (timeout, cancel, the shell ended).
@@ -74,8 +102,6 @@ pub enum Details {
     Field(Field),
     /// A cancelled call: which signal, and whether the shell is back at its prompt.
     Interrupted(Interrupted),
-    /// A shape this build does not know, kept as it came (over the wire only).
-    Other(Value),
 }
 
 /// Read details from JSON (a holder's reply, a bridge's answer): the first typed variant
@@ -667,58 +693,6 @@ impl From<&crate::safety::Refusal> for Details {
         decode(r.details())
     }
 }
-
-/// `Details::Variant(shape)` from the shape alone, for `Error::with_details(shape)`.
-/// Also [`typed`]: the shapes tried in this order (the first that reads JSON back
-/// unchanged is taken).
-macro_rules! from_shapes {
-    ($($variant:ident($shape:ty)),* $(,)?) => {
-        $(impl From<$shape> for Details {
-            fn from(d: $shape) -> Self {
-                Self::$variant(d)
-            }
-        })*
-
-        /// `v` as the first shape that gives it back unchanged.
-        fn typed(v: &Value) -> Option<Details> {
-            if !v.is_object() {
-                return None;
-            }
-            None$(.or_else(|| exactly::<$shape>(v)))*
-        }
-    };
-}
-
-from_shapes!(
-    Resolved(Resolved),
-    Talk(TalkStop),
-    Wait(WaitStop),
-    Waiting(Waiting),
-    Foreground(Foreground),
-    InputLine(InputLine),
-    Exited(Exited),
-    Dead(Dead),
-    Blocked(Blocked),
-    InputBlocked(InputBlocked),
-    Unknown(Unknown),
-    Matches(Matches),
-    Session(Session),
-    Bridge(Bridge),
-    Source(Source),
-    BridgeAnswer(BridgeAnswer),
-    Marker(Marker),
-    Program(ProgramSession),
-    Pty(Pty),
-    Leader(Leader),
-    StartFailed(StartFailed),
-    Sandbox(Sandbox),
-    Floor(Floor),
-    Keys(Keys),
-    Parameter(Parameter),
-    Audit(Audit),
-    Field(Field),
-    Interrupted(Interrupted),
-);
 
 impl Session {
     /// Details naming only `session_id`.

@@ -241,7 +241,10 @@ impl Drop for Other {
             .env("HOME", &self.home)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
-        c.env("KPTY_RUNTIME_DIR", self.run.as_ref().unwrap_or(&self.world_run));
+        c.env(
+            "KPTY_RUNTIME_DIR",
+            self.run.as_ref().unwrap_or(&self.world_run),
+        );
         let _ = c.status();
     }
 }
