@@ -347,6 +347,10 @@ fn matrix(kind_name: &str) {
             continue;
         }
         for verb in VERBS {
+            // Planted again before every verb: the live holder saves its own files (metadata,
+            // buffer) by atomic rename whenever output came, which replaces a planted form —
+            // each verb must meet the hostile file, not one the holder healed meanwhile.
+            plant(&path, form, &seed, &outside);
             let args: Vec<&str> = verb
                 .args
                 .iter()
@@ -388,13 +392,13 @@ fn matrix(kind_name: &str) {
                     "the message does not name the file: {what}"
                 );
             }
-        }
-        if form == Form::LinkToFile {
-            assert_eq!(
-                std::fs::read(&outside).unwrap(),
-                seed,
-                "written through a link"
-            );
+            if form == Form::LinkToFile {
+                assert_eq!(
+                    std::fs::read(&outside).unwrap(),
+                    seed,
+                    "written through a link: {what}"
+                );
+            }
         }
     }
     if skipped_foreign {
