@@ -129,10 +129,14 @@ where
         }));
     }
 
-    /// Wait until every error reply is written.
+    /// Wait until every error reply is written. Cancel-safe: rmcp may drop a `receive` (or
+    /// `close`) in the middle of it; a reply not yet written stays listed, so the next flush
+    /// (at the latest `close`'s, before the writer goes) still waits for it. Draining the list
+    /// first lost such a reply: its task then found the writer closed.
     async fn flush_replies(&mut self) {
-        for h in self.replies.drain(..) {
+        while let Some(h) = self.replies.last_mut() {
             let _ = h.await;
+            self.replies.pop();
         }
     }
 }
