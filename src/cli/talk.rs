@@ -9,10 +9,12 @@ use crate::api::reply::TalkReply;
 use crate::core::Ctx;
 use crate::core::running::{Running, Stopped, run_talk};
 use crate::error::{Error, ErrorCode, Result};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
-use tokio::signal::unix::{Signal, SignalKind, signal};
-use tokio::sync::oneshot;
 
 /// How long an interrupted talk waits for the shell's prompt before kpty exits.
 const SETTLE: Duration = Duration::from_secs(2);
@@ -32,24 +34,11 @@ pub fn talk(ctx: &Ctx, params: &Params, no_stdin: bool) -> Result<TalkReply> {
     let mut ctx = ctx.clone();
     ctx.talk_stdin = forward.as_ref().map(|f| f.path().to_path_buf());
     let running = Running::new();
-    let (done_tx, done_rx) = oneshot::channel::<()>();
-    let (seen_tx, seen_rx) = std::sync::mpsc::channel();
-    match Signals::install() {
-        Ok((rt, mut signals)) => {
-            let r = running.clone();
-            std::thread::spawn(move || {
-                let seen = rt.block_on(watch(r, done_rx, &mut signals));
-                let _ = seen_tx.send(seen);
-                // The talk is over and kpty only prints and exits: a signal now ends it.
-                rt.block_on(signals.next());
-                std::process::exit(INTERRUPTED);
-            });
-        }
-        Err(e) => tracing::warn!("cannot watch for signals: {e}"),
-    }
+    let watch = Watch::start(&running)
+        .map_err(|e| tracing::warn!("cannot watch for signals: {e}"))
+        .ok();
     let result = run_talk(&ctx, params, None, &running);
-    let _ = done_tx.send(());
-    let seen = seen_rx.recv().ok().flatten();
+    let seen = watch.and_then(Watch::finish);
     match (result, seen) {
         (Err(e), Some(i)) if e.code == ErrorCode::Cancelled => Err(interrupted_error(e, &i)),
         (r, _) => r,
@@ -57,78 +46,100 @@ pub fn talk(ctx: &Ctx, params: &Params, no_stdin: bool) -> Result<TalkReply> {
 }
 
 /// A talk interrupted by a signal.
+#[derive(Clone)]
 struct Interrupted {
     signal: &'static str,
     at_prompt: bool,
 }
 
-/// The signals that interrupt a talk, caught from before it starts.
-struct Signals {
-    int: Signal,
-    term: Signal,
-    hup: Signal,
+/// The signals that interrupt a talk (SIGINT, SIGTERM, SIGHUP), caught from before it
+/// starts by a plain thread: the first asks the holder to interrupt the command (on a
+/// thread of its own, [`interrupt`]); another while that is under way, or any once the talk
+/// has returned, ends kpty at once (130).
+struct Watch {
+    shared: Arc<Shared>,
 }
 
-impl Signals {
-    /// Catch SIGINT, SIGTERM and SIGHUP now (a signal from here on interrupts the talk),
-    /// on a runtime for the watcher thread.
-    fn install() -> std::io::Result<(tokio::runtime::Runtime, Self)> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_io()
-            .enable_time()
-            .build()?;
-        let signals = {
-            let _in = rt.enter();
-            Self {
-                int: signal(SignalKind::interrupt())?,
-                term: signal(SignalKind::terminate())?,
-                hup: signal(SignalKind::hangup())?,
-            }
-        };
-        Ok((rt, signals))
+/// What the signal thread, the interrupting thread and the talk share.
+#[derive(Default)]
+struct Shared {
+    /// The talk has returned: a signal now ends kpty.
+    done: AtomicBool,
+    /// The first signal's name, and how interrupting the talk went once known.
+    state: Mutex<(Option<&'static str>, Option<Interrupted>)>,
+    changed: Condvar,
+}
+
+impl Watch {
+    /// Catch the signals now and watch for them on a thread.
+    fn start(running: &Running) -> std::io::Result<Self> {
+        let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+        let shared = Arc::new(Shared::default());
+        let (sh, r) = (shared.clone(), running.clone());
+        std::thread::Builder::new()
+            .name("kpty-signals".into())
+            .spawn(move || {
+                for sig in signals.forever() {
+                    let name = signal_name(sig);
+                    if sh.done.load(Ordering::SeqCst) {
+                        // The talk is over and kpty only prints and exits: a signal ends it.
+                        std::process::exit(INTERRUPTED);
+                    }
+                    let mut st = lock(&sh.state);
+                    if st.0.is_some() {
+                        quit(name, "not waiting for the prompt");
+                    }
+                    st.0 = Some(name);
+                    drop(st);
+                    let (sh, r) = (sh.clone(), r.clone());
+                    std::thread::spawn(move || interrupt(&sh, &r, name));
+                }
+            })?;
+        Ok(Self { shared })
     }
 
-    /// The next signal's name.
-    async fn next(&mut self) -> &'static str {
-        tokio::select! {
-            _ = self.int.recv() => "SIGINT",
-            _ = self.term.recv() => "SIGTERM",
-            _ = self.hup.recv() => "SIGHUP",
-        }
+    /// The talk has returned: how a signal interrupted it, if one did (waiting for the
+    /// interrupting thread to say).
+    fn finish(self) -> Option<Interrupted> {
+        let sh = &self.shared;
+        sh.done.store(true, Ordering::SeqCst);
+        let st = lock(&sh.state);
+        st.0?;
+        let (st, _) = sh
+            .changed
+            .wait_timeout_while(st, GIVE_UP + SETTLE, |s| s.1.is_none())
+            .unwrap_or_else(|p| p.into_inner());
+        st.1.clone()
     }
 }
 
-/// Wait for a signal while the talk runs; on one, interrupt the talk and say how it went
-/// (`None`: the talk ended without a signal).
-async fn watch(
-    running: Running,
-    mut done: oneshot::Receiver<()>,
-    signals: &mut Signals,
-) -> Option<Interrupted> {
-    let name = tokio::select! {
-        biased;
-        _ = &mut done => return None,
-        name = signals.next() => name,
+/// Interrupt the talk after signal `name`, and say how it went (or end kpty when it could
+/// not be interrupted).
+fn interrupt(sh: &Shared, running: &Running, name: &'static str) {
+    let at_prompt = match running.cancel(true, SETTLE, Instant::now() + GIVE_UP) {
+        Stopped::Stopped { at_prompt } => at_prompt,
+        Stopped::Ended => false,
+        Stopped::NotStarted => quit(name, "no command was started"),
+        Stopped::Gone(e) => quit(name, &format!("the session is gone ({})", e.message)),
+        Stopped::TimedOut => quit(name, "the talk could not be interrupted"),
     };
-    let r = running.clone();
-    let call =
-        tokio::task::spawn_blocking(move || r.cancel(true, SETTLE, Instant::now() + GIVE_UP));
-    let stopped = tokio::select! {
-        s = call => s.ok(),
-        again = signals.next() => quit(again, "not waiting for the prompt"),
-    };
-    match stopped {
-        Some(Stopped::Stopped { at_prompt }) => Some(Interrupted {
-            signal: name,
-            at_prompt,
-        }),
-        Some(Stopped::Ended) => Some(Interrupted {
-            signal: name,
-            at_prompt: false,
-        }),
-        Some(Stopped::NotStarted) => quit(name, "no command was started"),
-        Some(Stopped::Gone(e)) => quit(name, &format!("the session is gone ({})", e.message)),
-        Some(Stopped::TimedOut) | None => quit(name, "the talk could not be interrupted"),
+    lock(&sh.state).1 = Some(Interrupted {
+        signal: name,
+        at_prompt,
+    });
+    sh.changed.notify_all();
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A caught signal's name.
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        SIGINT => "SIGINT",
+        SIGTERM => "SIGTERM",
+        _ => "SIGHUP",
     }
 }
 

@@ -12,11 +12,12 @@
 //! (auditd's `disk_full_action`), which logs a warning and runs it.
 
 use super::Ctx;
+use super::handle::Handle;
 use super::traffic::{Event, Intent, TRAFFIC};
 use crate::api::{Action, Params, SessionId};
 use crate::error::{Error, ErrorCode, Result};
 use crate::safety::redact;
-use crate::store::{Registry, journal};
+use crate::store::{Registry, RegistryEntry, journal};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::{Condvar, Mutex};
@@ -310,6 +311,26 @@ pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, sta
     }
 }
 
+/// The session an audited action resolved, as its work hands it back
+/// ([`super::audited_seeing`]): the record takes the registry's fields for it (owner, label,
+/// CLI type) from here rather than reading the registry a second time.
+#[derive(Default)]
+pub struct Seen {
+    entry: Option<RegistryEntry>,
+}
+
+impl Seen {
+    /// The action resolved `h` (the last one seen counts: a default session replaced).
+    pub fn saw(&mut self, h: &Handle) {
+        self.entry = Some(h.entry().clone());
+    }
+
+    /// The entry seen for session `id`, if that is the one seen.
+    fn entry_of(&self, id: &str) -> Option<&RegistryEntry> {
+        self.entry.as_ref().filter(|e| e.session_id == id)
+    }
+}
+
 /// [`record`] for an operation that is not one of the tool's actions, named `name`.
 pub fn record_as(
     ctx: &Ctx,
@@ -317,6 +338,19 @@ pub fn record_as(
     p: &Params,
     result: &Result<Value>,
     started: Instant,
+) {
+    record_seen(ctx, name, p, result, started, &Seen::default());
+}
+
+/// [`record_as`], with the session the action resolved (the registry is read only when the
+/// session recorded is not that one).
+pub fn record_seen(
+    ctx: &Ctx,
+    name: &'static str,
+    p: &Params,
+    result: &Result<Value>,
+    started: Instant,
+    seen: &Seen,
 ) {
     let (ok_value, err) = match result {
         Ok(v) => (Some(v), None),
@@ -333,7 +367,10 @@ pub fn record_as(
         .or_else(|| p.session_id.clone());
     let entry = session_id
         .as_deref()
-        .and_then(|id| Registry::load(&ctx.state).ok()?.sessions.get(id).cloned());
+        .and_then(|id| match seen.entry_of(id) {
+            Some(e) => Some(e.clone()),
+            None => Registry::load(&ctx.state).ok()?.sessions.get(id).cloned(),
+        });
     let command = command_of(p);
     let response = match result {
         Ok(v) => response_field(v),

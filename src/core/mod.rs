@@ -189,10 +189,22 @@ pub fn audited<T: serde::Serialize>(
     p: &Params,
     work: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
+    audited_seeing(ctx, action, p, |_| work())
+}
+
+/// [`audited`] for work that resolves its session itself: it hands the handle to
+/// [`audit::Seen`], and the record takes the session's registry fields from there instead of
+/// reading the registry again.
+pub fn audited_seeing<T: serde::Serialize>(
+    ctx: &Ctx,
+    action: Action,
+    p: &Params,
+    work: impl FnOnce(&mut audit::Seen) -> Result<T>,
+) -> Result<T> {
     if !audit::audited(action) {
-        return work().map_err(|e| e.speak(ctx.voice));
+        return work(&mut audit::Seen::default()).map_err(|e| e.speak(ctx.voice));
     }
-    audited_as(ctx, action.as_str(), p, work)
+    audited_inner(ctx, action.as_str(), p, work)
 }
 
 /// [`audited`] for an operation that is not one of the tool's actions (`kpty serve`'s
@@ -203,14 +215,24 @@ pub fn audited_as<T: serde::Serialize>(
     p: &Params,
     work: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
+    audited_inner(ctx, name, p, |_| work())
+}
+
+fn audited_inner<T: serde::Serialize>(
+    ctx: &Ctx,
+    name: &'static str,
+    p: &Params,
+    work: impl FnOnce(&mut audit::Seen) -> Result<T>,
+) -> Result<T> {
     let started = std::time::Instant::now();
     audit::begin_as(ctx, name, p).map_err(|e| e.speak(ctx.voice))?;
-    let result = work().map_err(|e| e.speak(ctx.voice));
+    let mut seen = audit::Seen::default();
+    let result = work(&mut seen).map_err(|e| e.speak(ctx.voice));
     let json = match &result {
         Ok(r) => to_json(Ok(r)),
         Err(e) => Err(e.clone()),
     };
-    audit::record_as(ctx, name, p, &json, started);
+    audit::record_seen(ctx, name, p, &json, started, &seen);
     result
 }
 

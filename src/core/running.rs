@@ -59,8 +59,9 @@ pub fn run_talk(
         Some((every, sink)) => Some((every, sink as &mut dyn FnMut(ProgressBody))),
         None => None,
     };
-    super::audited(ctx, Action::Talk, p, || {
+    super::audited_seeing(ctx, Action::Talk, p, |seen| {
         let t: Prepared = talk::prepare(ctx, &super::request::talk(p)?)?;
+        seen.saw(&t.entry);
         talk::run(ctx, t, progress, running)
     })
 }

@@ -117,27 +117,27 @@ pub struct Bounded<'a> {
 }
 
 impl Bounded<'_> {
-    /// Give the stream what is left of the deadline as its timeouts.
-    fn arm(&self) -> std::io::Result<()> {
+    /// What is left of the deadline (`TimedOut` when nothing is).
+    fn left(&self) -> std::io::Result<Duration> {
         let left = self.deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(std::io::ErrorKind::TimedOut.into());
         }
-        self.stream.set_read_timeout(Some(left))?;
-        self.stream.set_write_timeout(Some(left))
+        Ok(left)
     }
 }
 
 impl Read for Bounded<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        self.arm()?;
+        // Only the direction about to be used is armed: one system call, not two.
+        self.stream.set_read_timeout(Some(self.left()?))?;
         self.stream.read(buf)
     }
 }
 
 impl Write for Bounded<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.arm()?;
+        self.stream.set_write_timeout(Some(self.left()?))?;
         self.stream.write(buf)
     }
 

@@ -4,7 +4,7 @@
 use super::{IdentityArgs, OwnerArgs, action_name};
 use clap::Args;
 
-/// `send-line-to-agent`.
+// `send-line-to-agent`.
 #[derive(Debug, Args)]
 pub struct SendLineToAgentArgs {
     #[command(flatten)]
@@ -14,7 +14,7 @@ pub struct SendLineToAgentArgs {
     pub data: String,
 }
 
-/// `update-ownership`.
+// `update-ownership`.
 #[derive(Debug, Args)]
 pub struct UpdateOwnershipArgs {
     /// Session id, unique id prefix, or label.
@@ -24,7 +24,7 @@ pub struct UpdateOwnershipArgs {
     pub owner: OwnerArgs,
 }
 
-/// `register`.
+// `register`.
 #[derive(Debug, Args)]
 pub struct RegisterArgs {
     /// The external session's id.
@@ -43,7 +43,7 @@ pub struct RegisterArgs {
     pub owner: OwnerArgs,
 }
 
-/// `unregister`.
+// `unregister`.
 #[derive(Debug, Args)]
 pub struct UnregisterArgs {
     /// The registered session's id.
@@ -54,7 +54,7 @@ pub struct UnregisterArgs {
     pub force: bool,
 }
 
-/// `heartbeat`.
+// `heartbeat`.
 #[derive(Debug, Args)]
 pub struct HeartbeatArgs {
     /// Session id, unique id prefix, or label.
@@ -62,7 +62,7 @@ pub struct HeartbeatArgs {
     pub session: String,
 }
 
-/// `prune`.
+// `prune`.
 #[derive(Debug, Args)]
 pub struct PruneArgs {
     /// Only show what would be removed: forget registered sessions without a heartbeat for 7
@@ -74,7 +74,7 @@ pub struct PruneArgs {
     pub force: bool,
 }
 
-/// `serve`.
+// `serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Port to listen on; when taken, the next free one (up to +20). 0: any free port.
@@ -111,14 +111,14 @@ pub struct ServeArgs {
     pub floor: FloorArgs,
 }
 
-/// `mcp`.
+// `mcp`.
 #[derive(Debug, Args)]
 pub struct McpArgs {
     #[command(flatten)]
     pub floor: FloorArgs,
 }
 
-/// The operator's sandbox floor for the sessions agents create through `mcp` or `serve`.
+// The operator's sandbox floor for the sessions agents create through `mcp` or `serve`.
 #[derive(Debug, Args)]
 pub struct FloorArgs {
     /// The sandbox floor for sessions agents create here: `required` (every session
@@ -141,7 +141,7 @@ pub struct FloorArgs {
     pub no_network: bool,
 }
 
-/// `help`.
+// `help`.
 #[derive(Debug, Args)]
 pub struct HelpArgs {
     /// A command to show the flags of (as `kpty COMMAND --help`).
@@ -149,7 +149,7 @@ pub struct HelpArgs {
     pub command: Option<String>,
 }
 
-/// `log`.
+// `log`.
 #[derive(Debug, Args)]
 pub struct LogArgs {
     /// Only this session: id, unique id prefix, or label — also of a session that has

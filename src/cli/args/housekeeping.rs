@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-/// `list`.
+// `list`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// Every state directory this user has used (an index in the runtime directory), each

@@ -3,7 +3,7 @@
 use super::SessionArg;
 use clap::Args;
 
-/// `send-keys`.
+// `send-keys`.
 #[derive(Debug, Args)]
 pub struct SendKeysArgs {
     #[command(flatten)]

@@ -80,8 +80,11 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands.
+/// The subcommands. Each one's arguments are built only when clap needs them (`defer`): a
+/// `kpty talk` does not pay for building the other verbs' flags on every start. (So the
+/// argument structs carry no doc comment: one would replace its verb's `about`.)
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Start a new terminal session; prints its id once the shell's first prompt is up.
     Create(CreateArgs),
@@ -218,7 +221,7 @@ pub enum Command {
     Serve(ServeArgs),
 }
 
-/// Which session: id, unique id prefix, or label — or the one owned by an agent.
+// Which session: id, unique id prefix, or label — or the one owned by an agent.
 #[derive(Debug, Args)]
 pub struct SessionArg {
     /// Session id, unique id prefix, or label; SESSION:N for its PTY N (default: $KPTY_SESSION,
@@ -256,7 +259,7 @@ pub fn env_value(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-/// Owner identity to resolve (at least one).
+// Owner identity to resolve (at least one).
 #[derive(Debug, Args)]
 pub struct IdentityArgs {
     /// Owner agent id (primary routing key).
@@ -273,7 +276,7 @@ pub struct IdentityArgs {
     pub label: Option<String>,
 }
 
-/// Owner fields to set.
+// Owner fields to set.
 #[derive(Debug, Args)]
 pub struct OwnerArgs {
     /// Owner agent id (routing identity).

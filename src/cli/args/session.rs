@@ -4,7 +4,7 @@ use super::{OwnerArgs, SessionArg, spellings};
 use crate::api::TermMode;
 use clap::Args;
 
-/// `create`.
+// `create`.
 #[derive(Debug, Args)]
 pub struct CreateArgs {
     /// Shell to run (default: KPTY_SHELL, $SHELL, /bin/bash).
@@ -38,7 +38,7 @@ pub struct CreateArgs {
     pub owner: OwnerArgs,
 }
 
-/// `create`'s agent-program and input-filter flags.
+// `create`'s agent-program and input-filter flags.
 #[derive(Debug, Args)]
 pub struct ProgramArgs {
     /// Run this program instead of an interactive shell — an agent CLI, a REPL, a dev server
@@ -73,7 +73,7 @@ pub struct ProgramArgs {
     pub ctrl_c_debounce_ms: Option<u64>,
 }
 
-/// `create`'s sandbox flags.
+// `create`'s sandbox flags.
 #[derive(Debug, Args)]
 pub struct SandboxArgs {
     /// Confine the shell and everything it starts with Landlock (Linux 5.13+): writes only in
@@ -103,7 +103,7 @@ pub struct SandboxArgs {
     pub no_network: bool,
 }
 
-/// `talk`.
+// `talk`.
 #[derive(Debug, Args)]
 #[command(after_long_help = TALK_AFTER_HELP)]
 pub struct TalkArgs {
@@ -154,7 +154,7 @@ record the talk as CANCELLED in the audit trail (`kpty log`) and exit 130, which
 signal; with --json the answer is the CANCELLED error object (details: signal, at_prompt, \
 partial_output). A second signal exits at once.";
 
-/// `check`.
+// `check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The command to judge (several words are joined with spaces; escapes like \x15 are
@@ -164,7 +164,7 @@ pub struct CheckArgs {
     pub command: Vec<String>,
 }
 
-/// `send-line`.
+// `send-line`.
 #[derive(Debug, Args)]
 pub struct SendLineArgs {
     #[command(flatten)]
@@ -174,7 +174,7 @@ pub struct SendLineArgs {
     pub data: String,
 }
 
-/// `read`.
+// `read`.
 #[derive(Debug, Args)]
 pub struct ReadArgs {
     #[command(flatten)]
@@ -196,7 +196,7 @@ pub struct ReadArgs {
     pub follow: bool,
 }
 
-/// `term-read`.
+// `term-read`.
 #[derive(Debug, Args)]
 pub struct TermReadArgs {
     #[command(flatten)]
@@ -222,7 +222,7 @@ pub struct TermReadArgs {
     pub watch: bool,
 }
 
-/// `resize`.
+// `resize`.
 #[derive(Debug, Args)]
 pub struct ResizeArgs {
     #[command(flatten)]
@@ -235,7 +235,7 @@ pub struct ResizeArgs {
     pub rows: u16,
 }
 
-/// `kill`.
+// `kill`.
 #[derive(Debug, Args)]
 pub struct KillArgs {
     /// Session id, unique id prefix, or label — all its PTYs end — or SESSION:N for PTY N
@@ -266,7 +266,7 @@ pub struct KillArgs {
     pub all: bool,
 }
 
-/// `attach`.
+// `attach`.
 #[derive(Debug, Args)]
 pub struct AttachArgs {
     /// Session id, unique id prefix, or label; SESSION:N for its PTY N (default: the default
@@ -292,7 +292,7 @@ pub struct AttachArgs {
     pub allow_clipboard: bool,
 }
 
-/// `rename`.
+// `rename`.
 #[derive(Debug, Args)]
 pub struct RenameArgs {
     /// The session to rename: id, unique id prefix, or current label (default:

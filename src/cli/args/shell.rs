@@ -3,7 +3,7 @@
 use super::SessionArg;
 use clap::Args;
 
-/// `shell`.
+// `shell`.
 #[derive(Debug, Args)]
 pub struct ShellArgs {
     #[command(flatten)]

@@ -4,7 +4,7 @@
 use super::SessionArg;
 use clap::Args;
 
-/// `wait-for`.
+// `wait-for`.
 #[derive(Debug, Args)]
 pub struct WaitForArgs {
     #[command(flatten)]
