@@ -30,7 +30,7 @@ pub use super::redact_context::{
     LINE_CONTEXT, MAX_CONTEXT_BYTES, byte_window_context, context_after, context_before, join_rows,
     redact_rows, redact_window,
 };
-use super::redact_rules::{NEEDLES, SECRET_WORDS, name_category};
+use super::redact_rules::{SECRET_WORDS, any_needle, name_category};
 pub use super::redact_spans::PLACEHOLDER_PREFIX;
 use super::redact_spans::{apply, spans};
 use regex::Regex;
@@ -85,7 +85,7 @@ static SECRET_KEY: LazyLock<Regex> = LazyLock::new(|| {
 pub fn redact_entry<'a>(key: &str, value: &'a str) -> Cow<'a, str> {
     if !value.is_empty()
         && !value.starts_with(PLACEHOLDER_PREFIX)
-        && NEEDLES.0.is_match(key)
+        && any_needle(key)
         && SECRET_KEY.is_match(key)
     {
         let cat = name_category(key);

@@ -303,25 +303,64 @@ pub(super) const TOKEN_PREFIXES: &[(&str, &str, &str)] = &[
 pub(super) static COMPILED: LazyLock<Vec<OnceLock<Regex>>> =
     LazyLock::new(|| RULES.iter().map(|_| OnceLock::new()).collect());
 
-/// Which rule each needle belongs to (`None`: the private-key blocks).
-pub(super) static NEEDLES: LazyLock<(AhoCorasick, Vec<Option<usize>>)> = LazyLock::new(|| {
-    let mut pats: Vec<&str> = vec![pem::NEEDLE, pem::PUTTY_NEEDLE];
-    let mut owner = vec![None, None];
-    for (i, r) in RULES.iter().enumerate() {
-        for n in r.needles {
-            pats.push(n);
-            owner.push(Some(i));
+/// Every needle, lowercased, with the rule it belongs to (`None`: the private-key blocks).
+static NEEDLES: LazyLock<Vec<(String, Option<usize>)>> = LazyLock::new(|| {
+    let pem = [pem::NEEDLE, pem::PUTTY_NEEDLE].map(|n| (n, None));
+    let rules = RULES
+        .iter()
+        .enumerate()
+        .flat_map(|(i, r)| r.needles.iter().map(move |n| (*n, Some(i))));
+    pem.into_iter()
+        .chain(rules)
+        .map(|(n, owner)| (n.to_ascii_lowercase(), owner))
+        .collect()
+});
+
+/// The needles as one automaton, built the first time a long text is searched.
+static AUTOMATON: OnceLock<AhoCorasick> = OnceLock::new();
+
+/// Texts up to this long are searched needle by needle while no automaton is built: building
+/// it costs a short-lived CLI process (a command, a short reply) more than all its searches.
+const SHORT_TEXT: usize = 512;
+
+fn automaton() -> &'static AhoCorasick {
+    AUTOMATON.get_or_init(|| {
+        // A contiguous NFA: built in microseconds (a DFA over these needles costs more to
+        // build than it ever saves in searching) and still one pass.
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+            .build(NEEDLES.iter().map(|(n, _)| n))
+            .expect("redaction needles build")
+    })
+}
+
+/// Call `hit` with the owner of every needle that occurs in `text` (ASCII case ignored;
+/// each needle at least once, in no particular order).
+pub(super) fn needle_hits(text: &str, mut hit: impl FnMut(Option<usize>)) {
+    match AUTOMATON.get() {
+        None if text.len() <= SHORT_TEXT => {
+            let lower = text.to_ascii_lowercase();
+            for (n, owner) in NEEDLES.iter() {
+                if lower.contains(n.as_str()) {
+                    hit(*owner);
+                }
+            }
+        }
+        _ => {
+            for m in automaton().find_overlapping_iter(text) {
+                hit(NEEDLES[m.pattern().as_usize()].1);
+            }
         }
     }
-    // A contiguous NFA: built in microseconds (a DFA over these needles costs a short-lived
-    // CLI process more to build than it ever saves in searching) and still one pass.
-    let ac = AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-        .build(pats)
-        .expect("redaction needles build");
-    (ac, owner)
-});
+}
+
+/// Whether any needle occurs in `text`.
+pub(super) fn any_needle(text: &str) -> bool {
+    let mut any = false;
+    needle_hits(text, |_| any = true);
+    any
+}
 
 pub(super) fn compiled(i: usize) -> Option<&'static Regex> {
     let rule = RULES.get(i)?;
@@ -336,5 +375,71 @@ pub(super) fn name_category(name: &str) -> &'static str {
         "password"
     } else {
         "secret"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What the automaton finds, whatever the text's length.
+    fn by_automaton(text: &str) -> Vec<Option<usize>> {
+        let mut v: Vec<_> = automaton()
+            .find_overlapping_iter(text)
+            .map(|m| NEEDLES[m.pattern().as_usize()].1)
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// What the needle-by-needle search finds.
+    fn one_by_one(text: &str) -> Vec<Option<usize>> {
+        let lower = text.to_ascii_lowercase();
+        let mut v: Vec<_> = NEEDLES
+            .iter()
+            .filter(|(n, _)| lower.contains(n.as_str()))
+            .map(|(_, o)| *o)
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    fn needle() -> impl Strategy<Value = String> {
+        (0..NEEDLES.len(), any::<u64>()).prop_map(|(i, case)| {
+            // The needle in a random mix of cases.
+            NEEDLES[i]
+                .0
+                .chars()
+                .enumerate()
+                .map(|(k, c)| {
+                    if case >> (k % 64) & 1 == 1 {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    }
+                })
+                .collect()
+        })
+    }
+
+    proptest! {
+        /// The short-text search picks exactly the rules the automaton picks: any text, any
+        /// needles in any case, overlapping or cut, multi-byte characters around them.
+        #[test]
+        fn the_short_search_finds_what_the_automaton_finds(
+            parts in proptest::collection::vec(
+                prop_oneof![needle(), "\\PC{0,6}", "[a-zA-Z_:/=-]{0,6}"], 0..12),
+            cut in 0usize..4,
+        ) {
+            let mut text = parts.concat();
+            // Sometimes a needle cut short at the end.
+            for _ in 0..cut {
+                text.pop();
+            }
+            prop_assert_eq!(one_by_one(&text), by_automaton(&text), "{:?}", text);
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::pem;
 use super::redact_plain as plain;
-use super::redact_rules::{Cat, NEEDLES, RULES, compiled, name_category};
+use super::redact_rules::{Cat, RULES, compiled, name_category, needle_hits};
 use regex::Captures;
 
 /// Every placeholder starts with this (and a value that does is never redacted again).
@@ -57,15 +57,12 @@ pub(super) fn spans(text: &str) -> Vec<Span> {
 
 /// Every range of `text` (taken as it stands) that a rule matches.
 fn rule_spans(text: &str) -> Vec<Span> {
-    let (ac, owner) = &*NEEDLES;
     let mut pem_hit = false;
     let mut hit = vec![false; RULES.len()];
-    for m in ac.find_overlapping_iter(text) {
-        match owner.get(m.pattern().as_usize()).copied().flatten() {
-            Some(i) => hit[i] = true,
-            None => pem_hit = true,
-        }
-    }
+    needle_hits(text, |owner| match owner {
+        Some(i) => hit[i] = true,
+        None => pem_hit = true,
+    });
     let mut out = Vec::new();
     if pem_hit {
         out.extend(pem::blocks(text).into_iter().map(|(start, end)| Span {
