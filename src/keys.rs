@@ -14,7 +14,7 @@ const ESC: &str = "\x1b";
 
 /// Why a key cannot be typed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyError {
+pub(crate) struct KeyError {
     /// The key as given.
     pub key: String,
     /// What is wrong with it.
@@ -159,7 +159,7 @@ pub fn completion_names() -> Vec<String> {
 /// The keys of a `send_keys` call as bytes: each element a key (an element of several
 /// whitespace-separated words is that many keys; an element of one character, a space
 /// included, is that character), or with `literal` each element typed as it is.
-pub fn encode(keys: &[String], literal: bool) -> Result<Encoded, KeyError> {
+pub(crate) fn encode(keys: &[String], literal: bool) -> Result<Encoded, KeyError> {
     let mut out = Encoded {
         normal: String::new(),
         app_cursor: String::new(),

@@ -70,7 +70,7 @@ const BRIDGE_SENTINEL_HEX: usize = 12;
 
 /// What a bridge's `POST /pty/talk` told of a finished command (the core builds the reply).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Talked {
+pub(crate) struct Talked {
     /// The clean output.
     pub output: String,
     /// The output as the bridge returned it.
@@ -88,7 +88,7 @@ pub struct Talked {
 /// `talk` through `POST /pty/talk` (completion `bridge`; the offsets are unknown).
 /// No sentinel found (or `ok: false`) is `PTY_TIMEOUT` with `details.partial_output`; a
 /// bridge that does not answer within `timeout_ms` + `MARGIN` is `BRIDGE_UNAVAILABLE`.
-pub fn talk(e: &RegistryEntry, req: &TalkRequest) -> Result<Talked> {
+pub(crate) fn talk(e: &RegistryEntry, req: &TalkRequest) -> Result<Talked> {
     let sentinel = req
         .sentinel
         .clone()
@@ -142,7 +142,7 @@ pub fn talk(e: &RegistryEntry, req: &TalkRequest) -> Result<Talked> {
 
 /// What a bridge's `POST /pty/read` returned.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadWindow {
+pub(crate) struct ReadWindow {
     /// The output, the last `max_bytes` kept.
     pub output: String,
     /// Bytes read (as the bridge reports, else the output's length).
@@ -152,7 +152,7 @@ pub struct ReadWindow {
 /// `read` through `POST /pty/read`: what the session prints during the bridge's window (at
 /// most 5 s there), within that window + `MARGIN`; `since` does not apply, and only the
 /// last `max_bytes` are kept.
-pub fn read(
+pub(crate) fn read(
     e: &RegistryEntry,
     timeout_ms: u64,
     max_bytes: usize,

@@ -3,8 +3,8 @@
 //! person's `kpty attach` from a local terminal passes untouched.
 //!
 //! [`InputFilter`] is pure and clock-free: every call takes `now`, nothing sleeps, no thread.
-//! Its owner writes [`Filtered::forward`] to the PTY, answers the writer from
-//! [`Filtered::error`], and arms a timer for [`InputFilter::deadline`], calling
+//! Its owner writes `Filtered::forward` to the PTY, answers the writer from
+//! `Filtered::error`, and arms a timer for [`InputFilter::deadline`], calling
 //! [`InputFilter::flush_due`] when it fires.
 //!
 //! # Semantics
@@ -60,7 +60,8 @@ use crate::error::{Error, Result};
 pub use sequence::{BUILTIN, BUILTIN_BYTES, describe, parse_sequence};
 
 /// Seed 002's warning to the writer, word for word (a web UI was its remote writer).
-pub const WARNING_002: &str =
+#[cfg(test)]
+const WARNING_002: &str =
     "\r\n\x1b[1;33m⚠  Blocked from web. Use local terminal to exit.\x1b[0m\r\n";
 
 /// The warning kpty sends a writer whose input was blocked: 002's, naming kpty's writers.
@@ -84,7 +85,7 @@ const CTRL_C: u8 = 0x03;
 
 /// What a session's filter blocks, beyond the built-ins.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FilterConfig {
+pub(crate) struct FilterConfig {
     /// Custom blocked sequences (bytes), added to [`BUILTIN`].
     pub block_sequences: Vec<Vec<u8>>,
     /// Ctrl-C presses after the first within this many ms are dropped; 0 turns it off.
@@ -174,7 +175,7 @@ fn line_name(words: &str, key: u8) -> String {
 
 /// The outcome of one write through the filter.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Filtered {
+pub(crate) struct Filtered {
     /// The bytes to write to the PTY now, in order (held bytes of earlier writes included).
     pub forward: Vec<u8>,
     /// The printable name of each sequence cut out by this write, in order (`exit\r`).
@@ -190,7 +191,8 @@ pub struct Filtered {
 
 impl Filtered {
     /// Whether anything of this write was kept from the program.
-    pub fn suppressed(&self) -> bool {
+    #[cfg(test)]
+    fn suppressed(&self) -> bool {
         !self.blocked.is_empty() || self.ctrl_c_debounced > 0
     }
 
@@ -232,7 +234,7 @@ impl Filtered {
     }
 }
 
-/// A session's input filter: feed it every remote write ([`InputFilter::write`]) and every
+/// A session's input filter: feed it every remote write (`InputFilter::write`) and every
 /// unfiltered one ([`InputFilter::local`]), in the order they reach the PTY.
 #[derive(Debug, Clone)]
 pub struct InputFilter {
@@ -257,7 +259,7 @@ impl InputFilter {
     /// # Errors
     /// `INVALID_PARAMS` when the configuration is out of its limits
     /// (`FilterConfig::validate`).
-    pub fn new(config: FilterConfig) -> Result<Self> {
+    pub(crate) fn new(config: FilterConfig) -> Result<Self> {
         config.validate()?;
         let mut all: Vec<Vec<u8>> = BUILTIN.iter().map(|s| s.to_vec()).collect();
         let mut bytes: Vec<Vec<u8>> = BUILTIN_BYTES.iter().map(|s| s.to_vec()).collect();
@@ -297,7 +299,7 @@ impl InputFilter {
     }
 
     /// Filters one remote write arriving at `now`.
-    pub fn write(&mut self, bytes: &[u8], now: Instant) -> Filtered {
+    pub(crate) fn write(&mut self, bytes: &[u8], now: Instant) -> Filtered {
         let mut out = Filtered {
             debounce_ms: u64::try_from(self.debounce.as_millis()).unwrap_or(u64::MAX),
             ..Filtered::default()

@@ -237,7 +237,7 @@ impl Shared {
     }
 
     /// The PTY's own size (`TIOCGWINSZ`), or the one last set when the PTY cannot say.
-    pub fn real_size(&self) -> (u16, u16) {
+    fn real_size(&self) -> (u16, u16) {
         let asked = self
             .master
             .lock()

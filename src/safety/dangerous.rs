@@ -16,7 +16,7 @@
 //! `fdisk -l`). The fork-bomb and `mimikatz` rules and redirects into block devices are not
 //! anchored, so quoted text containing them is blocked. These patterns judge lines that do
 //! not parse as shell; the Windows forms of the seeds are judged by
-//! [`super::policy::windows`] instead.
+//! `policy::windows` instead.
 //!
 //! The regexes use ASCII classes (`[ \t]`, `[a-z0-9_]`, `(?-u:\b)`) rather than Unicode `\s`/`\w`/`\b`:
 //! that keeps the compiled set small (tens of milliseconds to build, sub-microsecond checks).
@@ -216,7 +216,7 @@ fn regex(i: usize) -> &'static Regex {
 /// The rules judged on the raw text even when the line parses as POSIX shell (backslash
 /// paths do not survive shell quote removal). The seeds' Windows forms (`del /s`, `rd /s`,
 /// `Remove-Item -Recurse`, `format`, `diskpart`, `reg`, `bcdedit`, `vssadmin` …) are judged by
-/// meaning in [`super::policy::windows`].
+/// meaning in `policy::windows`.
 const WINDOWS: &[&str] = &["mimikatz", "lsass_dump", "powershell_download_exec"];
 
 /// Returns the first Windows rule that matches `command`, or `None`.

@@ -2,6 +2,7 @@
 //! decoding and secret redaction.
 
 pub mod dangerous;
+mod env_rules;
 mod escapes;
 mod keys;
 pub mod launch;

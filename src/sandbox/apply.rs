@@ -15,7 +15,7 @@ pub fn kernel_abi() -> Option<u32> {
 
 /// What [`restrict`] enforced.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Enforced {
+pub(crate) struct Enforced {
     /// Rules added (read grants, write grants, the PTY).
     pub rules: usize,
     /// Signals and abstract sockets scoped to the sandbox (ABI ≥ 6).
@@ -25,7 +25,7 @@ pub struct Enforced {
 /// Restrict this process (and so everything it execs or forks afterwards) to `policy`; `pty`
 /// is the session's terminal device, writable too. Fails, with the reason, unless
 /// no_new_privs is set and the kernel enforces every requested access right.
-pub fn restrict(policy: &Policy, pty: Option<&Path>) -> Result<Enforced, String> {
+pub(crate) fn restrict(policy: &Policy, pty: Option<&Path>) -> Result<Enforced, String> {
     rustix::thread::set_no_new_privs(true).map_err(|e| format!("cannot set no_new_privs: {e}"))?;
     let abi = ABI::from(i32::try_from(policy.abi).unwrap_or(i32::MAX));
     let read = AccessFs::from_read(abi);

@@ -10,7 +10,7 @@ pub fn kernel_abi() -> Option<u32> {
 
 /// What a restriction enforced (never built outside Linux).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Enforced {
+pub(crate) struct Enforced {
     /// Rules added.
     pub rules: usize,
     /// Signals and abstract sockets scoped.
@@ -18,6 +18,6 @@ pub struct Enforced {
 }
 
 /// Always refuses: there is no Landlock to apply.
-pub fn restrict(_policy: &Policy, _pty: Option<&Path>) -> Result<Enforced, String> {
+pub(crate) fn restrict(_policy: &Policy, _pty: Option<&Path>) -> Result<Enforced, String> {
     Err("Landlock is only available on Linux".into())
 }

@@ -79,7 +79,7 @@ impl Unclosed {
 /// error is the shell's to report, and it does not wait for more).
 #[must_use]
 pub fn unclosed(script: &str) -> Option<Unclosed> {
-    if script.trim().is_empty() || super::too_deep(script) {
+    if script.trim().is_empty() || super::nesting::too_deep(script) {
         return None;
     }
     match parse(script)? {
@@ -100,7 +100,7 @@ pub fn unclosed(script: &str) -> Option<Unclosed> {
 /// The parse error of `script`, if any.
 fn parse(script: &str) -> Option<ParseError> {
     // The tokenizer recurses per level: a deeper line would overflow the stack.
-    if super::too_deep(script) {
+    if super::nesting::too_deep(script) {
         return None;
     }
     let opts = ParserOptions::default();

@@ -12,9 +12,10 @@
 use std::collections::BTreeMap;
 
 use super::Verdict;
-use super::effects::GUESS;
-use super::eval::Eval;
-use super::words::UNKNOWN;
+use super::field::UNKNOWN;
+use super::state::Eval;
+use super::track::GUESS;
+use crate::safety::env_rules::LineVerdict;
 /// Text of an unfinished line (an open quote, `if` without `fi`) kept at most this long.
 const MAX_PENDING: usize = 16 * 1024;
 /// At most this many directories the shell may be in are judged.
@@ -31,7 +32,7 @@ pub enum Value {
 
 /// What a command name stands for, besides a program on `PATH`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Defined {
+enum Defined {
     /// A shell function with this body.
     Function(String),
     /// An alias with this text.
@@ -163,12 +164,6 @@ impl ShellContext {
         self.vars.get(name)
     }
 
-    /// What a command name was defined as.
-    #[must_use]
-    pub fn command(&self, name: &str) -> Option<&Defined> {
-        self.commands.get(name)
-    }
-
     /// Whether an unfinished line is waiting for its end (the shell's continuation prompt).
     #[must_use]
     pub fn continuing(&self) -> bool {
@@ -219,7 +214,7 @@ impl ShellContext {
                 // A syntax error: the shell runs none of it. (Or shell kpty cannot read:
                 // what it did is unknown.)
                 self.pending.clear();
-                if super::too_deep(&text) {
+                if super::nesting::too_deep(&text) {
                     self.taint();
                 }
             }
@@ -301,8 +296,10 @@ impl ShellContext {
 
     /// An evaluation starting from this state in `cwd`; with `guess`, unknowns take it.
     fn seed(&self, cwd: Option<String>, guess: Option<&str>) -> Eval {
-        let mut e = Eval::default();
-        e.cwd = cwd.or_else(|| guess.map(str::to_string));
+        let mut e = Eval {
+            cwd: cwd.or_else(|| guess.map(str::to_string)),
+            ..Eval::default()
+        };
         e.track.guess = guess.map(str::to_string);
         e.track.all_unknown = self.all_unknown;
         for (name, v) in &self.vars {
@@ -398,7 +395,7 @@ fn unfinished(text: &str) -> bool {
     use brush_parser::ParseError;
     use brush_parser::TokenizerError as T;
     // The tokenizer recurses per level: a deeper line would overflow the stack.
-    if super::too_deep(text) {
+    if super::nesting::too_deep(text) {
         return false;
     }
     let opts = brush_parser::ParserOptions::default();
@@ -465,6 +462,14 @@ pub fn explain_in(line: &str, ctx: &ShellContext) -> Verdict {
     first.unwrap_or_else(|| super::explain(&text))
 }
 
+/// The verdict on `line` run in a shell kpty knows nothing of (an unknown directory): the
+/// rule that blocks it and the command it saw. How a variable's value that runs later is
+/// judged ([`crate::safety::env_rules::judge_env`]).
+pub(crate) fn explain_anywhere(line: &str) -> LineVerdict {
+    let v = explain_in(line, &ShellContext::new(None));
+    (v.blocked, v.seen)
+}
+
 /// The command a rule matched, with the state that made it match.
 fn where_run(seen: String, cwd: Option<&str>, guessed: bool) -> String {
     let dir = cwd.map_or_else(|| "an unknown directory".to_string(), str::to_string);
@@ -477,15 +482,15 @@ fn where_run(seen: String, cwd: Option<&str>, guessed: bool) -> String {
 }
 
 /// Variables the line assigned that make the shell run their value later (`PROMPT_COMMAND`
-/// at every prompt …), judged as [`crate::safety::launch`] judges a session's environment.
+/// at every prompt …), judged as a session's environment is ([`crate::safety::env_rules`]).
 /// Variables that name code kpty cannot read (`LD_PRELOAD`, `BASH_ENV`) are not refused in a
 /// typed line: running that code directly is not judged either.
 fn launch_vars(e: &Eval) -> Option<Verdict> {
-    use crate::safety::launch::{EnvKind, env_rule};
+    use crate::safety::env_rules::{EnvKind, env_rule, judge_env};
     e.track.assigned.iter().find_map(|name| {
         env_rule(name).filter(|r| r.kind != EnvKind::Refused)?;
         let value = e.vars.get(name)?;
-        let refused = crate::safety::launch::judge_env(name, value).err()?;
+        let refused = judge_env(name, value, &explain_anywhere).err()?;
         Some(Verdict {
             blocked: Some(refused.rule),
             parsed: true,

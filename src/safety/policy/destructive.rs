@@ -1,15 +1,16 @@
 //! Rules on destruction of `/`, top-level system directories and home: `rm -r`, `find
 //! -delete`, `rsync --delete`, `shred`, `git clean`, `mv`, recursive `chmod`/`chown`.
 
-use super::Rule;
-use super::eval::Eval;
-use super::paths::{block_device, protected, resolve};
-use super::peel::command_name;
-use super::rules::{
-    Args, CHMOD_ROOT, CHOWN_ROOT, FIND_DELETE, GIT_CLEAN, MV_ROOT, RM_ROOT, RSYNC_DELETE,
-    SHRED_DEVICE, SHRED_ROOT, TAR_REMOVE,
+use super::args::Args;
+use super::catalog::Rule;
+use super::catalog::{
+    CHMOD_ROOT, CHOWN_ROOT, FIND_DELETE, GIT_CLEAN, MV_ROOT, RM_ROOT, RSYNC_DELETE, SHRED_DEVICE,
+    SHRED_ROOT, TAR_REMOVE,
 };
-use super::words::Field;
+use super::field::Field;
+use super::paths::{block_device, protected, resolve};
+use super::state::Eval;
+use super::words::command_name;
 
 fn protected_any(e: &Eval, fields: &[&Field]) -> bool {
     fields

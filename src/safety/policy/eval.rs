@@ -4,7 +4,6 @@
 //! substitutions, function bodies and strings handed to another shell — is judged by
 //! [`super::rules`].
 
-use std::collections::HashMap;
 use std::io::BufReader;
 
 use brush_parser::ast::{
@@ -13,103 +12,16 @@ use brush_parser::ast::{
 };
 use brush_parser::{Parser, ParserOptions};
 
-pub use super::redirects::{Io, Redirect};
-use super::words::{Field, UNKNOWN};
-use super::{Hit, Rule};
+use super::field::{Field, UNKNOWN};
+use super::redirects::Redirect;
+use super::state::{Eval, Stdin};
 
 /// How deep strings handed to another shell (and substitutions) are followed.
 const MAX_DEPTH: usize = 8;
-/// Variable values are followed up to this many bytes.
-const MAX_VALUE: usize = 4096;
 /// At most this many simple commands are judged for one line.
 const MAX_COMMANDS: usize = 2_000;
 
-/// What a command reads on its standard input.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stdin {
-    /// The terminal, a file, or output the policy cannot know.
-    Unknown,
-    /// Text whose content is evident (`echo …`, a here-string, a here-document).
-    Evident(String),
-    /// Something downloaded (`curl`, `wget`).
-    Download,
-    /// Unknown content decoded (`base64 -d`, `rev`, `xxd -r`): obfuscated on purpose.
-    Decoded,
-}
-
-/// The state of one judgement.
-#[derive(Debug, Default)]
-pub struct Eval {
-    pub(super) vars: HashMap<String, String>,
-    pub(super) aliases: HashMap<String, String>,
-    pub(super) functions: Vec<String>,
-    /// `$1 $2 …` after `set -- …` (unknown until then).
-    pub(super) positional: Option<Vec<String>>,
-    /// The session state the line starts from and what the line does to it
-    /// ([`super::context`]).
-    pub(super) track: super::effects::Track,
-    /// Files written earlier in the line with evident content (`echo 'rm -rf /' > x.sh`).
-    files: HashMap<String, String>,
-    /// The directory the following commands run in, when a `cd` made it evident.
-    pub cwd: Option<String>,
-    depth: usize,
-    judged: usize,
-    /// The first rule that blocked, with the command it saw.
-    pub hit: Option<Hit>,
-    /// Every simple command judged, normalised.
-    pub commands: Vec<String>,
-    /// A nested string (`sh -c '…'`) did not parse.
-    pub nested_unparsed: Vec<String>,
-    /// What the stages of the pipeline being judged are, for the reverse-shell rule.
-    pub stages: Vec<super::network::Stage>,
-    /// Descriptors `exec N<>/dev/tcp/…` opened on a socket in the shell itself.
-    pub socket_fds: Vec<String>,
-}
-
 impl Eval {
-    /// The value of a variable: assigned earlier in the line, or `HOME` (`~`) and `IFS` (a blank).
-    pub fn var(&self, name: &str) -> Option<String> {
-        if self.track.is_unknown_var(name) {
-            return self.track.guess();
-        }
-        if let Some(v) = self.vars.get(name) {
-            return Some(v.clone());
-        }
-        match name {
-            "HOME" => Some("~".into()),
-            "IFS" => Some(" \t\n".into()),
-            _ => self.track.unset_value(),
-        }
-    }
-
-    /// Positional parameter `n` (1-based), or all of them (`0`) as array elements.
-    pub fn positional(&self, n: usize) -> Option<String> {
-        let p = self.positional.as_ref()?;
-        match n {
-            0 => Some(p.join(&super::words::ELEMENT.to_string())),
-            n => Some(p.get(n - 1).cloned().unwrap_or_default()),
-        }
-    }
-
-    /// `set -- a b c`.
-    pub fn set_positional(&mut self, values: Vec<String>) {
-        self.positional = Some(values);
-    }
-
-    /// Records a variable assignment (a value past [`MAX_VALUE`] bytes ends unknown).
-    pub fn assign(&mut self, name: &str, mut value: String) {
-        if value.len() > MAX_VALUE {
-            let cut = (0..=MAX_VALUE)
-                .rev()
-                .find(|&i| value.is_char_boundary(i))
-                .unwrap_or(0);
-            value.truncate(cut);
-            value.push(UNKNOWN);
-        }
-        self.track.assigned(name);
-        self.vars.insert(name.to_string(), value);
-    }
-
     /// Judges an assignment made in this line (`HISTFILE=/dev/null`, `export HISTSIZE=0`).
     pub fn assigned(&mut self, name: &str, value: &str, shown: &str) {
         if let Some(rule) = super::history::assignment(name, value) {
@@ -124,34 +36,9 @@ impl Eval {
         self.nested(value);
     }
 
-    /// The alias text for a command word, if one was defined in this line.
-    pub fn alias_of(&self, word: &str) -> Option<String> {
-        self.aliases.get(word).cloned()
-    }
-
-    /// Whether a function of this name was defined in this line.
-    pub fn is_function(&self, name: &str) -> bool {
-        self.functions.iter().any(|f| f == name) || self.track.is_defined(name)
-    }
-
-    /// Stops the judgement with `rule`, reporting the command it saw.
-    pub fn block(&mut self, rule: &'static Rule, seen: &str) {
-        if self.hit.is_none() {
-            self.hit = Some(Hit {
-                rule,
-                seen: seen.to_string(),
-            });
-        }
-    }
-
-    /// Whether the judgement is over (blocked, or over budget).
-    pub fn done(&self) -> bool {
-        self.hit.is_some()
-    }
-
     /// Judges a whole script; returns what it writes, or `None` when it does not parse.
     pub fn script(&mut self, text: &str) -> Option<Stdin> {
-        if super::too_deep(text) {
+        if super::nesting::too_deep(text) {
             return None;
         }
         let opts = ParserOptions::default();
@@ -171,11 +58,11 @@ impl Eval {
         if self.depth >= MAX_DEPTH || self.done() {
             return Stdin::Unknown;
         }
-        if text.contains(super::words::DOWNLOADED) {
+        if text.contains(super::field::DOWNLOADED) {
             let shown = text
-                .replace(super::words::DOWNLOADED, "$(download)")
+                .replace(super::field::DOWNLOADED, "$(download)")
                 .replace(UNKNOWN, "");
-            self.block(&super::rules::DOWNLOAD_EXEC, &shown);
+            self.block(&super::catalog::DOWNLOAD_EXEC, &shown);
             return Stdin::Unknown;
         }
         // The string may reach cmd.exe or PowerShell (`ssh winhost 'rd /s /q C:\'`).
@@ -299,7 +186,7 @@ impl Eval {
                 let until = matches!(c, CompoundCommand::UntilClause(_));
                 if super::pipes::endless(&w.0, until) && super::pipes::backgrounds(&w.1.list) {
                     let shown = format!("{c}");
-                    return self.block(&super::rules::FORK_BOMB, shown.trim());
+                    return self.block(&super::catalog::FORK_BOMB, shown.trim());
                 }
                 self.list(&w.0);
                 self.list(&w.1.list);
@@ -341,7 +228,7 @@ impl Eval {
         self.functions.push(name.clone());
         let body = f.body.to_string();
         if super::pipes::self_forking(&name, &f.body.0) {
-            self.block(&super::rules::FORK_BOMB, &format!("{name}() {body}"));
+            self.block(&super::catalog::FORK_BOMB, &format!("{name}() {body}"));
             return;
         }
         self.track.define_function(&name, &body);
@@ -414,22 +301,6 @@ impl Eval {
         }
     }
 
-    /// The key a file written in this line is known by (its resolved path when evident).
-    fn file_key(&self, path: &str) -> String {
-        super::paths::resolve(path, self.cwd.as_deref()).unwrap_or_else(|| {
-            let mut p = path;
-            while let Some(rest) = p.strip_prefix("./") {
-                p = rest.trim_start_matches('/');
-            }
-            p.to_string()
-        })
-    }
-
-    /// What a file written earlier in this line holds, if evident.
-    pub fn written_file(&self, path: &str) -> Option<String> {
-        self.files.get(&self.file_key(path)).cloned()
-    }
-
     fn item(
         &mut self,
         item: &CommandPrefixOrSuffixItem,
@@ -472,14 +343,14 @@ impl Eval {
                     .flat_map(|(_, w)| self.expand(&w.value))
                     .map(|f| f.text)
                     .collect();
-                words.join(&super::words::ELEMENT.to_string())
+                words.join(&super::field::ELEMENT.to_string())
             }
         };
         if a.append {
             value = format!("{}{value}", self.var(name).unwrap_or_default());
         }
         self.assign(name, value.clone());
-        let shown = format!("{name}={}", value.replace(super::words::ELEMENT, " "));
+        let shown = format!("{name}={}", value.replace(super::field::ELEMENT, " "));
         self.assigned(name, &value, &shown);
         Some(shown)
     }

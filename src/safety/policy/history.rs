@@ -6,11 +6,12 @@
 //! Reading history stays fine (`history | tail`, `grep x ~/.bash_history`), and so do the
 //! usual settings (`HISTSIZE=10000`, `HISTFILE=~/.my_history`, `history -a`).
 
-use super::Rule;
-use super::eval::Eval;
+use super::args::Args;
+use super::catalog::Rule;
+use super::catalog::{HISTORY_CLEAR, HISTORY_DISABLE, HISTORY_FILE};
+use super::field::{Field, UNKNOWN};
 use super::paths::{components, glob_match};
-use super::rules::{Args, HISTORY_CLEAR, HISTORY_DISABLE, HISTORY_FILE};
-use super::words::{Field, UNKNOWN};
+use super::state::Eval;
 
 /// History files: the components that end their path.
 const FILES: &[&[&str]] = &[

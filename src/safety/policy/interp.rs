@@ -8,11 +8,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::eval::Eval;
+use super::catalog::{FORK_BOMB, RM_ROOT, SOCKET_SHELL, WRITE_DEVICE};
+use super::field::Field;
 use super::paths::{block_device, protected};
-use super::rules::{FORK_BOMB, RM_ROOT, SOCKET_SHELL, WRITE_DEVICE};
 use super::secrets::credential;
-use super::words::Field;
+use super::state::Eval;
 
 /// An interpreter language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

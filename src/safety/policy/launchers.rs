@@ -3,8 +3,8 @@
 //! a file (`at`, `batch`), PowerShell's `Invoke-Expression`, and terminal multiplexers
 //! (`tmux send-keys`, `tmux new-window CMD`, `screen -X stuff`).
 
-use super::peel::{Peeled, is_stdin_path, operands};
-use super::words::Field;
+use super::field::Field;
+use super::peeled::{Peeled, is_stdin_path, operands};
 
 /// A shell's arguments: `-c STRING` is its script; no script operand means standard input.
 pub(super) fn shell(args: &[Field]) -> Peeled {

@@ -4,7 +4,7 @@
 //! where the tool itself would expand it; an ambiguous prefix is left as written (the tool
 //! refuses it).
 
-use super::words::Field;
+use super::field::Field;
 
 const RM: &[&str] = &[
     "--force",

@@ -3,36 +3,53 @@
 //! Each line is parsed with a real shell parser (brush-parser) and walked as the shell would
 //! run it (`eval`): words expanded (`words`), wrappers peeled and strings handed to other
 //! shells followed (`peel`), pipes followed (`pipes`), then every simple command judged by
-//! rules with names and categories ([`rules`], [`secrets`], `interp`). A line that does not
+//! rules with names and categories (`rules`, `secrets`, `interp`). A line that does not
 //! parse (an unbalanced quote, a Windows command line) is judged by the regex patterns of
 //! [`super::dangerous`]; the Windows forms of the seeds are judged in every case by
-//! [`windows`], which reads the line as cmd.exe and as PowerShell would.
+//! `windows`, which reads the line as cmd.exe and as PowerShell would.
 //!
 //! This is a guard-rail against accidents and careless agents, not a sandbox: code that
 //! builds its commands at run time, or a script file it writes first, is not followed. The
 //! kernel sandbox (`create --sandbox`) is the boundary for sessions that need a guarantee.
 //!
 //! [`explain`] is the one entry point.
+//!
+//! The files import one way. At the bottom, leaves that import no sibling (or only another
+//! leaf): the word model (`field`), the rules by name (`catalog`), argument readers (`args`,
+//! `peeled`), paths (`paths`), nesting depth (`nesting`), the session bookkeeping (`track`)
+//! and the state of one judgement (`state`, the `Eval` every analyser is handed). Above them
+//! the expansion and the analysers (`words`, `redirects`, `operators`, `pipes`, `secrets`,
+//! `system`, `destructive`, `network`, `history`, `interp`, `windows`, `launchers`, `effects`),
+//! then `rules`, which asks each analyser, and `peel`; at the top `eval` and this file. An
+//! analyser that follows a string into another shell (`sh -c '…'`) calls back into the walk
+//! through the `&mut Eval` it was handed (`e.nested(…)`), never by importing `eval`.
 
+mod args;
+mod catalog;
 pub mod complete;
 pub mod context;
 mod destructive;
 mod effects;
 mod eval;
+mod field;
 mod history;
 mod interp;
 mod launchers;
 mod longopts;
+mod nesting;
 mod network;
 mod operators;
 mod paths;
 mod peel;
+mod peeled;
 mod pipes;
 mod redirects;
-pub mod rules;
-pub mod secrets;
+mod rules;
+mod secrets;
+mod state;
 mod system;
-pub mod windows;
+mod track;
+mod windows;
 mod words;
 
 #[cfg(test)]
@@ -43,26 +60,7 @@ mod tests_prop;
 mod tests_rewrites;
 
 use super::dangerous::{BlockedMatch, check_patterns, check_windows};
-
-/// One rule of the policy.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Rule {
-    /// Stable identifier (reported as the error's `pattern`).
-    pub id: &'static str,
-    /// Rule family (`destructive_file_ops`, `disk_ops`, …).
-    pub category: &'static str,
-    /// Human-readable reason.
-    pub description: &'static str,
-}
-
-/// A rule that blocked, and the command it saw.
-#[derive(Debug, Clone)]
-pub struct Hit {
-    /// The rule.
-    pub rule: &'static Rule,
-    /// The normalised command that broke it.
-    pub seen: String,
-}
+use catalog::Rule;
 
 /// The policy's judgement of one line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,57 +82,6 @@ fn matched(rule: &Rule) -> BlockedMatch {
         category: rule.category,
         description: rule.description,
     }
-}
-
-/// Lines nested deeper than this (brackets, braces, substitutions) are not parsed: the
-/// parser recurses per level, and a thread's stack is finite.
-const MAX_NESTING: usize = 48;
-
-/// Whether `text` is nested too deeply to parse.
-fn too_deep(text: &str) -> bool {
-    nesting(text) > MAX_NESTING
-}
-
-/// The deepest nesting in `line`: brackets, compound-command keywords (`if` … `fi`, `while`
-/// … `done`, `case` … `esac`; quoted ones too, which only errs on the safe side), and
-/// backquotes as one level per pair.
-fn nesting(line: &str) -> usize {
-    brackets(line).max(keywords(line))
-}
-
-/// The deepest `if`/`while`/`until`/`for`/`select`/`case` nesting, by words. A `case` counts
-/// as eight levels: the parser's time grows about twofold per nested `case`.
-fn keywords(line: &str) -> usize {
-    let (mut depth, mut max) = (0usize, 0usize);
-    for word in line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-        match word {
-            "if" | "while" | "until" | "for" | "select" | "case" => {
-                depth += if word == "case" { 8 } else { 1 };
-                max = max.max(depth);
-            }
-            "esac" => depth = depth.saturating_sub(8),
-            "fi" | "done" => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    max
-}
-
-/// The deepest bracket nesting in `line`, counting backquotes as one level per pair.
-fn brackets(line: &str) -> usize {
-    let (mut depth, mut max, mut ticks) = (0usize, 0usize, 0usize);
-    for c in line.chars() {
-        match c {
-            '(' | '{' | '[' => {
-                depth += 1;
-                max = max.max(depth);
-            }
-            ')' | '}' | ']' => depth = depth.saturating_sub(1),
-            '`' => ticks += 1,
-            _ => {}
-        }
-    }
-    max + ticks / 2
 }
 
 /// The regex rules still judged on raw text: the Windows ones on the line, all of them on
@@ -164,11 +111,11 @@ pub fn check_dangerous(command: &str) -> Option<BlockedMatch> {
 /// Judges one line (or several, newline-separated) as the shell would read it.
 #[must_use]
 pub fn explain(line: &str) -> Verdict {
-    explain_with(line, eval::Eval::default()).0
+    explain_with(line, state::Eval::default()).0
 }
 
 /// Judges `line` starting from the state `e` holds ([`context`]); returns the state after it.
-fn explain_with(line: &str, mut e: eval::Eval) -> (Verdict, eval::Eval) {
+fn explain_with(line: &str, mut e: state::Eval) -> (Verdict, state::Eval) {
     if e.script(line).is_none() {
         let hit =
             check_patterns(line).or_else(|| windows::judge_line(line).map(|h| matched(h.rule)));

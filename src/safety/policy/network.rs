@@ -8,12 +8,13 @@
 //! `exec 3<>/dev/tcp/host/80` (a socket in the shell, until a shell's input is taken from it),
 //! `socat TCP-LISTEN:8080 TCP:localhost:80`, `cat f | nc host 9000`.
 
-use super::Rule;
-use super::eval::{Eval, Io, Redirect};
+use super::catalog::Rule;
+use super::catalog::{DEV_TCP_SHELL, NETCAT_EXEC, PIPE_SHELL, SOCAT_EXEC};
+use super::field::Field;
 use super::paths::components;
-use super::peel::command_name;
-use super::rules::{DEV_TCP_SHELL, NETCAT_EXEC, PIPE_SHELL, SOCAT_EXEC};
-use super::words::Field;
+use super::redirects::{Io, Redirect};
+use super::state::{Eval, Stage};
+use super::words::command_name;
 
 /// Network clients whose stream can carry a shell's input or output.
 pub const CLIENTS: &[&str] = &[
@@ -139,15 +140,6 @@ pub fn command(name: &str, args: &[Field]) -> Option<&'static Rule> {
         return (program && network).then_some(&SOCAT_EXEC);
     }
     None
-}
-
-/// What a pipeline stage is, for the pipeline rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    /// A network client.
-    Client,
-    /// A shell or interpreter running what it reads on standard input.
-    ShellReadingStdin,
 }
 
 /// The pipeline rule: a network client and a shell reading standard input in one pipeline.

@@ -9,9 +9,9 @@
 
 use brush_parser::word::{Parameter, ParameterExpr, ParameterTransformOp, SubstringMatchKind};
 
-use super::eval::Eval;
+use super::field::{DOWNLOADED, UNKNOWN};
 use super::paths::pattern_match;
-use super::words::{DOWNLOADED, UNKNOWN};
+use super::state::Eval;
 
 /// The home directory operators run on.
 const MODEL_HOME: &str = "/home/user";

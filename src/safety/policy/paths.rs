@@ -3,7 +3,7 @@
 //! rules protect — the root and top-level system directories, home, block devices and
 //! credential stores.
 
-use super::words::{Field, UNKNOWN};
+use super::field::{Field, UNKNOWN};
 
 /// Top-level directories whose loss breaks the system.
 const SYSTEM_DIRS: &[&str] = &[
@@ -258,7 +258,7 @@ pub fn components(f: &Field, cwd: Option<&str>) -> (Option<bool>, Vec<String>) {
 /// Whether a pattern has live glob characters.
 #[must_use]
 pub fn is_glob(p: &str) -> bool {
-    super::words::has_live_glob(p)
+    super::field::has_live_glob(p)
 }
 
 fn unescape(p: &str) -> String {

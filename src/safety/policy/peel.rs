@@ -4,10 +4,12 @@
 //! defined in the line followed, and a shell or interpreter reading a pipe judged by what the
 //! pipe carries.
 
-use super::eval::{Eval, Stdin};
+use super::field::{Field, UNKNOWN};
 use super::launchers::{multiplexer, shell};
-use super::words::{Field, UNKNOWN};
-use super::{interp, launchers, pipes, rules};
+use super::peeled::{Peeled, is_stdin_path, operands};
+use super::state::{Eval, Stdin};
+use super::words::command_name;
+use super::{catalog, interp, launchers, pipes, rules};
 
 /// How a simple command runs.
 pub struct Run {
@@ -15,22 +17,6 @@ pub struct Run {
     pub stdin: Stdin,
     /// One of its arguments is a process substitution that downloads (`bash <(curl …)`).
     pub procsub_download: bool,
-}
-
-/// What a wrapper stands for.
-pub(super) enum Peeled {
-    /// Another command line (the wrapped one).
-    Argv(Vec<Field>),
-    /// A string run by a shell.
-    Script(String),
-    /// A shell that reads its script from standard input.
-    ShellStdin,
-    /// A shell running a script file.
-    File(String),
-    /// Not a wrapper: this is the command.
-    Command,
-    /// Nothing runs (`command -v rm`).
-    Nothing,
 }
 
 /// Wrappers: the options that take a separate argument, and how many leading operands they
@@ -75,34 +61,6 @@ const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh",
     "rbash",
 ];
-
-/// The program name of a command word: its last path component, lower-case, without `.exe`.
-#[must_use]
-pub fn command_name(word: &str) -> String {
-    let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
-    let lower = base.to_ascii_lowercase();
-    lower.strip_suffix(".exe").unwrap_or(&lower).to_string()
-}
-
-/// The operands after a command's options: skips `-x`, `--long[=v]` and the arguments of
-/// the options listed in `with_arg`, up to `--`.
-pub(super) fn operands(args: &[Field], with_arg: &str) -> usize {
-    let mut i = 0;
-    while let Some(a) = args.get(i) {
-        let t = a.text.as_str();
-        if t == "--" {
-            return i + 1;
-        }
-        if !t.starts_with('-') || t == "-" {
-            return i;
-        }
-        if !t.starts_with("--") && t.len() == 2 && with_arg.contains(&t[1..]) {
-            i += 1;
-        }
-        i += 1;
-    }
-    i
-}
 
 pub(super) fn join(args: &[Field]) -> String {
     args.iter()
@@ -151,7 +109,7 @@ impl Eval {
         let client = super::network::CLIENTS.contains(&name.as_str())
             && (name != "openssl" || argv.iter().any(|a| a.text.starts_with("s_")));
         if client {
-            self.stages.push(super::network::Stage::Client);
+            self.stages.push(super::state::Stage::Client);
         }
         if !self.session_effects(&name, &argv[1..]) {
             self.builtin_effects(&name, &argv[1..]);
@@ -338,12 +296,14 @@ impl Eval {
 
     /// A shell reading its script from standard input (`… | sh`, `sh < <(curl …)`).
     fn shell_stdin(&mut self, argv: &[Field], run: &Run) -> Stdin {
-        self.stages.push(super::network::Stage::ShellReadingStdin);
+        self.stages.push(super::state::Stage::ShellReadingStdin);
         let seen = join(argv);
         match &run.stdin {
-            _ if run.procsub_download => self.block(&rules::DOWNLOAD_EXEC, &seen),
-            Stdin::Download => self.block(&rules::DOWNLOAD_EXEC, &format!("(downloaded) | {seen}")),
-            Stdin::Decoded => self.block(&rules::DECODED_EXEC, &format!("(decoded) | {seen}")),
+            _ if run.procsub_download => self.block(&catalog::DOWNLOAD_EXEC, &seen),
+            Stdin::Download => {
+                self.block(&catalog::DOWNLOAD_EXEC, &format!("(downloaded) | {seen}"))
+            }
+            Stdin::Decoded => self.block(&catalog::DECODED_EXEC, &format!("(decoded) | {seen}")),
             Stdin::Evident(script) => {
                 let script = script.clone();
                 return self.nested(&script);
@@ -358,22 +318,22 @@ impl Eval {
         let seen = join(argv);
         match interp::script_arg(lang, &argv[1..]) {
             // `python3 -c "$(curl …)"`: downloaded code, whatever it says.
-            Some(code) if code.contains(super::words::DOWNLOADED) => {
+            Some(code) if code.contains(super::field::DOWNLOADED) => {
                 self.block(
-                    &rules::DOWNLOAD_EXEC,
-                    &seen.replace(super::words::DOWNLOADED, "(downloaded)"),
+                    &catalog::DOWNLOAD_EXEC,
+                    &seen.replace(super::field::DOWNLOADED, "(downloaded)"),
                 );
             }
             Some(code) => interp::judge(self, &code, &seen),
-            None if run.procsub_download => self.block(&rules::DOWNLOAD_EXEC, &seen),
+            None if run.procsub_download => self.block(&catalog::DOWNLOAD_EXEC, &seen),
             None if interp::reads_stdin(&argv[1..]) => {
-                self.stages.push(super::network::Stage::ShellReadingStdin);
+                self.stages.push(super::state::Stage::ShellReadingStdin);
                 match &run.stdin {
                     Stdin::Download => {
-                        self.block(&rules::DOWNLOAD_EXEC, &format!("(downloaded) | {seen}"));
+                        self.block(&catalog::DOWNLOAD_EXEC, &format!("(downloaded) | {seen}"));
                     }
                     Stdin::Decoded => {
-                        self.block(&rules::DECODED_EXEC, &format!("(decoded) | {seen}"));
+                        self.block(&catalog::DECODED_EXEC, &format!("(decoded) | {seen}"));
                     }
                     Stdin::Evident(code) => {
                         let code = code.clone();
@@ -483,13 +443,6 @@ fn xargs_replace(opts: &[Field]) -> Option<String> {
         }
     }
     None
-}
-
-pub(super) fn is_stdin_path(p: &str) -> bool {
-    matches!(
-        p,
-        "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/dev/fd/63"
-    )
 }
 
 fn is_name(s: &str) -> bool {

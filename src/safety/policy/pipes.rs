@@ -4,8 +4,10 @@
 
 use brush_parser::ast::{Command, CompoundCommand, CompoundList, Pipeline, SeparatorOperator};
 
-use super::eval::{Io, Redirect, Stdin};
-use super::words::{Field, UNKNOWN, decode_ansi_c};
+use super::field::{Field, UNKNOWN};
+use super::redirects::{Io, Redirect};
+use super::state::Stdin;
+use super::words::decode_ansi_c;
 
 /// Programs that fetch from the network and write it out.
 const DOWNLOADERS: &[&str] = &[

@@ -3,8 +3,8 @@
 
 use brush_parser::ast::{IoFileRedirectKind, IoFileRedirectTarget, IoRedirect};
 
-use super::eval::Eval;
-use super::words::{Field, UNKNOWN};
+use super::field::{Field, UNKNOWN};
+use super::state::Eval;
 
 /// What a redirection does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,6 +130,6 @@ pub(super) fn show(vars: &[String], argv: &[Field], redirs: &[Redirect]) -> Stri
     }
     parts
         .join(" ")
-        .replace(super::words::DOWNLOADED, "")
+        .replace(super::field::DOWNLOADED, "")
         .replace(UNKNOWN, "…")
 }

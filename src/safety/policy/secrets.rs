@@ -2,14 +2,15 @@
 //! by any command or redirection, globs included; public keys are fine), and which files
 //! make a change outlive the session (`authorized_keys`, shell startup files, crontabs).
 
-use super::Rule;
-use super::eval::Eval;
-use super::paths::{components, glob_match, is_glob};
-use super::rules::{
-    AUTHORIZED_KEYS, AWS, Args, CLOUD, CRED_STORE_WRITE, CRONTAB, PROC_ENVIRON, SECRET_PRINT,
-    SHADOW, SHELL_RC, SSH_KEY,
+use super::args::Args;
+use super::catalog::Rule;
+use super::catalog::{
+    AUTHORIZED_KEYS, AWS, CLOUD, CRED_STORE_WRITE, CRONTAB, PROC_ENVIRON, SECRET_PRINT, SHADOW,
+    SHELL_RC, SSH_KEY,
 };
-use super::words::Field;
+use super::field::Field;
+use super::paths::{components, glob_match, is_glob};
+use super::state::Eval;
 
 /// Files in `~/.ssh` that hold nothing secret.
 const SSH_PUBLIC: &[&str] = &[

@@ -1,14 +1,15 @@
 //! Rules on disks and the running system: filesystem and partition writers, writes onto
 //! block devices, disk erasers, power and init, signalling init.
 
-use super::Rule;
-use super::eval::Eval;
-use super::paths::block_device;
-use super::rules::{
-    Args, DD_DEVICE, DISK_ERASE, HALT_REBOOT, INIT_RUNLEVEL, KILL_INIT, MKFS, MKSWAP, PARTITION,
+use super::args::Args;
+use super::catalog::Rule;
+use super::catalog::{
+    DD_DEVICE, DISK_ERASE, HALT_REBOOT, INIT_RUNLEVEL, KILL_INIT, MKFS, MKSWAP, PARTITION,
     SHUTDOWN, SYSTEMCTL_POWER, WIPEFS, WRITE_DEVICE,
 };
-use super::words::Field;
+use super::field::Field;
+use super::paths::block_device;
+use super::state::Eval;
 
 pub fn disk(e: &Eval, name: &str, args: &[Field]) -> Option<&'static Rule> {
     let a = Args::parse(

@@ -335,7 +335,7 @@ fn shell_quote(s: &str) -> String {
 
 #[test]
 fn every_rule_has_a_blocked_example_and_a_unique_id() {
-    let mut ids: Vec<&str> = super::rules::RULES.iter().map(|r| r.id).collect();
+    let mut ids: Vec<&str> = super::catalog::RULES.iter().map(|r| r.id).collect();
     for id in &ids {
         assert!(
             BLOCKED
@@ -347,5 +347,5 @@ fn every_rule_has_a_blocked_example_and_a_unique_id() {
     }
     ids.sort_unstable();
     ids.dedup();
-    assert_eq!(ids.len(), super::rules::RULES.len());
+    assert_eq!(ids.len(), super::catalog::RULES.len());
 }

@@ -12,76 +12,11 @@ use brush_parser::word::{
     TildeExpr, WordPiece, WordPieceWithSource,
 };
 
-use super::eval::Eval;
-
-/// Stands for a value the policy cannot know.
-pub const UNKNOWN: char = '\u{FFFC}';
-
-/// Stands for text downloaded by a command substitution (`$(curl …)`); also unknown.
-pub const DOWNLOADED: char = '\u{FFF9}';
-
-/// Separates the elements of an array or of `$@` inside one value: each is its own word,
-/// quoted or not.
-pub const ELEMENT: char = '\u{1F}';
+use super::field::{DOWNLOADED, ELEMENT, Field, UNKNOWN};
+use super::state::Eval;
 
 /// At most this many words come from one word's brace expansion.
 const MAX_BRACE_WORDS: usize = 256;
-
-/// One field (argument) after expansion.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Field {
-    /// The text the command receives (unknown parts as [`UNKNOWN`]).
-    pub text: String,
-    /// The same text as a glob pattern: unquoted `*?[` are live, quoted ones escaped with `\`.
-    pub pattern: String,
-}
-
-impl Field {
-    /// A field with this literal text (no live glob characters).
-    #[must_use]
-    pub fn literal(text: &str) -> Self {
-        let mut f = Field::default();
-        f.push(text, true);
-        f
-    }
-
-    fn push(&mut self, s: &str, quoted: bool) {
-        self.text.push_str(s);
-        for c in s.chars() {
-            if quoted && matches!(c, '*' | '?' | '[' | ']' | '\\') {
-                self.pattern.push('\\');
-            }
-            self.pattern.push(c);
-        }
-    }
-
-    /// Whether the pattern has live glob characters.
-    #[must_use]
-    pub fn is_glob(&self) -> bool {
-        has_live_glob(&self.pattern)
-    }
-
-    /// Whether part of the value is unknown.
-    #[must_use]
-    pub fn has_unknown(&self) -> bool {
-        self.text.contains(UNKNOWN)
-    }
-}
-
-/// Whether a glob pattern has live `*`, `?` or `[` (not escaped with `\`).
-#[must_use]
-pub fn has_live_glob(pattern: &str) -> bool {
-    let mut esc = false;
-    for c in pattern.chars() {
-        match c {
-            _ if esc => esc = false,
-            '\\' => esc = true,
-            '*' | '?' | '[' => return true,
-            _ => {}
-        }
-    }
-    false
-}
 
 /// Fields being built from one word: `current` is open, `done` are split off.
 #[derive(Default)]
@@ -280,8 +215,8 @@ impl Eval {
     /// The output of `$(…)` when it is evident; the inner script is checked either way.
     fn substitution(&mut self, script: &str) -> String {
         match self.nested(script) {
-            super::eval::Stdin::Evident(s) => s.trim_end_matches('\n').to_string(),
-            super::eval::Stdin::Download => format!("{DOWNLOADED}{UNKNOWN}"),
+            super::state::Stdin::Evident(s) => s.trim_end_matches('\n').to_string(),
+            super::state::Stdin::Download => format!("{DOWNLOADED}{UNKNOWN}"),
             _ => UNKNOWN.to_string(),
         }
     }
@@ -421,6 +356,14 @@ pub fn decode_ansi_c(s: &str) -> String {
         }
     }
     String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The program name of a command word: its last path component, lower-case, without `.exe`.
+#[must_use]
+pub fn command_name(word: &str) -> String {
+    let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
+    let lower = base.to_ascii_lowercase();
+    lower.strip_suffix(".exe").unwrap_or(&lower).to_string()
 }
 
 #[cfg(test)]

@@ -12,6 +12,6 @@ pub struct Arg {
 
 /// A command word's program name: last path component, lower-case, without `.exe`/`.com`.
 pub fn name_of(text: &str) -> String {
-    let n = super::super::peel::command_name(text.trim());
+    let n = super::super::words::command_name(text.trim());
     n.strip_suffix(".com").map_or(n.clone(), str::to_string)
 }

@@ -10,7 +10,7 @@ use super::{
     BCDEDIT, CIPHER, DEL, DISK_WIPE, DISKPART, FORMAT, ICACLS, REG_DELETE, REG_WRITE, REMOVE_ITEM,
     RMDIR, Rule, SAM_HIVE, TAKEOWN, VSS, WBADMIN,
 };
-use crate::safety::policy::rules::{RM_ROOT, SHUTDOWN};
+use crate::safety::policy::catalog::{RM_ROOT, SHUTDOWN};
 
 /// PowerShell's names (and aliases) for `Remove-Item`.
 const REMOVERS: &[&str] = &["remove-item", "ri", "rm", "del", "erase", "rd", "rmdir"];

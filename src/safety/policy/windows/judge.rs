@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::super::Hit;
+use super::super::catalog::Hit;
 use super::args::{Arg, name_of};
 use super::lex::{Dialect, Part, Pipeline, Word, lex};
 use super::params::{self, bind};

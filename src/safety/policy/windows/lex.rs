@@ -67,7 +67,7 @@ pub struct Pipeline {
 
 /// A line split into pipelines, with the bracketed scripts it holds.
 #[derive(Debug, Default)]
-pub struct Lexed {
+pub(super) struct Lexed {
     /// Pipelines in order (`;`, `&`, `&&`, `||`, newlines separate them).
     pub pipelines: Vec<Pipeline>,
     /// Bracketed text, to be judged as scripts of the same dialect.

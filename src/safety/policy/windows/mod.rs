@@ -25,7 +25,7 @@ pub mod targets;
 #[cfg(test)]
 mod tests;
 
-use super::{Hit, Rule};
+use super::catalog::{Hit, Rule};
 
 const DFO: &str = "destructive_file_ops";
 const DISK: &str = "disk_ops";
@@ -33,7 +33,7 @@ const SYS: &str = "system_damage";
 const CRED: &str = "credential_access";
 const REG: &str = "registry_boot_attacks";
 
-use super::rules::rule;
+use super::catalog::rule;
 
 rule!(
     DEL,
@@ -127,7 +127,8 @@ rule!(
 );
 
 /// Every rule of this module (the Windows forms of `shutdown` and `rm` use
-/// [`super::rules::SHUTDOWN`] and [`super::rules::RM_ROOT`]).
+/// [`super::catalog::SHUTDOWN`] and [`super::catalog::RM_ROOT`]).
+#[cfg(test)]
 pub static RULES: &[&Rule] = &[
     &DEL,
     &RMDIR,

@@ -5,7 +5,7 @@
 //! switches, glued (`/s/q`) or clustered (`/sq`, the seeds' own spelling), case ignored.
 
 /// One PowerShell parameter.
-pub struct Param {
+pub(super) struct Param {
     /// Its name, lower-case.
     pub name: &'static str,
     /// Its aliases, lower-case (matched exactly).
@@ -131,7 +131,7 @@ pub const NONE: &[Param] = &[];
 
 /// What a PowerShell command line bound.
 #[derive(Debug, Default)]
-pub struct Bound {
+pub(super) struct Bound {
     /// `(parameter, value)` in order; a switch's value is `"true"` or `"false"`.
     pub named: Vec<(&'static str, Option<String>)>,
     /// Positional arguments (`None`: unknown).

@@ -5,8 +5,8 @@
 //! (`C:\*`, `C:\*.*`) applied, case ignored. PowerShell's `/`-rooted paths on Linux are also
 //! judged as POSIX paths (`paths::protected`).
 
+use super::super::field::Field;
 use super::super::paths::glob_match;
-use super::super::words::Field;
 
 /// Folders directly under a drive root whose removal breaks the system or every user.
 const TOP: &[&str] = &[
