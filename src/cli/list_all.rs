@@ -1,7 +1,8 @@
 //! `kpty list --all`: the core's `list` with `all` ([`crate::core::batch::list_all`]): the
 //! sessions of every state directory this user has used, a table per directory.
 
-use super::render;
+use super::list_table::list_table;
+use super::output::{print_json, shown, text_line};
 use crate::api::Params;
 use crate::api::batch::ListAllReply;
 use crate::core::{self, Ctx, Reply};
@@ -14,9 +15,13 @@ pub fn run(here: &Ctx, as_json: bool) -> crate::error::Result<i32> {
     };
     let reply = core::run(here, crate::api::Action::List, &p)?;
     if as_json {
-        render::print_json(&core::outgoing(here, core::to_json(Ok(&reply)))?);
+        print_json(&core::outgoing(here, core::to_json(Ok(&reply)))?);
+    } else if let Reply::ListAll(r) = &reply {
+        render(r);
     } else {
-        render::human(&reply);
+        return Err(crate::error::Error::internal(
+            "list --all answered another reply",
+        ));
     }
     Ok(0)
 }
@@ -25,14 +30,14 @@ pub fn run(here: &Ctx, as_json: bool) -> crate::error::Result<i32> {
 /// them), each one that could not be read on stderr.
 pub fn render(r: &ListAllReply) {
     for f in &r.failed {
-        eprintln!("kpty: {}: {}", render::shown(&f.state_dir), f.error.message);
+        eprintln!("kpty: {}: {}", shown(&f.state_dir), f.error.message);
     }
     let mut first = true;
     for list in r.lists.iter().filter(|l| !l.sessions.is_empty()) {
         // A blank line between directories, none after the last.
         let gap = if first { "" } else { "\n" };
-        render::text_line(&format!("{gap}{}:", render::shown(&list.state_dir)));
-        render::human(&Reply::List(list.clone()));
+        text_line(&format!("{gap}{}:", shown(&list.state_dir)));
+        list_table(list);
         first = false;
     }
     if r.sessions.is_empty() {

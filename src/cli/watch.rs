@@ -2,7 +2,7 @@
 //! on.
 
 use super::follow::still_there;
-use super::render::out;
+use super::output::out;
 use crate::api::reply::{TermReadReply, TermView};
 use crate::api::{BufferType, Params, TermMode};
 use crate::core::{self, Ctx};
