@@ -1,18 +1,19 @@
 //! The action contract shared by both front ends: the action names, one flat parameter struct
 //! (the shape of the MCP tool's input and of the CLI's flags), the closed sets as enums, one
 //! typed reply per action, defaults and caps, session ids.
-//! Imports nothing else of kpty's.
+//! Below `store`, `proto` and `core`: of kpty it imports only `error` and the leaves
+//! `launch` and `keys`.
 
 pub mod batch;
 pub mod check;
 pub mod config;
 pub mod help;
-pub mod hint;
 pub mod http;
 pub mod ids;
 pub mod kinds;
 pub mod open;
 pub mod params;
+pub mod queries;
 pub mod reply;
 pub mod request;
 pub mod sessions;

@@ -6,6 +6,7 @@ use super::output::{print_json, shown, text_line};
 use crate::api::Params;
 use crate::api::batch::ListAllReply;
 use crate::core::{self, Ctx, Reply};
+use crate::store::RegistryEntry;
 
 /// List them all; exit code 0 (a state directory that cannot be read is reported, not fatal).
 pub fn run(here: &Ctx, as_json: bool) -> crate::error::Result<i32> {
@@ -28,7 +29,7 @@ pub fn run(here: &Ctx, as_json: bool) -> crate::error::Result<i32> {
 
 /// Human rendering: each directory with sessions under its path (a blank line between
 /// them), each one that could not be read on stderr.
-pub fn render(r: &ListAllReply) {
+pub fn render(r: &ListAllReply<RegistryEntry>) {
     for f in &r.failed {
         eprintln!("kpty: {}: {}", shown(&f.state_dir), f.error.message);
     }
