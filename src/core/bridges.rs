@@ -24,7 +24,7 @@ pub fn verify_registered(ctx: &Ctx) -> Result<Vec<String>> {
     let reg = Registry::load(&ctx.state)?;
     let mut by_bridge: BTreeMap<String, Vec<RegistryEntry>> = BTreeMap::new();
     for e in reg.sessions.values().filter(|e| !is_local(e)) {
-        if super::registered::check_route(&ctx.state, e).is_err() {
+        if super::sessions::check_route(&ctx.state, e).is_err() {
             continue;
         }
         let Ok(url) = crate::bridge::client::base_url(e) else {
