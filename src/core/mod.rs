@@ -94,7 +94,7 @@ pub struct Ctx {
     pub floor: crate::sandbox::floor::Floor,
     /// The process's environment speaks for the caller: `KPTY_AGENT_ID`,
     /// `KPTY_OWNER_SESSION_ID`, `KPTY_AGENT_ROLE` give `create` and `register` their owner
-    /// identity when a call names none ([`registered::with_env_owner`]). Off for `kpty
+    /// identity when a call names none ([`validate::with_env_owner`]). Off for `kpty
     /// serve`, whose environment is the operator's, not its callers'.
     pub env_identity: bool,
 }

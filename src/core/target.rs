@@ -1,5 +1,5 @@
 //! The session a request names, resolved once into its [`Handle`]: by reference
-//! ([`sessions::resolve`]), by owner identity ([`super::owners::resolve_entry`]), or the state
+//! ([`sessions::resolve`]), by owner identity (`owners::resolve_entry`), or the state
 //! directory's default session — found, or created on demand under a lock.
 
 use super::Ctx;
@@ -14,7 +14,7 @@ use std::time::Duration;
 const DEFAULT_LABEL: &str = "default";
 
 /// The session a request names, resolved once into its handle: by reference
-/// ([`resolve`]), by owner identity ([`super::owners::resolve_entry`]), or the default
+/// ([`sessions::resolve`]), by owner identity (`owners::resolve_entry`), or the default
 /// session (created on demand when `create`).
 pub fn target(ctx: &Ctx, target: &Target, create: bool) -> Result<Handle> {
     match target {
