@@ -29,7 +29,7 @@ pub const OTHER_ACTIONS: &[&str] = &[RESET];
 pub const RESET: &str = "reset";
 
 /// Largest `command` / `response` kept in an event.
-pub const FIELD_CAP: usize = 10 * 1024;
+const FIELD_CAP: usize = 10 * 1024;
 
 /// Gateway posts still in flight (waited for, with a short cap, before a CLI process exits).
 static IN_FLIGHT: Mutex<usize> = Mutex::new(0);
@@ -42,7 +42,7 @@ pub fn audited(a: Action) -> bool {
 
 /// What to do when an action's audit entry cannot be written (`KPTY_AUDIT_FAIL`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailMode {
+enum FailMode {
     /// Refuse the action (`AUDIT_FAILED`): the default.
     Closed,
     /// Run it anyway, with a warning on stderr.
@@ -50,7 +50,7 @@ pub enum FailMode {
 }
 
 /// The environment variable that chooses the [`FailMode`].
-pub const FAIL_ENV: &str = "KPTY_AUDIT_FAIL";
+const FAIL_ENV: &str = "KPTY_AUDIT_FAIL";
 
 impl FailMode {
     /// The mode `KPTY_AUDIT_FAIL` chooses (`closed`, the default, or `open`); any other value
@@ -80,7 +80,7 @@ fn command_of(p: &Params) -> Option<String> {
 
 /// Record that `action` is about to run, before it runs: an `intent` line in the journal its
 /// result will go to. When that cannot be written the action must not run: `AUDIT_FAILED`
-/// (see [`FailMode`]).
+/// (see `FailMode`).
 pub fn begin(ctx: &Ctx, action: Action, p: &Params) -> Result<()> {
     if !audited(action) {
         return Ok(());

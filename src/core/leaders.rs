@@ -11,7 +11,7 @@ use serde_json::json;
 use std::collections::BTreeMap;
 
 /// The most leaders kept (more in a file are dropped when it is read).
-pub const MAX_LEADERS: usize = 1000;
+const MAX_LEADERS: usize = 1000;
 /// The longest agent id accepted.
 pub const MAX_ID: usize = 256;
 
@@ -40,7 +40,7 @@ const SCHEMA: &str = "kpty_leaders_v1";
 
 /// Whether `id` is an agent id kpty keeps: 1..=[`MAX_ID`] characters, no control
 /// characters, not only blanks.
-pub fn valid_id(id: &str) -> bool {
+fn valid_id(id: &str) -> bool {
     !id.trim().is_empty() && id.chars().count() <= MAX_ID && !id.chars().any(char::is_control)
 }
 

@@ -13,7 +13,7 @@ pub mod audit;
 pub mod batch;
 pub mod bridges;
 pub mod check;
-pub mod confine;
+mod confine;
 pub mod control;
 pub mod create;
 pub mod ended;

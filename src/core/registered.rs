@@ -13,7 +13,7 @@ use crate::store::{Registry, RegistryEntry, now_rfc3339};
 use serde_json::json;
 
 /// Registered sessions without a heartbeat for this long are pruned.
-pub const STALE_AFTER_DAYS: i64 = 7;
+const STALE_AFTER_DAYS: i64 = 7;
 
 /// Run `register`: add (or refresh) an external session.
 pub fn register(ctx: &Ctx, a: &RegisterArgs) -> Result<ResolveReply<RegistryEntry>> {
@@ -160,7 +160,7 @@ pub fn heartbeat(ctx: &Ctx, r: &str) -> Result<HeartbeatReply> {
 }
 
 /// What a long-running server (MCP, `kpty serve`) does when it starts: drop registered
-/// sessions without a heartbeat for [`STALE_AFTER_DAYS`] days; a failure is only logged.
+/// sessions without a heartbeat for `STALE_AFTER_DAYS` days; a failure is only logged.
 pub fn prune_at_start(ctx: &Ctx) {
     match prune(ctx, false) {
         Ok(r) => tracing::info!("prune at start: {:?}", r.pruned),

@@ -40,7 +40,7 @@ pub struct WaitForBody {
 }
 
 /// Longest pattern accepted, in characters.
-pub const MAX_PATTERN_CHARS: usize = 4096;
+const MAX_PATTERN_CHARS: usize = 4096;
 /// Most output (bytes, from the end) a pattern is matched against.
 pub const MATCH_WINDOW: usize = 1 << 20;
 
