@@ -4,10 +4,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-pub use crate::api::hint::{Hint, Voice};
 pub use details::Details;
+pub use hint::{Hint, Voice};
 
 pub mod details;
+pub mod hint;
 
 /// Stable error codes (the seeds' names; kpty adds `PTY_BUSY`, `INVALID_PARAMS`,
 /// `STATE_ERROR`, `CANCELLED`, `INTERNAL`, `BRIDGE_ERROR`, `BRIDGE_UNAVAILABLE` and
@@ -229,7 +230,7 @@ impl Error {
         if voice == Voice::Cli
             && matches!(self.code, ErrorCode::InvalidParams | ErrorCode::Deprecated)
         {
-            self.message = crate::api::hint::cli_words(&self.message);
+            self.message = hint::cli_words(&self.message);
         }
         self
     }

@@ -1,10 +1,10 @@
 //! The batch verbs' replies: `kill` with `all` (every local session of the state directory)
-//! and `list` with `all` (every state directory this user has used).
+//! and `list` with `all` (every state directory this user has used). A session's record `E`
+//! is the store's registry entry, as in [`ListReply`].
 
 use super::reply::KillReply;
 use super::sessions::ListReply;
 use crate::error::Error;
-use crate::store::RegistryEntry;
 use serde::{Serialize, Serializer};
 
 /// `kill` with `all: true`.
@@ -31,28 +31,28 @@ pub struct KillFailed {
 /// `list` with `all: true`: this state directory's sessions, then those of every other
 /// indexed one (most recent first), each session with its `state_dir`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ListAllReply {
+pub struct ListAllReply<E> {
     /// Always true (a state directory that cannot be read is in `failed`).
     pub ok: super::reply::Success,
     /// How many sessions in all.
     pub count: usize,
     /// Every session, by state directory.
-    pub sessions: Vec<ListedIn>,
+    pub sessions: Vec<ListedIn<E>>,
     /// The state directories listed.
     pub state_dirs: Vec<String>,
     /// The state directories that could not be read, with the error.
     pub failed: Vec<DirFailed>,
     /// Each directory's own `list` reply, for a renderer (not serialized).
     #[serde(skip)]
-    pub lists: Vec<ListReply<RegistryEntry>>,
+    pub lists: Vec<ListReply<E>>,
 }
 
 /// A session of `list` with `all`, with its state directory.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ListedIn {
+pub struct ListedIn<E> {
     /// The session, as `list` shows it.
     #[serde(flatten)]
-    pub session: super::sessions::SessionView<RegistryEntry>,
+    pub session: super::sessions::SessionView<E>,
     /// Its state directory.
     pub state_dir: String,
 }

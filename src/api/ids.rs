@@ -79,7 +79,7 @@ pub fn is_valid_label(label: &str) -> bool {
 }
 
 /// True when `s` is a well-formed session id (see [`SessionId::parse`]).
-pub fn is_valid(s: &str) -> bool {
+fn is_valid(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 64
         && !s.starts_with('.')

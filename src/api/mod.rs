@@ -1,18 +1,19 @@
 //! The action contract shared by both front ends: the action names, one flat parameter struct
 //! (the shape of the MCP tool's input and of the CLI's flags), the closed sets as enums, one
 //! typed reply per action, defaults and caps, session ids.
-//! Imports nothing else of kpty's.
+//! Below `store`, `proto` and `core`: of kpty it imports only `error` and the leaves
+//! `launch` and `keys`.
 
 pub mod batch;
 pub mod check;
 pub mod config;
 pub mod help;
-pub mod hint;
 pub mod http;
 pub mod ids;
 pub mod kinds;
 pub mod open;
 pub mod params;
+pub mod queries;
 pub mod reply;
 pub mod request;
 pub mod sessions;
@@ -36,7 +37,7 @@ pub const MAX_ROWS: u16 = 1000;
 /// Default terminal height (`KPTY_ROWS`).
 pub const DEFAULT_ROWS: u16 = 30;
 /// Default `talk` timeout in ms (`KPTY_TIMEOUT_MS`).
-pub const DEFAULT_TALK_TIMEOUT_MS: u64 = 30_000;
+const DEFAULT_TALK_TIMEOUT_MS: u64 = 30_000;
 /// Default `read` wait in ms.
 pub const DEFAULT_READ_TIMEOUT_MS: u64 = 5_000;
 /// Default `read` size.
@@ -44,9 +45,9 @@ pub const DEFAULT_READ_MAX_BYTES: usize = 4096;
 /// Largest `read` size.
 pub const MAX_READ_BYTES: usize = 1 << 20;
 /// Default ring-buffer size in bytes (`KPTY_BUFFER_SIZE`).
-pub const DEFAULT_BUFFER_SIZE: usize = 102_400;
+const DEFAULT_BUFFER_SIZE: usize = 102_400;
 /// Default screen scrollback in lines (`KPTY_SCROLLBACK`, or `create`'s `scrollback`).
-pub const DEFAULT_SCROLLBACK: usize = 10_000;
+const DEFAULT_SCROLLBACK: usize = 10_000;
 /// Largest screen scrollback accepted.
 pub const MAX_SCROLLBACK: usize = 1_000_000;
 /// Largest accepted command or line, in bytes.

@@ -9,11 +9,10 @@
 //! kept ([`Deferred`]) for the action to raise at the same step as before.
 
 use super::Params;
+use super::queries::{TermReadRequest, WaitForRequest};
 use crate::error::Error;
 use crate::keys::Encoded;
-use crate::proto::TermReadRequest;
-use crate::proto::launch::ProgramSpec;
-use crate::proto::wait::WaitForRequest;
+use crate::launch::ProgramSpec;
 use std::collections::BTreeMap;
 
 /// A value checked in [`crate::core::request::parse`] whose error the action raises later.

@@ -28,7 +28,7 @@ const ZSH_AUTOLOAD: &str =
     "if [[ \"${funcstack[1]}\" == _kpty ]]; then\n    _clap_dynamic_completer_kpty \"$@\"\nfi\n";
 
 /// Each shell's completion file, named as the shell's completion directory expects.
-pub const COMPLETIONS: &[(&str, &str)] = &[
+const COMPLETIONS: &[(&str, &str)] = &[
     ("bash", "kpty.bash"),
     ("zsh", "_kpty"),
     ("fish", "kpty.fish"),

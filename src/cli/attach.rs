@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The detach key when none is set: Ctrl-\ (as dtach and abduco).
-pub const DEFAULT_DETACH_KEY: &str = "C-\\";
+const DEFAULT_DETACH_KEY: &str = "C-\\";
 /// After the detach key, how long a second press may take to send the key through instead.
 const SECOND_PRESS: Duration = Duration::from_millis(400);
 

@@ -4,7 +4,7 @@
 //! `kpty check "$c" && kpty talk "$c"` works in scripts.
 
 use super::args::CheckArgs;
-use super::render::{out, shown};
+use super::output::{out, shown};
 use crate::api::Params;
 use crate::api::check::CheckReply;
 use crate::error::{Error, ErrorCode, Result};

@@ -1,7 +1,7 @@
 //! `kpty read --follow`: print new output as it arrives until the shell ends, or the session
 //! is killed.
 
-use super::render::{out, print_json};
+use super::output::{out, print_error, print_json};
 use crate::api::Params;
 use crate::api::reply::ReadReply;
 use crate::core::follow::FollowEnd;
@@ -15,7 +15,7 @@ pub fn follow(ctx: &Ctx, p: Params, json: bool) -> Result<i32> {
         if json {
             match core::to_json(Ok(r)) {
                 Ok(v) => print_json(&v),
-                Err(e) => super::render::print_error(&e),
+                Err(e) => print_error(&e),
             }
         } else {
             if let Some(n) = r.dropped.filter(|n| *n > 0) {

@@ -1,7 +1,7 @@
 //! `kpty kill --all`: the core's `kill` with `all` ([`crate::core::batch::kill_all`]), shown
 //! one line per session killed, each failure on stderr.
 
-use super::render;
+use super::output::{print_error, print_json, shown, text_line};
 use crate::api::Params;
 use crate::api::batch::KillAllReply;
 use crate::core::{self, Ctx, Reply};
@@ -21,9 +21,9 @@ pub fn run(ctx: &Ctx, as_json: bool) -> Result<i32> {
     };
     let code = r.failed.first().map_or(0, |f| f.error.code.exit_code());
     if as_json {
-        render::print_json(&core::outgoing(ctx, core::to_json(Ok(&r)))?);
+        print_json(&core::outgoing(ctx, core::to_json(Ok(&r)))?);
     } else {
-        render::human(&Reply::KillAll(r));
+        render(&r);
     }
     Ok(code)
 }
@@ -31,9 +31,9 @@ pub fn run(ctx: &Ctx, as_json: bool) -> Result<i32> {
 /// Human rendering: `killed ID` a line on stdout, each failure's error on stderr.
 pub fn render(r: &KillAllReply) {
     for k in &r.killed {
-        render::text_line(&format!("killed {}", render::shown(&k.session_id)));
+        text_line(&format!("killed {}", shown(&k.session_id)));
     }
     for f in &r.failed {
-        render::print_error(&f.error);
+        print_error(&f.error);
     }
 }

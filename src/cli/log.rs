@@ -1,7 +1,7 @@
 //! `kpty log`: the audit trail, filtered, one line per event (or its JSON); `--follow`
 //! keeps printing new events (the follow itself is the core's, [`crate::core::trail::follow`]).
 
-use super::render::{out, print_json};
+use super::output::{out, print_json, shown};
 use crate::core::Ctx;
 use crate::core::traffic::Event;
 use crate::error::{Error, Result, Voice};
@@ -29,7 +29,7 @@ pub fn log(ctx: &Ctx, a: &super::args::LogArgs, json: bool) -> Result<i32> {
         if json {
             print_json(&e.to_value());
         } else {
-            out(format!("{}\n", super::render::shown(&log_line(e))).as_bytes());
+            out(format!("{}\n", shown(&log_line(e))).as_bytes());
         }
     };
     trail::follow(ctx, &f, a.follow, &mut show).map_err(|e| e.speak(Voice::Cli))?;

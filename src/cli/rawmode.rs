@@ -20,7 +20,7 @@ pub const OWN_SCREEN: &str = "\x1b[?1049h";
 /// the cursor saved on entering, attributes reset, and the cursor's line cleared from its
 /// start, so what kpty says next is on a line of its own (also on a terminal without an
 /// alternate screen).
-pub const RESET_MODES: &str = "\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\
+const RESET_MODES: &str = "\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\
      \x1b[?1006l\x1b[?1015l\x1b[?1004l\x1b[?2004l\x1b[?1l\x1b>\x1b[r\x1b[?6l\x1b[?7h\
      \x1b[?1049l\x1b[0m\r\x1b[K";
 

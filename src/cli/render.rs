@@ -3,60 +3,14 @@
 //! stderr. A closed stdout (e.g. `| head`) ends quietly.
 
 use super::args::Cli;
-use crate::api::sessions::{ListReply, Live};
+use super::list_table::list_table;
+use super::output::{out, shown, text_line};
 use crate::core::Reply;
 use crate::error::{Error, ErrorCode};
-use crate::store::RegistryEntry;
 use clap::CommandFactory;
-use serde_json::Value;
-use std::io::Write;
 
-/// Write to stdout; a broken pipe ends the process quietly (exit 0), as ripgrep does. On a
-/// terminal, session output (`read`, `talk`, `--follow` …) passes the attach sanitiser
-/// ([`crate::safety::term_out`]): it cannot set the clipboard or make the terminal answer.
-pub(super) fn out(bytes: &[u8]) {
-    let shown = on_terminal(bytes);
-    let bytes = shown.as_deref().unwrap_or(bytes);
-    let mut o = std::io::stdout().lock();
-    if let Err(e) = o.write_all(bytes).and_then(|_| o.flush())
-        && e.kind() == std::io::ErrorKind::BrokenPipe
-    {
-        std::process::exit(0);
-    }
-}
-
-/// `bytes` sanitised when stdout is a terminal (one sanitiser for the process, so a sequence
-/// split between writes is judged whole); `None` when stdout is not a terminal.
-fn on_terminal(bytes: &[u8]) -> Option<Vec<u8>> {
-    use crate::safety::term_out::{Policy, TermOut};
-    use std::io::IsTerminal;
-    static TTY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    static SANITISER: std::sync::Mutex<TermOut> = std::sync::Mutex::new(TermOut::new(Policy {
-        allow_clipboard: false,
-        own_screen: false,
-    }));
-    if !*TTY.get_or_init(|| std::io::stdout().is_terminal()) {
-        return None;
-    }
-    let mut clean = Vec::with_capacity(bytes.len());
-    SANITISER
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .feed(bytes, &mut clean);
-    Some(clean)
-}
-
-/// Print a JSON value on one line.
-pub fn print_json(v: &Value) {
-    let mut s = serde_json::to_string(v).unwrap_or_else(|_| "{}".into());
-    s.push('\n');
-    out(s.as_bytes());
-}
-
-/// `kpty: error[CODE]: message` on stderr.
-pub fn print_error(e: &Error) {
-    eprintln!("kpty: error[{}]: {}", e.code, e.message);
-}
+// The channel primitives, where the front end's entry points name them.
+pub(super) use super::output::{print_error, print_json};
 
 /// What to show on stdout before an error line (a timed-out or interrupted talk's partial
 /// output).
@@ -68,17 +22,6 @@ pub fn before_error(e: &Error) {
         && !p.is_empty()
     {
         out(format!("{p}\n").as_bytes());
-    }
-}
-
-pub(super) fn text_line(s: &str) {
-    if s.is_empty() {
-        return;
-    }
-    if s.ends_with('\n') {
-        out(s.as_bytes());
-    } else {
-        out(format!("{s}\n").as_bytes());
     }
 }
 
@@ -176,123 +119,6 @@ fn prune(r: &crate::api::sessions::PruneReply) {
     if !said {
         eprintln!("nothing to prune");
     }
-}
-
-/// `s` with control characters (C0, DEL, C1) shown as escapes: names and paths read from a
-/// state directory (a cloned repository can ship one) must not drive the user's terminal.
-pub(super) fn shown(s: &str) -> std::borrow::Cow<'_, str> {
-    let is_ctl = |c: char| c.is_control();
-    if !s.chars().any(is_ctl) {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    std::borrow::Cow::Owned(
-        s.chars()
-            .map(|c| {
-                if is_ctl(c) {
-                    c.escape_default().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect(),
-    )
-}
-
-/// `list`'s short sandbox marker: `-`, `ll7` (Landlock ABI 7), `ll7,nonet`.
-fn sandbox_marker(s: Option<&crate::sandbox::Policy>) -> String {
-    match s {
-        None => "-".into(),
-        Some(p) if p.network => format!("ll{}", p.abi),
-        Some(p) => format!("ll{},nonet", p.abi),
-    }
-}
-
-fn list_table(r: &ListReply<RegistryEntry>) {
-    if r.sessions.is_empty() {
-        eprintln!("no sessions in {}", r.state_dir);
-        return;
-    }
-    let mut rows = vec![
-        [
-            "SESSION", "STATE", "PID", "LABEL", "SHELL", "SANDBOX", "CREATED",
-        ]
-        .map(String::from)
-        .to_vec(),
-    ];
-    for s in &r.sessions {
-        let state = match &s.live {
-            Some(Live::Exited { exit_code, .. }) => format!(
-                "exited({})",
-                exit_code.map_or("?".into(), |c| c.to_string())
-            ),
-            Some(Live::Running(l)) if l.process.is_some() => {
-                let p = l
-                    .process
-                    .as_ref()
-                    .map(|p| (p.state.as_str(), p.restart_count));
-                match p {
-                    Some((state, 0)) => format!("program:{state}"),
-                    Some((state, n)) => format!("program:{state}({n} restarts)"),
-                    None => s.state.to_string(),
-                }
-            }
-            Some(Live::Running(l)) if l.busy => format!(
-                "running:{}",
-                l.foreground_command.as_deref().unwrap_or("busy")
-            ),
-            _ => s.state.to_string(),
-        };
-        let state = match &s.live {
-            Some(Live::Running(l)) if l.attached > 0 => {
-                format!("{state} [{} attached]", l.attached)
-            }
-            _ => state,
-        };
-        let e = &s.entry;
-        let or_dash =
-            |v: &Option<String>| v.as_deref().map_or("-".into(), |t| shown(t).into_owned());
-        rows.push(vec![
-            shown(&e.session_id).into_owned(),
-            shown(&state).into_owned(),
-            e.pid.map_or("-".into(), |p| p.to_string()),
-            or_dash(&e.label),
-            or_dash(&e.shell),
-            sandbox_marker(e.sandbox.as_ref()),
-            or_dash(&e.created_at),
-        ]);
-        for p in s.ptys.iter().flatten().filter(|p| p.pty > 0) {
-            let state = match (p.exit_code, p.attached) {
-                (Some(c), _) => format!("exited({c})"),
-                (None, 0) => p.state.to_string(),
-                (None, n) => format!("{} [{n} attached]", p.state),
-            };
-            rows.push(vec![
-                format!("  {}", shown(&p.address)),
-                state,
-                p.pid.map_or("-".into(), |p| p.to_string()),
-                "-".into(),
-                p.command
-                    .as_deref()
-                    .map_or_else(|| or_dash(&e.shell), |c| shown(c).into_owned()),
-                sandbox_marker(e.sandbox.as_ref()),
-                "-".into(),
-            ]);
-        }
-    }
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut s = String::new();
-    for r in rows {
-        let line: Vec<String> = r
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        s.push_str(line.join("  ").trim_end());
-        s.push('\n');
-    }
-    out(s.as_bytes());
 }
 
 /// `kpty help`: clap's long help, exactly as `kpty --help` prints it.

@@ -3,7 +3,7 @@
 //! secret filled in (this is the person's own terminal; the secret file is theirs too).
 
 use super::args::ServeArgs;
-use super::render::print_json;
+use super::output::print_json;
 use crate::core::Ctx;
 use crate::error::{Error, Result};
 use serde_json::json;

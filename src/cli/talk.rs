@@ -7,7 +7,8 @@
 use crate::api::Params;
 use crate::api::reply::TalkReply;
 use crate::core::Ctx;
-use crate::core::running::{Running, Stopped, run_talk};
+use crate::core::running::{Running, Stopped};
+use crate::core::talk::run_talk;
 use crate::error::{Error, ErrorCode, Result};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;

@@ -2,7 +2,7 @@
 //! on.
 
 use super::follow::still_there;
-use super::render::out;
+use super::output::out;
 use crate::api::reply::{TermReadReply, TermView};
 use crate::api::{BufferType, Params, TermMode};
 use crate::core::{self, Ctx};
@@ -15,7 +15,7 @@ use serde_json::Value;
 pub fn watch(ctx: &Ctx, p: Params) -> Result<i32> {
     let view = Params {
         mode: Some(TermMode::Viewport.as_str().into()),
-        max_lines: Some(p.max_lines.unwrap_or(crate::core::term::MAX_LINES)),
+        max_lines: Some(p.max_lines.unwrap_or(crate::core::queries::MAX_LINES)),
         marker_id: None,
         ..p.clone()
     };

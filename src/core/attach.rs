@@ -38,9 +38,11 @@ pub fn open(ctx: &Ctx, target: Target<'_>, req: &AttachRequest) -> Result<Attach
     let e = match target {
         Target::Named(p) => {
             let named = crate::api::request::Target::of(p);
-            sessions::target(ctx, &named, true)?.into_entry()
+            super::target::target(ctx, &named, true)?.into_entry()
         }
-        Target::CreateLabel(label) => sessions::ensure_labelled(ctx, label, "session_replaced")?,
+        Target::CreateLabel(label) => {
+            super::target::ensure_labelled(ctx, label, "session_replaced")?
+        }
     };
     if !super::kind::is_local(&e) {
         return Err(Error::invalid(format!(

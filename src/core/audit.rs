@@ -30,7 +30,7 @@ pub const OTHER_ACTIONS: &[&str] = &[RESET];
 pub const RESET: &str = "reset";
 
 /// Largest `command` / `response` kept in an event.
-pub const FIELD_CAP: usize = 10 * 1024;
+const FIELD_CAP: usize = 10 * 1024;
 
 /// Gateway posts still in flight (waited for, with a short cap, before a CLI process exits).
 static IN_FLIGHT: Mutex<usize> = Mutex::new(0);
@@ -43,7 +43,7 @@ pub fn audited(a: Action) -> bool {
 
 /// What to do when an action's audit entry cannot be written (`KPTY_AUDIT_FAIL`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailMode {
+enum FailMode {
     /// Refuse the action (`AUDIT_FAILED`): the default.
     Closed,
     /// Run it anyway, with a warning on stderr.
@@ -51,7 +51,7 @@ pub enum FailMode {
 }
 
 /// The environment variable that chooses the [`FailMode`].
-pub const FAIL_ENV: &str = "KPTY_AUDIT_FAIL";
+const FAIL_ENV: &str = "KPTY_AUDIT_FAIL";
 
 impl FailMode {
     /// The mode `KPTY_AUDIT_FAIL` chooses (`closed`, the default, or `open`); any other value
@@ -81,7 +81,7 @@ fn command_of(p: &Params) -> Option<String> {
 
 /// Record that `action` is about to run, before it runs: an `intent` line in the journal its
 /// result will go to. When that cannot be written the action must not run: `AUDIT_FAILED`
-/// (see [`FailMode`]).
+/// (see `FailMode`).
 pub fn begin(ctx: &Ctx, action: Action, p: &Params) -> Result<()> {
     if !audited(action) {
         return Ok(());
@@ -304,15 +304,8 @@ fn response_field(v: &Value) -> String {
     truncate(&text, None)
 }
 
-/// Build and record the event for one finished action.
-pub fn record(ctx: &Ctx, action: Action, p: &Params, result: &Result<Value>, started: Instant) {
-    if audited(action) {
-        record_as(ctx, action.as_str(), p, result, started);
-    }
-}
-
 /// The session an audited action resolved, as its work hands it back
-/// ([`super::audited_seeing`]): the record takes the registry's fields for it (owner, label,
+/// (`core::audited_seeing`): the record takes the registry's fields for it (owner, label,
 /// CLI type) from here rather than reading the registry a second time.
 #[derive(Default)]
 pub struct Seen {
@@ -331,20 +324,10 @@ impl Seen {
     }
 }
 
-/// [`record`] for an operation that is not one of the tool's actions, named `name`.
-pub fn record_as(
-    ctx: &Ctx,
-    name: &'static str,
-    p: &Params,
-    result: &Result<Value>,
-    started: Instant,
-) {
-    record_seen(ctx, name, p, result, started, &Seen::default());
-}
-
-/// [`record_as`], with the session the action resolved (the registry is read only when the
-/// session recorded is not that one).
-pub fn record_seen(
+/// Build and record the event for one finished action (or operation) named `name`, with the
+/// session its work resolved (the registry is read only when the session recorded is not
+/// that one).
+pub(super) fn record_seen(
     ctx: &Ctx,
     name: &'static str,
     p: &Params,

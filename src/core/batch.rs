@@ -9,7 +9,7 @@ use crate::api::batch::{DirFailed, KillAllReply, KillFailed, ListAllReply, Liste
 use crate::api::reply::Success;
 use crate::api::{Action, Params};
 use crate::error::{ErrorCode, Result};
-use crate::store::{Registry, StateDir};
+use crate::store::{Registry, RegistryEntry, StateDir};
 
 /// `kill` with `all` (validated by [`super::request::parse`]: it names no session): every
 /// local session, one audited `kill` each. A session that ended and
@@ -43,7 +43,7 @@ pub fn kill_all(ctx: &Ctx) -> Result<KillAllReply> {
 }
 
 /// `list` with `all`: a state directory that cannot be read is reported, not fatal.
-pub fn list_all(here: &Ctx) -> ListAllReply {
+pub fn list_all(here: &Ctx) -> ListAllReply<RegistryEntry> {
     let mut dirs: Vec<StateDir> = vec![here.state.clone()];
     match crate::store::index::state_dirs() {
         Ok(indexed) => {

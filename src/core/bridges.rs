@@ -1,6 +1,6 @@
 //! What `kpty serve` does at start for registered sessions (seed 004, startup step 5: "verify
 //! any registered Desktop sessions are still active"): each bridge their entries name is
-//! asked once, all at once, each within [`PROBE`]; the sessions of a bridge where nothing
+//! asked once, all at once, each within `PROBE`; the sessions of a bridge where nothing
 //! answers are marked dead and pruned as `prune` prunes stale ones (forgotten, a `pruned`
 //! line in the registry's journal), and logged. A bridge that answers anything is up. Entries
 //! kpty sends nothing to (no valid seal, a host not allowed, no URL) are left alone, as is an
@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// How long one bridge has to answer.
-pub const PROBE: Duration = Duration::from_secs(2);
+const PROBE: Duration = Duration::from_secs(2);
 /// Most bridges asked at the same time.
 const AT_ONCE: usize = 32;
 
@@ -24,7 +24,7 @@ pub fn verify_registered(ctx: &Ctx) -> Result<Vec<String>> {
     let reg = Registry::load(&ctx.state)?;
     let mut by_bridge: BTreeMap<String, Vec<RegistryEntry>> = BTreeMap::new();
     for e in reg.sessions.values().filter(|e| !is_local(e)) {
-        if super::registered::check_route(&ctx.state, e).is_err() {
+        if super::sessions::check_route(&ctx.state, e).is_err() {
             continue;
         }
         let Ok(url) = crate::bridge::client::base_url(e) else {

@@ -22,12 +22,42 @@ pub fn policy(
     cwd: &Path,
     env: &BTreeMap<String, String>,
 ) -> Result<Option<Policy>> {
-    let state = &ctx.state;
+    let Some(floor) = judged(ctx, p, &asked(p, cwd, env), &area(&ctx.state))? else {
+        return Ok(None);
+    };
+    let req = request(ctx, p, cwd, env, floor)?;
+    match Policy::build(&req, apply::kernel_abi()) {
+        Ok(policy) => Ok(Some(policy)),
+        Err(PolicyError::Unsupported { reason, message }) => Err(Error::new(
+            ErrorCode::PtySpawnFailed,
+            format!("sandbox: {message}"),
+        )
+        .with_details(crate::error::details::Sandbox {
+            reason: reason.to_string(),
+            landlock_abi: apply::kernel_abi(),
+        })),
+        Err(PolicyError::BadPath(m)) => Err(Error::invalid(format!("sandbox: {m}"))),
+    }
+}
+
+/// What the floor adds to a confined session: network, and paths to hide and to open.
+type FloorSays = (bool, Vec<PathBuf>, Vec<PathBuf>);
+
+/// Our own environment variable `k`, when set and not empty.
+fn ours(k: &str) -> Option<PathBuf> {
+    std::env::var_os(k)
+        .map(PathBuf::from)
+        .filter(|p| !p.as_os_str().is_empty())
+}
+
+/// What the request asks of the floor, its paths resolved (links followed as far as they
+/// exist, so that a link cannot carry a path past the floor's check).
+fn asked(p: &Params, cwd: &Path, env: &BTreeMap<String, String>) -> floor::Asked {
     let asked_path = |s: &str| {
         let p = PathBuf::from(s);
         resolved(&std::path::absolute(&p).unwrap_or(p))
     };
-    let asked = floor::Asked {
+    floor::Asked {
         sandbox: p.sandbox,
         allow_write: absolute(p.allow_write.as_deref())
             .iter()
@@ -39,13 +69,13 @@ pub fn policy(
             .get("TMPDIR")
             .filter(|t| !t.is_empty())
             .map(|t| asked_path(t)),
-    };
-    let ours = |k: &str| {
-        std::env::var_os(k)
-            .map(PathBuf::from)
-            .filter(|p| !p.as_os_str().is_empty())
-    };
-    let area: Vec<PathBuf> = [
+    }
+}
+
+/// Where a session may work without widening the floor: the project, `/tmp` and our
+/// `TMPDIR`, resolved.
+fn area(state: &crate::store::StateDir) -> Vec<PathBuf> {
+    [
         Some(state.project_root()),
         Some(PathBuf::from("/tmp")),
         ours("TMPDIR"),
@@ -53,26 +83,48 @@ pub fn policy(
     .into_iter()
     .flatten()
     .map(|p| resolved(&p))
-    .collect();
-    let (network, floor_deny, floor_write) = match floor::judge(&ctx.floor, &asked, &area) {
-        Err(r) => return Err(refused(&ctx.floor, r)),
+    .collect()
+}
+
+/// The floor's verdict: `None` for an unconfined session (an error when the request still
+/// gives sandbox settings), else what the floor adds.
+fn judged(
+    ctx: &super::Ctx,
+    p: &Params,
+    asked: &floor::Asked,
+    area: &[PathBuf],
+) -> Result<Option<FloorSays>> {
+    match floor::judge(&ctx.floor, asked, area) {
+        Err(r) => Err(refused(&ctx.floor, r)),
         Ok(floor::Verdict::Unconfined) => {
             if p.sandbox == Some(false)
                 || (p.allow_write.is_none() && p.deny_read.is_none() && p.network.is_none())
             {
                 return Ok(None);
             }
-            return Err(Error::invalid(
+            Err(Error::invalid(
                 "allow_write, deny_read and network apply to sandboxed sessions only",
             )
-            .with_hint(crate::error::Hint::AddSandbox));
+            .with_hint(crate::error::Hint::AddSandbox))
         }
         Ok(floor::Verdict::Confined {
             network,
             deny_read,
             allow_write,
-        }) => (network, deny_read, allow_write),
-    };
+        }) => Ok(Some((network, deny_read, allow_write))),
+    }
+}
+
+/// The sandbox request for a confined session: the caller's `HOME` and `TMPDIR` (else
+/// ours), the paths asked and those the floor adds, what the mount namespace hides.
+fn request(
+    ctx: &super::Ctx,
+    p: &Params,
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+    (network, floor_deny, floor_write): FloorSays,
+) -> Result<Request> {
+    let state = &ctx.state;
     let var = |k: &str| {
         env.get(k)
             .map(PathBuf::from)
@@ -97,7 +149,7 @@ pub fn policy(
     }
     let mut allow_write = absolute(p.allow_write.as_deref());
     allow_write.extend(floor_write);
-    let req = Request {
+    Ok(Request {
         project_root: state.project_root(),
         cwd: cwd.to_path_buf(),
         home,
@@ -107,19 +159,7 @@ pub fn policy(
         network,
         hidden,
         revealed: vec![crate::store::paths::shell_integration_dir()?],
-    };
-    match Policy::build(&req, apply::kernel_abi()) {
-        Ok(policy) => Ok(Some(policy)),
-        Err(PolicyError::Unsupported { reason, message }) => Err(Error::new(
-            ErrorCode::PtySpawnFailed,
-            format!("sandbox: {message}"),
-        )
-        .with_details(crate::error::details::Sandbox {
-            reason: reason.to_string(),
-            landlock_abi: apply::kernel_abi(),
-        })),
-        Err(PolicyError::BadPath(m)) => Err(Error::invalid(format!("sandbox: {m}"))),
-    }
+    })
 }
 
 /// `SANDBOX_REQUIRED`: what the floor refused, and who can change it.

@@ -6,12 +6,12 @@ use crate::api::reply::{KillReply, ResizeReply, Success};
 use crate::api::request::{ResizeArgs, Target};
 use crate::error::{Error, Result};
 use crate::proto::{KillBody, KillRequest, ResizeRequest};
-use crate::store::{Registry, RegistryEntry};
+use crate::store::RegistryEntry;
 
 /// Run `resize`.
 pub fn resize(ctx: &Ctx, a: &ResizeArgs) -> Result<ResizeReply> {
     let (cols, rows) = (a.cols, a.rows);
-    let e = sessions::target(ctx, &a.target, false)?;
+    let e = super::target::target(ctx, &a.target, false)?;
     if !e.is_local() {
         return Err(crate::bridge::resize_disabled(&e));
     }
@@ -28,8 +28,8 @@ pub fn resize(ctx: &Ctx, a: &ResizeArgs) -> Result<ResizeReply> {
 /// Run `kill`: hang up the shell (and everything it started), wait for it, forget the session.
 pub fn kill(ctx: &Ctx, target: &Target) -> Result<KillReply> {
     let e = match target {
-        Target::Owner(who) => Handle::of(super::routing::resolve_entry(ctx, who)?),
-        t => sessions::target(ctx, t, false)?,
+        Target::Owner(who) => Handle::of(super::owners::resolve_entry(ctx, who)?),
+        t => super::target::target(ctx, t, false)?,
     };
     // (A named session is waited for while it is still starting.)
     // Killing a session ends all its PTYs: the shells beside PTY 0 first.
@@ -79,7 +79,7 @@ pub fn kill(ctx: &Ctx, target: &Target) -> Result<KillReply> {
         }
     }
     let e = e.into_entry();
-    forget(ctx, &e, "session_killed").map_err(|err| {
+    sessions::forget(ctx, &e, "session_killed").map_err(|err| {
         Error::new(
             err.code,
             format!(
@@ -109,7 +109,7 @@ fn end_ptys(ctx: &Ctx, e: &RegistryEntry, id: &crate::api::SessionId) -> Vec<Str
             Ended::Killed(pty) => pty.address(),
             Ended::Unresponsive(pty) => {
                 let n = pty.pty_parts().map_or(0, |(_, n)| n);
-                if let Ok(entry) = super::shells::entry(ctx, e, n) {
+                if let Ok(entry) = super::sessions::entry(ctx, e, n) {
                     signal_proven(ctx, &entry);
                 }
                 pty.address()
@@ -177,24 +177,4 @@ fn parent_of(pid: i32) -> Option<i32> {
     // `pid (comm) state ppid …`: comm may hold spaces and parentheses; the last ')' ends it.
     let rest = &stat[stat.rfind(')')? + 1..];
     rest.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Remove a session from the registry and clean its socket; its folder stays as a record.
-pub fn forget(ctx: &Ctx, e: &RegistryEntry, event: &str) -> Result<()> {
-    Registry::update(&ctx.state, |reg| {
-        reg.sessions.remove(&e.session_id);
-        Ok(())
-    })?;
-    if let Some(sock) = sessions::socket_of(ctx, e) {
-        sessions::remove_dead_socket(&sock);
-    }
-    crate::store::registry_events::record(
-        &ctx.state,
-        &crate::store::registry_events::RegistryEvent::Forgotten {
-            event,
-            session_id: &e.session_id,
-            label: e.label.as_deref(),
-        },
-    );
-    Ok(())
 }

@@ -5,21 +5,11 @@ use super::{Ctx, config, launch};
 use crate::api::reply::Success;
 use crate::api::request::CreateArgs;
 use crate::api::sessions::CreateReply;
-use crate::api::{OwnerRole, Params, SessionId};
+use crate::api::{Params, SessionId};
 use crate::error::{Error, Result};
 use crate::proto::launch::{HolderSpec, ProgramSpec, Ready};
 use crate::store::{Metadata, Registry, RegistryEntry, now_rfc3339};
 use std::path::PathBuf;
-
-/// Validate a label: 1..=64 printable characters.
-pub fn check_label(label: &str) -> Result<()> {
-    if !crate::api::ids::is_valid_label(label) {
-        return Err(Error::invalid(format!(
-            "label {label:?} must be 1-64 printable characters"
-        )));
-    }
-    Ok(())
-}
 
 /// Refuse a label another session (other than `except`) already carries: labels name
 /// sessions, so they must stay unique.
@@ -36,25 +26,6 @@ pub fn label_free(reg: &Registry, label: Option<&str>, except: &str) -> Result<(
         ))),
         None => Ok(()),
     }
-}
-
-/// Validate an owner role ([`OwnerRole`]'s spellings).
-pub fn check_role(role: &str) -> Result<OwnerRole> {
-    role.parse().map_err(|_| {
-        Error::invalid(format!(
-            "owner_role {role:?} must be \"leader\" or \"worker\""
-        ))
-    })
-}
-
-/// Validate a terminal size.
-pub fn check_size(cols: u16, rows: u16) -> Result<()> {
-    if !(2..=crate::api::MAX_COLS).contains(&cols) || !(1..=crate::api::MAX_ROWS).contains(&rows) {
-        return Err(Error::invalid(format!(
-            "terminal size {cols}x{rows} is out of range (cols 2-1000, rows 1-1000)"
-        )));
-    }
-    Ok(())
 }
 
 /// Run `create`.

@@ -24,7 +24,7 @@ pub enum FollowEnd {
 
 /// The default wait of each read in a follow, in ms (on a stream: how long the holder may
 /// stay silent before its heartbeat).
-pub const FOLLOW_WAIT_MS: u64 = 30_000;
+const FOLLOW_WAIT_MS: u64 = 30_000;
 
 /// The most bytes in one piece of a streamed follow when the caller sets no `max_bytes`.
 const STREAM_MAX_BYTES: usize = 64 * 1024;

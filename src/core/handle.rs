@@ -1,5 +1,5 @@
 //! A resolved session: what the registry says of it and where it lives, decided once when
-//! it is resolved ([`super::sessions::target`], [`super::sessions::resolve`]) so that nothing
+//! it is resolved ([`super::target::target`], [`super::sessions::resolve`]) so that nothing
 //! downstream asks again. Front ends hold a [`Handle`], never the store's record.
 //!
 //! The API is small on purpose:
@@ -41,7 +41,7 @@ impl Handle {
     /// The handle of registry entry `e`: where it lives decided here, from its `source`.
     pub fn of(entry: RegistryEntry) -> Self {
         let place = if super::kind::is_local(&entry) {
-            Place::Local(super::sessions::files_id(&entry.session_id))
+            Place::Local(files_id(&entry.session_id))
         } else {
             Place::Bridged
         };
@@ -105,6 +105,15 @@ impl std::ops::Deref for Handle {
 
     fn deref(&self) -> &RegistryEntry {
         &self.entry
+    }
+}
+
+/// The id a local session's files and socket go by: its session id, or for PTY N named
+/// `S:N` the internal id `S.N` (see [`crate::api::ids`]); `None` for what is neither.
+pub fn files_id(session_id: &str) -> Option<SessionId> {
+    match crate::api::ids::split_address(session_id) {
+        Ok((base, Some(n))) if n > 0 => SessionId::parse(base).ok()?.pty(n),
+        _ => SessionId::parse(session_id).ok(),
     }
 }
 

@@ -25,7 +25,7 @@ const MAX_ENTRIES: usize = 256;
 /// The per-user private directories secrets may live in (both spellings: the environment of
 /// whoever started another kpty may differ), made 0700 when missing so a sandbox can never
 /// find one it was not hidden from.
-pub fn private_dirs() -> Vec<PathBuf> {
+fn private_dirs() -> Vec<PathBuf> {
     // The one kpty uses now (checked and made by the store), then the spelling another
     // environment (no XDG_STATE_HOME) would give.
     let primary = crate::store::paths::user_private_dir().ok();

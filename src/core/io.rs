@@ -4,6 +4,7 @@
 //! session come from its saved buffer.
 
 use super::handle::Place;
+use super::typed::{check_size, check_typed};
 use super::{Ctx, sessions, wire};
 use crate::api::http::WindowReply;
 use crate::api::reply::{ReadReply, SendLineReply, Success, WriteReply, Written};
@@ -16,36 +17,9 @@ use crate::safety::Opacity;
 use crate::store::{Metadata, RegistryEntry};
 use std::time::Duration;
 
-/// Block input whose lines, as the shell's line editor would submit them, match a
-/// dangerous-command rule (`DANGEROUS_COMMAND_BLOCKED` naming the pattern and the line); with
-/// [`Opacity::Strict`] (sessions behind a bridge, whose holder kpty does not run) also a line
-/// edited after a key kpty cannot follow. Local sessions' holders check again, with what
-/// earlier writes left on the line and whether a line editor is reading at all.
-pub fn check_typed(text: &str, opacity: Opacity) -> Result<()> {
-    Ok(crate::safety::check_typed(text, opacity)?)
-}
-
-/// Decode `\xNN`, `\r`, `\n`, `\t`, `\\` escapes in `what`; bytes that are not UTF-8 text are
-/// `INVALID_PARAMS`.
-pub fn unescape(what: &str, text: &str) -> Result<String> {
-    crate::safety::process_escapes(text).map_err(|e| Error::invalid(format!("{what}: {e}")))
-}
-
-/// Refuse oversized input.
-pub fn check_size(what: &str, text: &str) -> Result<()> {
-    if text.len() > api::MAX_INPUT_BYTES {
-        return Err(Error::invalid(format!(
-            "{what} is {} bytes; the limit is {} bytes",
-            text.len(),
-            api::MAX_INPUT_BYTES
-        )));
-    }
-    Ok(())
-}
-
 /// Run `send_line` (the line checked by [`super::request::send_line`]).
 pub fn send_line(ctx: &Ctx, a: &SendLineArgs) -> Result<SendLineReply> {
-    let h = sessions::target(ctx, &a.target, false)?;
+    let h = super::target::target(ctx, &a.target, false)?;
     let (typed, enter) = match h.place() {
         Place::Bridged => {
             check_typed(&format!("{}\r", a.line), Opacity::Strict)?;
@@ -105,7 +79,7 @@ pub fn write_raw(ctx: &Ctx, session: &str, data: &str) -> Result<WriteReply> {
 /// Run `read`.
 pub fn read(ctx: &Ctx, a: &ReadArgs) -> Result<ReadReply> {
     let (max, timeout, strip) = (a.max_bytes, a.timeout_ms, a.strip_ansi);
-    let h = sessions::target(ctx, &a.target, false)?;
+    let h = super::target::target(ctx, &a.target, false)?;
     match h.place() {
         Place::Bridged => {
             let r = crate::bridge::read(&h, timeout, max, strip)?;
@@ -255,7 +229,7 @@ pub fn read_window(
 
 /// Read from an ended session's `buffer.txt`.
 fn saved_read(ctx: &Ctx, id: &str, since: Option<u64>, max: usize) -> Option<ReadBody> {
-    let id = super::sessions::files_id(id)?;
+    let id = super::handle::files_id(id)?;
     let meta = Metadata::load(&ctx.state, &id).ok()??;
     let bytes = ctx
         .state

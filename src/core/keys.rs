@@ -5,7 +5,7 @@
 //! bytes sent as escapes would be.
 
 use super::handle::Place;
-use super::io::check_typed;
+use super::typed::check_typed;
 use super::{Ctx, sessions};
 use crate::api::reply::{SendKeysReply, Success};
 use crate::api::request::SendKeysArgs;
@@ -16,7 +16,7 @@ use crate::safety::Opacity;
 
 /// Run `send_keys` (the keys encoded and checked by [`super::request`]).
 pub fn send_keys(ctx: &Ctx, a: &SendKeysArgs) -> Result<SendKeysReply> {
-    let h = sessions::target(ctx, &a.target, false)?;
+    let h = super::target::target(ctx, &a.target, false)?;
     let bytes_written = match h.place() {
         Place::Bridged => {
             check_typed(&a.encoded.normal, Opacity::Strict)?;

@@ -11,7 +11,7 @@ use serde_json::json;
 use std::collections::BTreeMap;
 
 /// The most leaders kept (more in a file are dropped when it is read).
-pub const MAX_LEADERS: usize = 1000;
+const MAX_LEADERS: usize = 1000;
 /// The longest agent id accepted.
 pub const MAX_ID: usize = 256;
 
@@ -40,7 +40,7 @@ const SCHEMA: &str = "kpty_leaders_v1";
 
 /// Whether `id` is an agent id kpty keeps: 1..=[`MAX_ID`] characters, no control
 /// characters, not only blanks.
-pub fn valid_id(id: &str) -> bool {
+fn valid_id(id: &str) -> bool {
     !id.trim().is_empty() && id.chars().count() <= MAX_ID && !id.chars().any(char::is_control)
 }
 
@@ -148,8 +148,8 @@ fn session_is_leaders(ctx: &Ctx, sid: &str) -> bool {
     let agents = registered(ctx);
     reg.sessions.values().any(|e| {
         e.owner_session_id.as_deref() == Some(sid)
-            && super::registered::check_route(&ctx.state, e).is_ok()
-            && (super::routing::is_leader(e) || owner_among(e, &agents).is_some())
+            && super::sessions::check_route(&ctx.state, e).is_ok()
+            && (is_leader(e) || owner_among(e, &agents).is_some())
     })
 }
 
@@ -193,6 +193,13 @@ fn check(agent_id: &str) -> Result<()> {
             "agent_id must be 1..={MAX_ID} characters without control characters"
         )))
     }
+}
+
+/// True when `e` is a leader's terminal (`owner_role` `leader`).
+pub fn is_leader(e: &RegistryEntry) -> bool {
+    e.owner_role
+        .as_deref()
+        .is_some_and(|r| r.parse() == Ok(crate::api::OwnerRole::Leader))
 }
 
 #[cfg(test)]

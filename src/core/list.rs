@@ -80,7 +80,7 @@ pub fn list(ctx: &Ctx) -> Result<ListReply<RegistryEntry>> {
         .map(|(e, l)| SessionView {
             // Reported, never used: an external entry this user's kpty did not seal.
             untrusted: !is_local(e) && !crate::store::trust::verified(&ctx.state, e),
-            ptys: super::shells::views(ctx, e, l),
+            ptys: super::pty_views::views(ctx, e, l),
             ..session_view(e, l)
         })
         .collect();

@@ -13,7 +13,7 @@ pub mod audit;
 pub mod batch;
 pub mod bridges;
 pub mod check;
-pub mod confine;
+mod confine;
 pub mod control;
 pub mod create;
 pub mod ended;
@@ -27,6 +27,9 @@ pub mod kind;
 pub mod launch;
 pub mod leaders;
 pub mod list;
+mod owners;
+mod pty_views;
+pub mod queries;
 pub mod registered;
 pub mod reply;
 pub mod request;
@@ -36,9 +39,12 @@ pub mod running;
 pub mod sessions;
 pub mod shells;
 pub mod talk;
+pub mod target;
 pub mod term;
 pub mod traffic;
 pub mod trail;
+pub mod typed;
+pub mod validate;
 pub mod wait;
 pub mod wire;
 
@@ -88,7 +94,7 @@ pub struct Ctx {
     pub floor: crate::sandbox::floor::Floor,
     /// The process's environment speaks for the caller: `KPTY_AGENT_ID`,
     /// `KPTY_OWNER_SESSION_ID`, `KPTY_AGENT_ROLE` give `create` and `register` their owner
-    /// identity when a call names none ([`registered::with_env_owner`]). Off for `kpty
+    /// identity when a call names none ([`validate::with_env_owner`]). Off for `kpty
     /// serve`, whose environment is the operator's, not its callers'.
     pub env_identity: bool,
 }
@@ -195,7 +201,7 @@ pub fn audited<T: serde::Serialize>(
 /// [`audited`] for work that resolves its session itself: it hands the handle to
 /// [`audit::Seen`], and the record takes the session's registry fields from there instead of
 /// reading the registry again.
-pub fn audited_seeing<T: serde::Serialize>(
+fn audited_seeing<T: serde::Serialize>(
     ctx: &Ctx,
     action: Action,
     p: &Params,

@@ -5,7 +5,6 @@
 use super::kind::is_local;
 use super::sessions::Liveness;
 use super::{Ctx, create, list};
-use crate::api::Params;
 use crate::api::reply::Success;
 use crate::api::request::{RegisterArgs, UnregisterArgs};
 use crate::api::sessions::{HeartbeatReply, PruneReply, ResolveReply, UnregisterReply};
@@ -14,162 +13,7 @@ use crate::store::{Registry, RegistryEntry, now_rfc3339};
 use serde_json::json;
 
 /// Registered sessions without a heartbeat for this long are pruned.
-pub const STALE_AFTER_DAYS: i64 = 7;
-
-/// A registration's `source` (default `desktop`; never `local`) and bridge URL (`desktop_url`,
-/// else `KPTY_DESKTOP_URL`; required for a desktop session).
-pub fn where_it_lives(p: &Params) -> Result<(String, Option<String>)> {
-    let source = p.source.clone().unwrap_or_else(|| "desktop".into());
-    if source == super::kind::LOCAL {
-        return Err(Error::invalid(
-            "register is for external sessions; local sessions come from create",
-        ));
-    }
-    if !source
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-        || source.is_empty()
-    {
-        return Err(Error::invalid(format!(
-            "source {source:?} must be a word like \"desktop\""
-        )));
-    }
-    let url = p
-        .desktop_url
-        .clone()
-        .or_else(|| crate::api::config::var("KPTY_DESKTOP_URL"))
-        .filter(|u| !u.is_empty());
-    if let Some(u) = &url {
-        crate::bridge::allow::check_register(u)?;
-    } else if source == "desktop" {
-        return Err(Error::invalid(
-            "register of a desktop session needs `desktop_url` (its bridge, e.g. http://127.0.0.1:8201)",
-        ));
-    }
-    Ok((source, url))
-}
-
-/// `e` if it may route traffic: a local session (reached through a holder that proves its
-/// uid), or an external one with a valid seal; else a `STATE_ERROR` naming the entry and
-/// the fix.
-pub fn check_route(state: &crate::store::StateDir, e: &RegistryEntry) -> Result<()> {
-    if is_local(e) || crate::store::trust::verified(state, e) {
-        return Ok(());
-    }
-    Err(Error::state(
-        &state.registry_file(),
-        format!(
-            "session {:?} ({}) was not registered by your kpty (it has no valid seal: a \
-             cloned repository can ship entries like it); kpty sends nothing to it. Remove it \
-             (`kpty unregister {}`) or register it again (`kpty register`)",
-            e.session_id, e.source, e.session_id
-        ),
-    )
-    .with_details(crate::error::details::Source {
-        session_id: e.session_id.clone(),
-        source: e.source.clone(),
-        untrusted: Some(true),
-    }))
-}
-
-/// Refuse identity fields that look like a secret (the redactor would hide them): they are
-/// stored in clear in the registry, metadata and the audit trail of a state directory that
-/// lies in a repository, and matched as they are, so they cannot be redacted instead.
-pub fn check_not_secret(p: &Params) -> Result<()> {
-    for (field, value) in [
-        ("label", &p.label),
-        ("owner_agent_id", &p.owner_agent_id),
-        ("owner_session_id", &p.owner_session_id),
-        ("claude_code_session_id", &p.claude_code_session_id),
-        ("cli_type", &p.cli_type),
-        ("desktop_url", &p.desktop_url),
-    ] {
-        if let Some(v) = value {
-            check_identity(field, v)?;
-        }
-    }
-    Ok(())
-}
-
-/// One identity value kpty stores in clear: not a secret, at most
-/// [`super::leaders::MAX_ID`] characters, no control characters (an empty one clears the
-/// field where that is allowed).
-pub fn check_identity(field: &str, v: &str) -> Result<()> {
-    if matches!(crate::safety::redact(v), std::borrow::Cow::Owned(_)) {
-        return Err(Error::invalid(format!(
-            "{field} looks like a secret (kpty would redact it); it is stored in clear in \
-             the state directory and the audit trail: use a name that is not a credential"
-        ))
-        .with_details(crate::error::details::Field {
-            env: None,
-            field: Some(field.to_string()),
-        }));
-    }
-    if v.chars().count() > super::leaders::MAX_ID || v.chars().any(char::is_control) {
-        return Err(Error::invalid(format!(
-            "{field} must be at most {} characters, without control characters",
-            super::leaders::MAX_ID
-        ))
-        .with_details(crate::error::details::Field {
-            env: None,
-            field: Some(field.to_string()),
-        }));
-    }
-    Ok(())
-}
-
-/// `p` with the owner identity the environment gives filled in where `p` names none
-/// (`create` and `register` from the CLI or a stdio MCP server, whose environment is the
-/// calling agent's): `owner_agent_id` from `KPTY_AGENT_ID`, `owner_session_id` from
-/// `KPTY_OWNER_SESSION_ID`, `owner_role` from `KPTY_AGENT_ROLE` (or `leader` when
-/// `KPTY_IS_LEADER=1`), k_pty's names read when kpty's are unset. Each is checked as the
-/// parameter it stands for; a bad value is `INVALID_PARAMS` naming the variable set.
-pub fn with_env_owner(ctx: &Ctx, p: &Params) -> Result<Params> {
-    let mut p = p.clone();
-    if !ctx.env_identity {
-        return Ok(p);
-    }
-    let var = crate::api::config::var;
-    let named = |name: &'static str, field: &str| -> Result<Option<String>> {
-        let Some(v) = var(name) else { return Ok(None) };
-        let name = crate::api::config::var_name(name);
-        check_identity(name, &v).map_err(|e| {
-            Error::invalid(format!("{} (the {field} it gives)", e.message)).with_details(
-                crate::error::details::Field {
-                    env: Some(name.to_string()),
-                    field: Some(field.to_string()),
-                },
-            )
-        })?;
-        Ok(Some(v))
-    };
-    if p.owner_agent_id.is_none() {
-        p.owner_agent_id = named("KPTY_AGENT_ID", "owner_agent_id")?;
-    }
-    if p.owner_session_id.is_none() {
-        p.owner_session_id = named("KPTY_OWNER_SESSION_ID", "owner_session_id")?;
-    }
-    if p.owner_role.is_none() {
-        let leader = var("KPTY_IS_LEADER").is_some_and(|v| v.trim() == "1");
-        p.owner_role = match named("KPTY_AGENT_ROLE", "owner_role")? {
-            Some(r) => {
-                create::check_role(&r).map_err(|e| {
-                    let name = crate::api::config::var_name("KPTY_AGENT_ROLE");
-                    Error::invalid(format!("{name}: {}", e.message)).with_details(
-                        crate::error::details::Field {
-                            env: Some(name.to_string()),
-                            field: None,
-                        },
-                    )
-                })?;
-                Some(r)
-            }
-            None if leader => Some("leader".into()),
-            None => None,
-        };
-    }
-    Ok(p)
-}
+const STALE_AFTER_DAYS: i64 = 7;
 
 /// Run `register`: add (or refresh) an external session.
 pub fn register(ctx: &Ctx, a: &RegisterArgs) -> Result<ResolveReply<RegistryEntry>> {
@@ -260,7 +104,7 @@ pub fn unregister(ctx: &Ctx, a: &UnregisterArgs) -> Result<UnregisterReply> {
             );
         }
         let leader_agent = super::leaders::owner_among(e, &leaders);
-        if (super::routing::is_leader(e) || leader_agent.is_some()) && !force {
+        if (super::leaders::is_leader(e) || leader_agent.is_some()) && !force {
             return Err(Error::new(
                 ErrorCode::PtyAccessDenied,
                 match leader_agent {
@@ -316,7 +160,7 @@ pub fn heartbeat(ctx: &Ctx, r: &str) -> Result<HeartbeatReply> {
 }
 
 /// What a long-running server (MCP, `kpty serve`) does when it starts: drop registered
-/// sessions without a heartbeat for [`STALE_AFTER_DAYS`] days; a failure is only logged.
+/// sessions without a heartbeat for `STALE_AFTER_DAYS` days; a failure is only logged.
 pub fn prune_at_start(ctx: &Ctx) {
     match prune(ctx, false) {
         Ok(r) => tracing::info!("prune at start: {:?}", r.pruned),
@@ -384,7 +228,8 @@ pub fn prune(ctx: &Ctx, force: bool) -> Result<PruneReply> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+
+    use crate::core::validate::check_identity;
 
     proptest::proptest! {
         /// An identity carrying a secret anywhere, a control character, or more than 256

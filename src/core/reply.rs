@@ -41,7 +41,7 @@ pub enum Reply {
     /// `kill` with `all`.
     KillAll(crate::api::batch::KillAllReply),
     /// `list` with `all`.
-    ListAll(crate::api::batch::ListAllReply),
+    ListAll(crate::api::batch::ListAllReply<RegistryEntry>),
     /// `resolve`, `register`, `update_ownership`: the session acted on.
     Session(ResolveReply<RegistryEntry>),
     /// `send_line_to_agent`.

@@ -2,9 +2,9 @@
 //! action function takes. Every front end reaches it through [`super::run`] (the CLI, MCP
 //! and `kpty serve` alike). Checks run in the order the actions always made them, so that a
 //! call with several faults gets the same error as before; the checks themselves stay with
-//! the rule they apply (`create::check_size`, `registered::check_identity` …).
+//! the rule they apply (`validate::check_size`, `validate::check_identity` …).
 
-use super::{Ctx, config, create, io, registered};
+use super::{Ctx, config, typed, validate};
 use crate::api::request::Owner;
 use crate::api::request::{
     CheckArgs, CreateArgs, Identity, OwnershipArgs, ReadArgs, RegisterArgs, Request, ResizeArgs,
@@ -92,14 +92,14 @@ fn max_bytes(n: usize) -> Result<usize> {
 
 /// Text a caller types: at most [`api::MAX_INPUT_BYTES`], escapes decoded.
 fn typed_text(what: &str, raw: &str) -> Result<String> {
-    io::check_size(what, raw)?;
-    io::unescape(what, raw)
+    typed::check_size(what, raw)?;
+    typed::unescape(what, raw)
 }
 
 /// `create`'s simple options, in the order `create` checks them; the launch options are
 /// judged by `create` itself.
 pub fn create_args(ctx: &Ctx, p: &Params) -> Result<CreateArgs> {
-    let p = registered::with_env_owner(ctx, p)?;
+    let p = validate::with_env_owner(ctx, p)?;
     let shell = p
         .shell
         .clone()
@@ -107,7 +107,7 @@ pub fn create_args(ctx: &Ctx, p: &Params) -> Result<CreateArgs> {
         .unwrap_or_else(config::default_shell);
     let cols = p.cols.unwrap_or_else(config::default_cols);
     let rows = p.rows.unwrap_or_else(config::default_rows);
-    create::check_size(cols, rows)?;
+    validate::check_size(cols, rows)?;
     let ready_timeout_ms = match p.timeout_ms {
         None => config::ready_timeout_ms(),
         Some(t) => timeout(t)?,
@@ -146,14 +146,14 @@ pub fn create_args(ctx: &Ctx, p: &Params) -> Result<CreateArgs> {
 /// (`create`), else after the secret check (`register` checks role then label after it).
 fn owner_checked(p: &Params, label_first: bool) -> Result<()> {
     if label_first && let Some(l) = &p.label {
-        create::check_label(l)?;
+        validate::check_label(l)?;
     }
-    registered::check_not_secret(p)?;
+    validate::check_not_secret(p)?;
     if let Some(role) = &p.owner_role {
-        create::check_role(role)?;
+        super::validate::check_role(role)?;
     }
     if !label_first && let Some(l) = &p.label {
-        create::check_label(l)?;
+        validate::check_label(l)?;
     }
     Ok(())
 }
@@ -166,7 +166,7 @@ pub fn send_line(target: Target, data: Option<&str>) -> Result<SendLineArgs> {
         .chars()
         .filter(|c| *c != '\r' && *c != '\n')
         .collect();
-    io::check_typed(&format!("{line}\r"), Opacity::Ignore)?;
+    typed::check_typed(&format!("{line}\r"), Opacity::Ignore)?;
     Ok(SendLineArgs { target, line })
 }
 
@@ -199,7 +199,7 @@ pub fn term_read(p: &Params) -> Result<TermReadArgs> {
         .with_hint(crate::error::Hint::TermReadOff));
     }
     Ok(TermReadArgs {
-        request: super::term::request(p)?,
+        request: super::queries::term_read(p)?,
         target: Target::of(p),
     })
 }
@@ -216,9 +216,9 @@ pub fn talk(p: &Params) -> Result<TalkArgs> {
         return Err(Error::invalid("talk needs a non-empty `command`"));
     }
     // The holder types the command and Enter; it checks again with what is on the line.
-    io::check_typed(&format!("{command}\r"), Opacity::Ignore)?;
+    typed::check_typed(&format!("{command}\r"), Opacity::Ignore)?;
     if let Some(s) = &p.sentinel {
-        super::talk::check_sentinel(s)?;
+        super::validate::check_sentinel(s)?;
     }
     if p.max_chars == Some(0) {
         return Err(Error::invalid("max_chars must be at least 1"));
@@ -250,7 +250,7 @@ fn resize(p: &Params) -> Result<ResizeArgs> {
     let (Some(cols), Some(rows)) = (p.cols, p.rows) else {
         return Err(Error::invalid("resize needs `cols` and `rows`"));
     };
-    create::check_size(cols, rows)?;
+    validate::check_size(cols, rows)?;
     Ok(ResizeArgs {
         target: Target::of(p),
         cols,
@@ -305,10 +305,10 @@ fn external_id(p: &Params, action: &str) -> Result<SessionId> {
 }
 
 fn register(ctx: &Ctx, p: &Params) -> Result<RegisterArgs> {
-    let p = registered::with_env_owner(ctx, p)?;
+    let p = validate::with_env_owner(ctx, p)?;
     let session_id = external_id(&p, "register")?;
-    registered::check_not_secret(&p)?;
-    let (source, desktop_url) = registered::where_it_lives(&p)?;
+    validate::check_not_secret(&p)?;
+    let (source, desktop_url) = validate::where_it_lives(&p)?;
     owner_checked(&p, false)?;
     Ok(RegisterArgs {
         session_id,
@@ -324,12 +324,12 @@ fn ownership(p: &Params, action: Action) -> Result<OwnershipArgs> {
     let session = named(p)
         .ok_or_else(|| Error::invalid(format!("{} needs `session_id`", action.as_str())))?;
     if let Some(role) = &p.owner_role {
-        create::check_role(role)?;
+        super::validate::check_role(role)?;
     }
     if let Some(l) = &p.label {
-        create::check_label(l)?;
+        validate::check_label(l)?;
     }
-    registered::check_not_secret(p)?;
+    validate::check_not_secret(p)?;
     Ok(OwnershipArgs {
         session,
         owner: Owner::of(p),
@@ -363,10 +363,10 @@ fn send_keys(p: &Params) -> Result<SendKeysArgs> {
         })
     })?;
     for bytes in [&encoded.normal, &encoded.app_cursor] {
-        io::check_size("keys", bytes)?;
+        typed::check_size("keys", bytes)?;
     }
     for bytes in [&encoded.normal, &encoded.app_cursor] {
-        io::check_typed(bytes, Opacity::Ignore)?;
+        typed::check_typed(bytes, Opacity::Ignore)?;
     }
     Ok(SendKeysArgs {
         target: Target::of(p),
@@ -377,7 +377,7 @@ fn send_keys(p: &Params) -> Result<SendKeysArgs> {
 
 fn wait_for(p: &Params) -> Result<WaitForArgs> {
     Ok(WaitForArgs {
-        request: super::wait::request(p)?,
+        request: super::queries::wait_for(p)?,
         strip_ansi: p.strip_ansi.unwrap_or(true),
         target: Target::of(p),
     })
@@ -386,12 +386,12 @@ fn wait_for(p: &Params) -> Result<WaitForArgs> {
 /// `shell`'s checks, kept for the action to raise after it found the session.
 fn shell(p: &Params) -> ShellArgs {
     let size = match (p.cols, p.rows) {
-        (Some(c), Some(r)) => create::check_size(c, r).map(|()| (p.cols, p.rows)),
+        (Some(c), Some(r)) => validate::check_size(c, r).map(|()| (p.cols, p.rows)),
         _ => Ok((p.cols, p.rows)),
     };
     ShellArgs {
         target: Target::of(p),
-        program: super::shells::program_of(p),
+        program: super::validate::program_of(p),
         size,
         ready_timeout_ms: p.timeout_ms.map(timeout).transpose(),
     }

@@ -23,14 +23,9 @@ fn candidates(name: &str) -> Vec<Value> {
             json!("a".repeat(65)),
         ]
     };
-    let count = || {
-        json!([0, 1, 100, 3_600_000, 3_600_001, 2_000_000_000u64])
-            .as_array()
-            .unwrap()
-            .clone()
-    };
+    let count = || list(json!([0, 1, 100, 3_600_000, 3_600_001, 2_000_000_000u64]));
     match name {
-        "session_id" => json!([
+        "session_id" => list(json!([
             "pty_0000dead",
             "",
             "  ",
@@ -40,67 +35,39 @@ fn candidates(name: &str) -> Vec<Value> {
             "pty_0000dead:0",
             "a:b:c",
             "pt"
-        ])
-        .as_array()
-        .unwrap()
-        .clone(),
-        "mode" => json!(["tail", "viewport", "delta", "all", ""])
-            .as_array()
-            .unwrap()
-            .clone(),
-        "owner_role" => json!(["leader", "worker", "boss", ""])
-            .as_array()
-            .unwrap()
-            .clone(),
-        "source" => json!(["desktop", "local", "vscode", ""])
-            .as_array()
-            .unwrap()
-            .clone(),
-        "desktop_url" => json!(["http://127.0.0.1:9", "ftp://x", "", "http://example.com:80"])
-            .as_array()
-            .unwrap()
-            .clone(),
-        "sentinel" => json!(["abcd", "ab", "a b c d", "x".repeat(65)])
-            .as_array()
-            .unwrap()
-            .clone(),
-        "pattern" => json!(["hi", "(", "^\\$ $", ""]).as_array().unwrap().clone(),
-        "cwd" => json!(["/", "/nonexistent/kpty-matrix", "", "relative"])
-            .as_array()
-            .unwrap()
-            .clone(),
-        "shell" => json!(["/bin/sh", "", "/nonexistent/sh"])
-            .as_array()
-            .unwrap()
-            .clone(),
-        "label" => json!([
+        ])),
+        "mode" => list(json!(["tail", "viewport", "delta", "all", ""])),
+        "owner_role" => list(json!(["leader", "worker", "boss", ""])),
+        "source" => list(json!(["desktop", "local", "vscode", ""])),
+        "desktop_url" => list(json!([
+            "http://127.0.0.1:9",
+            "ftp://x",
+            "",
+            "http://example.com:80"
+        ])),
+        "sentinel" => list(json!(["abcd", "ab", "a b c d", "x".repeat(65)])),
+        "pattern" => list(json!(["hi", "(", "^\\$ $", ""])),
+        "cwd" => list(json!(["/", "/nonexistent/kpty-matrix", "", "relative"])),
+        "shell" => list(json!(["/bin/sh", "", "/nonexistent/sh"])),
+        "label" => list(json!([
             "work",
             "",
             "a\u{7}b",
             "x".repeat(65),
             "sk-abcdefghijklmnopqrstuvwx"
-        ])
-        .as_array()
-        .unwrap()
-        .clone(),
-        "cols" | "rows" => json!([0, 1, 2, 80, 1000, 1001]).as_array().unwrap().clone(),
-        "pid" => json!([0, 1]).as_array().unwrap().clone(),
-        "env" => json!([{}, {"A": "1"}, {"": "x"}, {"A=B": "1"}])
-            .as_array()
-            .unwrap()
-            .clone(),
-        "keys" => json!([[], ["C-c"], ["Up", "Enter"], ["Nope-key"], ["0xZZ"]])
-            .as_array()
-            .unwrap()
-            .clone(),
-        "allow_write" | "deny_read" => json!([[], ["/tmp"], ["/nonexistent/x"], [""]])
-            .as_array()
-            .unwrap()
-            .clone(),
-        "block_sequences" => json!([[], ["\\x07"], ["\\xZZ"], [""]])
-            .as_array()
-            .unwrap()
-            .clone(),
+        ])),
+        "cols" | "rows" => list(json!([0, 1, 2, 80, 1000, 1001])),
+        "pid" => list(json!([0, 1])),
+        "env" => list(json!([{}, {"A": "1"}, {"": "x"}, {"A=B": "1"}])),
+        "keys" => list(json!([
+            [],
+            ["C-c"],
+            ["Up", "Enter"],
+            ["Nope-key"],
+            ["0xZZ"]
+        ])),
+        "allow_write" | "deny_read" => list(json!([[], ["/tmp"], ["/nonexistent/x"], [""]])),
+        "block_sequences" => list(json!([[], ["\\x07"], ["\\xZZ"], [""]])),
         "sandbox" | "network" | "input_filter" | "auto_restart" | "literal" | "strip_ansi"
         | "force" | "include_raw" | "merge_wrapped" | "prompt" | "screen" => {
             vec![json!(true), json!(false)]
@@ -108,6 +75,14 @@ fn candidates(name: &str) -> Vec<Value> {
         "scrollback" | "ctrl_c_debounce_ms" | "restart_delay_ms" | "timeout_ms" | "max_bytes"
         | "since" | "max_lines" | "max_chars" | "marker_id" | "quiet_ms" => count(),
         _ => text(),
+    }
+}
+
+/// The elements of a JSON array.
+fn list(v: Value) -> Vec<Value> {
+    match v {
+        Value::Array(a) => a,
+        other => vec![other],
     }
 }
 

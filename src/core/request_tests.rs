@@ -117,8 +117,8 @@ proptest! {
                 prop_assert!(!a.command.trim().is_empty() && a.max_chars != Some(0));
             }
             Request::TermRead(a) => {
-                prop_assert!((1..=super::term::MAX_LINES).contains(&a.request.max_lines));
-                prop_assert!((1..=super::term::MAX_CHARS).contains(&a.request.max_chars));
+                prop_assert!((1..=super::queries::MAX_LINES).contains(&a.request.max_lines));
+                prop_assert!((1..=super::queries::MAX_CHARS).contains(&a.request.max_chars));
             }
             Request::WaitFor(a) => {
                 prop_assert!((1..=api::MAX_TIMEOUT_MS).contains(&a.request.timeout_ms));

@@ -1,4 +1,4 @@
-//! One running `talk`, whichever front end runs it: [`run_talk`] runs it (audited, with an
+//! One running `talk`, whichever front end runs it: [`super::talk::run_talk`] runs it (audited, with an
 //! optional progress sink) and a [`Running`] handle lets another thread cancel it — the CLI on
 //! a signal, MCP on `notifications/cancelled` or when its client is gone, `kpty serve` when an
 //! HTTP caller goes away or the server shuts down. A cancel reaches the holder as
@@ -6,10 +6,7 @@
 //! [`Runs`] lists the talks a server runs, to stop them all at shutdown.
 //! The core knows no runtime and no signals: a cancel is a blocking call with a deadline.
 
-use super::talk::{self, Prepared};
 use super::{Ctx, sessions};
-use crate::api::reply::TalkReply;
-use crate::api::{Action, Params};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{CancelBody, CancelRequest, ProgressBody, client};
 use crate::store::RegistryEntry;
@@ -28,43 +25,6 @@ const CALL_MARGIN: Duration = Duration::from_secs(5);
 
 /// Progress reporting for a talk: how often at most, and the sink for the output so far.
 pub type Progress<'a> = (Duration, &'a mut dyn FnMut(ProgressBody));
-
-/// Run `talk` as a front end that streams progress or cancels does: the call is recorded in
-/// the audit trail, `running` learns the session before the command is typed (and keeps it
-/// from being typed when a cancel came first). The reply is typed: the front end makes its
-/// JSON ([`super::to_json`], [`super::outgoing`]).
-pub fn run_talk(
-    ctx: &Ctx,
-    p: &Params,
-    progress: Option<Progress<'_>>,
-    running: &Running,
-) -> Result<TalkReply> {
-    let _done = Finish(running);
-    // On a redacted channel the progress frames are redacted too, with the output before
-    // their tail as context.
-    let mut redacting;
-    let progress: Option<(Duration, &mut dyn FnMut(ProgressBody))> = match progress {
-        Some((every, sink)) if ctx.redact => {
-            redacting = move |mut b: ProgressBody| {
-                let before = std::mem::take(&mut b.context_before);
-                if let std::borrow::Cow::Owned(o) =
-                    crate::safety::redact_window(&before, &b.output, "")
-                {
-                    b.output = o;
-                }
-                sink(b);
-            };
-            Some((every, &mut redacting as &mut dyn FnMut(ProgressBody)))
-        }
-        Some((every, sink)) => Some((every, sink as &mut dyn FnMut(ProgressBody))),
-        None => None,
-    };
-    super::audited_seeing(ctx, Action::Talk, p, |seen| {
-        let t: Prepared = talk::prepare(ctx, &super::request::talk(p)?)?;
-        seen.saw(&t.entry);
-        talk::run(ctx, t, progress, running)
-    })
-}
 
 /// A talk in progress, as the front end that started it keeps it (cheap to clone; clones
 /// share it).
@@ -219,7 +179,7 @@ impl Running {
 }
 
 /// Marks a talk returned when dropped (also when its worker panics).
-struct Finish<'a>(&'a Running);
+pub(super) struct Finish<'a>(pub(super) &'a Running);
 
 impl Drop for Finish<'_> {
     fn drop(&mut self) {

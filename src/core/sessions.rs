@@ -3,9 +3,9 @@
 //! and call a holder with the right deadline.
 
 use super::Ctx;
-use super::handle::Handle;
+use super::handle::{Handle, files_id};
+use super::kind::{LOCAL, is_local};
 use crate::api::SessionId;
-use crate::api::request::Target;
 use crate::error::{Cause, Error, ErrorCode, Hint, Result};
 use crate::proto::client::{self, Unreachable};
 use crate::proto::{Call, ProgressBody, StatusBody, StatusRequest};
@@ -13,10 +13,8 @@ use crate::store::{Metadata, Registry, RegistryEntry};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The label of the default session used when no session is named.
-pub const DEFAULT_LABEL: &str = "default";
 /// How long a liveness probe may take.
-pub const PROBE_TIMEOUT: Duration = Duration::from_millis(1000);
+const PROBE_TIMEOUT: Duration = Duration::from_millis(1000);
 /// How long past a call's own timeout (talk, read) its holder may take to reply: a stopped
 /// holder costs the caller its timeout plus this, never more (the promise is timeout + 1 s;
 /// the rest is for resolving the session and printing).
@@ -39,7 +37,7 @@ pub fn resolve(ctx: &Ctx, reference: &str) -> Result<Handle> {
 /// recorded) and read again.
 pub fn checked(ctx: &Ctx, e: RegistryEntry) -> Result<RegistryEntry> {
     // An external session routes traffic only when this user's kpty registered it.
-    super::registered::check_route(&ctx.state, &e)?;
+    super::sessions::check_route(&ctx.state, &e)?;
     let Some(id) = files_id(&e.session_id) else {
         return Ok(e);
     };
@@ -61,17 +59,8 @@ pub fn checked(ctx: &Ctx, e: RegistryEntry) -> Result<RegistryEntry> {
         .ok_or_else(|| not_found(id.as_str(), &reg))
 }
 
-/// The id a local session's files and socket go by: its session id, or for PTY N named
-/// `S:N` the internal id `S.N` (see [`crate::api::ids`]); `None` for what is neither.
-pub fn files_id(session_id: &str) -> Option<SessionId> {
-    match crate::api::ids::split_address(session_id) {
-        Ok((base, Some(n))) if n > 0 => SessionId::parse(base).ok()?.pty(n),
-        _ => SessionId::parse(session_id).ok(),
-    }
-}
-
 /// Whether `e` is a local session whose `create` is still starting it.
-pub fn starting(ctx: &Ctx, e: &RegistryEntry) -> bool {
+fn starting(ctx: &Ctx, e: &RegistryEntry) -> bool {
     e.holder_pid.is_none()
         && super::kind::is_local(e)
         && files_id(&e.session_id)
@@ -103,7 +92,7 @@ fn resolve_entry(ctx: &Ctx, reference: &str) -> Result<RegistryEntry> {
         let session = resolve_entry(ctx, base)?;
         return match n {
             0 => Ok(session),
-            n => super::shells::entry(ctx, &session, n),
+            n => super::sessions::entry(ctx, &session, n),
         };
     }
     // Prefixes must themselves look like (the start of) an id: this is where traversal
@@ -205,85 +194,6 @@ fn ambiguous(reference: &str, matches: &[&RegistryEntry]) -> Error {
     })
 }
 
-/// The session a request names, resolved once into its handle: by reference
-/// ([`resolve`]), by owner identity ([`super::routing::resolve_entry`]), or the default
-/// session (created on demand when `create`).
-pub fn target(ctx: &Ctx, target: &Target, create: bool) -> Result<Handle> {
-    match target {
-        Target::Named(r) => resolve(ctx, r),
-        Target::Owner(who) => {
-            checked(ctx, super::routing::resolve_entry(ctx, who)?).map(Handle::of)
-        }
-        Target::Default => checked(ctx, default_session(ctx, create)?).map(Handle::of),
-    }
-}
-
-/// The default session. When `create` is set and it is missing or no longer running, a new
-/// one is made under a lock, so concurrent first callers share one session.
-///
-/// The fast path (an existing default) costs one registry read and no probe: callers that
-/// find its holder gone call [`replace_default`] and retry once.
-pub fn default_session(ctx: &Ctx, create: bool) -> Result<RegistryEntry> {
-    if let Some(e) = find_default(ctx)? {
-        return Ok(e);
-    }
-    if !create {
-        return Err(Error::new(
-            ErrorCode::PtySessionNotFound,
-            "no session named and no default session yet",
-        )
-        .with_hint(Hint::NameOrCreate));
-    }
-    replace_default(ctx)
-}
-
-fn find_default(ctx: &Ctx) -> Result<Option<RegistryEntry>> {
-    find_labelled(ctx, DEFAULT_LABEL)
-}
-
-fn find_labelled(ctx: &Ctx, label: &str) -> Result<Option<RegistryEntry>> {
-    let reg = Registry::load(&ctx.state)?;
-    Ok(reg
-        .sessions
-        .values()
-        .find(|e| e.label.as_deref() == Some(label))
-        .cloned())
-}
-
-/// Under the default-session lock: keep the current default if it runs, else forget it and
-/// create a new one.
-pub fn replace_default(ctx: &Ctx) -> Result<RegistryEntry> {
-    ensure_labelled(ctx, DEFAULT_LABEL, "default_replaced")
-}
-
-/// The live session labelled `label`, or a new one with that label (an ended one is forgotten
-/// first, recorded as `event`). Made under the default-session lock, so concurrent callers
-/// share one session (`talk`'s default session, `attach --create LABEL`).
-pub fn ensure_labelled(ctx: &Ctx, label: &str, event: &str) -> Result<RegistryEntry> {
-    // Held while a session starts (up to its ready timeout): wait that long and more.
-    let wait = Duration::from_millis(super::config::ready_timeout_ms())
-        + crate::store::lock::default_wait();
-    let _lock = crate::store::lock::exclusive(&ctx.state, &ctx.state.default_lock(), wait)?;
-    if let Some(e) = find_labelled(ctx, label)? {
-        match probe(ctx, &e) {
-            // Reachable (perhaps because another caller replaced the stale one meanwhile).
-            Liveness::Running(_) | Liveness::Unresponsive(_) => return Ok(e),
-            Liveness::Registered | Liveness::Starting => return checked(ctx, e),
-            Liveness::Dead | Liveness::Exited { .. } => super::control::forget(ctx, &e, event)?,
-        }
-    }
-    let p = crate::api::Params {
-        label: Some(label.into()),
-        ..Default::default()
-    };
-    let id = super::create::create(ctx, &super::request::create_args(ctx, &p)?)?.session_id;
-    let reg = Registry::load(&ctx.state)?;
-    reg.sessions
-        .get(&id)
-        .cloned()
-        .ok_or_else(|| Error::internal(format!("the new session {id} is not in the registry")))
-}
-
 /// True when `err` says the holder could not be reached at all (nothing was typed).
 pub fn is_unreachable(err: &Error) -> bool {
     err.code == ErrorCode::PtyProcessExited && err.cause == Some(Cause::Unreachable)
@@ -335,7 +245,7 @@ pub fn socket_of(ctx: &Ctx, e: &RegistryEntry) -> Option<PathBuf> {
 
 /// Remove `sock` when it is provably a dead holder's: a socket of ours in the private runtime
 /// directory on which connecting was just refused (dtach's rule).
-pub fn remove_dead_socket(sock: &std::path::Path) {
+fn remove_dead_socket(sock: &std::path::Path) {
     if crate::store::secure::is_own_socket(sock)
         && matches!(client::connect_within(sock, KNOCK_TIMEOUT),
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused)
@@ -562,4 +472,91 @@ pub fn connect(
         Err(Unreachable::Gone(err)) => Err(gone(err.to_string())),
         Err(Unreachable::Other(err)) => Err(err),
     }
+}
+
+/// The entry of PTY `n` of `session`, named `S:N`, from its folder's metadata:
+/// `SESSION_NOT_FOUND` when the session has no such PTY.
+pub fn entry(ctx: &Ctx, session: &RegistryEntry, n: u32) -> Result<RegistryEntry> {
+    let address = format!("{}:{n}", session.session_id);
+    if !is_local(session) {
+        return Err(Error::invalid(format!(
+            "{address}: session {} is a {} session; only local sessions have shell PTYs",
+            session.session_id, session.source
+        )));
+    }
+    let id = files_id(&session.session_id).and_then(|s| s.pty(n));
+    let meta = match &id {
+        Some(id) => Metadata::load(&ctx.state, id)?,
+        None => None,
+    };
+    let Some(m) = meta else {
+        return Err(Error::new(
+            ErrorCode::PtySessionNotFound,
+            format!(
+                "session {} has no PTY {n}; `shell` opens one",
+                session.session_id
+            ),
+        )
+        .with_hint(Hint::ListSessions)
+        .with_details(crate::error::details::Pty {
+            session_id: address.to_string(),
+            pty: n as u64,
+        }));
+    };
+    Ok(RegistryEntry {
+        session_id: address,
+        source: LOCAL.into(),
+        cli_type: Some(m.shell_kind).filter(|k| !k.is_empty()),
+        pid: m.pid,
+        holder_pid: m.holder_pid,
+        shell: Some(m.shell),
+        cwd: Some(m.cwd),
+        created_at: Some(m.created_at),
+        sandbox: m.sandbox,
+        program: m.program,
+        ..Default::default()
+    })
+}
+
+/// `e` if it may route traffic: a local session (reached through a holder that proves its
+/// uid), or an external one with a valid seal; else a `STATE_ERROR` naming the entry and
+/// the fix.
+pub fn check_route(state: &crate::store::StateDir, e: &RegistryEntry) -> Result<()> {
+    if is_local(e) || crate::store::trust::verified(state, e) {
+        return Ok(());
+    }
+    Err(Error::state(
+        &state.registry_file(),
+        format!(
+            "session {:?} ({}) was not registered by your kpty (it has no valid seal: a \
+             cloned repository can ship entries like it); kpty sends nothing to it. Remove it \
+             (`kpty unregister {}`) or register it again (`kpty register`)",
+            e.session_id, e.source, e.session_id
+        ),
+    )
+    .with_details(crate::error::details::Source {
+        session_id: e.session_id.clone(),
+        source: e.source.clone(),
+        untrusted: Some(true),
+    }))
+}
+
+/// Remove a session from the registry and clean its socket; its folder stays as a record.
+pub fn forget(ctx: &Ctx, e: &RegistryEntry, event: &str) -> Result<()> {
+    Registry::update(&ctx.state, |reg| {
+        reg.sessions.remove(&e.session_id);
+        Ok(())
+    })?;
+    if let Some(sock) = socket_of(ctx, e) {
+        remove_dead_socket(&sock);
+    }
+    crate::store::registry_events::record(
+        &ctx.state,
+        &crate::store::registry_events::RegistryEvent::Forgotten {
+            event,
+            session_id: &e.session_id,
+            label: e.label.as_deref(),
+        },
+    );
+    Ok(())
 }

@@ -4,66 +4,23 @@
 //! holder, `Request::Spec`) — but no input filter (002 §8.4: only agent PTYs are filtered)
 //! and no restart. Its folder is `sessions/S/ptys/N/`, its socket derived from its internal
 //! id `S.N` ([`crate::api::ids`]); `SESSION:N` names it wherever a session is named
-//! ([`entry`]), `list` shows a session's PTYs ([`views`]). It is gone when its shell exits;
-//! killing the session (or PTY 0's end) ends them all ([`crate::proto::ptys::end_all`]).
+//! ([`super::sessions::entry`]), `list` shows a session's PTYs (`pty_views::views`). It is
+//! gone when its shell exits; killing the session (or PTY 0's end) ends them all
+//! ([`crate::proto::ptys::end_all`]).
 
 use super::handle::Handle;
-use super::kind::{LOCAL, is_local};
-use super::sessions::{self, Liveness};
+use super::kind::LOCAL;
+use super::sessions::{self};
 use super::{Ctx, config};
 use crate::api::ids::MAX_PTY;
 use crate::api::reply::Success;
 use crate::api::request::{Deferred, ShellArgs, Target};
-use crate::api::sessions::{PtyView, ShellReply};
+use crate::api::sessions::ShellReply;
 use crate::api::{Params, SessionId};
-use crate::error::{Error, ErrorCode, Hint, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::proto::launch::{HolderSpec, ProgramSpec};
 use crate::proto::{SpecRequest, ptys};
-use crate::store::{Metadata, RegistryEntry, lock, now_rfc3339, secure};
-
-/// The entry of PTY `n` of `session`, named `S:N`, from its folder's metadata:
-/// `SESSION_NOT_FOUND` when the session has no such PTY.
-pub fn entry(ctx: &Ctx, session: &RegistryEntry, n: u32) -> Result<RegistryEntry> {
-    let address = format!("{}:{n}", session.session_id);
-    if !is_local(session) {
-        return Err(Error::invalid(format!(
-            "{address}: session {} is a {} session; only local sessions have shell PTYs",
-            session.session_id, session.source
-        )));
-    }
-    let id = sessions::files_id(&session.session_id).and_then(|s| s.pty(n));
-    let meta = match &id {
-        Some(id) => Metadata::load(&ctx.state, id)?,
-        None => None,
-    };
-    let Some(m) = meta else {
-        return Err(Error::new(
-            ErrorCode::PtySessionNotFound,
-            format!(
-                "session {} has no PTY {n}; `shell` opens one",
-                session.session_id
-            ),
-        )
-        .with_hint(Hint::ListSessions)
-        .with_details(crate::error::details::Pty {
-            session_id: address.to_string(),
-            pty: n as u64,
-        }));
-    };
-    Ok(RegistryEntry {
-        session_id: address,
-        source: LOCAL.into(),
-        cli_type: Some(m.shell_kind).filter(|k| !k.is_empty()),
-        pid: m.pid,
-        holder_pid: m.holder_pid,
-        shell: Some(m.shell),
-        cwd: Some(m.cwd),
-        created_at: Some(m.created_at),
-        sandbox: m.sandbox,
-        program: m.program,
-        ..Default::default()
-    })
-}
+use crate::store::{Metadata, lock, now_rfc3339, secure};
 
 /// Run `shell`: open the next PTY of the named session (PTY 0 must be running) and start
 /// the session's shell, or `command`, on it.
@@ -109,26 +66,11 @@ pub fn shell(ctx: &Ctx, a: ShellArgs) -> Result<ShellReply> {
 
 /// The session `shell` opens a PTY of: the one named (a `SESSION:N` names its session).
 fn session_of(ctx: &Ctx, target: &Target) -> Result<Handle> {
-    let e = sessions::target(ctx, target, false)?;
+    let e = super::target::target(ctx, target, false)?;
     match e.files_id().and_then(|id| id.pty_parts()) {
         Some((base, _)) => sessions::resolve(ctx, base.as_str()),
         None => Ok(e),
     }
-}
-
-/// `command`, run instead of the shell (never restarted); the create-only options refused.
-pub(super) fn program_of(p: &Params) -> Result<Option<ProgramSpec>> {
-    if p.auto_restart.is_some() || p.restart_delay_ms.is_some() {
-        return Err(Error::invalid(
-            "a shell PTY is never restarted: auto_restart and restart_delay_ms are for create",
-        ));
-    }
-    if p.shell.is_some() {
-        return Err(Error::invalid(
-            "a shell PTY runs the session's shell; give `command` to run a program instead",
-        ));
-    }
-    super::agent::program(p)
 }
 
 /// The next PTY number of session `base` (one past the highest it has had: an address never
@@ -183,7 +125,7 @@ fn start(
     let socket = crate::store::paths::socket_path(&ctx.state, id)?;
     let created_at = now_rfc3339();
     let (cols, rows) = (cols.unwrap_or(spec.cols), rows.unwrap_or(spec.rows));
-    super::create::check_size(cols, rows)?;
+    super::validate::check_size(cols, rows)?;
     let ready_timeout_ms = ready_timeout_ms?.unwrap_or_else(config::ready_timeout_ms);
     Metadata {
         session_id: id.to_string(),
@@ -247,57 +189,5 @@ fn remove_pty_dir(ctx: &Ctx, id: &SessionId) {
     let dir = ctx.state.session_dir(id);
     if secure::check_dir(&dir).unwrap_or(false) {
         let _ = std::fs::remove_dir_all(&dir);
-    }
-}
-
-/// The PTYs of local session `e` as `list` shows them — PTY 0 as `live` found it, then each
-/// shell PTY probed now — or `None` when it never had a shell PTY.
-pub fn views(ctx: &Ctx, e: &RegistryEntry, live: &Liveness) -> Option<Vec<PtyView>> {
-    let base = sessions::files_id(&e.session_id).filter(|_| is_local(e))?;
-    let ids = ptys::ids(&ctx.state, &base);
-    if ids.is_empty() {
-        return None;
-    }
-    let mut out = vec![view(0, e.session_id.clone(), e.pid, live)];
-    let probed: Vec<PtyView> = std::thread::scope(|s| {
-        let handles: Vec<_> = ids
-            .iter()
-            .filter_map(|id| id.pty_parts().map(|(_, n)| (n, id)))
-            .map(|(n, id)| {
-                s.spawn(move || {
-                    let address = id.address();
-                    let entry = entry(ctx, e, n).ok()?;
-                    let live = sessions::probe(ctx, &entry);
-                    Some(PtyView {
-                        command: entry.program.as_ref().map(|p| p.command.clone()),
-                        ..view(n, address, entry.pid, &live)
-                    })
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .filter_map(|h| h.join().ok().flatten())
-            .collect()
-    });
-    out.extend(probed);
-    Some(out)
-}
-
-/// One PTY's view from its probe.
-fn view(pty: u32, address: String, pid: Option<u32>, live: &Liveness) -> PtyView {
-    let (pid, attached, exit_code) = match live {
-        Liveness::Running(s) => (Some(s.pid), s.attached, None),
-        Liveness::Exited { exit_code, .. } => (pid, 0, *exit_code),
-        _ => (pid, 0, None),
-    };
-    PtyView {
-        pty,
-        address,
-        pid,
-        state: live.state(),
-        attached,
-        exit_code,
-        command: None,
     }
 }

@@ -1,10 +1,10 @@
 //! `talk` (alias `run`): run one command in a session and return its clean output, exit code
 //! and duration. Completion is detected inside the holder from what the shell prints.
-//! Front ends that show progress or cancel run it through [`super::running::run_talk`].
+//! Front ends that show progress or cancel run it through [`run_talk`].
 
 use super::handle::{Handle, Place};
 use super::running::{Progress, Running};
-use super::{Ctx, io, sessions, wire};
+use super::{Ctx, sessions, wire};
 use crate::api::Completion;
 use crate::api::reply::{Success, TalkReply};
 use crate::api::request::TalkArgs;
@@ -14,23 +14,9 @@ use crate::safety::Opacity;
 use crate::store::RegistryEntry;
 use std::time::Duration;
 
-/// Check a caller-chosen sentinel: 4-64 chars of `[A-Za-z0-9_:.-]`.
-pub fn check_sentinel(s: &str) -> Result<()> {
-    let ok = (4..=64).contains(&s.len())
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_:.-".contains(&b));
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::invalid(format!(
-            "sentinel {s:?} must be 4-64 characters of letters, digits, '_', ':', '.', '-'"
-        )))
-    }
-}
-
 /// A validated talk, bound to its session.
 #[derive(Debug, Clone)]
-pub struct Prepared {
+pub(super) struct Prepared {
     /// The session it runs in.
     pub entry: Handle,
     /// The holder request.
@@ -45,9 +31,9 @@ pub struct Prepared {
 
 /// Find (or create) the session of a validated talk ([`super::request::talk`]).
 pub(super) fn prepare(ctx: &Ctx, p: &TalkArgs) -> Result<Prepared> {
-    let entry = sessions::target(ctx, &p.target, true)?;
+    let entry = super::target::target(ctx, &p.target, true)?;
     if !entry.is_local() {
-        io::check_typed(&format!("{}\r", p.command), Opacity::Strict)?;
+        super::typed::check_typed(&format!("{}\r", p.command), Opacity::Strict)?;
     }
     if let Some(prog) = &entry.program {
         return Err(Error::invalid(format!(
@@ -177,7 +163,7 @@ fn run_local(
     if let Err(err) = &res {
         // The default session ended since it was last used: replace it and try once more.
         if !t.named && sessions::is_unreachable(err) {
-            entry = sessions::replace_default(ctx)?;
+            entry = super::target::replace_default(ctx)?;
             running.at(ctx, &entry)?;
             res = attempt(&entry);
         }
@@ -284,4 +270,44 @@ fn keep_tail(s: &mut String, max_chars: usize) -> usize {
         *s = kept.to_string();
     }
     cut
+}
+
+/// Run `talk` as a front end that streams progress or cancels does: the call is recorded in
+/// the audit trail, `running` learns the session before the command is typed (and keeps it
+/// from being typed when a cancel came first). The reply is typed: the front end makes its
+/// JSON ([`super::to_json`], [`super::outgoing`]).
+pub fn run_talk(
+    ctx: &Ctx,
+    p: &crate::api::Params,
+    progress: Option<Progress<'_>>,
+    running: &Running,
+) -> Result<TalkReply> {
+    let _done = super::running::Finish(running);
+    // On a redacted channel the progress frames are redacted too, with the output before
+    // their tail as context.
+    let mut redacting;
+    let progress: Option<(Duration, &mut dyn FnMut(crate::proto::ProgressBody))> = match progress {
+        Some((every, sink)) if ctx.redact => {
+            redacting = move |mut b: crate::proto::ProgressBody| {
+                let before = std::mem::take(&mut b.context_before);
+                if let std::borrow::Cow::Owned(o) =
+                    crate::safety::redact_window(&before, &b.output, "")
+                {
+                    b.output = o;
+                }
+                sink(b);
+            };
+            Some((
+                every,
+                &mut redacting as &mut dyn FnMut(crate::proto::ProgressBody),
+            ))
+        }
+        Some((every, sink)) => Some((every, sink as &mut dyn FnMut(crate::proto::ProgressBody))),
+        None => None,
+    };
+    super::audited_seeing(ctx, crate::api::Action::Talk, p, |seen| {
+        let t: Prepared = prepare(ctx, &super::request::talk(p)?)?;
+        seen.saw(&t.entry);
+        run(ctx, t, progress, running)
+    })
 }

@@ -16,40 +16,6 @@ use crate::proto::TermReadRequest;
 use crate::store::RegistryEntry;
 use serde_json::{Map, Value, json};
 
-/// Default `max_lines`.
-pub const DEFAULT_MAX_LINES: usize = 40;
-/// Largest `max_lines`.
-pub const MAX_LINES: usize = 200;
-/// Default `max_chars`.
-pub const DEFAULT_MAX_CHARS: usize = 12_000;
-/// Largest `max_chars`.
-pub const MAX_CHARS: usize = 50_000;
-
-/// The validated request (caps applied: values above a cap are lowered to it).
-pub fn request(p: &crate::api::Params) -> Result<TermReadRequest> {
-    let mode = match p.mode.as_deref() {
-        None => TermMode::Tail,
-        Some(m) => m.parse()?,
-    };
-    let max_lines = p.max_lines.unwrap_or(DEFAULT_MAX_LINES);
-    let max_chars = p.max_chars.unwrap_or(DEFAULT_MAX_CHARS);
-    if max_lines == 0 || max_chars == 0 {
-        return Err(Error::invalid("max_lines and max_chars must be at least 1"));
-    }
-    if p.marker_id.is_some() && mode != TermMode::Delta {
-        return Err(Error::invalid(
-            "marker_id is only used with mode=delta (each delta read returns the next marker)",
-        ));
-    }
-    Ok(TermReadRequest {
-        mode: mode.as_str().into(),
-        max_lines: max_lines.min(MAX_LINES),
-        max_chars: max_chars.min(MAX_CHARS),
-        merge_wrapped: p.merge_wrapped.unwrap_or(true),
-        marker_id: p.marker_id,
-    })
-}
-
 /// True when `err` (the answer to a `TermRead`) says the holder does not know the request.
 /// Newer holders say so with [`Cause::UnknownRequest`]; older ones answer `INVALID_PARAMS`
 /// without a cause, and predate `term_read` exactly when their status has no screen (both
@@ -65,7 +31,7 @@ fn predates_term_read(ctx: &Ctx, e: &RegistryEntry, err: &Error) -> bool {
 
 /// Run `term_read`.
 pub fn term_read(ctx: &Ctx, a: &TermReadArgs) -> Result<TermReadReply> {
-    let h = sessions::target(ctx, &a.target, false)?;
+    let h = super::target::target(ctx, &a.target, false)?;
     match h.place() {
         Place::Bridged => bridged(&h, &a.request, ctx.redact),
         Place::Local(_) => local(ctx, &h, &a.request),
@@ -261,31 +227,6 @@ fn bridged(e: &RegistryEntry, req: &TermReadRequest, redact: bool) -> Result<Ter
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn caps_and_defaults() {
-        let p = crate::api::Params::default();
-        let r = request(&p).expect("defaults");
-        assert_eq!(
-            (r.mode.as_str(), r.max_lines, r.max_chars),
-            ("tail", 40, 12_000)
-        );
-        assert!(r.merge_wrapped);
-        let p = crate::api::Params {
-            max_lines: Some(10_000),
-            max_chars: Some(1 << 30),
-            ..Default::default()
-        };
-        let r = request(&p).expect("capped");
-        assert_eq!((r.max_lines, r.max_chars), (200, 50_000));
-        let bad = crate::api::Params {
-            mode: Some("all".into()),
-            ..Default::default()
-        };
-        let e = request(&bad).expect_err("not a mode");
-        assert_eq!(e.code, ErrorCode::InvalidParams);
-        assert_eq!(e.message, r#"mode "all" must be tail, viewport or delta"#);
-    }
 
     #[test]
     fn redacts_then_caps() {

@@ -202,7 +202,7 @@ impl Journal {
 
     /// The next complete event (lines that are not JSON objects, or too long, are skipped;
     /// a torn last line is left for later); `None` at the end.
-    pub fn next_event(&mut self) -> Result<Option<Event>> {
+    fn next_event(&mut self) -> Result<Option<Event>> {
         use std::io::{BufRead, Read};
         let mut line = Vec::new();
         loop {
@@ -257,7 +257,7 @@ impl Journal {
 /// The complete events appended to `path` from byte `from` on, and the offset to read
 /// from next time (a file that shrank is read again from its start; a torn last line waits
 /// for its end).
-pub fn read_from(path: &Path, from: u64) -> Result<(Vec<Event>, u64)> {
+fn read_from(path: &Path, from: u64) -> Result<(Vec<Event>, u64)> {
     let Some(mut j) = Journal::open(path, from)? else {
         return Ok((Vec::new(), from));
     };

@@ -3,21 +3,18 @@
 //! the parameters, and turns a timeout or an ended shell into their errors.
 
 use super::{Ctx, sessions, wire};
+use crate::api::WaitReason;
 use crate::api::reply::Success;
 use crate::api::request::WaitForArgs;
 use crate::api::wait::WaitForReply;
-use crate::api::{self, Params, WaitReason, config};
 use crate::error::{Error, ErrorCode, Result};
-use crate::proto::wait::{WaitForBody, WaitForRequest, compile};
+use crate::proto::wait::{WaitForBody, WaitForRequest};
 use std::time::Duration;
-
-/// Default most bytes of output a `wait_for` returns (the end kept).
-pub const DEFAULT_MAX_BYTES: usize = 64 * 1024;
 
 /// Run `wait_for`.
 pub fn wait_for(ctx: &Ctx, a: &WaitForArgs) -> Result<WaitForReply> {
     let req = &a.request;
-    let e = sessions::target(ctx, &a.target, false)?;
+    let e = super::target::target(ctx, &a.target, false)?;
     if !e.is_local() {
         return Err(Error::invalid(
             "wait_for is not supported for bridged sessions",
@@ -46,55 +43,6 @@ pub fn wait_for(ctx: &Ctx, a: &WaitForArgs) -> Result<WaitForReply> {
             terminal_state: wire::terminal_state(&body.terminal_state),
         }),
     }
-}
-
-/// The holder request for `p`, checked: a condition, a valid pattern, bounds.
-pub(super) fn request(p: &Params) -> Result<WaitForRequest> {
-    let prompt = p.prompt.unwrap_or(false);
-    if p.pattern.is_none() && p.quiet_ms.is_none() && !prompt {
-        return Err(Error::invalid(
-            "wait_for needs a condition: pattern, quiet_ms or prompt",
-        ));
-    }
-    if let Some(pat) = p.pattern.as_deref() {
-        compile(pat).map_err(Error::invalid)?;
-    }
-    let screen = p.screen.unwrap_or(false);
-    if screen && p.pattern.is_none() {
-        return Err(Error::invalid("screen needs a pattern to look for"));
-    }
-    if let Some(q) = p.quiet_ms
-        && (q == 0 || q > api::MAX_TIMEOUT_MS)
-    {
-        return Err(Error::invalid(format!(
-            "quiet_ms must be 1..={}",
-            api::MAX_TIMEOUT_MS
-        )));
-    }
-    let timeout = p.timeout_ms.unwrap_or_else(config::talk_timeout_ms);
-    if timeout == 0 || timeout > api::MAX_TIMEOUT_MS {
-        return Err(Error::invalid(format!(
-            "timeout_ms must be 1..={}",
-            api::MAX_TIMEOUT_MS
-        )));
-    }
-    let max = p.max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
-    if max == 0 || max > api::MAX_READ_BYTES {
-        return Err(Error::invalid(format!(
-            "max_bytes must be 1..={}",
-            api::MAX_READ_BYTES
-        )));
-    }
-    Ok(WaitForRequest {
-        pattern: p.pattern.clone(),
-        screen,
-        quiet_ms: p.quiet_ms,
-        prompt,
-        since: p.since,
-        timeout_ms: timeout,
-        max_bytes: max,
-        context: true,
-    })
 }
 
 /// The output as the caller gets it: escape codes stripped (unless strip_ansi=false), and on

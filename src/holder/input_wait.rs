@@ -272,7 +272,7 @@ impl Shared {
                 self.session_id,
             ),
         )
-        .with_hint(crate::api::hint::Hint::Foreground {
+        .with_hint(crate::error::Hint::Foreground {
             session: self.session_id.clone(),
         })
         .with_details(crate::error::details::Waiting {

@@ -58,7 +58,7 @@ const RANGES: &[(&str, u64, Option<u64>)] = &[
     ("scrollback", 0, Some(api::MAX_SCROLLBACK as u64)),
     ("timeout_ms", 0, Some(api::MAX_TIMEOUT_MS)),
     ("max_bytes", 1, Some(api::MAX_READ_BYTES as u64)),
-    ("max_lines", 1, Some(crate::core::term::MAX_LINES as u64)),
+    ("max_lines", 1, Some(crate::core::queries::MAX_LINES as u64)),
     ("max_chars", 1, None),
     ("since", 0, None),
     ("pid", 1, Some(u32::MAX as u64)),

@@ -5,7 +5,8 @@
 
 use super::schema;
 use crate::api::Action;
-use crate::core::running::{Running, Runs, run_talk};
+use crate::core::running::{Running, Runs};
+use crate::core::talk::run_talk;
 use crate::core::{self, Ctx};
 use crate::error::{Error, ErrorCode};
 use rmcp::model::{

@@ -109,7 +109,7 @@ pub fn call_until<C: Call>(
 }
 
 /// A stream whose every read and write waits at most until `deadline` (then `TimedOut`).
-pub struct Bounded<'a> {
+struct Bounded<'a> {
     /// The connection.
     pub stream: &'a mut UnixStream,
     /// When every operation gives up.
@@ -146,7 +146,7 @@ impl Write for Bounded<'_> {
     }
 }
 
-/// Send `req` (bounded by the stream's own timeouts, or a [`Bounded`] deadline).
+/// Send `req` (bounded by the stream's own timeouts, or a `Bounded` deadline).
 pub fn send(stream: &mut impl Write, req: &Request) -> Result<()> {
     let env = Envelope {
         v: PROTOCOL_VERSION,
@@ -156,7 +156,7 @@ pub fn send(stream: &mut impl Write, req: &Request) -> Result<()> {
     frame::write_frame(stream, &body).map_err(|e| io_err("send a request to", e))
 }
 
-/// The next reply frame on `stream` (bounded by its read timeout, or a [`Bounded`]
+/// The next reply frame on `stream` (bounded by its read timeout, or a `Bounded`
 /// deadline); `None` when the holder closed the connection.
 pub fn next_reply(stream: &mut impl Read) -> Result<Option<Reply>> {
     let Some(frame) = frame::read_frame(stream).map_err(|e| io_err("read the reply of", e))? else {

@@ -1,4 +1,4 @@
-//! Length-prefixed frames: 4-byte big-endian length + body, bounded by [`super::MAX_FRAME`].
+//! Length-prefixed frames: 4-byte big-endian length + body, bounded by `MAX_FRAME`.
 
 use super::MAX_FRAME;
 use std::io::{self, Read, Write};

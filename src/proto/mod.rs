@@ -2,7 +2,7 @@
 //! Wire types and framing here (no sockets); the blocking client in `client.rs`.
 //!
 //! Frame: 4-byte big-endian length, then that many bytes of JSON. Lengths above
-//! [`MAX_FRAME`] are refused before the body is read. Every request and reply carries `v`
+//! `MAX_FRAME` are refused before the body is read. Every request and reply carries `v`
 //! (the protocol version); unknown fields are ignored, unknown requests get an error reply.
 
 pub mod attach;
@@ -31,7 +31,7 @@ use serde_json::value::RawValue;
 /// Protocol version spoken by this build.
 pub const PROTOCOL_VERSION: u32 = 1;
 /// Largest frame accepted in either direction (64 MiB).
-pub const MAX_FRAME: usize = 64 << 20;
+const MAX_FRAME: usize = 64 << 20;
 
 /// A request envelope: `{"v": 1, "req": {"op": …}}`.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -8,8 +8,9 @@ use super::follow::FollowRequest;
 use super::launch::HolderSpec;
 use super::wait::{WaitForBody, WaitForRequest};
 use super::{KillBody, ReadBody, StatusBody, TalkBody, TermReadBody, WriteBody};
-use crate::api::Open;
-use crate::api::TermMode;
+use crate::api::queries::yes;
+
+pub use crate::api::queries::TermReadRequest;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -146,23 +147,6 @@ pub struct SetLabelRequest {
     pub label: Option<String>,
 }
 
-/// The `term_read` request (validated and capped by the core).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TermReadRequest {
-    /// `tail`, `viewport` or `delta`.
-    pub mode: Open<TermMode>,
-    /// Most lines.
-    pub max_lines: usize,
-    /// Most characters of text.
-    pub max_chars: usize,
-    /// Join soft-wrapped rows.
-    #[serde(default = "yes")]
-    pub merge_wrapped: bool,
-    /// Delta: the previous call's marker.
-    #[serde(default)]
-    pub marker_id: Option<u64>,
-}
-
 /// The `talk` request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TalkRequest {
@@ -261,8 +245,4 @@ fn default_grace() -> u64 {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
-}
-
-fn yes() -> bool {
-    true
 }

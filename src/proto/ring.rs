@@ -180,7 +180,7 @@ impl Ring {
 
 /// How many bytes at the end of `bytes` form an incomplete (so far) UTF-8 sequence that more
 /// output may complete; 0 when the end is a character boundary or plainly invalid.
-pub fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
+fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
     let n = bytes.len();
     for back in 1..=3.min(n) {
         let b = bytes[n - back];
@@ -199,7 +199,7 @@ pub fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
 }
 
 /// How many leading bytes are UTF-8 continuation bytes (a slice that starts mid-character).
-pub fn leading_continuations(bytes: &[u8]) -> usize {
+fn leading_continuations(bytes: &[u8]) -> usize {
     bytes
         .iter()
         .take(3)

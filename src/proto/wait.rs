@@ -2,32 +2,9 @@
 //! quiet, or the shell is back at its prompt.
 
 use super::Open;
+pub use crate::api::queries::WaitForRequest;
 use crate::api::{TerminalState, WaitReason};
 use serde::{Deserialize, Serialize};
-
-/// The `wait_for` request (validated and capped by the core; the holder compiles the pattern
-/// again and answers `INVALID_PARAMS` for a bad one).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct WaitForRequest {
-    /// A regex to find in the output since `since` (ANSI escapes stripped), or on the screen.
-    pub pattern: Option<String>,
-    /// Match `pattern` against the rendered visible screen instead of the output stream.
-    pub screen: bool,
-    /// Done once no output arrived for this many ms (counted from the call at the earliest).
-    pub quiet_ms: Option<u64>,
-    /// Done once the shell is back at its prompt.
-    pub prompt: bool,
-    /// Output from this absolute offset counts; `None` = the end of output when kpty last
-    /// typed into the session (output that input caused counts, older output does not).
-    pub since: Option<u64>,
-    /// Give up after this many ms.
-    pub timeout_ms: u64,
-    /// Most bytes of output returned (the end kept).
-    pub max_bytes: usize,
-    /// Also send the redaction context around the output window.
-    pub context: bool,
-}
 
 /// What `WaitFor` returns, matched or not (the core turns `timeout` and `exited` into errors).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -63,7 +40,7 @@ pub struct WaitForBody {
 }
 
 /// Longest pattern accepted, in characters.
-pub const MAX_PATTERN_CHARS: usize = 4096;
+const MAX_PATTERN_CHARS: usize = 4096;
 /// Most output (bytes, from the end) a pattern is matched against.
 pub const MATCH_WINDOW: usize = 1 << 20;
 

@@ -6,7 +6,7 @@ use super::{JsonBody, Shared, blocking, reply, respond};
 use crate::api::http::BridgeTalkReply;
 use crate::api::{Action, Params};
 use crate::core::handle::{self, Handle};
-use crate::core::running::run_talk;
+use crate::core::talk::run_talk;
 use crate::core::{Ctx, dispatch, io, list, sessions};
 use crate::error::{Error, ErrorCode, Result};
 use axum::extract::{Query, State};
@@ -131,7 +131,7 @@ fn caller(agent_id: Option<String>) -> Result<Option<String>> {
     let Some(id) = agent_id.filter(|s| !s.trim().is_empty()) else {
         return Ok(None);
     };
-    crate::core::registered::check_identity("agent_id", &id)?;
+    crate::core::validate::check_identity("agent_id", &id)?;
     Ok(Some(id))
 }
 

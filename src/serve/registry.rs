@@ -6,7 +6,7 @@ use crate::api::reply::Success;
 use crate::api::sessions::ResolveReply;
 use crate::api::{Action, Params};
 use crate::core::sessions;
-use crate::core::{dispatch, list, registered};
+use crate::core::{dispatch, list};
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use axum::routing::{delete, get, post};
@@ -97,7 +97,7 @@ async fn reset(State(app): State<Shared>, Query(q): Query<HashMap<String, String
                 ..Default::default()
             };
             if let Some(a) = &p.agent_id {
-                registered::check_identity("agent_id", a)?;
+                crate::core::validate::check_identity("agent_id", a)?;
             }
             let r = crate::core::audited_as(ctx, crate::core::audit::RESET, &p, || {
                 crate::core::reset::reset(ctx)

@@ -31,10 +31,20 @@ fn stuff() -> impl Strategy<Value = Stuff> {
         })
 }
 
+impl Stuff {
+    /// `a` when optional field `i` is given.
+    fn s(&self, i: usize) -> Option<String> {
+        self.some[i].then(|| self.a.clone())
+    }
+
+    /// `n` when optional field `i` is given.
+    fn n(&self, i: usize) -> Option<u64> {
+        self.some[i].then_some(self.n)
+    }
+}
+
 /// One of every shape (and of every optional field, given or not), from `x`.
 fn every_shape(x: &Stuff) -> Vec<Details> {
-    let s = |i: usize| x.some[i].then(|| x.a.clone());
-    let n = |i: usize| x.some[i].then_some(x.n);
     let talk = TalkStop {
         session_id: x.b.clone(),
         command: x.a.clone(),
@@ -43,30 +53,30 @@ fn every_shape(x: &Stuff) -> Vec<Details> {
         duration_ms: x.n / 2,
         sentinel: x.b.clone(),
         completion: "osc133".into(),
-        bridge_error: x.some[0].then(|| s(1)),
-        exit_code: n(2).map(|c| c as i64 - 7),
-        dropped_chars: n(3),
-        signal: s(4),
+        bridge_error: x.some[0].then(|| x.s(1)),
+        exit_code: x.n(2).map(|c| c as i64 - 7),
+        dropped_chars: x.n(3),
+        signal: x.s(4),
         at_prompt: x.some[5].then_some(x.flag),
     };
     let unknown = Unknown {
-        session_id: s(0),
-        action: s(1),
+        session_id: x.s(0),
+        action: x.s(1),
         unknown: x.some[2].then(|| vec![x.a.clone(), x.b.clone()]),
         query: x.some[3].then(|| Query {
-            agent_id: s(4),
+            agent_id: x.s(4),
             owner_session_id: None,
             label: Some(x.b.clone()),
-            claude_code_session_id: s(5),
+            claude_code_session_id: x.s(5),
         }),
-        usage: s(4),
+        usage: x.s(4),
         did_you_mean: vec![x.b.clone()],
     };
     let matches = Matches {
         matches: vec![
             Match::Labelled(LabelledMatch {
                 session_id: x.b.clone(),
-                label: s(0),
+                label: x.s(0),
             }),
             Match::Id(IdMatch {
                 session_id: x.a.clone(),
@@ -80,8 +90,31 @@ fn every_shape(x: &Stuff) -> Vec<Details> {
         ],
         query: x.some[1].then(Query::default),
     };
-    let shapes: Vec<Details> = vec![
-        talk.clone().into(),
+    let shapes: Vec<Details> = [
+        vec![talk.clone().into()],
+        session_shapes(x),
+        policy_shapes(x),
+        vec![unknown.into(), matches.into()],
+        routing_shapes(x),
+        launch_shapes(x),
+    ]
+    .concat();
+    let resolved: Vec<Details> = [None, Some(Box::new(talk.into()))]
+        .into_iter()
+        .map(|inner| {
+            Resolved {
+                resolved_session_id: x.b.clone(),
+                inner,
+            }
+            .into()
+        })
+        .collect();
+    shapes.into_iter().chain(resolved).collect()
+}
+
+/// The shapes of a session waited on, stopped or ended.
+fn session_shapes(x: &Stuff) -> Vec<Details> {
+    vec![
         WaitStop {
             session_id: x.b.clone(),
             output: x.a.clone(),
@@ -90,7 +123,7 @@ fn every_shape(x: &Stuff) -> Vec<Details> {
             next_offset: x.n + 1,
             elapsed_ms: 3,
             terminal_state: "prompt".into(),
-            exit_code: n(0).map(|c| c as i64),
+            exit_code: x.n(0).map(|c| c as i64),
         }
         .into(),
         Waiting {
@@ -102,22 +135,22 @@ fn every_shape(x: &Stuff) -> Vec<Details> {
         .into(),
         Foreground {
             session_id: x.b.clone(),
-            terminal_state: s(0),
-            foreground_pid: n(1).map(|p| p as u32),
-            foreground_command: s(2),
+            terminal_state: x.s(0),
+            foreground_pid: x.n(1).map(|p| p as u32),
+            foreground_command: x.s(2),
         }
         .into(),
         InputLine {
             session_id: x.b.clone(),
             line: x.a.clone(),
-            terminal_state: s(0),
+            terminal_state: x.s(0),
         }
         .into(),
         Exited {
             session_id: x.b.clone(),
-            state: s(0),
-            exit_code: n(1).map(|c| c as i64),
-            exit_signal: s(2),
+            state: x.s(0),
+            exit_code: x.n(1).map(|c| c as i64),
+            exit_signal: x.s(2),
             unreachable: x.some[3].then_some(x.flag),
         }
         .into(),
@@ -127,33 +160,43 @@ fn every_shape(x: &Stuff) -> Vec<Details> {
             unreachable: true,
         }
         .into(),
+    ]
+}
+
+/// The shapes of a refusal: a blocked command, blocked input.
+fn policy_shapes(x: &Stuff) -> Vec<Details> {
+    vec![
         Blocked {
             pattern: x.b.clone(),
             category: "destructive".into(),
             description: x.a.clone(),
-            field: s(0),
-            key: s(1),
-            unclosed: s(2),
-            line: s(3),
-            seen: s(4),
+            field: x.s(0),
+            key: x.s(1),
+            unclosed: x.s(2),
+            line: x.s(3),
+            seen: x.s(4),
         }
         .into(),
         InputBlocked {
             blocked: vec![x.a.clone()],
             warning: x.b.clone(),
-            ctrl_c_debounced: n(0),
-            forwarded_bytes: n(1),
-            held_bytes: n(2),
+            ctrl_c_debounced: x.n(0),
+            forwarded_bytes: x.n(1),
+            held_bytes: x.n(2),
         }
         .into(),
-        unknown.into(),
-        matches.into(),
+    ]
+}
+
+/// The shapes of a bridged, registered, or addressed session.
+fn routing_shapes(x: &Stuff) -> Vec<Details> {
+    vec![
         Bridge {
             session_id: x.b.clone(),
-            desktop_url: s(0),
-            url: s(1),
-            status: n(2).map(|c| (c % 600) as u16),
-            body: s(3),
+            desktop_url: x.s(0),
+            url: x.s(1),
+            status: x.n(2).map(|c| (c % 600) as u16),
+            body: x.s(3),
         }
         .into(),
         Source {
@@ -185,18 +228,24 @@ fn every_shape(x: &Stuff) -> Vec<Details> {
         Leader {
             session_id: x.b.clone(),
             owner_role: "leader".into(),
-            owner_agent_id: s(0),
+            owner_agent_id: x.s(0),
         }
         .into(),
+    ]
+}
+
+/// The shapes of a start, a sandbox, a parameter, the audit, a signal.
+fn launch_shapes(x: &Stuff) -> Vec<Details> {
+    vec![
         StartFailed {
-            reason: s(0),
+            reason: x.s(0),
             exit_code: x.n as i64,
             output: x.a.clone(),
         }
         .into(),
         Sandbox {
             reason: x.b.clone(),
-            landlock_abi: n(0).map(|a| a as u32),
+            landlock_abi: x.n(0).map(|a| a as u32),
         }
         .into(),
         Floor {
@@ -222,8 +271,8 @@ fn every_shape(x: &Stuff) -> Vec<Details> {
         }
         .into(),
         Field {
-            env: s(0),
-            field: s(1),
+            env: x.s(0),
+            field: x.s(1),
         }
         .into(),
         Session::of(x.b.clone()).into(),
@@ -232,18 +281,7 @@ fn every_shape(x: &Stuff) -> Vec<Details> {
             at_prompt: x.flag,
         }
         .into(),
-    ];
-    let resolved: Vec<Details> = [None, Some(Box::new(talk.into()))]
-        .into_iter()
-        .map(|inner| {
-            Resolved {
-                resolved_session_id: x.b.clone(),
-                inner,
-            }
-            .into()
-        })
-        .collect();
-    shapes.into_iter().chain(resolved).collect()
+    ]
 }
 
 /// Keys the shapes use, to make up objects close to (and beside) them.
