@@ -288,7 +288,10 @@ fn main() {
     let own: Vec<String> = (0..CLIENTS).map(|_| s.cli(&["create"])).collect();
     sids.extend(own.iter().cloned());
     let per = (runs / 2).max(10);
+    let (serve_before, all_before) = (ticks_of(serve.id()), busy_ticks());
     let (mut flat, wall) = rt.block_on(crowd(&url, &secret, &own, per, None));
+    let serve_cpu = cpu_ms_per(ticks_of(serve.id()) - serve_before, flat.len());
+    let all_cpu = cpu_ms_per(busy_ticks() - all_before, flat.len());
     let (mut paced, _) = rt.block_on(crowd(&url, &secret, &own, per, Some(PACE)));
     let _ = serve.kill();
     let _ = serve.wait();
@@ -331,4 +334,55 @@ fn main() {
         p95s[4],
         v2(p95s[4])
     );
+    println!();
+    println!(
+        "CPU per call flat out: `kpty serve` {serve_cpu:.2} ms; the whole machine (serve, holders, shells, this client) {all_cpu:.2} ms. Flat out, 20 clients get p95 < 10 ms only when the machine spends under about {:.2} ms of CPU per call on its {} CPUs.",
+        budget_ms(),
+        cpus()
+    );
+}
+
+/// CPU time (user + system) `pid` has used, in clock ticks (1/100 s), from /proc.
+fn ticks_of(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command's closing parenthesis; utime and stime are the 12th and
+    // 13th of them.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    rest.split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|f| f.parse::<u64>().ok())
+        .sum()
+}
+
+/// CPU time the whole machine has spent busy (not idle or waiting), in clock ticks.
+fn busy_ticks() -> u64 {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let ticks: Vec<u64> = stat
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal …
+    let idle: u64 = ticks.iter().skip(3).take(2).sum();
+    ticks.iter().take(8).sum::<u64>().saturating_sub(idle)
+}
+
+/// Clock ticks spread over `calls`, in ms of CPU per call.
+fn cpu_ms_per(ticks: u64, calls: usize) -> f64 {
+    ticks as f64 * 10.0 / calls.max(1) as f64
+}
+
+/// The CPUs of this machine.
+fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// The most CPU per call that lets 20 clients flat out see a median of ~7 ms (p95 under
+/// 10 ms): throughput = 20 / 7 ms, each call costing at most CPUs / throughput.
+fn budget_ms() -> f64 {
+    cpus() as f64 * 7.0 / CLIENTS as f64
 }

@@ -170,12 +170,12 @@ impl Ctx {
 
 /// Run one action, and record it in the audit trail; the result is redacted when the
 /// caller's channel is (`ctx.redact`).
-pub fn dispatch(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
+fn dispatch(ctx: &Ctx, action: Action, p: &Params) -> Result<Value> {
     outgoing(ctx, to_json(run(ctx, action, p)))
 }
 
 /// Run one action for a front end that renders it itself (the CLI's human output, on an
-/// unredacted channel): typed, and recorded in the audit trail as [`dispatch`] records it.
+/// unredacted channel): typed, and recorded in the audit trail as `dispatch` records it.
 pub fn run(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
     if action == Action::Kill && p.all == Some(true) {
         // A batch: each session's kill is audited as its own `kill`.
@@ -288,7 +288,7 @@ pub fn to_json<T: serde::Serialize>(reply: Result<T>) -> Result<Value> {
     })
 }
 
-/// Run one action, typed; not audited, not redacted (what [`dispatch`] and [`run`] add).
+/// Run one action, typed; not audited, not redacted (what `dispatch` and [`run`] add).
 /// The parameters are validated once, into the action's typed request ([`request::parse`]).
 fn run_action(ctx: &Ctx, action: Action, p: &Params) -> Result<Reply> {
     run_request(ctx, request::parse(ctx, action, p)?)

@@ -40,7 +40,9 @@ pub fn run(ctx: Ctx) -> i32 {
     // Registered sessions without a heartbeat for 7 days are dropped when a server starts.
     crate::core::registered::prune_at_start(&ctx);
     // Built by hand (not #[tokio::main]) so that shutdown cannot hang on a blocking stdin read.
-    let rt = match tokio::runtime::Builder::new_multi_thread()
+    // One thread for the async side (stdio, rmcp's tasks, progress): every action runs on the
+    // blocking pool, so more workers only add hand-offs between them on each call.
+    let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

@@ -64,6 +64,13 @@ impl KptyServer {
         self
     }
 
+    /// A failure that did not come from an action (a malformed call, a cancelled or failed
+    /// one) as its JSON, through the same edge as every action's result: its hint in this
+    /// channel's words, and what it quotes from the call redacted.
+    fn failed(&self, e: Error) -> Value {
+        core::outgoing_error(&self.ctx, e).to_json()
+    }
+
     async fn run(
         &self,
         action: Action,
@@ -76,9 +83,9 @@ impl KptyServer {
             let work =
                 tokio::task::spawn_blocking(move || core::dispatch_json(&ctx, action, &params));
             return tokio::select! {
-                r = work => r.unwrap_or_else(|e| Error::internal(format!("action panicked: {e}")).to_json()),
+                r = work => r.unwrap_or_else(|e| self.failed(Error::internal(format!("action panicked: {e}")))),
                 // Non-talk actions are short; a cancelled one is simply not answered.
-                _ = rc.ct.cancelled() => Error::new(ErrorCode::Cancelled, "cancelled").to_json(),
+                _ = rc.ct.cancelled() => self.failed(Error::new(ErrorCode::Cancelled, "cancelled")),
             };
         }
         // talk: runs with progress when the client asked for it, listed in the server's
@@ -103,7 +110,7 @@ impl KptyServer {
         loop {
             tokio::select! {
                 r = &mut work => {
-                    return r.unwrap_or_else(|e| Error::internal(format!("action panicked: {e}")).to_json());
+                    return r.unwrap_or_else(|e| self.failed(Error::internal(format!("action panicked: {e}"))));
                 }
                 Some(p) = rx.recv() => {
                     if let Some(t) = &token {
@@ -120,7 +127,7 @@ impl KptyServer {
                     // so the next talk finds the shell at its prompt.
                     let deadline = Instant::now() + CANCEL_WITHIN;
                     let _ = tokio::task::spawn_blocking(move || running.cancel(true, Duration::ZERO, deadline)).await;
-                    return Error::new(ErrorCode::Cancelled, "cancelled by the client").to_json();
+                    return self.failed(Error::new(ErrorCode::Cancelled, "cancelled by the client"));
                 }
             }
         }
@@ -128,11 +135,9 @@ impl KptyServer {
 }
 
 /// The action's JSON as a tool result: structured content plus the same JSON as text, and
-/// `isError` exactly when `ok` is false.
-pub fn to_result(mut v: Value) -> CallToolResult {
-    // The core already redacted (the server's context redacts); this pass covers what did
-    // not come from an action (a malformed call's error) and costs nothing on clean text.
-    crate::safety::redact_value(&mut v);
+/// `isError` exactly when `ok` is false. `v` left through the core's edge ([`core::outgoing`]
+/// or [`KptyServer::failed`]): it is redacted once, there, and not again here.
+fn to_result(v: Value) -> CallToolResult {
     if v["ok"] == Value::Bool(true) {
         CallToolResult::structured(v)
     } else {
@@ -172,7 +177,7 @@ impl ServerHandler for KptyServer {
         }
         let value = match schema::parse(request.arguments) {
             Ok((action, params)) => self.run(action, params, &context).await,
-            Err(e) => e.to_json(),
+            Err(e) => self.failed(e),
         };
         Ok(to_result(value).into())
     }

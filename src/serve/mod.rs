@@ -5,7 +5,9 @@
 //! sessions. Every request passes `guard.rs` (host, origin, secret) first. Another kpty reaches
 //! these sessions by registering them with `--desktop-url`. Handlers translate HTTP to the
 //! core and run it on blocking threads. Every JSON answer leaves through one function, which
-//! redacts its secrets.
+//! redacts its secrets: the handlers hand it the core's results as they are (not through
+//! [`crate::core::outgoing`]), so each answer is redacted once, there. `/mcp` answers are
+//! redacted where the MCP handler's results leave the core ([`crate::mcp::server`]).
 
 mod body;
 mod conns;
@@ -102,7 +104,9 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
     let secret_file = secret::path(&ctx.state)?;
     crate::bridge::allow::allow_hosts(&opts.allow_bridges);
     let access = guard::Access::new(secret, opts.allow_hosts, opts.allow_origins);
-    let rt = tokio::runtime::Builder::new_multi_thread()
+    // One thread for the async side (connections, the guard, rmcp's sessions): the handlers'
+    // work runs on the blocking pool, so more workers only add hand-offs between them.
+    let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Error::internal(format!("cannot start the runtime: {e}")))?;

@@ -7,7 +7,7 @@ use crate::api::http::BridgeTalkReply;
 use crate::api::{Action, Params};
 use crate::core::handle::{self, Handle};
 use crate::core::talk::run_talk;
-use crate::core::{Ctx, dispatch, io, list, sessions};
+use crate::core::{Ctx, io, list, run, sessions};
 use crate::error::{Error, ErrorCode, Result};
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
@@ -81,8 +81,7 @@ async fn talk(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Respo
             agent_id: caller(r.agent_id)?,
             ..Default::default()
         };
-        let t =
-            run_talk(&ctx, &p, None, &ticket).map_err(|e| crate::core::outgoing_error(&ctx, e))?;
+        let t = run_talk(&ctx, &p, None, &ticket)?;
         crate::core::to_json(Ok(BridgeTalkReply::from_talk(t, r.sentinel)))
     })
     .await;
@@ -119,7 +118,7 @@ async fn write(State(app): State<Shared>, JsonBody(r): JsonBody<PtyReq>) -> Resp
             let w = crate::core::audited(&ctx, Action::Write, &p, || {
                 io::write_raw(&ctx, &e.session_id, data)
             });
-            crate::core::outgoing(&ctx, crate::core::to_json(w))
+            crate::core::to_json(w)
         })
         .await,
     )
@@ -187,7 +186,7 @@ async fn buffer(State(app): State<Shared>, JsonBody(r): JsonBody<BufferReq>) -> 
                 marker_id,
                 ..Default::default()
             };
-            dispatch(&ctx, Action::TermRead, &p)
+            crate::core::to_json(run(&ctx, Action::TermRead, &p))
         })
         .await,
     )

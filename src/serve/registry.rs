@@ -6,7 +6,7 @@ use crate::api::reply::Success;
 use crate::api::sessions::ResolveReply;
 use crate::api::{Action, Params};
 use crate::core::sessions;
-use crate::core::{dispatch, list};
+use crate::core::{list, run};
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use axum::routing::{delete, get, post};
@@ -26,7 +26,7 @@ pub(super) fn routes() -> axum::Router<Shared> {
 
 /// Run one action with `p` on a blocking thread and answer its result.
 async fn act(app: Shared, action: Action, p: Params) -> Response {
-    reply(blocking(move || dispatch(&app.ctx, action, &p)).await)
+    reply(blocking(move || crate::core::to_json(run(&app.ctx, action, &p))).await)
 }
 
 async fn register(State(app): State<Shared>, JsonBody(p): JsonBody<Params>) -> Response {
@@ -102,7 +102,7 @@ async fn reset(State(app): State<Shared>, Query(q): Query<HashMap<String, String
             let r = crate::core::audited_as(ctx, crate::core::audit::RESET, &p, || {
                 crate::core::reset::reset(ctx)
             });
-            crate::core::outgoing(ctx, crate::core::to_json(r))
+            crate::core::to_json(r)
         })
         .await,
     )

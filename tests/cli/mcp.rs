@@ -806,3 +806,48 @@ async fn talk_read_term_read_and_progress_are_redacted() {
     }
     m.client.cancel().await.expect("close");
 }
+
+/// Calls whose failure quotes what the caller sent, from each place a failure can come from:
+/// the tool's argument check (the action, a parameter's name, a parameter's type) and the
+/// core (a session id, a pattern, a key name).
+pub(crate) fn calls_quoting(secret: &str) -> Vec<Value> {
+    let mut named = serde_json::Map::new();
+    named.insert("action".into(), json!("list"));
+    named.insert(secret.to_string(), json!(1));
+    vec![
+        json!({"action": secret}),
+        Value::Object(named),
+        json!({"action": "talk", "session_id": "nope", "command": "true", "timeout_ms": secret}),
+        json!({"action": "talk", "session_id": secret, "command": "true"}),
+        json!({"action": "wait_for", "session_id": "nope", "pattern": format!("({secret}")}),
+        json!({"action": "send_keys", "session_id": "nope", "keys": [secret]}),
+    ]
+}
+
+/// Every failure over `m` that quotes a secret the caller sent answers without it (the
+/// structured content and its text, which [`Mcp::json`] checks agree), for every kind of
+/// token the redaction knows by its shape.
+pub(crate) async fn quoted_secrets_stay_hidden(m: &Mcp) {
+    for (line, secret) in crate::support::secret_lines() {
+        // Only a token whose line is the token itself is a secret by its shape alone.
+        if line.contains(' ') {
+            continue;
+        }
+        for args in calls_quoting(&line) {
+            let v = m.json(args.clone()).await;
+            assert_eq!(v["ok"], false, "{args} → {v}");
+            assert!(
+                !v.to_string().contains(&secret),
+                "{secret} leaked: {args} → {v}"
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn failures_that_quote_a_secret_are_redacted() {
+    let env = Env::new();
+    let m = start(&env).await;
+    quoted_secrets_stay_hidden(&m).await;
+    m.close().await;
+}

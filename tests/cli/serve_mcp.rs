@@ -830,3 +830,70 @@ fn every_method_answers_json_to_a_client_that_does_not_accept_sse() {
         assert!(matches!(status, 200 | 204), "{status}: {headers}");
     }
 }
+
+/// A failure that quotes a secret the caller sent leaves `kpty serve` without it: over MCP
+/// (each place a tool call can fail, as over stdio) and from the bridge and registry
+/// endpoints (a session id, a command, data, a mode, an identity), for every kind of token the
+/// redaction knows by its shape. Each answer is redacted once, at the edge; none is missed.
+#[tokio::test(flavor = "multi_thread")]
+async fn failures_that_quote_a_secret_are_redacted_over_http() {
+    let env = Env::new();
+    let serve = Serve::start(&env);
+    let m = connect(&serve).await;
+    crate::mcp::quoted_secrets_stay_hidden(&m).await;
+    m.close().await;
+    let id = env.create(&[]);
+    let k = Some(serve.secret.as_str());
+    for (line, secret) in crate::support::secret_lines() {
+        if line.contains(' ') {
+            continue;
+        }
+        let calls = [
+            (
+                "POST",
+                "/pty/talk",
+                Some(json!({"session_id": line, "command": "true"})),
+            ),
+            (
+                "POST",
+                "/pty/talk",
+                Some(json!({"session_id": id, "command": "true", "agent_id": format!("a {line}")})),
+            ),
+            (
+                "POST",
+                "/pty/write",
+                Some(json!({"session_id": line, "data": "x"})),
+            ),
+            (
+                "POST",
+                "/pty/read",
+                Some(json!({"session_id": line, "timeout_ms": 0})),
+            ),
+            (
+                "POST",
+                "/pty/buffer",
+                Some(json!({"session_id": id, "mode": line})),
+            ),
+            (
+                "POST",
+                "/v1/pty/heartbeat",
+                Some(json!({"session_id": line})),
+            ),
+            (
+                "POST",
+                "/v1/pty/update-ownership",
+                Some(json!({"session_id": line, "owner_agent_id": "a"})),
+            ),
+            ("GET", &format!("/v1/pty/sessions/{line}"), None),
+        ];
+        for (method, path, body) in calls {
+            let (status, v) = serve.http(method, path, k, body.clone());
+            assert_ne!(status, 200, "{path} {body:?} → {v}");
+            assert_eq!(v["ok"], false, "{path} {body:?} → {v}");
+            assert!(
+                !v.to_string().contains(&secret),
+                "{secret} leaked: {method} {path} {body:?} → {v}"
+            );
+        }
+    }
+}
