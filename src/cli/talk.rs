@@ -119,7 +119,7 @@ impl Watch {
 fn interrupt(sh: &Shared, running: &Running, name: &'static str) {
     let at_prompt = match running.cancel(true, SETTLE, Instant::now() + GIVE_UP) {
         Stopped::Stopped { at_prompt } => at_prompt,
-        Stopped::Ended => false,
+        Stopped::Ended | Stopped::Abandoned => false,
         Stopped::NotStarted => quit(name, "no command was started"),
         Stopped::Gone(e) => quit(name, &format!("the session is gone ({})", e.message)),
         Stopped::TimedOut => quit(name, "the talk could not be interrupted"),

@@ -375,7 +375,7 @@ fn send_keys(p: &Params) -> Result<SendKeysArgs> {
     })
 }
 
-fn wait_for(p: &Params) -> Result<WaitForArgs> {
+pub(super) fn wait_for(p: &Params) -> Result<WaitForArgs> {
     Ok(WaitForArgs {
         request: super::queries::wait_for(p)?,
         strip_ansi: p.strip_ansi.unwrap_or(true),

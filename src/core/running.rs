@@ -45,6 +45,9 @@ struct State {
     cancelled: bool,
     /// The talk has returned.
     done: bool,
+    /// A `wait_for`'s connection to its holder (nothing is typed: a cancel closes it, and the
+    /// holder stops waiting).
+    waiting: Option<std::os::unix::net::UnixStream>,
 }
 
 /// Where a cancel goes.
@@ -72,6 +75,8 @@ pub enum Stopped {
     Gone(Error),
     /// The deadline passed before the holder let the talk in.
     TimedOut,
+    /// A `wait_for` stopped waiting: its connection to the holder was closed.
+    Abandoned,
 }
 
 impl Running {
@@ -118,6 +123,31 @@ impl Running {
         Ok(())
     }
 
+    /// A `wait_for` is about to wait on `stream` (its connection to the holder of
+    /// `session_id`): a cancel closes it. Refused (`CANCELLED`) when a cancel came first.
+    pub(crate) fn waits_on(
+        &self,
+        session_id: &str,
+        stream: &std::os::unix::net::UnixStream,
+    ) -> Result<()> {
+        let mut st = self.state();
+        if st.cancelled {
+            return Err(cancelled_wait(session_id));
+        }
+        st.waiting = Some(stream.try_clone().map_err(|e| {
+            Error::new(
+                ErrorCode::PtyReadFailed,
+                format!("cannot watch the wait's connection: {e}"),
+            )
+        })?);
+        Ok(())
+    }
+
+    /// Whether a cancel was asked for.
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.state().cancelled
+    }
+
     /// Stop the talk: the holder ends it (with `interrupt`, Ctrl-C is typed too and the
     /// holder waits up to `settle` for the prompt). Asks again while the holder has not let
     /// the talk in yet, until the talk ends or `deadline`. Blocking.
@@ -128,6 +158,10 @@ impl Running {
                 st.cancelled = true;
                 if st.done {
                     return Stopped::Ended;
+                }
+                if let Some(s) = st.waiting.take() {
+                    let _ = s.shutdown(std::net::Shutdown::Both);
+                    return Stopped::Abandoned;
                 }
                 match &st.target {
                     None => return Stopped::NotStarted,
@@ -210,6 +244,17 @@ impl Drop for CancelOnDrop {
             tracing::warn!("cannot cancel a talk whose caller left: {e}");
         }
     }
+}
+
+/// The error of a `wait_for` in `session_id` whose caller stopped waiting.
+pub(crate) fn cancelled_wait(session_id: &str) -> Error {
+    Error::new(
+        ErrorCode::Cancelled,
+        "wait_for was cancelled: the caller stopped waiting",
+    )
+    .with_details(crate::error::details::Session {
+        session_id: session_id.to_string(),
+    })
 }
 
 /// Ask the holder on `sock` to stop its talk.

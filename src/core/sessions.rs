@@ -366,9 +366,23 @@ pub fn call_with<C: Call>(
     io_timeout: Duration,
     on_progress: &mut dyn FnMut(ProgressBody),
 ) -> Result<C::Reply> {
+    call_watched(ctx, e, req, io_timeout, &|_| Ok(()), on_progress)
+}
+
+/// Like [`call_with`]; `watch` sees the connection before the request goes out (so that a
+/// cancel can close it) and may refuse the call.
+pub fn call_watched<C: Call>(
+    ctx: &Ctx,
+    e: &RegistryEntry,
+    req: C,
+    io_timeout: Duration,
+    watch: &dyn Fn(&std::os::unix::net::UnixStream) -> Result<()>,
+    on_progress: &mut dyn FnMut(ProgressBody),
+) -> Result<C::Reply> {
     let deadline = std::time::Instant::now() + io_timeout;
     let started = jiff::Timestamp::now();
     let mut stream = connect(ctx, e, io_timeout)?;
+    watch(&stream)?;
 
     client::call_until(&mut stream, req, deadline, on_progress).map_err(|err| {
         // The connection broke because the holder was finishing (its shell just exited): say

@@ -2,26 +2,52 @@
 //! back at its prompt. The holder waits (woken by each arrival of output); the core checks
 //! the parameters, and turns a timeout or an ended shell into their errors.
 
+use super::audit::Seen;
+use super::running::{Finish, Running, cancelled_wait};
 use super::{Ctx, sessions, wire};
 use crate::api::WaitReason;
 use crate::api::reply::Success;
 use crate::api::request::WaitForArgs;
 use crate::api::wait::WaitForReply;
+use crate::api::{Action, Params};
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::wait::{WaitForBody, WaitForRequest};
 use std::time::Duration;
 
 /// Run `wait_for`.
 pub fn wait_for(ctx: &Ctx, a: &WaitForArgs) -> Result<WaitForReply> {
+    waiting(ctx, a, &Running::new(), &mut Seen::default())
+}
+
+/// Run `wait_for` as a front end that cancels does (MCP's `notifications/cancelled`, a
+/// server's shutdown): recorded in the audit trail; a cancel through `running` closes the
+/// wait's connection, the holder stops waiting and the call ends as `CANCELLED` at once.
+pub fn run_wait_for(ctx: &Ctx, p: &Params, running: &Running) -> Result<WaitForReply> {
+    let _done = Finish(running);
+    super::audited_seeing(ctx, Action::WaitFor, p, |seen| {
+        waiting(ctx, &super::request::wait_for(p)?, running, seen)
+    })
+}
+
+fn waiting(ctx: &Ctx, a: &WaitForArgs, running: &Running, seen: &mut Seen) -> Result<WaitForReply> {
     let req = &a.request;
     let e = super::target::target(ctx, &a.target, false)?;
+    seen.saw(&e);
     if !e.is_local() {
         return Err(Error::invalid(
             "wait_for is not supported for bridged sessions",
         ));
     }
     let io_timeout = Duration::from_millis(req.timeout_ms) + sessions::REPLY_MARGIN;
-    let body = sessions::call(ctx, &e, req.clone(), io_timeout)?;
+    let watch = |s: &std::os::unix::net::UnixStream| running.waits_on(&e.session_id, s);
+    let body = sessions::call_watched(ctx, &e, req.clone(), io_timeout, &watch, &mut |_| {})
+        .map_err(|err| {
+            if running.is_cancelled() {
+                cancelled_wait(&e.session_id)
+            } else {
+                err
+            }
+        })?;
     let output = output(ctx, a.strip_ansi, &body);
     let truncated = body.dropped > 0;
     match body.reason.known() {

@@ -77,6 +77,9 @@ impl KptyServer {
         params: crate::api::Params,
         rc: &RequestContext<RoleServer>,
     ) -> Value {
+        if action == Action::WaitFor {
+            return self.run_wait(params, rc).await;
+        }
         let ctx = self.ctx.clone();
         let talk = matches!(action, Action::Talk | Action::Run);
         if !talk {
@@ -129,6 +132,29 @@ impl KptyServer {
                     let _ = tokio::task::spawn_blocking(move || running.cancel(true, Duration::ZERO, deadline)).await;
                     return self.failed(Error::new(ErrorCode::Cancelled, "cancelled by the client"));
                 }
+            }
+        }
+    }
+
+    /// `wait_for`: listed with the server's running talks, so that a cancellation (or the
+    /// server's end) stops the wait at once — its connection closed, the holder stops
+    /// waiting, and the trail records it `CANCELLED` — rather than holding a worker (and a
+    /// connection to the holder) until its timeout.
+    async fn run_wait(&self, params: crate::api::Params, rc: &RequestContext<RoleServer>) -> Value {
+        let ctx = self.ctx.clone();
+        let ticket = self.talks.start();
+        let running: Running = (*ticket).clone();
+        let work = tokio::task::spawn_blocking(move || {
+            let reply = core::wait::run_wait_for(&ctx, &params, &ticket);
+            drop(ticket);
+            core::outgoing(&ctx, core::to_json(reply)).unwrap_or_else(|e| e.to_json())
+        });
+        tokio::select! {
+            r = work => r.unwrap_or_else(|e| self.failed(Error::internal(format!("action panicked: {e}")))),
+            _ = rc.ct.cancelled() => {
+                let deadline = Instant::now() + CANCEL_WITHIN;
+                let _ = tokio::task::spawn_blocking(move || running.cancel(false, Duration::ZERO, deadline)).await;
+                self.failed(Error::new(ErrorCode::Cancelled, "cancelled by the client"))
             }
         }
     }

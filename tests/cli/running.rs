@@ -202,3 +202,63 @@ async fn http_interrupts_the_command_when_cancelled_or_the_client_leaves() {
     cell(Front::Http, Leave::Cancel).await;
     cell(Front::Http, Leave::Disconnect).await;
 }
+
+/// The `k_pty` wait_for request for `id`: a pattern that never shows, a timeout far beyond
+/// any test's.
+fn endless_wait(id: &str) -> ClientRequest {
+    let args = json!({"action": "wait_for", "session_id": id, "pattern": "never-sh[o]wn-here",
+                      "timeout_ms": 600000});
+    ClientRequest::CallToolRequest(Request::new(
+        CallToolRequestParams::new("k_pty").with_arguments(args.as_object().expect("obj").clone()),
+    ))
+}
+
+/// The trail's lines for `id` that say `key` is `value` (intent lines included).
+fn trail_lines(env: &Env, id: &str, key: &str, value: &str) -> Vec<Value> {
+    let path = env.state().join("sessions").join(id).join("events.jsonl");
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e[key] == value)
+        .collect()
+}
+
+/// A wait_for whose MCP client cancels it (over stdio and over HTTP) stops waiting at once:
+/// the trail records it `CANCELLED` long before its ten-minute timeout, and the session
+/// answers the next call.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_wait_for_stops_waiting_at_once() {
+    for front in [Front::McpStdio, Front::Http] {
+        let env = Env::new();
+        let id = env.create(&[]);
+        let (serve, m) = match front {
+            Front::Http => {
+                let serve = Serve::start(&env);
+                let m = crate::serve_mcp::connect(&serve).await;
+                (Some(serve), m)
+            }
+            _ => (None, crate::mcp::start(&env).await),
+        };
+        let h = m
+            .client
+            .peer()
+            .send_cancellable_request(endless_wait(&id), PeerRequestOptions::no_options())
+            .await
+            .expect("send the wait");
+        wait_for(20_000, &format!("{front:?}: the wait under way"), || {
+            !trail_lines(&env, &id, "intent", "wait_for").is_empty()
+        });
+        h.cancel(Some("test".into())).await.expect("cancel");
+        let mut ended = vec![];
+        wait_for(20_000, &format!("{front:?}: the wait recorded"), || {
+            ended = trail_lines(&env, &id, "action", "wait_for");
+            !ended.is_empty()
+        });
+        assert_eq!(ended[0]["error_code"], "CANCELLED", "{front:?}: {ended:?}");
+        let v = env.json(&["talk", "-s", &id, "echo fr''ee"]);
+        assert_eq!(v["output"], "free", "{front:?}: {v}");
+        m.close().await;
+        drop(serve);
+    }
+}
