@@ -216,83 +216,112 @@ fn list_table(r: &ListReply<RegistryEntry>) {
         [
             "SESSION", "STATE", "PID", "LABEL", "SHELL", "SANDBOX", "CREATED",
         ]
-        .map(String::from)
-        .to_vec(),
+        .map(String::from),
     ];
     for s in &r.sessions {
-        let state = match &s.live {
-            Some(Live::Exited { exit_code, .. }) => format!(
-                "exited({})",
-                exit_code.map_or("?".into(), |c| c.to_string())
-            ),
-            Some(Live::Running(l)) if l.process.is_some() => {
-                let p = l
-                    .process
-                    .as_ref()
-                    .map(|p| (p.state.as_str(), p.restart_count));
-                match p {
-                    Some((state, 0)) => format!("program:{state}"),
-                    Some((state, n)) => format!("program:{state}({n} restarts)"),
-                    None => s.state.to_string(),
-                }
-            }
-            Some(Live::Running(l)) if l.busy => format!(
-                "running:{}",
-                l.foreground_command.as_deref().unwrap_or("busy")
-            ),
-            _ => s.state.to_string(),
-        };
-        let state = match &s.live {
-            Some(Live::Running(l)) if l.attached > 0 => {
-                format!("{state} [{} attached]", l.attached)
-            }
-            _ => state,
-        };
         let e = &s.entry;
-        let or_dash =
-            |v: &Option<String>| v.as_deref().map_or("-".into(), |t| shown(t).into_owned());
-        rows.push(vec![
+        rows.push([
             shown(&e.session_id).into_owned(),
-            shown(&state).into_owned(),
+            shown(&state_cell(s)).into_owned(),
             e.pid.map_or("-".into(), |p| p.to_string()),
             or_dash(&e.label),
             or_dash(&e.shell),
             sandbox_marker(e.sandbox.as_ref()),
             or_dash(&e.created_at),
         ]);
-        for p in s.ptys.iter().flatten().filter(|p| p.pty > 0) {
-            let state = match (p.exit_code, p.attached) {
-                (Some(c), _) => format!("exited({c})"),
-                (None, 0) => p.state.to_string(),
-                (None, n) => format!("{} [{n} attached]", p.state),
-            };
-            rows.push(vec![
-                format!("  {}", shown(&p.address)),
-                state,
-                p.pid.map_or("-".into(), |p| p.to_string()),
-                "-".into(),
-                p.command
-                    .as_deref()
-                    .map_or_else(|| or_dash(&e.shell), |c| shown(c).into_owned()),
-                sandbox_marker(e.sandbox.as_ref()),
-                "-".into(),
-            ]);
-        }
+        rows.extend(
+            s.ptys
+                .iter()
+                .flatten()
+                .filter(|p| p.pty > 0)
+                .map(|p| pty_row(e, p)),
+        );
     }
-    let widths: Vec<usize> = (0..rows[0].len())
+    out(table(&rows).as_bytes());
+}
+
+/// A listed name or `-`, with control characters shown as escapes.
+fn or_dash(v: &Option<String>) -> String {
+    v.as_deref().map_or("-".into(), |t| shown(t).into_owned())
+}
+
+/// A session's STATE column: `exited(3)`, `program:running(2 restarts)`,
+/// `running:vim [1 attached]` …
+fn state_cell(s: &crate::api::sessions::SessionView<RegistryEntry>) -> String {
+    let state = match &s.live {
+        Some(Live::Exited { exit_code, .. }) => format!(
+            "exited({})",
+            exit_code.map_or("?".into(), |c| c.to_string())
+        ),
+        Some(Live::Running(l)) if l.process.is_some() => {
+            let p = l
+                .process
+                .as_ref()
+                .map(|p| (p.state.as_str(), p.restart_count));
+            match p {
+                Some((state, 0)) => format!("program:{state}"),
+                Some((state, n)) => format!("program:{state}({n} restarts)"),
+                None => s.state.to_string(),
+            }
+        }
+        Some(Live::Running(l)) if l.busy => format!(
+            "running:{}",
+            l.foreground_command.as_deref().unwrap_or("busy")
+        ),
+        _ => s.state.to_string(),
+    };
+    match &s.live {
+        Some(Live::Running(l)) if l.attached > 0 => {
+            format!("{state} [{} attached]", l.attached)
+        }
+        _ => state,
+    }
+}
+
+/// The row of shell PTY `p` of the session of entry `e`, under the session's row.
+fn pty_row(e: &RegistryEntry, p: &crate::api::sessions::PtyView) -> [String; 7] {
+    let state = match (p.exit_code, p.attached) {
+        (Some(c), _) => format!("exited({c})"),
+        (None, 0) => p.state.to_string(),
+        (None, n) => format!("{} [{n} attached]", p.state),
+    };
+    [
+        format!("  {}", shown(&p.address)),
+        state,
+        p.pid.map_or("-".into(), |p| p.to_string()),
+        "-".into(),
+        p.command
+            .as_deref()
+            .map_or_else(|| or_dash(&e.shell), |c| shown(c).into_owned()),
+        sandbox_marker(e.sandbox.as_ref()),
+        "-".into(),
+    ]
+}
+
+/// `rows` as columns two spaces apart, each as wide as its widest cell (counted once), no
+/// trailing blanks.
+fn table<const N: usize>(rows: &[[String; N]]) -> String {
+    let widths: Vec<usize> = (0..N)
         .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
         .collect();
-    let mut s = String::new();
+    let mut s = String::with_capacity(rows.len() * (widths.iter().sum::<usize>() + 2 * N + 1));
     for r in rows {
-        let line: Vec<String> = r
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        s.push_str(line.join("  ").trim_end());
+        let start = s.len();
+        for (i, (c, w)) in r.iter().zip(&widths).enumerate() {
+            if i > 0 {
+                s.push_str("  ");
+            }
+            s.push_str(c);
+            if i + 1 < N {
+                let pad = w.saturating_sub(c.chars().count());
+                s.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        let end = s[start..].trim_end().len() + start;
+        s.truncate(end);
         s.push('\n');
     }
-    out(s.as_bytes());
+    s
 }
 
 /// `kpty help`: clap's long help, exactly as `kpty --help` prints it.
