@@ -108,10 +108,12 @@ fn probe_all(ctx: &Ctx, entries: &[&RegistryEntry]) -> Vec<Liveness> {
     entries
         .iter()
         .zip(targets)
-        .map(|(e, target)| match (target, answers.next()) {
-            (Ok(sock), Some(answer)) => judge(ctx, e, &sock, answer),
-            (Ok(_), None) => Liveness::Dead,
-            (Err(known), _) => known,
+        // Only the sessions with a socket were asked: their answers come in their order.
+        .map(|(e, target)| match target {
+            Ok(sock) => answers
+                .next()
+                .map_or(Liveness::Dead, |answer| judge(ctx, e, &sock, answer)),
+            Err(known) => known,
         })
         .collect()
 }
