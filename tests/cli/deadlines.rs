@@ -233,6 +233,9 @@ fn list_shows_each_of_many_sessions_as_it_is_among_hung_killed_and_ended_holders
     // a SIGKILLed one, or a shell that exited. One `list` (within its probe deadline) shows
     // every one of them as it is, the running ones with their own shell's pid, in both forms.
     let env = Env::new();
+    // A registered (desktop) session first in list's order: it has no holder to ask, and
+    // must not shift the answers of the sessions after it.
+    env.ok(&["register", "ext", "--desktop-url", "http://127.0.0.1:9"]);
     let ids: Vec<String> = std::thread::scope(|s| {
         let makers: Vec<_> = (0..4)
             .map(|_| s.spawn(|| (0..8).map(|_| env.create(&[])).collect::<Vec<_>>()))
@@ -249,7 +252,7 @@ fn list_shows_each_of_many_sessions_as_it_is_among_hung_killed_and_ended_holders
             .cloned()
             .unwrap_or_else(|| panic!("{id} is not listed: {list}"))
     };
-    assert_eq!(first["count"], 32, "{first}");
+    assert_eq!(first["count"], 33, "{first}");
     let pids: Vec<(u64, u64)> = ids
         .iter()
         .map(|id| {
@@ -276,7 +279,8 @@ fn list_shows_each_of_many_sessions_as_it_is_among_hung_killed_and_ended_holders
         .map(|i| Stopped::new(pids[i].0))
         .collect();
     let (_, v) = within(&env, &["list"], 1000);
-    assert_eq!(v["count"], 32, "{v}");
+    assert_eq!(v["count"], 33, "{v}");
+    assert_eq!(entry(&v, "ext")["state"], "registered", "{v}");
     let table = env.ok(&["list"]);
     for (i, id) in ids.iter().enumerate() {
         let e = entry(&v, id);
