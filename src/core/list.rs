@@ -1,19 +1,18 @@
-//! `list`: every session in the registry with its honest state, holders probed in parallel
+//! `list`: every session in the registry with its honest state, holders probed all at once
 //! with a short deadline (a SIGKILLed or stopped holder never makes this hang).
 
 use super::kind::is_local;
-use super::sessions::{Liveness, probe};
+use super::sessions::{Liveness, PROBE_TIMEOUT, judge, probe_socket};
 use super::{Ctx, wire};
 use crate::api::SessionState;
 use crate::api::http::{BridgeListReply, BridgeSession};
 use crate::api::reply::Success;
 use crate::api::sessions::{BySource, ListReply, Live, Running, SessionView};
 use crate::error::Result;
+use crate::proto::status_all::status_all;
 use crate::store::{Registry, RegistryEntry};
 use serde_json::{Value, json};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock};
-use std::time::Duration;
+use std::path::{Path, PathBuf};
 
 /// One session as `list` shows it.
 pub fn session_view(e: &RegistryEntry, live: &Liveness) -> SessionView<RegistryEntry> {
@@ -95,52 +94,27 @@ pub fn list(ctx: &Ctx) -> Result<ListReply<RegistryEntry>> {
     })
 }
 
-/// Holders probed at once by [`probe_all`] while they answer promptly.
-const PROBERS: usize = 8;
-/// How long [`probe_all`] lets its first probers work before it gives every session not yet
-/// probed a prober of its own (stopped holders are taking their full timeout).
-const PROBE_PATIENCE: Duration = Duration::from_millis(20);
-
-/// Probe every session: [`PROBERS`] threads while the holders answer (a hundred threads
-/// cost more to start than a hundred answers take), and, once [`PROBE_PATIENCE`] has passed
-/// with sessions still unprobed, one thread for each of them — so the whole list never takes
-/// much more than one probe's timeout, whatever number of holders hang. A prober that dies
-/// leaves its session `Dead`.
+/// Probe every session at once, on this thread ([`status_all`]): every holder asked, the
+/// answers read as they come, one [`PROBE_TIMEOUT`] for them all — so a hung holder holds
+/// the list up no longer than that, whatever number of holders hang. Each answer is judged
+/// as [`super::sessions::probe`] judges it (the holder proves the id it serves).
 fn probe_all(ctx: &Ctx, entries: &[&RegistryEntry]) -> Vec<Liveness> {
-    let n = entries.len();
-    let next = AtomicUsize::new(0);
-    let slots: Vec<OnceLock<Liveness>> = (0..n).map(|_| OnceLock::new()).collect();
-    let done = (Mutex::new(0usize), Condvar::new());
-    let work = || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(e) = entries.get(i) else { break };
-            let _ = slots[i].set(probe(ctx, e));
-            if let Ok(mut d) = done.0.lock() {
-                *d += 1;
-            }
-            done.1.notify_all();
-        }
-    };
-    std::thread::scope(|s| {
-        let mut probers: Vec<_> = (0..n.min(PROBERS)).map(|_| s.spawn(work)).collect();
-        let finished = done.0.lock().map(|d| {
-            done.1
-                .wait_timeout_while(d, PROBE_PATIENCE, |d| *d < n)
-                .map(|(d, _)| *d >= n)
-                .unwrap_or(false)
-        });
-        if !finished.unwrap_or(false) {
-            let unclaimed = n.saturating_sub(next.load(Ordering::Relaxed));
-            probers.extend((0..unclaimed).map(|_| s.spawn(work)));
-        }
-        for p in probers {
-            let _ = p.join();
-        }
-    });
-    slots
-        .into_iter()
-        .map(|s| s.into_inner().unwrap_or(Liveness::Dead))
+    let targets: Vec<_> = entries.iter().map(|e| probe_socket(ctx, e)).collect();
+    let sockets: Vec<&Path> = targets
+        .iter()
+        .filter_map(|t| t.as_ref().ok().map(PathBuf::as_path))
+        .collect();
+    let mut answers = status_all(&sockets, PROBE_TIMEOUT).into_iter();
+    entries
+        .iter()
+        .zip(targets)
+        // Only the sessions with a socket were asked: their answers come in their order.
+        .map(|(e, target)| match target {
+            Ok(sock) => answers
+                .next()
+                .map_or(Liveness::Dead, |answer| judge(ctx, e, &sock, answer)),
+            Err(known) => known,
+        })
         .collect()
 }
 

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// How long a liveness probe may take.
-const PROBE_TIMEOUT: Duration = Duration::from_millis(1000);
+pub(super) const PROBE_TIMEOUT: Duration = Duration::from_millis(1000);
 /// How long past a call's own timeout (talk, read) its holder may take to reply: a stopped
 /// holder costs the caller its timeout plus this, never more (the promise is timeout + 1 s;
 /// the rest is for resolving the session and printing).
@@ -273,44 +273,66 @@ pub fn sweep_dead_sockets() {
 
 /// Ask the holder how it is, with a short deadline; never hangs, never panics.
 pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
+    match probe_socket(ctx, e) {
+        Ok(sock) => judge(
+            ctx,
+            e,
+            &sock,
+            client::call(&sock, StatusRequest, PROBE_TIMEOUT),
+        ),
+        Err(known) => known,
+    }
+}
+
+/// The socket [`probe`] asks `e`'s holder on, or what `e` is without asking (an external
+/// session, one still starting, one whose socket cannot be named).
+pub fn probe_socket(ctx: &Ctx, e: &RegistryEntry) -> std::result::Result<PathBuf, Liveness> {
     if !super::kind::is_local(e) {
-        return Liveness::Registered;
+        return Err(Liveness::Registered);
     }
     if starting(ctx, e) {
-        return Liveness::Starting;
+        return Err(Liveness::Starting);
     }
-    if let Some(sock) = socket_of(ctx, e) {
-        match client::call(&sock, StatusRequest, PROBE_TIMEOUT) {
-            // The socket is derived, never read from a file; the holder proves it is the
-            // one meant (older holders do not say).
-            Ok(s) if !serves(&s, e) => {
-                return Liveness::Unresponsive(format!(
-                    "the holder on the socket of {} serves {:?} instead",
-                    e.session_id, s.session_id
-                ));
+    socket_of(ctx, e).ok_or_else(|| saved_exit(ctx, e).unwrap_or(Liveness::Dead))
+}
+
+/// What the status `answer` of the holder on `sock` (the socket of `e`) says of `e`.
+pub fn judge(
+    ctx: &Ctx,
+    e: &RegistryEntry,
+    sock: &std::path::Path,
+    answer: std::result::Result<StatusBody, Unreachable>,
+) -> Liveness {
+    match answer {
+        // The socket is derived, never read from a file; the holder proves it is the
+        // one meant (older holders do not say).
+        Ok(s) if !serves(&s, e) => {
+            return Liveness::Unresponsive(format!(
+                "the holder on the socket of {} serves {:?} instead",
+                e.session_id, s.session_id
+            ));
+        }
+        Ok(s) if s.alive => return Liveness::Running(Box::new(s)),
+        Ok(s) => {
+            return Liveness::Exited {
+                exit_code: s.exit_code,
+                exit_signal: None,
+                state: "exited".into(),
+            };
+        }
+        Err(Unreachable::Gone(err)) => {
+            // dtach: a refused connection means a dead holder; clean its socket.
+            if err.kind() == std::io::ErrorKind::ConnectionRefused {
+                remove_dead_socket(sock);
             }
-            Ok(s) if s.alive => return Liveness::Running(Box::new(s)),
-            Ok(s) => {
-                return Liveness::Exited {
-                    exit_code: s.exit_code,
-                    exit_signal: None,
-                    state: "exited".into(),
-                };
-            }
-            Err(Unreachable::Gone(err)) => {
-                // dtach: a refused connection means a dead holder; clean its socket.
-                if err.kind() == std::io::ErrorKind::ConnectionRefused {
-                    remove_dead_socket(&sock);
-                }
-            }
-            Err(Unreachable::Other(err)) => {
-                // A holder that is just finishing closes connections as it goes: its
-                // metadata already says how the shell ended.
-                return match saved_exit(ctx, e) {
-                    Some(l) => l,
-                    None => Liveness::Unresponsive(err.message),
-                };
-            }
+        }
+        Err(Unreachable::Other(err)) => {
+            // A holder that is just finishing closes connections as it goes: its
+            // metadata already says how the shell ended.
+            return match saved_exit(ctx, e) {
+                Some(l) => l,
+                None => Liveness::Unresponsive(err.message),
+            };
         }
     }
     saved_exit(ctx, e).unwrap_or(Liveness::Dead)

@@ -208,7 +208,7 @@ pub fn call<C: Call>(
 }
 
 /// The holder did not answer before the caller's deadline.
-fn timed_out() -> Error {
+pub(super) fn timed_out() -> Error {
     Error::new(
         ErrorCode::PtyTimeout,
         "the session holder did not answer within the call's timeout",
@@ -217,7 +217,7 @@ fn timed_out() -> Error {
 }
 
 /// A failed exchange; a read or write that ran into the deadline is `PTY_TIMEOUT`.
-fn io_err(what: &str, e: std::io::Error) -> Error {
+pub(super) fn io_err(what: &str, e: std::io::Error) -> Error {
     if matches!(
         e.kind(),
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut

@@ -5,7 +5,7 @@
 //! that outlives it fails the test (the promise is timeout + 1 s; the slack is for a loaded
 //! machine, not for kpty).
 
-use crate::support::{Env, kill_9, parse, spawn, stderr};
+use crate::support::{Env, kill_9, parse, pid_gone, spawn, stderr, wait_for};
 use serde_json::Value;
 use std::process::{Command, Output};
 use std::sync::mpsc;
@@ -186,9 +186,9 @@ async fn mcp_calls_on_a_stopped_holder_end_within_their_timeout() {
 
 #[test]
 fn list_answers_for_every_session_when_more_holders_hang_than_it_probes_at_once() {
-    // `list` probes a few holders at a time while they answer; hung holders must neither cost
-    // it a probe's timeout each nor hide the sessions that answer. More stopped holders than
-    // list's first probers (8), and sessions that answer before and after them in its order.
+    // `list` probes every holder at once with one deadline; hung holders must neither cost it
+    // a probe's timeout each nor hide the sessions that answer. Ten stopped holders, and
+    // sessions that answer before and after them in its order.
     let env = Env::new();
     let ids: Vec<String> = (0..12).map(|_| env.create(&[])).collect();
     let list = env.ok_json(&["list"]);
@@ -213,5 +213,91 @@ fn list_answers_for_every_session_when_more_holders_hang_than_it_probes_at_once(
         } else {
             assert_eq!(s["state"], "running", "{id}: {s}");
         }
+    }
+}
+
+/// What becomes of the `i`th of many sessions before they are listed, and the state `list`
+/// must then show.
+fn fate(i: usize) -> &'static str {
+    match i % 8 {
+        5 => "unresponsive",
+        6 => "dead",
+        7 => "exited",
+        _ => "running",
+    }
+}
+
+#[test]
+fn list_shows_each_of_many_sessions_as_it_is_among_hung_killed_and_ended_holders() {
+    // 32 sessions, made four at a time; every eighth from the sixth on has a stopped holder,
+    // a SIGKILLed one, or a shell that exited. One `list` (within its probe deadline) shows
+    // every one of them as it is, the running ones with their own shell's pid, in both forms.
+    let env = Env::new();
+    // A registered (desktop) session first in list's order: it has no holder to ask, and
+    // must not shift the answers of the sessions after it.
+    env.ok(&["register", "ext", "--desktop-url", "http://127.0.0.1:9"]);
+    let ids: Vec<String> = std::thread::scope(|s| {
+        let makers: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| (0..8).map(|_| env.create(&[])).collect::<Vec<_>>()))
+            .collect();
+        makers.into_iter().flat_map(|m| m.join().unwrap()).collect()
+    });
+    let first = env.ok_json(&["list"]);
+    let entry = |list: &Value, id: &str| -> Value {
+        list["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["session_id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} is not listed: {list}"))
+    };
+    assert_eq!(first["count"], 33, "{first}");
+    let pids: Vec<(u64, u64)> = ids
+        .iter()
+        .map(|id| {
+            let e = entry(&first, id);
+            assert_eq!(e["state"], "running", "{e}");
+            (
+                e["holder_pid"].as_u64().unwrap(),
+                e["pid"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    for (i, id) in ids.iter().enumerate().filter(|(i, _)| fate(*i) == "exited") {
+        env.send_line(id, "exit 3");
+        wait_for(10_000, "the shell to exit", || {
+            pid_gone(pids[i].1) && env.entry(id)["state"] == "exited"
+        });
+    }
+    for (i, _) in ids.iter().enumerate().filter(|(i, _)| fate(*i) == "dead") {
+        kill_9(pids[i].0);
+        wait_for(5_000, "the holder to be gone", || pid_gone(pids[i].0));
+    }
+    let _stopped: Vec<Stopped> = (0..ids.len())
+        .filter(|i| fate(*i) == "unresponsive")
+        .map(|i| Stopped::new(pids[i].0))
+        .collect();
+    let (_, v) = within(&env, &["list"], 1000);
+    assert_eq!(v["count"], 33, "{v}");
+    assert_eq!(entry(&v, "ext")["state"], "registered", "{v}");
+    let table = env.ok(&["list"]);
+    for (i, id) in ids.iter().enumerate() {
+        let e = entry(&v, id);
+        assert_eq!(e["state"], fate(i), "{id}: {e}");
+        match fate(i) {
+            "running" => assert_eq!(e["pid"], pids[i].1, "{e}"),
+            "exited" => assert_eq!(e["exit_code"], 3, "{e}"),
+            _ => {}
+        }
+        let row = table
+            .lines()
+            .find(|l| l.starts_with(id.as_str()))
+            .unwrap_or_else(|| panic!("{id} has no row:\n{table}"));
+        let shown = match fate(i) {
+            "exited" => "exited(3)",
+            f => f,
+        };
+        assert_eq!(row.split_whitespace().nth(1), Some(shown), "{row}");
     }
 }
