@@ -169,11 +169,6 @@ end
 function __kpty_postexec --on-event fish_postexec
     printf '\e]133;D;%s\a' $status
 end
-# A line cancelled with Ctrl-C gives way to a new prompt (fish draws it without the
-# fish_prompt event).
-function __kpty_cancel --on-event fish_cancel
-    printf '\e]133;A\a'
-end
 "#;
 
 /// Write the integration files for `kind` into `dir` and say how to start the shell.
