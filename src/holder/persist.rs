@@ -10,13 +10,7 @@ use std::time::{Duration, Instant};
 /// Minimum spacing between two saves while output keeps coming.
 const DEBOUNCE: Duration = Duration::from_secs(1);
 
-/// How long a change waits before it is saved: the save (a copy of the ring, two files
-/// written and synced) then comes after the burst that made it — a command's output and
-/// the reply to the talk that ran it — instead of competing with it for the CPU.
-const SAVE_DELAY: Duration = Duration::from_millis(200);
-
-/// The persistence thread: save [`SAVE_DELAY`] after something changed, at most once per
-/// `DEBOUNCE` (1 s).
+/// The persistence thread: save whenever something changed, at most once per `DEBOUNCE` (1 s).
 pub fn debounced(shared: Arc<Shared>, state: StateDir, meta: Metadata) {
     let Ok(id) = SessionId::parse(&meta.session_id) else {
         return;
@@ -27,12 +21,9 @@ pub fn debounced(shared: Arc<Shared>, state: StateDir, meta: Metadata) {
         while !st.dirty && st.exit.is_none() {
             st = shared.cond.wait(st).unwrap_or_else(|p| p.into_inner());
         }
-        drop(st);
-        let st = wait_ended(&shared, Instant::now() + SAVE_DELAY);
         if st.exit.is_some() {
             return; // the main thread does the final save
         }
-        let mut st = st;
         st.dirty = false;
         let bytes = st.ring.contents();
         let size = (st.cols, st.rows);
@@ -51,21 +42,16 @@ pub fn debounced(shared: Arc<Shared>, state: StateDir, meta: Metadata) {
             tracing::warn!("saving metadata failed: {e}");
         }
         // Debounce: wait the rest of the spell unless the shell ends meanwhile.
-        drop(wait_ended(&shared, Instant::now() + DEBOUNCE - SAVE_DELAY));
-    }
-}
-
-/// Wait until `until` unless the shell ends first; returns with the state locked.
-fn wait_ended(shared: &Shared, until: Instant) -> std::sync::MutexGuard<'_, super::session::State> {
-    let mut st = shared.lock();
-    while st.exit.is_none() {
-        let (g, up) = shared.wait_on(&shared.ended, st, until);
-        st = g;
-        if up {
-            break;
+        let until = Instant::now() + DEBOUNCE;
+        let mut st = shared.lock();
+        while st.exit.is_none() {
+            let (g, up) = shared.wait_on(&shared.ended, st, until);
+            st = g;
+            if up {
+                break;
+            }
         }
     }
-    st
 }
 
 /// The final save once the shell has ended: buffer, exit status, state.
