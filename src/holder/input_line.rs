@@ -27,8 +27,9 @@ use std::time::{Duration, Instant};
 /// (their echo, or the redraw of a line they emptied).
 const ECHO_SETTLE: Duration = Duration::from_millis(300);
 
-/// How long an Enter typed since the prompt waits at most for the shell's answer (its
-/// output-start marker or a new prompt) before the line is judged.
+/// How long a line submitted just before a talk waits at most for the shell's answer (its
+/// output-start marker or a new prompt) before the Enter is taken as one the shell ignored
+/// and the line is judged.
 const ENTER_SETTLE: Duration = Duration::from_secs(3);
 
 /// The keys that empty the input line: to its end, then kill back to its start.
@@ -47,7 +48,7 @@ impl Shared {
         self.wait_prompt_drawn(method, deadline)?;
         // Keys typed since that prompt may bring another (an Enter, a Ctrl-C): wait for the
         // shell to answer them, then for that prompt.
-        if self.settle_input(deadline) {
+        if self.settle_input(method, deadline)? {
             self.wait_prompt_drawn(method, deadline)?;
         }
         let Some(text) = self.input_line_text() else {
@@ -112,34 +113,58 @@ impl Shared {
         (since_prompt && !pending.trim().is_empty()).then(|| pending.trim().to_string())
     }
 
-    /// Keys were typed since the prompt was drawn (or, without prompt markers, since the
-    /// last output): give the shell up to [`ECHO_SETTLE`] to answer them — their echo, or a
-    /// new prompt, which ends the wait at once. Returns whether a new prompt started.
-    fn settle_input(&self, deadline: Instant) -> bool {
+    /// A line submitted just before (an Enter typed since the shell last answered one) may
+    /// still start its command: with shell integration, wait up to [`ENTER_SETTLE`] for the
+    /// shell's answer — `PTY_BUSY` when that line's command started, or when `deadline` comes
+    /// first; past [`ENTER_SETTLE`] the Enter is taken as one the shell ignored. Then keys
+    /// typed since the prompt was drawn (or, without prompt markers, since the last output)
+    /// get up to [`ECHO_SETTLE`] for the shell to answer them — their echo, or a new prompt,
+    /// which ends the wait at once. Returns whether a new prompt started.
+    fn settle_input(&self, method: Integration, deadline: Instant) -> Result<bool> {
+        if method == Integration::Osc133 {
+            self.await_answer(deadline)?;
+        }
         let mut st = self.lock();
-        // An Enter typed since the prompt: the shell answers it with a marker (a command
-        // starts, or a new prompt), later under load than an echo.
-        let entered = st
-            .entered
-            .is_some_and(|e| st.input_ready.is_some_and(|drawn| e > drawn));
-        let settle = if entered { ENTER_SETTLE } else { ECHO_SETTLE };
-        let bound = deadline.min(Instant::now() + settle);
+        let bound = deadline.min(Instant::now() + ECHO_SETTLE);
         loop {
             let unanswered = match st.input_ready {
                 Some(drawn) => st.last_input > drawn,
                 // A new prompt is on its way.
-                None if st.input_seen => return true,
+                None if st.input_seen => return Ok(true),
                 None => st.last_input > st.last_output,
             };
             if !unanswered || st.exit.is_some() {
-                return false;
+                return Ok(false);
             }
             let (g, up) = self.wait_on(&self.cond, st, bound);
             st = g;
             if up {
-                return st.input_ready.is_none() && st.input_seen;
+                return Ok(st.input_ready.is_none() && st.input_seen);
             }
         }
+    }
+
+    /// Wait for the shell to answer the line last submitted (see `submitted`): `PTY_BUSY`
+    /// when its command runs, or when `deadline` passes first.
+    fn await_answer(&self, deadline: Instant) -> Result<()> {
+        let mut st = self.lock();
+        let bound = deadline.min(Instant::now() + ENTER_SETTLE);
+        while st.submitted.is_some() && st.exit.is_none() {
+            let (g, up) = self.wait_on(&self.events, st, bound);
+            st = g;
+            if up && st.submitted.is_some() {
+                if Instant::now() >= deadline {
+                    return Err(self.unanswered_error());
+                }
+                // No answer at all (an Enter the line editor kept, as fish does on an
+                // unfinished line): the line is judged as it is.
+                st.submitted = None;
+            }
+        }
+        if !st.at_prompt && st.exit.is_none() {
+            return Err(self.running_error());
+        }
+        Ok(())
     }
 
     /// Type [`CLEAR_LINE`] and wait (until `deadline`) for the screen to show the line empty.
@@ -174,6 +199,21 @@ impl Shared {
                 }));
             }
         }
+    }
+
+    fn unanswered_error(&self) -> Error {
+        Error::new(
+            ErrorCode::PtyBusy,
+            format!(
+                "{} is busy: the shell has not answered a line submitted just before this talk \
+                 (no command started, no new prompt); nothing was typed",
+                self.session_id
+            ),
+        )
+        .with_hint(crate::error::Hint::ReadOrInterrupt {
+            session: self.session_id.clone(),
+        })
+        .with_details(crate::error::details::Session::of(&self.session_id))
     }
 
     fn running_error(&self) -> Error {

@@ -63,8 +63,12 @@ impl MarkerScanner {
             if rest.len() < PREFIX.len() {
                 if PREFIX.starts_with(rest) {
                     self.keep(&data[at..], base + at as u64);
+                    break;
                 }
-                break;
+                // Another sequence near the end (`ESC [ K`): a marker may still start
+                // after it.
+                i = at + 1;
+                continue;
             }
             if !rest.starts_with(PREFIX) {
                 i = at + 1;
@@ -218,6 +222,45 @@ mod tests {
         // offsets point at the ESC and past the terminator
         let c = whole[2];
         assert_eq!(&BASH[c.start as usize..c.end as usize], b"\x1b]133;C\x07");
+    }
+
+    /// Pieces of what shells print: markers (both terminators), short sequences that end
+    /// just before a marker (fish's `\r ESC [K` before its A), text.
+    const PIECES: &[&[u8]] = &[
+        b"\x1b]133;A\x07",
+        b"\x1b]133;B\x07",
+        b"\x1b]133;C\x07",
+        b"\x1b]133;D;0\x07",
+        b"\x1b]133;D;1\x1b\\",
+        b"\x1b]133;A;click_events=1\x07",
+        b"\r\x1b[K",
+        b"\x1b(B",
+        b"\x1b[m",
+        b"\x1b",
+        b"\x1b]0;t\x07",
+        b"$ ",
+        b"hi\r\n",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn markers_are_found_wherever_the_reads_cut_the_stream(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..12),
+            cuts in proptest::collection::vec(proptest::num::usize::ANY, 0..8),
+        ) {
+            let stream = pieces.concat();
+            let whole = scan_all(&stream, stream.len().max(1));
+            let mut bounds: Vec<usize> = cuts.iter().map(|c| c % (stream.len() + 1)).collect();
+            bounds.extend([0, stream.len()]);
+            bounds.sort_unstable();
+            bounds.dedup();
+            let mut s = MarkerScanner::new();
+            let cut: Vec<Mark> = bounds
+                .windows(2)
+                .flat_map(|w| s.feed(&stream[w[0]..w[1]], w[0] as u64))
+                .collect();
+            proptest::prop_assert_eq!(cut, whole, "{:?}", String::from_utf8_lossy(&stream));
+        }
     }
 
     #[test]

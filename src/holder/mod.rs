@@ -31,6 +31,7 @@ pub mod server;
 pub mod session;
 pub mod shell;
 mod shell_state;
+mod submitted;
 pub mod talk;
 mod talk_errors;
 mod term_queries;

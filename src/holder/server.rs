@@ -7,11 +7,13 @@ use crate::proto::{
     Done, Envelope, PROTOCOL_VERSION, ProgressBody, Reply, Request, ResizeBody, frame,
 };
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 
 /// Accept connections until the process exits.
 pub fn serve(listener: UnixListener, shared: Arc<Shared>) {
     let me = rustix::process::getuid();
+    let workers = Workers::new();
     for conn in listener.incoming() {
         let Ok(stream) = conn else { continue };
         match rustix::net::sockopt::socket_peercred(&stream) {
@@ -25,8 +27,77 @@ pub fn serve(listener: UnixListener, shared: Arc<Shared>) {
                 continue;
             }
         }
-        let s = shared.clone();
-        std::thread::spawn(move || handle(stream, s));
+        workers.run(stream, &shared);
+    }
+}
+
+/// Most connection threads kept waiting for the next connection.
+const IDLE_WORKERS: usize = 2;
+
+/// The threads that serve connections, one connection each at a time. A thread that
+/// finished its connection waits for the next one (up to [`IDLE_WORKERS`] do) instead of
+/// exiting: a request then costs no thread start and teardown. A connection that finds
+/// no waiting thread gets a new one, so a long request (a talk, an attach) never holds up
+/// another (a cancel).
+struct Workers {
+    /// Connections handed to waiting threads.
+    tx: mpsc::Sender<UnixStream>,
+    rx: Arc<Mutex<mpsc::Receiver<UnixStream>>>,
+    /// Threads waiting on `rx` that no connection has been promised to.
+    idle: Arc<AtomicUsize>,
+}
+
+impl Workers {
+    fn new() -> Self {
+        let (tx, rx) = mpsc::channel();
+        Self {
+            tx,
+            rx: Arc::new(Mutex::new(rx)),
+            idle: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Serve `stream` on a waiting thread, or on a new one.
+    fn run(&self, stream: UnixStream, shared: &Arc<Shared>) {
+        let promised = self
+            .idle
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
+            .is_ok();
+        let stream = match promised {
+            // A waiting thread takes it (it counted itself idle before it waits).
+            true => match self.tx.send(stream) {
+                Ok(()) => return,
+                Err(mpsc::SendError(stream)) => stream,
+            },
+            false => stream,
+        };
+        let (rx, idle, s) = (self.rx.clone(), self.idle.clone(), shared.clone());
+        std::thread::spawn(move || worker(stream, &s, &rx, &idle));
+    }
+}
+
+/// A connection thread: serve `stream`, then the connections handed over while it waits.
+fn worker(
+    mut stream: UnixStream,
+    shared: &Arc<Shared>,
+    rx: &Mutex<mpsc::Receiver<UnixStream>>,
+    idle: &AtomicUsize,
+) {
+    loop {
+        handle(stream, shared.clone());
+        let waiting = idle
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < IDLE_WORKERS).then_some(n + 1)
+            })
+            .is_ok();
+        if !waiting {
+            return;
+        }
+        let next = rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+        match next {
+            Ok(s) => stream = s,
+            Err(_) => return,
+        }
     }
 }
 
@@ -185,7 +256,7 @@ fn talk(
     stream: &UnixStream,
     t: &crate::proto::TalkRequest,
 ) -> crate::error::Result<crate::proto::TalkBody> {
-    let mut out = stream.try_clone().ok();
+    let mut out = t.progress_ms.and_then(|_| stream.try_clone().ok());
     let mut send = |p: &ProgressBody| {
         let Some(s) = out.as_mut() else { return false };
         serde_json::to_vec(&Reply::progress(p)).is_ok_and(|b| frame::write_frame(s, &b).is_ok())

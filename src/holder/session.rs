@@ -11,6 +11,7 @@ use super::markers::{MarkKind, MarkerScanner};
 use super::restarter::Restarter;
 use super::screen::Screen;
 use super::shell::{Integration, ShellKind};
+use super::submitted::Submitted;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::ring::Ring;
 use crate::safety::{Opacity, Typing};
@@ -83,8 +84,8 @@ pub struct State {
     pub last_output: Instant,
     /// When kpty last typed into the terminal.
     pub last_input: Instant,
-    /// When kpty last typed an Enter (CR or LF) into the terminal.
-    pub entered: Option<Instant>,
+    /// The line kpty last submitted (typed an Enter into), until the shell answers it.
+    pub(super) submitted: Option<Submitted>,
     /// The end of output when kpty last typed into the terminal: where `wait_for` looks
     /// from by default, so output caused by that input counts however fast it came.
     pub input_offset: u64,
@@ -202,7 +203,7 @@ impl Shared {
                 output_seen: false,
                 last_output: Instant::now(),
                 last_input: Instant::now(),
-                entered: None,
+                submitted: None,
                 input_offset: 0,
                 prompt_at: None,
                 input_ready: None,
@@ -333,6 +334,12 @@ impl Shared {
             c.push(chunk);
         }
         let marked = !marks.is_empty();
+        if from_pty
+            && let Some(s) = st.submitted.as_mut()
+            && s.answered(chunk, off, &marks)
+        {
+            st.submitted = None;
+        }
         for m in marks {
             if m.kind != MarkKind::InputStart {
                 (st.input_ready, st.input_at) = (None, None);
@@ -461,7 +468,7 @@ impl Shared {
             let mut st = self.lock();
             st.last_input = Instant::now();
             if data.iter().any(|&b| b == b'\r' || b == b'\n') {
-                st.entered = Some(st.last_input);
+                st.submitted = Some(Submitted::at(st.ring.end()));
             }
             st.input_offset = st.ring.end();
         }

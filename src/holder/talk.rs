@@ -36,7 +36,7 @@ impl Shared {
     pub fn talk(&self, req: &TalkRequest, progress: Option<Progress<'_>>) -> Result<TalkBody> {
         let started = Instant::now();
         let deadline = started + Duration::from_millis(req.timeout_ms);
-        let a = self.admit(req, deadline)?;
+        let mut a = self.admit(req, deadline)?;
         let command = match &req.stdin {
             // A nested shell (a forced talk) cannot see our files.
             Some(path) if !req.force => with_stdin(a.kind, &req.command, path),
@@ -62,6 +62,9 @@ impl Shared {
             false => Ok(None),
         };
         let cleared = cleared.inspect_err(|_| self.end_talk())?;
+        // What came while the line settled (a command submitted just before, answered) is
+        // not this talk's: it begins where it types.
+        a.begin = self.restart_capture();
         self.type_checked(&typed, a.opacity)?;
         let mut detector = match a.method {
             Integration::Sentinel => Detector::sentinel(&a.sentinel, a.begin),
@@ -397,6 +400,16 @@ impl Shared {
             cancelled: talking,
             at_prompt: talking && interrupt && at_prompt,
         })
+    }
+
+    /// The running talk's capture starts afresh at the output's end; returns that offset.
+    fn restart_capture(&self) -> u64 {
+        let mut st = self.lock();
+        let begin = st.ring.end();
+        if let TalkState::Running { capture, .. } = &mut st.talk {
+            *capture = Capture::at(begin);
+        }
+        begin
     }
 
     fn end_talk(&self) {

@@ -143,6 +143,84 @@ fn a_line_emptied_again_or_typed_and_submitted_is_free() {
     }
 }
 
+/// How a line gets submitted just before a talk.
+#[derive(Debug, Clone, Copy)]
+enum Submit {
+    /// `send-keys -l TEXT`, then `send-keys Enter`.
+    KeysThenEnter,
+    /// `send-line TEXT`.
+    SendLine,
+    /// `send-keys -l` with a carriage return at the end of the text.
+    CarriageReturn,
+    /// `send-keys -l` with a line feed at the end of the text.
+    LineFeed,
+}
+
+/// Submit `text` with `how`.
+fn submit(env: &Env, id: &str, how: Submit, text: &str) {
+    match how {
+        Submit::KeysThenEnter => {
+            env.ok_json(&["send-keys", "-l", "-s", id, text]);
+            env.ok_json(&["send-keys", "-s", id, "Enter"]);
+        }
+        Submit::SendLine => {
+            env.send_line(id, text);
+        }
+        Submit::CarriageReturn => {
+            env.ok_json(&["send-keys", "-l", "-s", id, &format!("{text}\r")]);
+        }
+        Submit::LineFeed => {
+            env.ok_json(&["send-keys", "-l", "-s", id, &format!("{text}\n")]);
+        }
+    }
+}
+
+#[test]
+fn a_talk_right_after_a_submitted_line_never_takes_that_commands_output() {
+    // A slow hook before each command starts (zsh's preexec, fish's fish_preexec: a prompt
+    // framework's timer, a history sync) holds the shell between taking the line and its
+    // output-start marker: a talk typed meanwhile must not take that command's markers.
+    let env = env();
+    std::fs::write(
+        env.home().join(".zshrc"),
+        "PROMPT='%n %# '\npreexec() { sleep 0.4 }\n",
+    )
+    .expect("zshrc");
+    let fish = env.home().join(".config/fish");
+    std::fs::create_dir_all(&fish).expect("fish config dir");
+    std::fs::write(
+        fish.join("config.fish"),
+        "function __slow --on-event fish_preexec\n    sleep 0.4\nend\n",
+    )
+    .expect("config.fish");
+    let ways = [
+        Submit::KeysThenEnter,
+        Submit::SendLine,
+        Submit::CarriageReturn,
+        Submit::LineFeed,
+    ];
+    let mut n = 0;
+    for sh in shells() {
+        let id = env.create(&["--shell", sh]);
+        assert_eq!(env.out(&id, "printf 'ready-%s\\n' 42"), "ready-42", "{sh}");
+        for how in ways {
+            n += 1;
+            let case = format!("{sh} {how:?}");
+            submit(&env, &id, how, &format!("echo sub-{n}"));
+            let v = env.talk_when_free(&id, &format!("printf 'talk-%s\\n' {n}"));
+            assert_eq!(s(&v, "output"), format!("talk-{n}"), "{case}: {v}");
+            assert!(v.get("cleared_line").is_none(), "{case}: {v}");
+            // The submitted command ran, once, by itself.
+            let shown = screen(&env, &id);
+            let runs = shown
+                .lines()
+                .filter(|l| l.trim() == format!("sub-{n}"))
+                .count();
+            assert_eq!(runs, 1, "{case}: {shown}");
+        }
+    }
+}
+
 /// A command for the back-to-back property: a quick one, a long one that wraps, or a slow one
 /// that a short timeout cuts off (printing before it sleeps, or not).
 fn command() -> impl Strategy<Value = (String, Option<String>, bool)> {
