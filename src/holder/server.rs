@@ -189,7 +189,7 @@ fn version_mismatch(v: u32) -> Error {
     )
 }
 
-fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Answer {
+fn answer(body: &[u8], shared: &Arc<Shared>, stream: &UnixStream) -> Answer {
     let req = match decode(body) {
         Ok(r) => r,
         Err(e) => return encode(Err::<(), _>(e)),
@@ -223,7 +223,10 @@ fn answer(body: &[u8], shared: &Shared, stream: &UnixStream) -> Answer {
         }
         Request::Kill(k) => encode(Ok(shared.kill(k.grace_ms))),
         Request::TermRead(t) => encode(shared.term_read(&t)),
-        Request::WaitFor(w) => encode(shared.wait_for(&w)),
+        Request::WaitFor(w) => {
+            let gone = super::wait::watch_hangup(shared, stream);
+            encode(shared.wait_for(&w, gone.as_deref()))
+        }
         Request::Spec => encode(
             shared
                 .spec

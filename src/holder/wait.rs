@@ -1,5 +1,6 @@
 //! `WaitFor`: wait, woken by each arrival of output (no polling of the output), until it
-//! matches a pattern, goes quiet, or the shell is back at its prompt — or the deadline.
+//! matches a pattern, goes quiet, or the shell is back at its prompt — or the deadline, or
+//! the caller hangs up (a cancelled `wait_for` closes its connection: [`watch_hangup`]).
 
 use super::requests::{screen_state, waiting_state};
 use super::session::{Shared, State};
@@ -7,7 +8,36 @@ use super::shell::Integration;
 use crate::error::{Error, Result};
 use crate::proto::wait::{MATCH_WINDOW, WaitForBody, WaitForRequest, compile};
 use regex::Regex;
+use std::os::unix::net::UnixStream;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// A flag set, and the holder's waits woken, when the client on `stream` hangs up: a thread
+/// peeks at the connection (never reads from it: it may carry the client's next request, which
+/// also ends the watch). `None` when the connection cannot be watched.
+pub fn watch_hangup(shared: &Arc<Shared>, stream: &UnixStream) -> Option<Arc<AtomicBool>> {
+    let peer = stream.try_clone().ok()?;
+    let gone = Arc::new(AtomicBool::new(false));
+    let (flag, s) = (gone.clone(), shared.clone());
+    let spawned = std::thread::Builder::new()
+        .name("kpty-wait-peer".into())
+        .spawn(move || {
+            let mut b = [0u8; 1];
+            let hung_up = loop {
+                match rustix::net::recv(&peer, &mut b, rustix::net::RecvFlags::PEEK) {
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Ok((0, _)) | Err(_) => break true,
+                    Ok(_) => break false,
+                }
+            };
+            if hung_up {
+                flag.store(true, Ordering::SeqCst);
+                s.notify();
+            }
+        });
+    spawned.ok().map(|_| gone)
+}
 
 /// How often the prompt condition looks at the terminal's foreground process group (a
 /// change there wakes no one).
@@ -27,8 +57,8 @@ struct Outcome {
 }
 
 impl Shared {
-    /// `WaitFor`.
-    pub fn wait_for(&self, req: &WaitForRequest) -> Result<WaitForBody> {
+    /// `WaitFor`; ends early (`CANCELLED`) once `gone` is set: nobody waits for the answer.
+    pub fn wait_for(&self, req: &WaitForRequest, gone: Option<&AtomicBool>) -> Result<WaitForBody> {
         let re = match req.pattern.as_deref() {
             Some(p) => Some(compile(p).map_err(Error::invalid)?),
             None => None,
@@ -43,6 +73,12 @@ impl Shared {
         let quiet = req.quiet_ms.map(Duration::from_millis);
         let since = req.since.unwrap_or_else(|| self.lock().input_offset);
         loop {
+            if gone.is_some_and(|g| g.load(Ordering::SeqCst)) {
+                return Err(Error::new(
+                    crate::error::ErrorCode::Cancelled,
+                    "the caller stopped waiting",
+                ));
+            }
             let fg = req.prompt && self.foreground_other().is_some();
             let st = self.lock();
             let now = Instant::now();
