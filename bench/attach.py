@@ -13,8 +13,13 @@ terminal). Prints a Markdown report.
 Usage: python3 bench/attach.py [path/to/kpty] [runs]
 """
 import json, os, pty, select, shutil, signal, statistics, subprocess, sys, tempfile, threading, time
+import glob as _glob
 
-KPTY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/kpty")
+# The release binary: under target/<host>/release/ (.cargo/config.toml builds for the host
+# tuple explicitly) or, for a plain build, target/release/.
+RELEASE_BIN = next(iter(sorted(_glob.glob("target/*/release/kpty"))), "target/release/kpty")
+
+KPTY = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else RELEASE_BIN)
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 30
 SEQ_N = int(os.environ.get("ATTACH_SEQ_N", "2000000"))
 PARTS = os.environ.get("ATTACH_PARTS", "123")  # which of (1) (2) (3) to run

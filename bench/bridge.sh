@@ -20,11 +20,12 @@ die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
 command -v hyperfine >/dev/null || die "hyperfine is needed (apt-get install hyperfine)"
 command -v python3 >/dev/null || die "python3 is needed"
 
-cargo build --release --quiet
+BUILT=$(bash "$ROOT/bench/release_bin.sh")
+[ -x "$BUILT" ] || die "no release binary after the build"
 REV=$(git -C "$ROOT" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kpty-bridge.XXXXXX")
 KPTY="$WORK/kpty" # a private copy: a rebuild during the run cannot swap binaries
-cp "$ROOT/target/release/kpty" "$KPTY"
+cp "$BUILT" "$KPTY"
 A="$WORK/a" B="$WORK/b"
 export KPTY_USER_BASHRC=/dev/null # no PROMPT_COMMAND from the user's config in the figures
 unset KPTY_SESSION KPTY_STATE_DIR KURORYUU_DESKTOP_URL

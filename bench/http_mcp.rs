@@ -7,7 +7,7 @@
 //!
 //! The client is Rust on a single-threaded runtime, so the figures are the server's and not
 //! a client's (a Python client spent ~0.3 ms of CPU a call, a third of this machine).
-//! `KPTY_BENCH_BIN` (default target/release/kpty) and `KPTY_BENCH_RUNS` (default 50).
+//! `KPTY_BENCH_BIN` (default the kpty binary cargo built with the bench) and `KPTY_BENCH_RUNS` (default 50).
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
@@ -235,7 +235,8 @@ fn main() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(50);
     let s = Setup {
-        bin: std::env::var("KPTY_BENCH_BIN").unwrap_or_else(|_| "target/release/kpty".into()),
+        // Default: the binary cargo built for this bench (wherever the build's target put it).
+        bin: std::env::var("KPTY_BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_kpty").into()),
         state: tempfile::Builder::new()
             .prefix("kpty-bench-http-")
             .tempdir()

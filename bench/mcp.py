@@ -6,8 +6,13 @@ per call), both on the same warmed session, medians over N runs in the same run.
 Usage: python3 bench/mcp.py [path/to/kpty] [runs]   (prints a Markdown table)
 """
 import json, os, shutil, statistics, subprocess, sys, tempfile, time
+import glob as _glob
 
-KPTY = sys.argv[1] if len(sys.argv) > 1 else "target/release/kpty"
+# The release binary: under target/<host>/release/ (.cargo/config.toml builds for the host
+# tuple explicitly) or, for a plain build, target/release/.
+RELEASE_BIN = next(iter(sorted(_glob.glob("target/*/release/kpty"))), "target/release/kpty")
+
+KPTY = sys.argv[1] if len(sys.argv) > 1 else RELEASE_BIN
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 50
 
 state = tempfile.mkdtemp(prefix="kpty-bench-mcp-")

@@ -53,15 +53,15 @@ if ! command -v hyperfine >/dev/null; then
 fi
 
 log "building the release binary"
-cargo build --release --quiet
-[ -x "$ROOT/target/release/kpty" ] || die "no target/release/kpty after the build"
+BUILT=$(bash "$ROOT/bench/release_bin.sh")
+[ -x "$BUILT" ] || die "no release binary after the build"
 REV=$(git -C "$ROOT" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 
 # --- private state, cleaned up whatever happens -------------------------------------------------
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kpty-bench.XXXXXX")
 # Time a private copy, so a rebuild of target/ during the run cannot swap binaries mid-way.
 KPTY="$WORK/kpty"
-cp "$ROOT/target/release/kpty" "$KPTY"
+cp "$BUILT" "$KPTY"
 export KPTY_STATE_DIR="$WORK/state"
 export TMUX_BENCH_SOCKET="$SOCK"
 unset KPTY_SESSION TMUX
@@ -310,7 +310,7 @@ EOF
 ## How to run
 
 ```sh
-bash bench/run.sh                 # builds target/release/kpty, needs tmux, python3, hyperfine
+bash bench/run.sh                 # builds the release binary, needs tmux, python3, hyperfine
 BENCH_RUNS=50 bash bench/run.sh   # more runs (default 30, warm-up BENCH_WARMUP=3)
 BENCH_USER_RC=1 bash bench/run.sh # let both shells load ~/.bashrc (PROMPT_COMMAND and all)
 bash bench/term.sh                # screen model: throughput vs tmux, term_read latency, RSS

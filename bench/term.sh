@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # term.sh — the cost of the holder's terminal-emulator screen (term_read, issue 5).
 #
-#   bash bench/term.sh            # builds target/release/kpty; needs tmux, hyperfine, python3
+#   bash bench/term.sh            # builds the release binary; needs tmux, hyperfine, python3
 #
 # Measures, and writes bench/results/term.md:
 #  (a) throughput of output through a kpty holder (ring + screen model + completion markers)
@@ -26,10 +26,11 @@ die() { log "$*"; exit 1; }
 for c in tmux hyperfine python3 cargo; do command -v "$c" >/dev/null || die "$c is needed"; done
 
 cd "$ROOT"
-cargo build --release --quiet
+BUILT=$(bash "$ROOT/bench/release_bin.sh")
+[ -x "$BUILT" ] || die "no release binary after the build"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kpty-term-bench.XXXXXX")
 KPTY="$WORK/kpty"
-cp "$ROOT/target/release/kpty" "$KPTY"
+cp "$BUILT" "$KPTY"
 export KPTY_STATE_DIR="$WORK/state"
 export KPTY_USER_BASHRC=/dev/null
 unset KPTY_SESSION TMUX KPTY_SCROLLBACK

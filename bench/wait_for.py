@@ -7,8 +7,13 @@ wait_for call, medians over N runs.
 Usage: python3 bench/wait_for.py [path/to/kpty] [runs]   (prints a Markdown table)
 """
 import json, os, shutil, statistics, subprocess, sys, tempfile, time
+import glob as _glob
 
-KPTY = sys.argv[1] if len(sys.argv) > 1 else "target/release/kpty"
+# The release binary: under target/<host>/release/ (.cargo/config.toml builds for the host
+# tuple explicitly) or, for a plain build, target/release/.
+RELEASE_BIN = next(iter(sorted(_glob.glob("target/*/release/kpty"))), "target/release/kpty")
+
+KPTY = sys.argv[1] if len(sys.argv) > 1 else RELEASE_BIN
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 30
 
 state = tempfile.mkdtemp(prefix="kpty-bench-wait-")
