@@ -319,9 +319,27 @@ static NEEDLES: LazyLock<Vec<(String, Option<usize>)>> = LazyLock::new(|| {
 /// The needles as one automaton, built the first time a long text is searched.
 static AUTOMATON: OnceLock<AhoCorasick> = OnceLock::new();
 
-/// Texts up to this long are searched needle by needle while no automaton is built: building
-/// it costs a short-lived CLI process (a command, a short reply) more than all its searches.
-const SHORT_TEXT: usize = 512;
+/// How many bytes of text a process searches needle by needle before it builds the
+/// automaton: building it costs a short-lived CLI process (a command, a short reply) more
+/// than all its searches, while many searches (a `list --json` of a hundred sessions, a
+/// long-lived server) are cheaper with it.
+const NEEDLE_BY_NEEDLE: usize = 2048;
+
+/// Bytes searched needle by needle so far.
+static SEARCHED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Whether `text` is searched needle by needle: no automaton yet, and the process's budget
+/// for that not spent.
+fn by_needle(text: &str) -> bool {
+    use std::sync::atomic::Ordering;
+    AUTOMATON.get().is_none()
+        && SEARCHED
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                let m = n + text.len();
+                (m <= NEEDLE_BY_NEEDLE).then_some(m)
+            })
+            .is_ok()
+}
 
 fn automaton() -> &'static AhoCorasick {
     AUTOMATON.get_or_init(|| {
@@ -338,20 +356,17 @@ fn automaton() -> &'static AhoCorasick {
 /// Call `hit` with the owner of every needle that occurs in `text` (ASCII case ignored;
 /// each needle at least once, in no particular order).
 pub(super) fn needle_hits(text: &str, mut hit: impl FnMut(Option<usize>)) {
-    match AUTOMATON.get() {
-        None if text.len() <= SHORT_TEXT => {
-            let lower = text.to_ascii_lowercase();
-            for (n, owner) in NEEDLES.iter() {
-                if lower.contains(n.as_str()) {
-                    hit(*owner);
-                }
+    if by_needle(text) {
+        let lower = text.to_ascii_lowercase();
+        for (n, owner) in NEEDLES.iter() {
+            if lower.contains(n.as_str()) {
+                hit(*owner);
             }
         }
-        _ => {
-            for m in automaton().find_overlapping_iter(text) {
-                hit(NEEDLES[m.pattern().as_usize()].1);
-            }
-        }
+        return;
+    }
+    for m in automaton().find_overlapping_iter(text) {
+        hit(NEEDLES[m.pattern().as_usize()].1);
     }
 }
 
