@@ -622,6 +622,18 @@ impl Stream {
         }
     }
 
+    /// Take in everything until the stream ends (its writer closed), or `within` passed.
+    pub fn to_end(&mut self, within: Duration) {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(b) => self.take(&b),
+                Err(_) => return,
+            }
+        }
+    }
+
     /// Wait until what was read contains `needle`; `false` when `within` passed first (or
     /// the stream ended).
     pub fn until(&mut self, needle: &str, within: Duration) -> bool {

@@ -139,7 +139,14 @@ impl Tty {
             let _ = tx.send(child.wait());
         });
         match rx.recv_timeout(Duration::from_secs(15)) {
-            Ok(Ok(status)) => status.exit_code(),
+            Ok(Ok(status)) => {
+                // What the program wrote last may still be on its way from the terminal:
+                // take it all in (the stream ends once nothing holds the terminal's slave).
+                if let Some(o) = self.out.as_mut() {
+                    o.to_end(Duration::from_secs(5));
+                }
+                status.exit_code()
+            }
             other => {
                 let _ = killer.kill();
                 panic!(
