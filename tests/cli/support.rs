@@ -623,7 +623,7 @@ impl Stream {
     }
 
     /// Take in everything until the stream ends (its writer closed), or `within` passed.
-    pub fn to_end(&mut self, within: Duration) {
+    pub fn read_to_end(&mut self, within: Duration) {
         let deadline = Instant::now() + within;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());

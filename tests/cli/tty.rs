@@ -143,7 +143,7 @@ impl Tty {
                 // What the program wrote last may still be on its way from the terminal:
                 // take it all in (the stream ends once nothing holds the terminal's slave).
                 if let Some(o) = self.out.as_mut() {
-                    o.to_end(Duration::from_secs(5));
+                    o.read_to_end(Duration::from_secs(5));
                 }
                 status.exit_code()
             }
