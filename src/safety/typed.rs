@@ -16,7 +16,7 @@
 use super::dangerous::BlockedMatch;
 use super::lineedit::{Editor, Keymap, Line};
 use super::policy::complete::{Unclosed, unclosed};
-use super::policy::context::{ShellContext, explain_in};
+use super::policy::context::{ShellContext, explain_in, judge_in};
 use serde_json::{Value, json};
 
 /// Which opaque lines (edited after a key kpty cannot follow) are refused.
@@ -217,14 +217,14 @@ impl Typing {
         opacity: Opacity,
         enter_follows: bool,
     ) -> Result<Self, Refusal> {
-        let mut next = self.clone();
+        let (mut readline, mut canonical) = (self.readline.clone(), self.canonical.clone());
         if opacity == Opacity::PerWrite {
-            next.readline.forget_line_flags();
+            readline.forget_line_flags();
         }
-        let mut rl_lines = next.readline.feed(text);
-        let mut canon_lines = next.canonical.feed(text);
-        let submitted = (rl_lines.len(), canon_lines.len());
-        let (mut rl_end, mut canon_end) = (next.readline.clone(), next.canonical.clone());
+        let mut rl_lines = readline.feed(text);
+        let mut canon_lines = canonical.feed(text);
+        let submitted = [rl_lines.len(), canon_lines.len()];
+        let (mut rl_end, mut canon_end) = (readline.clone(), canonical.clone());
         if enter_follows {
             rl_lines.extend(rl_end.feed("\r"));
             canon_lines.extend(canon_end.feed("\r"));
@@ -236,39 +236,64 @@ impl Typing {
             typed: text.trim_end_matches(['\r', '\n']),
         };
         // Each editor's submitted lines in order, each in the state the ones before left.
+        let interrupted = text.contains('\x03');
         let mut start = self.context.clone();
-        if text.contains('\x03') {
+        if interrupted {
             start.interrupt();
         }
-        let mut states = [start.clone(), start];
+        // Both editors saw the same lines (no key either reads its own way, the usual
+        // case): the second would judge the same lines in the same states again.
+        let same = submitted[0] == submitted[1] && same_texts(&rl_lines, &canon_lines);
+        let mut canon_state = (!same).then(|| start.clone());
+        let mut rl_state = start;
         for (k, lines) in [&rl_lines, &canon_lines].into_iter().enumerate() {
+            let state = match k {
+                0 => &mut rl_state,
+                _ => match canon_state.as_mut() {
+                    Some(s) => s,
+                    None => break,
+                },
+            };
             for (i, l) in lines.iter().enumerate() {
-                if let Some(r) = judge.line(&l.text, &states[k]) {
-                    return Err(r);
-                }
-                if i < [submitted.0, submitted.1][k] {
-                    self.absorb_into(&mut states[k], &l.text);
-                }
+                judge.line_into(&l.text, state, (i < submitted[k]).then_some(self.busy))?;
             }
         }
-        let [rl_state, canon_state] = states;
+        let canon_state = canon_state.as_ref().unwrap_or(&rl_state);
         let stripped = strip_controls(text);
+        // The write without its control characters, in the state before it: already judged
+        // when it is the one line the editors submitted from that same state.
+        let stripped_judged =
+            !interrupted && rl_lines.len() == 1 && one_line_as(&stripped, &rl_lines[0].text);
         let rl_pending = rl_end.pending();
         let canon_pending = canon_end.pending();
         let kill_ring = rl_end.kill_ring();
         let rest = [
             (rl_pending.text.as_str(), &rl_state),
-            (canon_pending.text.as_str(), &canon_state),
+            (canon_pending.text.as_str(), canon_state),
             (kill_ring.as_str(), &rl_state),
-            (stripped.as_str(), &self.context),
+            (
+                if stripped_judged {
+                    ""
+                } else {
+                    stripped.as_str()
+                },
+                &self.context,
+            ),
         ];
         if let Some(r) = rest.into_iter().find_map(|(v, ctx)| judge.line(v, ctx)) {
             return Err(r);
         }
-        next.context = if self.canonical_shell {
-            canon_state
+        let context = if self.canonical_shell {
+            canon_state.clone()
         } else {
-            rl_state
+            rl_state.clone()
+        };
+        let next = Self {
+            readline,
+            canonical,
+            context,
+            canonical_shell: self.canonical_shell,
+            busy: self.busy,
         };
         let unverifiable = |l: &Line| {
             l.opaque
@@ -320,15 +345,6 @@ impl Typing {
         self.readline.forget_line_flags();
         self.canonical.forget_line_flags();
     }
-
-    fn absorb_into(&self, ctx: &mut ShellContext, line: &str) {
-        let line = line.replace('\r', "\n");
-        if self.busy {
-            ctx.absorb_uncertain(&line);
-        } else {
-            ctx.absorb(&line);
-        }
-    }
 }
 
 /// Judges the lines of one write.
@@ -343,12 +359,45 @@ impl Judge<'_> {
         if line.trim().is_empty() {
             return None;
         }
-        let verdict = explain_in(&line.replace('\r', "\n"), ctx);
+        self.refusal(line, &explain_in(&line.replace('\r', "\n"), ctx))
+    }
+
+    /// [`Self::line`]; when it passes and `submitted` says the shell runs it (`Some(busy)`:
+    /// whether another program may read it instead), `ctx` becomes the state it leaves.
+    fn line_into(
+        &self,
+        line: &str,
+        ctx: &mut ShellContext,
+        submitted: Option<bool>,
+    ) -> Result<(), Refusal> {
+        let text = line.replace('\r', "\n");
+        if line.trim().is_empty() {
+            match submitted {
+                Some(true) => ctx.absorb_uncertain(&text),
+                Some(false) => ctx.absorb(&text),
+                None => {}
+            }
+            return Ok(());
+        }
+        let judged = judge_in(&text, ctx);
+        if let Some(r) = self.refusal(line, &judged.verdict) {
+            return Err(r);
+        }
+        match submitted {
+            Some(true) => ctx.absorb_uncertain(&text),
+            Some(false) => ctx.absorb_judged(&text, judged),
+            None => {}
+        }
+        Ok(())
+    }
+
+    /// The refusal of `line` when `verdict` blocks it.
+    fn refusal(&self, line: &str, verdict: &crate::safety::policy::Verdict) -> Option<Refusal> {
         Some(Refusal::Dangerous {
-            rule: verdict.blocked?,
+            rule: verdict.blocked.clone()?,
             line: line.to_string(),
             edited: line != self.typed,
-            seen: verdict.seen.unwrap_or_else(|| line.to_string()),
+            seen: verdict.seen.clone().unwrap_or_else(|| line.to_string()),
         })
     }
 }
@@ -390,6 +439,19 @@ pub fn check_typed(text: &str, opacity: Opacity) -> Result<(), Refusal> {
 }
 
 /// `text` with CR as LF and every other control character but TAB and LF removed.
+/// Whether two editors submitted the same lines.
+fn same_texts(a: &[Line], b: &[Line]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.text == y.text)
+}
+
+/// Whether `stripped` (a write without its control characters) is `line` with at most one
+/// newline after it, so that judging it says nothing judging `line` did not: one line, not
+/// continued by a backslash, without a here-document (whose body a newline could start).
+fn one_line_as(stripped: &str, line: &str) -> bool {
+    let body = stripped.strip_suffix('\n').unwrap_or(stripped);
+    body == line && !body.contains(['\n', '\r']) && !body.ends_with('\\') && !body.contains("<<")
+}
+
 fn strip_controls(text: &str) -> String {
     text.chars()
         .filter_map(|c| match c {

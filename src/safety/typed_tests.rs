@@ -373,3 +373,27 @@ proptest! {
         prop_assert!(!refused_in_pieces("/home/u/p", text, &cuts), "{:?} cut at {:?}", text, cuts);
     }
 }
+
+proptest! {
+    /// `after` judges a one-line write's control-free text only when it differs from the
+    /// line the editors submitted: a newline after such a line never changes the verdict,
+    /// in a fresh shell or one whose state earlier lines set.
+    #[test]
+    fn a_newline_after_one_line_never_changes_its_verdict(
+        which in 0..BLOCKED.len(),
+        prefix in prop_oneof![Just(""), Just("sudo "), Just("echo ok; "), Just("true && ")],
+        suffix in prop_oneof![Just(""), Just(" # note"), Just(" &"), Just(" | cat"), Just("; ls")],
+        state in 0usize..3,
+    ) {
+        let line = format!("{prefix}{}{suffix}", BLOCKED[which]);
+        let mut ctx = shell_in("/home/u/p");
+        let setup = ["", "cd /\r", "D=/usr\r"][state];
+        ctx = ctx.after(setup, Opacity::OnSubmit, false).expect("setup passes");
+        prop_assume!(super::one_line_as(&format!("{line}\n"), &line));
+        let verdict = |l: &str| explain_in(l, ctx.context()).blocked.is_some();
+        prop_assert_eq!(verdict(&line), verdict(&format!("{line}\n")), "{:?}", line);
+        for benign in ["ls -la", "git status", "cargo test -- --nocapture 2>&1 | tee t.log"] {
+            prop_assert_eq!(verdict(benign), verdict(&format!("{benign}\n")));
+        }
+    }
+}

@@ -203,7 +203,26 @@ impl ShellContext {
         }
         let primary = self.cwd().map(str::to_string);
         let mut e = self.seed(primary, None);
-        if e.script(&text).is_none() {
+        let parsed = e.script(&text).is_some();
+        self.absorb_evaluated(text, e, parsed);
+    }
+
+    /// [`Self::absorb`] of a line [`judge_in`] allowed: its evaluation from this state is
+    /// reused rather than run again.
+    pub fn absorb_judged(&mut self, line: &str, judged: Judged) {
+        match judged.after {
+            Some((e, parsed)) => self.absorb_evaluated(self.joined(line), e, parsed),
+            None => self.absorb(line),
+        }
+    }
+
+    /// The rest of [`Self::absorb`]: `e` evaluated `text` (the joined line) from this state
+    /// in its first directory with nothing guessed; `parsed`: whether the script parsed.
+    fn absorb_evaluated(&mut self, text: String, e: Eval, parsed: bool) {
+        if text.trim().is_empty() {
+            return;
+        }
+        if !parsed {
             if unfinished(&text) {
                 // The shell waits for the rest at its continuation prompt.
                 self.pending = text;
@@ -426,6 +445,22 @@ fn unfinished(text: &str) -> bool {
 /// lines applied, and, where something is unknown, judged again with the unknown as `/`.
 #[must_use]
 pub fn explain_in(line: &str, ctx: &ShellContext) -> Verdict {
+    judge_in(line, ctx).verdict
+}
+
+/// A verdict of [`judge_in`], with the evaluation [`ShellContext::absorb_judged`] reuses.
+pub struct Judged {
+    /// The verdict, as [`explain_in`] gives it.
+    pub verdict: Verdict,
+    /// The line evaluated from the state in its first directory with nothing guessed (what
+    /// `absorb` evaluates), and whether it parsed; `None` when blocked.
+    after: Option<(Eval, bool)>,
+}
+
+/// [`explain_in`], keeping what [`ShellContext::absorb_judged`] needs to apply an allowed
+/// line without evaluating it again.
+#[must_use]
+pub fn judge_in(line: &str, ctx: &ShellContext) -> Judged {
     let text = ctx.joined(line);
     let guesses: &[Option<&str>] = if ctx.has_unknowns() {
         &[None, Some(GUESS)]
@@ -439,27 +474,38 @@ pub fn explain_in(line: &str, ctx: &ShellContext) -> Verdict {
     } else {
         &ctx.cwds[..]
     };
-    for cwd in cwds {
+    let blocked = |verdict| Judged {
+        verdict,
+        after: None,
+    };
+    let mut after = None;
+    for (i, cwd) in cwds.iter().enumerate() {
         for guess in guesses {
             let (mut v, e) = super::explain_with(&text, ctx.seed(cwd.clone(), *guess));
             if v.blocked.is_some() {
                 // Blocked on its own: reported as it always was.
                 let alone = super::explain(&text);
                 if alone.blocked.is_some() {
-                    return alone;
+                    return blocked(alone);
                 }
                 v.seen = v
                     .seen
                     .map(|s| where_run(s, cwd.as_deref(), guess.is_some()));
-                return v;
+                return blocked(v);
             }
             if let Some(v) = launch_vars(&e) {
-                return v;
+                return blocked(v);
+            }
+            if i == 0 && guess.is_none() {
+                after = Some((e, v.parsed));
             }
             first.get_or_insert(v);
         }
     }
-    first.unwrap_or_else(|| super::explain(&text))
+    Judged {
+        verdict: first.unwrap_or_else(|| super::explain(&text)),
+        after,
+    }
 }
 
 /// The verdict on `line` run in a shell kpty knows nothing of (an unknown directory): the

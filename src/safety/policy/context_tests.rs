@@ -326,3 +326,40 @@ fn only_an_unfinished_line_is_carried_into_the_next() {
     ctx.observe_cwd("/home/u/p", true);
     assert!(!ctx.continuing());
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Applying a judged line with the evaluation its judging made (`absorb_judged`) leaves
+    /// exactly the state a fresh evaluation (`absorb`) leaves: over state-changing lines,
+    /// unfinished ones carried to the next, in shells with one directory, two or none known.
+    #[test]
+    fn absorbing_a_judged_line_equals_absorbing_it_afresh(
+        (setup, act) in carriers("/tmp/x"),
+        noise in proptest::collection::vec(prop_oneof![
+            Just("ls"), Just("cd src"), Just("cd -"), Just("X=$(pwd)"), Just("echo 'open"),
+            Just("done'"), Just("for f in *; do"), Just("echo $f; done"), Just("unset X"),
+            Just("set -- a b"), Just("shift"), Just("pushd /srv"), Just("popd"),
+        ], 0..4),
+        cwds in 0usize..3,
+    ) {
+        let mut plain = match cwds {
+            0 => ShellContext::new(None),
+            _ => ShellContext::new(Some("/home/u/p")),
+        };
+        if cwds == 2 {
+            plain.observe_cwd("/home/u/q", false);
+        }
+        let mut judged = plain.clone();
+        let lines = setup.iter().map(String::as_str).chain(noise).chain([act.as_str()]);
+        for line in lines {
+            let j = judge_in(line, &judged);
+            if j.verdict.blocked.is_some() {
+                break;
+            }
+            plain.absorb(line);
+            judged.absorb_judged(line, j);
+            prop_assert_eq!(&plain, &judged, "after {:?}", line);
+        }
+    }
+}
