@@ -177,6 +177,9 @@ pub struct Shared {
     pub answers: std::sync::OnceLock<std::sync::mpsc::SyncSender<Vec<u8>>>,
     /// What the holder was started with, for shells opened beside it (set once, at start).
     pub spec: std::sync::OnceLock<crate::proto::launch::HolderSpec>,
+    /// The shell's `/proc` folder, opened once it was proven this holder's child (see
+    /// `shell_state.rs`).
+    pub(super) proc_dir: Mutex<Option<super::shell_state::ProcDir>>,
 }
 
 impl Shared {
@@ -238,6 +241,7 @@ impl Shared {
             restarter: std::sync::OnceLock::new(),
             answers: std::sync::OnceLock::new(),
             spec: std::sync::OnceLock::new(),
+            proc_dir: Mutex::new(None),
         })
     }
 
