@@ -448,7 +448,7 @@ pub struct Unknown {
     pub did_you_mean: Vec<String>,
 }
 
-/// The selectors an owner query gave (as [`crate::store::registry_events::Query`] writes
+/// The selectors an owner query gave (as `crate::store::registry_events::Query` writes
 /// them to the journal).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
