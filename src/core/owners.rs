@@ -78,7 +78,7 @@ fn listed(e: &RegistryEntry, live: &Liveness) -> crate::error::details::Match {
         _ => None,
     };
     let e = view.entry;
-    crate::error::details::Match::Listed(crate::error::details::ListedMatch {
+    crate::error::details::Match::Listed(Box::new(crate::error::details::ListedMatch {
         session_id: e.session_id,
         label: e.label,
         source: e.source,
@@ -93,7 +93,7 @@ fn listed(e: &RegistryEntry, live: &Liveness) -> crate::error::details::Match {
         created_at: e.created_at,
         state: view.state.as_str().to_string(),
         terminal_state: terminal_state.map(str::to_string),
-    })
+    }))
 }
 
 fn query_text(p: &Identity) -> String {

@@ -485,7 +485,7 @@ pub enum Match {
     /// Its id and label.
     Labelled(LabelledMatch),
     /// The session as `list` shows it, cut to what tells the matches apart.
-    Listed(ListedMatch),
+    Listed(Box<ListedMatch>),
 }
 
 /// A matched session as `list --json` shows it, cut to the fields that tell one match from

@@ -81,7 +81,7 @@ fn every_shape(x: &Stuff) -> Vec<Details> {
             Match::Id(IdMatch {
                 session_id: x.a.clone(),
             }),
-            Match::Listed(listed(x)),
+            Match::Listed(Box::new(listed(x))),
         ],
         query: x.some[1].then(Query::default),
     };
