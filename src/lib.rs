@@ -1,7 +1,7 @@
 //! kpty: live terminals for agents, people and scripts.
 //!
 //! One binary, four roles:
-//! - `kpty <verb>` — the CLI front end ([`cli`]): argv → [`api::Params`] → [`core`] → human
+//! - `kpty <verb>` — the CLI front end ([`cli`]): argv → `api::Params` → [`core`] → human
 //!   text or the action's JSON (`--json`).
 //! - `kpty __holder` — a detached per-session holder ([`holder`]): owns the PTY master and the
 //!   shell, keeps a ring buffer with absolute offsets, detects command completion from OSC 133
@@ -12,7 +12,7 @@
 //!   kpty (or a desktop app's client) reaches these sessions; sessions registered from elsewhere
 //!   are reached the other way, through [`bridge`].
 //!
-//! The contract is typed ([`api`]): [`api::Params`] in, one reply struct per action out
+//! The contract is typed (`api`): `api::Params` in, one reply struct per action out
 //! (`TalkReply`, `ReadReply`, `TermReadReply`, `ListReply` …), closed sets as enums parsed
 //! once with the seeds' spellings, environment defaults in [`api::config`]. JSON is made only
 //! at the edges: the CLI's `--json`, MCP results, HTTP bodies and the audit trail.
@@ -23,11 +23,11 @@
 //! checks, pruning at start, the audit record, follow and read-window loops — so the front
 //! ends only translate. Core and holder meet only in [`proto`] (wire messages, the launch
 //! handshake, the ring buffer both read); state lives under `ai/checkpoints/pty` through
-//! [`store`], which treats every file there as untrusted input.
+//! `store`, which treats every file there as untrusted input.
 //! Pure logic — dangerous-command patterns, line editing, escapes, redaction ([`safety`]),
 //! clean text ([`text`]), ring, markers — is unit-tested beside its code.
 
-pub mod api;
+pub(crate) mod api;
 pub mod bridge;
 pub mod cli;
 pub mod core;
@@ -43,8 +43,8 @@ mod role;
 pub mod safety;
 pub mod sandbox;
 pub mod serve;
-pub mod store;
-pub mod sys;
+pub(crate) mod store;
+pub(crate) mod sys;
 pub mod text;
 
 /// Run kpty with the process's arguments; returns the exit code. The role is decided once,
@@ -56,7 +56,7 @@ pub fn run() -> i32 {
 /// Log to stderr (never stdout: in MCP mode it carries the protocol). The filter comes from
 /// `KPTY_LOG`, else `RUST_LOG`, else `default` (a level: `warn`, `info` …, or directives);
 /// `KPTY_LOG_FORMAT=json` writes one JSON object a line (for a service's log collector).
-pub fn init_logging(default: &str) {
+pub(crate) fn init_logging(default: &str) {
     let from_env = ["KPTY_LOG", "RUST_LOG"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));

@@ -81,7 +81,7 @@ pub fn talk_timeout_ms() -> u64 {
     env_num("KPTY_TIMEOUT_MS").unwrap_or(api::DEFAULT_TALK_TIMEOUT_MS)
 }
 
-/// Screen scrollback in lines (`KPTY_SCROLLBACK`, else 10 000; at most [`api::MAX_SCROLLBACK`]).
+/// Screen scrollback in lines (`KPTY_SCROLLBACK`, else 10 000; at most `api::MAX_SCROLLBACK`).
 pub fn scrollback() -> usize {
     env_num::<usize>("KPTY_SCROLLBACK")
         .unwrap_or(api::DEFAULT_SCROLLBACK)

@@ -6,7 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
 
-/// A closed set's value on the wire (`T` is one of [`crate::api`]'s closed sets).
+/// A closed set's value on the wire (`T` is one of `crate::api`'s closed sets).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Open<T> {
     /// A spelling this build knows.

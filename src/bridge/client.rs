@@ -186,7 +186,7 @@ pub fn refused(e: &RegistryEntry, path: &str, v: &Value) -> Error {
     )
     .with_details(crate::error::details::BridgeAnswer {
         session_id: e.session_id.clone(),
-        answer: v.clone(),
+        answer: crate::error::details::Foreign::of(v),
     })
 }
 

@@ -1,4 +1,4 @@
-//! The CLI front end: clap arguments → [`Params`] → the core → human text or `--json`.
+//! The CLI front end: clap arguments → `Params` → the core → human text or `--json`.
 //! It translates; the core decides. Exit codes: 0 on success, the command's own code for
 //! `talk`, and the error code's table entry (see [`crate::error::ErrorCode::exit_code`]).
 
@@ -199,6 +199,15 @@ fn action_of(command: &Command) -> Result<(Action, Params)> {
         Command::Help(_) => (Action::Help, Params::default()),
         Command::List(_) => (Action::List, Params::default()),
         Command::Create(a) => (Action::Create, create_params(a)?),
+        Command::Check(a) => (Action::Check, check::params(a)?),
+        _ => return io_action_of(command),
+    })
+}
+
+/// A terminal I/O verb's action and parameters (`talk`, `send-line`, `send-keys`, `read`,
+/// `wait-for`, `term-read`); any other verb goes on to [`session_action_of`].
+fn io_action_of(command: &Command) -> Result<(Action, Params)> {
+    Ok(match command {
         Command::Talk(a) => (
             Action::Talk,
             Params {
@@ -210,7 +219,6 @@ fn action_of(command: &Command) -> Result<(Action, Params)> {
                 ..who(&a.session)
             },
         ),
-        Command::Check(a) => (Action::Check, check::params(a)?),
         Command::SendLine(a) => (
             Action::SendLine,
             Params {
@@ -261,6 +269,14 @@ fn action_of(command: &Command) -> Result<(Action, Params)> {
                 ..who(&a.session)
             },
         ),
+        _ => return session_action_of(command),
+    })
+}
+
+/// A session verb's action and parameters (`resize`, `rename`, `shell`, `kill`); any other
+/// verb goes on to [`routing_action_of`].
+fn session_action_of(command: &Command) -> Result<(Action, Params)> {
+    Ok(match command {
         Command::Resize(a) => (
             Action::Resize,
             Params {
@@ -303,7 +319,6 @@ fn action_of(command: &Command) -> Result<(Action, Params)> {
     })
 }
 
-/// The routing and registry verbs' actions and parameters.
 fn routing_action_of(command: &Command) -> Result<(Action, Params)> {
     Ok(match command {
         Command::Resolve(a) => (Action::Resolve, identity(a)),
@@ -446,7 +461,7 @@ fn talk_exit_code(t: &TalkReply) -> i32 {
 }
 
 /// `kpty talk`'s exit code when its command waits for input (not finished; no error).
-pub const TALK_WAITING_EXIT: i32 = 123;
+pub(crate) const TALK_WAITING_EXIT: i32 = 123;
 
 /// The session-naming flags as parameters.
 fn who(s: &args::SessionArg) -> Params {

@@ -2,7 +2,7 @@
 //! `kill` each (audited as such; registered desktop sessions are left to `unregister`: kpty
 //! does not hold them); `list` with `all` lists every state directory this user has used
 //! (this one, then those in the runtime directory's index, most recent first — see
-//! [`crate::store::index`]).
+//! `crate::store::index`).
 
 use super::{Ctx, Reply};
 use crate::api::batch::{DirFailed, KillAllReply, KillFailed, ListAllReply, ListedIn};

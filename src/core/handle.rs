@@ -109,7 +109,7 @@ impl std::ops::Deref for Handle {
 }
 
 /// The id a local session's files and socket go by: its session id, or for PTY N named
-/// `S:N` the internal id `S.N` (see [`crate::api::ids`]); `None` for what is neither.
+/// `S:N` the internal id `S.N` (see `crate::api::ids`); `None` for what is neither.
 pub fn files_id(session_id: &str) -> Option<SessionId> {
     match crate::api::ids::split_address(session_id) {
         Ok((base, Some(n))) if n > 0 => SessionId::parse(base).ok()?.pty(n),

@@ -171,7 +171,7 @@ pub(super) fn read_reply(
 }
 
 /// Everything a local session prints during the next `min(timeout_ms, window_max_ms)` ms (a
-/// bridge's `POST /pty/read`), at most [`api::MAX_READ_BYTES`]: audited reads, each woken by
+/// bridge's `POST /pty/read`), at most `api::MAX_READ_BYTES`: audited reads, each woken by
 /// new output (no polling), ended early when the shell ends.
 pub fn read_window(
     ctx: &Ctx,

@@ -11,7 +11,6 @@ use crate::api::sessions::{BySource, ListReply, Live, Running, SessionView};
 use crate::error::Result;
 use crate::proto::status_all::status_all;
 use crate::store::{Registry, RegistryEntry};
-use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 /// One session as `list` shows it.
@@ -56,11 +55,6 @@ pub fn session_view(e: &RegistryEntry, live: &Liveness) -> SessionView<RegistryE
         untrusted: false,
         ptys: None,
     }
-}
-
-/// One session's JSON as `list` shows it (for error details, an open shape).
-pub fn session_json(e: &RegistryEntry, live: &Liveness) -> Value {
-    serde_json::to_value(session_view(e, live)).unwrap_or_else(|_| json!({}))
 }
 
 /// Run `list`.

@@ -1,8 +1,8 @@
 //! The session core: one function per action, shared by the CLI, the MCP server and `kpty
-//! serve`. Each takes the flat [`Params`], validates what it needs (closed sets parsed into
+//! serve`. Each takes the flat `Params`, validates what it needs (closed sets parsed into
 //! their enums), talks to the store and to holders through `proto` — or to a bridged session
 //! through [`crate::bridge`], decided once by `kind::Session` — and returns the action's
-//! typed reply ([`crate::api::reply`], [`Reply`]) or a typed [`Error`]. The policy of a
+//! typed reply (`crate::api::reply`, [`Reply`]) or a typed [`Error`]. The policy of a
 //! channel ([`Channel`]: redaction, lean talks, the talk cap) and the audit trail
 //! ([`audited`]) live here once; the JSON object is made at the edge ([`to_json`],
 //! [`outgoing`]).

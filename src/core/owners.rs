@@ -7,7 +7,6 @@ use super::{Ctx, list};
 use crate::api::request::Identity;
 use crate::error::{Error, ErrorCode, Result};
 use crate::store::{Registry, RegistryEntry};
-use serde_json::Value;
 
 /// The one live session matching any of the given keys (at least one is given: see
 /// [`super::request`]).
@@ -57,15 +56,7 @@ pub fn resolve_entry(ctx: &Ctx, p: &Identity) -> Result<RegistryEntry> {
             }))
         }
         n => {
-            let list: Vec<crate::error::details::Match> = matches
-                .iter()
-                .map(|(e, l)| match list::session_json(e, l) {
-                    Value::Object(m) => crate::error::details::Match::Listed(m),
-                    _ => crate::error::details::Match::Id(crate::error::details::IdMatch {
-                        session_id: e.session_id.clone(),
-                    }),
-                })
-                .collect();
+            let list = matches.iter().map(|(e, l)| listed(e, l)).collect();
             Err(Error::new(
                 ErrorCode::Ambiguous,
                 format!("Multiple PTYs match query ({n} found). Use more specific criteria."),
@@ -76,6 +67,33 @@ pub fn resolve_entry(ctx: &Ctx, p: &Identity) -> Result<RegistryEntry> {
             }))
         }
     }
+}
+
+/// A matched session as an `AMBIGUOUS` error shows it: its `list` row, cut to what tells
+/// the matches apart ([`crate::error::details::ListedMatch`]).
+fn listed(e: &RegistryEntry, live: &Liveness) -> crate::error::details::Match {
+    let view = list::session_view(e, live);
+    let terminal_state = match &view.live {
+        Some(crate::api::sessions::Live::Running(r)) => r.terminal_state.map(|t| t.as_str()),
+        _ => None,
+    };
+    let e = view.entry;
+    crate::error::details::Match::Listed(Box::new(crate::error::details::ListedMatch {
+        session_id: e.session_id,
+        label: e.label,
+        source: e.source,
+        cli_type: e.cli_type,
+        owner_agent_id: e.owner_agent_id,
+        owner_session_id: e.owner_session_id,
+        owner_role: e.owner_role,
+        claude_code_session_id: e.claude_code_session_id,
+        shell: e.shell,
+        cwd: e.cwd,
+        pid: e.pid,
+        created_at: e.created_at,
+        state: view.state.as_str().to_string(),
+        terminal_state: terminal_state.map(str::to_string),
+    }))
 }
 
 fn query_text(p: &Identity) -> String {

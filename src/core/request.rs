@@ -1,4 +1,4 @@
-//! The one validating function: `(Action, Params)` → [`Request`], the typed request each
+//! The one validating function: `(Action, Params)` → `Request`, the typed request each
 //! action function takes. Every front end reaches it through [`super::run`] (the CLI, MCP
 //! and `kpty serve` alike). Checks run in the order the actions always made them, so that a
 //! call with several faults gets the same error as before; the checks themselves stay with

@@ -32,7 +32,7 @@ pub fn resolve(ctx: &Ctx, reference: &str) -> Result<Handle> {
     checked(ctx, e).map(Handle::of)
 }
 
-/// `e` once its session folder passed [`crate::store::StateDir::check_session`]; a session
+/// `e` once its session folder passed `crate::store::StateDir::check_session`; a session
 /// still starting is waited for (its `create` holds the starting lock until the holder is
 /// recorded) and read again.
 pub fn checked(ctx: &Ctx, e: RegistryEntry) -> Result<RegistryEntry> {

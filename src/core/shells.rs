@@ -3,7 +3,7 @@
 //! started with — the session's shell, cwd, environment and sandbox policy (asked of that
 //! holder, `Request::Spec`) — but no input filter (002 §8.4: only agent PTYs are filtered)
 //! and no restart. Its folder is `sessions/S/ptys/N/`, its socket derived from its internal
-//! id `S.N` ([`crate::api::ids`]); `SESSION:N` names it wherever a session is named
+//! id `S.N` (`crate::api::ids`); `SESSION:N` names it wherever a session is named
 //! ([`super::sessions::entry`]), `list` shows a session's PTYs (`pty_views::views`). It is
 //! gone when its shell exits; killing the session (or PTY 0's end) ends them all
 //! ([`crate::proto::ptys::end_all`]).

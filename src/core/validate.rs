@@ -18,7 +18,7 @@ pub fn check_label(label: &str) -> Result<()> {
     Ok(())
 }
 
-/// Validate an owner role ([`OwnerRole`]'s spellings).
+/// Validate an owner role (`OwnerRole`'s spellings).
 pub fn check_role(role: &str) -> Result<OwnerRole> {
     role.parse().map_err(|_| {
         Error::invalid(format!(

@@ -6,9 +6,11 @@
 //! possibly from another build. [`decode`] reads them: the first variant that reads the
 //! object *and writes it back unchanged* is taken, so a known shape is typed and nothing is
 //! ever lost; a shape this build does not know (a newer holder's, a bridge's own) is kept
-//! as it came, in [`Details::Other`] — the only place details are an untyped JSON value.
+//! as it came, in [`Details::Other`]: its JSON text ([`Foreign`]), opaque but for the few
+//! fields the readers here look for. No details type holds a `serde_json::Value`.
 
 use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 #[cfg(test)]
@@ -26,7 +28,7 @@ macro_rules! shapes {
         pub enum Details {
             $($(#[doc = $doc])* $variant($shape),)*
             /// A shape this build does not know, kept as it came (over the wire only).
-            Other(Value),
+            Other(Foreign),
         }
 
         $(impl From<$shape> for Details {
@@ -107,7 +109,7 @@ shapes! {
 /// Read details from JSON (a holder's reply, a bridge's answer): the first typed variant
 /// that gives back exactly this JSON, else [`Details::Other`].
 pub fn decode(v: Value) -> Details {
-    typed(&v).unwrap_or(Details::Other(v))
+    typed(&v).unwrap_or_else(|| Details::Other(Foreign::of(&v)))
 }
 
 /// `v` as shape `T` when `T` writes it back unchanged (a missing optional field read as
@@ -158,7 +160,7 @@ impl Details {
             | Self::Leader(Leader { session_id, .. })
             | Self::Session(Session { session_id }) => Some(session_id),
             Self::Unknown(u) => u.session_id.as_deref(),
-            Self::Other(v) => v.get("session_id").and_then(Value::as_str),
+            Self::Other(f) => f.known.session_id.as_deref(),
             _ => None,
         }
     }
@@ -168,7 +170,7 @@ impl Details {
         match self {
             Self::Talk(t) => Some(&t.partial_output),
             Self::Resolved(r) => r.inner.as_deref().and_then(Self::partial_output),
-            Self::Other(v) => v.get("partial_output").and_then(Value::as_str),
+            Self::Other(f) => f.known.partial_output.as_deref(),
             _ => None,
         }
     }
@@ -181,7 +183,7 @@ impl Details {
             Self::Wait(w) => w.exit_code,
             Self::StartFailed(s) => Some(s.exit_code),
             Self::Resolved(r) => r.inner.as_deref().and_then(Self::exit_code),
-            Self::Other(v) => v.get("exit_code").and_then(Value::as_i64),
+            Self::Other(f) => f.known.exit_code,
             _ => None,
         }
     }
@@ -446,7 +448,7 @@ pub struct Unknown {
     pub did_you_mean: Vec<String>,
 }
 
-/// The selectors an owner query gave (as [`crate::store::registry_events::Query`] writes
+/// The selectors an owner query gave (as `crate::store::registry_events::Query` writes
 /// them to the journal).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -482,8 +484,53 @@ pub enum Match {
     Id(IdMatch),
     /// Its id and label.
     Labelled(LabelledMatch),
-    /// The session as `list` shows it (already that reply's JSON object).
-    Listed(Map<String, Value>),
+    /// The session as `list` shows it, cut to what tells the matches apart.
+    Listed(Box<ListedMatch>),
+}
+
+/// A matched session as `list --json` shows it, cut to the fields that tell one match from
+/// another and that stay put while it runs: who it is (`session_id`, `label`, `source`,
+/// `cli_type`), whose it is (the owner fields, `claude_code_session_id`), where and what it
+/// runs (`shell`, `cwd`, `pid`, `created_at`) and how it is now (`state`,
+/// `terminal_state`). Left out: the holder's plumbing (`socket`, `holder_pid`, seals), the
+/// launch description (`sandbox`, `program`, `input_filter`) and the probe's moment-to-moment
+/// figures (offsets, screen, size, attached clients): `kpty list --json` shows them all.
+///
+/// Fields the row always has are written even when `null`, as `list` writes them; fields a
+/// newer peer may add are read past (the row is then not the one this build writes, and
+/// [`decode`] keeps the whole details as they came, in [`Details::Other`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListedMatch {
+    /// Its id.
+    pub session_id: String,
+    /// Its label.
+    pub label: Option<String>,
+    /// Who registered it (`local`, `desktop` …).
+    pub source: String,
+    /// The agent CLI it runs for, when registered.
+    pub cli_type: Option<String>,
+    /// The agent that owns it.
+    pub owner_agent_id: Option<String>,
+    /// The owner's session.
+    pub owner_session_id: Option<String>,
+    /// `leader` or `worker`.
+    pub owner_role: Option<String>,
+    /// The Claude Code session it belongs to (only when it has one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claude_code_session_id: Option<String>,
+    /// The shell (or program) it runs.
+    pub shell: Option<String>,
+    /// Its working directory at start.
+    pub cwd: Option<String>,
+    /// Its shell's pid.
+    pub pid: Option<u32>,
+    /// When it was created.
+    pub created_at: Option<String>,
+    /// `running`, `exited`, `dead` … (as `list` says).
+    pub state: String,
+    /// The terminal's own state (`prompt`, `running` …), when its holder answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal_state: Option<String>,
 }
 
 /// A matched session's id and label.
@@ -544,7 +591,82 @@ pub struct BridgeAnswer {
     /// The session.
     pub session_id: String,
     /// The bridge's answer.
-    pub answer: Value,
+    pub answer: Foreign,
+}
+
+/// JSON from elsewhere (a bridge's answer, details of a shape this build does not know),
+/// kept as it came: its text, written back verbatim, and — read once, when it is taken in —
+/// the fields [`Details`]' readers look for in any details.
+#[derive(Debug, Clone)]
+pub struct Foreign {
+    /// The JSON text.
+    raw: Box<RawValue>,
+    /// What the readers look for in it.
+    known: Known,
+}
+
+/// The fields [`Details`]' readers find in details of any shape: each one read when it is
+/// there with its type, `None` otherwise (a field of another type is not an error).
+#[derive(Debug, Clone, Default, Deserialize)]
+struct Known {
+    #[serde(default, deserialize_with = "lenient")]
+    session_id: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    partial_output: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    exit_code: Option<i64>,
+}
+
+/// A `T` when the JSON is one, `None` when it is anything else.
+fn lenient<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Or<T> {
+        Is(T),
+        Not(serde::de::IgnoredAny),
+    }
+    Ok(match Or::<T>::deserialize(d)? {
+        Or::Is(t) => Some(t),
+        Or::Not(_) => None,
+    })
+}
+
+impl Foreign {
+    /// `v` as its JSON text (`null` if it cannot be written as JSON).
+    pub fn of(v: &impl Serialize) -> Self {
+        let raw = serde_json::value::to_raw_value(v).unwrap_or_else(|_| RawValue::NULL.to_owned());
+        Self::from_raw(raw)
+    }
+
+    /// JSON text taken in as it is.
+    fn from_raw(raw: Box<RawValue>) -> Self {
+        let known = serde_json::from_str(raw.get()).unwrap_or_default();
+        Self { raw, known }
+    }
+
+    /// The JSON text, as it came.
+    pub fn get(&self) -> &str {
+        self.raw.get()
+    }
+}
+
+impl PartialEq for Foreign {
+    /// The same JSON text.
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl Serialize for Foreign {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.raw.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Foreign {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Box::<RawValue>::deserialize(d).map(Self::from_raw)
+    }
 }
 
 /// A marker the holder does not know.

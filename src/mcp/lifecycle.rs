@@ -9,7 +9,7 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion}
 use serde_json::{Value, json};
 
 /// JSON-RPC: the server is not initialized yet (the code LSP gives this; MCP names none).
-pub const NOT_INITIALIZED: i64 = -32002;
+pub(crate) const NOT_INITIALIZED: i64 = -32002;
 
 /// What the transport does with a message before the lifecycle began.
 pub enum Admit {
@@ -66,7 +66,7 @@ fn self_contained(r: &ClientRequest) -> bool {
 }
 
 /// The error a request before `initialize` gets.
-pub fn not_initialized(id: Value, method: &str) -> Value {
+pub(crate) fn not_initialized(id: Value, method: &str) -> Value {
     let message = format!(
         "the MCP session is not initialized: `{method}` came before `initialize`. Send \
          `initialize` first, then `notifications/initialized`, then your requests (only \

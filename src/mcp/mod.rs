@@ -13,10 +13,6 @@ use crate::core::Ctx;
 use rmcp::ServiceExt;
 use std::time::Duration;
 
-/// The most characters of output a `talk` returns to an MCP client unless the call sets
-/// `max_chars` (the end is kept; `dropped_chars` says how much was cut).
-pub const TALK_MAX_CHARS: usize = crate::core::MCP_TALK_MAX_CHARS;
-
 /// How long talks still running when the client has gone get to stop after their Ctrl-C.
 const TALK_STOP: Duration = Duration::from_secs(3);
 

@@ -16,7 +16,7 @@ pub const TOOL_NAME: &str = "k_pty";
 
 /// The tool's arguments: the action and its parameters, flat.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct KptyArgs {
+pub(crate) struct KptyArgs {
     /// What to do. Sessions: help, list, create, talk (run is its alias), send_line,
     /// send_keys (keys by tmux name: C-c, Up, Enter, Tab, Escape, F1 …), read,
     /// term_read, wait_for (until output matches a pattern, goes quiet, or the prompt is

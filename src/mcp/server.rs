@@ -215,7 +215,7 @@ mod tests {
     fn instructions_state_the_talk_cap_in_force() {
         assert!(super::INSTRUCTIONS.contains(&format!(
             "at most {} characters",
-            super::super::TALK_MAX_CHARS
+            crate::core::MCP_TALK_MAX_CHARS
         )));
     }
 }

@@ -1,5 +1,5 @@
 //! A session's shell PTYs (seed 002 §8.2.2) as their holders are found: each is a holder of
-//! its own under the internal id `S.N` ([`crate::api::ids`]), its folder
+//! its own under the internal id `S.N` (`crate::api::ids`), its folder
 //! `sessions/S/ptys/N/`, its socket derived from that id in the private runtime directory —
 //! never read from a file. Listing them and ending them all (`kill S`, PTY 0's end).
 

@@ -17,7 +17,7 @@ pub struct Ring {
 
 /// A slice of the ring.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Slice {
+pub(crate) struct Slice {
     /// The bytes.
     pub bytes: Vec<u8>,
     /// Absolute offset of the first byte.
@@ -85,7 +85,7 @@ impl Ring {
 
     /// Up to `max` bytes from absolute offset `since` (clamped into the ring; what was
     /// already dropped is counted in `dropped`).
-    pub fn read_since(&self, since: u64, max: usize) -> Slice {
+    pub(crate) fn read_since(&self, since: u64, max: usize) -> Slice {
         let dropped = self.start.saturating_sub(since);
         let from = since.clamp(self.start, self.end());
         let idx = (from - self.start) as usize;
@@ -110,7 +110,7 @@ impl Ring {
     }
 
     /// The most recent `max` bytes.
-    pub fn tail(&self, max: usize) -> Slice {
+    pub(crate) fn tail(&self, max: usize) -> Slice {
         let n = max.min(self.buf.len());
         let from = self.end() - n as u64;
         self.read_since(from, n)

@@ -20,14 +20,14 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 /// Most connections open at once.
-pub const MAX_CONNECTIONS: usize = 256;
+pub(crate) const MAX_CONNECTIONS: usize = 256;
 /// How long a client may take to send a request header, and how long a keep-alive
 /// connection may sit idle, unless `KPTY_SERVE_HEADER_TIMEOUT_MS` says otherwise.
-pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest wait after a failed accept for a connection to close before accepting again.
 const ACCEPT_RETRY: Duration = Duration::from_millis(100);
 /// The environment variable that overrides [`HEADER_TIMEOUT`] (milliseconds).
-pub const HEADER_TIMEOUT_ENV: &str = "KPTY_SERVE_HEADER_TIMEOUT_MS";
+pub(crate) const HEADER_TIMEOUT_ENV: &str = "KPTY_SERVE_HEADER_TIMEOUT_MS";
 
 /// How the accept loop behaves.
 #[derive(Debug, Clone, Copy)]

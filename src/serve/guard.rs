@@ -16,11 +16,11 @@ use axum::response::Response;
 use std::sync::RwLock;
 
 /// The header of the seeds' internal secret.
-pub const INTERNAL_HEADER: &str = "X-Kuroryuu-Internal-Secret";
+pub(crate) const INTERNAL_HEADER: &str = "X-Kuroryuu-Internal-Secret";
 /// The environment variable holding the internal secret (k_pty's name is read too).
-pub const INTERNAL_ENV: &str = "KPTY_INTERNAL_SECRET";
+pub(crate) const INTERNAL_ENV: &str = "KPTY_INTERNAL_SECRET";
 /// Host names always accepted (loopback).
-pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+pub(crate) const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
 /// What a request is checked against.
 pub struct Access {
@@ -65,7 +65,7 @@ impl Access {
     }
 
     /// Whether `host` (a `Host` header: name, `name:port`, `[v6]:port`) is accepted.
-    pub fn host_ok(&self, host: &str) -> bool {
+    pub(crate) fn host_ok(&self, host: &str) -> bool {
         let name = host_name(host).to_ascii_lowercase();
         LOOPBACK_HOSTS.contains(&name.as_str())
             || self
@@ -75,13 +75,13 @@ impl Access {
     }
 
     /// Whether a browser `Origin` is accepted.
-    pub fn origin_ok(&self, origin: &str) -> bool {
+    pub(crate) fn origin_ok(&self, origin: &str) -> bool {
         let origin = origin.trim_end_matches('/').to_ascii_lowercase();
         self.origins.iter().any(|o| o == "*" || *o == origin)
     }
 
     /// Whether the request's headers carry an accepted credential.
-    pub fn authorized(&self, h: &HeaderMap) -> bool {
+    pub(crate) fn authorized(&self, h: &HeaderMap) -> bool {
         let bridge = self.secret.as_bytes();
         let bearer = h
             .get(header::AUTHORIZATION)

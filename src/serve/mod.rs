@@ -34,11 +34,11 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// The port tried first without `--port` or `KPTY_PORT`.
-pub const DEFAULT_PORT: u16 = 8201;
+pub(crate) const DEFAULT_PORT: u16 = 8201;
 /// How many following ports are tried when the first is taken.
-pub const PORT_TRIES: u16 = 20;
+pub(crate) const PORT_TRIES: u16 = 20;
 /// Largest request body accepted (larger: 413).
-pub const MAX_BODY: usize = 2 << 20;
+pub(crate) const MAX_BODY: usize = 2 << 20;
 /// How long requests in flight may run on after a shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
@@ -61,7 +61,7 @@ type Shared = Arc<App>;
 /// How `kpty serve` runs.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// The port tried first (`None`: `KPTY_PORT`, else [`DEFAULT_PORT`]).
+    /// The port tried first (`None`: `KPTY_PORT`, else `DEFAULT_PORT`).
     pub port: Option<u16>,
     /// Host names accepted besides the loopback ones (`*`: any).
     pub allow_hosts: Vec<String>,
@@ -82,7 +82,7 @@ pub fn run(ctx: Ctx, opts: Options) -> i32 {
     }
 }
 
-/// The port tried first: `port`, else `KPTY_PORT`, else [`DEFAULT_PORT`].
+/// The port tried first: `port`, else `KPTY_PORT`, else `DEFAULT_PORT`.
 pub fn first_port(port: Option<u16>) -> Result<u16> {
     Ok(match port {
         Some(p) => p,

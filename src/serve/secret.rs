@@ -1,5 +1,5 @@
 //! The bridge secret: 64 hex characters kept in the private per-user directory
-//! ([`crate::store::paths::user_private_dir`]), one file per state directory (named by a hash
+//! (`crate::store::paths::user_private_dir`), one file per state directory (named by a hash
 //! of its real path), made by kpty (born 0600) on first start and never printed by `serve`;
 //! and the constant-time check of what a request presents.
 //!

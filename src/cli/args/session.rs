@@ -31,16 +31,16 @@ pub struct CreateArgs {
     #[arg(long, short = 't', value_name = "MS")]
     pub timeout_ms: Option<u64>,
     #[command(flatten)]
-    pub program: ProgramArgs,
+    pub(crate) program: ProgramArgs,
     #[command(flatten)]
-    pub sandbox: SandboxArgs,
+    pub(crate) sandbox: SandboxArgs,
     #[command(flatten)]
     pub owner: OwnerArgs,
 }
 
 // `create`'s agent-program and input-filter flags.
 #[derive(Debug, Args)]
-pub struct ProgramArgs {
+pub(crate) struct ProgramArgs {
     /// Run this program instead of an interactive shell — an agent CLI, a REPL, a dev server
     /// (split as a POSIX shell would: --command 'python3 -q'). Its input filter is on unless
     /// --no-input-filter. When it exits the session ends, or with --auto-restart it starts
@@ -75,7 +75,7 @@ pub struct ProgramArgs {
 
 // `create`'s sandbox flags.
 #[derive(Debug, Args)]
-pub struct SandboxArgs {
+pub(crate) struct SandboxArgs {
     /// Confine the shell and everything it starts with Landlock (Linux 5.13+): writes only in
     /// the project root, the cwd, /tmp, $TMPDIR and --allow-write paths; ~/.ssh, ~/.aws,
     /// ~/.gnupg, ~/.config/gh, ~/.docker, ~/.kube, ~/.netrc, ~/.git-credentials and

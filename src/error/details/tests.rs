@@ -81,12 +81,7 @@ fn every_shape(x: &Stuff) -> Vec<Details> {
             Match::Id(IdMatch {
                 session_id: x.a.clone(),
             }),
-            Match::Listed(
-                json!({"session_id": x.b, "label": x.a, "alive": x.flag, "pid": x.n})
-                    .as_object()
-                    .cloned()
-                    .unwrap(),
-            ),
+            Match::Listed(Box::new(listed(x))),
         ],
         query: x.some[1].then(Query::default),
     };
@@ -110,6 +105,26 @@ fn every_shape(x: &Stuff) -> Vec<Details> {
         })
         .collect();
     shapes.into_iter().chain(resolved).collect()
+}
+
+/// A matched session's row, every optional field given or not.
+fn listed(x: &Stuff) -> ListedMatch {
+    ListedMatch {
+        session_id: x.b.clone(),
+        label: x.s(0),
+        source: "local".into(),
+        cli_type: x.s(1),
+        owner_agent_id: x.s(2),
+        owner_session_id: x.s(3),
+        owner_role: x.some[4].then(|| "worker".into()),
+        claude_code_session_id: x.s(5),
+        shell: x.s(4),
+        cwd: x.s(3),
+        pid: x.n(2).map(|p| p as u32),
+        created_at: x.s(1),
+        state: "running".into(),
+        terminal_state: x.some[0].then(|| "prompt".into()),
+    }
 }
 
 /// The shapes of a session waited on, stopped or ended.
@@ -207,7 +222,7 @@ fn routing_shapes(x: &Stuff) -> Vec<Details> {
         .into(),
         BridgeAnswer {
             session_id: x.b.clone(),
-            answer: json!({"ok": false, "error": x.a}),
+            answer: Foreign::of(&json!({"ok": false, "error": x.a, "n": x.n, "more": [x.flag]})),
         }
         .into(),
         Marker {
@@ -341,6 +356,52 @@ proptest! {
     }
 
     #[test]
+    fn every_shape_decodes_to_itself(x in stuff()) {
+        for d in every_shape(&x) {
+            let text = serde_json::to_string(&d).unwrap();
+            let back: Details = serde_json::from_str(&text).unwrap();
+            prop_assert_eq!(&back, &decode(d.to_value()));
+            // The JSON is the contract: a shape that writes the same object as an earlier
+            // one (a `Bridge` with no optional field is a `Session`) comes back as that one.
+            if back != d {
+                prop_assert!(!matches!(back, Details::Other(_)), "{}", text);
+                prop_assert_eq!(serde_json::to_string(&back).unwrap(), text);
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_shape_is_other_and_written_back_byte_for_byte(
+        v in object(),
+        newer in "[a-z]{1,8}",
+        value in prop_oneof![
+            Just(json!(null)),
+            Just(json!({"nested": [1, 2.5, "x"], "k": {"deep": true}})),
+            "\\PC{0,6}".prop_map(Value::String),
+        ],
+    ) {
+        // A field no shape has (and no `resolved_session_id`, which wraps any details).
+        let Value::Object(mut m) = v else { unreachable!() };
+        m.remove(RESOLVED);
+        m.insert(format!("zz_{newer}"), value);
+        let text = serde_json::to_string(&m).unwrap();
+        let d: Details = serde_json::from_str(&text).unwrap();
+        let Details::Other(f) = &d else {
+            return Err(TestCaseError::fail(format!("{text} read as {d:?}")));
+        };
+        prop_assert_eq!(f.get(), text.as_str());
+        prop_assert_eq!(serde_json::to_string(&d).unwrap(), text.clone());
+        // Its readers find what the object carries, as they would in a typed shape.
+        prop_assert_eq!(d.session_id(), m.get("session_id").and_then(Value::as_str));
+        prop_assert_eq!(d.partial_output(), m.get("partial_output").and_then(Value::as_str));
+        prop_assert_eq!(d.exit_code(), m.get("exit_code").and_then(Value::as_i64));
+        // Inside an error, from the wire.
+        let wire = format!(r#"{{"code":"PTY_BUSY","message":"m","details":{text}}}"#);
+        let e: Error = serde_json::from_str(&wire).unwrap();
+        prop_assert_eq!(serde_json::to_string(&e.details).unwrap(), text);
+    }
+
+    #[test]
     fn any_details_a_newer_holder_or_a_bridge_sends_survive_whole(v in object()) {
         let d = decode(v.clone());
         prop_assert_eq!(d.to_value(), v.clone());
@@ -408,4 +469,49 @@ fn every_refusal_reads_as_blocked() {
         kinds.insert(std::mem::discriminant(&r));
     }
     assert!(kinds.len() >= 3, "{kinds:?}");
+}
+
+#[test]
+fn a_list_row_of_an_older_or_newer_peer_is_read_as_a_match_and_kept_whole() {
+    // The row as this build's `list --json` shows it (builds before it sent it whole).
+    let row = json!({
+        "session_id": "pty_a1", "source": "local", "cli_type": null, "pid": 41,
+        "owner_agent_id": "twin", "owner_session_id": null, "owner_role": null,
+        "label": "w", "created_at": "2026-01-01T00:00:00Z", "last_heartbeat": null,
+        "shell": "/bin/bash", "cwd": "/tmp", "socket": "/s/pty_a1.sock", "holder_pid": 40,
+        "sandbox": null, "state": "running", "cols": 80, "rows": 24,
+        "integration": "osc133", "at_prompt": true, "busy": false,
+        "terminal_state": "prompt", "output_offset": 7, "attached": 0,
+    });
+    let m: Match = serde_json::from_value(row.clone()).unwrap();
+    let Match::Listed(l) = &m else {
+        panic!("{m:?}")
+    };
+    assert_eq!(
+        (l.session_id.as_str(), l.pid, l.state.as_str()),
+        ("pty_a1", Some(41), "running")
+    );
+    assert_eq!(l.owner_agent_id.as_deref(), Some("twin"));
+    assert_eq!(l.terminal_state.as_deref(), Some("prompt"));
+    // Details with such rows are not this build's: kept as they came.
+    let v = json!({"matches": [row.clone(), row], "query": Query::default()});
+    let d = decode(v.clone());
+    assert!(matches!(d, Details::Other(_)), "{d:?}");
+    assert_eq!(d.to_value(), v);
+    // This build's rows come back typed.
+    let ours = json!({"matches": [serde_json::to_value(l).unwrap()]});
+    assert!(matches!(decode(ours), Details::Matches(_)));
+}
+
+#[test]
+fn a_bridge_answer_is_quoted_as_it_came() {
+    let answer = json!({"ok": false, "error": "nope", "extra": {"n": [1, 2]}});
+    let d: Details = BridgeAnswer {
+        session_id: "pty_b".into(),
+        answer: Foreign::of(&answer),
+    }
+    .into();
+    let v = d.to_value();
+    assert_eq!(v, json!({"session_id": "pty_b", "answer": answer}));
+    assert_eq!(decode(v), d);
 }
