@@ -27,7 +27,7 @@ pub fn log(ctx: &Ctx, a: &super::args::LogArgs, json: bool) -> Result<i32> {
     };
     let mut show = |e: &Event| {
         if json {
-            print_json(&e.to_value());
+            print_json(e);
         } else {
             out(format!("{}\n", shown(&log_line(e))).as_bytes());
         }

@@ -4,7 +4,6 @@
 //! the CLI writes through it.
 
 use crate::error::Error;
-use serde_json::Value;
 use std::io::Write;
 
 /// Write to stdout; a broken pipe ends the process quietly (exit 0), as ripgrep does. On a
@@ -42,8 +41,8 @@ fn on_terminal(bytes: &[u8]) -> Option<Vec<u8>> {
     Some(clean)
 }
 
-/// Print a JSON value on one line.
-pub(super) fn print_json(v: &Value) {
+/// Print a value as JSON on one line.
+pub(super) fn print_json<T: serde::Serialize + ?Sized>(v: &T) {
     let mut s = serde_json::to_string(v).unwrap_or_else(|_| "{}".into());
     s.push('\n');
     out(s.as_bytes());

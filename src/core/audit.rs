@@ -98,14 +98,13 @@ pub fn begin_as(ctx: &Ctx, name: &'static str, p: &Params) -> Result<()> {
         .as_deref()
         .map(|s| redact::redact(s).into_owned());
     let path = journal_for(ctx, p.session_id.as_deref(), false);
-    let line = serde_json::to_value(Intent {
+    let line = Intent {
         ts: crate::store::now_rfc3339(),
         event: "intent",
         intent: name,
         session_id: named,
         command,
-    })
-    .map_err(|e| Error::internal(format!("an intent line: {e}")))?;
+    };
     // A state directory or journal kpty may not trust is a STATE_ERROR, whatever the
     // fail mode: `open` is for a disk that cannot take the entry, not for tampered state.
     ctx.state.ensure()?;
@@ -113,7 +112,7 @@ pub fn begin_as(ctx: &Ctx, name: &'static str, p: &Params) -> Result<()> {
     if let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
         crate::store::secure::check_entries(dir, &[name])?;
     }
-    let Err(e) = journal::try_append(&ctx.state, &path, line) else {
+    let Err(e) = journal::try_append_verified(&path, &line) else {
         return Ok(());
     };
     match mode {
@@ -400,7 +399,7 @@ pub(super) fn record_seen(
     } else {
         event.clone()
     };
-    journal::append(&ctx.state, &path, line.to_value());
+    journal::append(&ctx.state, &path, &line);
     emit(event);
 }
 
@@ -423,7 +422,7 @@ fn emit(event: Event) {
             .http_status_as_error(false)
             .build()
             .into();
-        if let Err(e) = agent.post(&url).send_json(event.to_value()) {
+        if let Err(e) = agent.post(&url).send_json(&event) {
             tracing::debug!("gateway emit to {url} failed: {e}");
         }
         if let Ok(mut n) = IN_FLIGHT.lock() {

@@ -87,7 +87,8 @@ pub struct Intent {
 }
 
 impl Event {
-    /// The event as the JSON object written to a journal and posted to the gateway.
+    /// The event as a JSON object (as written to a journal and posted to the gateway).
+    #[cfg(test)]
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).unwrap_or_else(|e| {
             tracing::warn!("an audit event cannot be encoded: {e}");

@@ -6,9 +6,9 @@
 
 pub(super) use super::exit::Phase;
 use super::exit::{ExitInfo, Lifecycle};
+use super::restarter::ProgramEvent;
 use super::session::Shared;
 use portable_pty::Child;
-use serde_json::json;
 use std::time::{Duration, Instant};
 
 /// Output quiet this long after a program exited means the reader has taken in its last.
@@ -72,7 +72,11 @@ impl Shared {
         self.settle_output();
         let text = exited_notice(info.code) + &restarting_notice(delay);
         self.announce(text.as_bytes());
-        r.record(json!({"event": "process_exited", "exit_code": info.code, "exit_signal": info.signal, "restarting_in_ms": delay}));
+        r.record(ProgramEvent::ProcessExited {
+            exit_code: info.code,
+            exit_signal: info.signal.clone(),
+            restarting_in_ms: Some(delay),
+        });
         let deadline = Instant::now() + Duration::from_millis(delay);
         let mut st = self.lock();
         while !st.killed && Instant::now() < deadline {
@@ -104,7 +108,11 @@ impl Shared {
                     }
                 }
                 tracing::info!("program restarted (pid {pid}, restart {restarts})");
-                r.record(json!({"event": "process_restarted", "pid": pid, "restart_count": restarts, "delay_ms": delay}));
+                r.record(ProgramEvent::ProcessRestarted {
+                    pid,
+                    restart_count: restarts,
+                    delay_ms: delay,
+                });
                 Some(child)
             }
             Err(e) => {
@@ -152,7 +160,11 @@ impl Shared {
         if announce {
             self.announce(exited_notice(info.code).as_bytes());
             if let Some(r) = self.restarter.get() {
-                r.record(json!({"event": "process_exited", "exit_code": info.code, "exit_signal": info.signal}));
+                r.record(ProgramEvent::ProcessExited {
+                    exit_code: info.code,
+                    exit_signal: info.signal.clone(),
+                    restarting_in_ms: None,
+                });
             }
         }
     }

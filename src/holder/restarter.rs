@@ -46,7 +46,38 @@ impl Restarter {
     }
 
     /// Append a lifecycle event to the session's journal.
-    pub(super) fn record(&self, event: serde_json::Value) {
-        journal::append(&self.state, &self.events, event);
+    pub(super) fn record(&self, what: ProgramEvent) {
+        let event = LifecycleEvent {
+            ts: crate::store::now_rfc3339(),
+            what,
+        };
+        journal::append(&self.state, &self.events, &event);
     }
+}
+
+/// A program session's lifecycle line in its journal (`kpty log` shows it with the traffic).
+#[derive(serde::Serialize)]
+struct LifecycleEvent {
+    ts: String,
+    #[serde(flatten)]
+    what: ProgramEvent,
+}
+
+/// What happened to a session's program.
+#[derive(serde::Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub(super) enum ProgramEvent {
+    /// It exited (to be started again in `restarting_in_ms`, when it will be).
+    ProcessExited {
+        exit_code: i32,
+        exit_signal: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        restarting_in_ms: Option<u64>,
+    },
+    /// It was started again.
+    ProcessRestarted {
+        pid: u32,
+        restart_count: u32,
+        delay_ms: u64,
+    },
 }

@@ -316,6 +316,49 @@ static NEEDLES: LazyLock<Vec<(String, Option<usize>)>> = LazyLock::new(|| {
         .collect()
 });
 
+/// The needles by their first two bytes, for the short search: a bitmap of those pairs
+/// (most text pairs start no needle) and `(pair, needle)` sorted by pair. Every needle is
+/// at least two bytes long (a test holds them so).
+static BY_PAIR: LazyLock<(Box<[u64; 1024]>, Vec<(u16, usize)>)> = LazyLock::new(|| {
+    let mut bits = Box::new([0u64; 1024]);
+    let mut index: Vec<(u16, usize)> = NEEDLES
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (n, _))| Some((pair(n.as_bytes())?, i)))
+        .collect();
+    index.sort_unstable();
+    for (p, _) in &index {
+        bits[usize::from(*p) / 64] |= 1 << (p % 64);
+    }
+    (bits, index)
+});
+
+/// The first two bytes of `b` as one number.
+fn pair(b: &[u8]) -> Option<u16> {
+    Some(u16::from_be_bytes([*b.first()?, *b.get(1)?]))
+}
+
+/// Call `hit` with the owner of every needle in `lower` (already lowercase), looking only
+/// where a needle's first two bytes are: no search is set up per needle.
+fn short_hits(lower: &[u8], hit: &mut impl FnMut(Option<usize>)) {
+    let (bits, index) = &*BY_PAIR;
+    let mut found = vec![false; NEEDLES.len()];
+    for at in 0..lower.len().saturating_sub(1) {
+        let Some(p) = pair(&lower[at..]) else { break };
+        if bits[usize::from(p) / 64] & (1 << (p % 64)) == 0 {
+            continue;
+        }
+        let from = index.partition_point(|(q, _)| *q < p);
+        for &(_, n) in index[from..].iter().take_while(|(q, _)| *q == p) {
+            let (needle, owner) = &NEEDLES[n];
+            if !found[n] && lower[at..].starts_with(needle.as_bytes()) {
+                found[n] = true;
+                hit(*owner);
+            }
+        }
+    }
+}
+
 /// The needles as one automaton, built the first time a long text is searched.
 static AUTOMATON: OnceLock<AhoCorasick> = OnceLock::new();
 
@@ -357,12 +400,7 @@ fn automaton() -> &'static AhoCorasick {
 /// each needle at least once, in no particular order).
 pub(super) fn needle_hits(text: &str, mut hit: impl FnMut(Option<usize>)) {
     if by_needle(text) {
-        let lower = text.to_ascii_lowercase();
-        for (n, owner) in NEEDLES.iter() {
-            if lower.contains(n.as_str()) {
-                hit(*owner);
-            }
-        }
+        short_hits(text.to_ascii_lowercase().as_bytes(), &mut hit);
         return;
     }
     for m in automaton().find_overlapping_iter(text) {
@@ -422,6 +460,21 @@ mod tests {
         v
     }
 
+    /// What the short search (by the needles' first two bytes) finds.
+    fn by_pairs(text: &str) -> Vec<Option<usize>> {
+        let mut v = Vec::new();
+        short_hits(text.to_ascii_lowercase().as_bytes(), &mut |o| v.push(o));
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    #[test]
+    fn every_needle_has_two_bytes_to_be_found_by() {
+        assert!(NEEDLES.iter().all(|(n, _)| n.len() >= 2));
+        assert_eq!(BY_PAIR.1.len(), NEEDLES.len());
+    }
+
     fn needle() -> impl Strategy<Value = String> {
         (0..NEEDLES.len(), any::<u64>()).prop_map(|(i, case)| {
             // The needle in a random mix of cases.
@@ -441,8 +494,9 @@ mod tests {
     }
 
     proptest! {
-        /// The short-text search picks exactly the rules the automaton picks: any text, any
-        /// needles in any case, overlapping or cut, multi-byte characters around them.
+        /// The short-text search picks exactly the rules the automaton picks (and a plain
+        /// search for each needle): any text, any needles in any case, overlapping or cut,
+        /// multi-byte characters around them.
         #[test]
         fn the_short_search_finds_what_the_automaton_finds(
             parts in proptest::collection::vec(
@@ -455,6 +509,7 @@ mod tests {
                 text.pop();
             }
             prop_assert_eq!(one_by_one(&text), by_automaton(&text), "{:?}", text);
+            prop_assert_eq!(by_pairs(&text), by_automaton(&text), "{:?}", text);
         }
     }
 }

@@ -5,34 +5,46 @@
 
 use super::StateDir;
 use crate::error::{Error, Result};
-use serde_json::Value;
+use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 
-/// Append one event (an object; `ts` is added when missing). Failures are logged, not
-/// returned: this records what already happened (an action that must not run unaudited
-/// writes its entry first, with [`try_append`]).
-pub fn append(state: &StateDir, path: &Path, event: Value) {
+/// Append one event (a struct with its own `ts`). Failures are logged, not returned: this
+/// records what already happened (an action that must not run unaudited writes its entry
+/// first, with [`try_append`]).
+pub fn append<T: Serialize>(state: &StateDir, path: &Path, event: &T) {
     if let Err(e) = try_append(state, path, event) {
         tracing::warn!("cannot append to {}: {}", path.display(), e.message);
     }
 }
 
-/// Append one event (an object; `ts` is added when missing), whole or not at all.
-pub fn try_append(state: &StateDir, path: &Path, mut event: Value) -> Result<()> {
-    if let Some(obj) = event.as_object_mut() {
-        obj.entry("ts")
-            .or_insert_with(|| Value::String(super::now_rfc3339()));
-    }
-    let mut line = serde_json::to_vec(&event)
+/// Append one event, whole or not at all.
+pub fn try_append<T: Serialize>(state: &StateDir, path: &Path, event: &T) -> Result<()> {
+    append_line(state, path, &encode(path, event)?)
+}
+
+/// [`try_append`] to a journal whose folders the caller has just verified
+/// ([`StateDir::verify`]).
+pub fn try_append_verified<T: Serialize>(path: &Path, event: &T) -> Result<()> {
+    write_line(path, &encode(path, event)?)
+}
+
+/// One journal line: `event` as JSON and a newline.
+fn encode<T: Serialize>(path: &Path, event: &T) -> Result<Vec<u8>> {
+    let mut line = serde_json::to_vec(event)
         .map_err(|e| Error::state(path, format!("cannot encode a journal event: {e}")))?;
     line.push(b'\n');
-    append_line(state, path, &line)
+    Ok(line)
 }
 
 /// Append `line` whole or not at all.
 pub fn append_line(state: &StateDir, path: &Path, line: &[u8]) -> Result<()> {
     state.verify(path)?;
+    write_line(path, line)
+}
+
+/// [`append_line`] once the folders are verified.
+fn write_line(path: &Path, line: &[u8]) -> Result<()> {
     if let Some(dir) = path.parent() {
         super::secure::ensure_dir(dir)?;
     }
