@@ -28,6 +28,7 @@ use crate::core::{self, Ctx};
 use crate::error::{Error, Result};
 use crate::store::StateDir;
 use args::{Cli, Command};
+use clap::Parser;
 use std::ffi::OsString;
 
 /// Parse the process's arguments with the CLI's clap model (which also knows `mcp` and
@@ -40,7 +41,7 @@ pub fn parse(argv: Vec<OsString>) -> std::result::Result<Cli, i32> {
         .skip(1)
         .take_while(|a| *a != "--")
         .any(|a| a == "--json");
-    match parse_args(argv) {
+    match Cli::try_parse_from(argv) {
         Ok(c) => Ok(c),
         Err(e) if wants_json && e.use_stderr() => {
             // `--json` makes a usage error JSON too: INVALID_PARAMS, clap's text as details.
@@ -96,19 +97,6 @@ pub fn finish(json: bool, code: Result<i32>) -> i32 {
 /// A mistyped subcommand or flag and the names to suggest from, as kpty picks every
 /// suggestion ([`crate::api::suggest`]): every listed command for a command, the flags clap
 /// offers (its "tip: a similar argument exists") for a flag.
-/// `Cli::try_parse_from`, without tearing down clap's tables afterwards: every role parses
-/// its command line once, and the process ends (or serves) with those tables' memory
-/// resident either way — freeing them node by node cost a `talk` more than its policy check.
-fn parse_args(argv: Vec<OsString>) -> std::result::Result<Cli, clap::Error> {
-    use clap::{CommandFactory, FromArgMatches};
-    let mut cmd = Cli::command();
-    let parsed = cmd
-        .try_get_matches_from_mut(argv)
-        .and_then(|mut m| Cli::from_arg_matches_mut(&mut m).map_err(|e| e.format(&mut cmd)));
-    std::mem::forget(cmd);
-    parsed
-}
-
 fn clap_suggestions(e: &clap::Error) -> (String, Vec<String>) {
     use clap::error::{ContextKind, ContextValue};
     let strings = |k| match e.get(k) {
