@@ -7,96 +7,91 @@ use crate::proto::{
     Done, Envelope, PROTOCOL_VERSION, ProgressBody, Reply, Request, ResizeBody, frame,
 };
 use std::os::unix::net::{UnixListener, UnixStream};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
 
 /// Accept connections until the process exits.
 pub fn serve(listener: UnixListener, shared: Arc<Shared>) {
-    let me = rustix::process::getuid();
-    let workers = Workers::new();
-    for conn in listener.incoming() {
-        let Ok(stream) = conn else { continue };
-        match rustix::net::sockopt::socket_peercred(&stream) {
-            Ok(cred) if cred.uid == me => {}
+    let pool = Arc::new(Pool {
+        listener,
+        shared,
+        accepting: AtomicUsize::new(1),
+        me: rustix::process::getuid(),
+    });
+    pool.accept_loop(true);
+}
+
+/// Most threads kept waiting in `accept` for the next connection.
+const IDLE_WORKERS: usize = 2;
+
+/// The threads that serve connections, one connection each at a time, each taking its next
+/// connection from `accept` itself (the kernel wakes one waiting thread per connection): a
+/// request costs no hand-over between threads, and no thread start while one waits. A
+/// thread that takes a connection while no other waits in `accept` first starts one, so a
+/// long request (a talk, an attach) never holds up another (a cancel).
+struct Pool {
+    listener: UnixListener,
+    shared: Arc<Shared>,
+    /// Threads waiting in `accept` (or about to).
+    accepting: AtomicUsize,
+    /// This user: the only peer served.
+    me: rustix::process::Uid,
+}
+
+impl Pool {
+    /// Take connections and serve them; the first thread (`forever`) never stops, the others
+    /// stop once [`IDLE_WORKERS`] threads already wait.
+    fn accept_loop(self: &Arc<Self>, forever: bool) {
+        loop {
+            // A failed accept (a connection reset before it was taken, no file descriptor
+            // left): this thread keeps waiting, as one that never woke.
+            let Ok((stream, _)) = self.listener.accept() else {
+                continue;
+            };
+            if self.accepting.fetch_sub(1, Ordering::AcqRel) == 1 {
+                self.start_accepter();
+            }
+            if self.peer_ok(&stream) {
+                handle(stream, self.shared.clone());
+            }
+            let again = self
+                .accepting
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                    (forever || n < IDLE_WORKERS).then_some(n + 1)
+                })
+                .is_ok();
+            if !again {
+                return;
+            }
+        }
+    }
+
+    /// Another thread waiting in `accept` (none is started when threads run out: this one
+    /// returns to `accept` after its connection).
+    fn start_accepter(self: &Arc<Self>) {
+        self.accepting.fetch_add(1, Ordering::AcqRel);
+        let pool = self.clone();
+        let started = std::thread::Builder::new()
+            .name("kpty-conn".into())
+            .spawn(move || pool.accept_loop(false));
+        if let Err(e) = started {
+            tracing::warn!("cannot start a connection thread: {e}");
+            self.accepting.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Whether the peer is this user.
+    fn peer_ok(&self, stream: &UnixStream) -> bool {
+        match rustix::net::sockopt::socket_peercred(stream) {
+            Ok(cred) if cred.uid == self.me => true,
             Ok(cred) => {
                 tracing::warn!("refused a connection from uid {}", cred.uid.as_raw());
-                continue;
+                false
             }
             Err(e) => {
                 tracing::warn!("cannot check peer credentials: {e}");
-                continue;
+                false
             }
-        }
-        workers.run(stream, &shared);
-    }
-}
-
-/// Most connection threads kept waiting for the next connection.
-const IDLE_WORKERS: usize = 2;
-
-/// The threads that serve connections, one connection each at a time. A thread that
-/// finished its connection waits for the next one (up to [`IDLE_WORKERS`] do) instead of
-/// exiting: a request then costs no thread start and teardown. A connection that finds
-/// no waiting thread gets a new one, so a long request (a talk, an attach) never holds up
-/// another (a cancel).
-struct Workers {
-    /// Connections handed to waiting threads.
-    tx: mpsc::Sender<UnixStream>,
-    rx: Arc<Mutex<mpsc::Receiver<UnixStream>>>,
-    /// Threads waiting on `rx` that no connection has been promised to.
-    idle: Arc<AtomicUsize>,
-}
-
-impl Workers {
-    fn new() -> Self {
-        let (tx, rx) = mpsc::channel();
-        Self {
-            tx,
-            rx: Arc::new(Mutex::new(rx)),
-            idle: Arc::new(AtomicUsize::new(0)),
-        }
-    }
-
-    /// Serve `stream` on a waiting thread, or on a new one.
-    fn run(&self, stream: UnixStream, shared: &Arc<Shared>) {
-        let promised = self
-            .idle
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
-            .is_ok();
-        let stream = match promised {
-            // A waiting thread takes it (it counted itself idle before it waits).
-            true => match self.tx.send(stream) {
-                Ok(()) => return,
-                Err(mpsc::SendError(stream)) => stream,
-            },
-            false => stream,
-        };
-        let (rx, idle, s) = (self.rx.clone(), self.idle.clone(), shared.clone());
-        std::thread::spawn(move || worker(stream, &s, &rx, &idle));
-    }
-}
-
-/// A connection thread: serve `stream`, then the connections handed over while it waits.
-fn worker(
-    mut stream: UnixStream,
-    shared: &Arc<Shared>,
-    rx: &Mutex<mpsc::Receiver<UnixStream>>,
-    idle: &AtomicUsize,
-) {
-    loop {
-        handle(stream, shared.clone());
-        let waiting = idle
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < IDLE_WORKERS).then_some(n + 1)
-            })
-            .is_ok();
-        if !waiting {
-            return;
-        }
-        let next = rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
-        match next {
-            Ok(s) => stream = s,
-            Err(_) => return,
         }
     }
 }

@@ -327,6 +327,45 @@ fn holder_answers_a_protocol_mismatch_with_an_error() {
     assert_eq!(env.out(&id, "echo still-fine"), "still-fine");
 }
 
+/// Connections that never send a request (a stuck client, a slow one) each hold only their
+/// own thread: however many are open, and opened in bursts, talks and status probes from
+/// others are answered, and a silent connection's own late request still is.
+#[test]
+fn silent_connections_never_hold_up_the_holder() {
+    use std::io::Write;
+    let env = Env::new();
+    let id = env.create(&[]);
+    let socket = env.entry(&id)["socket"]
+        .as_str()
+        .expect("socket")
+        .to_string();
+    let mut silent = Vec::new();
+    for burst in [1usize, 2, 5, 9] {
+        for _ in 0..burst {
+            silent.push(std::os::unix::net::UnixStream::connect(&socket).expect("connect"));
+        }
+        let word = format!("answered-after-{}", silent.len());
+        assert_eq!(env.out(&id, &format!("echo {word}")), word);
+        env.ok(&["list"]);
+    }
+    // The first silent client speaks at last and is answered on its own connection.
+    let mut late = silent.swap_remove(0);
+    late.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .expect("timeout");
+    let body = serde_json::json!({"v": 1, "req": {"op": "status"}}).to_string();
+    kpty::proto::frame::write_frame(&mut late, body.as_bytes()).expect("send");
+    late.flush().expect("flush");
+    let reply: kpty::proto::Reply = serde_json::from_slice(
+        &kpty::proto::frame::read_frame(&mut late)
+            .expect("read")
+            .expect("a reply"),
+    )
+    .expect("reply JSON");
+    assert!(reply.ok);
+    drop(silent);
+    assert_eq!(env.out(&id, "echo after-all-closed"), "after-all-closed");
+}
+
 #[test]
 fn a_session_being_created_is_listed_starting_and_waited_for() {
     let env = Env::new();
