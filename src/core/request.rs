@@ -215,8 +215,8 @@ pub fn talk(p: &Params) -> Result<TalkArgs> {
     if command.trim().is_empty() {
         return Err(Error::invalid("talk needs a non-empty `command`"));
     }
-    // The holder types the command and Enter; it checks again with what is on the line.
-    typed::check_typed(&format!("{command}\r"), Opacity::Ignore)?;
+    // Judged where it is typed: by the session's holder with what is on the line (and the
+    // shell's state), before a bridged session gets it, before a default session is made.
     if let Some(s) = &p.sentinel {
         super::validate::check_sentinel(s)?;
     }

@@ -31,7 +31,7 @@ pub(super) struct Prepared {
 
 /// Find (or create) the session of a validated talk ([`super::request::talk`]).
 pub(super) fn prepare(ctx: &Ctx, p: &TalkArgs) -> Result<Prepared> {
-    let entry = super::target::target(ctx, &p.target, true)?;
+    let entry = super::target::target_vetted(ctx, &p.target, || vet(&p.command))?;
     if !entry.is_local() {
         super::typed::check_typed(&format!("{}\r", p.command), Opacity::Strict)?;
     }
@@ -66,6 +66,12 @@ pub(super) fn prepare(ctx: &Ctx, p: &TalkArgs) -> Result<Prepared> {
         max_chars: p.max_chars.or(ctx.talk_max_chars),
         whole_result: p.max_chars.is_none() && ctx.talk_max_chars.is_some(),
     })
+}
+
+/// The policy check of a command before a session is made for it (a session that exists
+/// judges it as it is typed, in its shell's state).
+fn vet(command: &str) -> Result<()> {
+    super::typed::check_typed(&format!("{command}\r"), Opacity::Ignore)
 }
 
 /// Run `talk`.
@@ -163,6 +169,7 @@ fn run_local(
     if let Err(err) = &res {
         // The default session ended since it was last used: replace it and try once more.
         if !t.named && sessions::is_unreachable(err) {
+            vet(&t.req.command)?;
             entry = super::target::replace_default(ctx)?;
             running.at(ctx, &entry)?;
             res = attempt(&entry);

@@ -24,6 +24,30 @@ pub fn target(ctx: &Ctx, target: &Target, create: bool) -> Result<Handle> {
     }
 }
 
+/// [`target`] for a command about to be typed (`talk`): the default session is created when
+/// missing only once `vet` (the command's policy check) passed, so a refused command leaves
+/// no session behind. A session that exists judges what is typed into it itself (its
+/// holder, with the shell's state; a bridged one before it is sent).
+pub fn target_vetted(
+    ctx: &Ctx,
+    target: &Target,
+    vet: impl FnOnce() -> Result<()>,
+) -> Result<Handle> {
+    match target {
+        Target::Default => {
+            let entry = match find_default(ctx)? {
+                Some(e) => e,
+                None => {
+                    vet()?;
+                    replace_default(ctx)?
+                }
+            };
+            checked(ctx, entry).map(Handle::of)
+        }
+        t => self::target(ctx, t, false),
+    }
+}
+
 /// The default session. When `create` is set and it is missing or no longer running, a new
 /// one is made under a lock, so concurrent first callers share one session.
 ///

@@ -14,6 +14,20 @@ use crate::proto::{ProgressBody, TalkBody, TalkRequest};
 use std::sync::MutexGuard;
 use std::time::{Duration, Instant};
 
+/// `e`, unless the command is dangerous on its own: then that refusal, whatever else kept
+/// the talk from typing it (a busy or unfinished line, another program in front, an
+/// incomplete command) — refused as dangerous however the session stands, as the front
+/// ends' check refused it before it was sent here.
+fn danger_first(req: &TalkRequest, e: Error) -> Error {
+    match crate::safety::check_typed(
+        &format!("{}\r", req.command),
+        crate::safety::Opacity::Ignore,
+    ) {
+        Err(refused) => refused.into(),
+        Ok(()) => e,
+    }
+}
+
 /// A talk let in: how it completes and what it types.
 struct Admitted {
     /// Completion method.
@@ -36,7 +50,9 @@ impl Shared {
     pub fn talk(&self, req: &TalkRequest, progress: Option<Progress<'_>>) -> Result<TalkBody> {
         let started = Instant::now();
         let deadline = started + Duration::from_millis(req.timeout_ms);
-        let mut a = self.admit(req, deadline)?;
+        let mut a = self
+            .admit(req, deadline)
+            .map_err(|e| danger_first(req, e))?;
         let command = match &req.stdin {
             // A nested shell (a forced talk) cannot see our files.
             Some(path) if !req.force => with_stdin(a.kind, &req.command, path),
@@ -46,7 +62,7 @@ impl Shared {
             let whole = crate::safety::check_complete(&req.command.replace('\r', "\n"));
             if let Err(refused) = whole {
                 self.end_talk();
-                return Err(refused.into());
+                return Err(danger_first(req, refused.into()));
             }
         }
         let typed = typed_command(a.kind, a.method, &command, &a.sentinel);
@@ -54,14 +70,16 @@ impl Shared {
             && let Err(e) = self.refuse_continuation(deadline)
         {
             self.end_talk();
-            return Err(e);
+            return Err(danger_first(req, e));
         }
         // Our own shell: onto its drawn prompt and an empty input line (or one cleared).
         let cleared = match a.watch_input {
             true => self.empty_input_line(a.method, req.force, deadline),
             false => Ok(None),
         };
-        let cleared = cleared.inspect_err(|_| self.end_talk())?;
+        let cleared = cleared
+            .inspect_err(|_| self.end_talk())
+            .map_err(|e| danger_first(req, e))?;
         // What came while the line settled (a command submitted just before, answered) is
         // not this talk's: it begins where it types.
         a.begin = self.restart_capture();

@@ -310,3 +310,37 @@ async fn mcp_refuses_windows_forms_with_the_seeds_error_code() {
     }
     client.close().await;
 }
+
+/// A talk's command is judged where it is typed — by the session's holder, with the shell's
+/// state — and a dangerous one is refused as dangerous however the session stands: with no
+/// session yet (none is made for it), at an idle prompt, behind a running command, with a
+/// half-typed line, or written so the line is unfinished.
+#[test]
+fn a_dangerous_talk_is_refused_as_such_in_every_state_of_the_session() {
+    let env = Env::new();
+    for (line, rule, _) in BYPASSES {
+        env.fails(&["talk", line], 116, "DANGEROUS_COMMAND_BLOCKED");
+        let v = env.json(&["list"]);
+        assert_eq!(v["count"], 0, "{line}: a refused talk made a session: {v}");
+        let _ = rule;
+    }
+    let id = env.create(&[]);
+    let busy = env.create(&[]);
+    env.ok(&["send-line", "-s", &busy, "sleep 30"]);
+    let typed = env.create(&[]);
+    env.ok(&["send-keys", "-s", &typed, "-l", "echo half-typed"]);
+    for (line, rule, _) in BYPASSES {
+        for (target, how) in [(&id, "idle"), (&busy, "busy"), (&typed, "half-typed line")] {
+            for text in [line.to_string(), format!("{line} \\")] {
+                let v = env.fails(
+                    &["talk", "-s", target, &text],
+                    116,
+                    "DANGEROUS_COMMAND_BLOCKED",
+                );
+                assert_eq!(s(&v["details"], "pattern"), *rule, "{how}: {text}: {v}");
+            }
+        }
+    }
+    env.ok(&["send-keys", "-s", &busy, "C-c"]);
+    assert_eq!(env.out(&id, "echo still here").trim(), "still here");
+}
