@@ -319,7 +319,7 @@ static NEEDLES: LazyLock<Vec<(String, Option<usize>)>> = LazyLock::new(|| {
 /// The needles by their first two bytes, for the short search: a bitmap of those pairs
 /// (most text pairs start no needle) and `(pair, needle)` sorted by pair. Every needle is
 /// at least two bytes long (a test holds them so).
-static BY_PAIR: LazyLock<(Box<[u64; 1024]>, Vec<(u16, usize)>)> = LazyLock::new(|| {
+static BY_PAIR: LazyLock<Pairs> = LazyLock::new(|| {
     let mut bits = Box::new([0u64; 1024]);
     let mut index: Vec<(u16, usize)> = NEEDLES
         .iter()
@@ -330,8 +330,19 @@ static BY_PAIR: LazyLock<(Box<[u64; 1024]>, Vec<(u16, usize)>)> = LazyLock::new(
     for (p, _) in &index {
         bits[usize::from(*p) / 64] |= 1 << (p % 64);
     }
-    (bits, index)
+    Pairs { bits, index }
 });
+
+/// See [`BY_PAIR`].
+struct Pairs {
+    /// One bit for each of the 65 536 pairs of bytes: set when a needle starts with it.
+    bits: Box<PairBits>,
+    /// `(pair, needle)`, sorted by pair.
+    index: Vec<(u16, usize)>,
+}
+
+/// A bit for each pair of bytes.
+type PairBits = [u64; 1024];
 
 /// The first two bytes of `b` as one number.
 fn pair(b: &[u8]) -> Option<u16> {
@@ -341,7 +352,7 @@ fn pair(b: &[u8]) -> Option<u16> {
 /// Call `hit` with the owner of every needle in `lower` (already lowercase), looking only
 /// where a needle's first two bytes are: no search is set up per needle.
 fn short_hits(lower: &[u8], hit: &mut impl FnMut(Option<usize>)) {
-    let (bits, index) = &*BY_PAIR;
+    let Pairs { bits, index } = &*BY_PAIR;
     let mut found = vec![false; NEEDLES.len()];
     for at in 0..lower.len().saturating_sub(1) {
         let Some(p) = pair(&lower[at..]) else { break };
@@ -472,7 +483,7 @@ mod tests {
     #[test]
     fn every_needle_has_two_bytes_to_be_found_by() {
         assert!(NEEDLES.iter().all(|(n, _)| n.len() >= 2));
-        assert_eq!(BY_PAIR.1.len(), NEEDLES.len());
+        assert_eq!(BY_PAIR.index.len(), NEEDLES.len());
     }
 
     fn needle() -> impl Strategy<Value = String> {
