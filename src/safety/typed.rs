@@ -258,7 +258,7 @@ impl Typing {
                 judge.line_into(&l.text, state, (i < submitted[k]).then_some(self.busy))?;
             }
         }
-        let canon_state = canon_state.as_ref().unwrap_or(&rl_state);
+        let canon_ref = canon_state.as_ref().unwrap_or(&rl_state);
         let stripped = strip_controls(text);
         // The write without its control characters, in the state before it: already judged
         // when it is the one line the editors submitted from that same state.
@@ -269,7 +269,7 @@ impl Typing {
         let kill_ring = rl_end.kill_ring();
         let rest = [
             (rl_pending.text.as_str(), &rl_state),
-            (canon_pending.text.as_str(), canon_state),
+            (canon_pending.text.as_str(), canon_ref),
             (kill_ring.as_str(), &rl_state),
             (
                 if stripped_judged {
@@ -283,10 +283,10 @@ impl Typing {
         if let Some(r) = rest.into_iter().find_map(|(v, ctx)| judge.line(v, ctx)) {
             return Err(r);
         }
-        let context = if self.canonical_shell {
-            canon_state.clone()
-        } else {
-            rl_state.clone()
+        // The state the shell's own reading of the lines left, moved rather than copied.
+        let context = match canon_state {
+            Some(canon) if self.canonical_shell => canon,
+            _ => rl_state,
         };
         let next = Self {
             readline,
