@@ -283,7 +283,6 @@ impl Typing {
         if let Some(r) = rest.into_iter().find_map(|(v, ctx)| judge.line(v, ctx)) {
             return Err(r);
         }
-        // The state the shell's own reading of the lines left, moved rather than copied.
         let context = match canon_state {
             Some(canon) if self.canonical_shell => canon,
             _ => rl_state,
@@ -295,23 +294,7 @@ impl Typing {
             canonical_shell: self.canonical_shell,
             busy: self.busy,
         };
-        let unverifiable = |l: &Line| {
-            l.opaque
-                .filter(|_| l.edited)
-                .map(|key| Refusal::Unverifiable {
-                    key,
-                    line: l.text.clone(),
-                })
-        };
-        let refused = match opacity {
-            Opacity::Ignore => None,
-            Opacity::PerWrite | Opacity::OnSubmit => rl_lines.iter().find_map(unverifiable),
-            Opacity::Strict => rl_lines.iter().chain([&rl_pending]).find_map(unverifiable),
-        };
-        match refused {
-            Some(r) => Err(r),
-            None => Ok(next),
-        }
+        unverifiable(opacity, &rl_lines, &rl_pending).map_or(Ok(next), Err)
     }
 
     /// Record `text` as typed without checking it (Ctrl-C from a cancelled talk, a person's
@@ -344,6 +327,24 @@ impl Typing {
         self.record(keys);
         self.readline.forget_line_flags();
         self.canonical.forget_line_flags();
+    }
+}
+
+/// An edited line holding a key kpty cannot follow, when `opacity` refuses it: among the
+/// submitted `lines` (and, when strict, the `pending` one).
+fn unverifiable(opacity: Opacity, lines: &[Line], pending: &Line) -> Option<Refusal> {
+    let refusal = |l: &Line| {
+        l.opaque
+            .filter(|_| l.edited)
+            .map(|key| Refusal::Unverifiable {
+                key,
+                line: l.text.clone(),
+            })
+    };
+    match opacity {
+        Opacity::Ignore => None,
+        Opacity::PerWrite | Opacity::OnSubmit => lines.iter().find_map(refusal),
+        Opacity::Strict => lines.iter().chain([pending]).find_map(refusal),
     }
 }
 

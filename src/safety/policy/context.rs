@@ -204,7 +204,7 @@ impl ShellContext {
 
     /// [`Self::absorb`] of a line [`judge_in`] allowed: its evaluation from this state is
     /// reused rather than run again.
-    pub fn absorb_judged(&mut self, line: &str, judged: Judged) {
+    pub(crate) fn absorb_judged(&mut self, line: &str, judged: Judged) {
         match judged.after {
             Some((e, parsed)) => self.absorb_evaluated(self.joined(line), e, parsed),
             None => self.absorb(line),
@@ -431,9 +431,9 @@ pub fn explain_in(line: &str, ctx: &ShellContext) -> Verdict {
 }
 
 /// A verdict of [`judge_in`], with the evaluation [`ShellContext::absorb_judged`] reuses.
-pub struct Judged {
+pub(crate) struct Judged {
     /// The verdict, as [`explain_in`] gives it.
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
     /// The line evaluated from the state in its first directory with nothing guessed (what
     /// `absorb` evaluates), and whether it parsed; `None` when blocked.
     after: Option<(Eval, bool)>,
@@ -442,7 +442,7 @@ pub struct Judged {
 /// [`explain_in`], keeping what [`ShellContext::absorb_judged`] needs to apply an allowed
 /// line without evaluating it again.
 #[must_use]
-pub fn judge_in(line: &str, ctx: &ShellContext) -> Judged {
+pub(crate) fn judge_in(line: &str, ctx: &ShellContext) -> Judged {
     let text = ctx.joined(line);
     let guesses: &[Option<&str>] = if ctx.has_unknowns() {
         &[None, Some(GUESS)]
