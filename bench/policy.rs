@@ -7,7 +7,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use kpty::safety::policy::context::ShellContext;
 use kpty::safety::policy::explain;
+use kpty::safety::{Opacity, Typing};
 
 /// Lines an agent types every day.
 const TYPICAL: &[&str] = &[
@@ -68,6 +70,69 @@ fn measure(line: &str, rounds: usize, batch: u32) -> (Duration, Duration) {
     (times[rounds / 2], times[rounds * 99 / 100])
 }
 
+/// A session's holder: its shell's state with ~60 inherited environment variables and a
+/// known directory (`tainted`: a person typed, so every value is unknown and each line is
+/// judged twice).
+fn session(tainted: bool) -> Typing {
+    let mut typing = Typing::new();
+    let ctx = typing.context_mut();
+    *ctx = ShellContext::new(Some("/home/user/project"));
+    ctx.set_home(Some("/home/user"));
+    for i in 0..60 {
+        ctx.set_env(
+            &format!("VAR_{i}_SETTING"),
+            &format!("/usr/local/share/value-{i}:/opt/tool{i}/bin:/usr/bin"),
+        );
+    }
+    if tainted {
+        ctx.taint();
+        ctx.observe_cwd("/home/user/project", true);
+    }
+    typing
+}
+
+/// Median and 99th percentile of `rounds` timings of typing `lines` (each with Enter) one
+/// after the other into `start`, each judged in the state the ones before left.
+fn measure_session(start: &Typing, lines: &[&str], rounds: usize) -> (Duration, Duration) {
+    let batch = 20;
+    let run = || {
+        let mut t = start.clone();
+        for line in lines {
+            t = t
+                .after(black_box(line), Opacity::OnSubmit, true)
+                .expect("allowed");
+        }
+        black_box(t);
+    };
+    run();
+    let mut times: Vec<Duration> = (0..rounds)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..batch {
+                run();
+            }
+            t.elapsed() / batch
+        })
+        .collect();
+    times.sort_unstable();
+    (times[rounds / 2], times[rounds * 99 / 100])
+}
+
+/// A session's line: `Typing::after` in a holder's shell state.
+fn session_rows(rounds: usize) {
+    let three = ["cd src", "export BUILD_DIR=$PWD/out", "ls -la $BUILD_DIR"];
+    let cases: [(&str, bool, &[&str]); 4] = [
+        ("session (60 env vars): `echo hi`", false, &["echo hi"]),
+        ("session (60 env vars): 3 lines", false, &three),
+        ("session, all unknown: `echo hi`", true, &["echo hi"]),
+        ("session, all unknown: 3 lines", true, &three),
+    ];
+    for (name, tainted, lines) in cases {
+        let (median, p99) = measure_session(&session(tainted), lines, rounds);
+        println!("| {name} | allowed | {} | {} |", us(median), us(p99));
+    }
+}
+
 fn us(d: Duration) -> String {
     format!("{:.1}", d.as_secs_f64() * 1e6)
 }
@@ -93,6 +158,7 @@ fn main() {
         let verdict = explain(&line).blocked.map_or("allowed", |m| m.id);
         println!("| {name} | {verdict} | {} | {} |", us(median), us(p99));
     }
+    session_rows(rounds);
     println!();
     println!(
         "Typical line (median of the {} medians): **{} µs**, slowest typical {} µs (target < 50 µs); \

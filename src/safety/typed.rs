@@ -258,7 +258,7 @@ impl Typing {
                 judge.line_into(&l.text, state, (i < submitted[k]).then_some(self.busy))?;
             }
         }
-        let canon_state = canon_state.as_ref().unwrap_or(&rl_state);
+        let canon_ref = canon_state.as_ref().unwrap_or(&rl_state);
         let stripped = strip_controls(text);
         // The write without its control characters, in the state before it: already judged
         // when it is the one line the editors submitted from that same state.
@@ -269,7 +269,7 @@ impl Typing {
         let kill_ring = rl_end.kill_ring();
         let rest = [
             (rl_pending.text.as_str(), &rl_state),
-            (canon_pending.text.as_str(), canon_state),
+            (canon_pending.text.as_str(), canon_ref),
             (kill_ring.as_str(), &rl_state),
             (
                 if stripped_judged {
@@ -283,10 +283,9 @@ impl Typing {
         if let Some(r) = rest.into_iter().find_map(|(v, ctx)| judge.line(v, ctx)) {
             return Err(r);
         }
-        let context = if self.canonical_shell {
-            canon_state.clone()
-        } else {
-            rl_state.clone()
+        let context = match canon_state {
+            Some(canon) if self.canonical_shell => canon,
+            _ => rl_state,
         };
         let next = Self {
             readline,
@@ -295,23 +294,7 @@ impl Typing {
             canonical_shell: self.canonical_shell,
             busy: self.busy,
         };
-        let unverifiable = |l: &Line| {
-            l.opaque
-                .filter(|_| l.edited)
-                .map(|key| Refusal::Unverifiable {
-                    key,
-                    line: l.text.clone(),
-                })
-        };
-        let refused = match opacity {
-            Opacity::Ignore => None,
-            Opacity::PerWrite | Opacity::OnSubmit => rl_lines.iter().find_map(unverifiable),
-            Opacity::Strict => rl_lines.iter().chain([&rl_pending]).find_map(unverifiable),
-        };
-        match refused {
-            Some(r) => Err(r),
-            None => Ok(next),
-        }
+        unverifiable(opacity, &rl_lines, &rl_pending).map_or(Ok(next), Err)
     }
 
     /// Record `text` as typed without checking it (Ctrl-C from a cancelled talk, a person's
@@ -344,6 +327,24 @@ impl Typing {
         self.record(keys);
         self.readline.forget_line_flags();
         self.canonical.forget_line_flags();
+    }
+}
+
+/// An edited line holding a key kpty cannot follow, when `opacity` refuses it: among the
+/// submitted `lines` (and, when strict, the `pending` one).
+fn unverifiable(opacity: Opacity, lines: &[Line], pending: &Line) -> Option<Refusal> {
+    let refusal = |l: &Line| {
+        l.opaque
+            .filter(|_| l.edited)
+            .map(|key| Refusal::Unverifiable {
+                key,
+                line: l.text.clone(),
+            })
+    };
+    match opacity {
+        Opacity::Ignore => None,
+        Opacity::PerWrite | Opacity::OnSubmit => lines.iter().find_map(refusal),
+        Opacity::Strict => lines.iter().chain([pending]).find_map(refusal),
     }
 }
 

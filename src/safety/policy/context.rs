@@ -10,25 +10,20 @@
 //! in a destructive position is refused.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::Verdict;
 use super::field::UNKNOWN;
 use super::state::Eval;
 use super::track::GUESS;
+pub use super::vars::Value;
+use super::vars::{Shared, Vars};
 use crate::safety::env_rules::LineVerdict;
+
 /// Text of an unfinished line (an open quote, `if` without `fi`) kept at most this long.
 const MAX_PENDING: usize = 16 * 1024;
 /// At most this many directories the shell may be in are judged.
 const MAX_CWDS: usize = 4;
-
-/// A variable's value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Value {
-    /// Assigned by a line kpty typed (unknown parts as `\u{FFFC}`).
-    Known(String),
-    /// May hold anything.
-    Unknown,
-}
 
 /// What a command name stands for, besides a program on `PATH`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,7 +43,8 @@ pub struct ShellContext {
     cwds: Vec<Option<String>>,
     /// The home directory as an absolute path (paths under it are shown as `~/…`).
     home: Option<String>,
-    vars: BTreeMap<String, Value>,
+    /// Shared with the judgements started from this state (copied when it changes).
+    vars: Shared,
     /// Every variable not in `vars` may hold anything (a person typed lines kpty cannot see).
     all_unknown: bool,
     commands: BTreeMap<String, Defined>,
@@ -84,7 +80,7 @@ impl ShellContext {
         Self {
             cwds: vec![cwd.map(str::to_string)],
             home: None,
-            vars: BTreeMap::new(),
+            vars: Shared::default(),
             all_unknown: false,
             commands: BTreeMap::new(),
             positional: Some(Vec::new()),
@@ -153,8 +149,7 @@ impl ShellContext {
     /// rules) and the directory variables the shell sets itself are left alone.
     pub fn set_env(&mut self, name: &str, value: &str) {
         if !matches!(name, "HOME" | "PWD" | "OLDPWD" | "SHLVL" | "_" | "IFS") {
-            self.vars
-                .insert(name.to_string(), Value::Known(value.to_string()));
+            Arc::make_mut(&mut self.vars).insert(name.to_string(), Value::Known(value.to_string()));
         }
     }
 
@@ -176,7 +171,7 @@ impl ShellContext {
     pub fn taint(&mut self) {
         self.guessing = true;
         self.all_unknown = true;
-        for v in self.vars.values_mut() {
+        for v in Arc::make_mut(&mut self.vars).values_mut() {
             *v = Value::Unknown;
         }
         for d in self.commands.values_mut() {
@@ -209,7 +204,7 @@ impl ShellContext {
 
     /// [`Self::absorb`] of a line [`judge_in`] allowed: its evaluation from this state is
     /// reused rather than run again.
-    pub fn absorb_judged(&mut self, line: &str, judged: Judged) {
+    pub(crate) fn absorb_judged(&mut self, line: &str, judged: Judged) {
         match judged.after {
             Some((e, parsed)) => self.absorb_evaluated(self.joined(line), e, parsed),
             None => self.absorb(line),
@@ -263,9 +258,16 @@ impl ShellContext {
     pub fn absorb_uncertain(&mut self, line: &str) {
         let mut after = self.clone();
         after.absorb(line);
-        for (name, v) in &after.vars {
-            if self.vars.get(name) != Some(v) {
-                self.vars.insert(name.clone(), Value::Unknown);
+        let changed: Vec<&String> = after
+            .vars
+            .iter()
+            .filter(|(name, v)| self.vars.get(*name) != Some(*v))
+            .map(|(name, _)| name)
+            .collect();
+        if !changed.is_empty() {
+            let vars = Arc::make_mut(&mut self.vars);
+            for name in changed {
+                vars.insert(name.clone(), Value::Unknown);
             }
         }
         for (name, d) in &after.commands {
@@ -317,23 +319,11 @@ impl ShellContext {
     fn seed(&self, cwd: Option<String>, guess: Option<&str>) -> Eval {
         let mut e = Eval {
             cwd: cwd.or_else(|| guess.map(str::to_string)),
+            vars: Vars::layered(Arc::clone(&self.vars), guess),
             ..Eval::default()
         };
         e.track.guess = guess.map(str::to_string);
         e.track.all_unknown = self.all_unknown;
-        for (name, v) in &self.vars {
-            match (v, guess) {
-                (Value::Known(s), Some(g)) => {
-                    e.vars.insert(name.clone(), s.replace(UNKNOWN, g));
-                }
-                (Value::Known(s), None) => {
-                    e.vars.insert(name.clone(), s.clone());
-                }
-                (Value::Unknown, _) => {
-                    e.track.unknown_vars.insert(name.clone());
-                }
-            }
-        }
         for (name, d) in &self.commands {
             match d {
                 Defined::Function(body) => {
@@ -359,22 +349,14 @@ impl ShellContext {
     }
 
     /// Takes the state an evaluation of a whole line left.
-    fn take(&mut self, e: Eval) {
+    fn take(&mut self, mut e: Eval) {
+        // The line's variables over the base: this state's own reference is let go first,
+        // so an unshared base is changed in place rather than copied.
+        self.vars = Shared::default();
+        let vars = std::mem::take(&mut e.vars).into_shared(&e.track.uncertain);
         let t = &e.track;
         if t.sourced {
             self.taint();
-        }
-        let mut vars = BTreeMap::new();
-        for (name, v) in &e.vars {
-            let value = if t.uncertain.contains(name) {
-                Value::Unknown
-            } else {
-                Value::Known(v.clone())
-            };
-            vars.insert(name.clone(), value);
-        }
-        for name in &t.unknown_vars {
-            vars.insert(name.clone(), Value::Unknown);
         }
         let mut commands = BTreeMap::new();
         for (name, body) in &t.bodies {
@@ -449,9 +431,9 @@ pub fn explain_in(line: &str, ctx: &ShellContext) -> Verdict {
 }
 
 /// A verdict of [`judge_in`], with the evaluation [`ShellContext::absorb_judged`] reuses.
-pub struct Judged {
+pub(crate) struct Judged {
     /// The verdict, as [`explain_in`] gives it.
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
     /// The line evaluated from the state in its first directory with nothing guessed (what
     /// `absorb` evaluates), and whether it parsed; `None` when blocked.
     after: Option<(Eval, bool)>,
@@ -460,7 +442,7 @@ pub struct Judged {
 /// [`explain_in`], keeping what [`ShellContext::absorb_judged`] needs to apply an allowed
 /// line without evaluating it again.
 #[must_use]
-pub fn judge_in(line: &str, ctx: &ShellContext) -> Judged {
+pub(crate) fn judge_in(line: &str, ctx: &ShellContext) -> Judged {
     let text = ctx.joined(line);
     let guesses: &[Option<&str>] = if ctx.has_unknowns() {
         &[None, Some(GUESS)]
@@ -535,8 +517,8 @@ fn launch_vars(e: &Eval) -> Option<Verdict> {
     use crate::safety::env_rules::{EnvKind, env_rule, judge_env};
     e.track.assigned.iter().find_map(|name| {
         env_rule(name).filter(|r| r.kind != EnvKind::Refused)?;
-        let value = e.vars.get(name)?;
-        let refused = judge_env(name, value, &explain_anywhere).err()?;
+        let value = e.vars.known(name)?;
+        let refused = judge_env(name, &value, &explain_anywhere).err()?;
         Some(Verdict {
             blocked: Some(refused.rule),
             parsed: true,

@@ -1,6 +1,7 @@
 //! Tests of the session state: a destructive act split across writes is refused from the
 //! state the earlier writes left; benign sequences pass.
 use super::*;
+use crate::safety::policy::vars::tests::with_copy;
 use proptest::prelude::*;
 
 /// Judges the last line after absorbing the others, from `cwd`.
@@ -360,6 +361,112 @@ proptest! {
             plain.absorb(line);
             judged.absorb_judged(line, j);
             prop_assert_eq!(&plain, &judged, "after {:?}", line);
+        }
+    }
+}
+
+/// Names the generated lines use (a few a holder's environment also has).
+const SESSION_NAMES: &[&str] = &["V1", "V2", "V3", "PROMPT_COMMAND", "CDPATH", "HOME_DIR"];
+
+/// A holder's state: many environment variables (random names and values, some with parts
+/// kpty cannot know), some made unknown by earlier lines, sometimes a person's typing.
+fn holder_context() -> impl Strategy<Value = ShellContext> {
+    let var = prop_oneof![
+        proptest::sample::select(SESSION_NAMES).prop_map(str::to_string),
+        "[A-Z][A-Z0-9_]{0,7}",
+    ];
+    let value = prop_oneof![
+        "[a-z/. -]{0,10}",
+        "[a-z/]{0,4}".prop_map(|s| format!("{s}\u{FFFC}"))
+    ];
+    let made_unknown =
+        proptest::collection::vec((proptest::sample::select(SESSION_NAMES), 0..3usize), 0..3);
+    (
+        proptest::collection::vec((var, value), 20..80),
+        made_unknown,
+        any::<bool>(),
+    )
+        .prop_map(|(env, made_unknown, tainted)| {
+            let mut ctx = ShellContext::new(Some("/home/u/p"));
+            ctx.set_home(Some("/home/u"));
+            for (k, v) in &env {
+                ctx.set_env(k, v);
+            }
+            for (name, how) in made_unknown {
+                let line = ["unset ", "read ", "true && "][how];
+                let line = if how == 2 {
+                    format!("{line}{name}=x")
+                } else {
+                    format!("{line}{name}")
+                };
+                ctx.absorb(&line);
+            }
+            if tainted {
+                ctx.taint();
+                ctx.observe_cwd("/home/u/p", false);
+            }
+            ctx
+        })
+}
+
+/// Lines that read, assign, append to, unset and export the session's variables.
+fn session_line() -> impl Strategy<Value = (String, bool)> {
+    let templates = proptest::sample::select(
+        &[
+            "export {n}={v}",
+            "unset {n}",
+            "{n}={v}",
+            "{n}+={v}",
+            "true && {n}={v}",
+            "read {n}",
+            "for {n} in a /; do :; done",
+            "if true; then unset {n}; fi",
+            "rm -rf ${n}",
+            "rm -rf \"${n}\"/*",
+            "cd ${n}",
+            "echo ${n} ${V1}",
+            "eval \"${n}\"",
+            "sh -c \"rm -rf ${n}\"",
+            "declare {n}={v}; echo ${n}",
+            "{n}={v} env",
+        ][..],
+    );
+    let values = proptest::sample::select(&["/", "/tmp/x", "src", "'rm -rf /'", "a b", "$V2"][..]);
+    (
+        templates,
+        proptest::sample::select(SESSION_NAMES),
+        values,
+        proptest::bool::weighted(0.15),
+    )
+        .prop_map(|(t, n, v, uncertain)| (t.replace("{n}", n).replace("{v}", v), uncertain))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Judging and absorbing lines from a shared, layered view of a holder's variables gives
+    /// the verdicts and the states the straightforward copy of them gives.
+    #[test]
+    fn layered_variables_judge_as_a_copy(
+        start in holder_context(),
+        lines in proptest::collection::vec(session_line(), 1..6),
+    ) {
+        let (mut layered, mut copy) = (start.clone(), start);
+        for (line, uncertain) in &lines {
+            let judged = judge_in(line, &layered);
+            let reference = with_copy(true, || explain_in(line, &copy));
+            prop_assert_eq!(&judged.verdict, &reference, "{:?} after {:?}", line, lines);
+            if judged.verdict.blocked.is_some() {
+                continue;
+            }
+            if *uncertain {
+                layered.absorb_uncertain(line);
+                with_copy(true, || copy.absorb_uncertain(line));
+            } else {
+                layered.absorb_judged(line, judged);
+                with_copy(true, || copy.absorb(line));
+            }
+            prop_assert_eq!(&layered, &copy, "{:?} in {:?}", line, lines);
         }
     }
 }

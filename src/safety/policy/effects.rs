@@ -73,8 +73,7 @@ impl Eval {
                     if functions {
                         self.track.opaque.insert(a.text.clone());
                     } else {
-                        self.vars.remove(&a.text);
-                        self.track.unknown_vars.insert(a.text.clone());
+                        self.vars.forget(&a.text);
                     }
                 }
             }
@@ -171,8 +170,7 @@ impl Eval {
             }
         }
         for n in names {
-            self.vars.remove(&n);
-            self.track.unknown_vars.insert(n);
+            self.vars.forget(&n);
         }
     }
 

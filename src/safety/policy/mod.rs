@@ -16,7 +16,7 @@
 //!
 //! The files import one way. At the bottom, leaves that import no sibling (or only another
 //! leaf): the word model (`field`), the rules by name (`catalog`), argument readers (`args`,
-//! `peeled`), paths (`paths`), nesting depth (`nesting`), the session bookkeeping (`track`)
+//! `peeled`), paths (`paths`), nesting depth (`nesting`), the session bookkeeping (`track`, `vars`)
 //! and the state of one judgement (`state`, the `Eval` every analyser is handed). Above them
 //! the expansion and the analysers (`words`, `redirects`, `operators`, `pipes`, `secrets`,
 //! `system`, `destructive`, `network`, `history`, `interp`, `windows`, `launchers`, `effects`),
@@ -49,6 +49,7 @@ mod secrets;
 mod state;
 mod system;
 mod track;
+mod vars;
 mod windows;
 mod words;
 

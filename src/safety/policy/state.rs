@@ -3,13 +3,14 @@
 //! that blocked. The analysers are handed an `&mut Eval`; walking the parsed line is
 //! implemented on it by the files above (`eval`, `words`, `peel`, `redirects`, `operators`,
 //! `effects`), so nothing here imports them: a leaf under everything but [`super::field`],
-//! [`super::track`], [`super::catalog`] and [`super::paths`].
+//! [`super::track`], [`super::vars`], [`super::catalog`] and [`super::paths`].
 
 use std::collections::HashMap;
 
 use super::catalog::{Hit, Rule};
 use super::field::{ELEMENT, UNKNOWN};
 use super::track::Track;
+use super::vars::Vars;
 
 /// Variable values are followed up to this many bytes.
 const MAX_VALUE: usize = 4096;
@@ -30,7 +31,7 @@ pub enum Stdin {
 /// The state of one judgement.
 #[derive(Debug, Default)]
 pub struct Eval {
-    pub(super) vars: HashMap<String, String>,
+    pub(super) vars: Vars,
     pub(super) aliases: HashMap<String, String>,
     pub(super) functions: Vec<String>,
     /// `$1 $2 …` after `set -- …` (unknown until then).
@@ -68,11 +69,11 @@ pub enum Stage {
 impl Eval {
     /// The value of a variable: assigned earlier in the line, or `HOME` (`~`) and `IFS` (a blank).
     pub fn var(&self, name: &str) -> Option<String> {
-        if self.track.is_unknown_var(name) {
+        if self.vars.is_unknown(name) {
             return self.track.guess();
         }
-        if let Some(v) = self.vars.get(name) {
-            return Some(v.clone());
+        if let Some(v) = self.vars.known(name) {
+            return Some(v);
         }
         match name {
             "HOME" => Some("~".into()),
@@ -106,7 +107,7 @@ impl Eval {
             value.push(UNKNOWN);
         }
         self.track.assigned(name);
-        self.vars.insert(name.to_string(), value);
+        self.vars.set(name, value);
     }
 
     /// The alias text for a command word, if one was defined in this line.

@@ -19,7 +19,6 @@ pub(super) struct Track {
     /// The value unknowns take (the second judgement), or `None`: unknown.
     pub(super) guess: Option<String>,
     pub(super) all_unknown: bool,
-    pub(super) unknown_vars: HashSet<String>,
     pub(super) uncertain: HashSet<String>,
     /// Every variable the line assigned, in order.
     pub(super) assigned: Vec<String>,
@@ -35,10 +34,6 @@ pub(super) struct Track {
 }
 
 impl Track {
-    pub(super) fn is_unknown_var(&self, name: &str) -> bool {
-        self.unknown_vars.contains(name)
-    }
-
     pub(super) fn guess(&self) -> Option<String> {
         self.guess.clone()
     }
@@ -49,7 +44,6 @@ impl Track {
     }
 
     pub(super) fn assigned(&mut self, name: &str) {
-        self.unknown_vars.remove(name);
         if self.branch > 0 {
             self.uncertain.insert(name.to_string());
         } else {
