@@ -22,6 +22,7 @@ mod input_wait;
 mod lines;
 mod markers;
 pub mod persist;
+mod proc_dir;
 mod proc_tty;
 mod program;
 mod requests;

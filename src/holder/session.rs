@@ -179,7 +179,7 @@ pub struct Shared {
     pub spec: std::sync::OnceLock<crate::proto::launch::HolderSpec>,
     /// The shell's `/proc` folder, opened once it was proven this holder's child (see
     /// `shell_state.rs`).
-    pub(super) proc_dir: Mutex<Option<super::shell_state::ProcDir>>,
+    pub(super) proc_dir: Mutex<Option<super::proc_dir::ProcDir>>,
 }
 
 impl Shared {

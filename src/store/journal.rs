@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// Append one event (a struct with its own `ts`). Failures are logged, not returned: this
 /// records what already happened (an action that must not run unaudited writes its entry
-/// first, with [`try_append`]).
+/// first, with [`try_append_verified`]).
 pub fn append<T: Serialize>(state: &StateDir, path: &Path, event: &T) {
     if let Err(e) = try_append(state, path, event) {
         tracing::warn!("cannot append to {}: {}", path.display(), e.message);
@@ -19,7 +19,7 @@ pub fn append<T: Serialize>(state: &StateDir, path: &Path, event: &T) {
 }
 
 /// Append one event, whole or not at all.
-pub fn try_append<T: Serialize>(state: &StateDir, path: &Path, event: &T) -> Result<()> {
+fn try_append<T: Serialize>(state: &StateDir, path: &Path, event: &T) -> Result<()> {
     append_line(state, path, &encode(path, event)?)
 }
 
