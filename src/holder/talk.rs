@@ -19,13 +19,13 @@ use std::time::{Duration, Instant};
 /// incomplete command) — refused as dangerous however the session stands, as the front
 /// ends' check refused it before it was sent here.
 fn danger_first(req: &TalkRequest, e: Error) -> Error {
-    match crate::safety::check_typed(
-        &format!("{}\r", req.command),
-        crate::safety::Opacity::Ignore,
-    ) {
-        Err(refused) => refused.into(),
-        Ok(()) => e,
-    }
+    refuse_if_dangerous(req).err().unwrap_or(e)
+}
+
+/// The refusal of a command dangerous on its own (judged as the front ends judged it).
+fn refuse_if_dangerous(req: &TalkRequest) -> Result<()> {
+    let text = format!("{}\r", req.command);
+    crate::safety::check_typed(&text, crate::safety::Opacity::Ignore).map_err(Error::from)
 }
 
 /// A talk let in: how it completes and what it types.
@@ -50,6 +50,10 @@ impl Shared {
     pub fn talk(&self, req: &TalkRequest, progress: Option<Progress<'_>>) -> Result<TalkBody> {
         let started = Instant::now();
         let deadline = started + Duration::from_millis(req.timeout_ms);
+        // Another talk runs: a dangerous command is refused now, not after waiting for it.
+        if self.lock().talk.running() {
+            refuse_if_dangerous(req)?;
+        }
         let mut a = self
             .admit(req, deadline)
             .map_err(|e| danger_first(req, e))?;

@@ -342,5 +342,28 @@ fn a_dangerous_talk_is_refused_as_such_in_every_state_of_the_session() {
         }
     }
     env.ok(&["send-keys", "-s", &busy, "C-c"]);
+    // Behind another talk: refused at once, while that talk still runs (not after it).
+    let mut other = crate::support::spawn(env.cmd(&["talk", "-s", &id, "sleep 30"]));
+    crate::support::wait_for(20_000, "the other talk's command to start", || {
+        env.json(&["read", "-s", &id, "--timeout-ms", "100"])["terminal_state"] == "running"
+    });
+    for (line, rule, _) in BYPASSES {
+        let v = env.fails(
+            &["talk", "-s", &id, "--timeout-ms", "60000", line],
+            116,
+            "DANGEROUS_COMMAND_BLOCKED",
+        );
+        assert_eq!(
+            s(&v["details"], "pattern"),
+            *rule,
+            "behind a talk: {line}: {v}"
+        );
+    }
+    assert!(
+        other.try_wait().expect("the other talk").is_none(),
+        "refused only after it ended"
+    );
+    env.ok(&["send-keys", "-s", &id, "C-c"]);
+    let _ = crate::support::wait_child(other, &["talk"]);
     assert_eq!(env.out(&id, "echo still here").trim(), "still here");
 }
