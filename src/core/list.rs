@@ -2,7 +2,7 @@
 //! with a short deadline (a SIGKILLed or stopped holder never makes this hang).
 
 use super::kind::is_local;
-use super::sessions::{Liveness, PROBE_TIMEOUT, judge, probe_socket};
+use super::sessions::{Liveness, PROBE_TIMEOUT, judge, probe_socket_in};
 use super::{Ctx, wire};
 use crate::api::SessionState;
 use crate::api::http::{BridgeListReply, BridgeSession};
@@ -93,7 +93,12 @@ pub fn list(ctx: &Ctx) -> Result<ListReply<RegistryEntry>> {
 /// the list up no longer than that, whatever number of holders hang. Each answer is judged
 /// as [`super::sessions::probe`] judges it (the holder proves the id it serves).
 fn probe_all(ctx: &Ctx, entries: &[&RegistryEntry]) -> Vec<Liveness> {
-    let targets: Vec<_> = entries.iter().map(|e| probe_socket(ctx, e)).collect();
+    // One runtime directory for them all: found (and checked) once, not per session.
+    let runtime = crate::store::paths::runtime_dir().ok();
+    let targets: Vec<_> = entries
+        .iter()
+        .map(|e| probe_socket_in(ctx, e, runtime.as_deref()))
+        .collect();
     let sockets: Vec<&Path> = targets
         .iter()
         .filter_map(|t| t.as_ref().ok().map(PathBuf::as_path))

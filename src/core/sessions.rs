@@ -10,7 +10,7 @@ use crate::error::{Cause, Error, ErrorCode, Hint, Result};
 use crate::proto::client::{self, Unreachable};
 use crate::proto::{Call, ProgressBody, StatusBody, StatusRequest};
 use crate::store::{Metadata, Registry, RegistryEntry};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How long a liveness probe may take.
@@ -243,6 +243,13 @@ pub fn socket_of(ctx: &Ctx, e: &RegistryEntry) -> Option<PathBuf> {
     crate::store::paths::socket_path(&ctx.state, &id).ok()
 }
 
+/// [`socket_of`] in `runtime`, the runtime directory found once for many sessions (`None`:
+/// there is none to use).
+fn socket_in(ctx: &Ctx, e: &RegistryEntry, runtime: Option<&Path>) -> Option<PathBuf> {
+    let id = files_id(&e.session_id)?;
+    crate::store::paths::socket_path_in(runtime?, &ctx.state, &id).ok()
+}
+
 /// Remove `sock` when it is provably a dead holder's: a socket of ours in the private runtime
 /// directory on which connecting was just refused (dtach's rule).
 fn remove_dead_socket(sock: &std::path::Path) {
@@ -286,14 +293,24 @@ pub fn probe(ctx: &Ctx, e: &RegistryEntry) -> Liveness {
 
 /// The socket [`probe`] asks `e`'s holder on, or what `e` is without asking (an external
 /// session, one still starting, one whose socket cannot be named).
-pub fn probe_socket(ctx: &Ctx, e: &RegistryEntry) -> std::result::Result<PathBuf, Liveness> {
+fn probe_socket(ctx: &Ctx, e: &RegistryEntry) -> std::result::Result<PathBuf, Liveness> {
+    let runtime = crate::store::paths::runtime_dir().ok();
+    probe_socket_in(ctx, e, runtime.as_deref())
+}
+
+/// [`probe_socket`] with the runtime directory found once for many sessions (`list`).
+pub fn probe_socket_in(
+    ctx: &Ctx,
+    e: &RegistryEntry,
+    runtime: Option<&Path>,
+) -> std::result::Result<PathBuf, Liveness> {
     if !super::kind::is_local(e) {
         return Err(Liveness::Registered);
     }
     if starting(ctx, e) {
         return Err(Liveness::Starting);
     }
-    socket_of(ctx, e).ok_or_else(|| saved_exit(ctx, e).unwrap_or(Liveness::Dead))
+    socket_in(ctx, e, runtime).ok_or_else(|| saved_exit(ctx, e).unwrap_or(Liveness::Dead))
 }
 
 /// What the status `answer` of the holder on `sock` (the socket of `e`) says of `e`.

@@ -514,7 +514,13 @@ fn ensure_private_dir(dir: &Path) -> Result<PathBuf> {
 
 /// The socket path for a session; errors when it would not fit in `sun_path`.
 pub fn socket_path(state: &StateDir, id: &SessionId) -> Result<PathBuf> {
-    let path = runtime_dir()?.join(format!("{}-{}.sock", state.tag(), id));
+    socket_path_in(&runtime_dir()?, state, id)
+}
+
+/// [`socket_path`] in `runtime`, a [`runtime_dir`] the caller has just found (one for many
+/// sessions: `list`).
+pub fn socket_path_in(runtime: &Path, state: &StateDir, id: &SessionId) -> Result<PathBuf> {
+    let path = runtime.join(format!("{}-{}.sock", state.tag(), id));
     let len = path.as_os_str().len();
     if len >= 108 {
         return Err(Error::new(
