@@ -298,7 +298,8 @@ fn probe_socket(ctx: &Ctx, e: &RegistryEntry) -> std::result::Result<PathBuf, Li
     probe_socket_in(ctx, e, runtime.as_deref())
 }
 
-/// [`probe_socket`] with the runtime directory found once for many sessions (`list`).
+/// The socket a probe asks `e`'s holder on (or what `e` is without asking), with the runtime
+/// directory found once for many sessions (`list`).
 pub fn probe_socket_in(
     ctx: &Ctx,
     e: &RegistryEntry,
