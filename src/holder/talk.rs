@@ -54,35 +54,9 @@ impl Shared {
         if self.lock().talk.running() {
             refuse_if_dangerous(req)?;
         }
-        let mut a = self
-            .admit(req, deadline)
-            .map_err(|e| danger_first(req, e))?;
-        let command = match &req.stdin {
-            // A nested shell (a forced talk) cannot see our files.
-            Some(path) if !req.force => with_stdin(a.kind, &req.command, path),
-            _ => req.command.clone(),
-        };
-        if a.kind.posix_syntax() {
-            let whole = crate::safety::check_complete(&req.command.replace('\r', "\n"));
-            if let Err(refused) = whole {
-                self.end_talk();
-                return Err(danger_first(req, refused.into()));
-            }
-        }
-        let typed = typed_command(a.kind, a.method, &command, &a.sentinel);
-        if a.method == Integration::Osc133
-            && let Err(e) = self.refuse_continuation(deadline)
-        {
-            self.end_talk();
-            return Err(danger_first(req, e));
-        }
-        // Our own shell: onto its drawn prompt and an empty input line (or one cleared).
-        let cleared = match a.watch_input {
-            true => self.empty_input_line(a.method, req.force, deadline),
-            false => Ok(None),
-        };
-        let cleared = cleared
-            .inspect_err(|_| self.end_talk())
+        // Whatever keeps the talk from typing, a dangerous command is refused as such.
+        let (mut a, typed, cleared) = self
+            .ready_to_type(req, deadline)
             .map_err(|e| danger_first(req, e))?;
         // What came while the line settled (a command submitted just before, answered) is
         // not this talk's: it begins where it types.
@@ -115,6 +89,38 @@ impl Shared {
         let mut body = self.finish(st, outcome, req, &a, &detector, started)?;
         body.cleared_line = cleared;
         Ok(body)
+    }
+
+    /// Let the talk in and bring the shell to where it can be typed into: the talk's
+    /// description, the text to type and what a forced talk cleared from the line; on a
+    /// failure after the talk was let in, the talk is ended.
+    fn ready_to_type(
+        &self,
+        req: &TalkRequest,
+        deadline: Instant,
+    ) -> Result<(Admitted, String, Option<String>)> {
+        let a = self.admit(req, deadline)?;
+        let command = match &req.stdin {
+            // A nested shell (a forced talk) cannot see our files.
+            Some(path) if !req.force => with_stdin(a.kind, &req.command, path),
+            _ => req.command.clone(),
+        };
+        let ready = (|| {
+            if a.kind.posix_syntax() {
+                crate::safety::check_complete(&req.command.replace('\r', "\n"))?;
+            }
+            if a.method == Integration::Osc133 {
+                self.refuse_continuation(deadline)?;
+            }
+            // Our own shell: onto its drawn prompt and an empty input line (or one cleared).
+            match a.watch_input {
+                true => self.empty_input_line(a.method, req.force, deadline),
+                false => Ok(None),
+            }
+        })();
+        let cleared = ready.inspect_err(|_| self.end_talk())?;
+        let typed = typed_command(a.kind, a.method, &command, &a.sentinel);
+        Ok((a, typed, cleared))
     }
 
     /// Let a talk in, or say why not: wait for another talk (and a just-interrupted command)

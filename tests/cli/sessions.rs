@@ -298,29 +298,43 @@ fn concurrent_first_talks_share_one_default_session() {
     assert!(ids.iter().all(|id| sessions.contains_key(*id)), "{reg}");
 }
 
+/// The socket of session `id`'s holder, as `list` shows it.
+fn holder_socket(env: &Env, id: &str) -> String {
+    env.entry(id)["socket"]
+        .as_str()
+        .expect("socket")
+        .to_string()
+}
+
+/// A raw connection to a holder, its reads bounded (a hang fails the test).
+fn connect_holder(socket: &str) -> std::os::unix::net::UnixStream {
+    let s = std::os::unix::net::UnixStream::connect(socket).expect("connect");
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .expect("timeout");
+    s
+}
+
+/// Send one framed request `body` on `s` and read the holder's reply.
+fn ask_holder(s: &mut std::os::unix::net::UnixStream, body: &str) -> kpty::proto::Reply {
+    use kpty::proto::frame;
+    frame::write_frame(s, body.as_bytes()).expect("send");
+    serde_json::from_slice(&frame::read_frame(s).expect("read").expect("a reply"))
+        .expect("reply JSON")
+}
+
 /// A client speaking another protocol version gets a clear error reply, not a hang or a
 /// crash; the holder keeps serving the right version afterwards.
 #[test]
 fn holder_answers_a_protocol_mismatch_with_an_error() {
-    use kpty::proto::{Reply, frame};
     let env = Env::new();
     let id = env.create(&[]);
-    let socket = env.entry(&id)["socket"]
-        .as_str()
-        .expect("socket")
-        .to_string();
-    let mut s = std::os::unix::net::UnixStream::connect(&socket).expect("connect");
-    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
-        .expect("timeout");
+    let mut s = connect_holder(&holder_socket(&env, &id));
     for body in [
         serde_json::json!({"v": 99, "req": {"op": "status"}}).to_string(),
         serde_json::json!({"v": 1, "req": {"op": "teleport"}}).to_string(),
         "not json".to_string(),
     ] {
-        frame::write_frame(&mut s, body.as_bytes()).expect("send");
-        let reply: Reply =
-            serde_json::from_slice(&frame::read_frame(&mut s).expect("read").expect("a reply"))
-                .expect("reply JSON");
+        let reply = ask_holder(&mut s, &body);
         assert!(!reply.ok, "{body}");
         assert!(reply.error.is_some_and(|e| !e.message.is_empty()));
     }
@@ -332,17 +346,13 @@ fn holder_answers_a_protocol_mismatch_with_an_error() {
 /// others are answered, and a silent connection's own late request still is.
 #[test]
 fn silent_connections_never_hold_up_the_holder() {
-    use std::io::Write;
     let env = Env::new();
     let id = env.create(&[]);
-    let socket = env.entry(&id)["socket"]
-        .as_str()
-        .expect("socket")
-        .to_string();
+    let socket = holder_socket(&env, &id);
     let mut silent = Vec::new();
     for burst in [1usize, 2, 5, 9] {
         for _ in 0..burst {
-            silent.push(std::os::unix::net::UnixStream::connect(&socket).expect("connect"));
+            silent.push(connect_holder(&socket));
         }
         let word = format!("answered-after-{}", silent.len());
         assert_eq!(env.out(&id, &format!("echo {word}")), word);
@@ -350,18 +360,8 @@ fn silent_connections_never_hold_up_the_holder() {
     }
     // The first silent client speaks at last and is answered on its own connection.
     let mut late = silent.swap_remove(0);
-    late.set_read_timeout(Some(std::time::Duration::from_secs(10)))
-        .expect("timeout");
     let body = serde_json::json!({"v": 1, "req": {"op": "status"}}).to_string();
-    kpty::proto::frame::write_frame(&mut late, body.as_bytes()).expect("send");
-    late.flush().expect("flush");
-    let reply: kpty::proto::Reply = serde_json::from_slice(
-        &kpty::proto::frame::read_frame(&mut late)
-            .expect("read")
-            .expect("a reply"),
-    )
-    .expect("reply JSON");
-    assert!(reply.ok);
+    assert!(ask_holder(&mut late, &body).ok);
     drop(silent);
     assert_eq!(env.out(&id, "echo after-all-closed"), "after-all-closed");
 }
