@@ -31,9 +31,7 @@ pub(super) struct Prepared {
 
 /// Find (or create) the session of a validated talk ([`super::request::talk`]).
 pub(super) fn prepare(ctx: &Ctx, p: &TalkArgs) -> Result<Prepared> {
-    // A dangerous command is refused as such, even when the session it names is not there.
-    let entry = super::target::target_vetted(ctx, &p.target, || vet(&p.command))
-        .map_err(|e| vet(&p.command).err().unwrap_or(e))?;
+    let entry = super::target::target_vetted(ctx, &p.target, || vet(&p.command))?;
     if !entry.is_local() {
         super::typed::check_typed(&format!("{}\r", p.command), Opacity::Strict)?;
     }

@@ -26,26 +26,20 @@ pub fn target(ctx: &Ctx, target: &Target, create: bool) -> Result<Handle> {
 
 /// [`target`] for a command about to be typed (`talk`): the default session is created when
 /// missing only once `vet` (the command's policy check) passed, so a refused command leaves
-/// no session behind. A session that exists judges what is typed into it itself (its
-/// holder, with the shell's state; a bridged one before it is sent).
-pub fn target_vetted(
-    ctx: &Ctx,
-    target: &Target,
-    vet: impl FnOnce() -> Result<()>,
-) -> Result<Handle> {
-    match target {
-        Target::Default => {
-            let entry = match find_default(ctx)? {
-                Some(e) => e,
-                None => {
-                    vet()?;
-                    replace_default(ctx)?
-                }
-            };
-            checked(ctx, entry).map(Handle::of)
+/// no session behind; when no session can be found, `vet`'s refusal comes first. A session
+/// that exists judges what is typed into it itself (its holder, with the shell's state; a
+/// bridged one before it is sent).
+pub fn target_vetted(ctx: &Ctx, target: &Target, vet: impl Fn() -> Result<()>) -> Result<Handle> {
+    let found = match target {
+        Target::Default => match find_default(ctx) {
+            Ok(Some(e)) => Ok(e),
+            Ok(None) => vet().and_then(|()| replace_default(ctx)),
+            Err(e) => Err(e),
         }
+        .and_then(|e| checked(ctx, e).map(Handle::of)),
         t => self::target(ctx, t, false),
-    }
+    };
+    found.map_err(|e| vet().err().unwrap_or(e))
 }
 
 /// The default session. When `create` is set and it is missing or no longer running, a new
