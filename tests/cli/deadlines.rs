@@ -242,7 +242,6 @@ fn list_shows_each_of_many_sessions_as_it_is_among_hung_killed_and_ended_holders
             .collect();
         makers.into_iter().flat_map(|m| m.join().unwrap()).collect()
     });
-    let first = env.ok_json(&["list"]);
     let entry = |list: &Value, id: &str| -> Value {
         list["sessions"]
             .as_array()
@@ -252,6 +251,13 @@ fn list_shows_each_of_many_sessions_as_it_is_among_hung_killed_and_ended_holders
             .cloned()
             .unwrap_or_else(|| panic!("{id} is not listed: {list}"))
     };
+    // Setup: every new session answers as running (a host loaded by other tests may make a
+    // fresh holder late for one list; the listing under test is the one below).
+    let mut first = Value::Null;
+    wait_for(20_000, "every new session to be listed as running", || {
+        first = env.ok_json(&["list"]);
+        ids.iter().all(|id| entry(&first, id)["state"] == "running")
+    });
     assert_eq!(first["count"], 33, "{first}");
     let pids: Vec<(u64, u64)> = ids
         .iter()
@@ -278,26 +284,41 @@ fn list_shows_each_of_many_sessions_as_it_is_among_hung_killed_and_ended_holders
         .filter(|i| fate(*i) == "unresponsive")
         .map(|i| Stopped::new(pids[i].0))
         .collect();
-    let (_, v) = within(&env, &["list"], 1000);
-    assert_eq!(v["count"], 33, "{v}");
-    assert_eq!(entry(&v, "ext")["state"], "registered", "{v}");
-    let table = env.ok(&["list"]);
-    for (i, id) in ids.iter().enumerate() {
-        let e = entry(&v, id);
-        assert_eq!(e["state"], fate(i), "{id}: {e}");
-        match fate(i) {
-            "running" => assert_eq!(e["pid"], pids[i].1, "{e}"),
-            "exited" => assert_eq!(e["exit_code"], 3, "{e}"),
-            _ => {}
+    // Each listing (within its deadline) shows every session as it is. A running holder
+    // late for one listing on a host loaded by other tests is asked again (three listings
+    // at most); any other difference fails at once.
+    for attempt in 1..=3 {
+        let (_, v) = within(&env, &["list"], 1000);
+        assert_eq!(v["count"], 33, "{v}");
+        assert_eq!(entry(&v, "ext")["state"], "registered", "{v}");
+        let table = env.ok(&["list"]);
+        let mut late = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            let e = entry(&v, id);
+            let row = table
+                .lines()
+                .find(|l| l.starts_with(id.as_str()))
+                .unwrap_or_else(|| panic!("{id} has no row:\n{table}"));
+            let shown = match fate(i) {
+                "exited" => "exited(3)",
+                f => f,
+            };
+            let as_is = e["state"] == fate(i) && row.split_whitespace().nth(1) == Some(shown);
+            if !as_is && fate(i) == "running" && attempt < 3 {
+                late.push(id);
+                continue;
+            }
+            assert_eq!(e["state"], fate(i), "{id}: {e}");
+            assert_eq!(row.split_whitespace().nth(1), Some(shown), "{row}");
+            match fate(i) {
+                "running" => assert_eq!(e["pid"], pids[i].1, "{e}"),
+                "exited" => assert_eq!(e["exit_code"], 3, "{e}"),
+                _ => {}
+            }
         }
-        let row = table
-            .lines()
-            .find(|l| l.starts_with(id.as_str()))
-            .unwrap_or_else(|| panic!("{id} has no row:\n{table}"));
-        let shown = match fate(i) {
-            "exited" => "exited(3)",
-            f => f,
-        };
-        assert_eq!(row.split_whitespace().nth(1), Some(shown), "{row}");
+        if late.is_empty() {
+            return;
+        }
+        eprintln!("listing {attempt}: running sessions not shown as running: {late:?}");
     }
 }
