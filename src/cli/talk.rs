@@ -11,9 +11,10 @@ use crate::core::running::{Running, Stopped};
 use crate::core::talk::run_talk;
 use crate::error::{Error, ErrorCode, Result};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use signal_hook::iterator::Signals;
-use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
+use signal_hook::{flag, low_level::pipe};
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -54,56 +55,60 @@ struct Interrupted {
 }
 
 /// The signals that interrupt a talk (SIGINT, SIGTERM, SIGHUP), caught from before it
-/// starts by a plain thread: the first asks the holder to interrupt the command (on a
-/// thread of its own, [`interrupt`]); another while that is under way, or any once the talk
-/// has returned, ends kpty at once (130).
+/// starts, with no thread of their own: their handler notes the signal and writes a byte to
+/// a socket that the talk watches while it waits ([`Running::wake_on`]). On the first, the
+/// waiting thread starts one that asks the holder to interrupt the command
+/// ([`interrupt`]); another while that is under way, or any once the talk has returned,
+/// ends kpty at once (130) from the handler itself.
 struct Watch {
     shared: Arc<Shared>,
+    /// Set by the first signal and when the talk returns: the next signal exits (130).
+    stop: Arc<AtomicBool>,
 }
 
-/// What the signal thread, the interrupting thread and the talk share.
-#[derive(Default)]
+/// What the signal handler, the waiting thread and the interrupting thread share.
 struct Shared {
-    /// The talk has returned: a signal now ends kpty.
-    done: AtomicBool,
+    /// The last signal caught (its number).
+    last: Arc<AtomicUsize>,
+    /// The socket the handler writes to (read side; non-blocking).
+    woken: UnixStream,
     /// The first signal's name, and how interrupting the talk went once known.
     state: Mutex<(Option<&'static str>, Option<Interrupted>)>,
     changed: Condvar,
 }
 
 impl Watch {
-    /// Catch the signals now and watch for them on a thread.
+    /// Catch the signals now; `running` watches for them while its talk waits.
     fn start(running: &Running) -> std::io::Result<Self> {
-        let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
-        let shared = Arc::new(Shared::default());
-        let (sh, r) = (shared.clone(), running.clone());
-        std::thread::Builder::new()
-            .name("kpty-signals".into())
-            .spawn(move || {
-                for sig in signals.forever() {
-                    let name = signal_name(sig);
-                    if sh.done.load(Ordering::SeqCst) {
-                        // The talk is over and kpty only prints and exits: a signal ends it.
-                        std::process::exit(INTERRUPTED);
-                    }
-                    let mut st = lock(&sh.state);
-                    if st.0.is_some() {
-                        quit(name, "not waiting for the prompt");
-                    }
-                    st.0 = Some(name);
-                    drop(st);
-                    let (sh, r) = (sh.clone(), r.clone());
-                    std::thread::spawn(move || interrupt(&sh, &r, name));
-                }
-            })?;
-        Ok(Self { shared })
+        let (woken, wake) = UnixStream::pair()?;
+        woken.set_nonblocking(true)?;
+        wake.set_nonblocking(true)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let last = Arc::new(AtomicUsize::new(0));
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            // In this order: exit if one came before (or the talk is over), else note it,
+            // then wake the waiting thread.
+            flag::register_conditional_shutdown(sig, INTERRUPTED, stop.clone())?;
+            flag::register(sig, stop.clone())?;
+            flag::register_usize(sig, last.clone(), sig as usize)?;
+            pipe::register(sig, wake.try_clone()?)?;
+        }
+        let shared = Arc::new(Shared {
+            last,
+            woken: woken.try_clone()?,
+            state: Mutex::new((None, None)),
+            changed: Condvar::new(),
+        });
+        let sh = shared.clone();
+        running.wake_on(woken.into(), move |r| heard(&sh, r));
+        Ok(Self { shared, stop })
     }
 
     /// The talk has returned: how a signal interrupted it, if one did (waiting for the
     /// interrupting thread to say).
     fn finish(self) -> Option<Interrupted> {
+        self.stop.store(true, Ordering::SeqCst);
         let sh = &self.shared;
-        sh.done.store(true, Ordering::SeqCst);
         let st = lock(&sh.state);
         st.0?;
         let (st, _) = sh
@@ -111,6 +116,27 @@ impl Watch {
             .wait_timeout_while(st, GIVE_UP + SETTLE, |s| s.1.is_none())
             .unwrap_or_else(|p| p.into_inner());
         st.1.clone()
+    }
+}
+
+/// A signal was heard while the talk waits (on the waiting thread): the first starts
+/// interrupting the talk on a thread of its own.
+fn heard(sh: &Arc<Shared>, running: &Running) {
+    let mut buf = [0u8; 64];
+    while matches!((&sh.woken).read(&mut buf), Ok(n) if n > 0) {}
+    let mut st = lock(&sh.state);
+    if st.0.is_some() {
+        return;
+    }
+    let name = signal_name(sh.last.load(Ordering::SeqCst) as i32);
+    st.0 = Some(name);
+    drop(st);
+    let (sh, r) = (sh.clone(), running.clone());
+    let started = std::thread::Builder::new()
+        .name("kpty-interrupt".into())
+        .spawn(move || interrupt(&sh, &r, name));
+    if let Err(e) = started {
+        quit(name, &format!("cannot interrupt the talk ({e})"));
     }
 }
 

@@ -35,6 +35,14 @@ pub struct Running(Arc<Shared>);
 struct Shared {
     state: Mutex<State>,
     changed: Condvar,
+    /// What the front end is woken by while the talk waits (set once, before it starts).
+    wake: std::sync::OnceLock<WakeOn>,
+}
+
+/// A front end's wake-up ([`Running::wake_on`]).
+struct WakeOn {
+    fd: std::os::fd::OwnedFd,
+    on_wake: Box<dyn Fn(&Running) + Send + Sync>,
 }
 
 #[derive(Default)]
@@ -89,6 +97,54 @@ impl Running {
         self.0.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// While the talk waits for its holder, call `on_wake` (on the waiting thread, with this
+    /// handle) each time `fd` is readable; `on_wake` must drain it. Readable before the
+    /// command is typed, it keeps the command from being typed (`CANCELLED`). How the CLI
+    /// hears its signals without a thread of its own: their handler writes to `fd`.
+    /// Only the first call counts.
+    pub fn wake_on(
+        &self,
+        fd: std::os::fd::OwnedFd,
+        on_wake: impl Fn(&Running) + Send + Sync + 'static,
+    ) {
+        let _ = self.0.wake.set(WakeOn {
+            fd,
+            on_wake: Box::new(on_wake),
+        });
+    }
+
+    /// The wake-up to watch while waiting, if the front end set one: `on_wake` is handed to
+    /// the caller as a closure over this handle.
+    pub(crate) fn with_wake<T>(&self, f: impl FnOnce(Option<client::Wake<'_>>) -> T) -> T {
+        let Some(w) = self.0.wake.get() else {
+            return f(None);
+        };
+        let on_wake = || (w.on_wake)(self);
+        f(Some(client::Wake {
+            fd: std::os::fd::AsFd::as_fd(&w.fd),
+            on_wake: &on_wake,
+        }))
+    }
+
+    /// The wake-up's descriptor is readable now: its work is done (on this thread).
+    fn woken_now(&self) -> bool {
+        use rustix::event::{PollFd, PollFlags};
+        let Some(w) = self.0.wake.get() else {
+            return false;
+        };
+        let mut fds = [PollFd::new(&w.fd, PollFlags::IN)];
+        let now = rustix::event::Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        let readable = rustix::event::poll(&mut fds, Some(&now)).is_ok_and(|n| n > 0)
+            && fds[0].revents().contains(PollFlags::IN);
+        if readable {
+            (w.on_wake)(self);
+        }
+        readable
+    }
+
     /// Whether the talk has returned.
     pub(crate) fn is_done(&self) -> bool {
         self.state().done
@@ -105,20 +161,22 @@ impl Running {
         let socket = super::kind::is_local(entry)
             .then(|| sessions::socket_of(ctx, entry))
             .flatten();
+        // A wake-up (the CLI's signal) that came before the command was typed cancels it
+        // before it is: the front end hears of it first, while the talk has no target yet.
+        if self.woken_now() {
+            self.state().cancelled = true;
+        }
         let mut st = self.state();
+        if st.cancelled && st.target.is_none() && self.0.wake.get().is_some() {
+            return Err(not_typed(&entry.session_id));
+        }
         st.target = Some(Target {
             session_id: entry.session_id.clone(),
             socket,
         });
         self.0.changed.notify_all();
         if st.cancelled {
-            return Err(Error::new(
-                ErrorCode::Cancelled,
-                "cancelled before the command was typed",
-            )
-            .with_details(crate::error::details::Session {
-                session_id: entry.session_id.clone(),
-            }));
+            return Err(not_typed(&entry.session_id));
         }
         Ok(())
     }
@@ -244,6 +302,17 @@ impl Drop for CancelOnDrop {
             tracing::warn!("cannot cancel a talk whose caller left: {e}");
         }
     }
+}
+
+/// The error of a talk in `session_id` cancelled before its command was typed.
+fn not_typed(session_id: &str) -> Error {
+    Error::new(
+        ErrorCode::Cancelled,
+        "cancelled before the command was typed",
+    )
+    .with_details(crate::error::details::Session {
+        session_id: session_id.to_string(),
+    })
 }
 
 /// The error of a `wait_for` in `session_id` whose caller stopped waiting.

@@ -27,6 +27,44 @@ fn a_cancel_before_the_command_is_typed_keeps_it_from_being_typed() {
 }
 
 #[test]
+fn a_wake_up_before_the_command_is_typed_is_heard_once_and_keeps_it_from_being_typed() {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let dir = tempfile::tempdir().expect("tmp");
+    let (ctx, e) = entry(dir.path());
+    // Nothing to hear: the command goes ahead.
+    let (quiet, _keep) = std::os::unix::net::UnixStream::pair().expect("pair");
+    let r = Running::new();
+    r.wake_on(quiet.into(), |_| panic!("woken with nothing written"));
+    r.at(&ctx, &e).expect("not woken");
+    // Woken (a signal's byte) before the command: heard on this thread, no target yet (so
+    // the front end's cancel finds nothing started), and the command is refused.
+    let (read, mut write) = std::os::unix::net::UnixStream::pair().expect("pair");
+    read.set_nonblocking(true).expect("nonblocking");
+    write.write_all(b"x").expect("wake");
+    let heard = std::sync::Arc::new(AtomicUsize::new(0));
+    let r = Running::new();
+    let (h, drain) = (heard.clone(), read.try_clone().expect("clone"));
+    r.wake_on(read.into(), move |running| {
+        let mut buf = [0u8; 8];
+        while matches!(std::io::Read::read(&mut &drain, &mut buf), Ok(n) if n > 0) {}
+        assert!(
+            running.session_id().is_none(),
+            "a target before the wake-up was heard"
+        );
+        h.fetch_add(1, Ordering::SeqCst);
+    });
+    let err = r.at(&ctx, &e).expect_err("refused");
+    assert_eq!(err.code, ErrorCode::Cancelled);
+    assert_eq!(heard.load(Ordering::SeqCst), 1);
+    let soon = Instant::now() + Duration::from_secs(5);
+    assert!(matches!(
+        r.cancel(true, Duration::ZERO, soon),
+        Stopped::NotStarted
+    ));
+}
+
+#[test]
 fn a_cancel_after_the_talk_returned_finds_it_ended() {
     let r = Running::new();
     drop(Finish(&r));

@@ -406,11 +406,12 @@ pub fn call_with<C: Call>(
     io_timeout: Duration,
     on_progress: &mut dyn FnMut(ProgressBody),
 ) -> Result<C::Reply> {
-    call_watched(ctx, e, req, io_timeout, &|_| Ok(()), on_progress)
+    call_watched(ctx, e, req, io_timeout, &|_| Ok(()), on_progress, None)
 }
 
 /// Like [`call_with`]; `watch` sees the connection before the request goes out (so that a
-/// cancel can close it) and may refuse the call.
+/// cancel can close it) and may refuse the call; `wake` is watched while the reply is
+/// awaited ([`client::Wake`]).
 pub fn call_watched<C: Call>(
     ctx: &Ctx,
     e: &RegistryEntry,
@@ -418,13 +419,14 @@ pub fn call_watched<C: Call>(
     io_timeout: Duration,
     watch: &dyn Fn(&std::os::unix::net::UnixStream) -> Result<()>,
     on_progress: &mut dyn FnMut(ProgressBody),
+    wake: Option<client::Wake<'_>>,
 ) -> Result<C::Reply> {
     let deadline = std::time::Instant::now() + io_timeout;
     let started = jiff::Timestamp::now();
     let mut stream = connect(ctx, e, io_timeout)?;
     watch(&stream)?;
 
-    client::call_until(&mut stream, req, deadline, on_progress).map_err(|err| {
+    client::call_woken(&mut stream, req, deadline, on_progress, wake).map_err(|err| {
         // The connection broke because the holder was finishing (its shell just exited): say
         // so, with how it ended. (Not marked unreachable: the request may have been typed.)
         match (err.code, saved_exit(ctx, e)) {

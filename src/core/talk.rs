@@ -159,10 +159,15 @@ fn run_local(
     let io_timeout = Duration::from_millis(t.req.timeout_ms) + sessions::REPLY_MARGIN;
     let mut attempt = |e: &RegistryEntry| -> Result<TalkBody> {
         let req = t.req.clone();
-        match progress.as_mut() {
-            None => sessions::call(ctx, e, req, io_timeout),
-            Some((_, sink)) => sessions::call_with(ctx, e, req, io_timeout, &mut |b| sink(b)),
-        }
+        let mut sink = |b| {
+            if let Some((_, sink)) = progress.as_mut() {
+                sink(b);
+            }
+        };
+        let none = &|_: &std::os::unix::net::UnixStream| Ok(());
+        running.with_wake(|wake| {
+            sessions::call_watched(ctx, e, req, io_timeout, none, &mut sink, wake)
+        })
     };
     let mut entry = t.entry.clone().into_entry();
     let mut res = attempt(&entry);

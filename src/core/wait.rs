@@ -40,7 +40,7 @@ fn waiting(ctx: &Ctx, a: &WaitForArgs, running: &Running, seen: &mut Seen) -> Re
     }
     let io_timeout = Duration::from_millis(req.timeout_ms) + sessions::REPLY_MARGIN;
     let watch = |s: &std::os::unix::net::UnixStream| running.waits_on(&e.session_id, s);
-    let body = sessions::call_watched(ctx, &e, req.clone(), io_timeout, &watch, &mut |_| {})
+    let body = sessions::call_watched(ctx, &e, req.clone(), io_timeout, &watch, &mut |_| {}, None)
         .map_err(|err| {
             if running.is_cancelled() {
                 cancelled_wait(&e.session_id)

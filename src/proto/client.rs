@@ -91,7 +91,34 @@ pub fn call_until<C: Call>(
     deadline: Instant,
     on_progress: &mut dyn FnMut(ProgressBody),
 ) -> Result<C::Reply> {
-    let mut bounded = Bounded { stream, deadline };
+    call_woken(stream, req, deadline, on_progress, None)
+}
+
+/// What else a call watches while it waits for its reply: a descriptor that becomes
+/// readable (the CLI's signals, written to a socket by their handler), and what to do then,
+/// on the waiting thread, before waiting on. `on_wake` must drain the descriptor.
+#[derive(Clone, Copy)]
+pub struct Wake<'a> {
+    /// Readable when something happened.
+    pub fd: std::os::fd::BorrowedFd<'a>,
+    /// Called on the waiting thread each time `fd` is readable.
+    pub on_wake: &'a dyn Fn(),
+}
+
+/// [`call_until`], calling `wake`'s `on_wake` whenever its descriptor is readable while the
+/// reply is awaited (the wait goes on until the reply or the deadline).
+pub fn call_woken<C: Call>(
+    stream: &mut UnixStream,
+    req: C,
+    deadline: Instant,
+    on_progress: &mut dyn FnMut(ProgressBody),
+    wake: Option<Wake<'_>>,
+) -> Result<C::Reply> {
+    let mut bounded = Bounded {
+        stream,
+        deadline,
+        wake,
+    };
     send(&mut bounded, &req.into_request())?;
     loop {
         let reply = next_reply(&mut bounded)?.ok_or_else(|| {
@@ -114,6 +141,8 @@ struct Bounded<'a> {
     pub stream: &'a mut UnixStream,
     /// When every operation gives up.
     pub deadline: Instant,
+    /// Watched while a read waits.
+    pub wake: Option<Wake<'a>>,
 }
 
 impl Bounded<'_> {
@@ -129,9 +158,42 @@ impl Bounded<'_> {
 
 impl Read for Bounded<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.wake.is_some() {
+            self.wait_readable()?;
+            return self.stream.read(buf);
+        }
         // Only the direction about to be used is armed: one system call, not two.
         self.stream.set_read_timeout(Some(self.left()?))?;
         self.stream.read(buf)
+    }
+}
+
+impl Bounded<'_> {
+    /// Wait (`poll(2)`, to the deadline) until the connection has something to read, doing
+    /// the wake's work each time its descriptor is readable meanwhile.
+    fn wait_readable(&mut self) -> std::io::Result<()> {
+        use rustix::event::{PollFd, PollFlags};
+        while let Some(wake) = self.wake {
+            self.left()?;
+            let mut fds = [
+                PollFd::new(&*self.stream, PollFlags::IN),
+                PollFd::from_borrowed_fd(wake.fd, PollFlags::IN),
+            ];
+            if crate::eintr::poll_until(&mut fds, self.deadline)? == 0 {
+                return Err(std::io::ErrorKind::TimedOut.into());
+            }
+            let (conn, woken) = (fds[0].revents(), fds[1].revents());
+            if woken.contains(PollFlags::IN) {
+                (wake.on_wake)();
+            } else if !woken.is_empty() {
+                // The wake's descriptor broke (closed, invalid): wait on the connection alone.
+                self.wake = None;
+            }
+            if !conn.is_empty() {
+                return Ok(());
+            }
+        }
+        self.stream.set_read_timeout(Some(self.left()?))
     }
 }
 

@@ -425,3 +425,72 @@ fn progress_frames_arrive_typed_before_the_reply() {
     assert_eq!(bytes, [7, 14, 21]);
     assert_eq!(seen[2].output, "line 2\n");
 }
+
+#[test]
+fn a_woken_call_does_the_wakes_work_on_its_thread_and_still_gets_its_reply() {
+    use std::io::{Read, Write};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let (mut a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+    let (woken, mut wake) = std::os::unix::net::UnixStream::pair().unwrap();
+    woken.set_nonblocking(true).unwrap();
+    // The holder answers only once the caller has been woken twice (a byte each time, each
+    // written after the last was heard): the call goes on waiting through its wake-ups.
+    let heard = std::sync::Arc::new(AtomicUsize::new(0));
+    let h = heard.clone();
+    let holder = std::thread::spawn(move || {
+        let _ = frame::read_frame(&mut b).unwrap();
+        for n in 1..=2 {
+            wake.write_all(b"s").unwrap();
+            while h.load(Ordering::SeqCst) < n {
+                std::thread::yield_now();
+            }
+        }
+        let body = crate::proto::StatusBody {
+            alive: true,
+            ..Default::default()
+        };
+        frame::write_frame(&mut b, &serde_json::to_vec(&Reply::ok(body)).unwrap()).unwrap();
+    });
+    let on_wake = || {
+        let mut buf = [0u8; 8];
+        while matches!((&woken).read(&mut buf), Ok(n) if n > 0) {}
+        heard.fetch_add(1, Ordering::SeqCst);
+    };
+    let wake = client::Wake {
+        fd: std::os::fd::AsFd::as_fd(&woken),
+        on_wake: &on_wake,
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let body = client::call_woken(
+        &mut a,
+        crate::proto::StatusRequest,
+        deadline,
+        &mut |_| {},
+        Some(wake),
+    )
+    .unwrap();
+    holder.join().unwrap();
+    assert!(body.alive);
+    assert_eq!(heard.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn a_woken_call_still_ends_at_its_deadline() {
+    let (mut a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+    let (woken, _wake) = std::os::unix::net::UnixStream::pair().unwrap();
+    let on_wake = || panic!("nothing was written");
+    let wake = client::Wake {
+        fd: std::os::fd::AsFd::as_fd(&woken),
+        on_wake: &on_wake,
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(50);
+    let e = client::call_woken(
+        &mut a,
+        crate::proto::StatusRequest,
+        deadline,
+        &mut |_| {},
+        Some(wake),
+    )
+    .unwrap_err();
+    assert_eq!(e.code, crate::error::ErrorCode::PtyTimeout, "{e:?}");
+}

@@ -96,6 +96,37 @@ fn sigint_interrupts_the_command_and_frees_the_session() {
 }
 
 #[test]
+fn a_second_signal_ends_kpty_without_waiting_for_the_prompt() {
+    // The command ignores Ctrl-C, so the first signal's interrupt waits for a prompt that
+    // does not come; each kind of second signal ends kpty at once with 130, before that
+    // wait would have said so.
+    let env = Env::new();
+    for (first, second) in [("INT", "INT"), ("INT", "TERM"), ("HUP", "INT")] {
+        let id = env.create(&[]);
+        let from = env.offset(&id);
+        let child = spawn(env.cmd(&["talk", "-s", &id, "trap '' INT; echo sta''rted; sleep 30"]));
+        env.read_until(&id, from, "started");
+        let pid = child.id();
+        send(first, pid);
+        // The first signal is being handled once the holder has typed its Ctrl-C.
+        env.read_until(&id, from, "^C");
+        send(second, pid);
+        let out = wait_child(child, &["talk", LONG]);
+        assert_eq!(
+            out.status.code(),
+            Some(130),
+            "SIG{first} then SIG{second}: {out:?}"
+        );
+        let err = stderr(&out);
+        assert!(
+            !err.contains("Ctrl-C was sent"),
+            "SIG{first} then SIG{second}: {err}"
+        );
+        env.ok(&["kill", &id]);
+    }
+}
+
+#[test]
 fn sigterm_in_json_mode_answers_a_cancelled_object() {
     let env = Env::new();
     let id = env.create(&[]);
