@@ -1,8 +1,6 @@
 //! Shell completions and man pages generated from the clap model (`kpty __generate-assets`);
 //! the checked-in copies under completions/ and man/ are compared with fresh ones by a test.
 
-use super::args::Cli;
-use clap::CommandFactory;
 use std::path::Path;
 
 /// The hidden maintainers' verb: `kpty __generate-assets DIR`.
@@ -52,6 +50,6 @@ pub fn generate(root: &Path) -> std::io::Result<()> {
         }
         std::fs::write(comp.join(file), script)?;
     }
-    super::man::generate(Cli::command(), &man)?;
+    super::man::generate(super::args::command(), &man)?;
     Ok(())
 }

@@ -28,7 +28,6 @@ use crate::core::{self, Ctx};
 use crate::error::{Error, Result};
 use crate::store::StateDir;
 use args::{Cli, Command};
-use clap::Parser;
 use std::ffi::OsString;
 
 /// Parse the process's arguments with the CLI's clap model (which also knows `mcp` and
@@ -36,12 +35,21 @@ use std::ffi::OsString;
 /// here. A usage error is shown (as JSON with `--json`) and its exit code returned.
 pub fn parse(argv: Vec<OsString>) -> std::result::Result<Cli, i32> {
     complete::answer_if_asked(&argv);
-    let wants_json = argv
-        .iter()
-        .skip(1)
-        .take_while(|a| *a != "--")
-        .any(|a| a == "--json");
-    match Cli::try_parse_from(argv) {
+    let flags = || argv.iter().skip(1).take_while(|a| *a != "--");
+    let wants_json = flags().any(|a| a == "--json");
+    // The long help's closing text only when help may be shown (`--help`, `-h`, `help`).
+    let command = if flags().any(|a| a == "--help" || a == "-h" || a == "help") {
+        args::command()
+    } else {
+        <Cli as clap::CommandFactory>::command()
+    };
+    let parsed = command
+        .try_get_matches_from(argv)
+        .and_then(|mut m| {
+            <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m)
+                .map_err(|e| e.format(&mut <Cli as clap::CommandFactory>::command()))
+        });
+    match parsed {
         Ok(c) => Ok(c),
         Err(e) if wants_json && e.use_stderr() => {
             // `--json` makes a usage error JSON too: INVALID_PARAMS, clap's text as details.

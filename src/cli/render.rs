@@ -2,12 +2,10 @@
 //! the `--json` output is the action's object, redacted unless opted out) and error lines on
 //! stderr. A closed stdout (e.g. `| head`) ends quietly.
 
-use super::args::Cli;
 use super::list_table::list_table;
 use super::output::{out, shown, text_line};
 use crate::core::Reply;
 use crate::error::{Error, ErrorCode};
-use clap::CommandFactory;
 
 // The channel primitives, where the front end's entry points name them.
 pub(super) use super::output::{print_error, print_json};
@@ -123,14 +121,14 @@ fn prune(r: &crate::api::sessions::PruneReply) {
 
 /// `kpty help`: clap's long help, exactly as `kpty --help` prints it.
 pub fn main_help() -> i32 {
-    let help = Cli::command().render_long_help().to_string();
+    let help = super::args::command().render_long_help().to_string();
     out(format!("{}\n", help.trim_end()).as_bytes());
     0
 }
 
 /// `kpty help COMMAND`: clap's long help for that subcommand.
 pub fn clap_help(name: &str) -> i32 {
-    let mut cmd = Cli::command();
+    let mut cmd = super::args::command();
     // Built, so the usage line reads `kpty talk …`, as `kpty talk --help` shows it.
     cmd.build();
     if name == "write" {

@@ -44,6 +44,15 @@ fn action_name(s: &str) -> Result<String, String> {
     }
 }
 
+/// kpty's whole command line, as `kpty --help`, the man page and `kpty help` show it: the
+/// derived model with the long help's closing text (the MCP spelling, the environment, the
+/// exit codes). That text is built from tables, so [`super::parse`] leaves it out unless
+/// help is asked for.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+        .after_long_help(crate::cli::reference::after_help())
+}
+
 /// Live terminals for agents, people and scripts.
 ///
 /// Sessions are real PTYs held by small detached processes, so a session created by one
@@ -54,8 +63,7 @@ fn action_name(s: &str) -> Result<String, String> {
     name = "kpty",
     version,
     disable_help_subcommand = true,
-    max_term_width = 100,
-    after_long_help = crate::cli::reference::after_help()
+    max_term_width = 100
 )]
 pub struct Cli {
     /// State directory (default: $KPTY_STATE_DIR, else <project root>/ai/checkpoints/pty).
