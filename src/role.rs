@@ -69,18 +69,18 @@ impl Role {
             Self::Exit(code) => code,
             Self::Mcp(c) => {
                 crate::init_logging("warn");
-                cli::finish(c.json, mcp(&c))
+                cli::finish(c.globals.json, mcp(&c))
             }
             Self::Serve(c) => {
                 // A service says what it serves (info); every other role only warns.
                 crate::init_logging("info,rmcp=warn");
-                cli::finish(c.json, serve(&c))
+                cli::finish(c.globals.json, serve(&c))
             }
             Self::Cli(c) => {
                 // `kpty serve --print-config` and its kin are CLI verbs logging as serve does.
                 let serving = matches!(c.command, args::Command::Serve(_));
                 crate::init_logging(if serving { "info,rmcp=warn" } else { "warn" });
-                let json = c.json;
+                let json = c.globals.json;
                 cli::finish(json, cli::run(*c))
             }
         }

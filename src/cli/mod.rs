@@ -43,14 +43,12 @@ pub fn parse(argv: Vec<OsString>) -> std::result::Result<Cli, i32> {
     } else {
         <Cli as clap::CommandFactory>::command()
     };
-    let parsed = command
-        .try_get_matches_from(argv)
-        .and_then(|mut m| {
-            <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m)
-                .map_err(|e| e.format(&mut <Cli as clap::CommandFactory>::command()))
-        });
+    let parsed = command.try_get_matches_from(argv).and_then(|mut m| {
+        <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m)
+            .map_err(|e| e.format(&mut <Cli as clap::CommandFactory>::command()))
+    });
     match parsed {
-        Ok(c) => Ok(c),
+        Ok(c) => Ok(c.settle()),
         Err(e) if wants_json && e.use_stderr() => {
             // `--json` makes a usage error JSON too: INVALID_PARAMS, clap's text as details.
             let text = e.render().to_string();
@@ -132,8 +130,8 @@ fn clap_suggestions(e: &clap::Error) -> (String, Vec<String>) {
 /// The context of the state directory the arguments (or the environment, or the working
 /// directory) name.
 pub(crate) fn ctx(cli: &Cli) -> Result<Ctx> {
-    let given =
-        (cli.state_dir.clone()).or_else(|| args::env_value("KPTY_STATE_DIR").map(Into::into));
+    let given = (cli.globals.state_dir.clone())
+        .or_else(|| args::env_value("KPTY_STATE_DIR").map(Into::into));
     let state = match &given {
         Some(d) => StateDir::at(d)?,
         None => {
@@ -185,18 +183,24 @@ fn execute(cli: Cli) -> Result<i32> {
 /// configuration verbs): run, with their exit code.
 fn local_verb(cli: &Cli) -> Result<Option<i32>> {
     Ok(Some(match &cli.command {
-        Command::Serve(a) if a.print_config => serve_config::print(&ctx(cli)?, a, cli.json)?,
-        Command::Serve(a) if a.new_secret => serve_config::new_secret(&ctx(cli)?, cli.json)?,
-        Command::Serve(a) if a.secret_file => serve_config::secret_file(&ctx(cli)?, cli.json)?,
-        Command::Log(a) => log::log(&ctx(cli)?, a, cli.json)?,
+        Command::Serve(a) if a.print_config => {
+            serve_config::print(&ctx(cli)?, a, cli.globals.json)?
+        }
+        Command::Serve(a) if a.new_secret => {
+            serve_config::new_secret(&ctx(cli)?, cli.globals.json)?
+        }
+        Command::Serve(a) if a.secret_file => {
+            serve_config::secret_file(&ctx(cli)?, cli.globals.json)?
+        }
+        Command::Log(a) => log::log(&ctx(cli)?, a, cli.globals.json)?,
         Command::Attach(a) => attach::run(&json_or_human(cli)?, a)?,
-        Command::List(a) if a.all => list_all::run(&json_or_human(cli)?, cli.json)?,
-        Command::Kill(a) if a.all => kill_all::run(&json_or_human(cli)?, cli.json)?,
+        Command::List(a) if a.all => list_all::run(&json_or_human(cli)?, cli.globals.json)?,
+        Command::Kill(a) if a.all => kill_all::run(&json_or_human(cli)?, cli.globals.json)?,
         Command::Help(h) if h.command.is_some() => {
             render::clap_help(h.command.as_deref().unwrap_or_default())
         }
         // `kpty help` is `kpty --help`; `kpty --json help` is the help action's object.
-        Command::Help(_) if !cli.json => render::main_help(),
+        Command::Help(_) if !cli.globals.json => render::main_help(),
         _ => return Ok(None),
     }))
 }
@@ -329,7 +333,7 @@ fn session_action_of(command: &Command) -> Result<(Action, Params)> {
 
 fn routing_action_of(command: &Command) -> Result<(Action, Params)> {
     Ok(match command {
-        Command::Resolve(a) => (Action::Resolve, identity(a)),
+        Command::Resolve(a) => (Action::Resolve, identity(&a.who)),
         Command::SendLineToAgent(a) => (
             Action::SendLineToAgent,
             Params {
@@ -384,9 +388,9 @@ fn routing_action_of(command: &Command) -> Result<(Action, Params)> {
 
 /// The context for a verb's output channel: `--json` (redacted unless --no-redact) or human.
 fn json_or_human(cli: &Cli) -> Result<Ctx> {
-    Ok(ctx(cli)?.on(if cli.json {
+    Ok(ctx(cli)?.on(if cli.globals.json {
         core::Channel::Json {
-            no_redact: cli.no_redact,
+            no_redact: cli.globals.no_redact,
         }
     } else {
         core::Channel::Human
@@ -399,7 +403,7 @@ fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
     if let Command::Read(a) = &cli.command
         && a.follow
     {
-        return follow::follow(&ctx, params, cli.json);
+        return follow::follow(&ctx, params, cli.globals.json);
     }
     if let Command::TermRead(a) = &cli.command
         && a.watch
@@ -420,7 +424,7 @@ fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
         Ok(core::Reply::Check(c)) => check::exit_code(c),
         _ => ended.unwrap_or(0),
     };
-    if cli.json {
+    if cli.globals.json {
         match (core::outgoing(&ctx, core::to_json(result)), ended) {
             (Ok(v), _) => render::print_json(&v),
             // The command ended the shell: the error object, and the shell's exit code.

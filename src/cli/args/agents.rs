@@ -12,6 +12,8 @@ pub struct SendLineToAgentArgs {
     /// The text to type (escapes processed; Enter is added).
     #[arg(allow_hyphen_values = true, value_name = "DATA")]
     pub data: String,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `update-ownership`.
@@ -22,6 +24,8 @@ pub struct UpdateOwnershipArgs {
     pub session: String,
     #[command(flatten)]
     pub owner: OwnerArgs,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `register`.
@@ -41,6 +45,8 @@ pub struct RegisterArgs {
     pub pid: Option<u32>,
     #[command(flatten)]
     pub owner: OwnerArgs,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `unregister`.
@@ -52,6 +58,8 @@ pub struct UnregisterArgs {
     /// Also remove a leader's session.
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `heartbeat`.
@@ -60,6 +68,8 @@ pub struct HeartbeatArgs {
     /// Session id, unique id prefix, or label.
     #[arg(value_name = "SESSION", add = crate::cli::complete::sessions())]
     pub session: String,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `prune`.
@@ -72,6 +82,8 @@ pub struct PruneArgs {
     /// Accepted for compatibility: removing ended sessions is the default.
     #[arg(long, hide = true, conflicts_with = "dry_run")]
     pub force: bool,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `serve`.
@@ -109,6 +121,8 @@ pub struct ServeArgs {
     pub secret_file: bool,
     #[command(flatten)]
     pub floor: FloorArgs,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `mcp`.
@@ -116,6 +130,8 @@ pub struct ServeArgs {
 pub struct McpArgs {
     #[command(flatten)]
     pub floor: FloorArgs,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // The operator's sandbox floor for the sessions agents create through `mcp` or `serve`.
@@ -147,6 +163,8 @@ pub struct HelpArgs {
     /// A command to show the flags of (as `kpty COMMAND --help`).
     #[arg(add = crate::cli::complete::commands())]
     pub command: Option<String>,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `log`.
@@ -175,4 +193,6 @@ pub struct LogArgs {
     /// Keep printing new events as they are recorded.
     #[arg(long, short = 'f')]
     pub follow: bool,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }

@@ -9,4 +9,6 @@ pub struct ListArgs {
     /// session with its state_dir.
     #[arg(long)]
     pub all: bool,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }

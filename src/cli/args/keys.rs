@@ -24,4 +24,6 @@ pub struct SendKeysArgs {
         add = crate::cli::complete::keys()
     )]
     pub keys: Vec<String>,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }

@@ -49,8 +49,7 @@ fn action_name(s: &str) -> Result<String, String> {
 /// exit codes). That text is built from tables, so [`super::parse`] leaves it out unless
 /// help is asked for.
 pub fn command() -> clap::Command {
-    <Cli as clap::CommandFactory>::command()
-        .after_long_help(crate::cli::reference::after_help())
+    <Cli as clap::CommandFactory>::command().after_long_help(crate::cli::reference::after_help())
 }
 
 /// Live terminals for agents, people and scripts.
@@ -66,10 +65,24 @@ pub fn command() -> clap::Command {
     max_term_width = 100
 )]
 pub struct Cli {
+    /// The global options, wherever they were given (before the command's name or after).
+    #[command(flatten)]
+    pub globals: Globals,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+// The options every command takes, before its name (`kpty --json talk …`) or after it
+// (`kpty talk --json …`). Each command declares them itself rather than clap copying
+// global options into every command's model on each start: a `kpty talk` builds the
+// options of `talk` alone (`Cli::settle` takes the command's into account). No doc comment:
+// clap would take it for the `about` of every command that flattens these.
+#[derive(Debug, Default, Args)]
+pub struct Globals {
     /// State directory (default: $KPTY_STATE_DIR, else <project root>/ai/checkpoints/pty).
     #[arg(
         long,
-        global = true,
         help_heading = "Global options",
         value_name = "DIR",
         value_hint = clap::ValueHint::DirPath
@@ -77,15 +90,33 @@ pub struct Cli {
     pub state_dir: Option<PathBuf>,
 
     /// Print the action's JSON object instead of human output (secrets redacted).
-    #[arg(long, global = true, help_heading = "Global options")]
+    #[arg(long, help_heading = "Global options")]
     pub json: bool,
 
     /// Keep secrets in --json output (also KPTY_REDACT=off).
-    #[arg(long, global = true, help_heading = "Global options")]
+    #[arg(long, help_heading = "Global options")]
     pub no_redact: bool,
+}
 
-    #[command(subcommand)]
-    pub command: Command,
+impl Globals {
+    /// These options with `later`'s (given after the command's name) added: a flag is set
+    /// if either set it, a later directory wins.
+    fn and(self, later: Globals) -> Self {
+        Self {
+            state_dir: later.state_dir.or(self.state_dir),
+            json: self.json || later.json,
+            no_redact: self.no_redact || later.no_redact,
+        }
+    }
+}
+
+impl Cli {
+    /// The global options given after the command's name folded into [`Cli::globals`].
+    pub fn settle(mut self) -> Self {
+        let later = std::mem::take(self.command.globals_mut());
+        self.globals = std::mem::take(&mut self.globals).and(later);
+        self
+    }
 }
 
 /// The subcommands. Each one's arguments are built only when clap needs them (`defer`): a
@@ -175,7 +206,7 @@ pub enum Command {
     /// Show the commands, configuration and exit codes, or one command's help.
     Help(HelpArgs),
     /// Print the id of the one session an agent (or owner session, or label) owns.
-    Resolve(IdentityArgs),
+    Resolve(ResolveArgs),
     /// Type a line into the session an agent owns (resolve + send-line).
     SendLineToAgent(SendLineToAgentArgs),
     /// Change a session's owner, role, label or cli type.
@@ -227,6 +258,39 @@ pub enum Command {
     /// `kpty mcp --sandbox=required` does. Logs go to stderr (KPTY_LOG sets the level, KPTY_LOG_FORMAT=json makes them
     /// JSON lines).
     Serve(ServeArgs),
+}
+
+impl Command {
+    /// The global options given after this command's name.
+    fn globals_mut(&mut self) -> &mut Globals {
+        match self {
+            Self::Create(a) => &mut a.globals,
+            Self::List(a) => &mut a.globals,
+            Self::Talk(a) => &mut a.globals,
+            Self::Check(a) => &mut a.globals,
+            Self::SendLine(a) => &mut a.globals,
+            Self::SendKeys(a) => &mut a.globals,
+            Self::Attach(a) => &mut a.globals,
+            Self::Shell(a) => &mut a.globals,
+            Self::Read(a) => &mut a.globals,
+            Self::WaitFor(a) => &mut a.globals,
+            Self::TermRead(a) => &mut a.globals,
+            Self::Resize(a) => &mut a.globals,
+            Self::Kill(a) => &mut a.globals,
+            Self::Rename(a) => &mut a.globals,
+            Self::Help(a) => &mut a.globals,
+            Self::Resolve(a) => &mut a.globals,
+            Self::SendLineToAgent(a) => &mut a.globals,
+            Self::UpdateOwnership(a) => &mut a.globals,
+            Self::Register(a) => &mut a.globals,
+            Self::Unregister(a) => &mut a.globals,
+            Self::Heartbeat(a) => &mut a.globals,
+            Self::Prune(a) => &mut a.globals,
+            Self::Log(a) => &mut a.globals,
+            Self::Mcp(a) => &mut a.globals,
+            Self::Serve(a) => &mut a.globals,
+        }
+    }
 }
 
 // Which session: id, unique id prefix, or label — or the one owned by an agent.
@@ -282,6 +346,14 @@ pub struct IdentityArgs {
     /// The session's label.
     #[arg(long, value_name = "LABEL", add = crate::cli::complete::labels())]
     pub label: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ResolveArgs {
+    #[command(flatten)]
+    pub who: IdentityArgs,
+    #[command(flatten)]
+    pub globals: Globals,
 }
 
 // Owner fields to set.

@@ -36,6 +36,8 @@ pub struct CreateArgs {
     pub(crate) sandbox: SandboxArgs,
     #[command(flatten)]
     pub owner: OwnerArgs,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `create`'s agent-program and input-filter flags.
@@ -134,6 +136,8 @@ pub struct TalkArgs {
     /// starts a command that begins with `-`.
     #[arg(required = true, num_args = 1.., trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 /// `kpty talk --help`'s notes on stdin and signals: it behaves as `ssh host CMD`.
@@ -162,6 +166,8 @@ pub struct CheckArgs {
     /// options go before it.
     #[arg(required = true, num_args = 1.., trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<String>,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `send-line`.
@@ -172,6 +178,8 @@ pub struct SendLineArgs {
     /// The text to type (escapes like \x03 are processed; Enter is added).
     #[arg(allow_hyphen_values = true, value_name = "DATA")]
     pub data: String,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `read`.
@@ -194,6 +202,8 @@ pub struct ReadArgs {
     /// Keep printing new output until the session ends or you interrupt.
     #[arg(long, short = 'f', visible_alias = "watch")]
     pub follow: bool,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `term-read`.
@@ -220,6 +230,8 @@ pub struct TermReadArgs {
     /// Redraw the visible screen whenever the session prints, until interrupted.
     #[arg(long = "follow", short = 'f', visible_alias = "watch", conflicts_with_all = ["marker", "json"])]
     pub watch: bool,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `resize`.
@@ -233,6 +245,8 @@ pub struct ResizeArgs {
     /// Terminal rows (1-1000).
     #[arg(long)]
     pub rows: u16,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `kill`.
@@ -264,6 +278,8 @@ pub struct KillArgs {
     /// Every session of this state directory (prints each one killed; asks nothing).
     #[arg(long, conflicts_with_all = ["session", "session_flag", "agent", "label"])]
     pub all: bool,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `attach`.
@@ -290,6 +306,8 @@ pub struct AttachArgs {
     /// reading your clipboard, terminal queries and other control strings are always dropped.
     #[arg(long)]
     pub allow_clipboard: bool,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
 
 // `rename`.
@@ -308,4 +326,6 @@ pub struct RenameArgs {
     /// directory.
     #[arg(value_name = "NEW_LABEL")]
     pub new_label: String,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }

@@ -22,4 +22,6 @@ pub struct ShellArgs {
     /// Terminal rows (1-1000; default: the session's size at its start).
     #[arg(long)]
     pub rows: Option<u16>,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }

@@ -36,4 +36,6 @@ pub struct WaitForArgs {
     /// Keep ANSI escape sequences in the output.
     #[arg(long)]
     pub no_strip_ansi: bool,
+    #[command(flatten)]
+    pub globals: super::Globals,
 }
