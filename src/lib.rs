@@ -37,6 +37,7 @@ pub mod filter;
 pub mod holder;
 pub mod keys;
 pub(crate) mod launch;
+mod lazy_log;
 pub mod mcp;
 pub mod proto;
 mod role;
@@ -77,7 +78,20 @@ pub(crate) fn init_logging(default: &str) {
     let _ = match (from_env, json) {
         (true, false) => fmt.with_env_filter(filter()).try_init(),
         (true, true) => fmt.json().with_env_filter(filter()).try_init(),
-        (false, false) => fmt.with_max_level(level).try_init(),
+        // The common case (a CLI call that logs nothing): no registry set up unless it logs.
+        (false, false) => {
+            use tracing_subscriber::util::SubscriberInitExt;
+            let build = |level| {
+                tracing_subscriber::fmt()
+                    .with_writer(std::io::stderr)
+                    .with_ansi(false)
+                    .with_max_level(level)
+                    .finish()
+            };
+            lazy_log::Lazy::new(level, build)
+                .try_init()
+                .map_err(Into::into)
+        }
         (false, true) => fmt.json().with_max_level(level).try_init(),
     };
 }

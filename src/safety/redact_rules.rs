@@ -29,21 +29,38 @@ pub(super) struct Rule {
     /// Literals (ASCII case ignored) one of which occurs wherever the rule matches.
     pub(super) needles: &'static [&'static str],
     /// The regex source.
-    pub(super) pattern: Cow<'static, str>,
+    pub(super) pattern: Pattern,
     /// What the replaced range is called.
     pub(super) cat: Cat,
     /// An extra test on the matched value (beyond what a regex says cheaply).
     pub(super) check: Option<fn(&str) -> bool>,
 }
 
-pub(super) fn rule(
+/// A rule's regex source: as written, or made (from the shared parts) the first time the
+/// rule is compiled — not on every start of a process that redacts a line.
+#[derive(Clone, Copy)]
+pub(super) enum Pattern {
+    Fixed(&'static str),
+    Made(fn() -> String),
+}
+
+impl Pattern {
+    fn source(self) -> Cow<'static, str> {
+        match self {
+            Self::Fixed(s) => Cow::Borrowed(s),
+            Self::Made(f) => Cow::Owned(f()),
+        }
+    }
+}
+
+pub(super) const fn rule(
     needles: &'static [&'static str],
     pattern: &'static str,
     cat: &'static str,
 ) -> Rule {
     Rule {
         needles,
-        pattern: Cow::Borrowed(pattern),
+        pattern: Pattern::Fixed(pattern),
         cat: Cat::Fixed(cat),
         check: None,
     }
@@ -82,196 +99,208 @@ pub(super) fn tokenish(v: &str) -> bool {
     v.bytes().any(|b| !b.is_ascii_alphabetic())
 }
 
-pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
-    vec![
-        Rule {
-            needles: &["secret"],
-            pattern: Cow::Owned(format!(
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        needles: &["secret"],
+        pattern: Pattern::Made(|| {
+            format!(
                 r#"(?i)(?:^|[^a-z0-9_]|\\[nrt])(?<name>[a-z0-9_.-]*secret[_-]?access[_-]?key)["']?[ \t]*[:=][ \t]*{VALUE}"#
-            )),
-            cat: Cat::Fixed("aws_secret_key"),
-            check: None,
-        },
-        Rule {
-            needles: &["export"],
-            pattern: Cow::Owned(format!(
+            )
+        }),
+        cat: Cat::Fixed("aws_secret_key"),
+        check: None,
+    },
+    Rule {
+        needles: &["export"],
+        pattern: Pattern::Made(|| {
+            format!(
                 r#"(?i)(?:^|[^a-z0-9_]|\\[nrt])export[ \t]+(?<name>[a-z0-9_]*(?:token|key|secret|pass|credential|auth)[a-z0-9_]*)={VALUE}"#
-            )),
-            cat: Cat::ByName,
-            check: None,
-        },
-        Rule {
-            // `client_secret: x`, `API_TOKEN = x`; a dotted suffix only before `=`
-            // (`secret.value=x`), so a file in a message (`secret.txt: Permission denied`)
-            // is not taken for a key.
-            needles: NAME_NEEDLES,
-            pattern: Cow::Owned(format!(
+            )
+        }),
+        cat: Cat::ByName,
+        check: None,
+    },
+    Rule {
+        // `client_secret: x`, `API_TOKEN = x`; a dotted suffix only before `=`
+        // (`secret.value=x`), so a file in a message (`secret.txt: Permission denied`)
+        // is not taken for a key.
+        needles: NAME_NEEDLES,
+        pattern: Pattern::Made(|| {
+            format!(
                 r#"(?i)(?:^|[^a-z0-9_])(?<name>[a-z0-9_.-]*(?:{SECRET_WORDS})(?:[_-][a-z0-9]+)*)["']?[ \t]*[:=][ \t]*{VALUE}"#
-            )),
-            cat: Cat::ByName,
-            check: None,
-        },
-        Rule {
-            needles: NAME_NEEDLES,
-            pattern: Cow::Owned(format!(
+            )
+        }),
+        cat: Cat::ByName,
+        check: None,
+    },
+    Rule {
+        needles: NAME_NEEDLES,
+        pattern: Pattern::Made(|| {
+            format!(
                 r#"(?i)(?:^|[^a-z0-9_])(?<name>[a-z0-9_.-]*(?:{SECRET_WORDS})(?:[_.-][a-z0-9]+)*)["']?[ \t]*=[ \t]*{VALUE}"#
-            )),
-            cat: Cat::ByName,
-            check: None,
-        },
-        Rule {
-            // `pass=` / `db_pass:` (but not `bypass:`: a bare `pass` must start the name or
-            // follow a separator).
-            needles: &["pass"],
-            pattern: Cow::Owned(format!(
+            )
+        }),
+        cat: Cat::ByName,
+        check: None,
+    },
+    Rule {
+        // `pass=` / `db_pass:` (but not `bypass:`: a bare `pass` must start the name or
+        // follow a separator).
+        needles: &["pass"],
+        pattern: Pattern::Made(|| {
+            format!(
                 r#"(?i)(?:^|[^a-z0-9_]|\\[nrt])(?<name>(?:[a-z0-9]+[_.-])*pass)["']?[ \t]*[:=][ \t]*{VALUE}"#
-            )),
-            cat: Cat::ByName,
-            check: None,
-        },
-        Rule {
-            needles: NAME_NEEDLES,
-            pattern: Cow::Owned(format!(
+            )
+        }),
+        cat: Cat::ByName,
+        check: None,
+    },
+    Rule {
+        needles: NAME_NEEDLES,
+        pattern: Pattern::Made(|| {
+            format!(
                 r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])--(?<name>password|passwd|passphrase|token|secret|api-key|apikey|access-token|auth-token)[ \t]+{VALUE}"#
-            )),
-            cat: Cat::ByName,
-            check: None,
-        },
-        rule(
-            &["://"],
-            r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:(?<v>[^\s/"'<>]+)@"#,
-            "password",
+            )
+        }),
+        cat: Cat::ByName,
+        check: None,
+    },
+    rule(
+        &["://"],
+        r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:(?<v>[^\s/"'<>]+)@"#,
+        "password",
+    ),
+    Rule {
+        needles: &["bearer"],
+        pattern: Pattern::Fixed(
+            r"(?i)(?:^|[^a-z0-9_]|\\[nrt])bearer[ \t]+(?<v>[a-z0-9._~+/=-]{8,})",
         ),
-        Rule {
-            needles: &["bearer"],
-            pattern: Cow::Borrowed(
-                r"(?i)(?:^|[^a-z0-9_]|\\[nrt])bearer[ \t]+(?<v>[a-z0-9._~+/=-]{8,})",
-            ),
-            cat: Cat::Fixed("bearer_token"),
-            check: Some(tokenish),
-        },
-        rule(
-            &["basic"],
-            r"(?i)(?:^|[^a-z0-9_]|\\[nrt])authorization:[ \t]*basic[ \t]+(?<v>[a-z0-9+/=]{8,})",
-            "basic_auth",
+        cat: Cat::Fixed("bearer_token"),
+        check: Some(tokenish),
+    },
+    rule(
+        &["basic"],
+        r"(?i)(?:^|[^a-z0-9_]|\\[nrt])authorization:[ \t]*basic[ \t]+(?<v>[a-z0-9+/=]{8,})",
+        "basic_auth",
+    ),
+    Rule {
+        // `Authorization: token X`, `Proxy-Authorization: Digest …`, a header in JSON
+        // (`"Authorization": "Bearer …"`), any scheme or none: its credentials.
+        needles: &["authorization"],
+        pattern: Pattern::Fixed(
+            r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:[a-z][a-z0-9_-]*[ \t]+)?(?<v>[^\s"'\\,;]{6,})"#,
         ),
-        Rule {
-            // `Authorization: token X`, `Proxy-Authorization: Digest …`, a header in JSON
-            // (`"Authorization": "Bearer …"`), any scheme or none: its credentials.
-            needles: &["authorization"],
-            pattern: Cow::Borrowed(
-                r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:[a-z][a-z0-9_-]*[ \t]+)?(?<v>[^\s"'\\,;]{6,})"#,
-            ),
-            cat: Cat::Fixed("authorization"),
-            check: Some(tokenish),
-        },
-        Rule {
-            // `X-Api-Key: …`, `X-Auth-Token: …`, `X-Vault-Token`, `X-Amz-Security-Token`,
-            // `Private-Token: …` (the name rule covers most; this takes any `X-…` header that
-            // names a key, token, secret, signature or auth).
-            needles: &["x-"],
-            pattern: Cow::Borrowed(
-                r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])x-(?:[a-z0-9]+-)*(?:(?:api)?key|token|secret|signature|auth)(?:-[a-z0-9]+)*["']?[ \t]*:[ \t]*["']?(?<v>[^\s"'\\,;]{6,})"#,
-            ),
-            cat: Cat::Fixed("secret"),
-            check: None,
-        },
-        Rule {
-            // `Cookie: a=1; b=2` / `Set-Cookie: session=…`: every cookie value.
-            needles: &["cookie"],
-            pattern: Cow::Borrowed(
-                r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])(?:set-)?cookie[ \t]*:[ \t]*(?<v>[^\s=;]+=[^\r\n"']+)"#,
-            ),
-            cat: Cat::Fixed("cookie"),
-            check: None,
-        },
-        Rule {
-            // `-u name:pass` / `-uname:pass` / `-U` (proxy) / `--user name:pass` /
-            // `--proxy-user=name:pass` for HTTP and FTP clients: the password; only after
-            // such a client on the line (`docker run -u 1000:1000`, `--user root:wheel`,
-            // `ps -u` are not credentials).
-            needles: &["curl", "wget", "http", "xh ", "lftp", "svn", "aria2c"],
-            pattern: Cow::Borrowed(
-                r#"(?:^|[^A-Za-z0-9_-]|\\[nrt])(?:curl|wget|https?|xh|lftp|svn|aria2c)(?:[ \t][^\r\n|;&]*?)?[ \t](?:-[A-Za-z]*[uU][ \t]*|--(?:proxy-|http-)?user(?:[ \t]+|=))["']?[^\s:"'@]*:(?<v>[^\s"']+)"#,
-            ),
-            cat: Cat::Fixed("password"),
-            check: Some(not_numeric),
-        },
-        Rule {
-            // MySQL/MariaDB clients' `-pPASS`: the password glued to `-p` (`-p` alone
-            // prompts, `-p name` names a database); only after such a client on the line
-            // (`mkdir -p`, `ssh -p 22` are not passwords).
-            needles: &["mysql", "mariadb"],
-            pattern: Cow::Borrowed(
-                r#"(?:^|[^A-Za-z0-9_-]|\\[nrt])(?:mysql[a-z]*|mariadb[a-z-]*)(?:[ \t][^\r\n|;&]*?)?[ \t]-p(?:"(?<v1>[^"\r\n]+)"|'(?<v2>[^'\r\n]+)'|(?<v3>[^\s"'`;&|]+))"#,
-            ),
-            cat: Cat::Fixed("password"),
-            check: None,
-        },
-        Rule {
-            // `sshpass -p PASS` / `sshpass -pPASS`.
-            needles: &["sshpass"],
-            pattern: Cow::Owned(format!(
+        cat: Cat::Fixed("authorization"),
+        check: Some(tokenish),
+    },
+    Rule {
+        // `X-Api-Key: …`, `X-Auth-Token: …`, `X-Vault-Token`, `X-Amz-Security-Token`,
+        // `Private-Token: …` (the name rule covers most; this takes any `X-…` header that
+        // names a key, token, secret, signature or auth).
+        needles: &["x-"],
+        pattern: Pattern::Fixed(
+            r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])x-(?:[a-z0-9]+-)*(?:(?:api)?key|token|secret|signature|auth)(?:-[a-z0-9]+)*["']?[ \t]*:[ \t]*["']?(?<v>[^\s"'\\,;]{6,})"#,
+        ),
+        cat: Cat::Fixed("secret"),
+        check: None,
+    },
+    Rule {
+        // `Cookie: a=1; b=2` / `Set-Cookie: session=…`: every cookie value.
+        needles: &["cookie"],
+        pattern: Pattern::Fixed(
+            r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])(?:set-)?cookie[ \t]*:[ \t]*(?<v>[^\s=;]+=[^\r\n"']+)"#,
+        ),
+        cat: Cat::Fixed("cookie"),
+        check: None,
+    },
+    Rule {
+        // `-u name:pass` / `-uname:pass` / `-U` (proxy) / `--user name:pass` /
+        // `--proxy-user=name:pass` for HTTP and FTP clients: the password; only after
+        // such a client on the line (`docker run -u 1000:1000`, `--user root:wheel`,
+        // `ps -u` are not credentials).
+        needles: &["curl", "wget", "http", "xh ", "lftp", "svn", "aria2c"],
+        pattern: Pattern::Fixed(
+            r#"(?:^|[^A-Za-z0-9_-]|\\[nrt])(?:curl|wget|https?|xh|lftp|svn|aria2c)(?:[ \t][^\r\n|;&]*?)?[ \t](?:-[A-Za-z]*[uU][ \t]*|--(?:proxy-|http-)?user(?:[ \t]+|=))["']?[^\s:"'@]*:(?<v>[^\s"']+)"#,
+        ),
+        cat: Cat::Fixed("password"),
+        check: Some(not_numeric),
+    },
+    Rule {
+        // MySQL/MariaDB clients' `-pPASS`: the password glued to `-p` (`-p` alone
+        // prompts, `-p name` names a database); only after such a client on the line
+        // (`mkdir -p`, `ssh -p 22` are not passwords).
+        needles: &["mysql", "mariadb"],
+        pattern: Pattern::Fixed(
+            r#"(?:^|[^A-Za-z0-9_-]|\\[nrt])(?:mysql[a-z]*|mariadb[a-z-]*)(?:[ \t][^\r\n|;&]*?)?[ \t]-p(?:"(?<v1>[^"\r\n]+)"|'(?<v2>[^'\r\n]+)'|(?<v3>[^\s"'`;&|]+))"#,
+        ),
+        cat: Cat::Fixed("password"),
+        check: None,
+    },
+    Rule {
+        // `sshpass -p PASS` / `sshpass -pPASS`.
+        needles: &["sshpass"],
+        pattern: Pattern::Made(|| {
+            format!(
                 r#"(?:^|[^A-Za-z0-9_-]|\\[nrt])sshpass(?:[ \t][^\r\n|;&]*?)?[ \t]-p[ \t]*{VALUE}"#
-            )),
-            cat: Cat::Fixed("password"),
-            check: None,
-        },
-        rule(&["sk-ant-"], r"sk-ant-[A-Za-z0-9_-]{16,}", "anthropic_key"),
-        rule(
-            &["sk-"],
-            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>sk-[A-Za-z0-9_-]{20,})",
-            "api_key",
-        ),
-        rule(
-            &["_live_", "_test_"],
-            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})",
-            "api_key",
-        ),
-        rule(
-            &["hf_"],
-            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>hf_[A-Za-z0-9]{30,})",
-            "api_key",
-        ),
-        rule(
-            &["sg."],
-            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,})",
-            "api_key",
-        ),
-        rule(
-            &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
-            r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
-            "github_token",
-        ),
-        rule(&["glpat-"], r"glpat-[A-Za-z0-9_-]{20,}", "gitlab_token"),
-        rule(
-            &[
-                "akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa",
-                "apka", "asca",
-            ],
-            r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[0-9A-Z]{16}",
-            "aws_access_key",
-        ),
-        rule(
-            &["eyj"],
-            r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*)",
-            "jwt",
-        ),
-        rule(
-            &["xox", "xapp-"],
-            r"(?:xox[abeposr]-[A-Za-z0-9-]{10,}|xapp-[0-9]+-[A-Za-z0-9-]{10,})",
-            "slack_token",
-        ),
-        rule(
-            &["hooks.slack.com"],
-            r"hooks\.slack\.com/services/[A-Za-z0-9/_-]{8,}",
-            "slack_webhook",
-        ),
-        rule(&["aiza"], r"AIza[0-9A-Za-z_-]{35}", "google_api_key"),
-        rule(&["ya29."], r"ya29\.[0-9A-Za-z_-]{20,}", "google_token"),
-        rule(&["npm_"], r"npm_[A-Za-z0-9]{30,}", "npm_token"),
-    ]
-});
+            )
+        }),
+        cat: Cat::Fixed("password"),
+        check: None,
+    },
+    rule(&["sk-ant-"], r"sk-ant-[A-Za-z0-9_-]{16,}", "anthropic_key"),
+    rule(
+        &["sk-"],
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>sk-[A-Za-z0-9_-]{20,})",
+        "api_key",
+    ),
+    rule(
+        &["_live_", "_test_"],
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})",
+        "api_key",
+    ),
+    rule(
+        &["hf_"],
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>hf_[A-Za-z0-9]{30,})",
+        "api_key",
+    ),
+    rule(
+        &["sg."],
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,})",
+        "api_key",
+    ),
+    rule(
+        &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+        r"(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
+        "github_token",
+    ),
+    rule(&["glpat-"], r"glpat-[A-Za-z0-9_-]{20,}", "gitlab_token"),
+    rule(
+        &[
+            "akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka",
+            "asca",
+        ],
+        r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[0-9A-Z]{16}",
+        "aws_access_key",
+    ),
+    rule(
+        &["eyj"],
+        r"(?:^|[^A-Za-z0-9_]|\\[nrt])(?<v>eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*)",
+        "jwt",
+    ),
+    rule(
+        &["xox", "xapp-"],
+        r"(?:xox[abeposr]-[A-Za-z0-9-]{10,}|xapp-[0-9]+-[A-Za-z0-9-]{10,})",
+        "slack_token",
+    ),
+    rule(
+        &["hooks.slack.com"],
+        r"hooks\.slack\.com/services/[A-Za-z0-9/_-]{8,}",
+        "slack_webhook",
+    ),
+    rule(&["aiza"], r"AIza[0-9A-Za-z_-]{35}", "google_api_key"),
+    rule(&["ya29."], r"ya29\.[0-9A-Za-z_-]{20,}", "google_token"),
+    rule(&["npm_"], r"npm_[A-Za-z0-9]{30,}", "npm_token"),
+];
 
 /// The prefixes of bare tokens, their category and the characters (beyond ASCII letters and
 /// digits) their rest may have: a window that ends in the middle of one (more output may
@@ -304,7 +333,7 @@ pub(super) static COMPILED: LazyLock<Vec<OnceLock<Regex>>> =
     LazyLock::new(|| RULES.iter().map(|_| OnceLock::new()).collect());
 
 /// Every needle, lowercased, with the rule it belongs to (`None`: the private-key blocks).
-static NEEDLES: LazyLock<Vec<(String, Option<usize>)>> = LazyLock::new(|| {
+static NEEDLES: LazyLock<Vec<(Cow<'static, str>, Option<usize>)>> = LazyLock::new(|| {
     let pem = [pem::NEEDLE, pem::PUTTY_NEEDLE].map(|n| (n, None));
     let rules = RULES
         .iter()
@@ -312,15 +341,24 @@ static NEEDLES: LazyLock<Vec<(String, Option<usize>)>> = LazyLock::new(|| {
         .flat_map(|(i, r)| r.needles.iter().map(move |n| (*n, Some(i))));
     pem.into_iter()
         .chain(rules)
-        .map(|(n, owner)| (n.to_ascii_lowercase(), owner))
+        .map(|(n, owner)| (lowercase(n), owner))
         .collect()
 });
 
-/// The needles by their first two bytes, for the short search: a bitmap of those pairs
-/// (most text pairs start no needle) and `(pair, needle)` sorted by pair. Every needle is
-/// at least two bytes long (a test holds them so).
+/// `s` in ASCII lowercase (borrowed when it is already: most needles are written so).
+fn lowercase(s: &'static str) -> Cow<'static, str> {
+    if s.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(s.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// The needles by their first two bytes, for the short search: the bytes some needle
+/// starts with (a bitmap: most bytes of a text start none) and `(pair, needle)` sorted by
+/// pair. Every needle is at least two bytes long (a test holds them so).
 static BY_PAIR: LazyLock<Pairs> = LazyLock::new(|| {
-    let mut bits = Box::new([0u64; 1024]);
+    let mut first = [0u64; 4];
     let mut index: Vec<(u16, usize)> = NEEDLES
         .iter()
         .enumerate()
@@ -328,21 +366,19 @@ static BY_PAIR: LazyLock<Pairs> = LazyLock::new(|| {
         .collect();
     index.sort_unstable();
     for (p, _) in &index {
-        bits[usize::from(*p) / 64] |= 1 << (p % 64);
+        let b = usize::from(p >> 8);
+        first[b / 64] |= 1 << (b % 64);
     }
-    Pairs { bits, index }
+    Pairs { first, index }
 });
 
 /// See [`BY_PAIR`].
 struct Pairs {
-    /// One bit for each of the 65 536 pairs of bytes: set when a needle starts with it.
-    bits: Box<PairBits>,
+    /// One bit for each byte: set when a needle starts with it.
+    first: [u64; 4],
     /// `(pair, needle)`, sorted by pair.
     index: Vec<(u16, usize)>,
 }
-
-/// A bit for each pair of bytes.
-type PairBits = [u64; 1024];
 
 /// The first two bytes of `b` as one number.
 fn pair(b: &[u8]) -> Option<u16> {
@@ -352,13 +388,14 @@ fn pair(b: &[u8]) -> Option<u16> {
 /// Call `hit` with the owner of every needle in `lower` (already lowercase), looking only
 /// where a needle's first two bytes are: no search is set up per needle.
 fn short_hits(lower: &[u8], hit: &mut impl FnMut(Option<usize>)) {
-    let Pairs { bits, index } = &*BY_PAIR;
+    let Pairs { first, index } = &*BY_PAIR;
     let mut found = vec![false; NEEDLES.len()];
     for at in 0..lower.len().saturating_sub(1) {
-        let Some(p) = pair(&lower[at..]) else { break };
-        if bits[usize::from(p) / 64] & (1 << (p % 64)) == 0 {
+        let b = usize::from(lower[at]);
+        if first[b / 64] & (1 << (b % 64)) == 0 {
             continue;
         }
+        let Some(p) = pair(&lower[at..]) else { break };
         let from = index.partition_point(|(q, _)| *q < p);
         for &(_, n) in index[from..].iter().take_while(|(q, _)| *q == p) {
             let (needle, owner) = &NEEDLES[n];
@@ -402,7 +439,7 @@ fn automaton() -> &'static AhoCorasick {
         AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-            .build(NEEDLES.iter().map(|(n, _)| n))
+            .build(NEEDLES.iter().map(|(n, _)| n.as_bytes()))
             .expect("redaction needles build")
     })
 }
@@ -429,7 +466,11 @@ pub(super) fn any_needle(text: &str) -> bool {
 pub(super) fn compiled(i: usize) -> Option<&'static Regex> {
     let rule = RULES.get(i)?;
     let cell = COMPILED.get(i)?;
-    Some(cell.get_or_init(|| Regex::new(&rule.pattern).expect("redaction patterns are valid")))
+    Some(
+        cell.get_or_init(|| {
+            Regex::new(&rule.pattern.source()).expect("redaction patterns are valid")
+        }),
+    )
 }
 
 /// `password` for a name that says so (`DB_PASSWORD`, `passwd`, `MYSQL_PWD`), else `secret`.
@@ -463,7 +504,7 @@ mod tests {
         let lower = text.to_ascii_lowercase();
         let mut v: Vec<_> = NEEDLES
             .iter()
-            .filter(|(n, _)| lower.contains(n.as_str()))
+            .filter(|(n, _)| lower.contains(n.as_ref() as &str))
             .map(|(_, o)| *o)
             .collect();
         v.sort();
