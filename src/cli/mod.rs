@@ -333,7 +333,7 @@ fn session_action_of(command: &Command) -> Result<(Action, Params)> {
 
 fn routing_action_of(command: &Command) -> Result<(Action, Params)> {
     Ok(match command {
-        Command::Resolve(a) => (Action::Resolve, identity(&a.who)),
+        Command::Resolve(a) => (Action::Resolve, identity(a)),
         Command::SendLineToAgent(a) => (
             Action::SendLineToAgent,
             Params {

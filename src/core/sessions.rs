@@ -399,7 +399,7 @@ pub fn call<C: Call>(
 }
 
 /// Like [`call`], handing intermediate progress frames to `on_progress`.
-pub fn call_with<C: Call>(
+fn call_with<C: Call>(
     ctx: &Ctx,
     e: &RegistryEntry,
     req: C,
@@ -409,7 +409,7 @@ pub fn call_with<C: Call>(
     call_watched(ctx, e, req, io_timeout, &|_| Ok(()), on_progress, None)
 }
 
-/// Like [`call_with`]; `watch` sees the connection before the request goes out (so that a
+/// Like `call_with`; `watch` sees the connection before the request goes out (so that a
 /// cancel can close it) and may refuse the call; `wake` is watched while the reply is
 /// awaited ([`client::Wake`]).
 pub fn call_watched<C: Call>(

@@ -12,8 +12,6 @@ pub struct SendLineToAgentArgs {
     /// The text to type (escapes processed; Enter is added).
     #[arg(allow_hyphen_values = true, value_name = "DATA")]
     pub data: String,
-    #[command(flatten)]
-    pub globals: super::Globals,
 }
 
 // `update-ownership`.
@@ -25,7 +23,7 @@ pub struct UpdateOwnershipArgs {
     #[command(flatten)]
     pub owner: OwnerArgs,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `register`.
@@ -46,7 +44,7 @@ pub struct RegisterArgs {
     #[command(flatten)]
     pub owner: OwnerArgs,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `unregister`.
@@ -59,7 +57,7 @@ pub struct UnregisterArgs {
     #[arg(long)]
     pub force: bool,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `heartbeat`.
@@ -69,7 +67,7 @@ pub struct HeartbeatArgs {
     #[arg(value_name = "SESSION", add = crate::cli::complete::sessions())]
     pub session: String,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `prune`.
@@ -83,7 +81,7 @@ pub struct PruneArgs {
     #[arg(long, hide = true, conflicts_with = "dry_run")]
     pub force: bool,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `serve`.
@@ -122,7 +120,7 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub floor: FloorArgs,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `mcp`.
@@ -131,7 +129,7 @@ pub struct McpArgs {
     #[command(flatten)]
     pub floor: FloorArgs,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // The operator's sandbox floor for the sessions agents create through `mcp` or `serve`.
@@ -164,7 +162,7 @@ pub struct HelpArgs {
     #[arg(add = crate::cli::complete::commands())]
     pub command: Option<String>,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `log`.
@@ -194,5 +192,5 @@ pub struct LogArgs {
     #[arg(long, short = 'f')]
     pub follow: bool,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }

@@ -10,5 +10,5 @@ pub struct ListArgs {
     #[arg(long)]
     pub all: bool,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }

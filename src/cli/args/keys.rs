@@ -25,5 +25,5 @@ pub struct SendKeysArgs {
     )]
     pub keys: Vec<String>,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }

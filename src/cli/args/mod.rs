@@ -67,7 +67,7 @@ pub fn command() -> clap::Command {
 pub struct Cli {
     /// The global options, wherever they were given (before the command's name or after).
     #[command(flatten)]
-    pub globals: Globals,
+    pub(crate) globals: Globals,
 
     #[command(subcommand)]
     pub command: Command,
@@ -79,7 +79,7 @@ pub struct Cli {
 // options of `talk` alone (`Cli::settle` takes the command's into account). No doc comment:
 // clap would take it for the `about` of every command that flattens these.
 #[derive(Debug, Default, Args)]
-pub struct Globals {
+pub(crate) struct Globals {
     /// State directory (default: $KPTY_STATE_DIR, else <project root>/ai/checkpoints/pty).
     #[arg(
         long,
@@ -111,7 +111,7 @@ impl Globals {
 }
 
 impl Cli {
-    /// The global options given after the command's name folded into [`Cli::globals`].
+    /// The global options given after the command's name folded into the globals given before it.
     pub fn settle(mut self) -> Self {
         let later = std::mem::take(self.command.globals_mut());
         self.globals = std::mem::take(&mut self.globals).and(later);
@@ -206,7 +206,7 @@ pub enum Command {
     /// Show the commands, configuration and exit codes, or one command's help.
     Help(HelpArgs),
     /// Print the id of the one session an agent (or owner session, or label) owns.
-    Resolve(ResolveArgs),
+    Resolve(IdentityArgs),
     /// Type a line into the session an agent owns (resolve + send-line).
     SendLineToAgent(SendLineToAgentArgs),
     /// Change a session's owner, role, label or cli type.
@@ -280,7 +280,7 @@ impl Command {
             Self::Rename(a) => &mut a.globals,
             Self::Help(a) => &mut a.globals,
             Self::Resolve(a) => &mut a.globals,
-            Self::SendLineToAgent(a) => &mut a.globals,
+            Self::SendLineToAgent(a) => &mut a.who.globals,
             Self::UpdateOwnership(a) => &mut a.globals,
             Self::Register(a) => &mut a.globals,
             Self::Unregister(a) => &mut a.globals,
@@ -346,14 +346,8 @@ pub struct IdentityArgs {
     /// The session's label.
     #[arg(long, value_name = "LABEL", add = crate::cli::complete::labels())]
     pub label: Option<String>,
-}
-
-#[derive(Debug, Args)]
-pub struct ResolveArgs {
     #[command(flatten)]
-    pub who: IdentityArgs,
-    #[command(flatten)]
-    pub globals: Globals,
+    pub(crate) globals: Globals,
 }
 
 // Owner fields to set.

@@ -37,7 +37,7 @@ pub struct CreateArgs {
     #[command(flatten)]
     pub owner: OwnerArgs,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `create`'s agent-program and input-filter flags.
@@ -137,7 +137,7 @@ pub struct TalkArgs {
     #[arg(required = true, num_args = 1.., trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<String>,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 /// `kpty talk --help`'s notes on stdin and signals: it behaves as `ssh host CMD`.
@@ -167,7 +167,7 @@ pub struct CheckArgs {
     #[arg(required = true, num_args = 1.., trailing_var_arg = true, value_name = "COMMAND")]
     pub command: Vec<String>,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `send-line`.
@@ -179,7 +179,7 @@ pub struct SendLineArgs {
     #[arg(allow_hyphen_values = true, value_name = "DATA")]
     pub data: String,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `read`.
@@ -203,7 +203,7 @@ pub struct ReadArgs {
     #[arg(long, short = 'f', visible_alias = "watch")]
     pub follow: bool,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `term-read`.
@@ -231,7 +231,7 @@ pub struct TermReadArgs {
     #[arg(long = "follow", short = 'f', visible_alias = "watch", conflicts_with_all = ["marker", "json"])]
     pub watch: bool,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `resize`.
@@ -246,7 +246,7 @@ pub struct ResizeArgs {
     #[arg(long)]
     pub rows: u16,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `kill`.
@@ -279,7 +279,7 @@ pub struct KillArgs {
     #[arg(long, conflicts_with_all = ["session", "session_flag", "agent", "label"])]
     pub all: bool,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `attach`.
@@ -307,7 +307,7 @@ pub struct AttachArgs {
     #[arg(long)]
     pub allow_clipboard: bool,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
 
 // `rename`.
@@ -327,5 +327,5 @@ pub struct RenameArgs {
     #[arg(value_name = "NEW_LABEL")]
     pub new_label: String,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }

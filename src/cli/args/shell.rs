@@ -23,5 +23,5 @@ pub struct ShellArgs {
     #[arg(long)]
     pub rows: Option<u16>,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }

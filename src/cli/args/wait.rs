@@ -37,5 +37,5 @@ pub struct WaitForArgs {
     #[arg(long)]
     pub no_strip_ansi: bool,
     #[command(flatten)]
-    pub globals: super::Globals,
+    pub(crate) globals: super::Globals,
 }
