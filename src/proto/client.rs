@@ -183,11 +183,12 @@ impl Bounded<'_> {
                 return Err(std::io::ErrorKind::TimedOut.into());
             }
             let (conn, woken) = (fds[0].revents(), fds[1].revents());
-            if woken.contains(PollFlags::IN) {
-                (wake.on_wake)();
-            } else if !woken.is_empty() {
-                // The wake's descriptor broke (closed, invalid): wait on the connection alone.
+            if woken.intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL) {
+                // Nothing can write to the wake's descriptor any more (its other end closed, or
+                // it broke): wait on the connection alone, rather than be woken for ever.
                 self.wake = None;
+            } else if woken.contains(PollFlags::IN) {
+                (wake.on_wake)();
             }
             if !conn.is_empty() {
                 return Ok(());

@@ -433,6 +433,7 @@ fn a_woken_call_does_the_wakes_work_on_its_thread_and_still_gets_its_reply() {
     let (mut a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
     let (woken, mut wake) = std::os::unix::net::UnixStream::pair().unwrap();
     woken.set_nonblocking(true).unwrap();
+    let writer = wake.try_clone().unwrap(); // open to the end, as a signal handler's is
     // The holder answers only once the caller has been woken twice (a byte each time, each
     // written after the last was heard): the call goes on waiting through its wake-ups.
     let heard = std::sync::Arc::new(AtomicUsize::new(0));
@@ -470,8 +471,41 @@ fn a_woken_call_does_the_wakes_work_on_its_thread_and_still_gets_its_reply() {
     )
     .unwrap();
     holder.join().unwrap();
+    drop(writer);
     assert!(body.alive);
     assert_eq!(heard.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn a_wake_whose_writer_is_gone_is_let_go_not_spun_on() {
+    let (mut a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+    let (woken, wake) = std::os::unix::net::UnixStream::pair().unwrap();
+    drop(wake);
+    let holder = std::thread::spawn(move || {
+        let _ = frame::read_frame(&mut b).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let body = crate::proto::StatusBody::default();
+        frame::write_frame(&mut b, &serde_json::to_vec(&Reply::ok(body)).unwrap()).unwrap();
+    });
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let on_wake = || {
+        calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    };
+    let wake = client::Wake {
+        fd: std::os::fd::AsFd::as_fd(&woken),
+        on_wake: &on_wake,
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    client::call_woken(
+        &mut a,
+        crate::proto::StatusRequest,
+        deadline,
+        &mut |_| {},
+        Some(wake),
+    )
+    .unwrap();
+    holder.join().unwrap();
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 0);
 }
 
 #[test]

@@ -470,3 +470,57 @@ proptest! {
         }
     }
 }
+
+/// A function or alias named after a program does not hide the program: reached through a
+/// wrapper that runs programs (`command`, `env`, `nice` …), with a backslash, directly, or
+/// from the function's own body (`command rm`, or a call that would recurse), a destructive
+/// act is refused, on one line with the definition or split from it.
+#[test]
+fn a_function_or_alias_named_after_a_program_does_not_hide_it() {
+    let acts = [
+        ("rm", "-rf /"),
+        ("chmod", "-R 777 /"),
+        ("dd", "if=/dev/zero of=/dev/sda"),
+    ];
+    let shadows = [
+        "NAME() { echo hi; }",
+        "NAME() { true; }",
+        r#"NAME() { NAME "$@"; }"#,
+        r#"NAME() { command NAME "$@"; }"#,
+        "alias NAME='echo'",
+        "alias NAME='true'",
+    ];
+    let wrappers = [
+        "",
+        "command ",
+        "env ",
+        "nice ",
+        "nohup ",
+        "timeout 5 ",
+        "\\",
+    ];
+    for (name, args) in acts {
+        for shadow in shadows {
+            let def = shadow.replace("NAME", name);
+            for wrapper in wrappers {
+                let act = format!("{wrapper}{name} {args}");
+                let split = last_blocked("/home/u/project", &[&def, &act]);
+                assert!(split.is_some(), "{def:?} then {act:?} ran");
+                let one = format!("{def}; {act}");
+                assert!(
+                    last_blocked("/home/u/project", &[&one]).is_some(),
+                    "{one:?} ran"
+                );
+            }
+        }
+    }
+    // Neighbours still run.
+    for lines in [
+        &[r#"rm() { command rm -i "$@"; }"#, "rm notes.txt"][..],
+        &["alias rm='rm -i'", "rm notes.txt"],
+        &[r#"ls() { command ls --color=auto "$@"; }"#, "ls -la /"],
+        &["alias ll='ls -l'", "command ls -l /"],
+    ] {
+        assert_eq!(last_blocked("/home/u/project", lines), None, "{lines:?}");
+    }
+}

@@ -72,16 +72,32 @@ pub(super) fn join(args: &[Field]) -> String {
 impl Eval {
     /// Judges a command after expansion; returns what it writes to its standard output.
     pub fn run(&mut self, mut argv: Vec<Field>, run: &Run) -> Stdin {
+        // A name that is an alias or a function is judged as the program of that name too:
+        // after a wrapper (`command`, `env`, `nice` …) the shell runs the program, and a
+        // function's own name in its body is the program (`command rm`) or a call that
+        // would recurse. There the program is judged first and the body is not run again;
+        // elsewhere the alias or function first (its findings name the category).
+        let mut wrapped = false;
         for _ in 0..32 {
             if argv.is_empty() || self.done() {
                 return Stdin::Unknown;
             }
+            let recursion = self.program_first(&argv, wrapped);
+            if self.done() {
+                return Stdin::Unknown;
+            }
             if let Some(alias) = self.alias_of(&argv[0].text) {
                 let rest = quote_all(&argv[1..]);
-                return self.in_shell(&format!("{alias} {rest}"));
+                let out = self.in_shell(&format!("{alias} {rest}"));
+                self.as_program(&argv);
+                return out;
             }
-            if self.is_function(&argv[0].text) {
-                match self.call(&argv) {
+            if self.is_function(&argv[0].text) && !recursion {
+                self.track.calling.push(argv[0].text.clone());
+                let called = self.call(&argv);
+                self.track.calling.pop();
+                self.as_program(&argv);
+                match called {
                     super::effects::Call::Ran(out) => return out,
                     super::effects::Call::Opaque => {
                         argv[0] = Field::literal(&UNKNOWN.to_string());
@@ -95,7 +111,10 @@ impl Eval {
                 continue;
             }
             match self.peel(&argv, run) {
-                Peeled::Argv(next) => argv = next,
+                Peeled::Argv(next) => {
+                    argv = next;
+                    wrapped = true;
+                }
                 Peeled::Script(s) if command_name(&argv[0].text) == "eval" => {
                     return self.in_shell(&s);
                 }
@@ -132,6 +151,27 @@ impl Eval {
             }
         }
         pipes::output(&name, &argv[1..], &run.stdin)
+    }
+
+    /// After a wrapper, or inside a function of the same name, an alias's or function's
+    /// name is judged as the program first; returns whether the name is a function calling
+    /// itself (its body is not run again).
+    fn program_first(&mut self, argv: &[Field], wrapped: bool) -> bool {
+        let name = &argv[0].text;
+        let recursion = self.track.calling.contains(name);
+        let shadowed = self.alias_of(name).is_some() || self.is_function(name);
+        if (wrapped || recursion) && shadowed {
+            rules::judge(self, &command_name(name), argv);
+        }
+        recursion
+    }
+
+    /// `argv`, whose name is an alias or a function, judged as the program of that name
+    /// (unless a finding already stopped the judgement).
+    fn as_program(&mut self, argv: &[Field]) {
+        if !self.done() {
+            rules::judge(self, &command_name(&argv[0].text), argv);
+        }
     }
 
     fn peel(&mut self, argv: &[Field], run: &Run) -> Peeled {

@@ -31,6 +31,9 @@ pub(super) struct Track {
     pub(super) sourced: bool,
     pub(super) oldpwd: Option<String>,
     pub(super) dirs: Option<Vec<Option<String>>>,
+    /// The functions whose bodies are being run, innermost last: a function's own name in
+    /// its body is the program of that name (`command rm`, or a call that would recurse).
+    pub(super) calling: Vec<String>,
 }
 
 impl Track {
