@@ -426,6 +426,28 @@ fn progress_frames_arrive_typed_before_the_reply() {
     assert_eq!(seen[2].output, "line 2\n");
 }
 
+/// A `status` call over `a` watching `woken` (calling `on_wake` when it is readable) until
+/// `within` from now.
+fn status_woken(
+    a: &mut std::os::unix::net::UnixStream,
+    woken: &std::os::unix::net::UnixStream,
+    on_wake: &dyn Fn(),
+    within: std::time::Duration,
+) -> crate::error::Result<crate::proto::StatusBody> {
+    let wake = client::Wake {
+        fd: std::os::fd::AsFd::as_fd(woken),
+        on_wake,
+    };
+    let deadline = std::time::Instant::now() + within;
+    client::call_woken(
+        a,
+        crate::proto::StatusRequest,
+        deadline,
+        &mut |_| {},
+        Some(wake),
+    )
+}
+
 #[test]
 fn a_woken_call_does_the_wakes_work_on_its_thread_and_still_gets_its_reply() {
     use std::io::{Read, Write};
@@ -457,19 +479,7 @@ fn a_woken_call_does_the_wakes_work_on_its_thread_and_still_gets_its_reply() {
         while matches!((&woken).read(&mut buf), Ok(n) if n > 0) {}
         heard.fetch_add(1, Ordering::SeqCst);
     };
-    let wake = client::Wake {
-        fd: std::os::fd::AsFd::as_fd(&woken),
-        on_wake: &on_wake,
-    };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let body = client::call_woken(
-        &mut a,
-        crate::proto::StatusRequest,
-        deadline,
-        &mut |_| {},
-        Some(wake),
-    )
-    .unwrap();
+    let body = status_woken(&mut a, &woken, &on_wake, std::time::Duration::from_secs(10)).unwrap();
     holder.join().unwrap();
     drop(writer);
     assert!(body.alive);
@@ -491,19 +501,7 @@ fn a_wake_whose_writer_is_gone_is_let_go_not_spun_on() {
     let on_wake = || {
         calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     };
-    let wake = client::Wake {
-        fd: std::os::fd::AsFd::as_fd(&woken),
-        on_wake: &on_wake,
-    };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    client::call_woken(
-        &mut a,
-        crate::proto::StatusRequest,
-        deadline,
-        &mut |_| {},
-        Some(wake),
-    )
-    .unwrap();
+    status_woken(&mut a, &woken, &on_wake, std::time::Duration::from_secs(10)).unwrap();
     holder.join().unwrap();
     assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 0);
 }
@@ -513,17 +511,11 @@ fn a_woken_call_still_ends_at_its_deadline() {
     let (mut a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
     let (woken, _wake) = std::os::unix::net::UnixStream::pair().unwrap();
     let on_wake = || panic!("nothing was written");
-    let wake = client::Wake {
-        fd: std::os::fd::AsFd::as_fd(&woken),
-        on_wake: &on_wake,
-    };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(50);
-    let e = client::call_woken(
+    let e = status_woken(
         &mut a,
-        crate::proto::StatusRequest,
-        deadline,
-        &mut |_| {},
-        Some(wake),
+        &woken,
+        &on_wake,
+        std::time::Duration::from_millis(50),
     )
     .unwrap_err();
     assert_eq!(e.code, crate::error::ErrorCode::PtyTimeout, "{e:?}");

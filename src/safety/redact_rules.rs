@@ -53,6 +53,17 @@ impl Pattern {
     }
 }
 
+/// A rule whose pattern names what it finds (`password` or `secret`, by the name matched),
+/// made from the shared parts when first compiled.
+const fn named(needles: &'static [&'static str], pattern: fn() -> String) -> Rule {
+    Rule {
+        needles,
+        pattern: Pattern::Made(pattern),
+        cat: Cat::ByName,
+        check: None,
+    }
+}
+
 pub(super) const fn rule(
     needles: &'static [&'static str],
     pattern: &'static str,
@@ -110,61 +121,36 @@ pub(super) static RULES: &[Rule] = &[
         cat: Cat::Fixed("aws_secret_key"),
         check: None,
     },
-    Rule {
-        needles: &["export"],
-        pattern: Pattern::Made(|| {
-            format!(
-                r#"(?i)(?:^|[^a-z0-9_]|\\[nrt])export[ \t]+(?<name>[a-z0-9_]*(?:token|key|secret|pass|credential|auth)[a-z0-9_]*)={VALUE}"#
-            )
-        }),
-        cat: Cat::ByName,
-        check: None,
-    },
-    Rule {
-        // `client_secret: x`, `API_TOKEN = x`; a dotted suffix only before `=`
-        // (`secret.value=x`), so a file in a message (`secret.txt: Permission denied`)
-        // is not taken for a key.
-        needles: NAME_NEEDLES,
-        pattern: Pattern::Made(|| {
-            format!(
-                r#"(?i)(?:^|[^a-z0-9_])(?<name>[a-z0-9_.-]*(?:{SECRET_WORDS})(?:[_-][a-z0-9]+)*)["']?[ \t]*[:=][ \t]*{VALUE}"#
-            )
-        }),
-        cat: Cat::ByName,
-        check: None,
-    },
-    Rule {
-        needles: NAME_NEEDLES,
-        pattern: Pattern::Made(|| {
-            format!(
-                r#"(?i)(?:^|[^a-z0-9_])(?<name>[a-z0-9_.-]*(?:{SECRET_WORDS})(?:[_.-][a-z0-9]+)*)["']?[ \t]*=[ \t]*{VALUE}"#
-            )
-        }),
-        cat: Cat::ByName,
-        check: None,
-    },
-    Rule {
-        // `pass=` / `db_pass:` (but not `bypass:`: a bare `pass` must start the name or
-        // follow a separator).
-        needles: &["pass"],
-        pattern: Pattern::Made(|| {
-            format!(
-                r#"(?i)(?:^|[^a-z0-9_]|\\[nrt])(?<name>(?:[a-z0-9]+[_.-])*pass)["']?[ \t]*[:=][ \t]*{VALUE}"#
-            )
-        }),
-        cat: Cat::ByName,
-        check: None,
-    },
-    Rule {
-        needles: NAME_NEEDLES,
-        pattern: Pattern::Made(|| {
-            format!(
-                r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])--(?<name>password|passwd|passphrase|token|secret|api-key|apikey|access-token|auth-token)[ \t]+{VALUE}"#
-            )
-        }),
-        cat: Cat::ByName,
-        check: None,
-    },
+    named(&["export"], || {
+        format!(
+            r#"(?i)(?:^|[^a-z0-9_]|\\[nrt])export[ \t]+(?<name>[a-z0-9_]*(?:token|key|secret|pass|credential|auth)[a-z0-9_]*)={VALUE}"#
+        )
+    }),
+    // `client_secret: x`, `API_TOKEN = x`; a dotted suffix only before `=`
+    // (`secret.value=x`), so a file in a message (`secret.txt: Permission denied`)
+    // is not taken for a key.
+    named(NAME_NEEDLES, || {
+        format!(
+            r#"(?i)(?:^|[^a-z0-9_])(?<name>[a-z0-9_.-]*(?:{SECRET_WORDS})(?:[_-][a-z0-9]+)*)["']?[ \t]*[:=][ \t]*{VALUE}"#
+        )
+    }),
+    named(NAME_NEEDLES, || {
+        format!(
+            r#"(?i)(?:^|[^a-z0-9_])(?<name>[a-z0-9_.-]*(?:{SECRET_WORDS})(?:[_.-][a-z0-9]+)*)["']?[ \t]*=[ \t]*{VALUE}"#
+        )
+    }),
+    // `pass=` / `db_pass:` (but not `bypass:`: a bare `pass` must start the name or
+    // follow a separator).
+    named(&["pass"], || {
+        format!(
+            r#"(?i)(?:^|[^a-z0-9_]|\\[nrt])(?<name>(?:[a-z0-9]+[_.-])*pass)["']?[ \t]*[:=][ \t]*{VALUE}"#
+        )
+    }),
+    named(NAME_NEEDLES, || {
+        format!(
+            r#"(?i)(?:^|[^a-z0-9_-]|\\[nrt])--(?<name>password|passwd|passphrase|token|secret|api-key|apikey|access-token|auth-token)[ \t]+{VALUE}"#
+        )
+    }),
     rule(
         &["://"],
         r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'<>]*:(?<v>[^\s/"'<>]+)@"#,
