@@ -72,26 +72,30 @@ pub(crate) fn init_logging(default: &str) {
     let level = default.parse::<tracing_subscriber::filter::LevelFilter>();
     let from_env = from_env || level.is_err(); // a default with directives (`info,rmcp=warn`)
     let level = level.unwrap_or(tracing_subscriber::filter::LevelFilter::WARN);
-    let fmt = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false);
+    let fmt = stderr_fmt();
     let _ = match (from_env, json) {
         (true, false) => fmt.with_env_filter(filter()).try_init(),
         (true, true) => fmt.json().with_env_filter(filter()).try_init(),
         // The common case (a CLI call that logs nothing): no registry set up unless it logs.
         (false, false) => {
             use tracing_subscriber::util::SubscriberInitExt;
-            let build = |level| {
-                tracing_subscriber::fmt()
-                    .with_writer(std::io::stderr)
-                    .with_ansi(false)
-                    .with_max_level(level)
-                    .finish()
-            };
+            let build = |level| stderr_fmt().with_max_level(level).finish();
             lazy_log::Lazy::new(level, build)
                 .try_init()
                 .map_err(Into::into)
         }
         (false, true) => fmt.json().with_max_level(level).try_init(),
     };
+}
+
+/// kpty's log lines: plain text on stderr.
+fn stderr_fmt() -> tracing_subscriber::fmt::SubscriberBuilder<
+    tracing_subscriber::fmt::format::DefaultFields,
+    tracing_subscriber::fmt::format::Format,
+    tracing_subscriber::filter::LevelFilter,
+    fn() -> std::io::Stderr,
+> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr as fn() -> std::io::Stderr)
+        .with_ansi(false)
 }
