@@ -523,16 +523,52 @@ fn bind(path: &std::path::Path) -> Result<UnixListener> {
         }
         let _ = std::fs::remove_file(path);
     }
-    let l = UnixListener::bind(path)
-        .map_err(|e| spawn_failed(format!("cannot bind {}: {e}", path.display())))?;
+    // Bound (and listening) under a name of its own first, then renamed into place: the
+    // socket appears at `path` only once it accepts, so a sweep of dead sockets (another
+    // session being created: connect refused means dead) never takes it for a dead one in
+    // the moment between bind and listen.
+    // (`X.bind` beside `X.sock`: no longer than the final name, which a socket path's
+    // 108-byte limit needs; one holder per session binds it.)
+    let fresh = path.with_extension("bind");
+    let _ = std::fs::remove_file(&fresh);
+    let l = UnixListener::bind(&fresh)
+        .map_err(|e| spawn_failed(format!("cannot bind {}: {e}", fresh.display())))?;
     use std::os::unix::fs::PermissionsExt;
-    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+    let _ = std::fs::set_permissions(&fresh, std::fs::Permissions::from_mode(0o600));
+    std::fs::rename(&fresh, path).map_err(|e| {
+        let _ = std::fs::remove_file(&fresh);
+        spawn_failed(format!("cannot put the socket at {}: {e}", path.display()))
+    })?;
     Ok(l)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_socket_appears_at_its_path_only_once_it_accepts() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("x-pty_test.sock");
+        // A stale file at the path (a SIGKILLed holder's) is replaced.
+        std::fs::write(&path, b"stale").expect("stale");
+        let listener = bind(&path).expect("bind");
+        assert!(
+            !path.with_extension("bind").exists(),
+            "the bind name is left behind"
+        );
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .flatten()
+            .collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        let client = std::os::unix::net::UnixStream::connect(&path).expect("connect");
+        let (served, _) = listener.accept().expect("accept");
+        drop((client, served));
+        // A second holder for the same path is refused while this one answers.
+        let again = bind(&path).expect_err("in use");
+        assert!(again.message.contains("in use"), "{}", again.message);
+    }
 
     #[test]
     fn a_refused_sandbox_is_a_spawn_failure_that_says_why() {
