@@ -134,8 +134,14 @@ fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
             break;
         }
     }
-    shared.lock().open_connections -= 1;
-    shared.notify();
+    let mut st = shared.lock();
+    st.open_connections -= 1;
+    // Only a holder winding down waits for its connections to end: a connection that ends
+    // while the shell lives wakes no one.
+    if st.exit.is_some() {
+        drop(st);
+        shared.notify();
+    }
 }
 
 /// The request in `body`, or the error reply it gets: a malformed envelope or request is

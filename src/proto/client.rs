@@ -120,6 +120,11 @@ pub fn call_woken<C: Call>(
         wake,
     };
     send(&mut bounded, &req.into_request())?;
+    if C::HALF_CLOSE {
+        // Nothing more goes this way (see `Call::HALF_CLOSE`); a holder that already hung up
+        // is found by the read that follows.
+        let _ = bounded.stream.shutdown(std::net::Shutdown::Write);
+    }
     loop {
         let reply = next_reply(&mut bounded)?.ok_or_else(|| {
             Error::new(

@@ -22,6 +22,12 @@ pub trait Call {
     const OP: &'static str;
     /// The request as it travels.
     fn into_request(self) -> Request;
+    /// Whether the client closes its side of the connection for writing once the request is
+    /// sent (`shutdown(SHUT_WR)`): the holder, having replied, then finds the end of the
+    /// connection at once instead of sleeping until the client closes it — one wake-up
+    /// fewer on each side, per call. Not for a request after which the client still writes
+    /// (attach's keys) or whose hang-up the holder watches (`wait_for`, `follow`).
+    const HALF_CLOSE: bool = true;
 }
 
 /// Requests a client may send to a holder.
@@ -201,9 +207,13 @@ pub struct Done {}
 /// `Call` for a request struct carried by a newtype variant of [`Request`].
 macro_rules! call {
     ($req:ty => $variant:ident, $reply:ty, $op:literal) => {
+        call!($req => $variant, $reply, $op, true);
+    };
+    ($req:ty => $variant:ident, $reply:ty, $op:literal, $half_close:literal) => {
         impl Call for $req {
             type Reply = $reply;
             const OP: &'static str = $op;
+            const HALF_CLOSE: bool = $half_close;
             fn into_request(self) -> Request {
                 Request::$variant(self)
             }
@@ -218,9 +228,9 @@ call!(ResizeRequest => Resize, ResizeBody, "resize");
 call!(KillRequest => Kill, KillBody, "kill");
 call!(CancelRequest => Cancel, CancelBody, "cancel");
 call!(TermReadRequest => TermRead, TermReadBody, "term_read");
-call!(WaitForRequest => WaitFor, WaitForBody, "wait_for");
-call!(AttachRequest => Attach, AttachBody, "attach");
-call!(FollowRequest => Follow, ReadBody, "follow");
+call!(WaitForRequest => WaitFor, WaitForBody, "wait_for", false);
+call!(AttachRequest => Attach, AttachBody, "attach", false);
+call!(FollowRequest => Follow, ReadBody, "follow", false);
 call!(SetLabelRequest => SetLabel, Done, "set_label");
 
 impl Call for StatusRequest {

@@ -150,7 +150,12 @@ fn step(p: &mut Probe, request: &[u8]) -> Step {
             Phase::Connecting => connect(p),
             Phase::Sending(n) => send(p, &request[n..]).map(|m| {
                 p.phase = match n + m {
-                    all if all >= request.len() => Phase::Reading,
+                    all if all >= request.len() => {
+                        // The request is whole: nothing more goes this way (see
+                        // `Call::HALF_CLOSE`); a holder gone already is found by the read.
+                        let _ = rustix::net::shutdown(&p.fd, rustix::net::Shutdown::Write);
+                        Phase::Reading
+                    }
                     part => Phase::Sending(part),
                 };
             }),

@@ -80,6 +80,11 @@ fn serve(path: &Path, peer: Peer, n: usize, stop: mpsc::Receiver<()>, held: &mut
     std::thread::spawn(move || {
         let Ok((mut s, _)) = l.accept() else { return };
         let _ = frame::read_frame(&mut s);
+        // The prober closes its side once its request is out (`Call::HALF_CLOSE`): a holder
+        // that answers finds the end before it replies, or does not answer at all.
+        if peer == Peer::Answers && !matches!(frame::read_frame(&mut s), Ok(None)) {
+            return;
+        }
         let reply = |r: &Reply<StatusBody>| serde_json::to_vec(r).expect("encode");
         let body = match peer {
             Peer::Answers => reply(&Reply::ok(StatusBody {

@@ -520,3 +520,76 @@ fn a_woken_call_still_ends_at_its_deadline() {
     .unwrap_err();
     assert_eq!(e.code, crate::error::ErrorCode::PtyTimeout, "{e:?}");
 }
+
+/// The ops after which the client still writes on the connection (attach's keys) or whose
+/// hang-up the holder watches (`wait_for`, `follow`): their connection stays open both ways.
+const KEEPS_WRITING: &[&str] = &["attach", "follow", "wait_for"];
+
+/// Call `req` over a socket pair against a holder that reads the request and then, for an op
+/// that half-closes, the end of the connection (it answers only once that came), and for one
+/// that keeps writing, answers at once. Returns whether the holder saw the end before it
+/// answered, and whether the caller could still write after its call.
+fn exchange<C: Call + Send + 'static>(req: C, half_close: bool) -> (bool, bool) {
+    use std::io::Write;
+    let (mut a, mut b) = std::os::unix::net::UnixStream::pair().unwrap();
+    let holder = std::thread::spawn(move || {
+        b.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        frame::read_frame(&mut b).unwrap().expect("a request");
+        let saw_end = half_close && matches!(frame::read_frame(&mut b), Ok(None));
+        let e = crate::error::Error::new(ErrorCode::PtyBusy, "busy");
+        frame::write_frame(&mut b, &serde_json::to_vec(&Reply::<()>::err(e)).unwrap()).unwrap();
+        let mut after = [0u8; 5];
+        let still_written = !half_close && std::io::Read::read_exact(&mut b, &mut after).is_ok();
+        (saw_end, still_written && &after == b"after")
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let got = client::call_woken(&mut a, req, deadline, &mut |_| {}, None).map(drop);
+    assert!(
+        matches!(&got, Err(e) if e.code == ErrorCode::PtyBusy),
+        "{got:?}"
+    );
+    if !half_close {
+        a.write_all(b"after").unwrap();
+    }
+    holder.join().unwrap()
+}
+
+/// [`exchange`] for the typed call inside `req`.
+fn exchange_request(req: Request) -> (bool, bool) {
+    let half_close = !KEEPS_WRITING.contains(&op_of(&req).as_str());
+    match req {
+        Request::Status => exchange(StatusRequest, half_close),
+        Request::Spec => exchange(SpecRequest, half_close),
+        Request::Write(r) => exchange(r, half_close),
+        Request::Read(r) => exchange(r, half_close),
+        Request::Talk(r) => exchange(r, half_close),
+        Request::Resize(r) => exchange(r, half_close),
+        Request::Kill(r) => exchange(r, half_close),
+        Request::Cancel(r) => exchange(r, half_close),
+        Request::TermRead(r) => exchange(r, half_close),
+        Request::WaitFor(r) => exchange(r, half_close),
+        Request::Attach(r) => exchange(r, half_close),
+        Request::Follow(r) => exchange(r, half_close),
+        Request::SetLabel(r) => exchange(r, half_close),
+        Request::Unknown => unreachable!("never sent"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// A one-shot call closes its side for writing once the request is out (so the holder,
+    /// having replied, is not woken again by the close); a call after which the client still
+    /// writes, or whose hang-up the holder watches, leaves the connection open both ways.
+    #[test]
+    fn a_one_shot_call_half_closes_and_a_streaming_or_watched_one_does_not(req in any_request()) {
+        let op = op_of(&req);
+        let (saw_end, still_written) = exchange_request(req);
+        if KEEPS_WRITING.contains(&op.as_str()) {
+            prop_assert!(still_written && !saw_end, "{op}: the connection was closed");
+        } else {
+            prop_assert!(saw_end && !still_written, "{op}: the holder did not see the end");
+        }
+    }
+}
