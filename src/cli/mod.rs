@@ -7,6 +7,7 @@ pub mod assets;
 mod attach;
 mod check;
 pub mod complete;
+mod console;
 pub mod follow;
 mod kill_all;
 mod list_all;
@@ -192,6 +193,7 @@ fn local_verb(cli: &Cli) -> Result<Option<i32>> {
         Command::Serve(a) if a.secret_file => {
             serve_config::secret_file(&ctx(cli)?, cli.globals.json)?
         }
+        Command::Console(a) => console::run(&ctx(cli)?, a, cli.globals.json)?,
         Command::Log(a) => log::log(&ctx(cli)?, a, cli.globals.json)?,
         Command::Attach(a) => attach::run(&json_or_human(cli)?, a)?,
         Command::List(a) if a.all => list_all::run(&json_or_human(cli)?, cli.globals.json)?,

@@ -1,6 +1,7 @@
 //! `kpty serve --print-config`: how to connect an MCP client to this state directory's
 //! `kpty serve` — a `claude mcp add --transport http` line and a JSON client config, the
-//! secret filled in (this is the person's own terminal; the secret file is theirs too).
+//! secret filled in (this is the person's own terminal; the secret file is theirs too) — and
+//! the web console's login link.
 
 use super::args::ServeArgs;
 use super::output::print_json;
@@ -29,8 +30,11 @@ pub fn print(ctx: &Ctx, a: &ServeArgs, json_out: bool) -> Result<i32> {
         "url": url,
         "headers": {"Authorization": format!("Bearer {secret}")},
     }}});
+    let console_url = crate::serve::console::login::link(&ctx.state, port)?;
     if json_out {
-        print_json(&json!({"ok": true, "url": url, "claude": claude, "config": config}));
+        print_json(
+            &json!({"ok": true, "url": url, "claude": claude, "config": config, "console_url": console_url}),
+        );
         return Ok(0);
     }
     println!("# Claude Code:");
@@ -41,6 +45,9 @@ pub fn print(ctx: &Ctx, a: &ServeArgs, json_out: bool) -> Result<i32> {
         "{}",
         serde_json::to_string_pretty(&config).unwrap_or_default()
     );
+    println!();
+    println!("# The web console (a login link; `kpty console` prints it too):");
+    println!("{console_url}");
     eprintln!(
         "kpty: for `kpty serve` on port {port} of {} (when that port is taken at start, serve takes the next free one and prints its URL; --port pins it)",
         ctx.state.path().display()

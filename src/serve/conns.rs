@@ -268,7 +268,11 @@ async fn connection(
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(shared.header_timeout);
-    let conn = builder.serve_connection(TokioIo::new(stream), service);
+    // A console WebSocket takes the connection over once upgraded: from then on it is the
+    // console's (it needs a login: see `super::console`), outside this table.
+    let conn = builder
+        .serve_connection(TokioIo::new(stream), service)
+        .with_upgrades();
     let mut conn = std::pin::pin!(conn);
     let mut stopping = false;
     loop {

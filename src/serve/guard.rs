@@ -121,7 +121,7 @@ pub async fn check(State(app): State<Shared>, req: Request, next: Next) -> Respo
         .get(header::HOST)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
         .or_else(|| req.uri().authority().map(|a| a.to_string()));
-    if let Some(host) = host.filter(|host| !app.access.host_ok(host)) {
+    if let Some(host) = host.as_ref().filter(|host| !app.access.host_ok(host)) {
         tracing::warn!("refused a request for host {host:?}");
         return fail(
             StatusCode::FORBIDDEN,
@@ -130,6 +130,10 @@ pub async fn check(State(app): State<Shared>, req: Request, next: Next) -> Respo
                 "kpty serve answers requests for loopback names only (localhost, 127.0.0.1, [::1]), not {host:?}; start it with --allow-host NAME to accept another"
             ),
         );
+    }
+    // The web console has its own rule for origins and its own login (a cookie).
+    if super::console::is_console(req.uri().path()) {
+        return super::console::check(app, host, req, next).await;
     }
     if let Some(origin) = h.get(header::ORIGIN) {
         let origin = String::from_utf8_lossy(origin.as_bytes()).into_owned();

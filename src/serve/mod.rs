@@ -11,6 +11,7 @@
 
 mod body;
 mod conns;
+pub mod console;
 mod guard;
 mod info;
 mod leaders;
@@ -51,6 +52,8 @@ struct App {
     mcp: mcp::Mcp,
     /// Talks running (MCP and `POST /pty/talk`): cancelled at shutdown.
     talks: crate::core::running::Runs,
+    /// The sessions as the web console's pages are sent them.
+    console: std::sync::Arc<console::Live>,
     port: u16,
     /// How long a request body may take to arrive (the header timeout).
     body_timeout: Duration,
@@ -133,6 +136,7 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
         let app = router(Arc::new(App {
             mcp: mcp::Mcp::new(&ctx, &access, &stop, &talks),
             talks: talks.clone(),
+            console: console::Live::start(ctx.clone(), stop.clone()),
             ctx,
             access,
             port,
@@ -231,11 +235,12 @@ fn router(app: Shared) -> Router {
         .merge(leaders::routes())
         .merge(pty::routes())
         .merge(registry::routes())
+        .merge(console::routes())
         .fallback(|| async {
             fail(
                 StatusCode::NOT_FOUND,
                 "NOT_FOUND",
-                "no such endpoint: kpty serve answers /mcp, /, /tools, /health, /_x9k_{desktop_auth,register_leader,deregister_leader,registered_leaders}, /pty/{talk,write,read,buffer,list,is-leader} and /v1/pty/{register,unregister,sessions,heartbeat,update-ownership,reset}",
+                "no such endpoint: kpty serve answers /mcp, /, /tools, /health, /_x9k_{desktop_auth,register_leader,deregister_leader,registered_leaders}, /pty/{talk,write,read,buffer,list,is-leader}, /v1/pty/{register,unregister,sessions,heartbeat,update-ownership,reset} and the web console at /console/",
             )
         })
         .layer(DefaultBodyLimit::max(MAX_BODY))

@@ -21,10 +21,16 @@ pub fn legacy_path(state: &StateDir) -> PathBuf {
 
 /// The secret file of a state directory, in the private per-user directory.
 pub fn path(state: &StateDir) -> Result<PathBuf> {
+    private_file(state, "bridge", "secret")
+}
+
+/// `<private dir>/<kind>-<tag>.<ext>`: a file of this state directory's in kpty's private
+/// per-user directory, `tag` a hash of the state directory's real path.
+pub fn private_file(state: &StateDir, kind: &str, ext: &str) -> Result<PathBuf> {
     let root = std::fs::canonicalize(state.path()).unwrap_or_else(|_| state.path().to_path_buf());
     let digest = Sha256::digest(root.as_os_str().as_encoded_bytes());
     let tag: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
-    Ok(crate::store::paths::user_private_dir()?.join(format!("bridge-{tag}.secret")))
+    Ok(crate::store::paths::user_private_dir()?.join(format!("{kind}-{tag}.{ext}")))
 }
 
 /// Refuse to go on beside a legacy secret in the state directory (never read, never used).

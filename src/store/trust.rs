@@ -57,6 +57,12 @@ fn hmac_sha256(key: &[u8], msg: &[u8]) -> [u8; 32] {
     mac.finalize().into_bytes().into()
 }
 
+/// HMAC-SHA256 of `msg` under `key`, in hex: for the web console's login cookies, keyed by
+/// the console's token (hmac stays in this module).
+pub fn mac_hex(key: &[u8], msg: &[u8]) -> String {
+    hex(&hmac_sha256(key, msg))
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

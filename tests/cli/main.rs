@@ -38,6 +38,9 @@
 //! - `serve_registry` — bridge writes audited, reset, bridges verified at start,
 //!   `claude_code_session_id`, the seeds' owner environment.
 //! - `serve_load` — slow authenticated bodies cannot starve /health; every body has a deadline.
+//! - `console` — the web console of `kpty serve` over real HTTP and WebSockets: login link,
+//!   cookie, revoke, only its own origin, the overview pushed as sessions change; and in a
+//!   real headless chromium (`webdriver` drives it).
 //! - `serve_mcp` — MCP over HTTP in `kpty serve` through rmcp's HTTP client: every action,
 //!   SSE progress, cancellation, 20 clients, plain JSON POSTs, auth, hosts, origins, leaders.
 //! - `environment` — kpty's variables and the k_pty names read when kpty's is unset.
@@ -67,6 +70,7 @@ mod tty;
 mod batch;
 mod check;
 mod completion;
+mod console;
 mod deadlines;
 mod environment;
 mod errors;
@@ -101,3 +105,4 @@ mod term;
 mod threats;
 mod wait_for;
 mod waiting;
+mod webdriver;

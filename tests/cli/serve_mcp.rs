@@ -638,6 +638,11 @@ fn print_config_gives_a_ready_claude_line_and_a_client_config() {
         format!("Bearer {secret}"),
         "{v}"
     );
+    // The web console's login link: the same one `kpty console` prints.
+    let console = env.ok(&["console", "--port", "8765"]);
+    assert_eq!(v["console_url"], console.trim(), "{v}");
+    assert!(console.starts_with("http://127.0.0.1:8765/console/#token="));
+    assert!(out.contains(console.trim()), "{out}");
     env.fails(
         &["serve", "--print-config", "--port", "0"],
         115,

@@ -123,6 +123,24 @@ pub struct ServeArgs {
     pub(crate) globals: super::Globals,
 }
 
+// `console`.
+#[derive(Debug, Args)]
+pub struct ConsoleArgs {
+    /// The port of the `kpty serve` to log in to. Default: KPTY_PORT or 8201.
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<u16>,
+    /// Also open the link in the browser ($BROWSER, else xdg-open), through a file in kpty's
+    /// private directory: the token never shows on a command line.
+    #[arg(long, conflicts_with = "revoke")]
+    pub open: bool,
+    /// End every console login: make a new console token (earlier links and logins stop
+    /// working at once, in every `kpty serve` of this state directory), then exit.
+    #[arg(long)]
+    pub revoke: bool,
+    #[command(flatten)]
+    pub(crate) globals: super::Globals,
+}
+
 // `mcp`.
 #[derive(Debug, Args)]
 pub struct McpArgs {

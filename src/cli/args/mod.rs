@@ -258,6 +258,18 @@ pub enum Command {
     /// `kpty mcp --sandbox=required` does. Logs go to stderr (KPTY_LOG sets the level, KPTY_LOG_FORMAT=json makes them
     /// JSON lines).
     Serve(ServeArgs),
+    /// Print a login link for the web console of this state directory's `kpty serve`.
+    ///
+    /// The console, at http://127.0.0.1:PORT/console/ of a running `kpty serve`, shows every
+    /// session kpty knows as a live tile: its state (prompt, running, full_screen,
+    /// waiting_input, exited …, as `kpty list --json` says), the command it runs, its
+    /// directory, owner and attached clients; a session waiting for input stands out. The link
+    /// carries a console token after `#` (never sent to a server or logged); the page trades
+    /// it for a login cookie (HttpOnly, SameSite=Strict, 12 hours). The token is kept in
+    /// kpty's private directory (~/.local/state/kpty/console-<hash>.token, 0600), apart from
+    /// the API secret. Only pages of the console's own origin are answered. `--revoke` ends
+    /// every console login.
+    Console(ConsoleArgs),
 }
 
 impl Command {
@@ -289,6 +301,7 @@ impl Command {
             Self::Log(a) => &mut a.globals,
             Self::Mcp(a) => &mut a.globals,
             Self::Serve(a) => &mut a.globals,
+            Self::Console(a) => &mut a.globals,
         }
     }
 }

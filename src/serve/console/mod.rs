@@ -1,0 +1,108 @@
+//! The web console at `/console/`: one page where a person watches every session kpty knows,
+//! live (`live.rs`), built into the binary (`assets.rs`). `kpty console` prints a login link
+//! whose token (after `#`) the page trades for a cookie (`login.rs`).
+//!
+//! Every console request passes `check` after the server's `Host` check: an `Origin`, when
+//! there is one, must be the console's own (`http://` + the `Host` asked for) — another page's
+//! requests and WebSockets are refused, on 127.0.0.1 too; a WebSocket must name its origin;
+//! everything but the page, its assets and the login needs a login. Every answer carries a
+//! strict content security policy (`default-src 'self'`, no inline script), `X-Frame-Options:
+//! DENY` and `Referrer-Policy: no-referrer`.
+
+mod assets;
+mod live;
+pub mod login;
+
+pub use live::Live;
+
+use super::{Shared, fail};
+use axum::Router;
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{Redirect, Response};
+use axum::routing::{get, post};
+
+/// Where the console lives.
+pub const PREFIX: &str = "/console";
+
+pub(super) fn routes() -> Router<Shared> {
+    Router::new()
+        .route(PREFIX, get(|| async { Redirect::permanent("/console/") }))
+        .route("/console/", get(assets::page))
+        .route("/console/assets/{name}", get(assets::asset))
+        .route("/console/login", post(login::login))
+        .route("/console/logout", post(login::logout))
+        .route("/console/api/sessions", get(live::sessions))
+        .route("/console/ws", get(live::socket))
+}
+
+/// Whether `path` is the console's.
+pub(super) fn is_console(path: &str) -> bool {
+    path == PREFIX || path.starts_with("/console/")
+}
+
+/// What needs a login: the sessions, whichever way they are asked for.
+fn needs_login(path: &str) -> bool {
+    path.starts_with("/console/api/") || path == "/console/ws"
+}
+
+/// The console's own checks (the `Host` was checked before; `host` is what it named), then the
+/// request, then the security headers on whatever answers it.
+pub(super) async fn check(app: Shared, host: Option<String>, req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_string();
+    let h = req.headers();
+    let origin = h
+        .get(header::ORIGIN)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let own = host.as_deref().map(|h| format!("http://{h}"));
+    let mut res = match origin {
+        Some(o) if Some(o.to_ascii_lowercase()) != own.map(|o| o.to_ascii_lowercase()) => {
+            tracing::warn!("refused a console request from origin {o:?}");
+            fail(
+                StatusCode::FORBIDDEN,
+                "FORBIDDEN_ORIGIN",
+                &format!("the console answers its own pages only, not {o:?}"),
+            )
+        }
+        None if path == "/console/ws" => fail(
+            StatusCode::FORBIDDEN,
+            "FORBIDDEN_ORIGIN",
+            "a console WebSocket must say where it comes from (Origin)",
+        ),
+        _ if needs_login(&path) && !login::logged_in(&app.ctx.state, h) => fail(
+            StatusCode::UNAUTHORIZED,
+            "UNAUTHORIZED",
+            "log in to the console first: open the link `kpty console` prints",
+        ),
+        _ => next.run(req).await,
+    };
+    secure(res.headers_mut());
+    res
+}
+
+/// The headers every console answer carries.
+fn secure(h: &mut HeaderMap) {
+    const HEADERS: [(&str, &str); 6] = [
+        (
+            "content-security-policy",
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+             connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; \
+             form-action 'self'; frame-ancestors 'none'",
+        ),
+        ("x-frame-options", "DENY"),
+        ("referrer-policy", "no-referrer"),
+        ("x-content-type-options", "nosniff"),
+        ("cross-origin-opener-policy", "same-origin"),
+        ("cross-origin-resource-policy", "same-origin"),
+    ];
+    for (name, value) in HEADERS {
+        h.insert(
+            HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        );
+    }
+    if !h.contains_key(header::CACHE_CONTROL) {
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+}
