@@ -531,3 +531,26 @@ fn in_a_real_browser_the_login_link_shows_every_session_live() {
     );
     assert_eq!(got, "refused");
 }
+
+#[test]
+fn open_overview_streams_are_capped_and_a_closed_one_frees_its_place() {
+    let env = Env::new();
+    env.create(&[]);
+    let serve = Serve::start(&env);
+    let cookie = login(&serve, &token(&env, &serve)).unwrap_or_else(|a| panic!("{}", a.body));
+    let own = format!("http://{}", addr(&serve));
+    let h = [("Cookie", cookie.as_str()), ("Origin", own.as_str())];
+    let mut open = Vec::new();
+    for n in 0..32 {
+        let (ws, r) = websocket(&serve, &h);
+        assert_eq!(ws.status, 101, "stream {n}");
+        open.push(r);
+    }
+    let (ws, _) = websocket(&serve, &h);
+    assert_eq!(ws.status, 503, "one stream over the cap");
+    // A page that leaves frees its place.
+    drop(open.pop());
+    wait_for(20_000, "a free place after a stream closed", || {
+        websocket(&serve, &h).0.status == 101
+    });
+}

@@ -10,9 +10,10 @@ use crate::core::Ctx;
 use crate::error::Result;
 use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -25,16 +26,46 @@ const RECHECK: Duration = Duration::from_secs(2);
 /// The close code of a stream whose login ended (4000–4999: the application's own).
 const LOGGED_OUT: u16 = 4001;
 
+/// The most overview streams open at once (upgraded connections leave the server's
+/// connection table, so they are counted here); one more is answered 503.
+const MAX_STREAMS: usize = 32;
+
 /// The sessions, as the pages are sent them.
 pub struct Live {
     tx: watch::Sender<Arc<str>>,
+    /// Streams open now.
+    streams: Arc<AtomicUsize>,
+}
+
+/// One open stream, counted until it ends.
+struct Stream(Arc<AtomicUsize>);
+
+impl Stream {
+    /// A place among the open streams, if one is free.
+    fn open(count: &Arc<AtomicUsize>) -> Option<Self> {
+        count
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < MAX_STREAMS).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Stream(count.clone()))
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl Live {
     /// Start watching `ctx`'s sessions (only while a page is open) until `stop`.
     pub fn start(ctx: Ctx, stop: CancellationToken) -> Arc<Self> {
         let (tx, _) = watch::channel(Arc::<str>::from(""));
-        let live = Arc::new(Live { tx });
+        let live = Arc::new(Live {
+            tx,
+            streams: Arc::default(),
+        });
         tokio::spawn(watch_sessions(ctx, live.clone(), stop));
         live
     }
@@ -87,12 +118,22 @@ pub(super) async fn socket(
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
+    let Some(place) = Stream::open(&app.console.streams) else {
+        return super::super::fail(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "TOO_MANY_STREAMS",
+            &format!("{MAX_STREAMS} console pages are open already: close one"),
+        );
+    };
     let rx = app.console.tx.subscribe();
     let ctx = app.ctx.clone();
     let login = super::login::presented(&headers)
         .unwrap_or_default()
         .to_string();
-    ws.on_upgrade(move |socket| push(socket, ctx, login, rx))
+    ws.on_upgrade(move |socket| async move {
+        push(socket, ctx, login, rx).await;
+        drop(place);
+    })
 }
 
 async fn push(mut socket: WebSocket, ctx: Ctx, login: String, mut rx: watch::Receiver<Arc<str>>) {
