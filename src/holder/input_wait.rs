@@ -149,8 +149,12 @@ impl Shared {
             return (st, Err(Some(at)));
         }
         let mark = quiet_since(&st);
+        // The shell's own tty read counts only once it runs the command: with OSC 133, a shell
+        // that has not yet taken the typed line in (a loaded machine can hold it back longer
+        // than the quiet window) is still at its prompt, not waiting for input.
+        let busy = shell_busy(&st);
         drop(st);
-        let reader = self.input_reader(true);
+        let reader = self.input_reader(busy);
         let st = self.lock();
         watch.looked();
         match reader {
