@@ -7,16 +7,35 @@ use super::output::print_json;
 use crate::core::Ctx;
 use crate::error::{Error, Result};
 use crate::serve::console::login;
-use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// `kpty --json console --revoke`.
+#[derive(serde::Serialize)]
+struct Revoked {
+    ok: bool,
+    revoked: bool,
+}
+
+/// `kpty --json console`: the link, and whether a `kpty serve` answers there.
+#[derive(serde::Serialize)]
+struct Link<'a> {
+    ok: bool,
+    console_url: &'a str,
+    port: u16,
+    serving: bool,
+    opened: bool,
+}
 
 /// Run `kpty console`.
 pub fn run(ctx: &Ctx, a: &ConsoleArgs, json_out: bool) -> Result<i32> {
     if a.revoke {
         login::revoke(&ctx.state)?;
         if json_out {
-            print_json(&json!({"ok": true, "revoked": true}));
+            print_json(&Revoked {
+                ok: true,
+                revoked: true,
+            });
         } else {
             eprintln!("kpty: every console login has ended; `kpty console` prints a new link");
         }
@@ -36,10 +55,13 @@ pub fn run(ctx: &Ctx, a: &ConsoleArgs, json_out: bool) -> Result<i32> {
         None
     };
     if json_out {
-        print_json(
-            &json!({"ok": true, "console_url": url, "port": port, "serving": serving,
-                           "opened": opened.is_some()}),
-        );
+        print_json(&Link {
+            ok: true,
+            console_url: &url,
+            port,
+            serving,
+            opened: opened.is_some(),
+        });
         return Ok(0);
     }
     println!("{url}");

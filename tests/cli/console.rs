@@ -193,6 +193,12 @@ fn login(serve: &Serve, token: &str) -> Result<String, Answer> {
     }
 }
 
+/// Log in with the link `kpty console` prints: the cookie, and the console's own origin.
+fn logged_in(env: &Env, serve: &Serve) -> (String, String) {
+    let cookie = login(serve, &token(env, serve)).unwrap_or_else(|a| panic!("{}", a.body));
+    (cookie, format!("http://{}", addr(serve)))
+}
+
 #[test]
 fn the_page_holds_no_session_data_and_everything_else_needs_a_login() {
     let env = Env::new();
@@ -405,8 +411,7 @@ fn the_overview_stream_pushes_sessions_as_their_state_changes() {
     let env = Env::new();
     let id = env.create(&["--label", "asks"]);
     let serve = Serve::start(&env);
-    let cookie = login(&serve, &token(&env, &serve)).unwrap_or_else(|a| panic!("{}", a.body));
-    let own = format!("http://{}", addr(&serve));
+    let (cookie, own) = logged_in(&env, &serve);
     let (ws, mut r) = websocket(&serve, &[("Cookie", &cookie), ("Origin", &own)]);
     assert_eq!(ws.status, 101);
     pushed_until(&mut r, "the session at its prompt", |v| {
@@ -537,8 +542,7 @@ fn open_overview_streams_are_capped_and_a_closed_one_frees_its_place() {
     let env = Env::new();
     env.create(&[]);
     let serve = Serve::start(&env);
-    let cookie = login(&serve, &token(&env, &serve)).unwrap_or_else(|a| panic!("{}", a.body));
-    let own = format!("http://{}", addr(&serve));
+    let (cookie, own) = logged_in(&env, &serve);
     let h = [("Cookie", cookie.as_str()), ("Origin", own.as_str())];
     let mut open = Vec::new();
     for n in 0..32 {
