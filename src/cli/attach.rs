@@ -116,12 +116,14 @@ fn stream(
     let end: Arc<Mutex<Option<End>>> = Arc::new(Mutex::new(None));
     let mut inbound = at.stream;
     let outbound = Arc::new(Mutex::new(inbound.try_clone().map_err(io)?));
+    // The signals are caught before the terminal turns raw: one that came in between would
+    // end the process the default way and leave the terminal raw.
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    spawn_signals(outbound.clone(), end.clone(), finished).map_err(io)?;
     let _raw = RawMode::enter().map_err(io)?;
     eprint!("{banner}");
     let mut out = std::io::stdout().lock();
     out.write_all(rawmode::OWN_SCREEN.as_bytes()).map_err(io)?;
-    let (done, finished) = std::sync::mpsc::channel::<()>();
-    spawn_signals(outbound.clone(), end.clone(), finished).map_err(io)?;
     let focus = Arc::new(AtomicBool::new(false));
     let (o, e, f) = (outbound.clone(), end.clone(), focus.clone());
     std::thread::spawn(move || keys(&o, &e, key, read_only, &f));
