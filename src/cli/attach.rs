@@ -53,6 +53,7 @@ pub fn run(ctx: &Ctx, a: &AttachArgs) -> Result<i32> {
         cols,
         rows,
         read_only: a.read_only,
+        web: false,
     };
     let params = crate::api::Params {
         session_id: a.target.clone().or_else(|| a.session.named()),

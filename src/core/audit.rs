@@ -24,10 +24,20 @@ use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Operations audited that are not actions of the tool (`kpty serve`'s
-/// `DELETE /v1/pty/reset`): `kpty log --action` takes them too.
-pub const OTHER_ACTIONS: &[&str] = &[RESET];
+/// `DELETE /v1/pty/reset`, what a person does in the web console): `kpty log --action` takes
+/// them too.
+pub const OTHER_ACTIONS: &[&str] = &[RESET, WEB_JOIN, WEB_CONTROL, WEB_WRITE, WEB_LEAVE];
 /// The audit trail's name for a reset.
 pub const RESET: &str = "reset";
+/// A web console page joins a session's terminal (watching).
+pub const WEB_JOIN: &str = "web_join";
+/// A web console page takes writing over (`write`) or hands it back (`read`).
+pub const WEB_CONTROL: &str = "web_control";
+/// Keys a writing web console page typed (a line at a time), or keys the input filter kept
+/// from the program (failed, `INPUT_BLOCKED`).
+pub const WEB_WRITE: &str = "web_write";
+/// A web console page leaves a session's terminal.
+pub const WEB_LEAVE: &str = "web_leave";
 
 /// Largest `command` / `response` kept in an event.
 const FIELD_CAP: usize = 10 * 1024;

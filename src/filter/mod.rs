@@ -59,10 +59,14 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, Result};
 pub use sequence::{BUILTIN, BUILTIN_BYTES, describe, parse_sequence};
 
-/// Seed 002's warning to the writer, word for word (a web UI was its remote writer).
-#[cfg(test)]
-const WARNING_002: &str =
+/// Seed 002's warning to the writer, word for word: what a person in the web console whose
+/// keys were blocked sees in their terminal.
+pub const WEB_WARNING: &str =
     "\r\n\x1b[1;33m⚠  Blocked from web. Use local terminal to exit.\x1b[0m\r\n";
+
+/// The web console's warning for Ctrl-C presses dropped by the debounce.
+const WEB_CTRL_C_WARNING: &str = "\r\n\x1b[1;33m⚠  Repeated Ctrl-C blocked from web. Send \
+     one, then wait; use local terminal to exit.\x1b[0m\r\n";
 
 /// The warning kpty sends a writer whose input was blocked: 002's, naming kpty's writers.
 const WARNING: &str = "\r\n\x1b[1;33m⚠  Blocked from a remote writer. Use a local terminal \
@@ -71,6 +75,16 @@ const WARNING: &str = "\r\n\x1b[1;33m⚠  Blocked from a remote writer. Use a lo
 /// The warning for Ctrl-C presses dropped by the debounce.
 const CTRL_C_WARNING: &str = "\r\n\x1b[1;33m⚠  Repeated Ctrl-C blocked from a remote writer. \
      Send one, then wait; use a local terminal (kpty attach) to exit.\x1b[0m\r\n";
+
+/// The web console's words for a filter `warning` (the text of [`Filtered::warning`]): seed
+/// 002's for blocked sequences.
+pub fn for_web(warning: &str) -> &'static str {
+    if warning == CTRL_C_WARNING {
+        WEB_CTRL_C_WARNING
+    } else {
+        WEB_WARNING
+    }
+}
 
 /// Held bytes of a partial match are forwarded after this long without new input.
 const PARTIAL_TIMEOUT: Duration = Duration::from_millis(500);

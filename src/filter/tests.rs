@@ -287,7 +287,12 @@ fn the_writer_gets_input_blocked() {
         (Some(3), Some(0))
     );
     assert!(f.write(b"ls\r", Instant::now()).error().is_none());
-    assert!(WARNING_002.contains("Blocked from web"));
+    // The web console's words are seed 002's, byte for byte.
+    assert_eq!(
+        for_web(WARNING),
+        "\r\n\x1b[1;33m⚠  Blocked from web. Use local terminal to exit.\x1b[0m\r\n"
+    );
+    assert!(for_web(CTRL_C_WARNING).contains("Repeated Ctrl-C blocked from web"));
 }
 
 #[test]

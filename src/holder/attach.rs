@@ -15,8 +15,8 @@ use crate::proto::attach::{self, AttachBody, AttachRequest, Event, Frame};
 use crate::proto::{Reply, frame};
 use std::io;
 use std::os::unix::net::UnixStream;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How far (bytes) a client may fall behind the output before it is resynchronised.
@@ -91,28 +91,30 @@ impl Pace {
 }
 
 /// The terminal size in force: the one a `resize` asked for while clients were attached
-/// (until a client resizes), else the smallest attached client's, else the one set by
-/// `create` or `resize`.
+/// (until a client resizes), else the smallest attached client's (of those whose size counts),
+/// else the one set by `create` or `resize`.
 pub fn effective_size(st: &State) -> (u16, u16) {
-    if st.clients.is_empty() {
+    let sized = || st.clients.iter().filter(|c| c.sized);
+    if sized().next().is_none() {
         return st.base_size;
     }
     if let Some(asked) = st.asked_size {
         return asked;
     }
-    let cols = st
-        .clients
-        .iter()
-        .map(|c| c.cols)
-        .min()
-        .unwrap_or(st.base_size.0);
-    let rows = st
-        .clients
-        .iter()
-        .map(|c| c.rows)
-        .min()
-        .unwrap_or(st.base_size.1);
+    let cols = sized().map(|c| c.cols).min().unwrap_or(st.base_size.0);
+    let rows = sized().map(|c| c.rows).min().unwrap_or(st.base_size.1);
     (cols.max(2), rows.max(1))
+}
+
+/// What one client's two threads share: its input thread tells its output loop.
+#[derive(Default)]
+struct Client {
+    /// The client left (or its connection failed).
+    gone: AtomicBool,
+    /// It asked for a redraw.
+    wants_redraw: AtomicBool,
+    /// Events for it alone (a web client's blocked keys), sent by its output loop.
+    notices: Mutex<Vec<Event>>,
 }
 
 impl Shared {
@@ -127,6 +129,7 @@ impl Shared {
                 id,
                 cols: req.cols.clamp(2, crate::api::MAX_COLS),
                 rows: req.rows.clamp(1, crate::api::MAX_ROWS),
+                sized: !req.web,
             });
             id
         };
@@ -140,22 +143,26 @@ impl Shared {
                 rows: st.rows,
                 attached: st.clients.len(),
                 pid: self.pid(),
+                web: req.web,
             };
             (body, st.screen.redraw(), st.ring.end())
         };
-        tracing::info!("client {id} attached ({} now)", body.attached);
-        let gone = Arc::new(AtomicBool::new(false));
-        let wants_redraw = Arc::new(AtomicBool::new(false));
+        tracing::info!(
+            "client {id} attached ({} now){}",
+            body.attached,
+            if req.web { ", from the web" } else { "" }
+        );
+        let client = Arc::new(Client::default());
+        let size = (body.cols, body.rows);
         let started = serde_json::to_vec(&Reply::ok(body))
             .map_err(io::Error::other)
             .and_then(|b| frame::write_frame(&mut stream, &b))
             .and_then(|_| attach::write(&mut stream, &Frame::Output(redraw)));
         match (started, stream.try_clone()) {
             (Ok(()), Ok(input)) => {
-                let (me, g, read_only) = (self.clone(), gone.clone(), req.read_only);
-                let r = wants_redraw.clone();
-                std::thread::spawn(move || me.client_input(input, id, read_only, &g, &r));
-                if let Err(e) = self.pump(&mut stream, offset, &gone, &wants_redraw) {
+                let (me, c, req) = (self.clone(), client.clone(), req.clone());
+                std::thread::spawn(move || me.client_input(input, id, &req, &c));
+                if let Err(e) = self.pump(&mut stream, offset, size, &client) {
                     tracing::debug!("client {id}: {e}");
                 }
             }
@@ -174,26 +181,37 @@ impl Shared {
     }
 
     /// Send output from `offset` on as it arrives (and a redraw when the client asks for
-    /// one); end after the shell's exit is sent.
+    /// one, the terminal's size when it changes from `told`, the client's own notices); end
+    /// after the shell's exit is sent.
     fn pump(
         &self,
         out: &mut UnixStream,
         mut offset: u64,
-        gone: &AtomicBool,
-        redraw: &AtomicBool,
+        mut told: (u16, u16),
+        client: &Client,
     ) -> io::Result<()> {
         let mut st = self.lock();
         let mut pace = Pace::new();
         loop {
-            if gone.load(Ordering::Acquire) {
+            if client.gone.load(Ordering::Acquire) {
                 return Ok(());
             }
-            if redraw.swap(false, Ordering::AcqRel) {
+            let mut frames = Vec::new();
+            if (st.cols, st.rows) != told {
+                told = (st.cols, st.rows);
+                frames.push(Frame::Event(Event::Size {
+                    cols: told.0,
+                    rows: told.1,
+                }));
+            }
+            let notices = std::mem::take(&mut *lock(&client.notices));
+            frames.extend(notices.into_iter().map(Frame::Event));
+            if client.wants_redraw.swap(false, Ordering::AcqRel) {
                 offset = st.ring.end();
-                let frames = [
-                    Frame::Event(Event::Resync { missed: 0 }),
-                    Frame::Output(st.screen.redraw()),
-                ];
+                frames.push(Frame::Event(Event::Resync { missed: 0 }));
+                frames.push(Frame::Output(st.screen.redraw()));
+            }
+            if !frames.is_empty() {
                 drop(st);
                 for f in &frames {
                     attach::write(out, f)?;
@@ -247,47 +265,49 @@ impl Shared {
 
     /// Read one client's frames: keystrokes (unless read-only), size changes, redraw
     /// requests, detach.
-    fn client_input(
-        &self,
-        mut input: UnixStream,
-        id: u64,
-        read_only: bool,
-        gone: &AtomicBool,
-        redraw: &AtomicBool,
-    ) {
+    fn client_input(&self, mut input: UnixStream, id: u64, req: &AttachRequest, client: &Client) {
         loop {
             match attach::read(&mut input) {
                 Ok(Some(Frame::Redraw)) => {
                     // Set under the lock, so the pump sees it before it waits, or is woken.
                     let st = self.lock();
-                    redraw.store(true, Ordering::Release);
+                    client.wants_redraw.store(true, Ordering::Release);
                     drop(st);
                     self.notify();
                 }
-                Ok(Some(Frame::Input(bytes))) if !read_only => {
-                    if let Err(e) = self.type_local(&bytes) {
+                Ok(Some(Frame::Input(bytes))) if !req.read_only => {
+                    let typed = if req.web {
+                        self.type_web(&bytes, client)
+                    } else {
+                        self.type_local(&bytes)
+                    };
+                    if let Err(e) = typed {
                         tracing::debug!("client {id}: {e}");
                     }
                 }
-                Ok(Some(Frame::Resize { cols, rows })) => {
-                    let mut st = self.lock();
-                    st.asked_size = None;
-                    if let Some(c) = st.clients.iter_mut().find(|c| c.id == id) {
-                        c.cols = cols.clamp(2, crate::api::MAX_COLS);
-                        c.rows = rows.clamp(1, crate::api::MAX_ROWS);
-                    }
-                    drop(st);
-                    if let Err(e) = self.apply_size() {
-                        tracing::warn!("client {id} resize: {e}");
-                    }
-                }
+                Ok(Some(Frame::Resize { cols, rows })) => self.client_resized(id, cols, rows),
                 Ok(Some(Frame::Detach) | None) | Err(_) => break,
                 Ok(Some(_)) => {}
             }
         }
-        gone.store(true, Ordering::Release);
+        client.gone.store(true, Ordering::Release);
         let _ = input.shutdown(std::net::Shutdown::Both);
         self.notify();
+    }
+
+    /// Client `id`'s terminal is now `cols`×`rows` (`0×0`: its size no longer counts).
+    fn client_resized(&self, id: u64, cols: u16, rows: u16) {
+        let mut st = self.lock();
+        st.asked_size = None;
+        if let Some(c) = st.clients.iter_mut().find(|c| c.id == id) {
+            c.sized = cols > 0 && rows > 0;
+            c.cols = cols.clamp(2, crate::api::MAX_COLS);
+            c.rows = rows.clamp(1, crate::api::MAX_ROWS);
+        }
+        drop(st);
+        if let Err(e) = self.apply_size() {
+            tracing::warn!("client {id} resize: {e}");
+        }
     }
 
     /// Type a person's keystrokes as they come: no command check (the person is at the
@@ -298,6 +318,33 @@ impl Shared {
         typing.record(&String::from_utf8_lossy(bytes));
         self.write_local(bytes)
     }
+
+    /// Type a web client's keystrokes: recorded as a person's are, and through the session's
+    /// input filter as a remote writer's are; what the filter keeps back is told to that
+    /// client alone ([`Event::Blocked`], with seed 002's web warning).
+    fn type_web(&self, bytes: &[u8], client: &Client) -> crate::error::Result<()> {
+        let mut typing = self.lock_typing();
+        typing.record(&String::from_utf8_lossy(bytes));
+        let Err(e) = self.write_remote(bytes) else {
+            return Ok(());
+        };
+        drop(typing);
+        if let Some(crate::error::Details::InputBlocked(d)) = e.details.as_deref() {
+            lock(&client.notices).push(Event::Blocked {
+                blocked: d.blocked.clone(),
+                warning: crate::filter::for_web(&d.warning).to_string(),
+            });
+            // Under the state lock, so the output loop sees it before it waits, or is woken.
+            drop(self.lock());
+            self.notify();
+        }
+        Err(e)
+    }
+}
+
+/// `m` locked, whatever a panicking holder of it left.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]

@@ -281,6 +281,9 @@ impl Shared {
         // The reflow moved the input line: its place is known again at the next prompt.
         st.input_at = None;
         st.dirty = true;
+        drop(st);
+        // Attached clients are told the new size.
+        self.notify();
         Ok(())
     }
 

@@ -58,6 +58,9 @@ pub struct ClientSize {
     pub cols: u16,
     /// Rows.
     pub rows: u16,
+    /// Whether its size counts toward the terminal's (a web client's counts only once it sent
+    /// one).
+    pub sized: bool,
 }
 
 /// Mutable state, behind [`Shared::state`].

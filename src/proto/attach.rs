@@ -23,6 +23,12 @@ pub struct AttachRequest {
     /// Watch only: the holder drops this client's input.
     #[serde(default)]
     pub read_only: bool,
+    /// A person in a browser (the web console): their keys pass the session's input filter,
+    /// as a remote writer's do (seed 002 §8.4), and their size counts toward the terminal's
+    /// only once they send one ([`Frame::Resize`]; `0×0` withdraws it again). An older holder
+    /// ignores this and says so: [`AttachBody::web`] stays false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub web: bool,
 }
 
 /// The reply to `attach`, before the stream starts.
@@ -37,6 +43,9 @@ pub struct AttachBody {
     pub attached: usize,
     /// The shell's pid.
     pub pid: u32,
+    /// The holder treats this client as a web client ([`AttachRequest::web`]); false from a
+    /// holder older than web clients, whose keys would reach the program unfiltered.
+    pub web: bool,
 }
 
 /// An event on the attach stream (holder → client).
@@ -64,6 +73,17 @@ pub enum Event {
         #[serde(default)]
         signal: Option<String>,
     },
+    /// Some of this (web) client's keys were kept from the program by the input filter; the
+    /// rest of them were typed.
+    Blocked {
+        /// The sequences kept, by printable name.
+        blocked: Vec<String>,
+        /// The text to show that client (in its terminal only).
+        warning: String,
+    },
+    /// An event this build does not know (skipped).
+    #[serde(other)]
+    Other,
 }
 
 /// One frame of the attach stream.
@@ -188,6 +208,11 @@ mod tests {
                 code: 3,
                 signal: None,
             }),
+            Frame::Event(Event::Size { cols: 9, rows: 4 }),
+            Frame::Event(Event::Blocked {
+                blocked: vec!["exit".into()],
+                warning: "no".into(),
+            }),
             Frame::Input(b"ls\r".to_vec()),
             Frame::Resize { cols: 80, rows: 24 },
             Frame::Detach,
@@ -203,6 +228,16 @@ mod tests {
             assert_eq!(read(&mut r).unwrap().as_ref(), Some(f));
         }
         assert_eq!(read(&mut r).unwrap(), None);
+        // An event of a newer build is read as one this build skips.
+        let mut buf = Vec::new();
+        let newer = br#"{"event":"something_new","x":1}"#;
+        buf.push(EVENT);
+        buf.extend_from_slice(&(newer.len() as u32).to_be_bytes());
+        buf.extend_from_slice(newer);
+        assert_eq!(
+            read(&mut &buf[..]).unwrap(),
+            Some(Frame::Event(Event::Other))
+        );
     }
 
     #[test]

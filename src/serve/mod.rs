@@ -53,7 +53,7 @@ struct App {
     /// Talks running (MCP and `POST /pty/talk`): cancelled at shutdown.
     talks: crate::core::running::Runs,
     /// The sessions as the web console's pages are sent them.
-    console: std::sync::Arc<console::Live>,
+    console: std::sync::Arc<console::Console>,
     port: u16,
     /// How long a request body may take to arrive (the header timeout).
     body_timeout: Duration,
@@ -136,7 +136,7 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
         let app = router(Arc::new(App {
             mcp: mcp::Mcp::new(&ctx, &access, &stop, &talks),
             talks: talks.clone(),
-            console: console::Live::start(ctx.clone(), stop.clone()),
+            console: console::Console::start(ctx.clone(), stop.clone()),
             ctx,
             access,
             port,

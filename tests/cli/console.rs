@@ -12,14 +12,14 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 /// One HTTP answer: status, headers (names lowercase), body.
-struct Answer {
-    status: u16,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
     headers: Vec<(String, String)>,
-    body: String,
+    pub(crate) body: String,
 }
 
 impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n == name)
@@ -31,17 +31,17 @@ impl Answer {
     }
 }
 
-fn addr(serve: &Serve) -> String {
+pub(crate) fn addr(serve: &Serve) -> String {
     serve.url.trim_start_matches("http://").to_string()
 }
 
-fn port(serve: &Serve) -> String {
+pub(crate) fn port(serve: &Serve) -> String {
     addr(serve).rsplit(':').next().unwrap().to_string()
 }
 
 /// Send a request with exactly these headers (and `Host`, unless given) and read the head of
 /// the answer; the stream is returned for a WebSocket's frames.
-fn send(
+pub(crate) fn send(
     serve: &Serve,
     method: &str,
     path: &str,
@@ -101,7 +101,13 @@ fn send(
 }
 
 /// [`send`], the body read too.
-fn http(serve: &Serve, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+pub(crate) fn http(
+    serve: &Serve,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Answer {
     let (mut a, mut r) = send(serve, method, path, headers, body);
     if a.status != 101 {
         let _ = r.read_to_string(&mut a.body);
@@ -119,13 +125,22 @@ const UPGRADE: [(&str, &str); 4] = [
 
 /// Open the overview WebSocket with `extra` headers: its answer, and the stream once upgraded.
 fn websocket(serve: &Serve, extra: &[(&str, &str)]) -> (Answer, BufReader<TcpStream>) {
+    websocket_at(serve, "/console/ws", extra)
+}
+
+/// Open the console WebSocket at `path` with `extra` headers.
+pub(crate) fn websocket_at(
+    serve: &Serve,
+    path: &str,
+    extra: &[(&str, &str)],
+) -> (Answer, BufReader<TcpStream>) {
     let headers: Vec<(&str, &str)> = UPGRADE.iter().chain(extra).copied().collect();
-    send(serve, "GET", "/console/ws", &headers, "")
+    send(serve, "GET", path, &headers, "")
 }
 
 /// The next frame on a server's WebSocket stream (server frames are not masked): its FIN
 /// bit, opcode and payload.
-fn frame(r: &mut BufReader<TcpStream>) -> std::io::Result<(bool, u8, Vec<u8>)> {
+pub(crate) fn frame(r: &mut BufReader<TcpStream>) -> std::io::Result<(bool, u8, Vec<u8>)> {
     let mut head = [0u8; 2];
     r.read_exact(&mut head)?;
     let len = match head[1] & 0x7f {
@@ -148,7 +163,7 @@ fn frame(r: &mut BufReader<TcpStream>) -> std::io::Result<(bool, u8, Vec<u8>)> {
 
 /// The next text message on a server's WebSocket stream; `None` once it is closed (a close
 /// frame, or the end of the connection). A stream that says nothing for 20 s fails the test.
-fn next_text(r: &mut BufReader<TcpStream>) -> Option<String> {
+pub(crate) fn next_text(r: &mut BufReader<TcpStream>) -> Option<String> {
     let mut message = Vec::new();
     loop {
         let (fin, opcode, payload) = match frame(r) {
@@ -168,7 +183,7 @@ fn next_text(r: &mut BufReader<TcpStream>) -> Option<String> {
 }
 
 /// The token in the link `kpty console` prints for `serve`.
-fn token(env: &Env, serve: &Serve) -> String {
+pub(crate) fn token(env: &Env, serve: &Serve) -> String {
     let link = env.ok(&["console", "--port", &port(serve)]);
     let (_, token) = link.trim().split_once("#token=").expect("a token after #");
     assert!(
@@ -179,7 +194,7 @@ fn token(env: &Env, serve: &Serve) -> String {
 }
 
 /// Log in with `token`: the cookie's `name=value`, or the refusal.
-fn login(serve: &Serve, token: &str) -> Result<String, Answer> {
+pub(crate) fn login(serve: &Serve, token: &str) -> Result<String, Answer> {
     let a = http(
         serve,
         "POST",
@@ -194,7 +209,7 @@ fn login(serve: &Serve, token: &str) -> Result<String, Answer> {
 }
 
 /// Log in with the link `kpty console` prints: the cookie, and the console's own origin.
-fn logged_in(env: &Env, serve: &Serve) -> (String, String) {
+pub(crate) fn logged_in(env: &Env, serve: &Serve) -> (String, String) {
     let cookie = login(serve, &token(env, serve)).unwrap_or_else(|a| panic!("{}", a.body));
     (cookie, format!("http://{}", addr(serve)))
 }
@@ -255,8 +270,27 @@ fn the_page_holds_no_session_data_and_everything_else_needs_a_login() {
         let a = http(&serve, "GET", "/console/api/sessions", &h, "");
         assert_eq!(a.status, 401, "{cookie:?}: {}", a.body);
         assert!(!a.body.contains(&id));
-        let (ws, _) = websocket(&serve, &h);
-        assert_eq!(ws.status, 401, "{cookie:?}: a WebSocket without a login");
+        for path in [
+            "/console/ws".to_string(),
+            format!("/console/ws/session/{id}"),
+        ] {
+            let (ws, _) = websocket_at(&serve, &path, &h);
+            assert_eq!(ws.status, 401, "{cookie:?}: {path} without a login");
+        }
+    }
+    // The terminal view's page is served to anyone and holds nothing of the session.
+    let term = http(&serve, "GET", &format!("/console/session/{id}"), &[], "");
+    assert_eq!(term.status, 200, "{}", term.body);
+    assert!(
+        term.body.contains("/console/assets/term.js"),
+        "{}",
+        term.body
+    );
+    assert!(!term.body.contains("web-demo") && !term.body.contains("<script>"));
+    assert!(term.header("content-security-policy").is_some());
+    for asset in ["xterm.js", "xterm.css", "addon-fit.js", "term.js"] {
+        let a = http(&serve, "GET", &format!("/console/assets/{asset}"), &[], "");
+        assert_eq!(a.status, 200, "{asset}");
     }
 }
 
@@ -342,7 +376,11 @@ fn a_login_link_trades_its_token_for_a_cookie_and_revoke_ends_every_login() {
 #[test]
 fn only_the_consoles_own_origin_is_answered() {
     let env = Env::new();
-    env.create(&[]);
+    let id = env.create(&[]);
+    let sockets = [
+        "/console/ws".to_string(),
+        format!("/console/ws/session/{id}"),
+    ];
     let serve = Serve::start(&env);
     let cookie = login(&serve, &token(&env, &serve)).unwrap_or_else(|a| panic!("{}", a.body));
     let p = port(&serve);
@@ -362,14 +400,18 @@ fn only_the_consoles_own_origin_is_answered() {
         assert_eq!(a.status, 403, "{origin}: sessions");
         let a = http(&serve, "POST", "/console/login", &h[..1], &body);
         assert_eq!(a.status, 403, "{origin}: login");
-        let (ws, _) = websocket(&serve, &h);
-        assert_eq!(ws.status, 403, "{origin}: WebSocket");
+        for path in &sockets {
+            let (ws, _) = websocket_at(&serve, path, &h);
+            assert_eq!(ws.status, 403, "{origin}: WebSocket {path}");
+        }
     }
     // A WebSocket must say where it comes from; the console's own origin is answered.
-    let (ws, _) = websocket(&serve, &[("Cookie", &cookie)]);
-    assert_eq!(ws.status, 403, "a WebSocket without an Origin");
-    let (ws, _) = websocket(&serve, &[("Cookie", &cookie), ("Origin", &own)]);
-    assert_eq!(ws.status, 101);
+    for path in &sockets {
+        let (ws, _) = websocket_at(&serve, path, &[("Cookie", &cookie)]);
+        assert_eq!(ws.status, 403, "{path} without an Origin");
+        let (ws, _) = websocket_at(&serve, path, &[("Cookie", &cookie), ("Origin", &own)]);
+        assert_eq!(ws.status, 101, "{path}");
+    }
     // A foreign Host is refused before anything (DNS rebinding).
     let a = http(
         &serve,

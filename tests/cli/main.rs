@@ -71,6 +71,7 @@ mod batch;
 mod check;
 mod completion;
 mod console;
+mod console_term;
 mod deadlines;
 mod environment;
 mod errors;

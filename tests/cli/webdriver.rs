@@ -158,6 +158,52 @@ impl Browser {
     }
 }
 
+impl Browser {
+    /// The WebDriver reference of the element `css` finds.
+    fn element(&self, css: &str) -> String {
+        let found = self.call(
+            "POST",
+            &format!("/session/{}/element", self.session),
+            Some(json!({"using": "css selector", "value": css})),
+        );
+        found
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("no element {css}: {found}"))
+            .to_string()
+    }
+
+    /// Type `text` into the element `css` finds, as a person's keystrokes (WebDriver's
+    /// element send keys: real key events, `\n` is Enter).
+    pub(crate) fn type_into(&self, css: &str, text: &str) {
+        let element = self.element(css);
+        let v = self.call(
+            "POST",
+            &format!("/session/{}/element/{element}/value", self.session),
+            Some(json!({ "text": text })),
+        );
+        assert!(v.is_null(), "typing into {css}: {v}");
+    }
+
+    /// Click the element `css` finds (found again if the page replaced it in between).
+    pub(crate) fn click(&self, css: &str) {
+        for _ in 0..5 {
+            let element = self.element(css);
+            let v = self.call(
+                "POST",
+                &format!("/session/{}/element/{element}/click", self.session),
+                None,
+            );
+            if v["error"] != "stale element reference" {
+                assert!(v.is_null(), "clicking {css}: {v}");
+                return;
+            }
+        }
+        panic!("{css} was replaced five times while clicking it");
+    }
+}
+
 /// A script's arguments as WebDriver wants them: a list (`null`: none).
 fn list(args: Value) -> Value {
     if args.is_null() { json!([]) } else { args }

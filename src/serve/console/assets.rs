@@ -14,27 +14,58 @@ struct Asset {
     body: &'static [u8],
 }
 
-const ASSETS: [Asset; 3] = [
+const ASSETS: [Asset; 8] = [
     Asset {
         name: "index.html",
-        kind: "text/html; charset=utf-8",
+        kind: HTML,
         body: include_bytes!("assets/index.html"),
     },
     Asset {
+        name: "term.html",
+        kind: HTML,
+        body: include_bytes!("assets/term.html"),
+    },
+    Asset {
         name: "console.js",
-        kind: "text/javascript; charset=utf-8",
+        kind: JS,
         body: include_bytes!("assets/console.js"),
     },
     Asset {
+        name: "term.js",
+        kind: JS,
+        body: include_bytes!("assets/term.js"),
+    },
+    Asset {
         name: "console.css",
-        kind: "text/css; charset=utf-8",
+        kind: CSS,
         body: include_bytes!("assets/console.css"),
+    },
+    // xterm.js 6.0.0 and its fit addon, as released (MIT; see assets/vendor/, whose
+    // refresh.sh fetches them and checks their sha256).
+    Asset {
+        name: "xterm.js",
+        kind: JS,
+        body: include_bytes!("assets/vendor/xterm.js"),
+    },
+    Asset {
+        name: "xterm.css",
+        kind: CSS,
+        body: include_bytes!("assets/vendor/xterm.css"),
+    },
+    Asset {
+        name: "addon-fit.js",
+        kind: JS,
+        body: include_bytes!("assets/vendor/addon-fit.js"),
     },
 ];
 
+const HTML: &str = "text/html; charset=utf-8";
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+
 /// Each asset's `ETag` (a hash of its bytes), in the order of [`ASSETS`].
-fn etags() -> &'static [String; 3] {
-    static TAGS: OnceLock<[String; 3]> = OnceLock::new();
+fn etags() -> &'static [String; ASSETS.len()] {
+    static TAGS: OnceLock<[String; ASSETS.len()]> = OnceLock::new();
     TAGS.get_or_init(|| {
         ASSETS.each_ref().map(|a| {
             let d = Sha256::digest(a.body);
@@ -68,6 +99,12 @@ pub(super) async fn page(h: HeaderMap) -> Response {
     serve(0, &h)
 }
 
+/// `GET /console/session/ID`: the terminal view (its session's output comes over its
+/// WebSocket; the page holds nothing of it).
+pub(super) async fn terminal_page(h: HeaderMap) -> Response {
+    serve(1, &h)
+}
+
 /// `GET /console/assets/NAME`.
 pub(super) async fn asset(Path(name): Path<String>, h: HeaderMap) -> Response {
     match ASSETS.iter().position(|a| a.name == name && is_asset(a)) {
@@ -76,7 +113,51 @@ pub(super) async fn asset(Path(name): Path<String>, h: HeaderMap) -> Response {
     }
 }
 
-/// The page itself is served at `/console/`, not among the assets.
+/// The pages are served at their own paths, not among the assets.
 fn is_asset(a: &Asset) -> bool {
-    a.name != "index.html"
+    !a.name.ends_with(".html")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The vendored files are the released ones `assets/vendor/refresh.sh` fetched: each
+    /// matches its line in `SHA256SUMS`, and so do their licences.
+    #[test]
+    fn the_vendored_files_are_the_released_ones() {
+        let sums = include_str!("assets/vendor/SHA256SUMS");
+        let want = |name: &str| {
+            sums.lines()
+                .find_map(|l| l.strip_suffix(name)?.trim().split_whitespace().next())
+                .unwrap_or_else(|| panic!("{name} in SHA256SUMS"))
+                .to_string()
+        };
+        let hex = |b: &[u8]| -> String {
+            Sha256::digest(b)
+                .iter()
+                .map(|x| format!("{x:02x}"))
+                .collect()
+        };
+        let licences: [(&str, &[u8]); 2] = [
+            (
+                "LICENSE-xterm",
+                include_bytes!("assets/vendor/LICENSE-xterm"),
+            ),
+            (
+                "LICENSE-addon-fit",
+                include_bytes!("assets/vendor/LICENSE-addon-fit"),
+            ),
+        ];
+        let vendored = ASSETS
+            .iter()
+            .filter(|a| ["xterm.js", "xterm.css", "addon-fit.js"].contains(&a.name))
+            .map(|a| (a.name, a.body));
+        let mut n = 0;
+        for (name, body) in vendored.chain(licences) {
+            assert_eq!(hex(body), want(name), "{name}");
+            n += 1;
+        }
+        assert_eq!(n, 5);
+    }
 }

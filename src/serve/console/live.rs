@@ -118,14 +118,14 @@ pub(super) async fn socket(
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
-    let Some(place) = Stream::open(&app.console.streams) else {
+    let Some(place) = Stream::open(&app.console.live.streams) else {
         return super::super::fail(
             StatusCode::SERVICE_UNAVAILABLE,
             "TOO_MANY_STREAMS",
             &format!("{MAX_STREAMS} console pages are open already: close one"),
         );
     };
-    let rx = app.console.tx.subscribe();
+    let rx = app.console.live.tx.subscribe();
     let ctx = app.ctx.clone();
     let login = super::login::presented(&headers)
         .unwrap_or_default()

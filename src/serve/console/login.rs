@@ -118,6 +118,18 @@ pub(super) fn presented(h: &HeaderMap) -> Option<&str> {
         .map(|(_, value)| value)
 }
 
+/// How the audit trail names the login of cookie `value`: `web:` and the start of its nonce
+/// (a login's own, and nothing of its signature).
+pub(super) fn who(value: &str) -> String {
+    let nonce = value.split('.').nth(1).unwrap_or_default();
+    let short: String = nonce
+        .chars()
+        .take(8)
+        .filter(char::is_ascii_hexdigit)
+        .collect();
+    format!("web:{short}")
+}
+
 /// Whether the request carries a console login that is good now.
 pub(super) fn logged_in(state: &StateDir, h: &HeaderMap) -> bool {
     presented(h).is_some_and(|value| still_good(state, value))

@@ -12,8 +12,28 @@
 mod assets;
 mod live;
 pub mod login;
+pub mod term;
 
-pub use live::Live;
+use live::Live;
+use std::sync::Arc;
+
+/// The console's shared state in `kpty serve`.
+pub struct Console {
+    /// The sessions, pushed to the overview pages.
+    live: Arc<Live>,
+    /// The terminal views open now.
+    views: term::Views,
+}
+
+impl Console {
+    /// Start the console of `ctx` (its watcher runs until `stop`).
+    pub fn start(ctx: crate::core::Ctx, stop: tokio_util::sync::CancellationToken) -> Arc<Self> {
+        Arc::new(Console {
+            live: Live::start(ctx, stop),
+            views: term::Views::default(),
+        })
+    }
+}
 
 use super::{Shared, fail};
 use axum::Router;
@@ -30,11 +50,13 @@ pub(super) fn routes() -> Router<Shared> {
     Router::new()
         .route(PREFIX, get(|| async { Redirect::permanent("/console/") }))
         .route("/console/", get(assets::page))
+        .route("/console/session/{id}", get(assets::terminal_page))
         .route("/console/assets/{name}", get(assets::asset))
         .route("/console/login", post(login::login))
         .route("/console/logout", post(login::logout))
         .route("/console/api/sessions", get(live::sessions))
         .route("/console/ws", get(live::socket))
+        .route("/console/ws/session/{id}", get(term::socket))
 }
 
 /// Whether `path` is the console's.
@@ -44,7 +66,12 @@ pub(super) fn is_console(path: &str) -> bool {
 
 /// What needs a login: the sessions, whichever way they are asked for.
 fn needs_login(path: &str) -> bool {
-    path.starts_with("/console/api/") || path == "/console/ws"
+    path.starts_with("/console/api/") || is_socket(path)
+}
+
+/// The console's WebSockets: the overview's and each terminal view's.
+fn is_socket(path: &str) -> bool {
+    path == "/console/ws" || path.starts_with("/console/ws/")
 }
 
 /// The console's own checks (the `Host` was checked before; `host` is what it named), then the
@@ -65,7 +92,7 @@ pub(super) async fn check(app: Shared, host: Option<String>, req: Request, next:
                 &format!("the console answers its own pages only, not {o:?}"),
             )
         }
-        None if path == "/console/ws" => fail(
+        None if is_socket(&path) => fail(
             StatusCode::FORBIDDEN,
             "FORBIDDEN_ORIGIN",
             "a console WebSocket must say where it comes from (Origin)",

@@ -68,7 +68,10 @@
     t.dataset.sessionId = s.session_id;
     t.dataset.state = state;
     const h = el('h3');
-    h.append(el('span', 'label', s.label || s.session_id));
+    const link = el('a', 'label', s.label || s.session_id);
+    link.href = '/console/session/' + encodeURIComponent(s.session_id);
+    link.dataset.action = 'open';
+    h.append(link);
     if (s.label) h.append(el('span', 'id', s.session_id));
     h.append(el('span', 'state', state.replace('_', ' ')));
     t.append(h);
@@ -99,7 +102,16 @@
     if (list) sessions = list;
     const words = $('filter').value.toLowerCase().split(/\s+/).filter(Boolean);
     const shown = sessions.filter((s) => matches(s, words));
-    $('tiles').replaceChildren(...shown.map(tile));
+    // A tile whose session did not change is kept as it is (a click on it is not lost).
+    const before = new Map([...$('tiles').children].map((t) => [t.dataset.sessionId, t]));
+    $('tiles').replaceChildren(...shown.map((s) => {
+      const key = JSON.stringify(s) + age(s.created_at);
+      const old = before.get(s.session_id);
+      if (old && old.dataset.key === key) return old;
+      const t = tile(s);
+      t.dataset.key = key;
+      return t;
+    }));
     $('count').textContent = words.length
       ? `(${shown.length} of ${sessions.length})` : `(${sessions.length})`;
     $('empty').hidden = sessions.length !== 0;

@@ -1,0 +1,194 @@
+// kpty console: one session's terminal, joined over a WebSocket as one more attached client.
+// Read-only until "Take control"; the server enforces it (keys of a watching page are
+// dropped there), this page only stops sending them. Plain script, no inline code (CSP).
+'use strict';
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const sessionId = decodeURIComponent(location.pathname.replace(/^\/console\/session\//, ''));
+  const term = new Terminal({
+    cursorBlink: true,
+    scrollback: 5000,
+    fontFamily: 'ui-monospace, "DejaVu Sans Mono", monospace',
+    fontSize: 14,
+  });
+  const fit = new FitAddon.FitAddon();
+  term.loadAddon(fit);
+  term.open($('terminal'));
+  $('terminal').dataset.sessionId = sessionId;
+  let socket = null;
+  let mode = 'read';
+  let canWrite = false;
+  let ended = false;
+  let retries = 0;
+
+  function status(state, text) {
+    const el = $('status');
+    el.dataset.status = state;
+    el.textContent = text;
+  }
+
+  function notice(text) {
+    const el = $('notice');
+    el.textContent = text || '';
+    el.hidden = !text;
+  }
+
+  function send(msg) {
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(msg));
+  }
+
+  function setMode(m) {
+    mode = m;
+    $('terminal').dataset.mode = m;
+    const badge = $('mode');
+    badge.dataset.mode = m;
+    badge.textContent = m === 'write' ? 'writing' : 'watching';
+    $('write').hidden = m === 'write' || !canWrite || ended;
+    $('read').hidden = m !== 'write' || ended;
+    $('keys').hidden = m !== 'write' || ended;
+    if (m === 'write') term.focus();
+  }
+
+  // What this page could show: the session is drawn at its own size, this is only told.
+  function tellSize() {
+    const d = fit.proposeDimensions();
+    if (d && d.cols > 0 && d.rows > 0) send({ type: 'resize', cols: d.cols, rows: d.rows });
+  }
+
+  function type(data) {
+    if (mode === 'write') send({ type: 'input', data });
+  }
+
+  function onEvent(m) {
+    switch (m.type) {
+      case 'joined':
+        $('title').textContent = m.label ? `${m.label} (${m.session_id})` : m.session_id;
+        document.title = `kpty · ${m.label || m.session_id}`;
+        canWrite = m.can_write;
+        term.resize(m.cols, m.rows);
+        retries = 0;
+        status('live', 'live');
+        setMode('read');
+        tellSize();
+        break;
+      case 'size':
+        term.resize(m.cols, m.rows);
+        break;
+      case 'mode':
+        setMode(m.mode);
+        notice(m.notice || '');
+        break;
+      case 'blocked':
+        notice('Blocked from web: ' + m.blocked.join(', ') + '. Use a local terminal to exit.');
+        break;
+      case 'exited':
+        ended = true;
+        status('exited', m.signal ? `ended (${m.signal})` : `ended (exit ${m.code})`);
+        setMode('read');
+        break;
+      case 'error':
+        ended = true;
+        status('error', m.error_code);
+        notice(m.message);
+        setMode('read');
+        break;
+      default:
+        break;
+    }
+  }
+
+  function later() {
+    retries = Math.min(retries + 1, 6);
+    setTimeout(connect, 500 * retries);
+  }
+
+  function connect() {
+    const ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') +
+      location.host + '/console/ws/session/' + encodeURIComponent(sessionId));
+    ws.binaryType = 'arraybuffer';
+    socket = ws;
+    ws.onmessage = (e) => {
+      if (typeof e.data !== 'string') {
+        term.write(new Uint8Array(e.data));
+        return;
+      }
+      try {
+        onEvent(JSON.parse(e.data));
+      } catch (_) {
+        // A message this page cannot read: ignored.
+      }
+    };
+    ws.onclose = (e) => {
+      if (socket !== ws) return;
+      socket = null;
+      setMode('read');
+      if (e.code === 4001 || e.code === 1006 && !ws.everOpened) {
+        // Logged out (or never let in): the overview page says how to log in.
+        fetch('/console/api/sessions', { credentials: 'same-origin' }).then((r) => {
+          if (r.status === 401) {
+            $('login').hidden = false;
+            $('view').hidden = true;
+            status('out', 'not logged in');
+          } else if (!ended) {
+            status('connecting', 'reconnecting…');
+            later();
+          }
+        }, () => later());
+        return;
+      }
+      if (ended || e.code === 4004 || e.code === 1000) {
+        ended = true;
+        if ($('status').dataset.status === 'live') status('exited', 'ended');
+        return;
+      }
+      status('connecting', 'reconnecting…');
+      term.reset();
+      later();
+    };
+    ws.onopen = () => {
+      ws.everOpened = true;
+    };
+  }
+
+  const KEYS = {
+    esc: () => '\x1b',
+    tab: () => '\t',
+    'ctrl-c': () => '\x03',
+    up: () => (term.modes.applicationCursorKeysMode ? '\x1bOA' : '\x1b[A'),
+    down: () => (term.modes.applicationCursorKeysMode ? '\x1bOB' : '\x1b[B'),
+    right: () => (term.modes.applicationCursorKeysMode ? '\x1bOC' : '\x1b[C'),
+    left: () => (term.modes.applicationCursorKeysMode ? '\x1bOD' : '\x1b[D'),
+  };
+
+  function start() {
+    term.onData(type);
+    term.onBinary(type);
+    // Ctrl-Shift-C copies the selection, Ctrl-Shift-V pastes (the context menu works too).
+    term.attachCustomKeyEventHandler((ev) => {
+      if (ev.type !== 'keydown' || !ev.ctrlKey || !ev.shiftKey) return true;
+      if (ev.code === 'KeyC') {
+        const text = term.getSelection();
+        if (text && navigator.clipboard) navigator.clipboard.writeText(text);
+        return false;
+      }
+      if (ev.code === 'KeyV') {
+        if (navigator.clipboard) navigator.clipboard.readText().then((t) => term.paste(t), () => {});
+        return false;
+      }
+      return true;
+    });
+    $('write').addEventListener('click', () => send({ type: 'write' }));
+    $('read').addEventListener('click', () => send({ type: 'read' }));
+    for (const b of document.querySelectorAll('#keys button')) {
+      b.addEventListener('click', () => {
+        const k = KEYS[b.dataset.key];
+        if (k) type(k());
+        term.focus();
+      });
+    }
+    window.addEventListener('resize', tellSize);
+    connect();
+  }
+
+  start();
+})();

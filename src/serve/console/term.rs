@@ -1,0 +1,626 @@
+//! The console's terminal view: `/console/ws/session/<id>` joins the session as one more
+//! attached client of its holder (the attach stream of [`crate::proto::attach`], as a web
+//! client: its keys pass the session's input filter), and carries it to the page's xterm.js.
+//!
+//! The page starts **read-only**: its keys reach nothing until it asks to write (`"write"`,
+//! the "Take control" button), which takes writing over from any other page writing to that
+//! session (told so, and back to reading); `"read"` hands it back. Only a writing page's size
+//! counts toward the terminal's (a person watching never resizes an agent's terminal).
+//!
+//! The session's output passes [`TermOut`] (queries, clipboard, control strings dropped), so
+//! the browser's terminal never answers the session; keys pass [`strip_replies`] all the same.
+//! A page that reads slowly never holds the terminal up: the holder resynchronises its client
+//! with a redraw, as for `kpty attach`. Joins, leaves, taking control and every key typed go
+//! to the session's audit trail, by line, with the login that did it (`web:<login>`).
+//!
+//! Page → server (JSON text): `{"type":"input","data":…}`, `{"type":"write"}`,
+//! `{"type":"read"}`, `{"type":"resize","cols":…,"rows":…}`, `{"type":"redraw"}`. Server →
+//! page: terminal output as binary messages, and JSON text: `joined`, `mode`, `size`,
+//! `resync`, `blocked`, `exited`, `error` ([`ToPage`]).
+
+use super::super::{Shared, blocking};
+use crate::api::Params;
+use crate::core::Ctx;
+use crate::core::attach::{Attachment, Target};
+use crate::core::audit::{
+    WEB_CONTROL as CONTROL, WEB_JOIN as JOIN, WEB_LEAVE as LEAVE, WEB_WRITE as WRITE,
+};
+use crate::error::{Error, ErrorCode, Result};
+use crate::proto::attach::{self, AttachRequest, Event, Frame};
+use crate::safety::term_in::strip_replies;
+use crate::safety::term_out::{Policy, TermOut};
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// The most terminal views open at once; one more is answered 503.
+const MAX_VIEWS: usize = 32;
+/// The largest message a page may send (a paste), as the attach stream's frames.
+const MAX_MESSAGE: usize = attach::MAX_PAYLOAD;
+/// How often an open view's login is looked at again.
+const RECHECK: Duration = Duration::from_secs(2);
+/// Close codes (4000–4999: the application's own).
+const LOGGED_OUT: u16 = 4001;
+const NOT_JOINED: u16 = 4004;
+/// Keys typed are audited by line; a line longer than this is recorded in parts.
+const AUDIT_CHUNK: usize = 1024;
+
+/// Whether a page reads or writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Mode {
+    Read,
+    Write,
+}
+
+/// Which page writes to each session now, so another page taking over can tell it.
+#[derive(Default)]
+pub struct Views {
+    open: Arc<AtomicUsize>,
+    next: AtomicU64,
+    writers: Mutex<HashMap<String, Writer>>,
+}
+
+/// The page writing to a session.
+struct Writer {
+    view: u64,
+    taken: mpsc::UnboundedSender<String>,
+}
+
+impl Views {
+    fn writers(&self) -> std::sync::MutexGuard<'_, HashMap<String, Writer>> {
+        self.writers.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `view` writes to `session` now; the page that wrote before (if another) is told who
+    /// took over.
+    fn take(&self, session: &str, view: u64, who: &str, taken: &mpsc::UnboundedSender<String>) {
+        let before = self.writers().insert(
+            session.to_string(),
+            Writer {
+                view,
+                taken: taken.clone(),
+            },
+        );
+        if let Some(b) = before.filter(|b| b.view != view) {
+            let _ = b.taken.send(who.to_string());
+        }
+    }
+
+    /// `view` no longer writes to `session`.
+    fn release(&self, session: &str, view: u64) {
+        let mut w = self.writers();
+        if w.get(session).is_some_and(|x| x.view == view) {
+            w.remove(session);
+        }
+    }
+}
+
+/// One open view, counted until it ends.
+struct Place(Arc<AtomicUsize>);
+
+impl Place {
+    fn open(count: &Arc<AtomicUsize>) -> Option<Self> {
+        count
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < MAX_VIEWS).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Place(count.clone()))
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// What a page sends.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum FromPage {
+    Input {
+        data: String,
+    },
+    Write,
+    Read,
+    Resize {
+        cols: u16,
+        rows: u16,
+    },
+    Redraw,
+    #[serde(other)]
+    Other,
+}
+
+/// What a page is sent, beside the terminal's output.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ToPage {
+    /// The view joined the session.
+    Joined {
+        session_id: String,
+        label: Option<String>,
+        cols: u16,
+        rows: u16,
+        attached: usize,
+        /// This page's login, as the audit trail names it.
+        who: String,
+        /// Whether this page may write at all (a holder older than web clients: no).
+        can_write: bool,
+    },
+    /// The page reads or writes now; `by`: who took writing over from it.
+    Mode {
+        mode: Mode,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        notice: Option<String>,
+    },
+    /// The terminal's size now.
+    Size { cols: u16, rows: u16 },
+    /// Output was skipped; a redraw follows.
+    Resync { missed: u64 },
+    /// The input filter kept keys of this page from the program.
+    Blocked {
+        blocked: Vec<String>,
+        warning: String,
+    },
+    /// The session's program ended.
+    Exited { code: i32, signal: Option<String> },
+    /// The view could not join.
+    Error { error_code: String, message: String },
+}
+
+impl ToPage {
+    fn message(&self) -> Message {
+        Message::Text(serde_json::to_string(self).unwrap_or_default().into())
+    }
+}
+
+/// `GET /console/ws/session/{id}` (the login and the `Origin` were checked before).
+pub(super) async fn socket(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
+    let Some(place) = Place::open(&app.console.views.open) else {
+        return super::super::fail(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "TOO_MANY_STREAMS",
+            &format!("{MAX_VIEWS} console terminals are open already: close one"),
+        );
+    };
+    let login = super::login::presented(&headers)
+        .unwrap_or_default()
+        .to_string();
+    ws.max_message_size(MAX_MESSAGE)
+        .on_upgrade(move |socket| async move {
+            View::run(socket, app, id, login).await;
+            drop(place);
+        })
+}
+
+/// Keys typed since the last audit record.
+#[derive(Default)]
+struct Typed(Vec<u8>);
+
+/// One page's view of one session.
+struct View {
+    app: Shared,
+    socket: WebSocket,
+    session: String,
+    view: u64,
+    who: String,
+    login: String,
+    mode: Mode,
+    can_write: bool,
+    /// The page's own size (it counts only while writing).
+    size: Option<(u16, u16)>,
+    to_holder: std::sync::mpsc::Sender<Frame>,
+    taken: mpsc::UnboundedSender<String>,
+    typed: Typed,
+    sanitiser: TermOut,
+    /// This view's audit records, written in order by its own thread ([`auditor`]).
+    audits: std::sync::mpsc::Sender<Audit>,
+}
+
+/// One audit record of a view: the name, its parameters, what it did, and who waits to hear
+/// whether it was written (an action that cannot be audited is not done).
+type Audit = (
+    &'static str,
+    Params,
+    Result<()>,
+    Option<tokio::sync::oneshot::Sender<Result<()>>>,
+);
+
+/// A view's audit writer: records what the view did, in order, until the view ends.
+fn auditor(ctx: Ctx) -> std::sync::mpsc::Sender<Audit> {
+    let (tx, rx) = std::sync::mpsc::channel::<Audit>();
+    std::thread::spawn(move || {
+        for (name, p, result, done) in rx {
+            let r = crate::core::audited_as(&ctx, name, &p, || result);
+            if let Err(e) = &r
+                && e.code != ErrorCode::InputBlocked
+            {
+                tracing::warn!("console audit: {e}");
+            }
+            if let Some(done) = done {
+                let _ = done.send(r);
+            }
+        }
+    });
+    tx
+}
+
+/// How a view ended.
+enum Ended {
+    /// The page left (or its connection failed).
+    Left,
+    /// The holder's stream ended (the program exited, or the holder went away).
+    Holder,
+    /// The page's login ended.
+    LoggedOut,
+}
+
+impl View {
+    async fn run(mut socket: WebSocket, app: Shared, id: String, login: String) {
+        let who = super::login::who(&login);
+        let ctx = app.ctx.clone();
+        let (c, w, sid) = (ctx.clone(), who.clone(), id.clone());
+        let joined = blocking(move || join(&c, &sid, &w)).await;
+        let at = match joined {
+            Ok(at) => at,
+            Err(e) => {
+                let m = ToPage::Error {
+                    error_code: e.code.as_str().to_string(),
+                    message: crate::safety::redact_message(&e.message).into_owned(),
+                };
+                let _ = socket.send(m.message()).await;
+                let bye = CloseFrame {
+                    code: NOT_JOINED,
+                    reason: "not joined".into(),
+                };
+                let _ = socket.send(Message::Close(Some(bye))).await;
+                return;
+            }
+        };
+        let (from_holder, to_holder) = match pipe_holder(at.stream.try_clone(), at.stream) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!("console terminal: {e}");
+                return;
+            }
+        };
+        let (taken, taken_rx) = mpsc::unbounded_channel();
+        let view = app.console.views.next.fetch_add(1, Ordering::Relaxed);
+        let hello = ToPage::Joined {
+            session_id: at.session_id.clone(),
+            label: at.label.clone(),
+            cols: at.body.cols,
+            rows: at.body.rows,
+            attached: at.body.attached,
+            who: who.clone(),
+            can_write: at.body.web,
+        };
+        let mut v = View {
+            app,
+            socket,
+            session: at.session_id,
+            view,
+            who,
+            login,
+            mode: Mode::Read,
+            can_write: at.body.web,
+            size: None,
+            to_holder,
+            taken,
+            typed: Typed::default(),
+            sanitiser: TermOut::new(Policy::default()),
+            audits: auditor(ctx),
+        };
+        if v.socket.send(hello.message()).await.is_ok() {
+            let ended = v.pump(from_holder, taken_rx).await;
+            v.leave(ended).await;
+        }
+    }
+
+    /// Carry output to the page and the page's messages to the holder until either ends.
+    async fn pump(
+        &mut self,
+        mut from_holder: mpsc::Receiver<Frame>,
+        mut taken: mpsc::UnboundedReceiver<String>,
+    ) -> Ended {
+        let mut recheck = tokio::time::interval(RECHECK);
+        recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut clean = Vec::new();
+        loop {
+            let sent = tokio::select! {
+                frame = from_holder.recv() => match frame {
+                    Some(f) => self.holder_said(f, &mut clean).await,
+                    None => return Ended::Holder,
+                },
+                msg = self.socket.recv() => match msg {
+                    Some(Ok(Message::Text(t))) => self.page_said(t.as_str()).await,
+                    Some(Ok(Message::Close(_)) | Err(_)) | None => return Ended::Left,
+                    Some(Ok(_)) => true,
+                },
+                Some(by) = taken.recv() => self.taken_over(by).await,
+                _ = recheck.tick() => {
+                    if !super::login::still_good(&self.app.ctx.state, &self.login) {
+                        return Ended::LoggedOut;
+                    }
+                    true
+                }
+            };
+            if !sent {
+                return Ended::Left;
+            }
+        }
+    }
+
+    /// One frame from the holder, to the page; false when the page is gone.
+    async fn holder_said(&mut self, frame: Frame, clean: &mut Vec<u8>) -> bool {
+        let msg = match frame {
+            Frame::Output(bytes) => {
+                clean.clear();
+                self.sanitiser.feed(&bytes, clean);
+                if clean.is_empty() {
+                    return true;
+                }
+                Message::Binary(clean.clone().into())
+            }
+            Frame::Event(Event::Size { cols, rows }) => ToPage::Size { cols, rows }.message(),
+            Frame::Event(Event::Resync { missed }) => {
+                self.sanitiser.reset();
+                ToPage::Resync { missed }.message()
+            }
+            Frame::Event(Event::Exited { code, signal }) => {
+                ToPage::Exited { code, signal }.message()
+            }
+            Frame::Event(Event::Blocked { blocked, warning }) => {
+                self.audit_blocked(&blocked, &warning);
+                // The warning in this page's terminal only, then the event for its controls.
+                let w = Message::Binary(warning.as_bytes().to_vec().into());
+                if self.socket.send(w).await.is_err() {
+                    return false;
+                }
+                ToPage::Blocked { blocked, warning }.message()
+            }
+            _ => return true,
+        };
+        self.socket.send(msg).await.is_ok()
+    }
+
+    /// One message from the page; false when the page is gone.
+    async fn page_said(&mut self, text: &str) -> bool {
+        let Ok(msg) = serde_json::from_str::<FromPage>(text) else {
+            return true;
+        };
+        match msg {
+            FromPage::Input { data } if self.mode == Mode::Write => {
+                let keys = strip_replies(data.as_bytes(), self.sanitiser.focus_reporting());
+                self.typed(&keys);
+                let _ = self.to_holder.send(Frame::Input(keys));
+            }
+            FromPage::Write if self.mode == Mode::Read => return self.write().await,
+            FromPage::Read if self.mode == Mode::Write => {
+                self.release();
+                return self.tell_mode(None).await;
+            }
+            FromPage::Resize { cols, rows } => {
+                self.size = Some((cols, rows));
+                if self.mode == Mode::Write {
+                    let _ = self.to_holder.send(Frame::Resize { cols, rows });
+                }
+            }
+            FromPage::Redraw => {
+                let _ = self.to_holder.send(Frame::Redraw);
+            }
+            _ => {}
+        }
+        true
+    }
+
+    /// The page asks to write: audited first (no audit, no writing), then taken over from
+    /// any other page, and the page's size counts from now on.
+    async fn write(&mut self) -> bool {
+        if !self.can_write {
+            let notice = "this session's holder is older than typing from the web: kill and \
+                          recreate the session to type into it"
+                .to_string();
+            return self.tell_mode(Some(notice)).await;
+        }
+        let (done, audited) = tokio::sync::oneshot::channel();
+        let job = (
+            CONTROL,
+            self.params(Some("write".into())),
+            Ok(()),
+            Some(done),
+        );
+        let audited = match self.audits.send(job) {
+            Ok(()) => audited
+                .await
+                .unwrap_or_else(|_| Err(Error::internal("no audit writer"))),
+            Err(_) => Err(Error::internal("no audit writer")),
+        };
+        if let Err(e) = audited {
+            return self
+                .tell_mode(Some(crate::safety::redact_message(&e.message).into_owned()))
+                .await;
+        }
+        self.mode = Mode::Write;
+        let views = &self.app.console.views;
+        views.take(&self.session, self.view, &self.who, &self.taken);
+        if let Some((cols, rows)) = self.size {
+            let _ = self.to_holder.send(Frame::Resize { cols, rows });
+        }
+        self.tell_mode(None).await
+    }
+
+    /// Back to reading: the page's size no longer counts, what it typed is recorded.
+    fn release(&mut self) {
+        self.flush_typed();
+        self.mode = Mode::Read;
+        self.app.console.views.release(&self.session, self.view);
+        let _ = self.to_holder.send(Frame::Resize { cols: 0, rows: 0 });
+        self.audit(CONTROL, Some("read".into()), Ok(()));
+    }
+
+    /// Another page (`by`) took writing over.
+    async fn taken_over(&mut self, by: String) -> bool {
+        if self.mode != Mode::Write {
+            return true;
+        }
+        self.flush_typed();
+        self.mode = Mode::Read;
+        let _ = self.to_holder.send(Frame::Resize { cols: 0, rows: 0 });
+        let m = ToPage::Mode {
+            mode: Mode::Read,
+            notice: Some(format!("{by} took control; you are watching")),
+            by: Some(by),
+        };
+        self.socket.send(m.message()).await.is_ok()
+    }
+
+    async fn tell_mode(&mut self, notice: Option<String>) -> bool {
+        let m = ToPage::Mode {
+            mode: self.mode,
+            by: None,
+            notice,
+        };
+        self.socket.send(m.message()).await.is_ok()
+    }
+
+    /// Keys typed: recorded by line (at each Enter, or when a line grows long).
+    fn typed(&mut self, keys: &[u8]) {
+        self.typed.0.extend_from_slice(keys);
+        let enter = keys.iter().any(|b| matches!(b, b'\r' | b'\n'));
+        if enter || self.typed.0.len() >= AUDIT_CHUNK {
+            self.flush_typed();
+        }
+    }
+
+    fn flush_typed(&mut self) {
+        if self.typed.0.is_empty() {
+            return;
+        }
+        let keys = String::from_utf8_lossy(&std::mem::take(&mut self.typed.0)).into_owned();
+        self.audit(WRITE, Some(keys), Ok(()));
+    }
+
+    fn audit_blocked(&mut self, blocked: &[String], warning: &str) {
+        self.flush_typed();
+        let e = Error::input_blocked(blocked, warning);
+        self.audit(WRITE, Some(blocked.join(" ")), Err(e));
+    }
+
+    /// The audit parameters of this view: the session, the login as the writer, `data`.
+    fn params(&self, data: Option<String>) -> Params {
+        Params {
+            session_id: Some(self.session.clone()),
+            agent_id: Some(self.who.clone()),
+            data,
+            ..Default::default()
+        }
+    }
+
+    /// Record `name` in the background, in order (the view does not wait for the disk).
+    fn audit(&self, name: &'static str, data: Option<String>, result: Result<()>) {
+        let _ = self.audits.send((name, self.params(data), result, None));
+    }
+
+    /// The view ends: what was typed is recorded, writing handed back, the holder left, the
+    /// page told why (a logged-out page gets the close code the overview uses).
+    async fn leave(mut self, ended: Ended) {
+        self.flush_typed();
+        self.app.console.views.release(&self.session, self.view);
+        let _ = self.to_holder.send(Frame::Detach);
+        self.audit(LEAVE, None, Ok(()));
+        let close = match ended {
+            Ended::LoggedOut => Some((LOGGED_OUT, "logged out")),
+            Ended::Holder => Some((1000, "the session ended")),
+            Ended::Left => None,
+        };
+        if let Some((code, reason)) = close {
+            let bye = CloseFrame {
+                code,
+                reason: reason.into(),
+            };
+            let _ = self.socket.send(Message::Close(Some(bye))).await;
+        }
+    }
+}
+
+/// Join session `id` as a web client, audited as `web_join` by `who`.
+fn join(ctx: &Ctx, id: &str, who: &str) -> Result<Attachment> {
+    let p = Params {
+        session_id: Some(id.to_string()),
+        agent_id: Some(who.to_string()),
+        data: Some("read".into()),
+        ..Default::default()
+    };
+    let req = AttachRequest {
+        cols: crate::api::DEFAULT_COLS,
+        rows: crate::api::DEFAULT_ROWS,
+        read_only: false,
+        web: true,
+    };
+    let mut at = None;
+    crate::core::audited_as(ctx, JOIN, &p, || {
+        let a = crate::core::attach::open(ctx, Target::Named(&p), &req)?;
+        let joined = Joined {
+            session_id: a.session_id.clone(),
+            attached: a.body.attached,
+        };
+        at = Some(a);
+        Ok(joined)
+    })?;
+    at.ok_or_else(|| Error::internal("the join left no stream"))
+}
+
+/// What `web_join` records.
+#[derive(Serialize)]
+struct Joined {
+    session_id: String,
+    attached: usize,
+}
+
+/// Two threads between the holder's stream and the view: one reads frames into a bounded
+/// channel (when the page is slow it stops reading, and the holder resynchronises this client
+/// rather than wait for it), one writes the view's frames.
+fn pipe_holder(
+    reader: std::io::Result<std::os::unix::net::UnixStream>,
+    mut writer: std::os::unix::net::UnixStream,
+) -> Result<(mpsc::Receiver<Frame>, std::sync::mpsc::Sender<Frame>)> {
+    let mut reader = reader.map_err(|e| Error::internal(format!("attach stream: {e}")))?;
+    let (out_tx, out_rx) = mpsc::channel(64);
+    std::thread::spawn(move || {
+        while let Ok(Some(f)) = attach::read(&mut reader) {
+            if out_tx.blocking_send(f).is_err() {
+                break;
+            }
+        }
+        let _ = reader.shutdown(std::net::Shutdown::Both);
+    });
+    let (in_tx, in_rx) = std::sync::mpsc::channel::<Frame>();
+    std::thread::spawn(move || {
+        for f in in_rx {
+            let detach = f == Frame::Detach;
+            if attach::write(&mut writer, &f).is_err() || detach {
+                break;
+            }
+        }
+        let _ = writer.shutdown(std::net::Shutdown::Both);
+    });
+    Ok((out_rx, in_tx))
+}

@@ -1,0 +1,421 @@
+//! The web console's terminal view from the outside: a WebSocket client (as a page, and as a
+//! hostile script that ignores the page's buttons) and a real headless chromium, against a
+//! real `kpty serve` and real shells. A view watches until it takes control, and only then do
+//! its keys reach the session; a watching view never resizes the terminal; taking control
+//! tells the page that wrote before; an agent session's input filter keeps a web `exit` (every
+//! way of typing it) from the program and warns that page only; everything is audited with
+//! the login that did it.
+
+use crate::bridge::Serve;
+use crate::console::{frame, logged_in, port, websocket_at};
+use crate::support::*;
+use serde_json::{Value, json};
+use std::io::{BufReader, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+/// Seed 002's warning to a web writer whose keys were blocked, byte for byte.
+const WEB_WARNING: &str =
+    "\r\n\x1b[1;33m⚠  Blocked from web. Use local terminal to exit.\x1b[0m\r\n";
+
+/// One terminal view over a raw WebSocket.
+struct View {
+    r: BufReader<TcpStream>,
+    /// Every output byte received so far.
+    output: Vec<u8>,
+    /// Every JSON message received so far.
+    events: Vec<Value>,
+}
+
+impl View {
+    /// Join session `id` as the logged-in `cookie` from `origin`; waits for `joined`.
+    fn join(serve: &Serve, id: &str, cookie: &str, origin: &str) -> (Self, Value) {
+        let path = format!("/console/ws/session/{id}");
+        let (ws, r) = websocket_at(serve, &path, &[("Cookie", cookie), ("Origin", origin)]);
+        assert_eq!(ws.status, 101, "{path}");
+        let mut v = View {
+            r,
+            output: Vec::new(),
+            events: Vec::new(),
+        };
+        let joined = v.until_event("joined", |e| e["type"] == "joined");
+        (v, joined)
+    }
+
+    /// Send one JSON message (client frames are masked).
+    fn send(&mut self, msg: Value) {
+        let payload = msg.to_string().into_bytes();
+        let mask = [0x5a, 0xa5, 0x3c, 0xc3];
+        let mut f = vec![0x81];
+        match payload.len() {
+            n if n < 126 => f.push(0x80 | n as u8),
+            n => {
+                f.push(0x80 | 126);
+                f.extend_from_slice(&(n as u16).to_be_bytes());
+            }
+        }
+        f.extend_from_slice(&mask);
+        f.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+        self.r.get_mut().write_all(&f).expect("send to the view");
+    }
+
+    /// Read messages until one is closed (false) or a message arrived (true).
+    fn read_one(&mut self) -> bool {
+        match frame(&mut self.r) {
+            Ok((_, 0x2, bytes)) => self.output.extend_from_slice(&bytes),
+            Ok((_, 0x1, text)) => self
+                .events
+                .push(serde_json::from_slice(&text).expect("a JSON event")),
+            Ok((_, 0x8, _)) => return false,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return false,
+            Err(e) => panic!("the view said nothing: {e}"),
+        }
+        true
+    }
+
+    /// Read until the output holds `text`.
+    fn until_output(&mut self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !String::from_utf8_lossy(&self.output).contains(text) {
+            assert!(
+                Instant::now() < deadline && self.read_one(),
+                "no {text:?} in the view's output: {:?}",
+                String::from_utf8_lossy(&self.output)
+            );
+        }
+    }
+
+    /// Read until an event `pick` accepts arrives (events seen before are not looked at
+    /// again); returns it.
+    fn until_event(&mut self, what: &str, pick: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut seen = self.events.len();
+        loop {
+            if let Some(e) = self.events[seen..].iter().find(|e| pick(e)) {
+                return e.clone();
+            }
+            seen = self.events.len();
+            assert!(
+                Instant::now() < deadline && self.read_one(),
+                "no {what} event; had {:?}",
+                self.events
+            );
+        }
+    }
+}
+
+/// The session's whole output as `kpty read` has it.
+fn everything(env: &Env, id: &str) -> String {
+    env.ok(&[
+        "read",
+        "-s",
+        id,
+        "--since",
+        "0",
+        "--max-bytes",
+        "1048576",
+        "--strip-ansi",
+    ])
+}
+
+/// The audit trail of session `id`, actions named `web_*`.
+fn web_trail(env: &Env, id: &str) -> Vec<Value> {
+    env.ok(&["--json", "log", "-s", id])
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["action"].as_str().is_some_and(|a| a.starts_with("web_")))
+        .collect()
+}
+
+#[test]
+fn a_view_watches_until_it_takes_control_and_only_a_writing_view_sizes_the_terminal() {
+    let env = Env::new();
+    let id = env.create(&["--cols", "100", "--rows", "30"]);
+    assert_eq!(env.out(&id, "echo before-$((2*21))"), "before-42");
+    let serve = Serve::start(&env);
+    let (cookie, own) = logged_in(&env, &serve);
+    let (mut v, joined) = View::join(&serve, &id, &cookie, &own);
+    assert_eq!(
+        (joined["cols"].as_u64(), joined["rows"].as_u64()),
+        (Some(100), Some(30))
+    );
+    assert_eq!(joined["can_write"], true, "{joined}");
+    let who = joined["who"].as_str().expect("the login").to_string();
+    assert!(who.starts_with("web:") && who.len() > 4, "{who}");
+    // The screen first: what was there before the page came.
+    v.until_output("before-42");
+
+    // A watching page's keys and size reach nothing, whatever the page sends (the server
+    // decides, not the page's buttons). A redraw asked after them proves they were handled.
+    v.send(json!({"type": "resize", "cols": 50, "rows": 10}));
+    v.send(json!({"type": "input", "data": "echo sneaky-$((4*4))\r"}));
+    v.send(json!({"type": "redraw"}));
+    v.until_event("resync", |e| e["type"] == "resync");
+    assert_eq!(
+        env.out(&id, "stty size"),
+        "30 100",
+        "a watcher resized the terminal"
+    );
+
+    // Take control: the page's size counts now, its keys are typed.
+    v.send(json!({"type": "write"}));
+    v.until_event("write mode", |e| {
+        e["type"] == "mode" && e["mode"] == "write"
+    });
+    v.until_event("the page's size", |e| {
+        e["type"] == "size" && e["cols"] == 50
+    });
+    assert_eq!(env.out(&id, "stty size"), "10 50");
+    v.send(json!({"type": "input", "data": "echo ws-$((3*3))\r"}));
+    v.until_output("ws-9");
+
+    // Release: back to watching, the terminal back to its own size.
+    v.send(json!({"type": "read"}));
+    v.until_event("read mode", |e| e["type"] == "mode" && e["mode"] == "read");
+    v.until_event("the size back", |e| e["type"] == "size" && e["cols"] == 100);
+    assert_eq!(env.out(&id, "stty size"), "30 100");
+    v.send(json!({"type": "input", "data": "echo sneaky-again\r"}));
+    v.send(json!({"type": "redraw"}));
+    v.until_event("resync", |e| e["type"] == "resync");
+    drop(v);
+
+    let all = everything(&env, &id);
+    assert!(all.contains("ws-9"), "{all}");
+    assert!(!all.contains("sneaky"), "a watching page typed: {all}");
+
+    // Audited with the login: join, control, the line typed, release, leave.
+    wait_for(20_000, "web_leave in the trail", || {
+        web_trail(&env, &id)
+            .iter()
+            .any(|e| e["action"] == "web_leave")
+    });
+    let trail = web_trail(&env, &id);
+    let actions: Vec<&str> = trail.iter().filter_map(|e| e["action"].as_str()).collect();
+    assert_eq!(
+        actions,
+        [
+            "web_join",
+            "web_control",
+            "web_write",
+            "web_control",
+            "web_leave"
+        ],
+        "{trail:?}"
+    );
+    assert!(
+        trail.iter().all(|e| e["agent_id"] == who.as_str()),
+        "{trail:?}"
+    );
+    assert_eq!(trail[2]["command"], "echo ws-$((3*3))\r", "{trail:?}");
+    assert_eq!(
+        (&trail[1]["command"], &trail[3]["command"]),
+        (&json!("write"), &json!("read"))
+    );
+}
+
+#[test]
+fn taking_control_tells_the_page_that_wrote_before() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let serve = Serve::start(&env);
+    let (cookie, own) = logged_in(&env, &serve);
+    let (mut a, _) = View::join(&serve, &id, &cookie, &own);
+    let (cookie_b, _) = logged_in(&env, &serve);
+    let (mut b, joined_b) = View::join(&serve, &id, &cookie_b, &own);
+    a.send(json!({"type": "write"}));
+    a.until_event("a writes", |e| e["type"] == "mode" && e["mode"] == "write");
+    b.send(json!({"type": "write"}));
+    b.until_event("b writes", |e| e["type"] == "mode" && e["mode"] == "write");
+    let told = a.until_event("a told", |e| e["type"] == "mode" && e["mode"] == "read");
+    assert_eq!(told["by"], joined_b["who"], "{told}");
+    assert!(
+        told["notice"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("took control"),
+        "{told}"
+    );
+    // A's keys no longer reach the session; B's do.
+    a.send(json!({"type": "input", "data": "echo from-a\r"}));
+    b.send(json!({"type": "input", "data": "echo from-b-$((2*4))\r"}));
+    b.until_output("from-b-8");
+    a.until_output("from-b-8");
+    assert!(!everything(&env, &id).contains("from-a"));
+}
+
+#[test]
+fn an_agent_sessions_filter_keeps_every_web_exit_from_the_program_and_warns_that_page_only() {
+    let env = Env::new();
+    let id = env.create(&["--command", "sh -i"]);
+    let serve = Serve::start(&env);
+    let (cookie, own) = logged_in(&env, &serve);
+    let (mut writer, _) = View::join(&serve, &id, &cookie, &own);
+    let (mut watcher, _) = View::join(&serve, &id, &cookie, &own);
+    writer.send(json!({"type": "write"}));
+    writer.until_event("write mode", |e| {
+        e["type"] == "mode" && e["mode"] == "write"
+    });
+    // Every way in of the category: the word and Enter, padded, pasted, split over messages,
+    // quit and /exit, Ctrl-D.
+    let ways: [&[&str]; 6] = [
+        &["exit\r"],
+        &["  exit \r"],
+        &["\x1b[200~exit\r\x1b[201~"],
+        &["ex", "it", "\r"],
+        &["quit\r"],
+        &["\x04"],
+    ];
+    for (n, way) in ways.iter().enumerate() {
+        let before = writer.events.len();
+        for part in *way {
+            writer.send(json!({"type": "input", "data": part}));
+        }
+        let blocked = writer.until_event("blocked", |e| e["type"] == "blocked");
+        assert!(writer.events.len() > before);
+        assert_eq!(blocked["warning"], WEB_WARNING, "{way:?}");
+        writer.until_output(WEB_WARNING);
+        writer.output.clear();
+        // The program lives on: the next command runs.
+        writer.send(json!({"type": "input", "data": "\x15"}));
+        writer.send(json!({"type": "input", "data": format!("echo alive-{n}-$((6*7))\r")}));
+        writer.until_output(&format!("alive-{n}-42"));
+        watcher.until_output(&format!("alive-{n}-42"));
+    }
+    assert!(
+        !String::from_utf8_lossy(&watcher.output).contains("Blocked from web"),
+        "the warning went to another page"
+    );
+    assert_eq!(env.entry(&id)["state"], "running", "{}", env.entry(&id));
+    // The blocked attempts are in the trail, failed with INPUT_BLOCKED.
+    let trail = web_trail(&env, &id);
+    let blocked = trail
+        .iter()
+        .filter(|e| e["action"] == "web_write" && e["error_code"] == "INPUT_BLOCKED")
+        .count();
+    assert!(blocked >= ways.len(), "{trail:?}");
+}
+
+#[test]
+fn a_view_of_a_session_that_is_not_there_is_told_so_and_closed() {
+    let env = Env::new();
+    env.create(&[]);
+    let serve = Serve::start(&env);
+    let (cookie, own) = logged_in(&env, &serve);
+    for id in [
+        "no-such-session",
+        "..%2F..%2Fetc",
+        "%00",
+        "x".repeat(300).as_str(),
+    ] {
+        let path = format!("/console/ws/session/{id}");
+        let (ws, mut r) = websocket_at(&serve, &path, &[("Cookie", &cookie), ("Origin", &own)]);
+        assert_eq!(ws.status, 101, "{id}");
+        let (_, op, text) = frame(&mut r).expect("an answer");
+        assert_eq!(op, 0x1, "{id}");
+        let v: Value = serde_json::from_slice(&text).expect("JSON");
+        assert_eq!(v["type"], "error", "{v}");
+        assert!(
+            v["error_code"].as_str().is_some_and(|c| !c.is_empty()),
+            "{v}"
+        );
+        let (_, op, _) = frame(&mut r).expect("a close");
+        assert_eq!(op, 0x8, "{id}: closed");
+    }
+    // The server lives on.
+    let (_, joined) = View::join(&serve, &env.create(&[]), &cookie, &own);
+    assert_eq!(joined["type"], "joined");
+}
+
+/// In the page: wait until the terminal's rows show `arguments[0]`; returns them.
+const ROWS_SHOW: &str = r#"
+const [text, done] = arguments;
+const rows = () => { const e = document.querySelector('#terminal .xterm-rows'); return e ? e.textContent.replace(/\u00a0/g, ' ') : ''; };
+if (rows().includes(text)) { done(rows()); return; }
+const o = new MutationObserver(() => { if (rows().includes(text)) { o.disconnect(); done(rows()); } });
+o.observe(document.body, { subtree: true, childList: true, characterData: true });
+"#;
+
+/// In the page: wait until `arguments[0]` matches an element; returns true.
+const MATCHES: &str = r#"
+const [sel, done] = arguments;
+if (document.querySelector(sel)) { done(true); return; }
+const o = new MutationObserver(() => { if (document.querySelector(sel)) { o.disconnect(); done(true); } });
+o.observe(document.body, { subtree: true, childList: true, attributes: true });
+"#;
+
+fn rows_show(b: &crate::webdriver::Browser, text: &str) -> String {
+    let v = b.run_async(ROWS_SHOW, json!([text]));
+    v.as_str()
+        .unwrap_or_else(|| panic!("the terminal never showed {text:?}: {v}"))
+        .to_string()
+}
+
+#[test]
+fn in_a_real_browser_the_terminal_shows_the_screen_then_types_after_take_control() {
+    let Some(b) = crate::webdriver::Browser::start() else {
+        eprintln!("skipped: chromium and chromedriver are not installed");
+        return;
+    };
+    let env = Env::new();
+    let id = env.create(&["--label", "web-term"]);
+    assert_eq!(env.out(&id, "echo earlier-$((7*6))"), "earlier-42");
+    let agent = env.create(&["--command", "sh -i", "--label", "agent"]);
+    let serve = Serve::start(&env);
+    let origin = format!("http://127.0.0.1:{}", port(&serve));
+    let link = env.ok(&["console", "--port", &port(&serve)]);
+    b.go(link.trim());
+
+    // From the overview, the tile's link opens the terminal: the screen, then live output.
+    b.run_async(
+        MATCHES,
+        json!([format!("[data-session-id=\"{id}\"] a[data-action=open]")]),
+    );
+    b.click(&format!("[data-session-id=\"{id}\"] a[data-action=open]"));
+    rows_show(&b, "earlier-42");
+    assert_eq!(
+        b.run(
+            "return document.getElementById('terminal').dataset.mode",
+            Value::Null
+        ),
+        "read"
+    );
+    env.send_line(&id, "echo live-$((5*5))");
+    rows_show(&b, "live-25");
+
+    // Watching: keys typed into the terminal reach nothing.
+    b.type_into(
+        "#terminal .xterm-helper-textarea",
+        "echo watched-$((1+1))\n",
+    );
+    // Take control; a typed command runs.
+    b.click("[data-action=write]");
+    b.run_async(MATCHES, json!(["#terminal[data-mode=write]"]));
+    b.type_into("#terminal .xterm-helper-textarea", "echo typed-$((8*8))\n");
+    rows_show(&b, "typed-64");
+    let all = everything(&env, &id);
+    assert!(
+        all.contains("typed-64") && !all.contains("watched"),
+        "{all}"
+    );
+
+    // An agent session: `exit` + Enter from the web is blocked with the seed's warning, in
+    // this page, and the program lives on.
+    b.go(&format!("{origin}/console/session/{agent}"));
+    b.run_async(MATCHES, json!(["[data-action=write]:not([hidden])"]));
+    b.click("[data-action=write]");
+    b.run_async(MATCHES, json!(["#terminal[data-mode=write]"]));
+    b.type_into("#terminal .xterm-helper-textarea", "exit\n");
+    rows_show(&b, "Blocked from web. Use local terminal to exit.");
+    b.type_into("#terminal .xterm-helper-textarea", "echo still-$((4*4))\n");
+    rows_show(&b, "still-16");
+    assert_eq!(env.entry(&agent)["state"], "running");
+
+    // Nothing the page loaded came from anywhere but its own origin.
+    let elsewhere = b.run(
+        "return performance.getEntriesByType('resource').map((e) => e.name)\
+         .filter((n) => !n.startsWith(location.origin + '/'))",
+        Value::Null,
+    );
+    assert_eq!(elsewhere, json!([]), "{elsewhere}");
+}
