@@ -26,7 +26,7 @@ impl Answer {
             .map(|(_, v)| v.as_str())
     }
 
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.body).unwrap_or(Value::Null)
     }
 }
@@ -267,9 +267,14 @@ fn the_page_holds_no_session_data_and_everything_else_needs_a_login() {
         if let Some(c) = cookie {
             h.push(("Cookie", c));
         }
-        let a = http(&serve, "GET", "/console/api/sessions", &h, "");
-        assert_eq!(a.status, 401, "{cookie:?}: {}", a.body);
-        assert!(!a.body.contains(&id));
+        for path in [
+            "/console/api/sessions".to_string(),
+            format!("/console/api/sessions/{id}/activity"),
+        ] {
+            let a = http(&serve, "GET", &path, &h, "");
+            assert_eq!(a.status, 401, "{cookie:?} {path}: {}", a.body);
+            assert!(!a.body.contains(&id));
+        }
         for path in [
             "/console/ws".to_string(),
             format!("/console/ws/session/{id}"),

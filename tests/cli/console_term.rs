@@ -7,7 +7,7 @@
 //! the login that did it.
 
 use crate::bridge::Serve;
-use crate::console::{frame, logged_in, port, websocket_at};
+use crate::console::{frame, http, logged_in, port, websocket_at};
 use crate::support::*;
 use serde_json::{Value, json};
 use std::io::{BufReader, Write};
@@ -212,6 +212,24 @@ fn a_view_watches_until_it_takes_control_and_only_a_writing_view_sizes_the_termi
         (&trail[1]["command"], &trail[3]["command"]),
         (&json!("write"), &json!("read"))
     );
+
+    // The activity timeline has the same, with the commands' exit codes, and needs a login.
+    let path = format!("/console/api/sessions/{id}/activity");
+    let a = http(&serve, "GET", &path, &[("Cookie", &cookie)], "");
+    assert_eq!(a.status, 200, "{}", a.body);
+    let events = a.json()["events"].as_array().cloned().unwrap_or_default();
+    let talk = events
+        .iter()
+        .find(|e| e["action"] == "talk" && e["command"] == "stty size")
+        .unwrap_or_else(|| panic!("the talk in {events:?}"));
+    assert_eq!(talk["exit_code"], 0, "{talk}");
+    assert!(
+        events
+            .iter()
+            .any(|e| e["action"] == "web_write" && e["agent_id"] == who.as_str()),
+        "{events:?}"
+    );
+    assert_eq!(http(&serve, "GET", &path, &[], "").status, 401);
 }
 
 #[test]
@@ -344,6 +362,12 @@ const o = new MutationObserver(() => { if (document.querySelector(sel)) { o.disc
 o.observe(document.body, { subtree: true, childList: true, attributes: true });
 "#;
 
+/// Wait until an element the selector in `sel` names is in the page.
+fn shows(b: &crate::webdriver::Browser, sel: Value) {
+    let v = b.run_async(MATCHES, sel.clone());
+    assert_eq!(v, true, "{sel} never showed: {v}");
+}
+
 fn rows_show(b: &crate::webdriver::Browser, text: &str) -> String {
     let v = b.run_async(ROWS_SHOW, json!([text]));
     v.as_str()
@@ -367,8 +391,8 @@ fn in_a_real_browser_the_terminal_shows_the_screen_then_types_after_take_control
     b.go(link.trim());
 
     // From the overview, the tile's link opens the terminal: the screen, then live output.
-    b.run_async(
-        MATCHES,
+    shows(
+        &b,
         json!([format!("[data-session-id=\"{id}\"] a[data-action=open]")]),
     );
     b.click(&format!("[data-session-id=\"{id}\"] a[data-action=open]"));
@@ -390,7 +414,7 @@ fn in_a_real_browser_the_terminal_shows_the_screen_then_types_after_take_control
     );
     // Take control; a typed command runs.
     b.click("[data-action=write]");
-    b.run_async(MATCHES, json!(["#terminal[data-mode=write]"]));
+    shows(&b, json!(["#terminal[data-mode=write]"]));
     b.type_into("#terminal .xterm-helper-textarea", "echo typed-$((8*8))\n");
     rows_show(&b, "typed-64");
     let all = everything(&env, &id);
@@ -402,14 +426,20 @@ fn in_a_real_browser_the_terminal_shows_the_screen_then_types_after_take_control
     // An agent session: `exit` + Enter from the web is blocked with the seed's warning, in
     // this page, and the program lives on.
     b.go(&format!("{origin}/console/session/{agent}"));
-    b.run_async(MATCHES, json!(["[data-action=write]:not([hidden])"]));
+    shows(&b, json!(["[data-action=write]:not([hidden])"]));
     b.click("[data-action=write]");
-    b.run_async(MATCHES, json!(["#terminal[data-mode=write]"]));
+    shows(&b, json!(["#terminal[data-mode=write]"]));
     b.type_into("#terminal .xterm-helper-textarea", "exit\n");
     rows_show(&b, "Blocked from web. Use local terminal to exit.");
     b.type_into("#terminal .xterm-helper-textarea", "echo still-$((4*4))\n");
     rows_show(&b, "still-16");
     assert_eq!(env.entry(&agent)["state"], "running");
+    // The activity timeline shows the blocked attempt, by this page's login.
+    b.click("[data-action=activity]");
+    shows(
+        &b,
+        json!(["#events li[data-action=web_write][data-failed=true]"]),
+    );
 
     // Nothing the page loaded came from anywhere but its own origin.
     let elsewhere = b.run(

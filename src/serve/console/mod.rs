@@ -9,6 +9,7 @@
 //! strict content security policy (`default-src 'self'`, no inline script), `X-Frame-Options:
 //! DENY` and `Referrer-Policy: no-referrer`.
 
+mod activity;
 mod assets;
 mod live;
 pub mod login;
@@ -55,6 +56,10 @@ pub(super) fn routes() -> Router<Shared> {
         .route("/console/login", post(login::login))
         .route("/console/logout", post(login::logout))
         .route("/console/api/sessions", get(live::sessions))
+        .route(
+            "/console/api/sessions/{id}/activity",
+            get(activity::activity),
+        )
         .route("/console/ws", get(live::socket))
         .route("/console/ws/session/{id}", get(term::socket))
 }

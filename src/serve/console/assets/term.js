@@ -150,6 +150,66 @@
     };
   }
 
+  // The activity timeline: the session's audit trail, fetched while it is shown.
+  let activityTimer = null;
+
+  function describe(e) {
+    const parts = [];
+    if (e.exit_code !== null && e.exit_code !== undefined) parts.push('exit ' + e.exit_code);
+    if (e.blocked) parts.push('blocked');
+    else if (e.error_code) parts.push(e.error_code);
+    if (e.duration_ms !== null && e.duration_ms !== undefined) parts.push(e.duration_ms + ' ms');
+    return parts.join(' · ');
+  }
+
+  function renderActivity(a) {
+    const items = a.events.slice().reverse().map((e) => {
+      const li = document.createElement('li');
+      li.dataset.action = e.action || '';
+      if (e.success === false) li.dataset.failed = 'true';
+      const when = new Date(e.ts);
+      const span = (cls, text) => {
+        const s = document.createElement('span');
+        s.className = cls;
+        s.textContent = text || '';
+        return s;
+      };
+      li.append(
+        span('when', Number.isNaN(when.getTime()) ? '' : when.toLocaleTimeString()),
+        span('who', e.agent_id || 'cli'),
+        span('what', e.action),
+        span('command', e.command || ''),
+        span('result', describe(e)),
+      );
+      return li;
+    });
+    $('events').replaceChildren(...items);
+    $('activity-earlier').hidden = !a.earlier;
+    $('activity-earlier').textContent = a.earlier ? `${a.earlier} earlier events (kpty log)` : '';
+  }
+
+  async function loadActivity() {
+    try {
+      const r = await fetch('/console/api/sessions/' + encodeURIComponent(sessionId) +
+        '/activity', { credentials: 'same-origin' });
+      if (r.ok) renderActivity(await r.json());
+    } catch (_) {
+      // Offline for a moment: the next refresh tries again.
+    }
+  }
+
+  function toggleActivity() {
+    const shown = $('activity').hidden;
+    $('activity').hidden = !shown;
+    $('show-activity').setAttribute('aria-expanded', String(shown));
+    clearInterval(activityTimer);
+    activityTimer = null;
+    if (shown) {
+      loadActivity();
+      activityTimer = setInterval(loadActivity, 2000);
+    }
+  }
+
   const KEYS = {
     esc: () => '\x1b',
     tab: () => '\t',
@@ -179,6 +239,7 @@
     });
     $('write').addEventListener('click', () => send({ type: 'write' }));
     $('read').addEventListener('click', () => send({ type: 'read' }));
+    $('show-activity').addEventListener('click', toggleActivity);
     for (const b of document.querySelectorAll('#keys button')) {
       b.addEventListener('click', () => {
         const k = KEYS[b.dataset.key];
