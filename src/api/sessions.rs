@@ -111,6 +111,9 @@ pub struct Running {
     pub busy: bool,
     /// The foreground program, when not the shell.
     pub foreground_command: Option<String>,
+    /// When the command running now started (RFC 3339; shells with integration only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command_started_at: Option<String>,
     /// Bytes of output so far.
     pub output_offset: u64,
     /// People attached now (`kpty attach`).

@@ -26,6 +26,7 @@ pub fn session_view(e: &RegistryEntry, live: &Liveness) -> SessionView<RegistryE
                 at_prompt: s.at_prompt,
                 busy: s.talking || s.foreground_pid.is_some() || !s.at_prompt,
                 foreground_command: s.foreground_command.clone(),
+                command_started_at: s.command_started_at.clone(),
                 output_offset: s.output_offset,
                 attached: s.attached,
                 process: s.process.clone(),

@@ -38,6 +38,10 @@ impl Shared {
             foreground_pid: fg.as_ref().map(|f| f.0),
             foreground_command: fg.and_then(|f| f.1),
             at_prompt: st.at_prompt,
+            command_started_at: st
+                .command_since
+                .and_then(|t| jiff::Timestamp::try_from(t).ok())
+                .map(|t| format!("{t:.3}")),
             talking: st.talk.running(),
             output_offset: st.ring.end(),
             protocol_version: crate::proto::PROTOCOL_VERSION,

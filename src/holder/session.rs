@@ -94,6 +94,9 @@ pub struct State {
     pub input_offset: u64,
     /// When the last prompt (or command-finished) marker arrived (`wait_for` prompt).
     pub prompt_at: Option<Instant>,
+    /// When the command running now started (its output-start marker); `None` at the prompt
+    /// and without shell integration.
+    pub command_since: Option<std::time::SystemTime>,
     /// The prompt is drawn and the shell reads its input line: when the input-start marker
     /// (B) arrived, cleared by the next prompt-start, output-start or finished marker.
     pub input_ready: Option<Instant>,
@@ -212,6 +215,7 @@ impl Shared {
                 submitted: None,
                 input_offset: 0,
                 prompt_at: None,
+                command_since: None,
                 input_ready: None,
                 input_at: None,
                 talk: TalkState::Idle,
@@ -354,6 +358,7 @@ impl Shared {
             match m.kind {
                 MarkKind::PromptStart => {
                     st.at_prompt = true;
+                    st.command_since = None;
                     st.prompt_at = Some(Instant::now());
                     st.prompt_seen = true;
                     st.talk.prompt_seen();
@@ -370,6 +375,7 @@ impl Shared {
                 }
                 MarkKind::OutputStart => {
                     st.at_prompt = false;
+                    st.command_since = Some(std::time::SystemTime::now());
                     if let Some(c) = st.talk.capture_mut()
                         && m.start >= c.begin
                         && c.out_start.is_none()
@@ -380,6 +386,7 @@ impl Shared {
                 }
                 MarkKind::Finished(code) => {
                     st.at_prompt = true;
+                    st.command_since = None;
                     st.prompt_at = Some(Instant::now());
                     if let Some(c) = st.talk.capture_mut()
                         && m.start >= c.begin

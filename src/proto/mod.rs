@@ -235,6 +235,9 @@ pub struct StatusBody {
     pub foreground_command: Option<String>,
     /// True when the shell sits at a prompt (as far as its markers tell).
     pub at_prompt: bool,
+    /// When the command running now started (RFC 3339), as the shell's markers tell.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command_started_at: Option<String>,
     /// A `talk` is in progress.
     pub talking: bool,
     /// Absolute offset of the end of output.

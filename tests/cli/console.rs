@@ -466,9 +466,22 @@ fn the_overview_stream_pushes_sessions_as_their_state_changes() {
     });
     // A command that asks for input: the tile turns waiting_input, pushed.
     env.send_line(&id, "read -p 'name? ' answer");
-    pushed_until(&mut r, "the session waiting for input", |v| {
+    let v = pushed_until(&mut r, "the session waiting for input", |v| {
         state_of(v, &id).as_deref() == Some("waiting_input")
     });
+    // With how long its command has run: it started at the output-start marker.
+    let mine = v["sessions"]
+        .as_array()
+        .and_then(|a| a.iter().find(|s| s["session_id"] == id.as_str()))
+        .cloned()
+        .unwrap_or_default();
+    let since = mine["command_started_at"].as_str().unwrap_or_default();
+    assert!(
+        since.len() == 24
+            && since.ends_with('Z')
+            && since >= mine["created_at"].as_str().unwrap_or_default(),
+        "{mine}"
+    );
     // A new session appears; an ended one says so.
     let other = env.create(&[]);
     pushed_until(&mut r, "the new session", |v| state_of(v, &other).is_some());
@@ -500,6 +513,19 @@ const now = () => { const e = document.querySelector(sel); return e !== null && 
 if (now()) { done(document.body.innerText); return; }
 const o = new MutationObserver(() => { if (now()) { o.disconnect(); done(document.body.innerText); } });
 o.observe(document.body, { subtree: true, childList: true, attributes: true });
+"#;
+
+/// In the page: wait until the miniature of session `arguments[0]` shows `arguments[1]`;
+/// returns its text.
+const MINI_SHOWS: &str = r#"
+const [id, text, done] = arguments;
+const mini = () => {
+  const e = document.querySelector(`[data-session-id="${CSS.escape(id)}"] .mini pre`);
+  return e ? e.textContent : '';
+};
+if (mini().includes(text)) { done(mini()); return; }
+const o = new MutationObserver(() => { if (mini().includes(text)) { o.disconnect(); done(mini()); } });
+o.observe(document.body, { subtree: true, childList: true, characterData: true });
 "#;
 
 fn tiles_once(b: &crate::webdriver::Browser, id: &str, state: &str) -> Vec<(String, String)> {
@@ -552,9 +578,15 @@ fn in_a_real_browser_the_login_link_shows_every_session_live() {
         "the login cookie is HttpOnly: {cookie}"
     );
 
-    // A command that asks for input: its tile turns waiting_input, pushed to the page.
+    // A command that asks for input: its tile turns waiting_input, pushed to the page, and
+    // its miniature shows the question.
     env.send_line(&alpha, "read -p 'name? ' answer");
     tiles_once(&b, &alpha, "waiting_input");
+    let mini = b.run_async(MINI_SHOWS, serde_json::json!([alpha, "name? "]));
+    assert!(
+        mini.as_str().is_some_and(|m| m.contains("read -p")),
+        "{mini}"
+    );
 
     // The filter narrows the tiles (by label here).
     let shown = b.run(

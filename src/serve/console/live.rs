@@ -6,12 +6,17 @@
 //! only the newest text when it reads again).
 
 use super::super::{Shared, blocking, reply};
+use crate::api::TermMode;
+use crate::api::queries::TermReadRequest;
+use crate::api::request::TermReadArgs;
 use crate::core::Ctx;
 use crate::error::Result;
 use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -71,14 +76,81 @@ impl Live {
     }
 }
 
-/// The sessions as one JSON text: `{"ok":true,"count":…,"sessions":[…]}` (redacted).
-fn snapshot(ctx: &Ctx) -> Result<String> {
+/// The sessions as one JSON text: `{"ok":true,"count":…,"sessions":[…]}` (redacted), each
+/// running local session with `miniature`: the rendered lines of its visible screen (read
+/// again only when its output moved on since `screens` last had it).
+fn snapshot(ctx: &Ctx, screens: &mut Screens) -> Result<String> {
     let mut v = crate::core::to_json(crate::core::list::list(ctx))?;
+    let mut shown = HashSet::new();
+    for s in v["sessions"].as_array_mut().into_iter().flatten() {
+        let (Some(id), Some(offset)) = (s["session_id"].as_str(), s["output_offset"].as_u64())
+        else {
+            continue;
+        };
+        if s["state"] != "running" || s["source"] != "local" {
+            continue;
+        }
+        let id = id.to_string();
+        let lines = match screens.get(&id) {
+            Some((at, lines)) if *at == offset => lines.clone(),
+            _ => {
+                let lines = miniature(ctx, &id);
+                screens.insert(id.clone(), (offset, lines.clone()));
+                lines
+            }
+        };
+        s["miniature"] = lines;
+        shown.insert(id);
+    }
+    screens.retain(|id, _| shown.contains(id));
     crate::safety::redact_value(&mut v);
     serde_json::to_string(&v).map_err(|e| crate::error::Error::internal(e.to_string()))
 }
 
+/// The screens last read, by session: the output offset they were read at, their lines.
+type Screens = HashMap<String, (u64, Value)>;
+
+/// The most lines and characters of a miniature.
+const MINI_LINES: usize = 40;
+const MINI_CHARS: usize = 8000;
+
+/// Session `id`'s visible screen as rendered lines (redacted), trailing blank lines left
+/// out; `null` when it cannot be read (the tile shows no miniature).
+fn miniature(ctx: &Ctx, id: &str) -> Value {
+    let args = TermReadArgs {
+        target: crate::api::request::Target::Named(id.to_string()),
+        request: TermReadRequest {
+            mode: TermMode::Viewport.into(),
+            max_lines: MINI_LINES,
+            max_chars: MINI_CHARS,
+            merge_wrapped: false,
+            marker_id: None,
+        },
+    };
+    let read = crate::core::term::term_read(
+        &Ctx {
+            redact: true,
+            ..ctx.clone()
+        },
+        &args,
+    );
+    let Ok(mut v) = crate::core::to_json(read) else {
+        return Value::Null;
+    };
+    let mut lines = v["lines"].take();
+    if let Some(l) = lines.as_array_mut() {
+        while l
+            .last()
+            .is_some_and(|x| x.as_str().is_some_and(|t| t.trim().is_empty()))
+        {
+            l.pop();
+        }
+    }
+    lines
+}
+
 async fn watch_sessions(ctx: Ctx, live: Arc<Live>, stop: CancellationToken) {
+    let mut screens = Screens::new();
     let mut tick = tokio::time::interval(EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -90,7 +162,12 @@ async fn watch_sessions(ctx: Ctx, live: Arc<Live>, stop: CancellationToken) {
             continue;
         }
         let c = ctx.clone();
-        match blocking(move || snapshot(&c)).await {
+        let mut mine = std::mem::take(&mut screens);
+        let read = blocking(move || snapshot(&c, &mut mine).map(|t| (t, mine))).await;
+        match read.map(|(text, mine)| {
+            screens = mine;
+            text
+        }) {
             Ok(text) => {
                 live.tx.send_if_modified(|cur| {
                     let changed = **cur != *text;
@@ -139,7 +216,7 @@ pub(super) async fn socket(
 async fn push(mut socket: WebSocket, ctx: Ctx, login: String, mut rx: watch::Receiver<Arc<str>>) {
     let state = ctx.state.clone();
     // The first view is made for this page (the watcher may have nothing yet).
-    let mut text: Arc<str> = match blocking(move || snapshot(&ctx)).await {
+    let mut text: Arc<str> = match blocking(move || snapshot(&ctx, &mut Screens::new())).await {
         Ok(t) => Arc::from(t),
         Err(e) => {
             tracing::warn!("the console cannot list the sessions: {e}");

@@ -80,7 +80,10 @@
       if (value === undefined || value === null || value === '') return;
       dl.append(el('dt', null, name), el('dd', null, value));
     };
-    row('command', s.foreground_command || (state === 'prompt' ? '(at the prompt)' : ''));
+    const running = s.command_started_at && state !== 'prompt' ? ` · ${age(s.command_started_at)}` : '';
+    const what = s.foreground_command ||
+      (state === 'prompt' ? '(at the prompt)' : running ? '(a command)' : '');
+    row('command', what + running);
     row('cwd', s.cwd);
     row('agent', [s.owner_agent_id, s.owner_role].filter(Boolean).join(' · '));
     row('shell', s.cli_type);
@@ -89,6 +92,15 @@
     row('age', age(s.created_at));
     if (s.source && s.source !== 'local') row('source', s.source);
     t.append(dl);
+    if (Array.isArray(s.miniature)) {
+      // The screen in small, as text; a click on it opens the terminal too.
+      const mini = el('a', 'mini');
+      mini.href = link.href;
+      mini.tabIndex = -1;
+      mini.setAttribute('aria-hidden', 'true');
+      mini.append(el('pre', null, s.miniature.join('\n')));
+      t.append(mini);
+    }
     return t;
   }
 
