@@ -27,6 +27,7 @@ fn a_running_session_in_a_list_is_the_snapshot_shape() {
             at_prompt: true,
             busy: false,
             foreground_command: None,
+            command_started_at: None,
             output_offset: 7,
             attached: 0,
             process: None,
