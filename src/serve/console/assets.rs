@@ -129,7 +129,7 @@ mod tests {
         let sums = include_str!("assets/vendor/SHA256SUMS");
         let want = |name: &str| {
             sums.lines()
-                .find_map(|l| l.strip_suffix(name)?.trim().split_whitespace().next())
+                .find_map(|l| l.strip_suffix(name)?.split_whitespace().next())
                 .unwrap_or_else(|| panic!("{name} in SHA256SUMS"))
                 .to_string()
         };

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""bench/console.py — what the web console costs (issue 26's figures), whole processes.
+
+    python3 bench/console.py KPTY_BINARY            # prints a JSON summary on stdout
+
+Starts its own `kpty serve` on a state directory of its own, logs in with the link `kpty
+console` prints, and measures with raw WebSocket clients (what a browser tab opens):
+  - flood: a session's shell times `seq 1 2000000` written to its terminal, with no page and
+    with VIEWS pages watching its terminal view (each reading as fast as it can); medians
+  - memory: the RSS of `kpty serve` before and with VIEWS terminal views open, per view
+  - overview: with OVERVIEW_N sessions, the time from opening the overview WebSocket to its
+    first message (the server's part of a first paint), median over several opens
+"""
+import base64
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+VIEWS = int(os.environ.get("CONSOLE_VIEWS", "10"))
+OVERVIEW_N = int(os.environ.get("CONSOLE_OVERVIEW_SESSIONS", "50"))
+ROUNDS = int(os.environ.get("CONSOLE_ROUNDS", "3"))
+FLOOD = "seq 1 2000000"
+
+
+def kpty(binary, env, *args):
+    return subprocess.run([binary, *args], env=env, capture_output=True, text=True, check=True).stdout
+
+
+def ws_open(port, path, cookie):
+    s = socket.create_connection(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    req = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: Upgrade\r\n"
+           f"Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: {key}\r\n"
+           f"Origin: http://127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n")
+    s.sendall(req.encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = s.recv(1)
+        if not chunk:
+            raise RuntimeError("closed during the handshake")
+        head += chunk
+    if b" 101 " not in head.split(b"\r\n")[0]:
+        raise RuntimeError(head.decode(errors="replace"))
+    return s
+
+
+def recv_exact(s, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = s.recv(n - len(buf))
+        if not chunk:
+            raise EOFError
+        buf += chunk
+    return buf
+
+
+def ws_frame(s):
+    b0, b1 = recv_exact(s, 2)
+    n = b1 & 0x7F
+    if n == 126:
+        n = int.from_bytes(recv_exact(s, 2), "big")
+    elif n == 127:
+        n = int.from_bytes(recv_exact(s, 8), "big")
+    return b0 & 0x0F, recv_exact(s, n)
+
+
+def drain(s, stop):
+    try:
+        while not stop.is_set():
+            op, _ = ws_frame(s)
+            if op == 8:
+                return
+    except (EOFError, OSError):
+        return
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+
+
+def flood_ms(binary, env, sid):
+    cmd = (f"s=$(date +%s%N); {FLOOD}; "
+           "echo flood-ms=$(( ($(date +%s%N) - s) / 1000000 ))")
+    out = kpty(binary, env, "--json", "talk", "-s", sid, "--timeout-ms", "120000", cmd)
+    return int(re.search(r"flood-ms=(\d+)", json.loads(out)["output"]).group(1))
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    state = tempfile.mkdtemp(prefix="kpty-console-bench-")
+    env = dict(os.environ, KPTY_STATE_DIR=state, KPTY_USER_BASHRC="/dev/null")
+    serve = subprocess.Popen([binary, "serve", "--port", "0"], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        port = int(json.loads(serve.stdout.readline())["url"].rsplit(":", 1)[1])
+        link = kpty(binary, env, "console", "--port", str(port)).strip()
+        token = link.split("#token=", 1)[1]
+        c = socket.create_connection(("127.0.0.1", port))
+        body = json.dumps({"token": token})
+        c.sendall((f"POST /console/login HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                   f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                   f"Connection: close\r\n\r\n{body}").encode())
+        answer = c.makefile("rb").read().decode(errors="replace")
+        cookie = re.search(r"(?i)set-cookie: ([^;]+)", answer).group(1)
+
+        sid = kpty(binary, env, "create").strip()
+        flood_ms(binary, env, sid)  # warm-up
+        alone = [flood_ms(binary, env, sid) for _ in range(ROUNDS)]
+        rss_before = rss_kb(serve.pid)
+        stop = threading.Event()
+        views = [ws_open(port, f"/console/ws/session/{sid}", cookie) for _ in range(VIEWS)]
+        readers = [threading.Thread(target=drain, args=(v, stop), daemon=True) for v in views]
+        for t in readers:
+            t.start()
+        watched = [flood_ms(binary, env, sid) for _ in range(ROUNDS)]
+        rss_views = rss_kb(serve.pid)
+        stop.set()
+        for v in views:
+            v.close()
+
+        for _ in range(OVERVIEW_N - 1):
+            kpty(binary, env, "create")
+        firsts = []
+        for _ in range(max(5, ROUNDS)):
+            t0 = time.perf_counter()
+            s = ws_open(port, "/console/ws", cookie)
+            op, data = ws_frame(s)
+            firsts.append((time.perf_counter() - t0) * 1000)
+            assert op == 1 and len(json.loads(data)["sessions"]) >= OVERVIEW_N
+            s.close()
+
+        a, w = statistics.median(alone), statistics.median(watched)
+        print(json.dumps({
+            "flood": FLOOD,
+            "views": VIEWS,
+            "flood_ms_alone": alone,
+            "flood_ms_watched": watched,
+            "throughput_cost_pct": round((w - a) / w * 100, 1) if w else None,
+            "serve_rss_kb_before": rss_before,
+            "serve_rss_kb_with_views": rss_views,
+            "rss_kb_per_view": round((rss_views - rss_before) / VIEWS, 1),
+            "overview_sessions": OVERVIEW_N,
+            "overview_first_message_ms": [round(x, 1) for x in firsts],
+            "overview_first_message_ms_median": round(statistics.median(firsts), 1),
+        }, indent=2))
+    finally:
+        subprocess.run([binary, "kill", "--all"], env=env, capture_output=True)
+        serve.terminate()
+        serve.wait(timeout=20)
+
+
+if __name__ == "__main__":
+    main()
