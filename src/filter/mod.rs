@@ -76,7 +76,7 @@ const WARNING: &str = "\r\n\x1b[1;33m⚠  Blocked from a remote writer. Use a lo
 const CTRL_C_WARNING: &str = "\r\n\x1b[1;33m⚠  Repeated Ctrl-C blocked from a remote writer. \
      Send one, then wait; use a local terminal (kpty attach) to exit.\x1b[0m\r\n";
 
-/// The web console's words for a filter `warning` (the text of [`Filtered::warning`]): seed
+/// The web console's words for a filter `warning` (the text of `Filtered::warning`): seed
 /// 002's for blocked sequences.
 pub fn for_web(warning: &str) -> &'static str {
     if warning == CTRL_C_WARNING {

@@ -16,7 +16,7 @@
 //! Page → server (JSON text): `{"type":"input","data":…}`, `{"type":"write"}`,
 //! `{"type":"read"}`, `{"type":"resize","cols":…,"rows":…}`, `{"type":"redraw"}`. Server →
 //! page: terminal output as binary messages, and JSON text: `joined`, `mode`, `size`,
-//! `resync`, `blocked`, `exited`, `error` ([`ToPage`]).
+//! `resync`, `blocked`, `exited`, `error` (`ToPage`).
 
 use super::super::{Shared, blocking};
 use crate::api::Params;
