@@ -16,6 +16,8 @@
 #   (e) the command policy's cost per line, in process (cargo bench --bench policy)
 #   (f) kpty attach vs tmux attach: keystroke echo, fan-out throughput, a stalled client
 #   (g) MCP over HTTP (kpty serve) vs stdio, and 20 clients at once (cargo bench --bench http_mcp)
+#   (h) the web console: a flood under 10 watching pages, memory per page, the overview's first
+#       message with 50 sessions (bench/console.py)
 #   the host's floors: a pipe round trip across CPUs and on one, a raw PTY round trip to bash
 # Writes bench/results/ (raw JSON, git-ignored, plus summary.md) and regenerates BENCHMARKS.md.
 #
@@ -252,6 +254,10 @@ python3 "$BENCH/wait_for.py" "$KPTY" "$RUNS" >"$RES/wait_for.md"
 log "kpty attach vs tmux attach"
 python3 "$BENCH/attach.py" "$KPTY" "$RUNS" >"$RES/attach.md" 2>/dev/null
 
+# --- the web console: a flood under watching pages, memory per page, the overview ---------------
+log "web console: watching pages, memory, overview"
+python3 "$BENCH/console.py" "$KPTY" >"$RES/console.md"
+
 # --- the command policy's cost per line, in process ----------------------------------------------
 log "command policy: cost per line (cargo bench --bench policy)"
 cargo bench --quiet --bench policy 2>/dev/null >"$RES/policy.md"
@@ -293,6 +299,9 @@ EOF
   printf '\n### (f) kpty attach: keystrokes, fan-out, a stalled client\n\n'
   printf 'A PTY-driven client (bench/attach.py): one key typed at bash'"'"'s prompt until it is echoed, through `kpty attach` and `tmux attach` (status line off); `seq 1 2000000 > /dev/tty` timed as a whole `kpty talk` with 0, 1 and 5 read-only clients attached, each drained by a reader thread; `kpty talk '"'"'echo hi'"'"'` with and without a client whose terminal is never read.\n\n'
   cat "$RES/attach.md"
+  printf '\n### (h) The web console: watching pages, memory, the overview\n\n'
+  printf 'bench/console.py: raw WebSocket clients as the pages (each reads as fast as it can), against one `kpty serve`; the flood is timed by the session'"'"'s own shell (`date` around it), so it shows what the watchers cost the program.\n\n'
+  cat "$RES/console.md"
   printf '\n### (e) The command policy: cost per line\n\n'
   printf 'In process (`cargo bench --bench policy`, bench/policy.rs): parse, expand and judge one line, as every talk/send_line does before typing; median and p99 of 200 rounds.\n\n'
   cat "$RES/policy.md"

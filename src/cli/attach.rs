@@ -54,6 +54,7 @@ pub fn run(ctx: &Ctx, a: &AttachArgs) -> Result<i32> {
         rows,
         read_only: a.read_only,
         web: false,
+        history: 0,
     };
     let params = crate::api::Params {
         session_id: a.target.clone().or_else(|| a.session.named()),

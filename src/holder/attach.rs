@@ -136,8 +136,11 @@ impl Shared {
         if let Err(e) = self.apply_size() {
             tracing::warn!("attach: {e}");
         }
-        let (body, redraw, offset) = {
+        let (body, history, redraw, offset) = {
             let st = self.lock();
+            let history = st
+                .screen
+                .scrollback_text(req.history.min(attach::MAX_HISTORY) as usize);
             let body = AttachBody {
                 cols: st.cols,
                 rows: st.rows,
@@ -145,7 +148,7 @@ impl Shared {
                 pid: self.pid(),
                 web: req.web,
             };
-            (body, st.screen.redraw(), st.ring.end())
+            (body, history, st.screen.redraw(), st.ring.end())
         };
         tracing::info!(
             "client {id} attached ({} now){}",
@@ -157,6 +160,10 @@ impl Shared {
         let started = serde_json::to_vec(&Reply::ok(body))
             .map_err(io::Error::other)
             .and_then(|b| frame::write_frame(&mut stream, &b))
+            .and_then(|_| match history.is_empty() {
+                true => Ok(()),
+                false => attach::write(&mut stream, &Frame::Output(history)),
+            })
             .and_then(|_| attach::write(&mut stream, &Frame::Output(redraw)));
         match (started, stream.try_clone()) {
             (Ok(()), Ok(input)) => {

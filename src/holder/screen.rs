@@ -236,6 +236,26 @@ impl Screen {
         out
     }
 
+    /// Up to `max_rows` primary rows above the visible screen (its scrollback), oldest first,
+    /// as plain text for a client that keeps a scrollback of its own (the web console): each
+    /// row then `\r\n`, then enough line feeds to scroll them all off a screen of this size,
+    /// so the [`Screen::redraw`] that follows finds it blank and they stay above it.
+    pub fn scrollback_text(&self, max_rows: usize) -> Vec<u8> {
+        let (_, rows) = self.term.size();
+        let top = self.counts.history.len() + len(self.term.primary_screen()) - rows;
+        let from = top.saturating_sub(max_rows);
+        if from == top {
+            return Vec::new();
+        }
+        let mut out = String::new();
+        for row in self.rows().from(from).take(top - from) {
+            out.push_str(row.text().trim_end());
+            out.push_str("\r\n");
+        }
+        out.push_str(&"\n".repeat(rows.saturating_sub(1)));
+        out.into_bytes()
+    }
+
     /// The last OSC 0/2 title.
     pub fn title(&self) -> Option<&str> {
         self.titles.title()

@@ -514,3 +514,33 @@ fn text_since_is_what_was_typed_after_the_prompt_up_to_the_cursor() {
     assert_eq!(s.cursor_point(), None);
     assert_eq!(s.text_since(at), None);
 }
+
+proptest::proptest! {
+    /// The scrollback a web client is sent: the rows above the visible screen, oldest first,
+    /// at most `max` of them (from kpty's history and avt's scrollback alike), then a line
+    /// feed for every row but one, so they all scroll off before the redraw.
+    #[test]
+    fn scrollback_text_is_the_rows_above_the_screen(
+        n in 0usize..200,
+        rows in 2u16..12,
+        max in 0usize..250,
+        avt_keep in 1usize..60,
+    ) {
+        let mut s = Screen::split(20, rows, 1000, avt_keep);
+        for i in 1..=n {
+            s.feed(format!("line {i}\r\n").as_bytes());
+        }
+        // The cursor stands on an empty row under line n: rows - 1 lines are visible.
+        let above = n.saturating_sub(usize::from(rows) - 1);
+        let want: String = (above.saturating_sub(max) + 1..=above)
+            .map(|i| format!("line {i}\r\n"))
+            .collect();
+        let got = String::from_utf8(s.scrollback_text(max)).unwrap();
+        if want.is_empty() {
+            proptest::prop_assert_eq!(got, "");
+        } else {
+            let feeds = "\n".repeat(usize::from(rows) - 1);
+            proptest::prop_assert_eq!(got, want + &feeds);
+        }
+    }
+}

@@ -29,6 +29,17 @@ pub struct AttachRequest {
     /// ignores this and says so: [`AttachBody::web`] stays false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub web: bool,
+    /// Rows of the screen's scrollback wanted before the redraw, as plain text (at most
+    /// [`MAX_HISTORY`]; 0: none, as a terminal that keeps its own, `kpty attach`'s, wants).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub history: u32,
+}
+
+/// The most scrollback rows an attach sends before its redraw.
+pub const MAX_HISTORY: u32 = 10_000;
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The reply to `attach`, before the stream starts.

@@ -156,13 +156,16 @@ fn any_request() -> impl Strategy<Value = Request> {
             }
             .into_request()),
         wait_request().prop_map(Call::into_request),
-        any::<(u16, u16, bool, bool)>().prop_map(|(cols, rows, read_only, web)| AttachRequest {
-            cols,
-            rows,
-            read_only,
-            web,
-        }
-        .into_request()),
+        any::<(u16, u16, bool, bool, u32)>().prop_map(|(cols, rows, read_only, web, history)| {
+            AttachRequest {
+                cols,
+                rows,
+                read_only,
+                web,
+                history,
+            }
+            .into_request()
+        }),
         (any::<(u64, u32, u64)>(), any::<(bool, bool)>()).prop_map(
             |((since, max, wait_ms), (context, offsets_only))| FollowRequest {
                 since,

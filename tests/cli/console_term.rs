@@ -132,10 +132,13 @@ fn web_trail(env: &Env, id: &str) -> Vec<Value> {
 fn a_view_watches_until_it_takes_control_and_only_a_writing_view_sizes_the_terminal() {
     let env = Env::new();
     let id = env.create(&["--cols", "100", "--rows", "30"]);
+    env.talk(&id, "seq 101 160");
     assert_eq!(env.out(&id, "echo before-$((2*21))"), "before-42");
     let serve = Serve::start(&env);
     let (cookie, own) = logged_in(&env, &serve);
     let (mut v, joined) = View::join(&serve, &id, &cookie, &own);
+    // The scrollback first (rows long gone from the 30-row screen), then the screen.
+    v.until_output("101\r\n102\r\n");
     assert_eq!(
         (joined["cols"].as_u64(), joined["rows"].as_u64()),
         (Some(100), Some(30))
@@ -422,6 +425,9 @@ fn in_a_real_browser_the_terminal_shows_the_screen_then_types_after_take_control
         all.contains("typed-64") && !all.contains("watched"),
         "{all}"
     );
+    // Search (the search box) finds text in the terminal and selects it.
+    b.type_into("#search", "earlier-42\n");
+    shows(&b, json!(["#terminal .xterm-selection div"]));
 
     // An agent session: `exit` + Enter from the web is blocked with the seed's warning, in
     // this page, and the program lives on.

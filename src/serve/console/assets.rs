@@ -14,7 +14,7 @@ struct Asset {
     body: &'static [u8],
 }
 
-const ASSETS: [Asset; 8] = [
+const ASSETS: [Asset; 9] = [
     Asset {
         name: "index.html",
         kind: HTML,
@@ -40,7 +40,7 @@ const ASSETS: [Asset; 8] = [
         kind: CSS,
         body: include_bytes!("assets/console.css"),
     },
-    // xterm.js 6.0.0 and its fit addon, as released (MIT; see assets/vendor/, whose
+    // xterm.js 6.0.0 and its fit and search addons, as released (MIT; see assets/vendor/, whose
     // refresh.sh fetches them and checks their sha256).
     Asset {
         name: "xterm.js",
@@ -56,6 +56,11 @@ const ASSETS: [Asset; 8] = [
         name: "addon-fit.js",
         kind: JS,
         body: include_bytes!("assets/vendor/addon-fit.js"),
+    },
+    Asset {
+        name: "addon-search.js",
+        kind: JS,
+        body: include_bytes!("assets/vendor/addon-search.js"),
     },
 ];
 
@@ -139,7 +144,7 @@ mod tests {
                 .map(|x| format!("{x:02x}"))
                 .collect()
         };
-        let licences: [(&str, &[u8]); 2] = [
+        let licences: [(&str, &[u8]); 3] = [
             (
                 "LICENSE-xterm",
                 include_bytes!("assets/vendor/LICENSE-xterm"),
@@ -148,16 +153,22 @@ mod tests {
                 "LICENSE-addon-fit",
                 include_bytes!("assets/vendor/LICENSE-addon-fit"),
             ),
+            (
+                "LICENSE-addon-search",
+                include_bytes!("assets/vendor/LICENSE-addon-search"),
+            ),
         ];
         let vendored = ASSETS
             .iter()
-            .filter(|a| ["xterm.js", "xterm.css", "addon-fit.js"].contains(&a.name))
+            .filter(|a| VENDORED.contains(&a.name))
             .map(|a| (a.name, a.body));
         let mut n = 0;
         for (name, body) in vendored.chain(licences) {
             assert_eq!(hex(body), want(name), "{name}");
             n += 1;
         }
-        assert_eq!(n, 5);
+        assert_eq!(n, 7);
     }
+
+    const VENDORED: [&str; 4] = ["xterm.js", "xterm.css", "addon-fit.js", "addon-search.js"];
 }

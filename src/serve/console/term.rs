@@ -44,6 +44,8 @@ use tokio::sync::mpsc;
 const MAX_VIEWS: usize = 32;
 /// The largest message a page may send (a paste), as the attach stream's frames.
 const MAX_MESSAGE: usize = attach::MAX_PAYLOAD;
+/// Rows of the session's scrollback a view is sent before the screen (the page keeps 5000).
+const HISTORY: u32 = 3000;
 /// How often an open view's login is looked at again.
 const RECHECK: Duration = Duration::from_secs(2);
 /// Close codes (4000–4999: the application's own).
@@ -574,6 +576,7 @@ fn join(ctx: &Ctx, id: &str, who: &str) -> Result<Attachment> {
         rows: crate::api::DEFAULT_ROWS,
         read_only: false,
         web: true,
+        history: HISTORY,
     };
     let mut at = None;
     crate::core::audited_as(ctx, JOIN, &p, || {

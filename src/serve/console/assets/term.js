@@ -13,6 +13,8 @@
   });
   const fit = new FitAddon.FitAddon();
   term.loadAddon(fit);
+  const search = new SearchAddon.SearchAddon();
+  term.loadAddon(search);
   term.open($('terminal'));
   $('terminal').dataset.sessionId = sessionId;
   let socket = null;
@@ -231,6 +233,10 @@
         if (text && navigator.clipboard) navigator.clipboard.writeText(text);
         return false;
       }
+      if (ev.code === 'KeyF') {
+        $('search').focus();
+        return false;
+      }
       if (ev.code === 'KeyV') {
         if (navigator.clipboard) navigator.clipboard.readText().then((t) => term.paste(t), () => {});
         return false;
@@ -240,6 +246,19 @@
     $('write').addEventListener('click', () => send({ type: 'write' }));
     $('read').addEventListener('click', () => send({ type: 'read' }));
     $('show-activity').addEventListener('click', toggleActivity);
+    // Enter finds the next match (Shift-Enter the one before), Escape goes back to the terminal.
+    $('search').addEventListener('keydown', (ev) => {
+      const text = $('search').value;
+      if (ev.key === 'Enter' && text) {
+        if (ev.shiftKey) search.findPrevious(text);
+        else search.findNext(text);
+        ev.preventDefault();
+      } else if (ev.key === 'Escape') {
+        search.clearDecorations();
+        term.clearSelection();
+        term.focus();
+      }
+    });
     for (const b of document.querySelectorAll('#keys button')) {
       b.addEventListener('click', () => {
         const k = KEYS[b.dataset.key];

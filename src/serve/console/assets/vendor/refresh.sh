@@ -15,6 +15,7 @@ trap 'rm -rf "$work"' EXIT
 PINS=(
   "@xterm/xterm@6.0.0 908e66e04af6c8dc6b00dd3b54de088e2e81e5ed866284fd6c2fb3c2d1c7a3f6"
   "@xterm/addon-fit@0.11.0 26003b4517a132b64e4ff228fd88a5fda3fff5e606c76093f6dcff772e9ecec0"
+  "@xterm/addon-search@0.16.0 e9d0795c72f4de749ed996ad7868f0738b44f37cee1e483be81977cefd7f4f81"
 )
 
 cd "$work"
@@ -37,8 +38,11 @@ cp xterm-xterm-*/package/css/xterm.css "$here/xterm.css"
 cp xterm-xterm-*/package/LICENSE "$here/LICENSE-xterm"
 cp xterm-addon-fit-*/package/lib/addon-fit.js "$here/addon-fit.js"
 cp xterm-addon-fit-*/package/LICENSE "$here/LICENSE-addon-fit"
+cp xterm-addon-search-*/package/lib/addon-search.js "$here/addon-search.js"
+cp xterm-addon-search-*/package/LICENSE "$here/LICENSE-addon-search"
 
 cd "$here"
-sha256sum xterm.js xterm.css addon-fit.js LICENSE-xterm LICENSE-addon-fit > SHA256SUMS
+sha256sum xterm.js xterm.css addon-fit.js addon-search.js LICENSE-xterm LICENSE-addon-fit \
+  LICENSE-addon-search > SHA256SUMS
 echo "vendored files:"
 cat SHA256SUMS
