@@ -98,20 +98,38 @@ def until(s, pick):
             return
 
 
+def quiet(s, ms=20):
+    """Read until nothing comes for `ms` (as bench/attach.py does between keys)."""
+    s.settimeout(ms / 1000)
+    try:
+        while True:
+            ws_frame(s)
+    except (socket.timeout, TimeoutError):
+        pass
+    finally:
+        s.settimeout(None)
+
+
 def echo_ms(port, sid, cookie, runs):
-    """A writing view types one key at bash's prompt and waits for its echo (then erases it)."""
+    """A writing view types letters at bash's prompt, each timed until it is echoed, with a
+    quiet spell between keys and a fresh line every 40 (bench/attach.py's method)."""
     s = ws_open(port, f"/console/ws/session/{sid}", cookie)
     until(s, lambda op, d: op == 1 and json.loads(d)["type"] == "joined")
     ws_send(s, {"type": "write"})
     until(s, lambda op, d: op == 1 and json.loads(d).get("mode") == "write")
+    quiet(s, 150)
     times = []
-    for _ in range(runs):
+    for i in range(runs):
+        ch = chr(ord("a") + i % 26)
         t0 = time.perf_counter()
-        ws_send(s, {"type": "input", "data": "x"})
-        until(s, lambda op, d: op == 2 and b"x" in d)
+        ws_send(s, {"type": "input", "data": ch})
+        until(s, lambda op, d: op == 2 and ch.encode() in d)
         times.append((time.perf_counter() - t0) * 1000)
-        ws_send(s, {"type": "input", "data": "\x7f"})
-        until(s, lambda op, d: op == 2)
+        quiet(s)
+        if i % 40 == 39:
+            ws_send(s, {"type": "input", "data": "\x15"})
+            quiet(s, 150)
+    ws_send(s, {"type": "input", "data": "\x15"})
     s.close()
     return times
 
@@ -147,7 +165,7 @@ def main():
         cookie = re.search(r"(?i)set-cookie: ([^;]+)", answer).group(1)
 
         sid = kpty(binary, env, "create").strip()
-        echoes = echo_ms(port, sid, cookie, 30)
+        echoes = echo_ms(port, sid, cookie, 120)
         flood_ms(binary, env, sid)  # warm-up
         alone = [flood_ms(binary, env, sid) for _ in range(ROUNDS)]
         rss_before = rss_kb(serve.pid)

@@ -206,6 +206,21 @@ pub fn read(r: &mut impl Read) -> io::Result<Option<Frame>> {
     }))
 }
 
+/// The first whole frame at the front of `buf`, taken out of it; `Ok(None)` while `buf` holds
+/// only part of one (for a reader that gathers bytes as they come, as an async one does).
+pub fn take(buf: &mut Vec<u8>) -> io::Result<Option<Frame>> {
+    let Some(head) = buf.get(..5) else {
+        return Ok(None);
+    };
+    let len = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
+    if len <= MAX_PAYLOAD && buf.len() < 5 + len {
+        return Ok(None);
+    }
+    let frame = read(&mut &buf[..buf.len().min(5 + len)])?;
+    buf.drain(..5 + len);
+    Ok(frame)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,6 +254,16 @@ mod tests {
             assert_eq!(read(&mut r).unwrap().as_ref(), Some(f));
         }
         assert_eq!(read(&mut r).unwrap(), None);
+        // Taken from a buffer that grows a byte at a time: each frame once it is whole.
+        let (mut gathered, mut taken) = (Vec::new(), Vec::new());
+        for b in &buf {
+            gathered.push(*b);
+            while let Some(f) = take(&mut gathered).unwrap() {
+                taken.push(f);
+            }
+        }
+        assert_eq!(taken, frames);
+        assert!(gathered.is_empty());
         // An event of a newer build is read as one this build skips.
         let mut buf = Vec::new();
         let newer = br#"{"event":"something_new","x":1}"#;

@@ -11,6 +11,7 @@
 
 mod activity;
 mod assets;
+mod link;
 mod live;
 pub mod login;
 pub mod term;

@@ -19,6 +19,7 @@
 //! `resync`, `blocked`, `exited`, `error` (`ToPage`).
 
 use super::super::{Shared, blocking};
+use super::link::Link;
 use crate::api::Params;
 use crate::core::Ctx;
 use crate::core::attach::{Attachment, Target};
@@ -228,7 +229,7 @@ struct View {
     can_write: bool,
     /// The page's own size (it counts only while writing).
     size: Option<(u16, u16)>,
-    to_holder: std::sync::mpsc::Sender<Frame>,
+    holder: Link,
     taken: mpsc::UnboundedSender<String>,
     typed: Typed,
     sanitiser: TermOut,
@@ -296,8 +297,8 @@ impl View {
                 return;
             }
         };
-        let (from_holder, to_holder) = match pipe_holder(at.stream.try_clone(), at.stream) {
-            Ok(p) => p,
+        let holder = match Link::new(at.stream) {
+            Ok(l) => l,
             Err(e) => {
                 tracing::warn!("console terminal: {e}");
                 return;
@@ -324,32 +325,42 @@ impl View {
             mode: Mode::Read,
             can_write: at.body.web,
             size: None,
-            to_holder,
+            holder,
             taken,
             typed: Typed::default(),
             sanitiser: TermOut::new(Policy::default()),
             audits: auditor(ctx),
         };
         if v.socket.send(hello.message()).await.is_ok() {
-            let ended = v.pump(from_holder, taken_rx).await;
+            let ended = v.pump(taken_rx).await;
             v.leave(ended).await;
         }
     }
 
     /// Carry output to the page and the page's messages to the holder until either ends.
-    async fn pump(
-        &mut self,
-        mut from_holder: mpsc::Receiver<Frame>,
-        mut taken: mpsc::UnboundedReceiver<String>,
-    ) -> Ended {
+    async fn pump(&mut self, mut taken: mpsc::UnboundedReceiver<String>) -> Ended {
         let mut recheck = tokio::time::interval(RECHECK);
         recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut clean = Vec::new();
         loop {
+            // What the holder sent already goes out first.
+            match self.holder.next() {
+                Ok(Some(f)) => {
+                    if !self.holder_said(f, &mut clean).await {
+                        return Ended::Left;
+                    }
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::debug!("console terminal: {e}");
+                    return Ended::Holder;
+                }
+            }
             let sent = tokio::select! {
-                frame = from_holder.recv() => match frame {
-                    Some(f) => self.holder_said(f, &mut clean).await,
-                    None => return Ended::Holder,
+                more = self.holder.readable() => match more {
+                    Ok(true) => true,
+                    Ok(false) | Err(_) => return Ended::Holder,
                 },
                 msg = self.socket.recv() => match msg {
                     Some(Ok(Message::Text(t))) => self.page_said(t.as_str()).await,
@@ -367,6 +378,13 @@ impl View {
             if !sent {
                 return Ended::Left;
             }
+        }
+    }
+
+    /// Send `frame` to the holder (a holder that is gone is noticed by the reading side).
+    async fn tell(&mut self, frame: Frame) {
+        if let Err(e) = self.holder.send(&frame).await {
+            tracing::debug!("console terminal: {e}");
         }
     }
 
@@ -412,22 +430,20 @@ impl View {
             FromPage::Input { data } if self.mode == Mode::Write => {
                 let keys = strip_replies(data.as_bytes(), self.sanitiser.focus_reporting());
                 self.typed(&keys);
-                let _ = self.to_holder.send(Frame::Input(keys));
+                self.tell(Frame::Input(keys)).await;
             }
             FromPage::Write if self.mode == Mode::Read => return self.write().await,
             FromPage::Read if self.mode == Mode::Write => {
-                self.release();
+                self.release().await;
                 return self.tell_mode(None).await;
             }
             FromPage::Resize { cols, rows } => {
                 self.size = Some((cols, rows));
                 if self.mode == Mode::Write {
-                    let _ = self.to_holder.send(Frame::Resize { cols, rows });
+                    self.tell(Frame::Resize { cols, rows }).await;
                 }
             }
-            FromPage::Redraw => {
-                let _ = self.to_holder.send(Frame::Redraw);
-            }
+            FromPage::Redraw => self.tell(Frame::Redraw).await,
             _ => {}
         }
         true
@@ -464,17 +480,17 @@ impl View {
         let views = &self.app.console.views;
         views.take(&self.session, self.view, &self.who, &self.taken);
         if let Some((cols, rows)) = self.size {
-            let _ = self.to_holder.send(Frame::Resize { cols, rows });
+            self.tell(Frame::Resize { cols, rows }).await;
         }
         self.tell_mode(None).await
     }
 
     /// Back to reading: the page's size no longer counts, what it typed is recorded.
-    fn release(&mut self) {
+    async fn release(&mut self) {
         self.flush_typed();
         self.mode = Mode::Read;
         self.app.console.views.release(&self.session, self.view);
-        let _ = self.to_holder.send(Frame::Resize { cols: 0, rows: 0 });
+        self.tell(Frame::Resize { cols: 0, rows: 0 }).await;
         self.audit(CONTROL, Some("read".into()), Ok(()));
     }
 
@@ -485,7 +501,7 @@ impl View {
         }
         self.flush_typed();
         self.mode = Mode::Read;
-        let _ = self.to_holder.send(Frame::Resize { cols: 0, rows: 0 });
+        self.tell(Frame::Resize { cols: 0, rows: 0 }).await;
         let m = ToPage::Mode {
             mode: Mode::Read,
             notice: Some(format!("{by} took control; you are watching")),
@@ -546,7 +562,7 @@ impl View {
     async fn leave(mut self, ended: Ended) {
         self.flush_typed();
         self.app.console.views.release(&self.session, self.view);
-        let _ = self.to_holder.send(Frame::Detach);
+        self.tell(Frame::Detach).await;
         self.audit(LEAVE, None, Ok(()));
         let close = match ended {
             Ended::LoggedOut => Some((LOGGED_OUT, "logged out")),
@@ -596,34 +612,4 @@ fn join(ctx: &Ctx, id: &str, who: &str) -> Result<Attachment> {
 struct Joined {
     session_id: String,
     attached: usize,
-}
-
-/// Two threads between the holder's stream and the view: one reads frames into a bounded
-/// channel (when the page is slow it stops reading, and the holder resynchronises this client
-/// rather than wait for it), one writes the view's frames.
-fn pipe_holder(
-    reader: std::io::Result<std::os::unix::net::UnixStream>,
-    mut writer: std::os::unix::net::UnixStream,
-) -> Result<(mpsc::Receiver<Frame>, std::sync::mpsc::Sender<Frame>)> {
-    let mut reader = reader.map_err(|e| Error::internal(format!("attach stream: {e}")))?;
-    let (out_tx, out_rx) = mpsc::channel(64);
-    std::thread::spawn(move || {
-        while let Ok(Some(f)) = attach::read(&mut reader) {
-            if out_tx.blocking_send(f).is_err() {
-                break;
-            }
-        }
-        let _ = reader.shutdown(std::net::Shutdown::Both);
-    });
-    let (in_tx, in_rx) = std::sync::mpsc::channel::<Frame>();
-    std::thread::spawn(move || {
-        for f in in_rx {
-            let detach = f == Frame::Detach;
-            if attach::write(&mut writer, &f).is_err() || detach {
-                break;
-            }
-        }
-        let _ = writer.shutdown(std::net::Shutdown::Both);
-    });
-    Ok((out_rx, in_tx))
 }
