@@ -160,6 +160,11 @@ fn stream(
             Ok(Some(Frame::Event(Event::Exited { code, signal }))) => {
                 set_end(&end, End::Exited { code, signal });
             }
+            Ok(Some(Frame::Event(Event::Notice { text }))) => {
+                if show_notice(&mut out, &text, &outbound).is_err() {
+                    break;
+                }
+            }
             Ok(Some(_)) => {}
             Ok(None) | Err(_) => break,
         }
@@ -168,6 +173,34 @@ fn stream(
     let _ = done.send(());
     let e = end.lock().unwrap_or_else(|p| p.into_inner()).clone();
     Ok(e)
+}
+
+/// How long a notice stays on the person's screen before the session's screen is drawn again.
+const NOTICE_SHOWN: Duration = Duration::from_secs(3);
+
+/// Show another client's notice (a web page took control) on the bottom row of the person's
+/// terminal, in reverse video, the cursor and its attributes put back; after
+/// [`NOTICE_SHOWN`] the holder is asked for a redraw, which covers it again.
+fn show_notice(
+    out: &mut impl Write,
+    text: &str,
+    outbound: &Arc<Mutex<UnixStream>>,
+) -> std::io::Result<()> {
+    let rows = rawmode::size().map_or(crate::api::DEFAULT_ROWS, |(_, r)| r);
+    let text = attach::notice_text(text);
+    write!(
+        out,
+        "\x1b7\x1b[{rows};1H\x1b[0;7m [kpty] {text} \x1b[0m\x1b[K\x1b8"
+    )?;
+    out.flush()?;
+    let o = outbound.clone();
+    std::thread::spawn(move || {
+        // The notice's display time, not a wait for an event.
+        std::thread::sleep(NOTICE_SHOWN);
+        let mut s = o.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = attach::write(&mut *s, &Frame::Redraw);
+    });
+    Ok(())
 }
 
 /// Record how it ended (the first reason wins) and close the stream.

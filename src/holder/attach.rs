@@ -19,6 +19,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// Notices kept for clients that have not sent them yet (one that misses more, busy writing a
+/// flood, misses the oldest).
+const KEPT_NOTICES: usize = 8;
 /// How far (bytes) a client may fall behind the output before it is resynchronised.
 const MAX_LAG: u64 = 256 << 10;
 /// The most output sent in one frame.
@@ -109,6 +112,10 @@ pub fn effective_size(st: &State) -> (u16, u16) {
 /// What one client's two threads share: its input thread tells its output loop.
 #[derive(Default)]
 struct Client {
+    /// Its id.
+    id: u64,
+    /// A web client (notices are not for it: its page has its own).
+    web: bool,
     /// The client left (or its connection failed).
     gone: AtomicBool,
     /// It asked for a redraw.
@@ -155,7 +162,11 @@ impl Shared {
             body.attached,
             if req.web { ", from the web" } else { "" }
         );
-        let client = Arc::new(Client::default());
+        let client = Arc::new(Client {
+            id,
+            web: req.web,
+            ..Client::default()
+        });
         let size = (body.cols, body.rows);
         let started = serde_json::to_vec(&Reply::ok(body))
             .map_err(io::Error::other)
@@ -199,11 +210,19 @@ impl Shared {
     ) -> io::Result<()> {
         let mut st = self.lock();
         let mut pace = Pace::new();
+        let mut notices_seen = st.notice_seq;
         loop {
             if client.gone.load(Ordering::Acquire) {
                 return Ok(());
             }
             let mut frames = Vec::new();
+            for n in st.notices.iter().filter(|n| n.seq > notices_seen) {
+                if n.from != client.id && !client.web {
+                    let text = n.text.clone();
+                    frames.push(Frame::Event(Event::Notice { text }));
+                }
+            }
+            notices_seen = st.notice_seq;
             if (st.cols, st.rows) != told {
                 told = (st.cols, st.rows);
                 frames.push(Frame::Event(Event::Size {
@@ -293,12 +312,30 @@ impl Shared {
                     }
                 }
                 Ok(Some(Frame::Resize { cols, rows })) => self.client_resized(id, cols, rows),
+                Ok(Some(Frame::Notice(text))) => self.tell_others(id, &text),
                 Ok(Some(Frame::Detach) | None) | Err(_) => break,
                 Ok(Some(_)) => {}
             }
         }
         client.gone.store(true, Ordering::Release);
         let _ = input.shutdown(std::net::Shutdown::Both);
+        self.notify();
+    }
+
+    /// Client `id` has `text` to tell the others (the last few notices are kept).
+    fn tell_others(&self, id: u64, text: &str) {
+        let mut st = self.lock();
+        st.notice_seq += 1;
+        let seq = st.notice_seq;
+        st.notices.push_back(super::session::Notice {
+            seq,
+            from: id,
+            text: attach::notice_text(text),
+        });
+        while st.notices.len() > KEPT_NOTICES {
+            st.notices.pop_front();
+        }
+        drop(st);
         self.notify();
     }
 

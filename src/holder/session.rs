@@ -49,6 +49,17 @@ fn feed_screen(
     inputs
 }
 
+/// A notice one attached client asked the holder to show the others.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// Its number.
+    pub seq: u64,
+    /// The client that sent it.
+    pub from: u64,
+    /// The text (no control characters, at most [`crate::proto::attach::MAX_NOTICE`]).
+    pub text: String,
+}
+
 /// An attached client's terminal size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientSize {
@@ -128,6 +139,11 @@ pub struct State {
     pub clients: Vec<ClientSize>,
     /// The last attached client's id.
     pub next_client: u64,
+    /// Notices for the people attached ([`crate::proto::attach::Frame::Notice`]): the last
+    /// few, numbered, with the client that sent each (it is not sent its own).
+    pub notices: std::collections::VecDeque<Notice>,
+    /// The number of the last notice.
+    pub notice_seq: u64,
     /// A program session's lifecycle (`create --command`); `None` for a shell.
     pub program: Option<Lifecycle>,
     /// The label set since the start (`rename`), for metadata.json; `None`: unchanged.
@@ -230,6 +246,8 @@ impl Shared {
                 asked_size: None,
                 clients: Vec::new(),
                 next_client: 0,
+                notices: std::collections::VecDeque::new(),
+                notice_seq: 0,
                 program: None,
                 label: None,
             }),

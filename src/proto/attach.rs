@@ -92,6 +92,12 @@ pub enum Event {
         /// The text to show that client (in its terminal only).
         warning: String,
     },
+    /// Another client has something to say to the people attached (a page of the web console
+    /// took control); a terminal shows it for a moment.
+    Notice {
+        /// The text (no control characters).
+        text: String,
+    },
     /// An event this build does not know (skipped).
     #[serde(other)]
     Other,
@@ -119,8 +125,23 @@ pub enum Frame {
     /// [`Event::Resync`] and a redraw, as for a client that fell behind. (An older holder
     /// skips it.)
     Redraw,
+    /// Something to tell the other people attached (client → holder; at most
+    /// [`MAX_NOTICE`] characters are kept, control characters dropped): each other client
+    /// that is not a web one gets it as [`Event::Notice`].
+    Notice(String),
     /// A kind this build does not know (skipped).
     Unknown(u8),
+}
+
+/// The most characters of a notice kept.
+pub const MAX_NOTICE: usize = 200;
+
+/// `text` as a notice may carry it: no control characters, at most [`MAX_NOTICE`] of them.
+pub fn notice_text(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_NOTICE)
+        .collect()
 }
 
 const OUTPUT: u8 = 1;
@@ -129,6 +150,7 @@ const INPUT: u8 = 3;
 const RESIZE: u8 = 4;
 const DETACH: u8 = 5;
 const REDRAW: u8 = 6;
+const NOTICE: u8 = 7;
 
 /// Write one frame (payloads over [`MAX_PAYLOAD`] are split into several output or input
 /// frames).
@@ -156,6 +178,7 @@ pub fn write(w: &mut impl Write, frame: &Frame) -> io::Result<()> {
         }
         Frame::Detach => (DETACH, Vec::new()),
         Frame::Redraw => (REDRAW, Vec::new()),
+        Frame::Notice(t) => (NOTICE, t.as_bytes().to_vec()),
         Frame::Unknown(k) => (*k, Vec::new()),
     };
     let len = u32::try_from(payload.len()).map_err(io::Error::other)?;
@@ -202,6 +225,7 @@ pub fn read(r: &mut impl Read) -> io::Result<Option<Frame>> {
         }
         DETACH => Frame::Detach,
         REDRAW => Frame::Redraw,
+        NOTICE => Frame::Notice(String::from_utf8_lossy(&payload).into_owned()),
         k => Frame::Unknown(k),
     }))
 }
@@ -225,6 +249,19 @@ pub fn take(buf: &mut Vec<u8>) -> io::Result<Option<Frame>> {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// Whatever a client sends as a notice, what the others are shown holds no control
+        /// character (no escape reaches a person's terminal) and is at most MAX_NOTICE long.
+        #[test]
+        fn a_notice_carries_no_control_characters(text in "(\\PC|[\\x00-\\x1f\\x7f-\\x9f])*") {
+            let shown = notice_text(&text);
+            proptest::prop_assert!(shown.chars().all(|c| !c.is_control()));
+            proptest::prop_assert!(shown.chars().count() <= MAX_NOTICE);
+            let kept: String = text.chars().filter(|c| !c.is_control()).take(MAX_NOTICE).collect();
+            proptest::prop_assert_eq!(shown, kept);
+        }
+    }
+
     #[test]
     fn frames_round_trip_and_unknown_kinds_are_skipped() {
         let frames = [
@@ -243,6 +280,8 @@ mod tests {
             Frame::Resize { cols: 80, rows: 24 },
             Frame::Detach,
             Frame::Redraw,
+            Frame::Notice("web:1234 took control".into()),
+            Frame::Event(Event::Notice { text: "hi".into() }),
             Frame::Unknown(99),
         ];
         let mut buf = Vec::new();

@@ -9,6 +9,7 @@
 use crate::bridge::Serve;
 use crate::console::{frame, http, logged_in, port, websocket_at};
 use crate::support::*;
+use crate::tty::Tty;
 use serde_json::{Value, json};
 use std::io::{BufReader, Write};
 use std::net::TcpStream;
@@ -241,6 +242,8 @@ fn taking_control_tells_the_page_that_wrote_before() {
     let id = env.create(&[]);
     let serve = Serve::start(&env);
     let (cookie, own) = logged_in(&env, &serve);
+    let mut tty = Tty::kpty(&env, &["attach", &id], (100, 30));
+    tty.expect("attached to");
     let (mut a, _) = View::join(&serve, &id, &cookie, &own);
     let (cookie_b, _) = logged_in(&env, &serve);
     let (mut b, joined_b) = View::join(&serve, &id, &cookie_b, &own);
@@ -249,6 +252,11 @@ fn taking_control_tells_the_page_that_wrote_before() {
     b.send(json!({"type": "write"}));
     b.until_event("b writes", |e| e["type"] == "mode" && e["mode"] == "write");
     let told = a.until_event("a told", |e| e["type"] == "mode" && e["mode"] == "read");
+    // A person at the session's terminal is told too, on their screen.
+    tty.expect(&format!(
+        "{} took control from the web console",
+        joined_b["who"].as_str().unwrap()
+    ));
     assert_eq!(told["by"], joined_b["who"], "{told}");
     assert!(
         told["notice"]

@@ -482,6 +482,9 @@ impl View {
         if let Some((cols, rows)) = self.size {
             self.tell(Frame::Resize { cols, rows }).await;
         }
+        // People at the session's terminal (`kpty attach`) are told who types along now.
+        let notice = format!("{} took control from the web console", self.who);
+        self.tell(Frame::Notice(notice)).await;
         self.tell_mode(None).await
     }
 
