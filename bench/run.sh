@@ -17,7 +17,8 @@
 #   (f) kpty attach vs tmux attach: keystroke echo, fan-out throughput, a stalled client
 #   (g) MCP over HTTP (kpty serve) vs stdio, and 20 clients at once (cargo bench --bench http_mcp)
 #   (h) the web console: a flood under 10 watching pages, memory per page, the overview's first
-#       message with 50 sessions (bench/console.py)
+#       message with 50 sessions (bench/console.py); in headless chromium, the overview's first
+#       full paint and a key's echo drawn (bench/console_browser.py)
 #   the host's floors: a pipe round trip across CPUs and on one, a raw PTY round trip to bash
 # Writes bench/results/ (raw JSON, git-ignored, plus summary.md) and regenerates BENCHMARKS.md.
 #
@@ -257,6 +258,7 @@ python3 "$BENCH/attach.py" "$KPTY" "$RUNS" >"$RES/attach.md" 2>/dev/null
 # --- the web console: a flood under watching pages, memory per page, the overview ---------------
 log "web console: watching pages, memory, overview"
 python3 "$BENCH/console.py" "$KPTY" >"$RES/console.md"
+python3 "$BENCH/console_browser.py" "$KPTY" >"$RES/console_browser.md"
 
 # --- the command policy's cost per line, in process ----------------------------------------------
 log "command policy: cost per line (cargo bench --bench policy)"
@@ -302,6 +304,8 @@ EOF
   printf '\n### (h) The web console: watching pages, memory, the overview\n\n'
   printf 'bench/console.py: raw WebSocket clients as the pages (each reads as fast as it can), against one `kpty serve`; the flood is timed by the session'"'"'s own shell (`date` around it), so it shows what the watchers cost the program.\n\n'
   cat "$RES/console.md"
+  printf '\nIn a real browser (bench/console_browser.py: headless chromium over WebDriver, the page as a person loads it):\n\n'
+  cat "$RES/console_browser.md"
   printf '\n### (e) The command policy: cost per line\n\n'
   printf 'In process (`cargo bench --bench policy`, bench/policy.rs): parse, expand and judge one line, as every talk/send_line does before typing; median and p99 of 200 rounds.\n\n'
   cat "$RES/policy.md"

@@ -37,6 +37,11 @@ const GATHER_BYTES: u64 = 32 * 1024;
 /// Output faster than this (bytes a second) at two sends in a row is a flood, far beyond
 /// what a person reads: the client is shown the screen instead of every byte (see [`Pace`]).
 const FLOOD_RATE: u64 = 4 << 20;
+/// A web client's flood starts at a quarter of [`FLOOD_RATE`]: its browser parses every byte in
+/// script, and a machine busy with a flood slows the flood itself below `FLOOD_RATE`, when ten
+/// watching pages were each sent every byte of it (bench/console.py: the watched flood ran up
+/// to twice as long).
+const WEB_FLOOD_RATE: u64 = 1 << 20;
 /// Below this many bytes waiting, output is never a flood (a short burst goes out whole).
 const FLOOD_BYTES: u64 = 8 * 1024;
 /// During a flood the client's screen is redrawn at most this often (about 60 a second).
@@ -56,6 +61,8 @@ struct Pace {
     was_fast: bool,
     /// Redrawing instead of forwarding bytes.
     flood: bool,
+    /// Output faster than this (bytes a second) is a flood.
+    rate: u64,
 }
 
 impl Pace {
@@ -66,6 +73,15 @@ impl Pace {
                 .unwrap_or_else(Instant::now),
             was_fast: false,
             flood: false,
+            rate: FLOOD_RATE,
+        }
+    }
+
+    /// A web client's pace ([`WEB_FLOOD_RATE`]).
+    fn for_web() -> Self {
+        Pace {
+            rate: WEB_FLOOD_RATE,
+            ..Pace::new()
         }
     }
 
@@ -81,7 +97,7 @@ impl Pace {
     fn flooding(&mut self, waiting: u64) -> bool {
         let since = self.last_sent.elapsed().max(GATHER);
         let fast = waiting >= FLOOD_BYTES
-            && u128::from(waiting) * 1_000_000 >= u128::from(FLOOD_RATE) * since.as_micros();
+            && u128::from(waiting) * 1_000_000 >= u128::from(self.rate) * since.as_micros();
         self.flood = fast && (self.was_fast || self.flood);
         self.was_fast = fast;
         self.flood
@@ -209,7 +225,11 @@ impl Shared {
         client: &Client,
     ) -> io::Result<()> {
         let mut st = self.lock();
-        let mut pace = Pace::new();
+        let mut pace = if client.web {
+            Pace::for_web()
+        } else {
+            Pace::new()
+        };
         let mut notices_seen = st.notice_seq;
         loop {
             if client.gone.load(Ordering::Acquire) {
@@ -434,6 +454,18 @@ mod tests {
         assert!(!p.flooding(100));
         p.sent();
         assert!(p.hold(GATHER_BYTES).is_none(), "enough to send at once");
+    }
+
+    #[test]
+    fn a_web_clients_flood_starts_at_a_lower_rate() {
+        // 2 MB/s at two sends in a row: a flood for a browser, not for a terminal.
+        let waiting = 2 * (1 << 20) * 16 / 1000;
+        for (mut p, flood) in [(Pace::new(), false), (Pace::for_web(), true)] {
+            p.last_sent = Instant::now() - Duration::from_millis(16);
+            assert!(!p.flooding(waiting));
+            p.last_sent = Instant::now() - Duration::from_millis(16);
+            assert_eq!(p.flooding(waiting), flood);
+        }
     }
 
     #[test]
