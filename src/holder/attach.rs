@@ -221,9 +221,10 @@ impl Shared {
         &self,
         out: &mut UnixStream,
         mut offset: u64,
-        mut told: (u16, u16),
+        told: (u16, u16),
         client: &Client,
     ) -> io::Result<()> {
+        let mut told = told;
         let mut st = self.lock();
         let mut pace = if client.web {
             Pace::for_web()
@@ -235,23 +236,7 @@ impl Shared {
             if client.gone.load(Ordering::Acquire) {
                 return Ok(());
             }
-            let mut frames = Vec::new();
-            for n in st.notices.iter().filter(|n| n.seq > notices_seen) {
-                if n.from != client.id && !client.web {
-                    let text = n.text.clone();
-                    frames.push(Frame::Event(Event::Notice { text }));
-                }
-            }
-            notices_seen = st.notice_seq;
-            if (st.cols, st.rows) != told {
-                told = (st.cols, st.rows);
-                frames.push(Frame::Event(Event::Size {
-                    cols: told.0,
-                    rows: told.1,
-                }));
-            }
-            let notices = std::mem::take(&mut *lock(&client.notices));
-            frames.extend(notices.into_iter().map(Frame::Event));
+            let mut frames = news(&st, client, &mut told, &mut notices_seen);
             if client.wants_redraw.swap(false, Ordering::AcqRel) {
                 offset = st.ring.end();
                 frames.push(Frame::Event(Event::Resync { missed: 0 }));
@@ -404,6 +389,30 @@ impl Shared {
         }
         Err(e)
     }
+}
+
+/// What `client` has not been told yet: the terminal's size when it changed from `told`, the
+/// notices of other clients after `seen` (not for a web client: its page has its own), and
+/// its own notices.
+fn news(st: &State, client: &Client, told: &mut (u16, u16), seen: &mut u64) -> Vec<Frame> {
+    let mut frames = Vec::new();
+    for n in st.notices.iter().filter(|n| n.seq > *seen) {
+        if n.from != client.id && !client.web {
+            let text = n.text.clone();
+            frames.push(Frame::Event(Event::Notice { text }));
+        }
+    }
+    *seen = st.notice_seq;
+    if (st.cols, st.rows) != *told {
+        *told = (st.cols, st.rows);
+        frames.push(Frame::Event(Event::Size {
+            cols: told.0,
+            rows: told.1,
+        }));
+    }
+    let own = std::mem::take(&mut *lock(&client.notices));
+    frames.extend(own.into_iter().map(Frame::Event));
+    frames
 }
 
 /// `m` locked, whatever a panicking holder of it left.

@@ -56,7 +56,7 @@ pub struct Notice {
     pub seq: u64,
     /// The client that sent it.
     pub from: u64,
-    /// The text (no control characters, at most [`crate::proto::attach::MAX_NOTICE`]).
+    /// The text (no control characters, at most 200: [`crate::proto::attach::notice_text`]).
     pub text: String,
 }
 

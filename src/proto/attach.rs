@@ -126,7 +126,7 @@ pub enum Frame {
     /// skips it.)
     Redraw,
     /// Something to tell the other people attached (client → holder; at most
-    /// [`MAX_NOTICE`] characters are kept, control characters dropped): each other client
+    /// 200 characters are kept, control characters dropped): each other client
     /// that is not a web one gets it as [`Event::Notice`].
     Notice(String),
     /// A kind this build does not know (skipped).
@@ -134,9 +134,9 @@ pub enum Frame {
 }
 
 /// The most characters of a notice kept.
-pub const MAX_NOTICE: usize = 200;
+const MAX_NOTICE: usize = 200;
 
-/// `text` as a notice may carry it: no control characters, at most [`MAX_NOTICE`] of them.
+/// `text` as a notice may carry it: no control characters, at most 200 of them.
 pub fn notice_text(text: &str) -> String {
     text.chars()
         .filter(|c| !c.is_control())
