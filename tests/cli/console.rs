@@ -537,7 +537,7 @@ fn tiles_once(b: &crate::webdriver::Browser, id: &str, state: &str) -> Vec<(Stri
 #[test]
 fn in_a_real_browser_the_login_link_shows_every_session_live() {
     let Some(b) = crate::webdriver::Browser::start() else {
-        eprintln!("skipped: chromium and chromedriver are not installed");
+        skip("chromium and chromedriver are not installed");
         return;
     };
     let env = Env::new();

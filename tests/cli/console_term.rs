@@ -389,7 +389,7 @@ fn rows_show(b: &crate::webdriver::Browser, text: &str) -> String {
 #[test]
 fn in_a_real_browser_the_terminal_shows_the_screen_then_types_after_take_control() {
     let Some(b) = crate::webdriver::Browser::start() else {
-        eprintln!("skipped: chromium and chromedriver are not installed");
+        skip("chromium and chromedriver are not installed");
         return;
     };
     let env = Env::new();

@@ -6,6 +6,7 @@
 //! only the newest text when it reads again).
 
 use super::super::{Shared, blocking, reply};
+use super::places::Places;
 use crate::api::TermMode;
 use crate::api::queries::TermReadRequest;
 use crate::api::request::TermReadArgs;
@@ -13,12 +14,10 @@ use crate::core::Ctx;
 use crate::error::Result;
 use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::Response;
-use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -39,28 +38,7 @@ const MAX_STREAMS: usize = 32;
 pub struct Live {
     tx: watch::Sender<Arc<str>>,
     /// Streams open now.
-    streams: Arc<AtomicUsize>,
-}
-
-/// One open stream, counted until it ends.
-struct Stream(Arc<AtomicUsize>);
-
-impl Stream {
-    /// A place among the open streams, if one is free.
-    fn open(count: &Arc<AtomicUsize>) -> Option<Self> {
-        count
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < MAX_STREAMS).then_some(n + 1)
-            })
-            .ok()
-            .map(|_| Stream(count.clone()))
-    }
-}
-
-impl Drop for Stream {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
+    streams: Places,
 }
 
 impl Live {
@@ -69,7 +47,7 @@ impl Live {
         let (tx, _) = watch::channel(Arc::<str>::from(""));
         let live = Arc::new(Live {
             tx,
-            streams: Arc::default(),
+            streams: Places::new(MAX_STREAMS, "console pages"),
         });
         tokio::spawn(watch_sessions(ctx, live.clone(), stop));
         live
@@ -99,7 +77,7 @@ fn snapshot(ctx: &Ctx, screens: &mut Screens) -> Result<String> {
                 lines
             }
         };
-        s["miniature"] = lines;
+        s["miniature"] = lines.into();
         shown.insert(id);
     }
     screens.retain(|id, _| shown.contains(id));
@@ -108,15 +86,15 @@ fn snapshot(ctx: &Ctx, screens: &mut Screens) -> Result<String> {
 }
 
 /// The screens last read, by session: the output offset they were read at, their lines.
-type Screens = HashMap<String, (u64, Value)>;
+type Screens = HashMap<String, (u64, Option<Vec<String>>)>;
 
 /// The most lines and characters of a miniature.
 const MINI_LINES: usize = 40;
 const MINI_CHARS: usize = 8000;
 
 /// Session `id`'s visible screen as rendered lines (redacted), trailing blank lines left
-/// out; `null` when it cannot be read (the tile shows no miniature).
-fn miniature(ctx: &Ctx, id: &str) -> Value {
+/// out; `None` when it cannot be read (the tile shows no miniature).
+fn miniature(ctx: &Ctx, id: &str) -> Option<Vec<String>> {
     let args = TermReadArgs {
         target: crate::api::request::Target::Named(id.to_string()),
         request: TermReadRequest {
@@ -127,26 +105,15 @@ fn miniature(ctx: &Ctx, id: &str) -> Value {
             marker_id: None,
         },
     };
-    let read = crate::core::term::term_read(
-        &Ctx {
-            redact: true,
-            ..ctx.clone()
-        },
-        &args,
-    );
-    let Ok(mut v) = crate::core::to_json(read) else {
-        return Value::Null;
+    let redacting = Ctx {
+        redact: true,
+        ..ctx.clone()
     };
-    let mut lines = v["lines"].take();
-    if let Some(l) = lines.as_array_mut() {
-        while l
-            .last()
-            .is_some_and(|x| x.as_str().is_some_and(|t| t.trim().is_empty()))
-        {
-            l.pop();
-        }
+    let mut lines = crate::core::term::term_read(&redacting, &args).ok()?.lines;
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
     }
-    lines
+    Some(lines)
 }
 
 async fn watch_sessions(ctx: Ctx, live: Arc<Live>, stop: CancellationToken) {
@@ -195,12 +162,9 @@ pub(super) async fn socket(
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
-    let Some(place) = Stream::open(&app.console.live.streams) else {
-        return super::super::fail(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "TOO_MANY_STREAMS",
-            &format!("{MAX_STREAMS} console pages are open already: close one"),
-        );
+    let place = match app.console.live.streams.take() {
+        Ok(p) => p,
+        Err(full) => return *full,
     };
     let rx = app.console.live.tx.subscribe();
     let ctx = app.ctx.clone();

@@ -14,6 +14,7 @@ mod assets;
 mod link;
 mod live;
 pub mod login;
+mod places;
 pub mod term;
 
 use live::Live;

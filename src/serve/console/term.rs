@@ -20,6 +20,7 @@
 
 use super::super::{Shared, blocking};
 use super::link::Link;
+use super::places::Places;
 use crate::api::Params;
 use crate::core::Ctx;
 use crate::core::attach::{Attachment, Target};
@@ -32,12 +33,12 @@ use crate::safety::term_in::strip_replies;
 use crate::safety::term_out::{Policy, TermOut};
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -63,10 +64,10 @@ enum Mode {
     Write,
 }
 
-/// Which page writes to each session now, so another page taking over can tell it.
-#[derive(Default)]
+/// The terminal views open, and which page writes to each session now, so another page
+/// taking over can tell it.
 pub struct Views {
-    open: Arc<AtomicUsize>,
+    open: Places,
     next: AtomicU64,
     writers: Mutex<HashMap<String, Writer>>,
 }
@@ -75,6 +76,16 @@ pub struct Views {
 struct Writer {
     view: u64,
     taken: mpsc::UnboundedSender<String>,
+}
+
+impl Default for Views {
+    fn default() -> Self {
+        Views {
+            open: Places::new(MAX_VIEWS, "console terminals"),
+            next: AtomicU64::default(),
+            writers: Mutex::default(),
+        }
+    }
 }
 
 impl Views {
@@ -103,26 +114,6 @@ impl Views {
         if w.get(session).is_some_and(|x| x.view == view) {
             w.remove(session);
         }
-    }
-}
-
-/// One open view, counted until it ends.
-struct Place(Arc<AtomicUsize>);
-
-impl Place {
-    fn open(count: &Arc<AtomicUsize>) -> Option<Self> {
-        count
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < MAX_VIEWS).then_some(n + 1)
-            })
-            .ok()
-            .map(|_| Place(count.clone()))
-    }
-}
-
-impl Drop for Place {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -196,12 +187,9 @@ pub(super) async fn socket(
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
-    let Some(place) = Place::open(&app.console.views.open) else {
-        return super::super::fail(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "TOO_MANY_STREAMS",
-            &format!("{MAX_VIEWS} console terminals are open already: close one"),
-        );
+    let place = match app.console.views.open.take() {
+        Ok(p) => p,
+        Err(full) => return *full,
     };
     let login = super::login::presented(&headers)
         .unwrap_or_default()
