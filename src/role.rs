@@ -108,6 +108,7 @@ fn serve(c: &args::Cli) -> Result<i32> {
         cli::floored(cli::ctx(c)?, &a.floor, "kpty serve")?,
         crate::serve::Options {
             port: a.port,
+            listen: cli::listen(&a.listen)?,
             allow_hosts: a.allow_host.clone(),
             allow_origins: a.allow_origin.clone(),
             allow_bridges: a.allow_bridge.clone(),

@@ -41,14 +41,9 @@ pub fn run(ctx: &Ctx, a: &ConsoleArgs, json_out: bool) -> Result<i32> {
         }
         return Ok(0);
     }
-    let port = crate::serve::first_port(a.port)?;
-    if port == 0 {
-        return Err(Error::invalid(
-            "the console link needs a fixed port (--port 0 picks a different one each start)",
-        ));
-    }
-    let url = login::link(&ctx.state, port)?;
-    let serving = answers(port);
+    let base = Base::of(a)?;
+    let url = login::link(&ctx.state, &base.url)?;
+    let serving = base.answers();
     let opened = if a.open {
         Some(open(&ctx.state, &url)?)
     } else {
@@ -58,7 +53,7 @@ pub fn run(ctx: &Ctx, a: &ConsoleArgs, json_out: bool) -> Result<i32> {
         print_json(&Link {
             ok: true,
             console_url: &url,
-            port,
+            port: base.port,
             serving,
             opened: opened.is_some(),
         });
@@ -67,7 +62,8 @@ pub fn run(ctx: &Ctx, a: &ConsoleArgs, json_out: bool) -> Result<i32> {
     println!("{url}");
     if !serving {
         eprintln!(
-            "kpty: no kpty serve answers on port {port} yet: start `kpty serve` for {} (the link works once it runs)",
+            "kpty: no kpty serve answers at {} yet: start `kpty serve` for {} (the link works once it runs)",
+            base.url,
             ctx.state.path().display()
         );
     }
@@ -77,18 +73,86 @@ pub fn run(ctx: &Ctx, a: &ConsoleArgs, json_out: bool) -> Result<i32> {
     Ok(0)
 }
 
-/// Whether a kpty console answers on 127.0.0.1:`port`.
-fn answers(port: u16) -> bool {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .proxy(None)
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(1)))
-        .build()
-        .into();
-    agent
-        .get(format!("http://127.0.0.1:{port}/console/"))
-        .call()
-        .is_ok_and(|r| r.status() == 200)
+/// Where the console's `kpty serve` is.
+struct Base {
+    /// `scheme://host:port`, no trailing slash.
+    url: String,
+    port: u16,
+    /// Whether it speaks TLS.
+    tls: bool,
+    /// The host and port to reach it at.
+    authority: String,
+}
+
+impl Base {
+    /// `--url`, else `http://127.0.0.1:` `--port` (or `KPTY_PORT`, or the default).
+    fn of(a: &ConsoleArgs) -> Result<Self> {
+        let Some(url) = &a.url else {
+            let port = crate::serve::first_port(a.port)?;
+            if port == 0 {
+                return Err(Error::invalid(
+                    "the console link needs a fixed port (--port 0 picks a different one each start)",
+                ));
+            }
+            return Ok(Base {
+                url: format!("http://127.0.0.1:{port}"),
+                port,
+                tls: false,
+                authority: format!("127.0.0.1:{port}"),
+            });
+        };
+        let bad = |why: &str| {
+            Error::invalid(format!(
+                "--url {url:?}: {why}; give the server's address as its browsers reach it,                  e.g. https://devbox.example:8201"
+            ))
+        };
+        let uri: ureq::http::Uri = url.trim().parse().map_err(|_| bad("not a URL"))?;
+        let tls = match uri.scheme_str() {
+            Some("https") => true,
+            Some("http") => false,
+            _ => return Err(bad("it must start with http:// or https://")),
+        };
+        if !matches!(uri.path(), "" | "/") || uri.query().is_some() {
+            return Err(bad("the address only: no path or query"));
+        }
+        let Some(auth) = uri.authority().filter(|a| !a.host().is_empty()) else {
+            return Err(bad("no host"));
+        };
+        if auth.as_str().contains('@') {
+            return Err(bad("no user name or password"));
+        }
+        let port = auth.port_u16().unwrap_or(if tls { 443 } else { 80 });
+        let host = auth.host();
+        Ok(Base {
+            url: format!("{}://{host}:{port}", if tls { "https" } else { "http" }),
+            port,
+            tls,
+            authority: format!("{host}:{port}"),
+        })
+    }
+
+    /// Whether a kpty console answers there (over TLS: whether the port takes a connection;
+    /// the certificate is the browser's to check).
+    fn answers(&self) -> bool {
+        const WAIT: Duration = Duration::from_secs(1);
+        if self.tls {
+            use std::net::ToSocketAddrs;
+            let host = self.authority.clone();
+            return host.to_socket_addrs().is_ok_and(|mut addrs| {
+                addrs.any(|a| std::net::TcpStream::connect_timeout(&a, WAIT).is_ok())
+            });
+        }
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .proxy(None)
+            .http_status_as_error(false)
+            .timeout_global(Some(WAIT))
+            .build()
+            .into();
+        agent
+            .get(format!("{}/console/", self.url))
+            .call()
+            .is_ok_and(|r| r.status() == 200)
+    }
 }
 
 /// Open `url` in the browser through a page in the private directory that forwards to it (a

@@ -172,6 +172,11 @@ pub(crate) fn floored(mut ctx: Ctx, a: &args::FloorArgs, verb: &str) -> Result<C
     Ok(ctx)
 }
 
+/// How `kpty serve` listens, from its flags (checked by [`crate::serve::listen::Listen::new`]).
+pub(crate) fn listen(a: &args::ListenArgs) -> Result<crate::serve::listen::Listen> {
+    crate::serve::listen::Listen::new(a.bind, a.tls_cert.clone(), a.tls_key.clone(), a.insecure)
+}
+
 fn execute(cli: Cli) -> Result<i32> {
     if let Some(code) = local_verb(&cli)? {
         return Ok(code);

@@ -22,7 +22,8 @@ pub fn print(ctx: &Ctx, a: &ServeArgs, json_out: bool) -> Result<i32> {
         ));
     }
     let secret = crate::serve::secret::load_or_create(&ctx.state)?;
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let base = super::listen(&a.listen)?.base(port);
+    let url = format!("{base}/mcp");
     let header = format!("Authorization: Bearer {secret}");
     let claude = format!("claude mcp add --transport http {HTTP_NAME} {url} --header \"{header}\"");
     let config = json!({"mcpServers": {HTTP_NAME: {
@@ -30,7 +31,7 @@ pub fn print(ctx: &Ctx, a: &ServeArgs, json_out: bool) -> Result<i32> {
         "url": url,
         "headers": {"Authorization": format!("Bearer {secret}")},
     }}});
-    let console_url = crate::serve::console::login::link(&ctx.state, port)?;
+    let console_url = crate::serve::console::login::link(&ctx.state, &base)?;
     if json_out {
         print_json(
             &json!({"ok": true, "url": url, "claude": claude, "config": config, "console_url": console_url}),

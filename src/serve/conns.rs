@@ -5,7 +5,8 @@
 //! or slow connections — even authenticated ones dribbling a body — cannot keep a real
 //! request out; when every connection is working on a request, the new one is closed at
 //! once. The header timeout runs whenever a connection waits for a request header, so it is
-//! also the keep-alive idle timeout; a request body gets as long, in total.
+//! also the keep-alive idle timeout; a request body gets as long, in total. With TLS, the
+//! handshake is made in the connection's own task within the header timeout too.
 
 use axum::Router;
 use hyper::body::Incoming;
@@ -132,6 +133,8 @@ struct Shared {
     closed: Arc<tokio::sync::Notify>,
     /// Deadline for a request header (and for an idle keep-alive connection).
     header_timeout: Duration,
+    /// The TLS side, when the server speaks TLS.
+    tls: Option<tokio_rustls::TlsAcceptor>,
 }
 
 /// A connection's place in the [`Table`], as its task holds it.
@@ -147,6 +150,7 @@ struct Ticket {
 /// over.
 pub async fn serve(
     listener: TcpListener,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     app: Router,
     limits: Limits,
     stop: CancellationToken,
@@ -158,6 +162,7 @@ pub async fn serve(
         table: Arc::new(Mutex::new(Table::default())),
         closed: Arc::new(tokio::sync::Notify::new()),
         header_timeout: limits.header_timeout,
+        tls,
     };
     // Each connection task holds a sender; all are gone when every connection is closed.
     let (alive, mut all_closed) = tokio::sync::mpsc::channel::<()>(1);
@@ -235,9 +240,8 @@ fn admit(table: &Mutex<Table>, max: usize) -> Option<Ticket> {
     Some(ticket)
 }
 
-/// Serve one connection with the header timeout, each request counted as busy, until it
-/// ends, is displaced, or finishes its request in progress after `stop`; then give up its
-/// place.
+/// Serve one connection (after its TLS handshake, when the server speaks TLS) until it ends or
+/// is displaced; then give up its place.
 async fn connection(
     stream: TcpStream,
     peer: SocketAddr,
@@ -245,11 +249,39 @@ async fn connection(
     shared: Shared,
     alive: tokio::sync::mpsc::Sender<()>,
 ) {
+    let (id, evict) = (ticket.id, ticket.evict.clone());
+    match shared.tls.clone() {
+        None => http(stream, peer, ticket, &shared).await,
+        Some(tls) => {
+            let handshake = tokio::time::timeout(shared.header_timeout, tls.accept(stream));
+            tokio::select! {
+                r = handshake => match r {
+                    Ok(Ok(stream)) => http(stream, peer, ticket, &shared).await,
+                    Ok(Err(e)) => tracing::debug!("kpty serve: TLS handshake with {peer}: {e}"),
+                    Err(_) => tracing::debug!("kpty serve: TLS handshake with {peer} timed out"),
+                },
+                () = evict.cancelled() => {}
+            }
+        }
+    }
+    if let Ok(mut t) = shared.table.lock() {
+        t.open.remove(&id);
+    }
+    shared.closed.notify_one();
+    drop(alive);
+}
+
+/// Serve HTTP on one connection with the header timeout, each request counted as busy, until
+/// it ends, is displaced, or finishes its request in progress after `stop`.
+async fn http<S>(stream: S, peer: SocketAddr, ticket: Ticket, shared: &Shared)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let Ticket {
-        id,
         evict,
         busy,
         receiving,
+        ..
     } = ticket;
     let app = shared.app.clone();
     let body_timeout = shared.header_timeout;
@@ -293,11 +325,6 @@ async fn connection(
             }
         }
     }
-    if let Ok(mut t) = shared.table.lock() {
-        t.open.remove(&id);
-    }
-    shared.closed.notify_one();
-    drop(alive);
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
+use std::net::IpAddr;
 use std::sync::RwLock;
 
 /// The header of the seeds' internal secret.
@@ -34,6 +35,10 @@ pub struct Access {
     pub hosts: Vec<String>,
     /// Browser origins accepted (`*`: any); none by default.
     pub origins: Vec<String>,
+    /// The address `--bind` named when it is not loopback: requests naming it are accepted
+    /// (an unspecified one, `0.0.0.0` or `::`: any IP address — an address, unlike a name,
+    /// cannot be rebound to another server by DNS).
+    bound: Option<IpAddr>,
 }
 
 impl Access {
@@ -52,7 +57,24 @@ impl Access {
                 .into_iter()
                 .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
                 .collect(),
+            bound: None,
         }
+    }
+
+    /// These checks for a server listening on `addr`.
+    pub fn bound_to(mut self, addr: IpAddr) -> Self {
+        self.bound = (!addr.is_loopback()).then_some(addr);
+        self
+    }
+
+    /// Whether every host name is accepted (`--allow-host '*'`).
+    pub fn any_host(&self) -> bool {
+        self.hosts.iter().any(|h| h == "*")
+    }
+
+    /// Whether every IP address is accepted as a host (`--bind 0.0.0.0` or `::`).
+    pub fn any_address(&self) -> bool {
+        self.bound.is_some_and(|a| a.is_unspecified())
     }
 
     /// Every host name accepted (for rmcp's own check on `/mcp`).
@@ -61,13 +83,16 @@ impl Access {
             .iter()
             .map(|h| h.to_string())
             .chain(self.hosts.iter().cloned())
+            .chain(self.bound.map(|a| a.to_string()))
             .collect()
     }
 
     /// Whether `host` (a `Host` header: name, `name:port`, `[v6]:port`) is accepted.
     pub(crate) fn host_ok(&self, host: &str) -> bool {
         let name = host_name(host).to_ascii_lowercase();
+        let address = name.parse::<IpAddr>().ok();
         LOOPBACK_HOSTS.contains(&name.as_str())
+            || address.is_some_and(|a| self.any_address() || Some(a) == self.bound)
             || self
                 .hosts
                 .iter()
@@ -106,7 +131,18 @@ impl Access {
 /// The name part of a `Host` header value.
 fn host_name(host: &str) -> &str {
     if let Some(rest) = host.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or(rest);
+        // `[v6]` or `[v6]:port`, nothing else after the bracket.
+        return match rest.split_once(']') {
+            Some((name, "")) => name,
+            Some((name, port))
+                if port.len() > 1
+                    && port.starts_with(':')
+                    && port[1..].bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                name
+            }
+            _ => "",
+        };
     }
     match host.rsplit_once(':') {
         Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
@@ -127,7 +163,7 @@ pub async fn check(State(app): State<Shared>, req: Request, next: Next) -> Respo
             StatusCode::FORBIDDEN,
             "FORBIDDEN_HOST",
             &format!(
-                "kpty serve answers requests for loopback names only (localhost, 127.0.0.1, [::1]), not {host:?}; start it with --allow-host NAME to accept another"
+                "kpty serve answers requests for loopback names only (localhost, 127.0.0.1, [::1]) and the --bind address, not {host:?}; start it with --allow-host NAME to accept another"
             ),
         );
     }
@@ -213,6 +249,47 @@ mod tests {
             "",
         ] {
             assert!(!a.host_ok(bad), "{bad}");
+        }
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Over every address a server may be bound to and every IP a request may name: a
+        /// name is never accepted for being an address; an address is accepted only when it
+        /// is a loopback name (127.0.0.1), the bound one, or any (bound to 0.0.0.0 or ::);
+        /// loopback binds add nothing.
+        #[test]
+        fn a_bound_address_is_accepted_as_a_host(
+            bound in prop_oneof![
+                any::<[u8; 4]>().prop_map(IpAddr::from),
+                any::<[u8; 16]>().prop_map(IpAddr::from),
+                Just(IpAddr::from([0, 0, 0, 0])),
+                Just(IpAddr::from([0u16; 8])),
+                Just(IpAddr::from([127, 0, 0, 1])),
+            ],
+            asked in any::<[u8; 4]>().prop_map(IpAddr::from),
+            port in proptest::option::of(1u16..),
+        ) {
+            let a = access().bound_to(bound);
+            let host = |ip: IpAddr| {
+                let name = match ip {
+                    IpAddr::V4(v) => v.to_string(),
+                    IpAddr::V6(v) => format!("[{v}]"),
+                };
+                port.map_or(name.clone(), |p| format!("{name}:{p}"))
+            };
+            let any = !bound.is_loopback() && bound.is_unspecified();
+            let named = asked == IpAddr::from([127, 0, 0, 1]);
+            let expect = named || any || asked == bound && !bound.is_loopback();
+            prop_assert_eq!(a.host_ok(&host(asked)), expect, "{} bound to {}", host(asked), bound);
+            if !bound.is_loopback() && !bound.is_unspecified() {
+                prop_assert!(a.host_ok(&host(bound)));
+            }
+            prop_assert!(!a.host_ok("evil.example"));
+            let suffixed = format!("{}.evil.example", host(bound));
+            prop_assert!(!a.host_ok(&suffixed), "{}", suffixed);
+            prop_assert_eq!(a.any_address(), any);
         }
     }
 

@@ -75,7 +75,9 @@ impl Mcp {
             let talks = talks.clone();
             move || Ok(KptyServer::new(ctx.clone()).listing_talks_in(talks.clone()))
         };
-        let hosts_any = access.hosts.iter().any(|h| h == "*");
+        // The guard checked the host first; with any IP address accepted (`--bind 0.0.0.0`)
+        // rmcp's list, which names hosts one by one, cannot say the same.
+        let hosts_any = access.any_host() || access.any_address();
         let finish = |c: StreamableHttpServerConfig| {
             if hosts_any {
                 c.disable_allowed_hosts()

@@ -1,4 +1,5 @@
-//! `kpty serve`: one hub for the agents of a machine, on 127.0.0.1 — MCP over Streamable
+//! `kpty serve`: one hub for the agents of a machine, on 127.0.0.1 (or `--bind`, with TLS:
+//! `listen.rs`) — MCP over Streamable
 //! HTTP at `/mcp` (`mcp.rs`), the server endpoints of seed 004 (`/`, `/tools`, `/health`, the
 //! `_x9k_*` desktop and leader endpoints: `info.rs`, `leaders.rs`), and the desktop-bridge API
 //! (seed 000 §6 and the registry endpoints of §13) over this state directory's own local
@@ -15,6 +16,7 @@ pub mod console;
 mod guard;
 mod info;
 mod leaders;
+pub mod listen;
 mod mcp;
 mod pty;
 mod registry;
@@ -55,6 +57,9 @@ struct App {
     /// The sessions as the web console's pages are sent them.
     console: std::sync::Arc<console::Console>,
     port: u16,
+    /// Whether the server speaks TLS (the console's cookie is then `Secure`, its origin
+    /// `https://`).
+    tls: bool,
     /// How long a request body may take to arrive (the header timeout).
     body_timeout: Duration,
 }
@@ -66,6 +71,8 @@ type Shared = Arc<App>;
 pub struct Options {
     /// The port tried first (`None`: `KPTY_PORT`, else `DEFAULT_PORT`).
     pub port: Option<u16>,
+    /// The address, and TLS.
+    pub listen: listen::Listen,
     /// Host names accepted besides the loopback ones (`*`: any).
     pub allow_hosts: Vec<String>,
     /// Browser origins accepted (none by default; `*`: any).
@@ -106,7 +113,9 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
     let secret = secret::load_or_create(&ctx.state)?;
     let secret_file = secret::path(&ctx.state)?;
     crate::bridge::allow::allow_hosts(&opts.allow_bridges);
-    let access = guard::Access::new(secret, opts.allow_hosts, opts.allow_origins);
+    let tls = opts.listen.acceptor()?;
+    let access =
+        guard::Access::new(secret, opts.allow_hosts, opts.allow_origins).bound_to(opts.listen.addr);
     // One thread for the async side (connections, the guard, rmcp's sessions): the handlers'
     // work runs on the blocking pool, so more workers only add hand-offs between them.
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -114,12 +123,12 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
         .build()
         .map_err(|e| Error::internal(format!("cannot start the runtime: {e}")))?;
     let res = rt.block_on(async move {
-        let listener = bind(first).await?;
+        let listener = bind(opts.listen.addr, first).await?;
         let port = listener
             .local_addr()
             .map_err(|e| Error::internal(format!("no local address: {e}")))?
             .port();
-        let url = format!("http://127.0.0.1:{port}");
+        let url = opts.listen.base(port);
         // Written by hand to keep the documented key order: ok, url, secret_file.
         let line = format!(
             "{{\"ok\":true,\"url\":{},\"secret_file\":{}}}",
@@ -140,9 +149,10 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
             ctx,
             access,
             port,
+            tls: tls.is_some(),
             body_timeout: limits.header_timeout,
         }));
-        let server = conns::serve(listener, app, limits, stop.clone(), SHUTDOWN_GRACE);
+        let server = conns::serve(listener, tls, app, limits, stop.clone(), SHUTDOWN_GRACE);
         let mut server = std::pin::pin!(server);
         tokio::select! {
             () = &mut server => {}
@@ -183,8 +193,8 @@ fn verify_bridges_in_background(ctx: &Ctx) {
     );
 }
 
-/// Bind 127.0.0.1 at `first`, else the next free port up to `first + PORT_TRIES` (0: any).
-async fn bind(first: u16) -> Result<tokio::net::TcpListener> {
+/// Bind `addr` at `first`, else the next free port up to `first + PORT_TRIES` (0: any).
+async fn bind(addr: std::net::IpAddr, first: u16) -> Result<tokio::net::TcpListener> {
     let last = if first == 0 {
         0
     } else {
@@ -192,21 +202,25 @@ async fn bind(first: u16) -> Result<tokio::net::TcpListener> {
     };
     let mut why = String::new();
     for port in first..=last {
-        match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
+        let at = std::net::SocketAddr::new(addr, port);
+        match tokio::net::TcpListener::bind(at).await {
             Ok(l) => return Ok(l),
             Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
                 why = e.to_string();
                 tracing::info!("port {port} is taken; trying the next");
             }
-            Err(e) => {
-                return Err(Error::internal(format!(
-                    "cannot listen on 127.0.0.1:{port}: {e}"
+            Err(e) if e.kind() == std::io::ErrorKind::AddrNotAvailable => {
+                return Err(Error::invalid(format!(
+                    "cannot listen on {at}: no interface of this machine has the address {addr}"
                 )));
+            }
+            Err(e) => {
+                return Err(Error::internal(format!("cannot listen on {at}: {e}")));
             }
         }
     }
     Err(Error::invalid(format!(
-        "ports {first}..={last} on 127.0.0.1 are all taken ({why}); pick another with --port"
+        "ports {first}..={last} on {addr} are all taken ({why}); pick another with --port"
     )))
 }
 

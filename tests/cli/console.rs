@@ -528,7 +528,11 @@ const o = new MutationObserver(() => { if (mini().includes(text)) { o.disconnect
 o.observe(document.body, { subtree: true, childList: true, characterData: true });
 "#;
 
-fn tiles_once(b: &crate::webdriver::Browser, id: &str, state: &str) -> Vec<(String, String)> {
+pub(crate) fn tiles_once(
+    b: &crate::webdriver::Browser,
+    id: &str,
+    state: &str,
+) -> Vec<(String, String)> {
     let v = b.run_async(TILE_IS, serde_json::json!([id, state]));
     serde_json::from_value(v.clone())
         .unwrap_or_else(|_| panic!("the tile of {id} never showed {state}: {v}"))

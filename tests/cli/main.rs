@@ -37,6 +37,8 @@
 //! - `bridge` — desktop sessions through `kpty serve`: routing, refusals, the secret, the API.
 //! - `serve_registry` — bridge writes audited, reset, bridges verified at start,
 //!   `claude_code_session_id`, the seeds' owner environment.
+//! - `serve_tls` — `serve --bind` off loopback needs TLS or `--insecure`; over TLS the API,
+//!   MCP, the console's Secure cookie, its https origin and wss; IP hosts on 0.0.0.0.
 //! - `serve_load` — slow authenticated bodies cannot starve /health; every body has a deadline.
 //! - `console` — the web console of `kpty serve` over real HTTP and WebSockets: login link,
 //!   cookie, revoke, only its own origin, the overview pushed as sessions change; and in a
@@ -62,6 +64,7 @@ mod filter;
 mod follow;
 mod lifecycle;
 mod serve_registry;
+mod serve_tls;
 mod snapshots;
 mod state_matrix;
 mod trust;

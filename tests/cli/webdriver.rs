@@ -91,6 +91,8 @@ impl Browser {
             .expect("chromedriver said it started");
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
+            // The TLS tests' certificates are their own, made for the test.
+            "acceptInsecureCerts": true,
             "goog:chromeOptions": {
                 "binary": chromium,
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu",

@@ -91,9 +91,10 @@ pub struct ServeArgs {
     /// Default: KPTY_PORT or 8201.
     #[arg(long, value_name = "PORT")]
     pub port: Option<u16>,
-    /// Also answer requests for this host name (besides localhost, 127.0.0.1 and ::1);
-    /// repeatable; `*` accepts any (DNS-rebinding protection off). The server still
-    /// listens on 127.0.0.1 only.
+    #[command(flatten)]
+    pub listen: ListenArgs,
+    /// Also answer requests for this host name (besides localhost, 127.0.0.1 and ::1, and
+    /// the --bind address); repeatable; `*` accepts any (DNS-rebinding protection off).
     #[arg(long, value_name = "HOST")]
     pub allow_host: Vec<String>,
     /// Accept requests from this browser origin (`https://app.example:8443`); repeatable.
@@ -123,12 +124,39 @@ pub struct ServeArgs {
     pub(crate) globals: super::Globals,
 }
 
+/// Where `kpty serve` listens, and whether it speaks TLS.
+#[derive(Debug, Args)]
+pub struct ListenArgs {
+    /// The address to listen on (default 127.0.0.1; `0.0.0.0` or `::`: every interface). An
+    /// address other than loopback needs --tls-cert and --tls-key, or --insecure. Requests
+    /// must still name an accepted host: loopback names, this address (with 0.0.0.0 or ::,
+    /// any IP address), or a name given with --allow-host.
+    #[arg(long, value_name = "ADDR")]
+    pub bind: Option<std::net::IpAddr>,
+    /// Serve HTTPS with this certificate chain (PEM, the server's certificate first); needs
+    /// --tls-key. The console's cookie is then sent over HTTPS only (`Secure`).
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
+    /// Serve a --bind address other than loopback in clear text (a trusted network, or TLS
+    /// ended in front of kpty): the secret, console logins and every keystroke cross the
+    /// network readable.
+    #[arg(long, conflicts_with = "tls_cert")]
+    pub insecure: bool,
+}
+
 // `console`.
 #[derive(Debug, Args)]
 pub struct ConsoleArgs {
     /// The port of the `kpty serve` to log in to. Default: KPTY_PORT or 8201.
-    #[arg(long, value_name = "PORT")]
+    #[arg(long, value_name = "PORT", conflicts_with = "url")]
     pub port: Option<u16>,
+    /// The address of a `kpty serve` that is not on http://127.0.0.1:PORT (one started with
+    /// --bind or --tls-cert), as its browsers reach it: `https://devbox.example:8201`.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
     /// Also open the link in the browser ($BROWSER, else xdg-open), through a file in kpty's
     /// private directory: the token never shows on a command line.
     #[arg(long, conflicts_with = "revoke")]

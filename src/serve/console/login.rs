@@ -42,11 +42,13 @@ fn token(state: &StateDir) -> Result<String> {
     Ok(token)
 }
 
-/// The console's login link for the `kpty serve` of `state` on `port`: the token after `#`.
-pub fn link(state: &StateDir, port: u16) -> Result<String> {
+/// The console's login link for the `kpty serve` of `state` at `base` (`http://127.0.0.1:8201`):
+/// the token after `#`.
+pub fn link(state: &StateDir, base: &str) -> Result<String> {
     state.ensure()?;
     Ok(format!(
-        "http://127.0.0.1:{port}{}/#token={}",
+        "{}{}/#token={}",
+        base.trim_end_matches('/'),
         super::PREFIX,
         token(state)?
     ))
@@ -161,8 +163,10 @@ pub(super) async fn login(State(app): State<Shared>, JsonBody(body): JsonBody<Lo
             "this console link is not (or no longer) valid: run `kpty console` for a new one",
         );
     };
+    // Over TLS the browser sends it back over TLS only.
+    let secure = if app.tls { "; Secure" } else { "" };
     let cookie = format!(
-        "{COOKIE}={}; Path=/console; HttpOnly; SameSite=Strict; Max-Age={}",
+        "{COOKIE}={}; Path=/console; HttpOnly; SameSite=Strict; Max-Age={}{secure}",
         issue(&token, now()),
         LIFETIME.as_secs()
     );

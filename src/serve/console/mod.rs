@@ -3,7 +3,8 @@
 //! whose token (after `#`) the page trades for a cookie (`login.rs`).
 //!
 //! Every console request passes `check` after the server's `Host` check: an `Origin`, when
-//! there is one, must be the console's own (`http://` + the `Host` asked for) — another page's
+//! there is one, must be the console's own (`http://`, or `https://` with TLS, + the `Host` asked
+//! for) — another page's
 //! requests and WebSockets are refused, on 127.0.0.1 too; a WebSocket must name its origin;
 //! everything but the page, its assets and the login needs a login. Every answer carries a
 //! strict content security policy (`default-src 'self'`, no inline script), `X-Frame-Options:
@@ -89,7 +90,8 @@ pub(super) async fn check(app: Shared, host: Option<String>, req: Request, next:
     let origin = h
         .get(header::ORIGIN)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-    let own = host.as_deref().map(|h| format!("http://{h}"));
+    let scheme = if app.tls { "https" } else { "http" };
+    let own = host.as_deref().map(|h| format!("{scheme}://{h}"));
     let mut res = match origin {
         Some(o) if Some(o.to_ascii_lowercase()) != own.map(|o| o.to_ascii_lowercase()) => {
             tracing::warn!("refused a console request from origin {o:?}");
