@@ -123,7 +123,7 @@ def echo_ms(port, sid, cookie, runs):
         ch = chr(ord("a") + i % 26)
         t0 = time.perf_counter()
         ws_send(s, {"type": "input", "data": ch})
-        until(s, lambda op, d: op == 2 and ch.encode() in d)
+        until(s, lambda op, d: op == 2 and ch.encode() in d[8:])  # after the 8-byte offset
         times.append((time.perf_counter() - t0) * 1000)
         quiet(s)
         if i % 40 == 39:

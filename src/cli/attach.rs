@@ -55,6 +55,8 @@ pub fn run(ctx: &Ctx, a: &AttachArgs) -> Result<i32> {
         read_only: a.read_only,
         web: false,
         history: 0,
+        offsets: false,
+        resume: None,
     };
     let params = crate::api::Params {
         session_id: a.target.clone().or_else(|| a.session.named()),

@@ -132,6 +132,8 @@ struct Client {
     id: u64,
     /// A web client (notices are not for it: its page has its own).
     web: bool,
+    /// It wants [`Event::Offset`] after each redraw.
+    offsets: bool,
     /// The client left (or its connection failed).
     gone: AtomicBool,
     /// It asked for a redraw.
@@ -159,19 +161,33 @@ impl Shared {
         if let Err(e) = self.apply_size() {
             tracing::warn!("attach: {e}");
         }
-        let (body, history, redraw, offset) = {
+        let (body, first, offset) = {
             let st = self.lock();
-            let history = st
-                .screen
-                .scrollback_text(req.history.min(attach::MAX_HISTORY) as usize);
+            // A client coming back carries on from its offset while the ring still holds it.
+            let resume = req
+                .resume
+                .filter(|&from| st.ring.start() <= from && from <= st.ring.end());
             let body = AttachBody {
                 cols: st.cols,
                 rows: st.rows,
                 attached: st.clients.len(),
                 pid: self.pid(),
                 web: req.web,
+                resumed: resume.is_some(),
             };
-            (body, history, st.screen.redraw(), st.ring.end())
+            let first = match resume {
+                Some(_) => Vec::new(),
+                None => {
+                    let rows = req.history.min(attach::MAX_HISTORY) as usize;
+                    let history = st.screen.scrollback_text(rows);
+                    let history = (!history.is_empty()).then_some(Frame::Output(history));
+                    history
+                        .into_iter()
+                        .chain([Frame::Output(st.screen.redraw())])
+                        .collect()
+                }
+            };
+            (body, first, resume.unwrap_or(st.ring.end()))
         };
         tracing::info!(
             "client {id} attached ({} now){}",
@@ -181,17 +197,22 @@ impl Shared {
         let client = Arc::new(Client {
             id,
             web: req.web,
+            offsets: req.offsets,
             ..Client::default()
         });
         let size = (body.cols, body.rows);
+        let at = req
+            .offsets
+            .then_some(Frame::Event(Event::Offset { at: offset }));
         let started = serde_json::to_vec(&Reply::ok(body))
             .map_err(io::Error::other)
             .and_then(|b| frame::write_frame(&mut stream, &b))
-            .and_then(|_| match history.is_empty() {
-                true => Ok(()),
-                false => attach::write(&mut stream, &Frame::Output(history)),
-            })
-            .and_then(|_| attach::write(&mut stream, &Frame::Output(redraw)));
+            .and_then(|_| {
+                first
+                    .iter()
+                    .chain(&at)
+                    .try_for_each(|f| attach::write(&mut stream, f))
+            });
         match (started, stream.try_clone()) {
             (Ok(()), Ok(input)) => {
                 let (me, c, req) = (self.clone(), client.clone(), req.clone());
@@ -239,8 +260,7 @@ impl Shared {
             let mut frames = news(&st, client, &mut told, &mut notices_seen);
             if client.wants_redraw.swap(false, Ordering::AcqRel) {
                 offset = st.ring.end();
-                frames.push(Frame::Event(Event::Resync { missed: 0 }));
-                frames.push(Frame::Output(st.screen.redraw()));
+                frames.extend(redrawn(&st, client, 0, offset));
             }
             if !frames.is_empty() {
                 drop(st);
@@ -263,10 +283,7 @@ impl Shared {
                 let lag = end - offset;
                 let frames = if offset < st.ring.start() || lag > MAX_LAG || pace.flooding(lag) {
                     offset = end;
-                    vec![
-                        Frame::Event(Event::Resync { missed: lag }),
-                        Frame::Output(st.screen.redraw()),
-                    ]
+                    redrawn(&st, client, lag, end)
                 } else {
                     let slice = st.ring.read_since(offset, CHUNK);
                     offset = slice.start + slice.bytes.len() as u64;
@@ -412,6 +429,19 @@ fn news(st: &State, client: &Client, told: &mut (u16, u16), seen: &mut u64) -> V
     }
     let own = std::mem::take(&mut *lock(&client.notices));
     frames.extend(own.into_iter().map(Frame::Event));
+    frames
+}
+
+/// A resync of `client`: `missed` bytes skipped, the screen redrawn, and (when it wants to
+/// know) the output offset `at` the redraw brings it to.
+fn redrawn(st: &State, client: &Client, missed: u64, at: u64) -> Vec<Frame> {
+    let mut frames = vec![
+        Frame::Event(Event::Resync { missed }),
+        Frame::Output(st.screen.redraw()),
+    ];
+    if client.offsets {
+        frames.push(Frame::Event(Event::Offset { at }));
+    }
     frames
 }
 

@@ -33,6 +33,15 @@ pub struct AttachRequest {
     /// [`MAX_HISTORY`]; 0: none, as a terminal that keeps its own, `kpty attach`'s, wants).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub history: u32,
+    /// Tell this client where its output stands ([`Event::Offset`]), so it can come back with
+    /// [`AttachRequest::resume`] (the web console's pages do). An older holder never does.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub offsets: bool,
+    /// Carry on from this output offset instead of a redraw (a page that lost its
+    /// connection, told it by [`Event::Offset`]): when the holder still has the output from
+    /// there, it sends those bytes and no history or redraw ([`AttachBody::resumed`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<u64>,
 }
 
 /// The most scrollback rows an attach sends before its redraw.
@@ -57,6 +66,8 @@ pub struct AttachBody {
     /// The holder treats this client as a web client ([`AttachRequest::web`]); false from a
     /// holder older than web clients, whose keys would reach the program unfiltered.
     pub web: bool,
+    /// The stream carries on from [`AttachRequest::resume`]: no history, no redraw.
+    pub resumed: bool,
 }
 
 /// An event on the attach stream (holder → client).
@@ -97,6 +108,13 @@ pub enum Event {
     Notice {
         /// The text (no control characters).
         text: String,
+    },
+    /// The output sent so far brings the client to this offset of the session's output
+    /// ([`AttachRequest::offsets`]): sent before live output starts and after every redraw;
+    /// each [`Frame::Output`] after it that is not a redraw moves it on by its length.
+    Offset {
+        /// Bytes of output the session has written before this point.
+        at: u64,
     },
     /// An event this build does not know (skipped).
     #[serde(other)]

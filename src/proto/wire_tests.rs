@@ -156,16 +156,24 @@ fn any_request() -> impl Strategy<Value = Request> {
             }
             .into_request()),
         wait_request().prop_map(Call::into_request),
-        any::<(u16, u16, bool, bool, u32)>().prop_map(|(cols, rows, read_only, web, history)| {
-            AttachRequest {
-                cols,
-                rows,
-                read_only,
-                web,
-                history,
-            }
-            .into_request()
-        }),
+        (
+            any::<(u16, u16, bool, bool, u32)>(),
+            any::<(bool, Option<u64>)>()
+        )
+            .prop_map(
+                |((cols, rows, read_only, web, history), (offsets, resume))| {
+                    AttachRequest {
+                        cols,
+                        rows,
+                        read_only,
+                        web,
+                        history,
+                        offsets,
+                        resume,
+                    }
+                    .into_request()
+                }
+            ),
         (any::<(u64, u32, u64)>(), any::<(bool, bool)>()).prop_map(
             |((since, max, wait_ms), (context, offsets_only))| FollowRequest {
                 since,

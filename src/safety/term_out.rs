@@ -104,6 +104,21 @@ pub struct TermOut {
     focus: bool,
     /// The session left its alternate screen under [`Policy::own_screen`]: a redraw is due.
     redraw: bool,
+    /// Input bytes fed since the stream was last between characters and sequences.
+    since_clean: usize,
+    /// Output bytes written since then.
+    out_since_clean: usize,
+}
+
+/// Where a stream cut now stands: what a sanitiser started afresh, fed the same stream from
+/// a clean point, needs to carry on as this one ([`TermOut::unfinished`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Unfinished {
+    /// Input bytes fed since the last clean point (between characters and sequences).
+    pub input: usize,
+    /// Of the output, the last bytes written since that point (a character or a sequence
+    /// not finished yet).
+    pub passed: usize,
 }
 
 impl TermOut {
@@ -119,6 +134,20 @@ impl TermOut {
             utf8_next: 0x80..=0xbf,
             focus: false,
             redraw: false,
+            since_clean: 0,
+            out_since_clean: 0,
+        }
+    }
+
+    /// How far the stream fed so far is from a clean point (between characters and
+    /// sequences): a page that comes back from the offset before [`Unfinished::input`], to a
+    /// sanitiser started afresh, gets every byte it lacks and none twice if it was not sent
+    /// the last [`Unfinished::passed`] bytes of the output.
+    #[must_use]
+    pub fn unfinished(&self) -> Unfinished {
+        Unfinished {
+            input: self.since_clean,
+            passed: self.out_since_clean,
         }
     }
 
@@ -134,6 +163,9 @@ impl TermOut {
         self.state = State::Ground;
         self.buf.clear();
         self.osc_dropped = false;
+        self.utf8_need = 0;
+        self.since_clean = 0;
+        self.out_since_clean = 0;
     }
 
     /// Whether the session has focus reporting on (so focus events from the person's
@@ -152,7 +184,15 @@ impl TermOut {
     /// Sanitises `input` (any split), appending what may reach the terminal to `out`.
     pub fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) {
         for &b in input {
+            let before = out.len();
             self.byte(b, out);
+            if self.state == State::Ground && self.utf8_need == 0 {
+                self.since_clean = 0;
+                self.out_since_clean = 0;
+            } else {
+                self.since_clean = self.since_clean.saturating_add(1);
+                self.out_since_clean += out.len() - before;
+            }
         }
     }
 

@@ -466,6 +466,37 @@ proptest! {
         let real: Vec<&String> = seen.forbidden.iter().filter(|f| !f.starts_with("OSC [[53, 50]")).collect();
         prop_assert!(real.is_empty(), "{:?} in {:?}", real, out);
     }
+
+    /// A page that lost its connection comes back from the offset `unfinished` gives, to a
+    /// sanitiser started afresh: what it is sent before the cut (all but the unfinished
+    /// character's bytes) and after it is what one unbroken stream would have been, byte for
+    /// byte, wherever the stream is cut (mid-sequence, mid-character, mid-string).
+    #[test]
+    fn a_stream_resumed_from_its_clean_point_is_the_unbroken_stream(
+        input in proptest::collection::vec(prop_oneof![
+            3 => any::<u8>(),
+            2 => prop::sample::select(b"\x1b[]P_^X;?m0123456789\x07\\\xc2\x9b\xe2\x82\xac\xf0\x9f\x98\x80ab ".to_vec()),
+        ], 0..200),
+        before in proptest::collection::vec(0usize..400, 0..4),
+        cut in 0usize..400,
+    ) {
+        let cut = cut % (input.len() + 1);
+        let policy = Policy::default();
+        let mut whole = Vec::new();
+        TermOut::new(policy).feed(&input, &mut whole);
+        // The first connection: frames up to the cut.
+        let mut first = TermOut::new(policy);
+        let mut got = Vec::new();
+        for f in frames(&input[..cut], &before) {
+            first.feed(&f, &mut got);
+        }
+        let u = first.unfinished();
+        prop_assert!(u.input <= cut && u.passed <= got.len(), "{:?}", u);
+        got.truncate(got.len() - u.passed);
+        // The second: from the clean point on.
+        TermOut::new(policy).feed(&input[cut - u.input..], &mut got);
+        prop_assert_eq!(got, whole);
+    }
 }
 
 /// An OSC number with leading zeros is passed on as the number it is (found by

@@ -29,10 +29,16 @@ impl Serve {
         Self::start_args(env, &[], vars)
     }
 
-    /// `kpty serve --port 0 ARGS…` in `env` with extra environment.
+    /// `kpty serve --port 0 ARGS…` in `env` with extra environment (ARGS may name a port).
     pub(crate) fn start_args(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Self {
-        let all: Vec<&str> = ["serve", "--port", "0"]
+        let any_port: &[&str] = if args.contains(&"--port") {
+            &[]
+        } else {
+            &["--port", "0"]
+        };
+        let all: Vec<&str> = ["serve"]
             .iter()
+            .chain(any_port)
             .chain(args)
             .copied()
             .collect();

@@ -26,18 +26,29 @@ struct View {
     output: Vec<u8>,
     /// Every JSON message received so far.
     events: Vec<Value>,
+    /// The session's output offset this view has everything before, as the server last said
+    /// (a binary message's 8-byte head, or an `offset` message); `None`: not known.
+    at: Option<u64>,
+    /// Every offset a binary message's head said, in order.
+    heads: Vec<Option<u64>>,
 }
 
 impl View {
     /// Join session `id` as the logged-in `cookie` from `origin`; waits for `joined`.
     fn join(serve: &Serve, id: &str, cookie: &str, origin: &str) -> (Self, Value) {
-        let path = format!("/console/ws/session/{id}");
-        let (ws, r) = websocket_at(serve, &path, &[("Cookie", cookie), ("Origin", origin)]);
+        Self::join_at(serve, &format!("/console/ws/session/{id}"), cookie, origin)
+    }
+
+    /// [`View::join`] at `path` (a query: `?from=` to come back).
+    fn join_at(serve: &Serve, path: &str, cookie: &str, origin: &str) -> (Self, Value) {
+        let (ws, r) = websocket_at(serve, path, &[("Cookie", cookie), ("Origin", origin)]);
         assert_eq!(ws.status, 101, "{path}");
         let mut v = View {
             r,
             output: Vec::new(),
             events: Vec::new(),
+            at: None,
+            heads: Vec::new(),
         };
         let joined = v.until_event("joined", |e| e["type"] == "joined");
         (v, joined)
@@ -63,10 +74,22 @@ impl View {
     /// Read messages until one is closed (false) or a message arrived (true).
     fn read_one(&mut self) -> bool {
         match frame(&mut self.r) {
-            Ok((_, 0x2, bytes)) => self.output.extend_from_slice(&bytes),
-            Ok((_, 0x1, text)) => self
-                .events
-                .push(serde_json::from_slice(&text).expect("a JSON event")),
+            Ok((_, 0x2, bytes)) => {
+                let (head, rest) = bytes.split_at(8);
+                let head = u64::from_be_bytes(head.try_into().unwrap());
+                self.at = (head != u64::MAX).then_some(head);
+                self.heads.push(self.at);
+                self.output.extend_from_slice(rest);
+            }
+            Ok((_, 0x1, text)) => {
+                let e: Value = serde_json::from_slice(&text).expect("a JSON event");
+                match e["type"].as_str() {
+                    Some("offset") => self.at = e["at"].as_u64(),
+                    Some("resync") => self.at = None,
+                    _ => {}
+                }
+                self.events.push(e);
+            }
             Ok((_, 0x8, _)) => return false,
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return false,
@@ -326,6 +349,72 @@ fn an_agent_sessions_filter_keeps_every_web_exit_from_the_program_and_warns_that
 }
 
 #[test]
+fn a_page_that_lost_its_connection_carries_on_from_its_offset() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let serve = Serve::start(&env);
+    let (cookie, own) = logged_in(&env, &serve);
+    let (mut a, joined) = View::join(&serve, &id, &cookie, &own);
+    assert_eq!(joined["resumed"], false, "{joined}");
+    // Joining: the screen, then where it leaves the page.
+    let first = a.until_event("offset", |e| e["type"] == "offset");
+    let start = first["at"].as_u64().expect("an offset");
+    assert!(a.heads.iter().all(Option::is_none), "{:?}", a.heads);
+    env.send_line(&id, "echo one-$((6*7))");
+    a.until_output("one-42");
+    let from = a.at.expect("live output carries its offset");
+    assert!(from > start, "{from} after {start}");
+    // Every head moves forward, never back.
+    let known: Vec<u64> = a.heads.iter().flatten().copied().collect();
+    assert!(known.windows(2).all(|w| w[0] <= w[1]), "{known:?}");
+    // The connection drops; the session carries on without the page.
+    drop(a);
+    assert_eq!(env.out(&id, "echo two-$((7*7))"), "two-49");
+
+    // Back with ?from=: just what it missed, no scrollback, no screen.
+    let path = format!("/console/ws/session/{id}?from={from}");
+    let (mut b, joined) = View::join_at(&serve, &path, &cookie, &own);
+    assert_eq!(joined["resumed"], true, "{joined}");
+    b.until_output("two-49");
+    let missed = String::from_utf8_lossy(&b.output).into_owned();
+    assert!(!missed.contains("one-42"), "sent again: {missed:?}");
+    assert!(b.at.is_some_and(|at| at > from), "{:?}", b.at);
+    drop(b);
+
+    // An offset the holder does not have (ahead of the output, or not a number): the
+    // scrollback and the screen afresh, or a refusal before the upgrade.
+    for bad in [u64::MAX - 1, from + (1 << 40)] {
+        let path = format!("/console/ws/session/{id}?from={bad}");
+        let (mut c, joined) = View::join_at(&serve, &path, &cookie, &own);
+        assert_eq!(joined["resumed"], false, "{bad}: {joined}");
+        c.until_output("one-42");
+        c.until_event("offset", |e| e["type"] == "offset");
+    }
+    // More output than the holder keeps (100 KiB by default) since: the offset is gone.
+    env.talk(&id, "seq 1 40000");
+    let path = format!("/console/ws/session/{id}?from={from}");
+    let (mut d, joined) = View::join_at(&serve, &path, &cookie, &own);
+    assert_eq!(joined["resumed"], false, "{joined}");
+    d.until_output("40000");
+    let bad = websocket_at(
+        &serve,
+        &format!("/console/ws/session/{id}?from=-1"),
+        &[("Cookie", &cookie), ("Origin", &own)],
+    )
+    .0;
+    assert_eq!(bad.status, 400);
+    // Coming back is in the trail.
+    wait_for(20_000, "a resumed web_join", || {
+        web_trail(&env, &id).iter().any(|e| {
+            e["action"] == "web_join"
+                && e["response"]
+                    .as_str()
+                    .is_some_and(|r| r.contains("\"resumed\":true"))
+        })
+    });
+}
+
+#[test]
 fn a_view_of_a_session_that_is_not_there_is_told_so_and_closed() {
     let env = Env::new();
     env.create(&[]);
@@ -462,4 +551,34 @@ fn in_a_real_browser_the_terminal_shows_the_screen_then_types_after_take_control
         Value::Null,
     );
     assert_eq!(elsewhere, json!([]), "{elsewhere}");
+}
+
+#[test]
+fn in_a_real_browser_a_page_carries_on_after_the_server_restarts() {
+    let Some(b) = crate::webdriver::Browser::start() else {
+        skip("chromium and chromedriver are not installed");
+        return;
+    };
+    let env = Env::new();
+    let id = env.create(&["--label", "comes-back"]);
+    let serve = Serve::start(&env);
+    let port = port(&serve);
+    let link = env.ok(&["console", "--port", &port]);
+    b.go(link.trim());
+    b.go(&format!("http://127.0.0.1:{port}/console/session/{id}"));
+    shows(&b, json!(["#terminal[data-joined=fresh]"]));
+    env.send_line(&id, "echo one-$((6*7))");
+    rows_show(&b, "one-42");
+
+    // The server goes away; the session goes on; the server comes back on its port.
+    drop(serve);
+    assert_eq!(env.out(&id, "echo two-$((7*7))"), "two-49");
+    let again = Serve::start_args(&env, &["--port", &port], &[]);
+    assert!(again.url.ends_with(&format!(":{port}")), "{}", again.url);
+
+    // The page comes back on its own, from where it was: what it missed, not the screen.
+    rows_show(&b, "two-49");
+    shows(&b, json!(["#terminal[data-joined=resumed]"]));
+    let rows = rows_show(&b, "one-42");
+    assert_eq!(rows.matches("one-42").count(), 1, "{rows}");
 }

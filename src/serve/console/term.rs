@@ -16,7 +16,17 @@
 //! Page → server (JSON text): `{"type":"input","data":…}`, `{"type":"write"}`,
 //! `{"type":"read"}`, `{"type":"resize","cols":…,"rows":…}`, `{"type":"redraw"}`. Server →
 //! page: terminal output as binary messages, and JSON text: `joined`, `mode`, `size`,
-//! `resync`, `blocked`, `exited`, `error` (`ToPage`).
+//! `resync`, `offset`, `blocked`, `exited`, `error` (`ToPage`).
+//!
+//! **Coming back.** Each binary message starts with 8 bytes (big-endian): the offset of the
+//! session's output the page has everything before, once it has this message — or all ones
+//! while that is not known (the scrollback and redraw sent on joining, until `offset` says
+//! where they leave the page). A page whose connection drops opens the socket again with
+//! `?from=OFFSET`; while the holder still has the output from there, the page is sent just
+//! what it missed and `joined` says `resumed: true` (its terminal stays as it was), else it
+//! gets the scrollback and the screen afresh. The offset is taken where the output sanitiser
+//! stands between characters and sequences, and a character not finished is held back, so a
+//! page that comes back gets every byte once ([`Unfinished`]).
 
 use super::super::{Shared, blocking};
 use super::link::Link;
@@ -30,9 +40,9 @@ use crate::core::audit::{
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::attach::{self, AttachRequest, Event, Frame};
 use crate::safety::term_in::strip_replies;
-use crate::safety::term_out::{Policy, TermOut};
+use crate::safety::term_out::{Policy, TermOut, Unfinished};
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
@@ -150,7 +160,11 @@ enum ToPage {
         who: String,
         /// Whether this page may write at all (a holder older than web clients: no).
         can_write: bool,
+        /// The page carries on where it was (`?from=`): no scrollback or screen follow.
+        resumed: bool,
     },
+    /// The output sent so far brings the page to this offset (after a redraw).
+    Offset { at: u64 },
     /// The page reads or writes now; `by`: who took writing over from it.
     Mode {
         mode: Mode,
@@ -180,10 +194,20 @@ impl ToPage {
     }
 }
 
+/// Where a page comes back from (`?from=OFFSET`).
+#[derive(Debug, Deserialize)]
+pub(super) struct Resume {
+    from: Option<u64>,
+}
+
+/// The offset of a binary message whose place in the output is not known.
+const UNKNOWN: u64 = u64::MAX;
+
 /// `GET /console/ws/session/{id}` (the login and the `Origin` were checked before).
 pub(super) async fn socket(
     State(app): State<Shared>,
     Path(id): Path<String>,
+    Query(resume): Query<Resume>,
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
@@ -196,7 +220,7 @@ pub(super) async fn socket(
         .to_string();
     ws.max_message_size(MAX_MESSAGE)
         .on_upgrade(move |socket| async move {
-            View::run(socket, app, id, login).await;
+            View::run(socket, app, id, login, resume.from).await;
             drop(place);
         })
 }
@@ -221,6 +245,11 @@ struct View {
     taken: mpsc::UnboundedSender<String>,
     typed: Typed,
     sanitiser: TermOut,
+    /// The offset of the session's output fed to the sanitiser so far (`None` until the holder
+    /// says, and from a resync until the redraw's offset).
+    fed: Option<u64>,
+    /// The bytes of a character not finished, held back from the page.
+    held: Vec<u8>,
     /// This view's audit records, written in order by its own thread ([`auditor`]).
     audits: std::sync::mpsc::Sender<Audit>,
 }
@@ -264,11 +293,11 @@ enum Ended {
 }
 
 impl View {
-    async fn run(mut socket: WebSocket, app: Shared, id: String, login: String) {
+    async fn run(mut socket: WebSocket, app: Shared, id: String, login: String, from: Option<u64>) {
         let who = super::login::who(&login);
         let ctx = app.ctx.clone();
         let (c, w, sid) = (ctx.clone(), who.clone(), id.clone());
-        let joined = blocking(move || join(&c, &sid, &w)).await;
+        let joined = blocking(move || join(&c, &sid, &w, from)).await;
         let at = match joined {
             Ok(at) => at,
             Err(e) => {
@@ -302,6 +331,7 @@ impl View {
             attached: at.body.attached,
             who: who.clone(),
             can_write: at.body.web,
+            resumed: at.body.resumed,
         };
         let mut v = View {
             app,
@@ -317,6 +347,8 @@ impl View {
             taken,
             typed: Typed::default(),
             sanitiser: TermOut::new(Policy::default()),
+            fed: None,
+            held: Vec::new(),
             audits: auditor(ctx),
         };
         if v.socket.send(hello.message()).await.is_ok() {
@@ -380,17 +412,27 @@ impl View {
     async fn holder_said(&mut self, frame: Frame, clean: &mut Vec<u8>) -> bool {
         let msg = match frame {
             Frame::Output(bytes) => {
+                self.fed = self.fed.map(|f| f.saturating_add(bytes.len() as u64));
                 clean.clear();
+                clean.append(&mut self.held);
                 self.sanitiser.feed(&bytes, clean);
+                let Unfinished { passed, .. } = self.sanitiser.unfinished();
+                self.held = clean.split_off(clean.len().saturating_sub(passed));
                 if clean.is_empty() {
                     return true;
                 }
-                Message::Binary(clean.clone().into())
+                self.output(clean)
             }
             Frame::Event(Event::Size { cols, rows }) => ToPage::Size { cols, rows }.message(),
             Frame::Event(Event::Resync { missed }) => {
                 self.sanitiser.reset();
+                self.held.clear();
+                self.fed = None;
                 ToPage::Resync { missed }.message()
+            }
+            Frame::Event(Event::Offset { at }) => {
+                self.fed = Some(at);
+                ToPage::Offset { at }.message()
             }
             Frame::Event(Event::Exited { code, signal }) => {
                 ToPage::Exited { code, signal }.message()
@@ -398,7 +440,7 @@ impl View {
             Frame::Event(Event::Blocked { blocked, warning }) => {
                 self.audit_blocked(&blocked, &warning);
                 // The warning in this page's terminal only, then the event for its controls.
-                let w = Message::Binary(warning.as_bytes().to_vec().into());
+                let w = self.output(warning.as_bytes());
                 if self.socket.send(w).await.is_err() {
                     return false;
                 }
@@ -407,6 +449,19 @@ impl View {
             _ => return true,
         };
         self.socket.send(msg).await.is_ok()
+    }
+
+    /// A binary message of `bytes` for the page, after the offset it brings the page to.
+    fn output(&self, bytes: &[u8]) -> Message {
+        let back = self.sanitiser.unfinished().input as u64;
+        let at = self
+            .fed
+            .and_then(|f| f.checked_sub(back))
+            .unwrap_or(UNKNOWN);
+        let mut m = Vec::with_capacity(8 + bytes.len());
+        m.extend_from_slice(&at.to_be_bytes());
+        m.extend_from_slice(bytes);
+        Message::Binary(m.into())
     }
 
     /// One message from the page; false when the page is gone.
@@ -570,8 +625,9 @@ impl View {
     }
 }
 
-/// Join session `id` as a web client, audited as `web_join` by `who`.
-fn join(ctx: &Ctx, id: &str, who: &str) -> Result<Attachment> {
+/// Join session `id` as a web client (carrying on from output offset `from`, when the holder
+/// still has it), audited as `web_join` by `who`.
+fn join(ctx: &Ctx, id: &str, who: &str, from: Option<u64>) -> Result<Attachment> {
     let p = Params {
         session_id: Some(id.to_string()),
         agent_id: Some(who.to_string()),
@@ -584,6 +640,8 @@ fn join(ctx: &Ctx, id: &str, who: &str) -> Result<Attachment> {
         read_only: false,
         web: true,
         history: HISTORY,
+        offsets: true,
+        resume: from,
     };
     let mut at = None;
     crate::core::audited_as(ctx, JOIN, &p, || {
@@ -591,6 +649,7 @@ fn join(ctx: &Ctx, id: &str, who: &str) -> Result<Attachment> {
         let joined = Joined {
             session_id: a.session_id.clone(),
             attached: a.body.attached,
+            resumed: a.body.resumed,
         };
         at = Some(a);
         Ok(joined)
@@ -603,4 +662,6 @@ fn join(ctx: &Ctx, id: &str, who: &str) -> Result<Attachment> {
 struct Joined {
     session_id: String,
     attached: usize,
+    /// A page that came back, carrying on where it was.
+    resumed: bool,
 }

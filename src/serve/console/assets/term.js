@@ -22,6 +22,8 @@
   let canWrite = false;
   let ended = false;
   let retries = 0;
+  // The offset of the session's output this page has everything before (null: not known).
+  let offset = null;
 
   function status(state, text) {
     const el = $('status');
@@ -67,6 +69,12 @@
         $('title').textContent = m.label ? `${m.label} (${m.session_id})` : m.session_id;
         document.title = `kpty · ${m.label || m.session_id}`;
         canWrite = m.can_write;
+        $('terminal').dataset.joined = m.resumed ? 'resumed' : 'fresh';
+        if (!m.resumed) {
+          // The scrollback and the screen follow, from the start.
+          term.reset();
+          offset = null;
+        }
         term.resize(m.cols, m.rows);
         retries = 0;
         status('live', 'live');
@@ -75,6 +83,13 @@
         break;
       case 'size':
         term.resize(m.cols, m.rows);
+        break;
+      case 'resync':
+        // Output was skipped: a redraw follows, then its offset.
+        offset = null;
+        break;
+      case 'offset':
+        offset = m.at;
         break;
       case 'mode':
         setMode(m.mode);
@@ -105,13 +120,20 @@
   }
 
   function connect() {
+    // Coming back: from the offset this page has everything before, when it knows one.
+    const from = offset === null ? '' : '?from=' + offset;
     const ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') +
-      location.host + '/console/ws/session/' + encodeURIComponent(sessionId));
+      location.host + '/console/ws/session/' + encodeURIComponent(sessionId) + from);
     ws.binaryType = 'arraybuffer';
     socket = ws;
     ws.onmessage = (e) => {
       if (typeof e.data !== 'string') {
-        term.write(new Uint8Array(e.data));
+        // 8 bytes of offset (all ones: not known), then the terminal's bytes.
+        const head = new DataView(e.data, 0, 8);
+        const hi = head.getUint32(0);
+        const lo = head.getUint32(4);
+        offset = hi === 0xffffffff && lo === 0xffffffff ? null : hi * 4294967296 + lo;
+        term.write(new Uint8Array(e.data, 8));
         return;
       }
       try {
@@ -143,8 +165,9 @@
         if ($('status').dataset.status === 'live') status('exited', 'ended');
         return;
       }
+      // The terminal stays as it is: the page carries on from its offset, or is sent the
+      // screen afresh (`joined` says which).
       status('connecting', 'reconnecting…');
-      term.reset();
       later();
     };
     ws.onopen = () => {
