@@ -46,6 +46,10 @@ const WEB_FLOOD_RATE: u64 = 1 << 20;
 const FLOOD_BYTES: u64 = 8 * 1024;
 /// During a flood the client's screen is redrawn at most this often (about 60 a second).
 const REFRESH: Duration = Duration::from_millis(16);
+/// A redraw made for one resynchronised client serves the others this long: ten pages
+/// watching a flood cost one redraw per refresh, not ten, and the terminal's reader waits
+/// for the state lock that much less.
+const SHARED_REDRAW: Duration = Duration::from_millis(8);
 
 /// One client's pacing: when to send, and whether to send bytes or the screen.
 ///
@@ -260,7 +264,7 @@ impl Shared {
             let mut frames = news(&st, client, &mut told, &mut notices_seen);
             if client.wants_redraw.swap(false, Ordering::AcqRel) {
                 offset = st.ring.end();
-                frames.extend(redrawn(&st, client, 0, offset));
+                frames.extend(resync(client, 0, st.screen.redraw(), offset));
             }
             if !frames.is_empty() {
                 drop(st);
@@ -282,8 +286,10 @@ impl Shared {
             if end > offset {
                 let lag = end - offset;
                 let frames = if offset < st.ring.start() || lag > MAX_LAG || pace.flooding(lag) {
-                    offset = end;
-                    redrawn(&st, client, lag, end)
+                    let (at, screen) = shared_redraw(&mut st, offset);
+                    let missed = at - offset;
+                    offset = at;
+                    resync(client, missed, screen, at)
                 } else {
                     let slice = st.ring.read_since(offset, CHUNK);
                     offset = slice.start + slice.bytes.len() as u64;
@@ -434,15 +440,35 @@ fn news(st: &State, client: &Client, told: &mut (u16, u16), seen: &mut u64) -> V
 
 /// A resync of `client`: `missed` bytes skipped, the screen redrawn, and (when it wants to
 /// know) the output offset `at` the redraw brings it to.
-fn redrawn(st: &State, client: &Client, missed: u64, at: u64) -> Vec<Frame> {
+fn resync(client: &Client, missed: u64, screen: Vec<u8>, at: u64) -> Vec<Frame> {
     let mut frames = vec![
         Frame::Event(Event::Resync { missed }),
-        Frame::Output(st.screen.redraw()),
+        Frame::Output(screen),
     ];
     if client.offsets {
         frames.push(Frame::Event(Event::Offset { at }));
     }
     frames
+}
+
+/// A redraw of the screen for a client at `offset` that is to be resynchronised, and the
+/// output offset it stands at: the one made for another client in the last
+/// [`SHARED_REDRAW`] when it is not behind this client, else a new one (kept for the others).
+fn shared_redraw(st: &mut State, offset: u64) -> (u64, Vec<u8>) {
+    let fresh = st.redrawn.as_ref().filter(|r| {
+        r.at >= offset && r.at >= st.ring.start() && r.made.elapsed() < SHARED_REDRAW
+    });
+    if let Some(r) = fresh {
+        return (r.at, r.bytes.to_vec());
+    }
+    let at = st.ring.end();
+    let bytes = st.screen.redraw();
+    st.redrawn = Some(super::session::Redrawn {
+        at,
+        made: Instant::now(),
+        bytes: bytes.as_slice().into(),
+    });
+    (at, bytes)
 }
 
 /// `m` locked, whatever a panicking holder of it left.

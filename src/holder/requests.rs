@@ -282,6 +282,8 @@ impl Shared {
         st.cols = cols;
         st.rows = rows;
         st.screen.resize(cols, rows);
+        // A redraw made before is of the old size.
+        st.redrawn = None;
         // The reflow moved the input line: its place is known again at the next prompt.
         st.input_at = None;
         st.dirty = true;

@@ -144,10 +144,24 @@ pub struct State {
     pub notices: std::collections::VecDeque<Notice>,
     /// The number of the last notice.
     pub notice_seq: u64,
+    /// The last redraw made for a client that was resynchronised (a flood), shared with the
+    /// others for a moment ([`super::attach`]).
+    pub redrawn: Option<Redrawn>,
     /// A program session's lifecycle (`create --command`); `None` for a shell.
     pub program: Option<Lifecycle>,
     /// The label set since the start (`rename`), for metadata.json; `None`: unchanged.
     pub label: Option<Option<String>>,
+}
+
+/// A redraw of the screen as it stood at an output offset.
+#[derive(Debug)]
+pub struct Redrawn {
+    /// The output offset the screen stood at.
+    pub at: u64,
+    /// When it was made.
+    pub made: Instant,
+    /// The redraw.
+    pub bytes: std::sync::Arc<[u8]>,
 }
 
 /// How much a session keeps.
@@ -248,6 +262,7 @@ impl Shared {
                 next_client: 0,
                 notices: std::collections::VecDeque::new(),
                 notice_seq: 0,
+                redrawn: None,
                 program: None,
                 label: None,
             }),
