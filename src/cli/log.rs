@@ -17,6 +17,9 @@ pub fn log(ctx: &Ctx, a: &super::args::LogArgs, json: bool) -> Result<i32> {
         None => None,
         Some(r) => Some(trail::session_of(ctx, r).map_err(|e| e.speak(Voice::Cli))?),
     };
+    if a.verify {
+        return verify(ctx, session.as_deref(), json);
+    }
     let f = trail::Filter {
         session,
         agent: a.agent.clone(),
@@ -34,6 +37,46 @@ pub fn log(ctx: &Ctx, a: &super::args::LogArgs, json: bool) -> Result<i32> {
     };
     trail::follow(ctx, &f, a.follow, &mut show).map_err(|e| e.speak(Voice::Cli))?;
     Ok(0)
+}
+
+/// `kpty log --verify`.
+#[derive(serde::Serialize)]
+struct Verdict<'a> {
+    ok: bool,
+    /// Whether seals were checked (this user has a kpty key).
+    seals_checked: bool,
+    journals: &'a [crate::core::trail::Verified],
+}
+
+/// `kpty log --verify`: every journal's chain checked; exit 1 when one is broken.
+fn verify(ctx: &Ctx, session: Option<&str>, json: bool) -> Result<i32> {
+    let (journals, seals) =
+        crate::core::trail::verify(ctx, session).map_err(|e| e.speak(Voice::Cli))?;
+    let ok = journals.iter().all(|j| j.checked.broken.is_none());
+    if json {
+        print_json(&Verdict {
+            ok,
+            seals_checked: seals,
+            journals: &journals,
+        });
+        return Ok(if ok { 0 } else { 1 });
+    }
+    for j in &journals {
+        let c = &j.checked;
+        let earlier = match c.unchained {
+            0 => String::new(),
+            n => format!(" ({n} from before the chain)"),
+        };
+        let line = match c.broken {
+            None => format!("ok      {}: {} entries{earlier}\n", j.journal, c.lines),
+            Some((n, t)) => format!("BROKEN  {}: entry {n} {}\n", j.journal, t.says()),
+        };
+        out(shown(&line).as_bytes());
+    }
+    if !seals {
+        eprintln!("kpty: seals not checked: this user has no kpty key (nothing was sealed here)");
+    }
+    Ok(if ok { 0 } else { 1 })
 }
 
 fn parse_after(w: &str) -> Result<jiff::Timestamp> {

@@ -369,6 +369,7 @@ pub(super) fn record_seen(
         Err(e) => response_field(&e.to_json()),
     };
     let blocked = err.is_some_and(|e| e.code == ErrorCode::DangerousCommandBlocked);
+    let took = started.elapsed().as_millis() as u64;
     let agent_id = p
         .agent_id
         .clone()
@@ -387,7 +388,8 @@ pub(super) fn record_seen(
             .or(p.owner_session_id.clone())),
         command,
         response: Some(response),
-        duration_ms: Some(started.elapsed().as_millis() as u64),
+        duration_ms: Some(took),
+        result_summary: red(Some(result_summary(result, took))),
         success: Some(err.is_none()),
         blocked: Some(blocked),
         blocked_pattern: err
@@ -411,6 +413,38 @@ pub(super) fn record_seen(
     };
     journal::append(&ctx.state, &path, &line);
     emit(event);
+}
+
+/// One line of what came of an action (seed 003 §5.2's `result_summary`): `exit 0 in 12 ms,
+/// 3 lines`, `blocked: rm_root`, `timeout after 5000 ms`, `SESSION_NOT_FOUND: …`.
+fn result_summary(result: &Result<Value>, took_ms: u64) -> String {
+    match result {
+        Err(e) if e.code == ErrorCode::DangerousCommandBlocked => {
+            let rule = match e.details.as_deref() {
+                Some(crate::error::Details::Blocked(b)) => b.pattern.as_str(),
+                _ => "a dangerous command",
+            };
+            format!("blocked: {rule}")
+        }
+        Err(e) if e.code == ErrorCode::PtyTimeout => format!("timeout after {took_ms} ms"),
+        Err(e) => {
+            let first = e.message.lines().next().unwrap_or_default();
+            let cut = floor_char_boundary(first, 120);
+            let more = if cut < first.len() { "…" } else { "" };
+            format!("{}: {}{more}", e.code.as_str(), &first[..cut])
+        }
+        Ok(v) => {
+            let lines = v["output"].as_str().map(|o| {
+                let n = o.lines().count();
+                format!(", {n} line{}", if n == 1 { "" } else { "s" })
+            });
+            let lines = lines.unwrap_or_default();
+            match v["exit_code"].as_i64() {
+                Some(code) => format!("exit {code} in {took_ms} ms{lines}"),
+                None => format!("ok in {took_ms} ms{lines}"),
+            }
+        }
+    }
 }
 
 /// POST the event to the gateway in the background, when one is configured.

@@ -59,6 +59,10 @@ pub struct Event {
     /// The session's CLI type.
     #[serde(deserialize_with = "lenient")]
     pub cli_type: Option<String>,
+    /// One line of what came of it: `exit 0 in 12 ms, 3 lines`, `blocked: rm_root`,
+    /// `timeout after 5000 ms` (seed 003 §5.2).
+    #[serde(deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    pub result_summary: Option<String>,
     /// `traffic` in `_registry_events.jsonl` (where lifecycle lines have their own kinds);
     /// left out elsewhere and in the gateway's copy.
     #[serde(deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
@@ -103,7 +107,11 @@ impl Event {
         if *first != b'{' {
             return None;
         }
-        serde_json::from_slice(line).ok()
+        let mut e: Self = serde_json::from_slice(line).ok()?;
+        // The chain's fields (`store::chain`) are the journal's, not the event's.
+        e.extra.remove("prev");
+        e.extra.remove("seal");
+        Some(e)
     }
 
     /// A traffic line (one with an action), not a lifecycle or intent line.

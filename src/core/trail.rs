@@ -169,6 +169,42 @@ pub fn files(ctx: &Ctx, session: Option<&str>) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// One journal's chain, checked ([`crate::store::chain`]).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Verified {
+    /// The journal, relative to the state directory.
+    pub journal: String,
+    /// What was found.
+    #[serde(flatten)]
+    pub checked: crate::store::chain::Checked,
+}
+
+/// Check the chain of every journal of the trail (or `session`'s); `seals` says whether
+/// seals could be checked (this user has a key).
+pub fn verify(ctx: &Ctx, session: Option<&str>) -> Result<(Vec<Verified>, bool)> {
+    let checker = crate::store::trust::journal_checker();
+    let seals = checker.is_some();
+    let check: Option<crate::store::chain::SealCheck<'_>> = match &checker {
+        Some(c) => Some(c),
+        None => None,
+    };
+    let mut out = Vec::new();
+    for path in files(ctx, session)? {
+        let Some(f) = crate::store::secure::open_read(&path)? else {
+            continue;
+        };
+        let checked = crate::store::chain::check(std::io::BufReader::new(f), check)
+            .map_err(|e| Error::state(&path, e))?;
+        let journal = path
+            .strip_prefix(ctx.state.path())
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        out.push(Verified { journal, checked });
+    }
+    Ok((out, seals))
+}
+
 /// The longest line kpty reads from a journal (its own lines are ~25 KB at most); a longer
 /// one is skipped whole, so one huge line costs no memory.
 const MAX_LINE: usize = 1 << 20;

@@ -46,6 +46,10 @@ const WEB_FLOOD_RATE: u64 = 1 << 20;
 const FLOOD_BYTES: u64 = 8 * 1024;
 /// During a flood the client's screen is redrawn at most this often (about 60 a second).
 const REFRESH: Duration = Duration::from_millis(16);
+/// A web client's screen during a flood: about 30 redraws a second, each parsed in script by
+/// its browser and carried over the network (ten pages watching a flood cost the session half
+/// as much as at [`REFRESH`]).
+const WEB_REFRESH: Duration = Duration::from_millis(33);
 /// A redraw made for one resynchronised client serves the others this long: ten pages
 /// watching a flood cost one redraw per refresh, not ten, and the terminal's reader waits
 /// for the state lock that much less.
@@ -67,6 +71,8 @@ struct Pace {
     flood: bool,
     /// Output faster than this (bytes a second) is a flood.
     rate: u64,
+    /// During a flood, redrawn at most this often.
+    refresh: Duration,
 }
 
 impl Pace {
@@ -78,13 +84,15 @@ impl Pace {
             was_fast: false,
             flood: false,
             rate: FLOOD_RATE,
+            refresh: REFRESH,
         }
     }
 
-    /// A web client's pace ([`WEB_FLOOD_RATE`]).
+    /// A web client's pace ([`WEB_FLOOD_RATE`], [`WEB_REFRESH`]).
     fn for_web() -> Self {
         Pace {
             rate: WEB_FLOOD_RATE,
+            refresh: WEB_REFRESH,
             ..Pace::new()
         }
     }
@@ -92,7 +100,7 @@ impl Pace {
     /// With `waiting` bytes not yet sent: `Some(until)` to gather more first, `None` to send
     /// now.
     fn hold(&self, waiting: u64) -> Option<Instant> {
-        let until = self.last_sent + if self.flood { REFRESH } else { GATHER };
+        let until = self.last_sent + if self.flood { self.refresh } else { GATHER };
         let enough = !self.flood && waiting >= GATHER_BYTES;
         (!enough && Instant::now() < until).then_some(until)
     }
@@ -455,9 +463,10 @@ fn resync(client: &Client, missed: u64, screen: Vec<u8>, at: u64) -> Vec<Frame> 
 /// output offset it stands at: the one made for another client in the last
 /// [`SHARED_REDRAW`] when it is not behind this client, else a new one (kept for the others).
 fn shared_redraw(st: &mut State, offset: u64) -> (u64, Vec<u8>) {
-    let fresh = st.redrawn.as_ref().filter(|r| {
-        r.at >= offset && r.at >= st.ring.start() && r.made.elapsed() < SHARED_REDRAW
-    });
+    let fresh = st
+        .redrawn
+        .as_ref()
+        .filter(|r| r.at >= offset && r.at >= st.ring.start() && r.made.elapsed() < SHARED_REDRAW);
     if let Some(r) = fresh {
         return (r.at, r.bytes.to_vec());
     }
@@ -531,6 +540,18 @@ mod tests {
             p.last_sent = Instant::now() - Duration::from_millis(16);
             assert_eq!(p.flooding(waiting), flood);
         }
+    }
+
+    #[test]
+    fn a_web_client_in_a_flood_is_redrawn_half_as_often() {
+        for (mut p, refresh) in [(Pace::new(), REFRESH), (Pace::for_web(), WEB_REFRESH)] {
+            p.flood = true;
+            p.last_sent = Instant::now();
+            let until = p.hold(1 << 20).expect("held during a flood");
+            let wait = until - p.last_sent;
+            assert_eq!(wait, refresh);
+        }
+        assert!(WEB_REFRESH >= REFRESH * 2);
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Append-only JSONL journals (`_registry_events.jsonl`, `sessions/<id>/events.jsonl`): one
-//! `write` per event on an O_APPEND file, so concurrent small appends land whole; a line the
-//! disk had no room for is cut off again, so a reader never meets a torn line. The file is
-//! opened without following links and created 0600 (see [`super::secure`]).
+//! `write` per event on an O_APPEND file under the file's lock, each line chained to the one
+//! before it ([`super::chain`]: its hash and this user's seal), so concurrent appends land
+//! whole and in one chain; a line the disk had no room for is cut off again, so a reader
+//! never meets a torn line. The file is opened without following links and created 0600 (see
+//! [`super::secure`]).
 
 use super::StateDir;
 use crate::error::{Error, Result};
@@ -37,18 +39,50 @@ fn encode<T: Serialize>(path: &Path, event: &T) -> Result<Vec<u8>> {
     Ok(line)
 }
 
+/// The journal's lock, held while its last line is read and the next one written (the wait
+/// has the registry lock's deadline).
+fn hold(f: &std::fs::File, path: &Path) -> Result<Option<super::lock::Lock>> {
+    match f.try_lock() {
+        Ok(()) => Ok(None),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let other = f.try_clone().map_err(|e| Error::state(path, e))?;
+            super::lock::lock_file(other, path, super::lock::default_wait()).map(Some)
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(Error::state(path, format!("cannot lock: {e}")))
+        }
+    }
+}
+
 /// Append `line` whole or not at all.
 pub fn append_line(state: &StateDir, path: &Path, line: &[u8]) -> Result<()> {
     state.verify(path)?;
     write_line(path, line)
 }
 
-/// [`append_line`] once the folders are verified.
+/// [`append_line`] once the folders are verified: under the file's lock, `line` chained to
+/// the file's last line (a torn last line, left by a writer that died, is ended first).
 fn write_line(path: &Path, line: &[u8]) -> Result<()> {
+    use std::os::unix::fs::FileExt;
     if let Some(dir) = path.parent() {
         super::secure::ensure_dir(dir)?;
     }
-    let mut f = super::secure::open_append(path)?;
+    let mut f = super::secure::open_read_append(path)?;
+    let _held = hold(&f, path)?;
+    let len = f.metadata().map_err(|e| Error::state(path, e))?.len();
+    let last = super::chain::last_line(len, |buf, at| f.read_at(buf, at))
+        .map_err(|e| Error::state(path, e))?;
+    let mut out = Vec::with_capacity(line.len() + 160);
+    if let Some((_, true)) = last {
+        out.push(b'\n');
+    }
+    let previous = last.map(|(l, _)| l);
+    out.extend(super::chain::link(
+        line,
+        previous.as_deref(),
+        super::trust::journal_seal,
+    ));
+    let line = &out[..];
     let n = match f.write(line) {
         Ok(n) => n,
         Err(e) => return Err(Error::state(path, e)),

@@ -4,6 +4,7 @@
 //! [`secure`].
 
 pub mod atomic;
+pub mod chain;
 pub mod index;
 pub mod journal;
 pub mod lock;

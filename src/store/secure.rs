@@ -331,6 +331,11 @@ pub fn open_append(path: &Path) -> Result<File> {
     open_created(path, OpenOptions::new().append(true))
 }
 
+/// Open (creating it 0600 when missing) a journal to read its end and append to it.
+pub fn open_read_append(path: &Path) -> Result<File> {
+    open_created(path, OpenOptions::new().read(true).append(true))
+}
+
 /// Open (creating it 0600 when missing) a lock or data file for reading and writing.
 pub fn open_rw(path: &Path) -> Result<File> {
     open_created(

@@ -125,6 +125,41 @@ fn bytes_seal(key: &str, state: &StateDir, domain: &str, payload: &[u8]) -> Stri
     format!("{SEAL_V1}{}", hex(&hmac_sha256(key.as_bytes(), &msg)))
 }
 
+/// What a journal line's seal covers: a domain of its own, then the line up to its seal (no
+/// state directory: a project moved keeps its trail checkable).
+fn journal_message(covered: &[u8]) -> Vec<u8> {
+    [b"kpty-journal-v1\n".as_slice(), covered].concat()
+}
+
+/// The seal of a journal line ([`super::chain`]) under this user's key (made on first use);
+/// empty when no key can be had (the line then says it was not sealed).
+pub fn journal_seal(covered: &[u8]) -> String {
+    match key(true) {
+        Ok(Some(k)) => format!(
+            "{SEAL_V1}{}",
+            hex(&hmac_sha256(k.as_bytes(), &journal_message(covered)))
+        ),
+        Ok(None) => String::new(),
+        Err(e) => {
+            tracing::warn!("a journal line goes unsealed: {}", e.message);
+            String::new()
+        }
+    }
+}
+
+/// A check of journal seals under this user's key; `None` when this user has no key yet
+/// (no seal of theirs can exist, none can be checked).
+pub fn journal_checker() -> Option<impl Fn(&[u8], &[u8]) -> bool> {
+    let k = key(false).ok().flatten()?;
+    Some(move |covered: &[u8], given: &[u8]| {
+        let expected = format!(
+            "{SEAL_V1}{}",
+            hex(&hmac_sha256(k.as_bytes(), &journal_message(covered)))
+        );
+        same(given, expected.as_bytes())
+    })
+}
+
 /// Equal in time independent of where the inputs differ (the length is not secret): for
 /// seals and for the secrets `kpty serve` is presented.
 pub fn same(a: &[u8], b: &[u8]) -> bool {

@@ -306,7 +306,12 @@ fn after_a_flood_the_client_shows_exactly_the_sessions_screen() {
                 last.0 == last.1
             })
         }));
-        assert!(same.is_ok(), "client {n} {:#?}\nsession {:#?}", last.0, last.1);
+        assert!(
+            same.is_ok(),
+            "client {n} {:#?}\nsession {:#?}",
+            last.0,
+            last.1
+        );
     }
 }
 

@@ -39,6 +39,8 @@
 //!   `claude_code_session_id`, the seeds' owner environment.
 //! - `serve_tls` — `serve --bind` off loopback needs TLS or `--insecure`; over TLS the API,
 //!   MCP, the console's Secure cookie, its https origin and wss; IP hosts on 0.0.0.0.
+//! - `trail_chain` — the audit trail as evidence: `result_summary` on every entry, the hash
+//!   chain and seals `kpty log --verify` checks (every change at every place), writers at once.
 //! - `serve_load` — slow authenticated bodies cannot starve /health; every body has a deadline.
 //! - `console` — the web console of `kpty serve` over real HTTP and WebSockets: login link,
 //!   cookie, revoke, only its own origin, the overview pushed as sessions change; and in a
@@ -67,6 +69,7 @@ mod serve_registry;
 mod serve_tls;
 mod snapshots;
 mod state_matrix;
+mod trail_chain;
 mod trust;
 mod tty;
 

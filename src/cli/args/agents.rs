@@ -237,6 +237,11 @@ pub struct LogArgs {
     /// Keep printing new events as they are recorded.
     #[arg(long, short = 'f')]
     pub follow: bool,
+    /// Check the trail instead of printing it: each entry against its seal and the entry
+    /// before it; names the first entry edited, removed, inserted or reordered in each
+    /// journal (exit 1 when one is found).
+    #[arg(long, conflicts_with_all = ["follow", "agent", "action", "errors_only", "blocked_only", "after"])]
+    pub verify: bool,
     #[command(flatten)]
     pub(crate) globals: super::Globals,
 }
