@@ -69,7 +69,12 @@ fn verify(ctx: &Ctx, session: Option<&str>, json: bool) -> Result<i32> {
         };
         let line = match c.broken {
             None => format!("ok      {}: {} entries{earlier}\n", j.journal, c.lines),
-            Some((n, t)) => format!("BROKEN  {}: entry {n} {}\n", j.journal, t.says()),
+            Some((n, t)) => format!(
+                "BROKEN  {}: entry {n} {}: {}\n",
+                j.journal,
+                kind(t),
+                t.says()
+            ),
         };
         out(shown(&line).as_bytes());
     }
@@ -77,6 +82,17 @@ fn verify(ctx: &Ctx, session: Option<&str>, json: bool) -> Result<i32> {
         eprintln!("kpty: seals not checked: this user has no kpty key (nothing was sealed here)");
     }
     Ok(if ok { 0 } else { 1 })
+}
+
+/// The word `--verify` prints for what is wrong with an entry (as its JSON names it).
+fn kind(t: crate::store::chain::Tamper) -> &'static str {
+    use crate::store::chain::Tamper;
+    match t {
+        Tamper::Edited => "edited",
+        Tamper::Unlinked => "unlinked",
+        Tamper::Unchained => "unchained",
+        Tamper::Unsealed => "unsealed",
+    }
 }
 
 fn parse_after(w: &str) -> Result<jiff::Timestamp> {

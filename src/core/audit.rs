@@ -389,7 +389,7 @@ pub(super) fn record_seen(
         command,
         response: Some(response),
         duration_ms: Some(took),
-        result_summary: red(Some(result_summary(result, took))),
+        result_summary: Some(result_summary(result, took)),
         success: Some(err.is_none()),
         blocked: Some(blocked),
         blocked_pattern: err
@@ -416,7 +416,8 @@ pub(super) fn record_seen(
 }
 
 /// One line of what came of an action (seed 003 §5.2's `result_summary`): `exit 0 in 12 ms,
-/// 3 lines`, `blocked: rm_root`, `timeout after 5000 ms`, `SESSION_NOT_FOUND: …`.
+/// 3 lines`, `blocked: rm_root`, `timeout after 5000 ms`, `SESSION_NOT_FOUND: …`. Only an
+/// error's message carries text from outside: redacted as every error message is.
 fn result_summary(result: &Result<Value>, took_ms: u64) -> String {
     match result {
         Err(e) if e.code == ErrorCode::DangerousCommandBlocked => {
@@ -428,7 +429,9 @@ fn result_summary(result: &Result<Value>, took_ms: u64) -> String {
         }
         Err(e) if e.code == ErrorCode::PtyTimeout => format!("timeout after {took_ms} ms"),
         Err(e) => {
-            let first = e.message.lines().next().unwrap_or_default();
+            // kpty's own words kept, what it quotes redacted (as in every error's message).
+            let message = crate::safety::redact_message(&e.message);
+            let first = message.lines().next().unwrap_or_default();
             let cut = floor_char_boundary(first, 120);
             let more = if cut < first.len() { "…" } else { "" };
             format!("{}: {}{more}", e.code.as_str(), &first[..cut])

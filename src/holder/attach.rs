@@ -173,34 +173,7 @@ impl Shared {
         if let Err(e) = self.apply_size() {
             tracing::warn!("attach: {e}");
         }
-        let (body, first, offset) = {
-            let st = self.lock();
-            // A client coming back carries on from its offset while the ring still holds it.
-            let resume = req
-                .resume
-                .filter(|&from| st.ring.start() <= from && from <= st.ring.end());
-            let body = AttachBody {
-                cols: st.cols,
-                rows: st.rows,
-                attached: st.clients.len(),
-                pid: self.pid(),
-                web: req.web,
-                resumed: resume.is_some(),
-            };
-            let first = match resume {
-                Some(_) => Vec::new(),
-                None => {
-                    let rows = req.history.min(attach::MAX_HISTORY) as usize;
-                    let history = st.screen.scrollback_text(rows);
-                    let history = (!history.is_empty()).then_some(Frame::Output(history));
-                    history
-                        .into_iter()
-                        .chain([Frame::Output(st.screen.redraw())])
-                        .collect()
-                }
-            };
-            (body, first, resume.unwrap_or(st.ring.end()))
-        };
+        let (body, first, offset) = self.joined(req);
         tracing::info!(
             "client {id} attached ({} now){}",
             body.attached,
@@ -245,6 +218,37 @@ impl Shared {
             tracing::warn!("detach: {e}");
         }
         tracing::info!("client {id} detached");
+    }
+
+    /// What a client joining with `req` is told first: the reply's body, the frames before live
+    /// output (the scrollback and a redraw, or nothing for a client coming back while the ring
+    /// still holds its offset), and the output offset live output starts at.
+    fn joined(&self, req: &AttachRequest) -> (AttachBody, Vec<Frame>, u64) {
+        let st = self.lock();
+        let resume = req
+            .resume
+            .filter(|&from| st.ring.start() <= from && from <= st.ring.end());
+        let body = AttachBody {
+            cols: st.cols,
+            rows: st.rows,
+            attached: st.clients.len(),
+            pid: self.pid(),
+            web: req.web,
+            resumed: resume.is_some(),
+        };
+        let first = match resume {
+            Some(_) => Vec::new(),
+            None => {
+                let rows = req.history.min(attach::MAX_HISTORY) as usize;
+                let history = st.screen.scrollback_text(rows);
+                let history = (!history.is_empty()).then_some(Frame::Output(history));
+                history
+                    .into_iter()
+                    .chain([Frame::Output(st.screen.redraw())])
+                    .collect()
+            }
+        };
+        (body, first, resume.unwrap_or(st.ring.end()))
     }
 
     /// Send output from `offset` on as it arrives (and a redraw when the client asks for

@@ -14,16 +14,16 @@ pub struct Listen {
     /// The address bound.
     pub addr: IpAddr,
     /// The certificate chain and key, when the server speaks TLS.
-    pub tls: Option<TlsFiles>,
+    tls: Option<TlsFiles>,
 }
 
 /// The PEM files of `--tls-cert` and `--tls-key`.
 #[derive(Debug, Clone)]
-pub struct TlsFiles {
+struct TlsFiles {
     /// The certificate chain, the server's own first.
-    pub cert: PathBuf,
+    cert: PathBuf,
     /// Its private key (PKCS#8, PKCS#1 or SEC1).
-    pub key: PathBuf,
+    key: PathBuf,
 }
 
 impl Default for Listen {

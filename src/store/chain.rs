@@ -24,7 +24,7 @@ const SEAL_HEX: usize = 3 + 64;
 const ZERO: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 /// SHA-256 of `bytes`, in hex.
-pub fn hash(bytes: &[u8]) -> String {
+fn hash(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     Sha256::digest(bytes)
         .iter()
@@ -157,10 +157,7 @@ pub struct Checked {
 /// Check a journal read from `r`: every chained line against its seal (`sealed(covered,
 /// seal)`; `None` when no key can check seals) and the line before it. Stops at the first
 /// line found wrong.
-pub fn check(
-    r: impl BufRead,
-    sealed: Option<SealCheck<'_>>,
-) -> io::Result<Checked> {
+pub fn check(r: impl BufRead, sealed: Option<SealCheck<'_>>) -> io::Result<Checked> {
     let mut c = Checked::default();
     let mut previous: Option<Vec<u8>> = None;
     // Where the run of lines outside the chain right before this line began (`None` after a
@@ -209,9 +206,13 @@ pub fn check(
     Ok(c)
 }
 
+/// The longest last line looked for: kpty's own lines are ~25 KB at most.
+const MAX_LAST: u64 = 2 << 20;
+
 /// The last line of a file `len` bytes long read through `at` (positional reads), without its
 /// newline; `None` for an empty file. A file whose end is not a newline (a writer died in the
-/// middle of a line) gives that unfinished line (`true`: it needs its newline first).
+/// middle of a line) gives that unfinished line (`true`: it needs its newline first). A last
+/// line over [`MAX_LAST`] bytes (a huge file of zeros, not a journal kpty wrote) is an error.
 pub fn last_line(
     len: u64,
     at: impl Fn(&mut [u8], u64) -> io::Result<usize>,
@@ -250,6 +251,12 @@ pub fn last_line(
         }
         if start == 0 {
             return Ok(Some((body.to_vec(), torn)));
+        }
+        if tail.len() as u64 > MAX_LAST {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("its last line is longer than {MAX_LAST} bytes: not a journal kpty wrote"),
+            ));
         }
         step = step.saturating_mul(2);
     }
