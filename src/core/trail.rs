@@ -169,7 +169,7 @@ pub fn files(ctx: &Ctx, session: Option<&str>) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// One journal's chain, checked ([`crate::store::chain`]).
+/// One journal's chain, checked (`store::chain`).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Verified {
     /// The journal, relative to the state directory.

@@ -145,7 +145,7 @@ pub struct State {
     /// The number of the last notice.
     pub notice_seq: u64,
     /// The last redraw made for a client that was resynchronised (a flood), shared with the
-    /// others for a moment ([`super::attach`]).
+    /// others for a moment (`holder::attach`).
     pub redrawn: Option<Redrawn>,
     /// A program session's lifecycle (`create --command`); `None` for a shell.
     pub program: Option<Lifecycle>,
