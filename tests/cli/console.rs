@@ -623,21 +623,24 @@ fn in_a_real_browser_the_login_link_shows_every_session_live() {
 #[test]
 fn open_overview_streams_are_capped_and_a_closed_one_frees_its_place() {
     let env = Env::new();
-    env.create(&[]);
+    let id = env.create(&[]);
     let serve = Serve::start(&env);
     let (cookie, own) = logged_in(&env, &serve);
     let h = [("Cookie", cookie.as_str()), ("Origin", own.as_str())];
-    let mut open = Vec::new();
-    for n in 0..32 {
-        let (ws, r) = websocket(&serve, &h);
-        assert_eq!(ws.status, 101, "stream {n}");
-        open.push(r);
+    // The overview's streams and the terminal views each have 32 places.
+    for path in ["/console/ws".to_string(), format!("/console/ws/session/{id}")] {
+        let mut open = Vec::new();
+        for n in 0..32 {
+            let (ws, r) = websocket_at(&serve, &path, &h);
+            assert_eq!(ws.status, 101, "{path}: stream {n}");
+            open.push(r);
+        }
+        let (ws, _) = websocket_at(&serve, &path, &h);
+        assert_eq!(ws.status, 503, "{path}: one stream over the cap");
+        // A page that leaves frees its place.
+        drop(open.pop());
+        wait_for(20_000, "a free place after a stream closed", || {
+            websocket_at(&serve, &path, &h).0.status == 101
+        });
     }
-    let (ws, _) = websocket(&serve, &h);
-    assert_eq!(ws.status, 503, "one stream over the cap");
-    // A page that leaves frees its place.
-    drop(open.pop());
-    wait_for(20_000, "a free place after a stream closed", || {
-        websocket(&serve, &h).0.status == 101
-    });
 }
