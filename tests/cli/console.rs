@@ -628,7 +628,10 @@ fn open_overview_streams_are_capped_and_a_closed_one_frees_its_place() {
     let (cookie, own) = logged_in(&env, &serve);
     let h = [("Cookie", cookie.as_str()), ("Origin", own.as_str())];
     // The overview's streams and the terminal views each have 32 places.
-    for path in ["/console/ws".to_string(), format!("/console/ws/session/{id}")] {
+    for path in [
+        "/console/ws".to_string(),
+        format!("/console/ws/session/{id}"),
+    ] {
         let mut open = Vec::new();
         for n in 0..32 {
             let (ws, r) = websocket_at(&serve, &path, &h);
