@@ -182,6 +182,28 @@ const RESERVED: &[&str] = &[
     "nocorrect",
 ];
 
+/// bash expands an alias before it looks for reserved words: `alias do='rm -rf'` then `do /`
+/// runs `rm -rf /` (found by `a_split_act_is_refused`). Every reserved word, wherever a
+/// command starts.
+#[test]
+fn an_alias_named_after_a_reserved_word_is_judged_as_its_text() {
+    for w in RESERVED {
+        let alias = format!("alias {w}='rm -rf'");
+        for act in [
+            format!("{w} /"),
+            format!("true; {w} ~"),
+            format!("ls && {w} /etc"),
+        ] {
+            assert!(
+                last_blocked("/home/u/project", &[&alias, &act]).is_some(),
+                "{alias} then {act}"
+            );
+        }
+        // Where it is an argument, it is only a word.
+        assert!(last_blocked("/home/u/project", &[&alias, &format!("echo {w} /")]).is_none());
+    }
+}
+
 /// One way to carry a destructive target across writes: the earlier lines, then the last
 /// line's operand (a word that reaches `target` only through the state).
 fn carriers(target: &'static str) -> impl Strategy<Value = (Vec<String>, String)> {

@@ -41,6 +41,8 @@ impl Eval {
         if super::nesting::too_deep(text) {
             return None;
         }
+        // An alias named after a reserved word is expanded before the shell parses (bash).
+        let text = super::reserved::expand(text, &self.aliases);
         let opts = ParserOptions::default();
         let program = Parser::new(BufReader::new(text.as_bytes()), &opts)
             .parse_program()

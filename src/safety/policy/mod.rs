@@ -44,6 +44,7 @@ mod peel;
 mod peeled;
 mod pipes;
 mod redirects;
+mod reserved;
 mod rules;
 mod secrets;
 mod state;
