@@ -34,17 +34,19 @@ pub enum Action {
     SendKeys,
     WaitFor,
     Shell,
+    Screenshot,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 23] = [
+    pub const ALL: [Action; 24] = [
         Action::Help,
         Action::List,
         Action::Create,
         Action::SendLine,
         Action::Read,
         Action::TermRead,
+        Action::Screenshot,
         Action::Talk,
         Action::Run,
         Action::Check,
@@ -90,6 +92,7 @@ impl Action {
             Action::SendKeys => "send_keys",
             Action::WaitFor => "wait_for",
             Action::Shell => "shell",
+            Action::Screenshot => "screenshot",
         }
     }
 
@@ -117,6 +120,9 @@ impl Action {
                 "Judge `command` without typing it (no session needed): would talk/send_line send it, or block it as dangerous? Returns allowed, the rule and category, the commands the policy saw and, after line-editing keys, the line the shell would read; blocked is an answer (allowed=false), not an error. The policy is a guard-rail against accidents and careless agents, not a sandbox."
             }
             Action::Resize => "Resize a session's terminal (cols, rows).",
+            Action::Screenshot => {
+                "The visible screen as an image: format svg (default; colours, bold, italic, underline, cursor, title) or txt. Secrets on screen are redacted."
+            }
             Action::Kill => {
                 "End a session: hang up its shell and everything it started (all=true: every local session of this state directory)."
             }
@@ -288,6 +294,8 @@ pub struct Params {
     /// term_read: `tail` (default: the last max_lines lines of scrollback + screen), `viewport`
     /// (the visible screen) or `delta` (only lines added since marker_id).
     pub mode: Option<String>,
+    /// screenshot: `svg` (default) or `txt`.
+    pub format: Option<String>,
     /// term_read: most lines to return (default 40, cap 200).
     pub max_lines: Option<usize>,
     /// term_read: most characters of text (default 12000, cap 50000). talk: most characters

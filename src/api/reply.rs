@@ -201,6 +201,24 @@ pub struct TermReadReply {
     pub view: TermView,
 }
 
+/// A `screenshot` reply.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScreenshotReply {
+    /// Always true.
+    pub ok: Success,
+    /// The session.
+    pub session_id: String,
+    /// `svg` or `txt`.
+    pub format: &'static str,
+    /// The screen's size.
+    pub cols: u16,
+    pub rows: u16,
+    /// The window title the program set.
+    pub title: Option<String>,
+    /// The image: an SVG document, or the screen's text.
+    pub image: String,
+}
+
 /// The rest of a `term_read` reply.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]

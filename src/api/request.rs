@@ -137,6 +137,8 @@ pub enum Request {
     Read(ReadArgs),
     /// `term_read`.
     TermRead(TermReadArgs),
+    /// `screenshot`.
+    Screenshot(ScreenshotArgs),
     /// `talk` and its alias `run`.
     Talk(TalkArgs),
     /// `check`.
@@ -222,6 +224,47 @@ pub struct ReadArgs {
     pub timeout_ms: u64,
     /// Remove escape sequences.
     pub strip_ansi: bool,
+}
+
+/// `screenshot`.
+#[derive(Debug, Clone)]
+pub struct ScreenshotArgs {
+    /// The session.
+    pub target: Target,
+    /// The image's format.
+    pub format: ShotFormat,
+}
+
+/// A screenshot's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ShotFormat {
+    /// An SVG image (the default).
+    #[default]
+    Svg,
+    /// The screen's text.
+    Txt,
+}
+
+impl ShotFormat {
+    /// Every format, as `format` names them.
+    pub const NAMES: [&'static str; 2] = ["svg", "txt"];
+
+    /// The name `format` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShotFormat::Svg => "svg",
+            ShotFormat::Txt => "txt",
+        }
+    }
+
+    /// The format `name` names.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "svg" => Some(ShotFormat::Svg),
+            "txt" | "text" => Some(ShotFormat::Txt),
+            _ => None,
+        }
+    }
 }
 
 /// `term_read`.

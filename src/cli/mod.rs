@@ -277,6 +277,13 @@ fn io_action_of(command: &Command) -> Result<(Action, Params)> {
                 ..who(&a.session)
             },
         ),
+        Command::Screenshot(a) => (
+            Action::Screenshot,
+            Params {
+                format: Some(a.format.clone()),
+                ..who(&a.session)
+            },
+        ),
         Command::TermRead(a) => (
             Action::TermRead,
             Params {
@@ -426,6 +433,20 @@ fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
         Err(e) if action == Action::Talk => shell_ended(e),
         _ => None,
     };
+    if let (Command::Screenshot(a), Ok(core::Reply::Screenshot(r))) = (&cli.command, &result)
+        && let Some(path) = &a.output
+    {
+        std::fs::write(path, &r.image).map_err(|e| {
+            Error::invalid(format!(
+                "cannot write the screenshot to {}: {e}",
+                path.display()
+            ))
+        })?;
+        if !cli.globals.json {
+            eprintln!("kpty: wrote {}", path.display());
+            return Ok(0);
+        }
+    }
     let code = match &result {
         Ok(core::Reply::Talk(t)) => talk_exit_code(t),
         Ok(core::Reply::Check(c)) => check::exit_code(c),

@@ -38,6 +38,7 @@ pub mod routing;
 pub mod running;
 pub mod sessions;
 pub mod shells;
+mod shot;
 pub mod talk;
 pub mod target;
 pub mod term;
@@ -304,6 +305,7 @@ fn run_request(ctx: &Ctx, req: Request) -> Result<Reply> {
         Request::SendLine(a) => Reply::SendLine(io::send_line(ctx, &a)?),
         Request::Read(a) => Reply::Read(io::read(ctx, &a)?),
         Request::TermRead(a) => Reply::TermRead(term::term_read(ctx, &a)?),
+        Request::Screenshot(a) => Reply::Screenshot(shot::screenshot(ctx, &a)?),
         Request::Talk(a) => Reply::Talk(talk::talk(ctx, &a)?),
         Request::Check(a) => Reply::Check(check::check(&a)?),
         Request::Resize(a) => Reply::Resize(control::resize(ctx, &a)?),

@@ -30,6 +30,8 @@ pub enum Reply {
     Read(ReadReply),
     /// `term_read`.
     TermRead(TermReadReply),
+    /// `screenshot`.
+    Screenshot(crate::api::reply::ScreenshotReply),
     /// `talk` / `run`.
     Talk(TalkReply),
     /// `check`.

@@ -8,8 +8,8 @@ use super::{Ctx, config, typed, validate};
 use crate::api::request::Owner;
 use crate::api::request::{
     CheckArgs, CreateArgs, Identity, OwnershipArgs, ReadArgs, RegisterArgs, Request, ResizeArgs,
-    SendKeysArgs, SendLineArgs, ShellArgs, TalkArgs, Target, TermReadArgs, ToAgentArgs,
-    UnregisterArgs, WaitForArgs,
+    ScreenshotArgs, SendKeysArgs, SendLineArgs, ShellArgs, ShotFormat, TalkArgs, Target,
+    TermReadArgs, ToAgentArgs, UnregisterArgs, WaitForArgs,
 };
 use crate::api::{self, Action, Params, SessionId};
 use crate::error::{Error, Result};
@@ -27,6 +27,7 @@ pub fn parse(ctx: &Ctx, action: Action, p: &Params) -> Result<Request> {
         Action::SendLine => Request::SendLine(send_line(Target::of(p), p.data.as_deref())?),
         Action::Read => Request::Read(read(p)?),
         Action::TermRead => Request::TermRead(term_read(p)?),
+        Action::Screenshot => Request::Screenshot(screenshot(p)?),
         Action::Talk | Action::Run => Request::Talk(talk(p)?),
         Action::Check => Request::Check(check(p)?),
         Action::Resize => Request::Resize(resize(p)?),
@@ -201,6 +202,23 @@ pub fn term_read(p: &Params) -> Result<TermReadArgs> {
     Ok(TermReadArgs {
         request: super::queries::term_read(p)?,
         target: Target::of(p),
+    })
+}
+
+/// `screenshot`'s request, checked.
+pub fn screenshot(p: &Params) -> Result<ScreenshotArgs> {
+    let format = match p.format.as_deref().map(str::trim) {
+        None | Some("") => ShotFormat::default(),
+        Some(f) => ShotFormat::parse(&f.to_ascii_lowercase()).ok_or_else(|| {
+            Error::invalid(format!(
+                "format {f:?} is not one of {}",
+                ShotFormat::NAMES.join(", ")
+            ))
+        })?,
+    };
+    Ok(ScreenshotArgs {
+        target: Target::of(p),
+        format,
     })
 }
 

@@ -166,12 +166,17 @@ fn outcome(action: Action, case: &Map<String, Value>) -> String {
 }
 
 fn table() -> String {
-    // `all` (the batch verbs) came after the golden file: its cases are in tests/cli/batch.rs.
-    let names: Vec<String> = Params::names().into_iter().filter(|n| n != "all").collect();
+    // `all` (the batch verbs) and `screenshot` with its `format` came after the golden file:
+    // their cases are in tests/cli/batch.rs and tests/cli/screenshot.rs.
+    let names: Vec<String> = Params::names()
+        .into_iter()
+        .filter(|n| n != "all" && n != "format")
+        .collect();
     // One thread per action: each case has its own state directory.
     let tables: Vec<String> = std::thread::scope(|scope| {
         let running: Vec<_> = Action::ALL
             .iter()
+            .filter(|&&a| a != Action::Screenshot)
             .map(|&action| {
                 let names = &names;
                 scope.spawn(move || {

@@ -145,6 +145,11 @@ impl Shared {
         read_body(&st, since, max_bytes, context, (fg, waiting))
     }
 
+    /// `Screen`: the visible screen, styled (a screenshot).
+    pub fn screen_cells(&self) -> crate::proto::screen::ScreenBody {
+        self.lock().screen.cells()
+    }
+
     /// `TermRead`: render the screen model (no history replay; cost ∝ lines returned).
     pub fn term_read(&self, req: &TermReadRequest) -> Result<TermReadBody> {
         let mode = screen::Mode::parse(req.mode.as_str()).ok_or_else(|| {

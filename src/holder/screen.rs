@@ -22,6 +22,27 @@ use super::term_queries::QueryScanner;
 use avt::{ScreenKind, Terminal};
 use std::collections::BTreeMap;
 
+/// How an avt pen looks, as the wire says it.
+fn style_of(pen: &avt::Pen) -> crate::proto::screen::Style {
+    use crate::proto::screen::{Color, Style};
+    let color = |c: Option<avt::Color>| {
+        c.map(|c| match c {
+            avt::Color::Indexed(i) => Color::Indexed(i),
+            avt::Color::RGB(rgb) => Color::Rgb(rgb.r, rgb.g, rgb.b),
+        })
+    };
+    Style {
+        fg: color(pen.foreground()),
+        bg: color(pen.background()),
+        bold: pen.is_bold(),
+        faint: pen.is_faint(),
+        italic: pen.is_italic(),
+        underline: pen.is_underline(),
+        strike: pen.is_strikethrough(),
+        inverse: pen.is_inverse(),
+    }
+}
+
 /// Most markers a holder remembers (the oldest are forgotten first).
 pub const MAX_MARKERS: usize = 4096;
 /// Most scrollback lines avt itself keeps (as cells); older ones move to the plain-text
@@ -259,6 +280,54 @@ impl Screen {
     /// The last OSC 0/2 title.
     pub fn title(&self) -> Option<&str> {
         self.titles.title()
+    }
+
+    /// The visible screen as runs of cells that look the same (a screenshot's matter).
+    pub fn cells(&self) -> crate::proto::screen::ScreenBody {
+        use crate::proto::screen::{Row, ScreenBody, Span};
+        let c = self.term.cursor();
+        let mut lines = Vec::new();
+        let mut cols = 0u16;
+        for line in self.term.screen().visible_lines() {
+            let mut spans: Vec<Span> = Vec::new();
+            let mut width = 0u16;
+            for cell in line.cells() {
+                if cell.width() == 0 {
+                    continue; // the second column of a wide character
+                }
+                let style = style_of(cell.pen());
+                let w = u16::from(cell.width());
+                width += w;
+                match spans.last_mut() {
+                    Some(s) if s.style == style => {
+                        s.text.push(cell.char());
+                        s.width += w;
+                    }
+                    _ => spans.push(Span {
+                        text: cell.char().to_string(),
+                        width: w,
+                        style,
+                    }),
+                }
+            }
+            cols = cols.max(width);
+            lines.push(Row {
+                wrapped: line.is_wrapped(),
+                spans,
+            });
+        }
+        ScreenBody {
+            cols,
+            rows: u16::try_from(lines.len()).unwrap_or(u16::MAX),
+            cursor: c.visible.then(|| {
+                (
+                    u16::try_from(c.row).unwrap_or(u16::MAX),
+                    u16::try_from(c.col).unwrap_or(u16::MAX),
+                )
+            }),
+            title: self.title().map(str::to_string),
+            lines,
+        }
     }
 
     /// Cursor (visible row, column).

@@ -224,6 +224,7 @@ fn answer(body: &[u8], shared: &Arc<Shared>, stream: &UnixStream) -> Answer {
         }
         Request::Kill(k) => encode(Ok(shared.kill(k.grace_ms))),
         Request::TermRead(t) => encode(shared.term_read(&t)),
+        Request::Screen(_) => encode(Ok::<_, crate::error::Error>(shared.screen_cells())),
         Request::WaitFor(w) => {
             let gone = super::wait::watch_hangup(shared, stream);
             encode(shared.wait_for(&w, gone.as_deref()))

@@ -13,6 +13,7 @@ pub mod launch;
 pub mod ptys;
 pub mod request;
 pub mod ring;
+pub mod screen;
 pub mod status_all;
 pub mod wait;
 

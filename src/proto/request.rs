@@ -68,6 +68,9 @@ pub enum Request {
     /// The session's new label ([`SetLabelRequest`]). Older holders answer an "unknown
     /// request" error.
     SetLabel(SetLabelRequest),
+    /// The visible screen with its colours ([`super::screen::ScreenRequest`]). Older holders
+    /// answer an "unknown request" error.
+    Screen(super::screen::ScreenRequest),
     /// An op this build does not know (a newer client's): answered with an "unknown
     /// request" error. Never sent.
     #[serde(other)]
@@ -232,6 +235,7 @@ call!(WaitForRequest => WaitFor, WaitForBody, "wait_for", false);
 call!(AttachRequest => Attach, AttachBody, "attach", false);
 call!(FollowRequest => Follow, ReadBody, "follow", false);
 call!(SetLabelRequest => SetLabel, Done, "set_label");
+call!(super::screen::ScreenRequest => Screen, super::screen::ScreenBody, "screen");
 
 impl Call for StatusRequest {
     type Reply = StatusBody;

@@ -21,6 +21,7 @@ const OPS: &[&str] = &[
     "kill",
     "cancel",
     "term_read",
+    "screen",
     "wait_for",
     "attach",
     "follow",
@@ -44,6 +45,7 @@ fn _every_variant_is_generated(r: &Request) {
         | Request::Follow(_)
         | Request::Spec
         | Request::SetLabel(_)
+        | Request::Screen(_)
         | Request::Unknown => {}
     }
 }
@@ -113,6 +115,7 @@ fn any_request() -> impl Strategy<Value = Request> {
     prop_oneof![
         Just(Request::Status),
         Just(Request::Spec),
+        Just(crate::proto::screen::ScreenRequest {}.into_request()),
         (text(), any::<bool>(), proptest::option::of(text())).prop_map(|(data, e, app_cursor)| {
             WriteRequest {
                 data,
@@ -584,6 +587,7 @@ fn exchange_request(req: Request) -> (bool, bool) {
         Request::Attach(r) => exchange(r, half_close),
         Request::Follow(r) => exchange(r, half_close),
         Request::SetLabel(r) => exchange(r, half_close),
+        Request::Screen(r) => exchange(r, half_close),
         Request::Unknown => unreachable!("never sent"),
     }
 }

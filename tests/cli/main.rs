@@ -37,6 +37,8 @@
 //! - `bridge` — desktop sessions through `kpty serve`: routing, refusals, the secret, the API.
 //! - `serve_registry` — bridge writes audited, reset, bridges verified at start,
 //!   `claude_code_session_id`, the seeds' owner environment.
+//! - `screenshot` — `kpty screenshot` and the `screenshot` action: SVG colours, title and
+//!   cursor, text, `-o`, secrets redacted on agent channels only.
 //! - `serve_tls` — `serve --bind` off loopback needs TLS or `--insecure`; over TLS the API,
 //!   MCP, the console's Secure cookie, its https origin and wss; IP hosts on 0.0.0.0.
 //! - `trail_chain` — the audit trail as evidence: `result_summary` on every entry, the hash
@@ -65,6 +67,7 @@ mod cancel;
 mod filter;
 mod follow;
 mod lifecycle;
+mod screenshot;
 mod serve_registry;
 mod serve_tls;
 mod snapshots;

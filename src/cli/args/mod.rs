@@ -193,6 +193,8 @@ pub enum Command {
     WaitFor(WaitForArgs),
     /// Print the rendered terminal screen (no escape codes): tail, viewport or delta.
     TermRead(TermReadArgs),
+    /// A session's screen as an image: SVG (colours, cursor, title) or text.
+    Screenshot(ScreenshotArgs),
     /// Change a session's terminal size.
     Resize(ResizeArgs),
     /// End a session: hang up its shell and everything it started.
@@ -287,6 +289,7 @@ impl Command {
             Self::Read(a) => &mut a.globals,
             Self::WaitFor(a) => &mut a.globals,
             Self::TermRead(a) => &mut a.globals,
+            Self::Screenshot(a) => &mut a.globals,
             Self::Resize(a) => &mut a.globals,
             Self::Kill(a) => &mut a.globals,
             Self::Rename(a) => &mut a.globals,

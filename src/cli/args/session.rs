@@ -234,6 +234,22 @@ pub struct TermReadArgs {
     pub(crate) globals: super::Globals,
 }
 
+// `screenshot`.
+#[derive(Debug, Args)]
+pub struct ScreenshotArgs {
+    #[command(flatten)]
+    pub session: SessionArg,
+    /// svg: an image (colours, bold, italic, underline, the cursor and the title); txt: the
+    /// screen's text.
+    #[arg(long, value_parser = ["svg", "txt"], default_value = "svg")]
+    pub format: String,
+    /// Write the image to FILE instead of printing it.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub(crate) globals: super::Globals,
+}
+
 // `resize`.
 #[derive(Debug, Args)]
 pub struct ResizeArgs {
