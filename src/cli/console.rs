@@ -136,11 +136,18 @@ impl Base {
     fn answers(&self) -> bool {
         const WAIT: Duration = Duration::from_secs(1);
         if self.tls {
+            // The name lookup has no timeout of its own: the whole probe runs on a thread
+            // waited for at most WAIT (a lookup still going on is left to finish alone).
             use std::net::ToSocketAddrs;
             let host = self.authority.clone();
-            return host.to_socket_addrs().is_ok_and(|mut addrs| {
-                addrs.any(|a| std::net::TcpStream::connect_timeout(&a, WAIT).is_ok())
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let up = host.to_socket_addrs().is_ok_and(|mut addrs| {
+                    addrs.any(|a| std::net::TcpStream::connect_timeout(&a, WAIT).is_ok())
+                });
+                let _ = tx.send(up);
             });
+            return rx.recv_timeout(WAIT).unwrap_or(false);
         }
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .proxy(None)

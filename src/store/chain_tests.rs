@@ -74,9 +74,18 @@ proptest! {
         let c = checked(&j);
         prop_assert_eq!(c, Checked { lines: lines.len(), unchained: 0, broken: None });
         // Each line is still the JSON object it was, with two fields more.
+        #[derive(serde::Deserialize)]
+        struct Linked {
+            prev: String,
+            seal: String,
+        }
         for l in &j {
-            let v: serde_json::Value = serde_json::from_slice(l).expect("JSON");
-            prop_assert!(v["prev"].is_string() && v["seal"].is_string(), "{v}");
+            let linked: Result<Linked, _> = serde_json::from_slice(l);
+            prop_assert!(
+                linked.is_ok_and(|k| k.prev.len() == 64 && k.seal.starts_with("v1:")),
+                "{}",
+                String::from_utf8_lossy(l)
+            );
         }
     }
 

@@ -121,3 +121,15 @@ async fn over_mcp_a_screenshot_is_redacted_and_an_unknown_format_refused() {
     assert_eq!(v["error_code"], "INVALID_PARAMS", "{v}");
     m.close().await;
 }
+
+#[test]
+fn a_desktop_session_has_no_screenshot_and_says_so() {
+    let (a, _b, id, serve) = crate::bridge::setup();
+    let (code, v) = crate::bridge::with_secret(&a, Some(&serve.secret), &["screenshot", "-s", &id]);
+    assert_eq!(code, Some(115), "{v}");
+    assert_eq!(v["error_code"], "INVALID_PARAMS", "{v}");
+    assert!(
+        v["error"].as_str().is_some_and(|e| e.contains("term-read")),
+        "{v}"
+    );
+}

@@ -157,30 +157,7 @@ fn prompt_hooks_assigned_in_a_line_are_judged() {
     );
 }
 
-/// The shell's reserved words (bash's, zsh's and POSIX's).
-const RESERVED: &[&str] = &[
-    "if",
-    "then",
-    "else",
-    "elif",
-    "fi",
-    "case",
-    "esac",
-    "for",
-    "select",
-    "while",
-    "until",
-    "do",
-    "done",
-    "in",
-    "function",
-    "time",
-    "coproc",
-    "foreach",
-    "end",
-    "repeat",
-    "nocorrect",
-];
+use super::super::reserved::RESERVED;
 
 /// bash expands an alias before it looks for reserved words: `alias do='rm -rf'` then `do /`
 /// runs `rm -rf /` (found by `a_split_act_is_refused`). Every reserved word, wherever a

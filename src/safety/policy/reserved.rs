@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// The reserved words of bash, zsh and POSIX sh that can start a command's text.
-const RESERVED: &[&str] = &[
+pub(super) const RESERVED: &[&str] = &[
     "if",
     "then",
     "else",
