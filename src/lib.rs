@@ -29,6 +29,7 @@
 
 pub(crate) mod api;
 pub mod bridge;
+pub mod cast;
 pub mod cli;
 pub mod core;
 pub mod eintr;

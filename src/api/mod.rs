@@ -7,6 +7,7 @@
 pub mod batch;
 pub mod check;
 pub mod config;
+pub mod evidence;
 pub mod help;
 pub mod http;
 pub mod ids;

@@ -35,11 +35,13 @@ pub enum Action {
     WaitFor,
     Shell,
     Screenshot,
+    Recording,
+    Evidence,
 }
 
 impl Action {
     /// Every action, in help order.
-    pub const ALL: [Action; 24] = [
+    pub const ALL: [Action; 26] = [
         Action::Help,
         Action::List,
         Action::Create,
@@ -47,6 +49,8 @@ impl Action {
         Action::Read,
         Action::TermRead,
         Action::Screenshot,
+        Action::Recording,
+        Action::Evidence,
         Action::Talk,
         Action::Run,
         Action::Check,
@@ -93,6 +97,8 @@ impl Action {
             Action::WaitFor => "wait_for",
             Action::Shell => "shell",
             Action::Screenshot => "screenshot",
+            Action::Recording => "recording",
+            Action::Evidence => "evidence",
         }
     }
 
@@ -122,6 +128,12 @@ impl Action {
             Action::Resize => "Resize a session's terminal (cols, rows).",
             Action::Screenshot => {
                 "The visible screen as an image: format svg (default; colours, bold, italic, underline, cursor, title) or txt. Secrets on screen are redacted."
+            }
+            Action::Recording => {
+                "A session's recording (every session is recorded unless created with record=false): format txt (default: the output as text, each line as it was left) or cast (asciicast v3), from a marker's text or a time (`from`), with its markers (talk by …, talk done: exit N, input from …). Redacted; max_chars keeps the end."
+            }
+            Action::Evidence => {
+                "Make an evidence pack of a session (evidence/<evidence_id>/): manifest.json with the commands (exit codes, durations) and every file's sha256, screenshots before and after, the recording of the range (`from`: a marker's text or a time; default the whole recording), its output text, the audit entries, and git status/diff when the session's cwd is a git work tree. Everything redacted; `note` is kept. talk with evidence=true makes one around its command."
             }
             Action::Kill => {
                 "End a session: hang up its shell and everything it started (all=true: every local session of this state directory)."
@@ -235,6 +247,10 @@ pub struct Params {
     /// program (INPUT_BLOCKED) and drops a repeated Ctrl-C within ctrl_c_debounce_ms. Default:
     /// on for a `command` session (an agent program), off for a shell.
     pub input_filter: Option<bool>,
+    /// create: record the session (asciicast v3, `sessions/<id>/recording.cast`: output,
+    /// input with who typed it, resizes, a marker per talk and wait_for). Default true unless
+    /// KPTY_RECORD=0; false turns it off.
+    pub record: Option<bool>,
     /// create: more byte sequences the input filter blocks (escapes like `\x03` work); they
     /// turn the filter on.
     pub block_sequences: Option<Vec<String>>,
@@ -294,8 +310,16 @@ pub struct Params {
     /// term_read: `tail` (default: the last max_lines lines of scrollback + screen), `viewport`
     /// (the visible screen) or `delta` (only lines added since marker_id).
     pub mode: Option<String>,
-    /// screenshot: `svg` (default) or `txt`.
+    /// screenshot: `svg` (default) or `txt`. recording: `txt` (default) or `cast`.
     pub format: Option<String>,
+    /// recording/evidence: where to start — the text of a marker (the first one containing
+    /// it, e.g. `talk by`) or a time into the recording (`90`, `1m30s`, `01:30`).
+    pub from: Option<String>,
+    /// evidence: a note kept in the pack's manifest (at most 2000 characters).
+    pub note: Option<String>,
+    /// talk: make an evidence pack around the command (screenshots before and after, its
+    /// recording, output, audit entries, git diff); the reply carries its `evidence_id`.
+    pub evidence: Option<bool>,
     /// term_read: most lines to return (default 40, cap 200).
     pub max_lines: Option<usize>,
     /// term_read: most characters of text (default 12000, cap 50000). talk: most characters

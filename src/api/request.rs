@@ -139,6 +139,10 @@ pub enum Request {
     TermRead(TermReadArgs),
     /// `screenshot`.
     Screenshot(ScreenshotArgs),
+    /// `recording`.
+    Recording(super::evidence::RecordingArgs),
+    /// `evidence`.
+    Evidence(super::evidence::EvidenceArgs),
     /// `talk` and its alias `run`.
     Talk(TalkArgs),
     /// `check`.
@@ -293,6 +297,10 @@ pub struct TalkArgs {
     pub include_raw: Option<bool>,
     /// `force`.
     pub force: bool,
+    /// The calling agent (`agent_id`), for the recording's markers.
+    pub agent_id: Option<String>,
+    /// Make an evidence pack around the command.
+    pub evidence: bool,
 }
 
 /// `check`.

@@ -118,6 +118,10 @@ pub struct Running {
     pub output_offset: u64,
     /// People attached now (`kpty attach`).
     pub attached: usize,
+    /// The session's recording: `on`, `off` or `stopped: WHY` (absent from holders older
+    /// than recordings).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recording: Option<String>,
     /// A program session's lifecycle (`create --command`): state, restart_count,
     /// last_exit_code; absent for a shell.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -57,6 +57,10 @@ pub fn run(ctx: &Ctx, a: &AttachArgs) -> Result<i32> {
         history: 0,
         offsets: false,
         resume: None,
+        by: Some(match &a.session.agent {
+            Some(agent) => format!("kpty attach as {agent}"),
+            None => "kpty attach".into(),
+        }),
     };
     let params = crate::api::Params {
         session_id: a.target.clone().or_else(|| a.session.named()),

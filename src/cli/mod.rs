@@ -16,8 +16,10 @@ pub mod log;
 mod man;
 mod output;
 mod rawmode;
+mod recording;
 pub mod reference;
 pub mod render;
+mod replay;
 mod serve_config;
 mod stdin;
 mod talk;
@@ -200,6 +202,9 @@ fn local_verb(cli: &Cli) -> Result<Option<i32>> {
         }
         Command::Console(a) => console::run(&ctx(cli)?, a, cli.globals.json)?,
         Command::Log(a) => log::log(&ctx(cli)?, a, cli.globals.json)?,
+        Command::Rec(a) => recording::run(&json_or_human(cli)?, &a.command, cli.globals.json)?,
+        Command::Replay(a) => replay::run(&json_or_human(cli)?, a)?,
+        Command::Gc(a) => recording::gc(&json_or_human(cli)?, a, cli.globals.json)?,
         Command::Attach(a) => attach::run(&json_or_human(cli)?, a)?,
         Command::List(a) if a.all => list_all::run(&json_or_human(cli)?, cli.globals.json)?,
         Command::Kill(a) if a.all => kill_all::run(&json_or_human(cli)?, cli.globals.json)?,
@@ -573,6 +578,7 @@ fn create_params(a: &args::CreateArgs) -> Result<Params> {
         },
         block_sequences: nonempty(&a.program.block_sequence),
         ctrl_c_debounce_ms: a.program.ctrl_c_debounce_ms,
+        record: a.no_record.then_some(false),
         ..owner(&a.owner)
     })
 }

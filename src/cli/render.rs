@@ -84,8 +84,31 @@ pub fn human(reply: &Reply) {
         Reply::SendLineToAgent(r) => text_line(&r.resolved_session_id),
         Reply::Unregister(r) => text_line(&format!("unregistered {}", shown(&r.session_id))),
         Reply::Prune(r) => prune(r),
+        Reply::Recording(r) => text_line(&r.content),
+        Reply::Evidence(r) => evidence(r),
         Reply::SendLine(_) | Reply::SendKeys(_) | Reply::Resize(_) | Reply::Heartbeat(_) => {}
     }
+}
+
+/// An evidence pack made: its id and folder, its range, its commands.
+pub(super) fn evidence(r: &crate::api::evidence::EvidenceReply) {
+    let mut t = format!(
+        "{}\n  {}\n  {} .. {}, {} file(s)\n",
+        r.evidence_id,
+        shown(&r.path),
+        r.from,
+        r.to,
+        r.files.len()
+    );
+    for c in &r.commands {
+        let end = match (c.exit_code, c.duration_ms) {
+            (Some(code), Some(ms)) => format!("exit {code} in {ms} ms"),
+            (None, Some(ms)) => format!("no exit code, {ms} ms"),
+            _ => "unfinished".into(),
+        };
+        t.push_str(&format!("  $ {}  ({end})\n", shown(&c.command)));
+    }
+    super::output::out(t.as_bytes());
 }
 
 /// `prune`'s report: what went, and (with --dry-run) what would go, one line each on stdout.

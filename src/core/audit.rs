@@ -390,6 +390,24 @@ pub(super) fn record_seen(
         response: Some(response),
         duration_ms: Some(took),
         result_summary: Some(result_summary(result, took)),
+        evidence_id: ok_value
+            .and_then(|v| v["evidence_id"].as_str())
+            .map(str::to_string),
+        covers_from: ok_value
+            .and_then(|v| v["evidence"]["from"].as_str().or(v["from"].as_str()))
+            .filter(|_| ok_value.is_some_and(|v| v["evidence_id"].is_string()))
+            .map(str::to_string),
+        covers_to: ok_value
+            .and_then(|v| v["evidence"]["to"].as_str().or(v["to"].as_str()))
+            .filter(|_| ok_value.is_some_and(|v| v["evidence_id"].is_string()))
+            .map(str::to_string),
+        manifest_sha256: ok_value
+            .and_then(|v| {
+                v["manifest_sha256"]
+                    .as_str()
+                    .or(v["evidence"]["manifest_sha256"].as_str())
+            })
+            .map(str::to_string),
         success: Some(err.is_none()),
         blocked: Some(blocked),
         blocked_pattern: err

@@ -267,6 +267,7 @@ fn start(
         input_filter: input_filter.clone(),
         program: program.clone(),
         env_exact: false,
+        record: records(a.params.record),
     };
     let ready = launch::start_holder(ctx, &spec, &dir.join("holder.log"))?;
     record_started(ctx, id, &ready, &socket, label.as_deref())?;
@@ -297,4 +298,19 @@ struct Extras {
     sandbox: Option<crate::sandbox::Policy>,
     input_filter: Option<crate::filter::FilterSpec>,
     program: Option<ProgramSpec>,
+}
+
+/// Whether (and under which caps) a new session records: `record` when the call says, else
+/// on unless `KPTY_RECORD` turns it off (`0`, `false`, `off`, `no`).
+fn records(record: Option<bool>) -> Option<crate::proto::launch::RecordCaps> {
+    let on = record.unwrap_or_else(|| {
+        !config::var("KPTY_RECORD").is_some_and(|v| {
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "0" | "false" | "off" | "no"
+            )
+        })
+    });
+    let (segment, total) = crate::store::recordings::caps();
+    on.then_some(crate::proto::launch::RecordCaps { segment, total })
 }

@@ -134,10 +134,12 @@ pub fn remove_folder(ctx: &Ctx, id: &SessionId) -> bool {
         return false;
     };
     let names: Vec<_> = rd.flatten().map(|d| d.file_name()).collect();
-    if !names
-        .iter()
-        .all(|n| crate::store::paths::SESSION_FILES.iter().any(|f| n == f))
-    {
+    if !names.iter().all(|n| {
+        crate::store::paths::SESSION_FILES.iter().any(|f| n == f)
+            || n.to_str()
+                .and_then(crate::store::recordings::segment_number)
+                .is_some()
+    }) {
         return false;
     }
     std::fs::remove_dir_all(&dir).is_ok()

@@ -45,12 +45,14 @@ fn send_local(ctx: &Ctx, e: &RegistryEntry, line: String) -> Result<(u64, u64)> 
         data: line,
         enter_follows: true,
         app_cursor: None,
+        by: Some(ctx.writer(None)),
     };
     let typed = sessions::call(ctx, e, req, left())?.bytes_written as u64;
     let req = WriteRequest {
         data: "\r".into(),
         enter_follows: false,
         app_cursor: None,
+        by: Some(ctx.writer(None)),
     };
     let enter = sessions::call(ctx, e, req, left())?.bytes_written as u64;
     Ok((typed, enter))
@@ -67,6 +69,7 @@ pub fn write_raw(ctx: &Ctx, session: &str, data: &str) -> Result<WriteReply> {
         data: data.into(),
         enter_follows: false,
         app_cursor: None,
+        by: Some(ctx.writer(None)),
     };
     let w = sessions::call(ctx, &e, req, sessions::SHORT_CALL)?;
     Ok(WriteReply {

@@ -40,6 +40,7 @@ fn write_local(ctx: &Ctx, e: &crate::store::RegistryEntry, encoded: Encoded) -> 
         data: encoded.normal,
         enter_follows: false,
         app_cursor,
+        by: Some(ctx.writer(None)),
     };
     Ok(sessions::call(ctx, e, req, sessions::SHORT_CALL)?.bytes_written as u64)
 }

@@ -17,6 +17,7 @@ mod confine;
 pub mod control;
 pub mod create;
 pub mod ended;
+pub mod evidence;
 pub mod follow;
 pub mod handle;
 pub mod help;
@@ -30,6 +31,7 @@ pub mod list;
 mod owners;
 mod pty_views;
 pub mod queries;
+pub mod rec;
 pub mod registered;
 pub mod reply;
 pub mod request;
@@ -98,6 +100,8 @@ pub struct Ctx {
     /// identity when a call names none ([`validate::with_env_owner`]). Off for `kpty
     /// serve`, whose environment is the operator's, not its callers'.
     pub env_identity: bool,
+    /// The channel's name in a recording's markers (`cli`, `mcp`, `http` …).
+    pub channel_name: &'static str,
 }
 
 impl Ctx {
@@ -115,7 +119,29 @@ impl Ctx {
             talk_stdin: None,
             floor: crate::sandbox::floor::Floor::from_env(),
             env_identity: true,
+            channel_name: "a tool call",
         })
+    }
+
+    /// Who writes through this context, for a recording's markers: `agent NAME via
+    /// CHANNEL` (the call's `agent_id`, else `KPTY_AGENT_ID` where the environment speaks
+    /// for the caller), or the channel alone.
+    pub fn writer(&self, agent: Option<&str>) -> String {
+        let env = self
+            .env_identity
+            .then(|| config::var("KPTY_AGENT_ID"))
+            .flatten();
+        match agent.map(str::to_string).or(env) {
+            Some(a) if !a.trim().is_empty() => {
+                let a: String = a.chars().filter(|c| !c.is_control()).take(128).collect();
+                format!(
+                    "agent {} via {}",
+                    crate::safety::redact::redact(&a),
+                    self.channel_name
+                )
+            }
+            _ => self.channel_name.to_string(),
+        }
     }
 }
 
@@ -146,21 +172,25 @@ impl Ctx {
     pub fn on(mut self, channel: Channel) -> Self {
         match channel {
             Channel::Human => {
+                self.channel_name = "cli";
                 self.voice = crate::error::Voice::Cli;
                 self.lean = true;
                 self.redact = false;
             }
             Channel::Json { no_redact } => {
+                self.channel_name = "cli --json";
                 self.voice = crate::error::Voice::Cli;
                 self.lean = false;
                 self.redact = !no_redact && !config::redact_opted_out();
             }
             Channel::Mcp => {
+                self.channel_name = "mcp";
                 self.lean = true;
                 self.redact = true;
                 self.talk_max_chars = Some(MCP_TALK_MAX_CHARS);
             }
             Channel::Http => {
+                self.channel_name = "http";
                 self.redact = true;
                 self.env_identity = false;
             }
@@ -306,6 +336,8 @@ fn run_request(ctx: &Ctx, req: Request) -> Result<Reply> {
         Request::Read(a) => Reply::Read(io::read(ctx, &a)?),
         Request::TermRead(a) => Reply::TermRead(term::term_read(ctx, &a)?),
         Request::Screenshot(a) => Reply::Screenshot(shot::screenshot(ctx, &a)?),
+        Request::Recording(a) => Reply::Recording(rec::action::recording(ctx, &a)?),
+        Request::Evidence(a) => Reply::Evidence(evidence::make(ctx, &a)?),
         Request::Talk(a) => Reply::Talk(talk::talk(ctx, &a)?),
         Request::Check(a) => Reply::Check(check::check(&a)?),
         Request::Resize(a) => Reply::Resize(control::resize(ctx, &a)?),

@@ -32,6 +32,10 @@ pub enum Reply {
     TermRead(TermReadReply),
     /// `screenshot`.
     Screenshot(crate::api::reply::ScreenshotReply),
+    /// `recording`.
+    Recording(crate::api::evidence::RecordingReply),
+    /// `evidence`.
+    Evidence(crate::api::evidence::EvidenceReply),
     /// `talk` / `run`.
     Talk(TalkReply),
     /// `check`.

@@ -28,6 +28,8 @@ pub fn parse(ctx: &Ctx, action: Action, p: &Params) -> Result<Request> {
         Action::Read => Request::Read(read(p)?),
         Action::TermRead => Request::TermRead(term_read(p)?),
         Action::Screenshot => Request::Screenshot(screenshot(p)?),
+        Action::Recording => Request::Recording(recording(p)?),
+        Action::Evidence => Request::Evidence(evidence(p)?),
         Action::Talk | Action::Run => Request::Talk(talk(p)?),
         Action::Check => Request::Check(check(p)?),
         Action::Resize => Request::Resize(resize(p)?),
@@ -222,6 +224,62 @@ pub fn screenshot(p: &Params) -> Result<ScreenshotArgs> {
     })
 }
 
+/// `recording`'s request, checked.
+pub fn recording(p: &Params) -> Result<crate::api::evidence::RecordingArgs> {
+    use crate::api::evidence::RecFormat;
+    let format = match p.format.as_deref().map(str::trim) {
+        None | Some("") => RecFormat::default(),
+        Some(f) => RecFormat::parse(&f.to_ascii_lowercase()).ok_or_else(|| {
+            Error::invalid(format!(
+                "format {f:?} is not one of {}",
+                RecFormat::NAMES.join(", ")
+            ))
+        })?,
+    };
+    if p.max_chars == Some(0) {
+        return Err(Error::invalid("max_chars must be at least 1"));
+    }
+    Ok(crate::api::evidence::RecordingArgs {
+        target: Target::of(p),
+        format,
+        from: from_text(p)?,
+        max_chars: p.max_chars,
+    })
+}
+
+/// `evidence`'s request, checked.
+pub fn evidence(p: &Params) -> Result<crate::api::evidence::EvidenceArgs> {
+    let note = match p.note.as_deref() {
+        Some(n) if n.chars().count() > 2000 => {
+            return Err(Error::invalid("note is longer than 2000 characters"));
+        }
+        Some(n) if n.chars().any(|c| c.is_control() && c != '\n' && c != '\t') => {
+            return Err(Error::invalid("note has control characters"));
+        }
+        n => n.map(str::to_string),
+    };
+    Ok(crate::api::evidence::EvidenceArgs {
+        target: Target::of(p),
+        from: from_text(p)?,
+        note,
+        agent_id: p.agent_id.clone(),
+    })
+}
+
+/// `from`, checked: one line of printable text, at most 500 characters.
+fn from_text(p: &Params) -> Result<Option<String>> {
+    match p.from.as_deref() {
+        None => Ok(None),
+        Some(f) if f.trim().is_empty() => Err(Error::invalid(
+            "from is empty: give a marker's text or a time (90, 1m30s, 01:30)",
+        )),
+        Some(f) if f.chars().count() > 500 || f.chars().any(char::is_control) => Err(
+            Error::invalid("from must be one line of at most 500 characters"),
+        ),
+        Some(f) => Ok(Some(f.to_string())),
+    }
+}
+
 /// `talk`'s request, checked; used by [`parse`] and by the front ends that run a talk with
 /// progress (`super::talk::talk_audited`).
 pub fn talk(p: &Params) -> Result<TalkArgs> {
@@ -249,6 +307,8 @@ pub fn talk(p: &Params) -> Result<TalkArgs> {
         max_chars: p.max_chars,
         include_raw: p.include_raw,
         force: p.force.unwrap_or(false),
+        agent_id: p.agent_id.clone(),
+        evidence: p.evidence.unwrap_or(false),
     })
 }
 

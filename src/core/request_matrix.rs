@@ -166,11 +166,11 @@ fn outcome(action: Action, case: &Map<String, Value>) -> String {
 }
 
 fn table() -> String {
-    // `all` (the batch verbs) and `screenshot` with its `format` came after the golden file:
-    // their cases are in tests/cli/batch.rs and tests/cli/screenshot.rs.
+    // `all` (the batch verbs), `screenshot` with its `format` and `record` came after the
+    // golden file: their cases are in tests/cli/batch.rs, screenshot.rs and recording.rs.
     let names: Vec<String> = Params::names()
         .into_iter()
-        .filter(|n| n != "all" && n != "format")
+        .filter(|n| n != "all" && n != "format" && n != "record")
         .collect();
     // One thread per action: each case has its own state directory.
     let tables: Vec<String> = std::thread::scope(|scope| {

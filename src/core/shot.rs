@@ -71,7 +71,7 @@ fn text_of(row: &Row) -> String {
 /// Redact the screen's text; a row whose text changed keeps only that text, in the default
 /// look (a secret's colours are not worth keeping). When redaction merged rows (a private-key
 /// block becomes one line), every row is drawn afresh from the redacted text.
-fn redact(body: &mut ScreenBody) {
+pub(super) fn redact(body: &mut ScreenBody) {
     let texts: Vec<String> = body.lines.iter().map(text_of).collect();
     let wraps: Vec<bool> = body.lines.iter().map(|r| r.wrapped).collect();
     let cols = usize::from(body.cols);
@@ -179,7 +179,7 @@ fn xml(s: &str) -> String {
 
 /// The screen as a standalone SVG: one rectangle per coloured run, one `text` per run (each at
 /// its column, so a font of another width never drifts), the cursor as a block outline.
-fn svg(body: &ScreenBody) -> String {
+pub(super) fn svg(body: &ScreenBody) -> String {
     let (w, h) = (
         f64::from(body.cols.max(1)) * CELL_W,
         f64::from(body.rows.max(1)) * CELL_H,

@@ -58,6 +58,7 @@ pub(super) fn prepare(ctx: &Ctx, p: &TalkArgs) -> Result<Prepared> {
             .talk_stdin
             .as_ref()
             .map(|p| p.to_string_lossy().into_owned()),
+        by: Some(ctx.writer(p.agent_id.as_deref())),
     };
     Ok(Prepared {
         entry,

@@ -11,7 +11,7 @@ use crate::store::{Registry, RegistryEntry};
 use std::time::Duration;
 
 /// The label of the default session used when no session is named.
-const DEFAULT_LABEL: &str = "default";
+pub(super) const DEFAULT_LABEL: &str = "default";
 
 /// The session a request names, resolved once into its handle: by reference
 /// ([`sessions::resolve`]), by owner identity (`owners::resolve_entry`), or the default

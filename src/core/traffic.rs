@@ -63,6 +63,19 @@ pub struct Event {
     /// `timeout after 5000 ms` (seed 003 §5.2).
     #[serde(deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
     pub result_summary: Option<String>,
+    /// The evidence pack this entry made (`evidence`, `talk` with `evidence`) — or, as `kpty
+    /// log` shows it, the pack that covers this entry.
+    #[serde(deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    pub evidence_id: Option<String>,
+    /// The range the pack made covers: its start (RFC 3339).
+    #[serde(deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    pub covers_from: Option<String>,
+    /// … and its end.
+    #[serde(deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    pub covers_to: Option<String>,
+    /// The SHA-256 of the pack's manifest as it was made (`kpty evidence verify`).
+    #[serde(deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    pub manifest_sha256: Option<String>,
     /// `traffic` in `_registry_events.jsonl` (where lifecycle lines have their own kinds);
     /// left out elsewhere and in the gateway's copy.
     #[serde(deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]

@@ -332,6 +332,8 @@ impl Shared {
     /// Read one client's frames: keystrokes (unless read-only), size changes, redraw
     /// requests, detach.
     fn client_input(&self, mut input: UnixStream, id: u64, req: &AttachRequest, client: &Client) {
+        let by = attacher(req);
+        self.record_mark(&format!("{by} attached"));
         loop {
             match attach::read(&mut input) {
                 Ok(Some(Frame::Redraw)) => {
@@ -342,6 +344,7 @@ impl Shared {
                     self.notify();
                 }
                 Ok(Some(Frame::Input(bytes))) if !req.read_only => {
+                    self.record_input(&bytes, &by);
                     let typed = if req.web {
                         self.type_web(&bytes, client)
                     } else {
@@ -358,6 +361,7 @@ impl Shared {
             }
         }
         client.gone.store(true, Ordering::Release);
+        self.record_mark(&format!("{by} left"));
         let _ = input.shutdown(std::net::Shutdown::Both);
         self.notify();
     }
@@ -423,6 +427,15 @@ impl Shared {
             self.notify();
         }
         Err(e)
+    }
+}
+
+/// Who an attached client is, in the recording's markers.
+fn attacher(req: &AttachRequest) -> String {
+    match req.by.as_deref().filter(|b| !b.trim().is_empty()) {
+        Some(b) => b.to_string(),
+        None if req.web => "a web page".into(),
+        None => "kpty attach".into(),
     }
 }
 

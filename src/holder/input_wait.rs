@@ -123,7 +123,7 @@ impl Shared {
 
     /// The terminal's ECHO is off in line mode: a password prompt (a line editor — a REPL's
     /// readline — turns ICANON off too and echoes by itself).
-    fn echo_off(&self) -> bool {
+    pub(super) fn echo_off(&self) -> bool {
         self.master
             .lock()
             .unwrap_or_else(|p| p.into_inner())

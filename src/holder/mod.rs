@@ -25,6 +25,7 @@ pub mod persist;
 mod proc_dir;
 mod proc_tty;
 mod program;
+mod record;
 mod requests;
 mod restarter;
 pub mod screen;
@@ -127,6 +128,9 @@ fn wind_down(shared: &Arc<Shared>, spec: &HolderSpec, state: &StateDir, meta: &M
         st = shared.ended.wait(st).unwrap_or_else(|p| p.into_inner());
     }
     drop(st);
+    if let Some(r) = shared.recorder.get() {
+        r.finish(Duration::from_secs(2));
+    }
     persist::final_save(shared, state, meta);
     let _ = std::fs::remove_file(&spec.socket);
     // PTY 0 ended: the session is over, and the shells opened beside it with it.
@@ -278,6 +282,22 @@ fn equip(
     id: &crate::api::SessionId,
 ) -> Result<()> {
     let _ = shared.spec.set(spec.clone());
+    if let Some(caps) = &spec.record {
+        let setup = record::Setup {
+            dir: state.session_dir(id),
+            state: state.clone(),
+            session_id: id.address(),
+            segment: caps.segment,
+            total: caps.total,
+            title: spec.label.clone(),
+            command: match &spec.program {
+                Some(p) => p.argv.join(" "),
+                None => spec.shell.clone(),
+            },
+        };
+        let size = (spec.cols, spec.rows);
+        let _ = shared.recorder.set(record::Recorder::start(setup, size));
+    }
     let (tx, rx) = answers::queue();
     if shared.answers.set(tx).is_ok() {
         let a = shared.clone();

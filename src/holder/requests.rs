@@ -43,6 +43,7 @@ impl Shared {
                 .and_then(|t| jiff::Timestamp::try_from(t).ok())
                 .map(|t| format!("{t:.3}")),
             talking: st.talk.running(),
+            recording: Some(self.recording_state()),
             output_offset: st.ring.end(),
             protocol_version: crate::proto::PROTOCOL_VERSION,
             kpty_version: env!("CARGO_PKG_VERSION").into(),
@@ -53,12 +54,9 @@ impl Shared {
     /// earlier writes left on the line, are blocked; with `enter_follows`, checked as if Enter
     /// followed. `app_cursor` replaces `data` while the terminal is in application cursor-key
     /// mode.
-    pub fn write(
-        &self,
-        data: &str,
-        enter_follows: bool,
-        app_cursor: Option<&str>,
-    ) -> Result<WriteBody> {
+    pub fn write(&self, req: &crate::proto::WriteRequest) -> Result<WriteBody> {
+        let (data, enter_follows, app_cursor) =
+            (&req.data, req.enter_follows, req.app_cursor.as_deref());
         let mut typing = self.lock_typing();
         self.observe_shell(&mut typing);
         let foreground = self.foreground_other().is_some();
@@ -69,7 +67,7 @@ impl Shared {
             }
             let data = match app_cursor {
                 Some(app) if st.screen.cursor_key_app_mode() => app,
-                _ => data,
+                _ => data.as_str(),
             };
             (self.opacity(&st, foreground), data)
         };
@@ -79,12 +77,17 @@ impl Shared {
         if enter_follows && !foreground && self.kind.posix_syntax() {
             typing.complete(data, true)?;
         }
+        self.record_input(
+            data.as_bytes(),
+            super::record::writer_name(req.by.as_deref()),
+        );
         match self.write_remote(data.as_bytes()) {
             Ok(_) => *typing = next,
             Err(e) => {
                 // The filter kept part of it from the program: the line holds what went out.
                 if e.code == ErrorCode::InputBlocked {
                     typing.reset_line();
+                    self.record_mark(&format!("input filter: {}", e.message));
                 }
                 return Err(e);
             }
@@ -287,6 +290,9 @@ impl Shared {
         st.cols = cols;
         st.rows = rows;
         st.screen.resize(cols, rows);
+        if let Some(r) = self.recorder.get() {
+            r.resize((cols, rows));
+        }
         // A redraw made before is of the old size.
         st.redrawn = None;
         // The reflow moved the input line: its place is known again at the next prompt.

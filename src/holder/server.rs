@@ -199,9 +199,7 @@ fn answer(body: &[u8], shared: &Arc<Shared>, stream: &UnixStream) -> Answer {
         Request::Attach(a) => Answer::Attach(a),
         Request::Follow(f) => Answer::Follow(f),
         Request::Status => encode(Ok(shared.status())),
-        Request::Write(w) => {
-            encode(shared.write(&w.data, w.enter_follows, w.app_cursor.as_deref()))
-        }
+        Request::Write(w) => encode(shared.write(&w)),
         Request::Read(r) => encode(Ok(shared.read(
             r.since,
             r.max_bytes,
@@ -227,7 +225,9 @@ fn answer(body: &[u8], shared: &Arc<Shared>, stream: &UnixStream) -> Answer {
         Request::Screen(_) => encode(Ok::<_, crate::error::Error>(shared.screen_cells())),
         Request::WaitFor(w) => {
             let gone = super::wait::watch_hangup(shared, stream);
-            encode(shared.wait_for(&w, gone.as_deref()))
+            let r = shared.wait_for(&w, gone.as_deref());
+            shared.record_mark(&super::wait::marker(&w, &r));
+            encode(r)
         }
         Request::Spec => encode(
             shared
@@ -237,6 +237,11 @@ fn answer(body: &[u8], shared: &Arc<Shared>, stream: &UnixStream) -> Answer {
                 .ok_or_else(|| Error::internal("this holder kept no launch spec")),
         ),
         Request::SetLabel(l) => encode(shared.set_label(l.label).map(|()| Done {})),
+        Request::RecordSync(r) => encode(
+            shared
+                .record_sync(std::time::Duration::from_millis(r.timeout_ms.min(10_000)))
+                .map(|()| Done {}),
+        ),
         // Refused by `decode`.
         Request::Unknown => encode(Err::<(), _>(Error::internal("unknown request"))),
     }
@@ -272,7 +277,22 @@ fn talk(
             &mut send as &mut dyn FnMut(&ProgressBody) -> bool,
         )
     });
-    shared.talk(t, progress)
+    let by = super::record::writer_name(t.by.as_deref());
+    shared.record_mark(&format!(
+        "talk by {by}: {}",
+        crate::safety::redact::redact(&t.command)
+    ));
+    let r = shared.talk(t, progress);
+    shared.record_mark(&match &r {
+        Ok(b) => format!(
+            "talk done: {} in {} ms",
+            b.exit_code
+                .map_or_else(|| "no exit code".into(), |c| format!("exit {c}")),
+            b.duration_ms
+        ),
+        Err(e) => format!("talk failed: {}", e.code.as_str()),
+    });
+    r
 }
 
 #[cfg(test)]

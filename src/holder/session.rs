@@ -216,6 +216,8 @@ pub struct Shared {
     /// The shell's `/proc` folder, opened once it was proven this holder's child (see
     /// `shell_state.rs`).
     pub(super) proc_dir: Mutex<Option<super::proc_dir::ProcDir>>,
+    /// The session's recording, when it records (set once, at start).
+    pub(super) recorder: std::sync::OnceLock<super::record::Recorder>,
 }
 
 impl Shared {
@@ -282,6 +284,7 @@ impl Shared {
             answers: std::sync::OnceLock::new(),
             spec: std::sync::OnceLock::new(),
             proc_dir: Mutex::new(None),
+            recorder: std::sync::OnceLock::new(),
         })
     }
 
@@ -370,6 +373,12 @@ impl Shared {
     fn take_in(&self, chunk: &[u8], from_pty: bool) {
         let mut st = self.lock();
         let st = &mut *st;
+        let now = Instant::now();
+        if let Some(r) = self.recorder.get() {
+            // Before the screen takes the chunk: a new segment's snapshot is the screen the
+            // chunk found.
+            r.output(now, chunk, || (st.screen.redraw(), (st.cols, st.rows)));
+        }
         let off = st.ring.end();
         st.ring.push(chunk);
         let marks = st.scanner.feed(chunk, off);
@@ -431,7 +440,7 @@ impl Shared {
             }
         }
         st.output_seen = true;
-        st.last_output = Instant::now();
+        st.last_output = now;
         st.dirty = true;
         self.cond.notify_all();
         if marked {
@@ -464,6 +473,9 @@ impl Shared {
         self.program_ended(&info);
         let mut st = self.lock();
         tracing::info!("shell exited: code {} signal {:?}", info.code, info.signal);
+        if let Some(r) = self.recorder.get() {
+            r.exit(info.code);
+        }
         st.exit = Some(info);
         st.dirty = true;
         drop(st);

@@ -62,6 +62,10 @@ impl Shared {
         // not this talk's: it begins where it types.
         a.begin = self.restart_capture();
         self.type_checked(&typed, a.opacity)?;
+        self.record_input(
+            typed.as_bytes(),
+            super::record::writer_name(req.by.as_deref()),
+        );
         let mut detector = match a.method {
             Integration::Sentinel => Detector::sentinel(&a.sentinel, a.begin),
             Integration::Osc133 => Detector::Osc133,
@@ -404,6 +408,7 @@ impl Shared {
         if talking && interrupt {
             let mut typing = self.lock_typing();
             // A Ctrl-C the filter debounces is not an error here: the talk is cancelled.
+            self.record_input(b"\x03", "a cancel request");
             match self.write_remote(b"\x03") {
                 Err(e) if e.code != crate::error::ErrorCode::InputBlocked => return Err(e),
                 _ => typing.record("\x03"),

@@ -243,6 +243,25 @@ fn raw_end(raw: &[u8], end: usize) -> usize {
     lo
 }
 
+/// The recording's marker for a `wait_for` that ended with `r`: what it waited for, how it
+/// ended, how long it took (a pattern is redacted: it may name a secret).
+pub(super) fn marker(req: &WaitForRequest, r: &Result<WaitForBody>) -> String {
+    let what = match (&req.pattern, req.quiet_ms, req.prompt) {
+        (Some(p), _, _) => format!("/{}/", crate::safety::redact::redact(p)),
+        (None, Some(q), _) => format!("{q} ms of quiet"),
+        _ => "the prompt".into(),
+    };
+    match r {
+        Ok(b) if b.matched => format!("wait_for {what}: matched in {} ms", b.elapsed_ms),
+        Ok(b) => format!(
+            "wait_for {what}: {} after {} ms",
+            b.reason.as_str(),
+            b.elapsed_ms
+        ),
+        Err(e) => format!("wait_for {what}: failed ({})", e.code.as_str()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

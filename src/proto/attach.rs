@@ -42,6 +42,9 @@ pub struct AttachRequest {
     /// there, it sends those bytes and no history or redraw ([`AttachBody::resumed`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<u64>,
+    /// Who is attaching (`kpty attach`, a web login …), for the recording's markers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 /// The most scrollback rows an attach sends before its redraw.

@@ -59,6 +59,19 @@ pub struct HolderSpec {
     /// on (a shell PTY takes its session's environment, not its launcher's).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub env_exact: bool,
+    /// Record the session (asciicast v3 in its folder) under these caps; `None`: not
+    /// recorded (`create --no-record`, `KPTY_RECORD=0`, or an older launcher).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<RecordCaps>,
+}
+
+/// How much a session's recording may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordCaps {
+    /// Bytes after which a segment rolls to the next.
+    pub segment: u64,
+    /// Bytes the state directory's recordings may take together.
+    pub total: u64,
 }
 
 pub use crate::launch::{DEFAULT_RESTART_DELAY_MS, MAX_RESTART_DELAY_MS, ProgramSpec};

@@ -254,6 +254,10 @@ pub struct StatusBody {
     /// Clients attached now (`kpty attach`; 0 from older holders).
     #[serde(default)]
     pub attached: usize,
+    /// The session's recording: `on`, `off`, or `stopped: WHY` (absent from older
+    /// holders).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording: Option<String>,
     /// A program session's lifecycle (`create --command`); absent for a shell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<ProcessStatus>,

@@ -71,6 +71,9 @@ pub enum Request {
     /// The visible screen with its colours ([`super::screen::ScreenRequest`]). Older holders
     /// answer an "unknown request" error.
     Screen(super::screen::ScreenRequest),
+    /// Answered once what the session's recording had queued is on disk
+    /// ([`RecordSyncRequest`]). Older holders answer an "unknown request" error.
+    RecordSync(RecordSyncRequest),
     /// An op this build does not know (a newer client's): answered with an "unknown
     /// request" error. Never sent.
     #[serde(other)]
@@ -100,6 +103,9 @@ pub struct WriteRequest {
     /// program has that mode set. Older holders ignore it and type `data`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app_cursor: Option<String>,
+    /// Who writes (`agent claude-1 via mcp`, `cli` …), for the recording's markers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 /// `Read`: output from the ring.
@@ -181,6 +187,9 @@ pub struct TalkRequest {
     /// ignored by other shells and forced (nested-shell) talks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stdin: Option<String>,
+    /// Who talks, for the recording's markers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 /// What `Resize` returns: the size the terminal really has.
@@ -201,6 +210,14 @@ pub struct CancelBody {
     pub cancelled: bool,
     /// With `interrupt`: the shell is back at its prompt.
     pub at_prompt: bool,
+}
+
+/// `RecordSync`: wait (up to `timeout_ms`) until the recording's queue, as it stands, is
+/// written (an evidence pack reads the recording right after).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RecordSyncRequest {
+    /// The longest wait.
+    pub timeout_ms: u64,
 }
 
 /// What `SetLabel` returns: nothing but success (`{}`).
@@ -236,6 +253,7 @@ call!(AttachRequest => Attach, AttachBody, "attach", false);
 call!(FollowRequest => Follow, ReadBody, "follow", false);
 call!(SetLabelRequest => SetLabel, Done, "set_label");
 call!(super::screen::ScreenRequest => Screen, super::screen::ScreenBody, "screen");
+call!(RecordSyncRequest => RecordSync, Done, "record_sync");
 
 impl Call for StatusRequest {
     type Reply = StatusBody;

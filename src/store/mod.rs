@@ -10,6 +10,7 @@ pub mod journal;
 pub mod lock;
 pub mod metadata;
 pub mod paths;
+pub mod recordings;
 pub mod registry;
 pub mod registry_events;
 pub mod secure;

@@ -37,6 +37,8 @@ fn cap_for(path: &Path) -> u64 {
         // Journals are streamed line by line (see `crate::core::trail`), never read whole;
         // one past a GiB is refused rather than scanned (rotate it).
         n if n.ends_with(".jsonl") => 1 << 30,
+        // Recordings are streamed too; a segment is at most its cap (≤ a few GiB).
+        n if n.ends_with(".cast") => 16 << 30,
         _ => 4 * MIB,
     }
 }

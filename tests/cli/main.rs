@@ -97,6 +97,7 @@ mod mcp;
 mod mcp_args;
 mod policy;
 mod policy_session;
+mod recording;
 mod redact;
 mod rename;
 mod routing;

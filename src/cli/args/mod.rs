@@ -6,6 +6,7 @@
 mod agents;
 mod housekeeping;
 mod keys;
+mod recording;
 mod session;
 mod shell;
 mod wait;
@@ -13,6 +14,7 @@ mod wait;
 pub use agents::*;
 pub use housekeeping::*;
 pub use keys::*;
+pub use recording::*;
 pub use session::*;
 pub use shell::*;
 pub use wait::*;
@@ -231,6 +233,19 @@ pub enum Command {
     Prune(PruneArgs),
     /// Show the audit trail: every send-line, talk, resolve, register … with its outcome.
     Log(LogArgs),
+    /// Recordings: list them, print one as text, export one (cast, txt, html, gif).
+    ///
+    /// Every session is recorded (asciicast v3, sessions/<id>/recording.cast, 0600) unless
+    /// created with --no-record or KPTY_RECORD=0: its output, the input of every writer with
+    /// who wrote it (secrets redacted), resizes, a marker for each talk and wait_for, the exit.
+    /// A recording rolls to a new segment past KPTY_RECORD_SEGMENT (default 64M); the state
+    /// directory's recordings are kept under KPTY_RECORD_TOTAL (default 1G, see `kpty gc`).
+    Rec(RecArgs),
+    /// Play a recording in this terminal: space pauses, `.` steps while paused, q quits.
+    Replay(ReplayArgs),
+    /// Show the recordings' caps and usage, and remove the oldest closed segments over the
+    /// total (ended sessions' first; never a segment being written).
+    Gc(GcArgs),
     /// Serve kpty's MCP tool (named k_pty) over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
     ///
     /// `--sandbox=required` makes every session the agent creates sandboxed, and refuses
@@ -302,6 +317,13 @@ impl Command {
             Self::Heartbeat(a) => &mut a.globals,
             Self::Prune(a) => &mut a.globals,
             Self::Log(a) => &mut a.globals,
+            Self::Rec(a) => match &mut a.command {
+                RecCommand::List(a) => &mut a.globals,
+                RecCommand::Cat(a) => &mut a.globals,
+                RecCommand::Export(a) => &mut a.globals,
+            },
+            Self::Replay(a) => &mut a.globals,
+            Self::Gc(a) => &mut a.globals,
             Self::Mcp(a) => &mut a.globals,
             Self::Serve(a) => &mut a.globals,
             Self::Console(a) => &mut a.globals,

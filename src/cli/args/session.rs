@@ -30,6 +30,9 @@ pub struct CreateArgs {
     /// it (talk then completes by sentinel; default: KPTY_READY_TIMEOUT_MS or 10000).
     #[arg(long, short = 't', value_name = "MS")]
     pub timeout_ms: Option<u64>,
+    /// Do not record this session (recordings are on unless KPTY_RECORD=0; see `kpty rec`).
+    #[arg(long)]
+    pub no_record: bool,
     #[command(flatten)]
     pub(crate) program: ProgramArgs,
     #[command(flatten)]

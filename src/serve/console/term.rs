@@ -642,6 +642,7 @@ fn join(ctx: &Ctx, id: &str, who: &str, from: Option<u64>) -> Result<Attachment>
         history: HISTORY,
         offsets: true,
         resume: from,
+        by: Some(format!("the web console ({who})")),
     };
     let mut at = None;
     crate::core::audited_as(ctx, JOIN, &p, || {

@@ -1,0 +1,254 @@
+//! The session's recording (asciicast v3, [`crate::cast`]), kept off the hot path: the reader
+//! thread and the writers only hand events to a queue; a thread of its own encodes and writes
+//! them ([`writer`]). A disk that cannot keep up (more than [`MAX_PENDING`] bytes waiting) or
+//! fails stops the recording, never the session: the stop is told in the audit trail and in
+//! `list` ([`Recorder::state`]).
+//!
+//! What is recorded: the terminal's output as it was (the file is the owner's), every write's
+//! input with a marker naming who wrote when the writer changes (redacted; hidden while the
+//! terminal does not echo), resizes, a marker at each `talk` and `wait_for`, and the exit.
+
+mod writer;
+
+use super::session::Shared;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
+use std::time::{Duration, Instant};
+
+/// Most bytes waiting for the disk before the recording stops (the session goes on).
+const MAX_PENDING: usize = 32 << 20;
+
+/// One event for the writer.
+enum Rec {
+    /// Output.
+    Out(Instant, Vec<u8>),
+    /// Input (already redacted).
+    In(Instant, String),
+    /// A marker.
+    Mark(Instant, String),
+    /// A resize.
+    Resize(Instant, (u16, u16)),
+    /// Start the next segment with this snapshot of the screen, of this size.
+    Roll(Instant, Vec<u8>, (u16, u16)),
+    /// The exit status.
+    Exit(Instant, i32),
+    /// Say so once everything before is written.
+    Sync(mpsc::Sender<()>),
+    /// Close the file and end the thread.
+    End,
+}
+
+/// What the writer and the hot path share.
+#[derive(Default)]
+struct Flags {
+    /// Bytes queued, not yet written.
+    pending: AtomicUsize,
+    /// The segment passed its cap: the next output starts a new one.
+    roll: AtomicBool,
+    /// Why the recording stopped, once it did.
+    stopped: OnceLock<String>,
+}
+
+/// Where and how a session records.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The PTY's folder.
+    pub dir: std::path::PathBuf,
+    /// The state directory (for the total and the audit trail).
+    pub state: crate::store::StateDir,
+    /// The session's address, for the audit line.
+    pub session_id: String,
+    /// Segment cap in bytes.
+    pub segment: u64,
+    /// Total cap for the state directory's recordings.
+    pub total: u64,
+    /// The header's title and command.
+    pub title: Option<String>,
+    /// The program recorded.
+    pub command: String,
+}
+
+/// A session's recorder.
+pub struct Recorder {
+    tx: Mutex<mpsc::Sender<Rec>>,
+    flags: Arc<Flags>,
+    done: Mutex<mpsc::Receiver<()>>,
+    /// Who wrote the last input recorded.
+    last_by: Mutex<Option<String>>,
+}
+
+impl Recorder {
+    /// Start recording a terminal of `size` in `setup.dir`.
+    pub fn start(setup: Setup, size: (u16, u16)) -> Self {
+        let (tx, rx) = mpsc::channel();
+        let (done_tx, done) = mpsc::channel();
+        let flags = Arc::new(Flags::default());
+        let f = flags.clone();
+        std::thread::spawn(move || {
+            writer::run(setup, size, rx, &f);
+            let _ = done_tx.send(());
+        });
+        Self {
+            tx: Mutex::new(tx),
+            flags,
+            done: Mutex::new(done),
+            last_by: Mutex::new(None),
+        }
+    }
+
+    /// `on`, or `stopped: WHY`.
+    pub fn state(&self) -> String {
+        match self.flags.stopped.get() {
+            Some(why) => format!("stopped: {why}"),
+            None => "on".into(),
+        }
+    }
+
+    /// Queue `rec` of `bytes` bytes, unless the recording stopped; stop it when the disk is
+    /// too far behind.
+    fn send(&self, rec: Rec, bytes: usize) {
+        if self.flags.stopped.get().is_some() {
+            return;
+        }
+        let waiting = self.flags.pending.fetch_add(bytes, Ordering::AcqRel) + bytes;
+        if waiting > MAX_PENDING {
+            self.flags.pending.fetch_sub(bytes, Ordering::AcqRel);
+            let _ = self.flags.stopped.set(format!(
+                "the disk did not keep up ({} MiB waiting)",
+                waiting >> 20
+            ));
+            return;
+        }
+        let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = tx.send(rec);
+    }
+
+    /// Output `chunk` arrived at `at`; `snapshot` makes the screen's redraw and size, asked for
+    /// only when a new segment starts (called under the state lock, so it is the screen as
+    /// the chunk found it).
+    pub(super) fn output(
+        &self,
+        at: Instant,
+        chunk: &[u8],
+        snapshot: impl FnOnce() -> (Vec<u8>, (u16, u16)),
+    ) {
+        if self.flags.roll.swap(false, Ordering::AcqRel) {
+            let (screen, size) = snapshot();
+            let n = screen.len();
+            self.send(Rec::Roll(at, screen, size), n);
+        }
+        self.send(Rec::Out(at, chunk.to_vec()), chunk.len());
+    }
+
+    /// The terminal was resized.
+    pub(super) fn resize(&self, size: (u16, u16)) {
+        self.send(Rec::Resize(Instant::now(), size), 16);
+    }
+
+    /// A marker.
+    pub(super) fn mark(&self, text: &str) {
+        let one_line: String = text
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .take(500)
+            .collect();
+        let n = one_line.len();
+        self.send(Rec::Mark(Instant::now(), one_line), n);
+    }
+
+    /// `by` typed `data`; `hidden`: the terminal was not echoing (a password prompt).
+    pub(super) fn input(&self, data: &[u8], by: &str, hidden: bool) {
+        {
+            let mut last = self.last_by.lock().unwrap_or_else(|p| p.into_inner());
+            if last.as_deref() != Some(by) {
+                *last = Some(by.to_string());
+                drop(last);
+                self.mark(&format!("input from {by}"));
+            }
+        }
+        if hidden {
+            self.mark("input hidden: the terminal was not echoing");
+            return;
+        }
+        let text = String::from_utf8_lossy(data);
+        let text = crate::safety::redact::redact(&text).into_owned();
+        let n = text.len();
+        self.send(Rec::In(Instant::now(), text), n);
+    }
+
+    /// The program exited with `code`.
+    pub(super) fn exit(&self, code: i32) {
+        self.send(Rec::Exit(Instant::now(), code), 8);
+    }
+
+    /// Wait up to `within` until what is queued now is written; false when it was not.
+    pub fn sync(&self, within: Duration) -> bool {
+        let (tx, rx) = mpsc::channel();
+        {
+            let q = self.tx.lock().unwrap_or_else(|p| p.into_inner());
+            if q.send(Rec::Sync(tx)).is_err() {
+                return false;
+            }
+        }
+        rx.recv_timeout(within).is_ok()
+    }
+
+    /// Close the recording: wait up to `within` for what is queued to reach the disk.
+    pub fn finish(&self, within: Duration) {
+        {
+            let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = tx.send(Rec::End);
+        }
+        let done = self.done.lock().unwrap_or_else(|p| p.into_inner());
+        if done.recv_timeout(within).is_err() {
+            tracing::warn!("the recording did not finish writing within {within:?}");
+        }
+    }
+}
+
+/// Who wrote, in a recording's markers: what a request says, else `unnamed`.
+pub(super) fn writer_name(by: Option<&str>) -> &str {
+    by.filter(|b| !b.trim().is_empty())
+        .unwrap_or("an unnamed writer")
+}
+
+impl Shared {
+    /// Record `by`'s input (when the session records).
+    pub(super) fn record_input(&self, data: &[u8], by: &str) {
+        if let Some(r) = self.recorder.get() {
+            r.input(data, by, self.echo_off());
+        }
+    }
+
+    /// Record a marker (when the session records).
+    pub(super) fn record_mark(&self, text: &str) {
+        if let Some(r) = self.recorder.get() {
+            r.mark(text);
+        }
+    }
+
+    /// `RecordSync`: wait up to `within` until the recording's queue is written. A session
+    /// that does not record has nothing to wait for; a recording that stopped is an error.
+    pub(super) fn record_sync(&self, within: Duration) -> crate::error::Result<()> {
+        let Some(r) = self.recorder.get() else {
+            return Ok(());
+        };
+        if r.sync(within) {
+            return Ok(());
+        }
+        Err(crate::error::Error::new(
+            crate::error::ErrorCode::PtyTimeout,
+            format!(
+                "the recording was not written within {} ms",
+                within.as_millis()
+            ),
+        ))
+    }
+
+    /// The recording's state for `status`: `off`, `on` or `stopped: WHY`.
+    pub(super) fn recording_state(&self) -> String {
+        self.recorder
+            .get()
+            .map_or_else(|| "off".into(), Recorder::state)
+    }
+}
