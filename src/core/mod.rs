@@ -30,6 +30,7 @@ pub mod list;
 mod owners;
 mod pty_views;
 pub mod queries;
+pub mod rec_html;
 pub mod registered;
 pub mod reply;
 pub mod request;
