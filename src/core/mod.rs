@@ -32,6 +32,7 @@ mod owners;
 mod pty_views;
 pub mod queries;
 pub mod rec;
+pub mod rec_html;
 pub mod registered;
 pub mod reply;
 pub mod request;

@@ -293,9 +293,24 @@ fn the_page_holds_no_session_data_and_everything_else_needs_a_login() {
     );
     assert!(!term.body.contains("web-demo") && !term.body.contains("<script>"));
     assert!(term.header("content-security-policy").is_some());
-    for asset in ["xterm.js", "xterm.css", "addon-fit.js", "term.js"] {
+    for asset in [
+        "xterm.js",
+        "xterm.css",
+        "addon-fit.js",
+        "term.js",
+        "asciinema-player.min.js",
+        "asciinema-player.css",
+    ] {
         let a = http(&serve, "GET", &format!("/console/assets/{asset}"), &[], "");
         assert_eq!(a.status, 200, "{asset}");
+        let kind = if asset.ends_with(".css") {
+            "text/css"
+        } else {
+            "text/javascript"
+        };
+        let got = a.header("content-type").unwrap_or_default();
+        assert!(got.starts_with(kind), "{asset}: {got}");
+        assert!(a.header("etag").is_some(), "{asset}");
     }
 }
 

@@ -47,6 +47,8 @@
 //! - `console` — the web console of `kpty serve` over real HTTP and WebSockets: login link,
 //!   cookie, revoke, only its own origin, the overview pushed as sessions change; and in a
 //!   real headless chromium (`webdriver` drives it).
+//! - `rec_player` — a recording's standalone HTML page (asciinema-player inlined) plays its
+//!   cast from a file in a real headless chromium, under its own content security policy.
 //! - `serve_mcp` — MCP over HTTP in `kpty serve` through rmcp's HTTP client: every action,
 //!   SSE progress, cancellation, 20 clients, plain JSON POSTs, auth, hosts, origins, leaders.
 //! - `environment` — kpty's variables and the k_pty names read when kpty's is unset.
@@ -98,6 +100,7 @@ mod mcp_args;
 mod policy;
 mod policy_session;
 mod recording;
+mod rec_player;
 mod redact;
 mod rename;
 mod routing;

@@ -62,9 +62,16 @@ pub fn from(loaded: &Loaded, from: Duration) -> Loaded {
     }
 }
 
-/// TEMPORARY until the player lands.
-pub fn to_html(_l: &Loaded) -> String {
-    String::new()
+/// The recording as one self-contained HTML page that plays it offline (asciinema-player
+/// embedded: [`crate::core::rec_html::standalone_html`]).
+pub fn to_html(l: &Loaded) -> String {
+    let cast = String::from_utf8_lossy(&to_cast(l)).into_owned();
+    let title = l
+        .header
+        .title
+        .clone()
+        .unwrap_or_else(|| "kpty recording".into());
+    crate::core::rec_html::standalone_html(&cast, &title)
 }
 
 /// TEMPORARY until the GIF renderer lands.

@@ -14,7 +14,7 @@ struct Asset {
     body: &'static [u8],
 }
 
-const ASSETS: [Asset; 9] = [
+const ASSETS: [Asset; 11] = [
     Asset {
         name: "index.html",
         kind: HTML,
@@ -61,6 +61,18 @@ const ASSETS: [Asset; 9] = [
         name: "addon-search.js",
         kind: JS,
         body: include_bytes!("assets/vendor/addon-search.js"),
+    },
+    // asciinema-player 3.17.0, as released (Apache-2.0; vendored beside xterm.js, by the same
+    // refresh.sh): the very bytes a recording's HTML page inlines.
+    Asset {
+        name: "asciinema-player.min.js",
+        kind: JS,
+        body: crate::core::rec_html::PLAYER_JS.as_bytes(),
+    },
+    Asset {
+        name: "asciinema-player.css",
+        kind: CSS,
+        body: crate::core::rec_html::PLAYER_CSS.as_bytes(),
     },
 ];
 
@@ -144,7 +156,7 @@ mod tests {
                 .map(|x| format!("{x:02x}"))
                 .collect()
         };
-        let licences: [(&str, &[u8]); 3] = [
+        let licences: [(&str, &[u8]); 4] = [
             (
                 "LICENSE-xterm",
                 include_bytes!("assets/vendor/LICENSE-xterm"),
@@ -157,6 +169,10 @@ mod tests {
                 "LICENSE-addon-search",
                 include_bytes!("assets/vendor/LICENSE-addon-search"),
             ),
+            (
+                "LICENSE-asciinema-player",
+                include_bytes!("assets/vendor/LICENSE-asciinema-player"),
+            ),
         ];
         let vendored = ASSETS
             .iter()
@@ -167,8 +183,20 @@ mod tests {
             assert_eq!(hex(body), want(name), "{name}");
             n += 1;
         }
-        assert_eq!(n, 7);
+        assert_eq!(n, 10);
+        assert_eq!(
+            n,
+            sums.lines().count(),
+            "every file in SHA256SUMS is checked"
+        );
     }
 
-    const VENDORED: [&str; 4] = ["xterm.js", "xterm.css", "addon-fit.js", "addon-search.js"];
+    const VENDORED: [&str; 6] = [
+        "xterm.js",
+        "xterm.css",
+        "addon-fit.js",
+        "addon-search.js",
+        "asciinema-player.min.js",
+        "asciinema-player.css",
+    ];
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Refresh the vendored xterm.js files the web console serves (built into the binary; no npm
-# at build time, no CDN). Fetches the pinned releases with `npm pack`, checks each tarball's
+# Refresh the vendored xterm.js and asciinema-player files the web console serves and
+# recordings' HTML pages inline (built into the binary; no npm at build time, no CDN). Fetches the pinned releases with `npm pack`, checks each tarball's
 # sha256 against the pin below, copies the released files and their licences here, and
 # rewrites SHA256SUMS (which a test checks the vendored files against).
 #
@@ -16,6 +16,7 @@ PINS=(
   "@xterm/xterm@6.0.0 908e66e04af6c8dc6b00dd3b54de088e2e81e5ed866284fd6c2fb3c2d1c7a3f6"
   "@xterm/addon-fit@0.11.0 26003b4517a132b64e4ff228fd88a5fda3fff5e606c76093f6dcff772e9ecec0"
   "@xterm/addon-search@0.16.0 e9d0795c72f4de749ed996ad7868f0738b44f37cee1e483be81977cefd7f4f81"
+  "asciinema-player@3.17.0 d03ef67fc2f32a7aa5177c0b64650c7c8fd234ef2d3e4b34886632bb3dd58c5c"
 )
 
 cd "$work"
@@ -40,9 +41,13 @@ cp xterm-addon-fit-*/package/lib/addon-fit.js "$here/addon-fit.js"
 cp xterm-addon-fit-*/package/LICENSE "$here/LICENSE-addon-fit"
 cp xterm-addon-search-*/package/lib/addon-search.js "$here/addon-search.js"
 cp xterm-addon-search-*/package/LICENSE "$here/LICENSE-addon-search"
+cp asciinema-player-*/package/dist/bundle/asciinema-player.min.js "$here/asciinema-player.min.js"
+cp asciinema-player-*/package/dist/bundle/asciinema-player.css "$here/asciinema-player.css"
+cp asciinema-player-*/package/LICENSE "$here/LICENSE-asciinema-player"
 
 cd "$here"
-sha256sum xterm.js xterm.css addon-fit.js addon-search.js LICENSE-xterm LICENSE-addon-fit \
-  LICENSE-addon-search > SHA256SUMS
+sha256sum xterm.js xterm.css addon-fit.js addon-search.js asciinema-player.min.js \
+  asciinema-player.css LICENSE-xterm LICENSE-addon-fit LICENSE-addon-search \
+  LICENSE-asciinema-player > SHA256SUMS
 echo "vendored files:"
 cat SHA256SUMS
