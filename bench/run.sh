@@ -19,6 +19,8 @@
 #   (h) the web console: a flood under 10 watching pages, memory per page, the overview's first
 #       message with 50 sessions (bench/console.py); in headless chromium, the overview's first
 #       full paint and a key's echo drawn (bench/console_browser.py)
+#   (r) recordings: their cost per talk and per flood, a cast's size, a PNG screenshot, an
+#       evidence pack (bench/recording.py)
 #   the host's floors: a pipe round trip across CPUs and on one, a raw PTY round trip to bash
 # Writes bench/results/ (raw JSON, git-ignored, plus summary.md) and regenerates BENCHMARKS.md.
 #
@@ -260,6 +262,10 @@ log "web console: watching pages, memory, overview"
 python3 "$BENCH/console.py" "$KPTY" >"$RES/console.md"
 python3 "$BENCH/console_browser.py" "$KPTY" >"$RES/console_browser.md"
 
+# --- recordings: their cost on the session, reading them back --------------------------------------
+log "recordings: cost per talk and per flood, cast size, PNG screenshot, evidence pack"
+python3 "$BENCH/recording.py" "$KPTY" "$RUNS" >"$RES/recording.md"
+
 # --- the command policy's cost per line, in process ----------------------------------------------
 log "command policy: cost per line (cargo bench --bench policy)"
 cargo bench --quiet --bench policy 2>/dev/null >"$RES/policy.md"
@@ -306,6 +312,9 @@ EOF
   cat "$RES/console.md"
   printf '\nIn a real browser (bench/console_browser.py: headless chromium over WebDriver, the page as a person loads it):\n\n'
   cat "$RES/console_browser.md"
+  printf '\n### (r) Recordings: what recording costs, what reading it back costs\n\n'
+  printf 'bench/recording.py: whole `kpty` processes; a recorded session and one made with `--no-record` timed in alternation; the cast'"'"'s growth against the output offset; a PNG screenshot of a 200×50 screen of coloured text; an evidence pack of a 10-command range.\n\n'
+  cat "$RES/recording.md"
   printf '\n### (e) The command policy: cost per line\n\n'
   printf 'In process (`cargo bench --bench policy`, bench/policy.rs): parse, expand and judge one line, as every talk/send_line does before typing; median and p99 of 200 rounds.\n\n'
   cat "$RES/policy.md"

@@ -72,7 +72,7 @@ pub enum Code {
 
 impl Code {
     /// The code's letter.
-    pub fn letter(self) -> char {
+    fn letter(self) -> char {
         match self {
             Code::Output => 'o',
             Code::Input => 'i',
@@ -171,14 +171,20 @@ impl<R: BufRead> Reader<R> {
             buf: Vec::new(),
         };
         let first = r.next_line()?.ok_or_else(|| r.bad("the file is empty"))?;
-        let header: Header = serde_json::from_slice(&first)
+        #[derive(Deserialize)]
+        struct Version {
+            version: u32,
+        }
+        let v: Version = serde_json::from_slice(&first)
             .map_err(|e| r.bad(format!("not an asciicast header: {e}")))?;
-        if header.version != 3 {
+        if v.version != 3 {
             return Err(r.bad(format!(
                 "asciicast version {} (kpty reads version 3)",
-                header.version
+                v.version
             )));
         }
+        let header: Header = serde_json::from_slice(&first)
+            .map_err(|e| r.bad(format!("not an asciicast v3 header: {e}")))?;
         Ok((header, r))
     }
 

@@ -176,6 +176,12 @@ pub struct TalkReply {
     /// (Ctrl-E Ctrl-U) before typing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cleared_line: Option<String>,
+    /// The evidence pack made around the command (`evidence: true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence_id: Option<String>,
+    /// That pack: its folder, range, commands and files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Box<EvidenceReply>>,
 }
 
 /// `term_read`: the rendered screen. The common fields are typed; the rest depends on who
@@ -303,3 +309,52 @@ pub struct KillReply {
 #[cfg(test)]
 #[path = "reply_tests.rs"]
 mod tests;
+
+/// A `recording` reply.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecordingReply {
+    /// Always true.
+    pub ok: Success,
+    /// The PTY recorded.
+    pub session_id: String,
+    /// `txt` or `cast`.
+    pub format: &'static str,
+    /// Its segments on disk.
+    pub segments: usize,
+    /// Their size in bytes.
+    pub bytes: u64,
+    /// How long it lasts (from `from`, when given).
+    pub duration_ms: u64,
+    /// Its markers, in order (from `from`, when given; at most 500, the last kept).
+    pub markers: Vec<super::evidence::Marker>,
+    /// The recording: text, or asciicast v3 — redacted on agent channels.
+    pub content: String,
+    /// `max_chars` cut the start of `content`.
+    pub truncated: bool,
+    /// Characters cut.
+    pub dropped_chars: u64,
+}
+
+/// An `evidence` reply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EvidenceReply {
+    /// Always true.
+    pub ok: Success,
+    /// The pack's id.
+    pub evidence_id: String,
+    /// The session it is about.
+    pub session_id: String,
+    /// Its folder.
+    pub path: String,
+    /// The range it covers (RFC 3339).
+    pub from: String,
+    /// The end of the range (RFC 3339).
+    pub to: String,
+    /// The commands in the range.
+    pub commands: Vec<super::evidence::PackCommand>,
+    /// Its files with their hashes.
+    pub files: Vec<super::evidence::PackFile>,
+    /// The SHA-256 of its manifest (kept in the audit trail: `kpty evidence verify` checks
+    /// the manifest against it).
+    pub manifest_sha256: String,
+}

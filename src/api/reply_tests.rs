@@ -98,6 +98,8 @@ fn talk_reply_is_the_snapshot_shape() {
         prompt: None,
         echo_off: None,
         cleared_line: None,
+        evidence_id: None,
+        evidence: None,
     };
     assert_eq!(
         to_json(&r),

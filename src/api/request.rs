@@ -140,9 +140,9 @@ pub enum Request {
     /// `screenshot`.
     Screenshot(ScreenshotArgs),
     /// `recording`.
-    Recording(super::evidence::RecordingArgs),
+    Recording(RecordingArgs),
     /// `evidence`.
-    Evidence(super::evidence::EvidenceArgs),
+    Evidence(EvidenceArgs),
     /// `talk` and its alias `run`.
     Talk(TalkArgs),
     /// `check`.
@@ -398,4 +398,31 @@ pub struct ShellArgs {
     pub size: Deferred<(Option<u16>, Option<u16>)>,
     /// How long to wait for the first prompt, when given (checked).
     pub ready_timeout_ms: Deferred<Option<u64>>,
+}
+
+/// `recording`.
+#[derive(Debug, Clone)]
+pub struct RecordingArgs {
+    /// The session.
+    pub target: Target,
+    /// How to hand it over.
+    pub format: super::evidence::RecFormat,
+    /// Where to start: a marker's text or a time into the recording.
+    pub from: Option<String>,
+    /// Most characters returned (the end is kept).
+    pub max_chars: Option<usize>,
+}
+
+/// `evidence`.
+#[derive(Debug, Clone)]
+pub struct EvidenceArgs {
+    /// The session.
+    pub target: Target,
+    /// Where the pack's range starts: a marker's text or a time into the recording
+    /// (default: the recording's start).
+    pub from: Option<String>,
+    /// A note kept in the manifest.
+    pub note: Option<String>,
+    /// The calling agent.
+    pub agent_id: Option<String>,
 }

@@ -30,6 +30,7 @@ fn a_running_session_in_a_list_is_the_snapshot_shape() {
             command_started_at: None,
             output_offset: 7,
             attached: 0,
+            recording: Some("on".into()),
             process: None,
             terminal_state: Some(TerminalState::Prompt),
             screen: Some(Screen {
@@ -58,7 +59,7 @@ fn a_running_session_in_a_list_is_the_snapshot_shape() {
                "sessions": [{"session_id": "pty_1", "source": "local", "pid": 42,
                    "label": "snap", "owner_role": null, "state": "running", "cols": 80,
                    "rows": 24, "integration": "osc133", "at_prompt": true, "busy": false,
-                   "foreground_command": null, "output_offset": 7, "attached": 0,
+                   "foreground_command": null, "output_offset": 7, "attached": 0, "recording": "on",
                    "terminal_state": "prompt",
                    "screen": {"buffer_type": "normal", "title": null,
                               "cursor": {"line": 1, "col": 2}}}]})

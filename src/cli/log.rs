@@ -130,11 +130,14 @@ fn log_line(e: &Event) -> String {
     } else {
         format!("ERR {}", s(&e.error_code))
     };
-    let cmd = e
+    let mut cmd = e
         .command
         .as_deref()
         .map(|c| c.replace('\n', "\\n"))
         .unwrap_or_default();
+    if let Some(id) = &e.evidence_id {
+        cmd.push_str(&format!("  [{id}]"));
+    }
     format!(
         "{}  {:<18} {:<16} {:<28} {:>6}ms  {}",
         s(&e.ts),

@@ -205,6 +205,9 @@ fn local_verb(cli: &Cli) -> Result<Option<i32>> {
         Command::Rec(a) => recording::run(&json_or_human(cli)?, &a.command, cli.globals.json)?,
         Command::Replay(a) => replay::run(&json_or_human(cli)?, a)?,
         Command::Gc(a) => recording::gc(&json_or_human(cli)?, a, cli.globals.json)?,
+        Command::Evidence(a) if a.command.is_some() => {
+            recording::evidence(&json_or_human(cli)?, a, cli.globals.json)?
+        }
         Command::Attach(a) => attach::run(&json_or_human(cli)?, a)?,
         Command::List(a) if a.all => list_all::run(&json_or_human(cli)?, cli.globals.json)?,
         Command::Kill(a) if a.all => kill_all::run(&json_or_human(cli)?, cli.globals.json)?,
@@ -240,6 +243,7 @@ fn io_action_of(command: &Command) -> Result<(Action, Params)> {
                 sentinel: a.sentinel.clone(),
                 max_chars: a.max_chars,
                 force: a.force.then_some(true),
+                evidence: a.evidence.then_some(true),
                 ..who(&a.session)
             },
         ),
@@ -279,6 +283,14 @@ fn io_action_of(command: &Command) -> Result<(Action, Params)> {
                 timeout_ms: a.timeout_ms,
                 max_bytes: a.max_bytes,
                 strip_ansi: a.no_strip_ansi.then_some(false),
+                ..who(&a.session)
+            },
+        ),
+        Command::Evidence(a) => (
+            Action::Evidence,
+            Params {
+                from: a.from.clone(),
+                note: a.note.clone(),
                 ..who(&a.session)
             },
         ),

@@ -1,7 +1,10 @@
 //! `kpty rec list|cat|export` and `kpty gc`: recordings read back ([`crate::core::rec`]) and
 //! kept under their caps.
 
-use super::args::{ExportFormat, GcArgs, RecCommand, RecExportArgs, RecSource, RecSourceArgs};
+use super::args::{
+    EvidenceVerifyArgs, ExportFormat, GcArgs, RecCommand, RecExportArgs, RecListArgs, RecSource,
+    RecSourceArgs,
+};
 use super::output::{out, print_json, shown};
 use crate::core::Ctx;
 use crate::core::rec::{self, Found, Loaded};
@@ -10,11 +13,16 @@ use crate::error::{Error, Result, Voice};
 /// `kpty rec …`.
 pub fn run(ctx: &Ctx, command: &RecCommand, json: bool) -> Result<i32> {
     match command {
-        RecCommand::List(_) => usage(ctx, false, json),
+        RecCommand::List(a) => list(ctx, a, json),
         RecCommand::Cat(a) => cat(ctx, a, json),
         RecCommand::Export(a) => export(ctx, a, json),
     }
     .map_err(|e| e.speak(Voice::Cli))
+}
+
+/// `kpty rec list`.
+fn list(ctx: &Ctx, _: &RecListArgs, json: bool) -> Result<i32> {
+    usage(ctx, false, json)
 }
 
 /// `kpty gc`.
@@ -40,7 +48,7 @@ pub(super) fn loaded(ctx: &Ctx, s: &RecSource, from: Option<&str>) -> Result<Loa
 }
 
 fn usage(ctx: &Ctx, apply: bool, json: bool) -> Result<i32> {
-    let u = rec::usage::usage(ctx, apply);
+    let u: rec::usage::Usage = rec::usage::usage(ctx, apply);
     if json {
         print_json(&u);
         return Ok(0);
@@ -53,13 +61,7 @@ fn usage(ctx: &Ctx, apply: bool, json: bool) -> Result<i32> {
         mib(u.segment_cap)
     );
     for r in &u.recordings {
-        text.push_str(&format!(
-            "  {:<18} {:>10}  {} segment(s){}\n",
-            shown(&r.session_id),
-            mib(r.bytes),
-            r.segments.len(),
-            if r.ended { ", ended" } else { "" }
-        ));
+        text.push_str(&usage_line(r));
     }
     if !u.over_total.is_empty() {
         let verb = if u.removed {
@@ -74,6 +76,29 @@ fn usage(ctx: &Ctx, apply: bool, json: bool) -> Result<i32> {
     }
     out(text.as_bytes());
     Ok(0)
+}
+
+/// One recording in `kpty rec list`.
+fn usage_line(r: &rec::usage::RecordingUsage) -> String {
+    format!(
+        "  {:<18} {:>8.1} MiB  {} segment(s){}\n",
+        shown(&r.session_id),
+        r.bytes as f64 / 1048576.0,
+        r.segments.len(),
+        if r.ended { ", ended" } else { "" }
+    )
+}
+
+/// One problem `kpty evidence verify` found.
+fn problem_line(p: &crate::core::evidence::check::Problem) -> String {
+    format!("  {}: {}\n", shown(&p.file), p.problem)
+}
+
+/// The JSON of `kpty evidence list --json`.
+#[derive(serde::Serialize)]
+struct PackList {
+    ok: bool,
+    packs: Vec<crate::core::evidence::check::Listed>,
 }
 
 /// The JSON of `kpty rec cat --json`.
@@ -142,4 +167,69 @@ fn export(ctx: &Ctx, a: &RecExportArgs, json: bool) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// `kpty evidence verify ID` (exit 1 when something is wrong) and `kpty evidence list`.
+pub fn evidence(ctx: &Ctx, a: &super::args::EvidenceArgs, json: bool) -> Result<i32> {
+    use super::args::EvidenceCommand;
+    use crate::core::evidence::check;
+    match &a.command {
+        Some(EvidenceCommand::Verify(v)) => verify(ctx, v, json),
+        Some(EvidenceCommand::List(_)) => {
+            let packs = check::list(ctx);
+            if json {
+                print_json(&PackList { ok: true, packs });
+            } else {
+                let mut t = String::new();
+                for p in &packs {
+                    t.push_str(&format!(
+                        "{}  {}  {} command(s){}\n",
+                        shown(&p.evidence_id),
+                        shown(&p.session_id),
+                        p.commands,
+                        p.note
+                            .as_deref()
+                            .map(|n| format!("  {}", shown(n)))
+                            .unwrap_or_default()
+                    ));
+                }
+                out(t.as_bytes());
+            }
+            Ok(0)
+        }
+        None => Err(Error::internal("evidence without a verb is an action")),
+    }
+}
+
+/// `kpty evidence verify ID`: exit 1 when something is wrong.
+fn verify(ctx: &Ctx, v: &EvidenceVerifyArgs, json: bool) -> Result<i32> {
+    let verdict =
+        crate::core::evidence::check::verify(ctx, &v.id).map_err(|e| e.speak(Voice::Cli))?;
+    if json {
+        print_json(&verdict);
+    } else {
+        let mut t = format!(
+            "{} {}: {} file(s) checked\n",
+            shown(&verdict.evidence_id),
+            if verdict.ok { "intact" } else { "TAMPERED" },
+            verdict.files_checked
+        );
+        for p in &verdict.problems {
+            t.push_str(&problem_line(p));
+        }
+        if !verdict.manifest_sealed {
+            t.push_str(
+                "  manifest.json: its seal is not this user's (edited, or made elsewhere)\n",
+            );
+        }
+        match verdict.manifest_in_trail {
+            Some(false) => {
+                t.push_str("  manifest.json: differs from the hash the audit trail kept\n")
+            }
+            None => t.push_str("  (the audit trail has no entry for this pack)\n"),
+            Some(true) => {}
+        }
+        out(t.as_bytes());
+    }
+    Ok(if verdict.ok { 0 } else { 1 })
 }

@@ -65,6 +65,9 @@ pub fn human(reply: &Reply) {
             cleared_note(r);
             text_line(&r.output);
             waiting_note(r);
+            if let Some(e) = &r.evidence {
+                eprintln!("kpty: evidence {} in {}", e.evidence_id, shown(&e.path));
+            }
         }
         Reply::Check(r) => super::check::render(r),
         Reply::Read(r) => out(r.output.as_bytes()),
@@ -91,7 +94,7 @@ pub fn human(reply: &Reply) {
 }
 
 /// An evidence pack made: its id and folder, its range, its commands.
-pub(super) fn evidence(r: &crate::api::evidence::EvidenceReply) {
+pub(super) fn evidence(r: &crate::api::reply::EvidenceReply) {
     let mut t = format!(
         "{}\n  {}\n  {} .. {}, {} file(s)\n",
         r.evidence_id,

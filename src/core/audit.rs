@@ -390,24 +390,6 @@ pub(super) fn record_seen(
         response: Some(response),
         duration_ms: Some(took),
         result_summary: Some(result_summary(result, took)),
-        evidence_id: ok_value
-            .and_then(|v| v["evidence_id"].as_str())
-            .map(str::to_string),
-        covers_from: ok_value
-            .and_then(|v| v["evidence"]["from"].as_str().or(v["from"].as_str()))
-            .filter(|_| ok_value.is_some_and(|v| v["evidence_id"].is_string()))
-            .map(str::to_string),
-        covers_to: ok_value
-            .and_then(|v| v["evidence"]["to"].as_str().or(v["to"].as_str()))
-            .filter(|_| ok_value.is_some_and(|v| v["evidence_id"].is_string()))
-            .map(str::to_string),
-        manifest_sha256: ok_value
-            .and_then(|v| {
-                v["manifest_sha256"]
-                    .as_str()
-                    .or(v["evidence"]["manifest_sha256"].as_str())
-            })
-            .map(str::to_string),
         success: Some(err.is_none()),
         blocked: Some(blocked),
         blocked_pattern: err
@@ -421,6 +403,7 @@ pub(super) fn record_seen(
         cli_type: red(entry.as_ref().and_then(|e| e.cli_type.clone())),
         ..Event::default()
     };
+    let event = with_evidence(event, ok_value);
     let line = if path == ctx.state.registry_events() {
         Event {
             event: Some(TRAFFIC.to_string()),
@@ -431,6 +414,32 @@ pub(super) fn record_seen(
     };
     journal::append(&ctx.state, &path, &line);
     emit(event);
+}
+
+/// `event` with the evidence pack its action made (`evidence`, or `talk` with `evidence`):
+/// its id, the range it covers and its manifest's hash, for `kpty log` and `kpty evidence
+/// verify`.
+fn with_evidence(event: Event, ok: Option<&Value>) -> Event {
+    let Some(v) = ok else {
+        return event;
+    };
+    // A talk carries its pack under `evidence`; the `evidence` action is the pack.
+    let pack = if v["evidence"].is_object() {
+        &v["evidence"]
+    } else {
+        v
+    };
+    let field = |name: &str| pack[name].as_str().map(str::to_string);
+    let Some(id) = field("evidence_id") else {
+        return event;
+    };
+    Event {
+        evidence_id: Some(id),
+        covers_from: field("from"),
+        covers_to: field("to"),
+        manifest_sha256: field("manifest_sha256"),
+        ..event
+    }
 }
 
 /// One line of what came of an action (seed 003 §5.2's `result_summary`): `exit 0 in 12 ms,

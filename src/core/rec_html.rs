@@ -33,6 +33,12 @@ const CAST_LINE: &str = "const cast =\n";
 /// anything (`</script>`, `<!--`, U+2028 …): both are escaped, and neither can run script.
 /// The player starts on a click (or Space), fitting the window's width.
 pub fn standalone_html(cast: &str, title: &str) -> String {
+    standalone(cast, title).0
+}
+
+/// [`standalone_html`], and the content security policy the page carries (for a server that
+/// sends it as a header too).
+pub fn standalone(cast: &str, title: &str) -> (String, String) {
     let style = format!("{PLAYER_CSS}\n{PAGE_CSS}");
     let boot = format!(
         "{CAST_LINE}{};\nAsciinemaPlayer.create({{ data: cast }}, \
@@ -46,7 +52,7 @@ pub fn standalone_html(cast: &str, title: &str) -> String {
         csp_hash(&boot),
         csp_hash(&style)
     );
-    format!(
+    let page = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n\
          <meta name=\"referrer\" content=\"no-referrer\">\n\
@@ -56,7 +62,8 @@ pub fn standalone_html(cast: &str, title: &str) -> String {
          <div id=\"player\"></div>\n<script>{PLAYER_JS}</script>\n<script>{boot}</script>\n\
          </body>\n</html>\n",
         title = html_text(title)
-    )
+    );
+    (page, csp)
 }
 
 /// `text` as a JSON (and JavaScript) string literal safe inside an HTML `<script>`: no `<`,

@@ -33,9 +33,9 @@ pub enum Reply {
     /// `screenshot`.
     Screenshot(crate::api::reply::ScreenshotReply),
     /// `recording`.
-    Recording(crate::api::evidence::RecordingReply),
+    Recording(crate::api::reply::RecordingReply),
     /// `evidence`.
-    Evidence(crate::api::evidence::EvidenceReply),
+    Evidence(crate::api::reply::EvidenceReply),
     /// `talk` / `run`.
     Talk(TalkReply),
     /// `check`.

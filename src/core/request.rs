@@ -225,7 +225,7 @@ pub fn screenshot(p: &Params) -> Result<ScreenshotArgs> {
 }
 
 /// `recording`'s request, checked.
-pub fn recording(p: &Params) -> Result<crate::api::evidence::RecordingArgs> {
+pub fn recording(p: &Params) -> Result<crate::api::request::RecordingArgs> {
     use crate::api::evidence::RecFormat;
     let format = match p.format.as_deref().map(str::trim) {
         None | Some("") => RecFormat::default(),
@@ -239,7 +239,7 @@ pub fn recording(p: &Params) -> Result<crate::api::evidence::RecordingArgs> {
     if p.max_chars == Some(0) {
         return Err(Error::invalid("max_chars must be at least 1"));
     }
-    Ok(crate::api::evidence::RecordingArgs {
+    Ok(crate::api::request::RecordingArgs {
         target: Target::of(p),
         format,
         from: from_text(p)?,
@@ -248,7 +248,7 @@ pub fn recording(p: &Params) -> Result<crate::api::evidence::RecordingArgs> {
 }
 
 /// `evidence`'s request, checked.
-pub fn evidence(p: &Params) -> Result<crate::api::evidence::EvidenceArgs> {
+pub fn evidence(p: &Params) -> Result<crate::api::request::EvidenceArgs> {
     let note = match p.note.as_deref() {
         Some(n) if n.chars().count() > 2000 => {
             return Err(Error::invalid("note is longer than 2000 characters"));
@@ -258,7 +258,7 @@ pub fn evidence(p: &Params) -> Result<crate::api::evidence::EvidenceArgs> {
         }
         n => n.map(str::to_string),
     };
-    Ok(crate::api::evidence::EvidenceArgs {
+    Ok(crate::api::request::EvidenceArgs {
         target: Target::of(p),
         from: from_text(p)?,
         note,

@@ -166,17 +166,18 @@ fn outcome(action: Action, case: &Map<String, Value>) -> String {
 }
 
 fn table() -> String {
-    // `all` (the batch verbs), `screenshot` with its `format` and `record` came after the
-    // golden file: their cases are in tests/cli/batch.rs, screenshot.rs and recording.rs.
+    // `all` (the batch verbs), `screenshot` with its `format`, `record`, and `recording` and
+    // `evidence` with `from`, `note` (and talk's `evidence`) came after the golden file: their
+    // cases are in tests/cli/batch.rs, screenshot.rs, recording.rs and evidence.rs.
     let names: Vec<String> = Params::names()
         .into_iter()
-        .filter(|n| n != "all" && n != "format" && n != "record")
+        .filter(|n| !["all", "format", "record", "from", "note", "evidence"].contains(&n.as_str()))
         .collect();
     // One thread per action: each case has its own state directory.
     let tables: Vec<String> = std::thread::scope(|scope| {
         let running: Vec<_> = Action::ALL
             .iter()
-            .filter(|&&a| a != Action::Screenshot)
+            .filter(|&&a| !matches!(a, Action::Screenshot | Action::Recording | Action::Evidence))
             .map(|&action| {
                 let names = &names;
                 scope.spawn(move || {

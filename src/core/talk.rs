@@ -27,6 +27,8 @@ pub(super) struct Prepared {
     pub max_chars: Option<usize>,
     /// `max_chars` is the channel's default cap, which holds for the whole result.
     pub whole_result: bool,
+    /// Make an evidence pack around the command.
+    pub evidence: bool,
 }
 
 /// Find (or create) the session of a validated talk ([`super::request::talk`]).
@@ -66,6 +68,7 @@ pub(super) fn prepare(ctx: &Ctx, p: &TalkArgs) -> Result<Prepared> {
         named: p.target.is_named(),
         max_chars: p.max_chars.or(ctx.talk_max_chars),
         whole_result: p.max_chars.is_none() && ctx.talk_max_chars.is_some(),
+        evidence: p.evidence,
     })
 }
 
@@ -90,6 +93,10 @@ pub(super) fn run(
     running: &Running,
 ) -> Result<TalkReply> {
     let (max_chars, lean, whole_result) = (t.max_chars, !t.req.raw, t.whole_result);
+    let witness = t
+        .evidence
+        .then(|| super::evidence::Witness::before(ctx, &t.entry))
+        .transpose()?;
     let res = running
         .at(ctx, &t.entry)
         .and_then(|()| match t.entry.place() {
@@ -113,6 +120,8 @@ pub(super) fn run(
                 prompt: None,
                 echo_off: None,
                 cleared_line: None,
+                evidence_id: None,
+                evidence: None,
             }),
             Place::Local(_) => {
                 run_local(ctx, t, progress, running).map(|(session_id, b)| TalkReply {
@@ -136,10 +145,17 @@ pub(super) fn run(
                     prompt: b.prompt.filter(|_| b.waiting_for_input),
                     echo_off: b.waiting_for_input.then_some(b.echo_off),
                     cleared_line: b.cleared_line,
+                    evidence_id: None,
+                    evidence: None,
                 })
             }
         });
     let mut r = res.map_err(|e| cap_partial(redact_partial(ctx, e), max_chars))?;
+    if let Some(w) = witness {
+        let pack = w.after(ctx, &r.session_id)?;
+        r.evidence_id = Some(pack.evidence_id.clone());
+        r.evidence = Some(Box::new(pack));
+    }
     redact_output(ctx, &mut r);
     cap_output(&mut r, max_chars);
     if let (true, Some(cap)) = (whole_result, max_chars) {

@@ -356,6 +356,15 @@ fn oldest(heads: &[(Journal, Event)]) -> Option<usize> {
 /// sessions appear), with a slow re-check every few seconds for filesystems that do not
 /// report changes.
 pub fn follow(ctx: &Ctx, f: &Filter, follow: bool, show: &mut dyn FnMut(&Event)) -> Result<()> {
+    let covers = covers(ctx, f.session.as_deref())?;
+    let mut show = |e: &Event| match covered(&covers, e) {
+        Some(id) => show(&Event {
+            evidence_id: Some(id),
+            ..e.clone()
+        }),
+        None => show(e),
+    };
+    let show = &mut show;
     let mut seen = query(ctx, f, show)?;
     if !follow {
         return Ok(());
@@ -380,6 +389,58 @@ pub fn follow(ctx: &Ctx, f: &Filter, follow: bool, show: &mut dyn FnMut(&Event))
         }
         watcher.wait(std::time::Instant::now() + std::time::Duration::from_secs(5));
     }
+}
+
+/// An evidence pack's range, as the trail recorded it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Cover {
+    session: String,
+    from: String,
+    to: String,
+    id: String,
+}
+
+/// Every pack's range the journals recorded (lines naming an `evidence_id` with a range).
+fn covers(ctx: &Ctx, session: Option<&str>) -> Result<Vec<Cover>> {
+    let mut out = Vec::new();
+    for p in files(ctx, session)? {
+        let Some(f) = crate::store::secure::open_read(&p)? else {
+            continue;
+        };
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(f).lines().map_while(|l| l.ok()) {
+            if !line.contains("\"covers_from\"") {
+                continue;
+            }
+            let Ok(e) = serde_json::from_str::<Event>(&line) else {
+                continue;
+            };
+            if let (Some(session), Some(from), Some(to), Some(id)) =
+                (e.session_id, e.covers_from, e.covers_to, e.evidence_id)
+            {
+                out.push(Cover {
+                    session,
+                    from,
+                    to,
+                    id,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The pack that covers `e` (its session, its time within the range), when `e` names none.
+fn covered(covers: &[Cover], e: &Event) -> Option<String> {
+    if e.evidence_id.is_some() {
+        return None;
+    }
+    let (session, ts) = (e.session_id.as_deref()?, e.ts.as_deref()?);
+    covers
+        .iter()
+        .rev()
+        .find(|c| c.session == session && c.from.as_str() <= ts && ts <= c.to.as_str())
+        .map(|c| c.id.clone())
 }
 
 #[cfg(test)]

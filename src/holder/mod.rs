@@ -26,6 +26,7 @@ mod proc_dir;
 mod proc_tty;
 mod program;
 mod record;
+mod recording;
 mod requests;
 mod restarter;
 pub mod screen;

@@ -5,6 +5,7 @@
 
 use super::attach::AttachRequest;
 use super::follow::FollowRequest;
+use super::request::RecordSyncRequest;
 use super::wait::{WaitForBody, WaitForRequest};
 use super::*;
 use crate::api::{Completion, ProcessState, ShellKind, TermMode, TerminalState, WaitReason};
@@ -27,6 +28,7 @@ const OPS: &[&str] = &[
     "follow",
     "spec",
     "set_label",
+    "record_sync",
 ];
 
 /// Fails to compile when a request is added: add it to [`any_request`] and [`OPS`].
@@ -46,6 +48,7 @@ fn _every_variant_is_generated(r: &Request) {
         | Request::Spec
         | Request::SetLabel(_)
         | Request::Screen(_)
+        | Request::RecordSync(_)
         | Request::Unknown => {}
     }
 }
@@ -71,10 +74,10 @@ fn talk_request() -> impl Strategy<Value = TalkRequest> {
         any::<u64>(),
         proptest::option::of(any::<u64>()),
         any::<(bool, bool)>(),
-        proptest::option::of(text()),
+        (proptest::option::of(text()), proptest::option::of(text())),
     )
         .prop_map(
-            |(command, sentinel, timeout_ms, progress_ms, (raw, force), stdin)| TalkRequest {
+            |(command, sentinel, timeout_ms, progress_ms, (raw, force), (stdin, by))| TalkRequest {
                 command,
                 sentinel,
                 timeout_ms,
@@ -82,6 +85,7 @@ fn talk_request() -> impl Strategy<Value = TalkRequest> {
                 raw,
                 force,
                 stdin,
+                by,
             },
         )
 }
@@ -110,20 +114,52 @@ fn wait_request() -> impl Strategy<Value = WaitForRequest> {
         )
 }
 
+/// Any attach request.
+fn attach_request() -> impl Strategy<Value = Request> {
+    (
+        any::<(u16, u16, bool, bool, u32)>(),
+        any::<(bool, Option<u64>)>(),
+        proptest::option::of(text()),
+    )
+        .prop_map(
+            |((cols, rows, read_only, web, history), (offsets, resume), by)| {
+                AttachRequest {
+                    cols,
+                    rows,
+                    read_only,
+                    web,
+                    history,
+                    offsets,
+                    resume,
+                    by,
+                }
+                .into_request()
+            },
+        )
+}
+
 /// Any request this build sends, every variant with arbitrary fields.
 fn any_request() -> impl Strategy<Value = Request> {
     prop_oneof![
         Just(Request::Status),
         Just(Request::Spec),
         Just(crate::proto::screen::ScreenRequest {}.into_request()),
-        (text(), any::<bool>(), proptest::option::of(text())).prop_map(|(data, e, app_cursor)| {
-            WriteRequest {
-                data,
-                enter_follows: e,
-                app_cursor,
-            }
-            .into_request()
-        }),
+        any::<u64>().prop_map(|timeout_ms| RecordSyncRequest { timeout_ms }.into_request()),
+        (
+            text(),
+            any::<bool>(),
+            proptest::option::of(text()),
+            proptest::option::of(text())
+        )
+            .prop_map(|(data, e, app_cursor, by)| {
+                WriteRequest {
+                    data,
+                    enter_follows: e,
+                    app_cursor,
+                    by,
+                }
+                .into_request()
+            }),
         (
             proptest::option::of(any::<u64>()),
             any::<u32>(),
@@ -159,24 +195,7 @@ fn any_request() -> impl Strategy<Value = Request> {
             }
             .into_request()),
         wait_request().prop_map(Call::into_request),
-        (
-            any::<(u16, u16, bool, bool, u32)>(),
-            any::<(bool, Option<u64>)>()
-        )
-            .prop_map(
-                |((cols, rows, read_only, web, history), (offsets, resume))| {
-                    AttachRequest {
-                        cols,
-                        rows,
-                        read_only,
-                        web,
-                        history,
-                        offsets,
-                        resume,
-                    }
-                    .into_request()
-                }
-            ),
+        attach_request(),
         (any::<(u64, u32, u64)>(), any::<(bool, bool)>()).prop_map(
             |((since, max, wait_ms), (context, offsets_only))| FollowRequest {
                 since,
@@ -431,6 +450,7 @@ fn progress_frames_arrive_typed_before_the_reply() {
         raw: true,
         force: false,
         stdin: None,
+        by: None,
     };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let body = client::call_until(&mut a, req, deadline, &mut |p| seen.push(p)).unwrap();
@@ -588,6 +608,7 @@ fn exchange_request(req: Request) -> (bool, bool) {
         Request::Follow(r) => exchange(r, half_close),
         Request::SetLabel(r) => exchange(r, half_close),
         Request::Screen(r) => exchange(r, half_close),
+        Request::RecordSync(r) => exchange(r, half_close),
         Request::Unknown => unreachable!("never sent"),
     }
 }

@@ -13,11 +13,11 @@ use std::time::SystemTime;
 pub const FIRST: &str = "recording.cast";
 
 /// The default segment cap: 64 MiB.
-pub const DEFAULT_SEGMENT: u64 = 64 << 20;
+const DEFAULT_SEGMENT: u64 = 64 << 20;
 /// The default total for a state directory: 1 GiB.
-pub const DEFAULT_TOTAL: u64 = 1 << 30;
+const DEFAULT_TOTAL: u64 = 1 << 30;
 /// The smallest cap accepted (a cap below it is raised to it): 64 KiB.
-pub const MIN_CAP: u64 = 64 << 10;
+const MIN_CAP: u64 = 64 << 10;
 
 /// The name of segment `n`.
 pub fn segment_name(n: u32) -> String {
@@ -91,7 +91,7 @@ pub fn caps() -> (u64, u64) {
 }
 
 /// `123`, `64K`, `64M`, `1G` (binary units; `KiB`/`MB` spellings too) as bytes.
-pub fn parse_size(s: &str) -> Option<u64> {
+fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
     let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (num, unit) = s.split_at(split);

@@ -360,3 +360,150 @@ fn replay_plays_the_output_from_a_marker_and_refuses_bad_pacing() {
     );
     assert!(s(&v, "message").contains("line 2"), "{v}");
 }
+
+/// The scenario, run inside `unshare --mount`: `$1` is kpty, `$2` the results folder.
+const FULL_DISK: &str = r#"
+set -u
+K=$1; R=$2; S=$KPTY_STATE_DIR
+mkdir -p "$S"
+mount -t tmpfs -o size=3m,mode=0700 tmpfs "$S" || { echo mount-failed; exit 3; }
+trap '"$K" kill --all >/dev/null 2>&1' EXIT
+export KPTY_AUDIT_FAIL=open
+step() { name=$1; shift; "$@" >"$R/$name.out" 2>"$R/$name.err"; echo $? >"$R/$name.rc"; }
+step create "$K" --json create --label full
+dd if=/dev/zero of="$S/filler" bs=64k >/dev/null 2>&1
+step flood "$K" --json talk -s full 'seq 1 200000; echo still-alive'
+step list "$K" --json list
+rm -f "$S/filler"
+step after "$K" --json talk -s full 'echo after'
+"#;
+
+#[test]
+fn a_full_disk_stops_the_recording_not_the_session() {
+    let env = Env::new();
+    if !rustix::process::getuid().is_root() {
+        skip("the full-disk test needs root (a tmpfs in a private mount namespace)");
+        return;
+    }
+    let results = env.dir.path().join("results");
+    std::fs::create_dir(&results).unwrap();
+    let base = env.cmd(&[]);
+    let mut c = Command::new("unshare");
+    for (k, v) in base.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    c.current_dir(env.home())
+        .args([
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            FULL_DISK,
+            "sh",
+        ])
+        .arg(env!("CARGO_BIN_EXE_kpty"))
+        .arg(&results);
+    let out = run(c, &["unshare", "full-disk recording scenario"]);
+    let read = |step: &str, ext: &str| {
+        std::fs::read_to_string(results.join(format!("{step}.{ext}"))).unwrap_or_default()
+    };
+    if stdout(&out).contains("mount-failed") {
+        skip(&format!(
+            "cannot mount a tmpfs in a private namespace: {}",
+            stderr(&out)
+        ));
+        return;
+    }
+    assert_eq!(
+        read("create", "rc").trim(),
+        "0",
+        "{}",
+        read("create", "out")
+    );
+    let flood: Value = serde_json::from_str(read("flood", "out").trim()).unwrap_or(Value::Null);
+    assert_eq!(read("flood", "rc").trim(), "0", "{flood}");
+    assert!(s(&flood, "output").contains("still-alive"), "{flood}");
+    let list: Value = serde_json::from_str(read("list", "out").trim()).unwrap_or(Value::Null);
+    let state = list["sessions"][0]["recording"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(state.starts_with("stopped: "), "{list}");
+    let after: Value = serde_json::from_str(read("after", "out").trim()).unwrap_or(Value::Null);
+    assert_eq!(s(&after, "output"), "after", "{after}");
+}
+
+#[test]
+fn input_at_a_prompt_that_does_not_echo_is_not_recorded() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    env.send_line(&id, "read -s -p 'Passphrase: ' pw; echo; echo got-${#pw}");
+    env.read_until(&id, 0, "Passphrase: ");
+    let typed = "correct-horse-battery-staple";
+    env.send_line(&id, typed);
+    env.read_until(&id, 0, "got-28");
+    end(&env, &id);
+    let ev = events(&session_dir(&env, &id).join("recording.cast"));
+    assert!(!ev.iter().any(|(_, d)| d.contains(typed)), "{ev:?}");
+    assert!(
+        ev.iter()
+            .any(|(c, d)| c == "m" && d.contains("input hidden")),
+        "{ev:?}"
+    );
+}
+
+#[test]
+fn an_html_export_and_the_consoles_player_page_are_self_contained_and_redacted() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    env.talk(
+        &id,
+        "echo 'TOKEN=ghp_R4nd0mGitHubT0kenAbCdEfGhIjKlMnOpQr'; echo html-export-ok",
+    );
+    let html = env.ok(&["rec", "export", "-s", &id, "--format", "html"]);
+    assert!(html.contains("AsciinemaPlayer.create") && html.contains("html-export-ok"));
+    assert!(!html.contains("R4nd0mGitHubT0ken"));
+    assert!(!html.contains("src=\"http") && !html.contains("href=\"http"));
+
+    let serve = crate::bridge::Serve::start(&env);
+    let path = format!("/console/recording/{id}");
+    let denied = crate::console::http(&serve, "GET", &path, &[], "");
+    assert_eq!(denied.status, 401, "{}", denied.body);
+    let (cookie, origin) = crate::console::logged_in(&env, &serve);
+    let page = crate::console::http(
+        &serve,
+        "GET",
+        &path,
+        &[("Cookie", &cookie), ("Origin", &origin)],
+        "",
+    );
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("html-export-ok") && !page.body.contains("R4nd0mGitHubT0ken"));
+    let csp = page.header("content-security-policy").unwrap_or_default();
+    assert!(
+        csp.contains("'wasm-unsafe-eval'")
+            && csp.contains("frame-ancestors 'none'")
+            && !csp.contains("unsafe-inline"),
+        "{csp}"
+    );
+    let missing = crate::console::http(
+        &serve,
+        "GET",
+        "/console/recording/pty_0000dead",
+        &[("Cookie", &cookie)],
+        "",
+    );
+    assert_eq!(missing.status, 404, "{}", missing.body);
+    let hostile = crate::console::http(
+        &serve,
+        "GET",
+        "/console/recording/..%2f..%2fetc",
+        &[("Cookie", &cookie)],
+        "",
+    );
+    assert!(matches!(hostile.status, 400 | 404), "{}", hostile.body);
+}

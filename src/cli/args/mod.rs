@@ -246,6 +246,11 @@ pub enum Command {
     /// Show the recordings' caps and usage, and remove the oldest closed segments over the
     /// total (ended sessions' first; never a segment being written).
     Gc(GcArgs),
+    /// Make an evidence pack of a session: evidence/<id>/ with screenshots before and after,
+    /// the recording of the range, its output, the commands with exit codes, the audit
+    /// entries and (in a git work tree) git status and diff — every file's SHA-256 in a
+    /// sealed manifest, everything redacted. `verify ID` checks one; `list` lists them.
+    Evidence(EvidenceArgs),
     /// Serve kpty's MCP tool (named k_pty) over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
     ///
     /// `--sandbox=required` makes every session the agent creates sandboxed, and refuses
@@ -324,6 +329,11 @@ impl Command {
             },
             Self::Replay(a) => &mut a.globals,
             Self::Gc(a) => &mut a.globals,
+            Self::Evidence(a) => match &mut a.command {
+                Some(EvidenceCommand::Verify(v)) => &mut v.globals,
+                Some(EvidenceCommand::List(l)) => &mut l.globals,
+                None => &mut a.globals,
+            },
             Self::Mcp(a) => &mut a.globals,
             Self::Serve(a) => &mut a.globals,
             Self::Console(a) => &mut a.globals,

@@ -113,3 +113,42 @@ pub struct GcArgs {
     #[command(flatten)]
     pub(crate) globals: super::Globals,
 }
+
+/// `kpty evidence`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct EvidenceArgs {
+    #[command(subcommand)]
+    pub command: Option<EvidenceCommand>,
+    #[command(flatten)]
+    pub session: super::SessionArg,
+    /// Start the pack's range here: a marker's text (e.g. `talk by`) or a time into the
+    /// recording (90, 1m30s, 01:30); default: the recording's start.
+    #[arg(long, alias = "since", value_name = "MARKER|TIME")]
+    pub from: Option<String>,
+    /// A note kept in the manifest (redacted).
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
+    #[command(flatten)]
+    pub(crate) globals: super::Globals,
+}
+
+/// `kpty evidence verify|list`.
+#[derive(Debug, Subcommand)]
+pub enum EvidenceCommand {
+    /// Check a pack: every file against its manifest's SHA-256, the manifest against its seal
+    /// and the audit trail; names what changed, went missing or was added (exit 1).
+    Verify(EvidenceVerifyArgs),
+    /// List the state directory's packs.
+    List(RecListArgs),
+}
+
+/// `kpty evidence verify`.
+#[derive(Debug, Args)]
+pub struct EvidenceVerifyArgs {
+    /// The pack's id (ev_…).
+    #[arg(value_name = "EVIDENCE_ID")]
+    pub id: String,
+    #[command(flatten)]
+    pub(crate) globals: super::Globals,
+}

@@ -133,6 +133,10 @@ pub struct TalkArgs {
     /// `while read` loop, whose input it would otherwise take.
     #[arg(long, short = 'n')]
     pub no_stdin: bool,
+    /// Make an evidence pack around the command (screens before and after, its recording,
+    /// output, audit entries, git diff): its id is printed on stderr (`kpty evidence`).
+    #[arg(long)]
+    pub evidence: bool,
     /// The command (several words are joined with spaces). kpty's own options go before
     /// it: everything from the first word on is the command (`kpty talk --json 'ls -la'`),
     /// as with `ssh host CMD`; an unknown option before it is a usage error, and `--`

@@ -11,8 +11,10 @@ pub mod pack;
 
 use super::Ctx;
 use super::rec::{self, Found, Loaded, Timed};
-use crate::api::evidence::{EvidenceArgs, EvidenceReply, PackCommand};
+use crate::api::evidence::PackCommand;
+use crate::api::reply::EvidenceReply;
 use crate::api::reply::Success;
+use crate::api::request::EvidenceArgs;
 use crate::cast::Code;
 use crate::error::Result;
 use crate::holder::screen::Screen;
@@ -218,4 +220,60 @@ pub fn commands(events: &[Timed]) -> Vec<PackCommand> {
         }
     }
     out
+}
+
+/// A `talk` with `evidence: true`, watched: the working tree as it stood before the command
+/// (to diff against after), then the pack of the talk's range once it answered.
+pub struct Witness {
+    base: Option<git::Base>,
+    made_by: String,
+}
+
+impl Witness {
+    /// Before the talk into `h`: a session that is not recorded cannot be witnessed.
+    pub fn before(ctx: &Ctx, h: &super::handle::Handle) -> Result<Self> {
+        let entry = h.entry();
+        if !h.is_local() {
+            return Err(crate::error::Error::invalid(format!(
+                "evidence packs are made from kpty's own recordings: {} is a desktop session",
+                entry.session_id
+            )));
+        }
+        rec::locate(ctx, Some(&entry.session_id))?;
+        let base = entry
+            .cwd
+            .as_deref()
+            .map(std::path::Path::new)
+            .filter(|d| d.is_absolute())
+            .and_then(git::base);
+        Ok(Self {
+            base,
+            made_by: ctx.writer(None),
+        })
+    }
+
+    /// After the talk in `session`: the pack from its `talk by` marker (the last one: a
+    /// session runs one talk at a time) to now.
+    pub fn after(self, ctx: &Ctx, session: &str) -> Result<EvidenceReply> {
+        sync(ctx, session);
+        let found = rec::locate(ctx, Some(session))?;
+        let loaded = rec::load(&found)?;
+        let start = loaded
+            .events
+            .iter()
+            .rev()
+            .find(|e| e.code == Code::Marker && e.data.starts_with("talk by "))
+            .map_or(Duration::ZERO, |e| e.at);
+        write(
+            ctx,
+            &Range {
+                found: &found,
+                loaded: &loaded,
+                start,
+                note: None,
+                made_by: self.made_by,
+                base: self.base,
+            },
+        )
+    }
 }

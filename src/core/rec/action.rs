@@ -3,8 +3,10 @@
 //! must: [`super::redact`]), the end kept under `max_chars`.
 
 use super::{Found, Loaded};
-use crate::api::evidence::{Marker, RecFormat, RecordingArgs, RecordingReply};
+use crate::api::evidence::{Marker, RecFormat};
+use crate::api::reply::RecordingReply;
 use crate::api::reply::Success;
+use crate::api::request::RecordingArgs;
 use crate::api::request::Target;
 use crate::cast::Code;
 use crate::core::Ctx;
@@ -25,7 +27,7 @@ pub fn found(ctx: &Ctx, target: &Target) -> Result<Found> {
 }
 
 /// `found` loaded from `from` (a marker's text or a time) on.
-pub fn loaded_from(found: &Found, from: Option<&str>) -> Result<Loaded> {
+fn loaded_from(found: &Found, from: Option<&str>) -> Result<Loaded> {
     let l = super::load(found)?;
     Ok(match from {
         Some(f) => super::export::from(&l, super::start_of(&l, f)?),

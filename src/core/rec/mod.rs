@@ -19,7 +19,7 @@ use std::time::Duration;
 
 /// The most bytes of recording loaded at once (4 GiB: a session's default segments, many
 /// times over; more is refused with a hint to export a segment).
-pub const MAX_LOAD: u64 = 4 << 30;
+const MAX_LOAD: u64 = 4 << 30;
 
 /// What a screen redraw that opens a segment starts with ([`crate::holder::screen::Screen::redraw`]).
 const SNAPSHOT_HEAD: &str = "\x1b[?2026h\x1b[0m\x1b[?1049l\x1b[H\x1b[2J";

@@ -27,7 +27,7 @@ pub fn redact_loaded(loaded: &mut Loaded) {
 }
 
 /// Redact `events` in place.
-pub fn redact_events(events: &mut [Timed]) {
+fn redact_events(events: &mut [Timed]) {
     let outputs: Vec<usize> = (0..events.len())
         .filter(|&i| events[i].code == Code::Output)
         .collect();

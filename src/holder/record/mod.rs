@@ -10,7 +10,6 @@
 
 mod writer;
 
-use super::session::Shared;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
@@ -73,8 +72,8 @@ pub struct Recorder {
     tx: Mutex<mpsc::Sender<Rec>>,
     flags: Arc<Flags>,
     done: Mutex<mpsc::Receiver<()>>,
-    /// Who wrote the last input recorded.
-    last_by: Mutex<Option<String>>,
+    /// Who wrote the last input recorded, and whether it was hidden.
+    last_by: Mutex<(Option<String>, bool)>,
 }
 
 impl Recorder {
@@ -92,7 +91,7 @@ impl Recorder {
             tx: Mutex::new(tx),
             flags,
             done: Mutex::new(done),
-            last_by: Mutex::new(None),
+            last_by: Mutex::new((None, false)),
         }
     }
 
@@ -126,7 +125,7 @@ impl Recorder {
     /// Output `chunk` arrived at `at`; `snapshot` makes the screen's redraw and size, asked for
     /// only when a new segment starts (called under the state lock, so it is the screen as
     /// the chunk found it).
-    pub(super) fn output(
+    pub(in crate::holder) fn output(
         &self,
         at: Instant,
         chunk: &[u8],
@@ -141,12 +140,12 @@ impl Recorder {
     }
 
     /// The terminal was resized.
-    pub(super) fn resize(&self, size: (u16, u16)) {
+    pub(in crate::holder) fn resize(&self, size: (u16, u16)) {
         self.send(Rec::Resize(Instant::now(), size), 16);
     }
 
     /// A marker.
-    pub(super) fn mark(&self, text: &str) {
+    pub(in crate::holder) fn mark(&self, text: &str) {
         let one_line: String = text
             .chars()
             .map(|c| if c.is_control() { ' ' } else { c })
@@ -157,17 +156,22 @@ impl Recorder {
     }
 
     /// `by` typed `data`; `hidden`: the terminal was not echoing (a password prompt).
-    pub(super) fn input(&self, data: &[u8], by: &str, hidden: bool) {
-        {
+    pub(in crate::holder) fn input(&self, data: &[u8], by: &str, hidden: bool) {
+        let (new_writer, newly_hidden) = {
             let mut last = self.last_by.lock().unwrap_or_else(|p| p.into_inner());
-            if last.as_deref() != Some(by) {
-                *last = Some(by.to_string());
-                drop(last);
-                self.mark(&format!("input from {by}"));
-            }
+            let new_writer = last.0.as_deref() != Some(by);
+            let newly_hidden = hidden && (new_writer || !last.1);
+            *last = (Some(by.to_string()), hidden);
+            (new_writer, newly_hidden)
+        };
+        if new_writer {
+            self.mark(&format!("input from {by}"));
         }
         if hidden {
-            self.mark("input hidden: the terminal was not echoing");
+            // Told once a run: a password typed key by key is one marker, not one per key.
+            if newly_hidden {
+                self.mark("input hidden: the terminal was not echoing");
+            }
             return;
         }
         let text = String::from_utf8_lossy(data);
@@ -177,7 +181,7 @@ impl Recorder {
     }
 
     /// The program exited with `code`.
-    pub(super) fn exit(&self, code: i32) {
+    pub(in crate::holder) fn exit(&self, code: i32) {
         self.send(Rec::Exit(Instant::now(), code), 8);
     }
 
@@ -206,49 +210,8 @@ impl Recorder {
     }
 }
 
-/// Who wrote, in a recording's markers: what a request says, else `unnamed`.
-pub(super) fn writer_name(by: Option<&str>) -> &str {
+/// Who wrote, in a recording's markers: what a request says, else `an unnamed writer`.
+pub(in crate::holder) fn writer_name(by: Option<&str>) -> &str {
     by.filter(|b| !b.trim().is_empty())
         .unwrap_or("an unnamed writer")
-}
-
-impl Shared {
-    /// Record `by`'s input (when the session records).
-    pub(super) fn record_input(&self, data: &[u8], by: &str) {
-        if let Some(r) = self.recorder.get() {
-            r.input(data, by, self.echo_off());
-        }
-    }
-
-    /// Record a marker (when the session records).
-    pub(super) fn record_mark(&self, text: &str) {
-        if let Some(r) = self.recorder.get() {
-            r.mark(text);
-        }
-    }
-
-    /// `RecordSync`: wait up to `within` until the recording's queue is written. A session
-    /// that does not record has nothing to wait for; a recording that stopped is an error.
-    pub(super) fn record_sync(&self, within: Duration) -> crate::error::Result<()> {
-        let Some(r) = self.recorder.get() else {
-            return Ok(());
-        };
-        if r.sync(within) {
-            return Ok(());
-        }
-        Err(crate::error::Error::new(
-            crate::error::ErrorCode::PtyTimeout,
-            format!(
-                "the recording was not written within {} ms",
-                within.as_millis()
-            ),
-        ))
-    }
-
-    /// The recording's state for `status`: `off`, `on` or `stopped: WHY`.
-    pub(super) fn recording_state(&self) -> String {
-        self.recorder
-            .get()
-            .map_or_else(|| "off".into(), Recorder::state)
-    }
 }

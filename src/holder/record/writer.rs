@@ -252,16 +252,26 @@ impl Writer<'_> {
             return;
         };
         let path = self.setup.state.session_dir(&id).join("events.jsonl");
-        let line = crate::core::traffic::Event {
-            ts: Some(crate::store::now_rfc3339()),
-            action: Some("recording_stopped".into()),
-            session_id: Some(self.setup.session_id.clone()),
-            result_summary: Some(format!("recording stopped: {why}")),
-            success: Some(false),
-            ..Default::default()
+        let line = Stopped {
+            ts: crate::store::now_rfc3339(),
+            action: "recording_stopped",
+            session_id: &self.setup.session_id,
+            result_summary: format!("recording stopped: {why}"),
+            success: false,
         };
         crate::store::journal::append(&self.setup.state, &path, &line);
     }
+}
+
+/// The audit line of a recording that stopped: a traffic event's fields (`kpty log` shows
+/// it with the session's actions).
+#[derive(serde::Serialize)]
+struct Stopped<'a> {
+    ts: String,
+    action: &'static str,
+    session_id: &'a str,
+    result_summary: String,
+    success: bool,
 }
 
 /// Create a segment: a new regular file, 0600, never through a link.

@@ -16,6 +16,7 @@ mod link;
 mod live;
 pub mod login;
 mod places;
+mod recording;
 pub mod term;
 
 use live::Live;
@@ -63,6 +64,7 @@ pub(super) fn routes() -> Router<Shared> {
             "/console/api/sessions/{id}/activity",
             get(activity::activity),
         )
+        .route("/console/recording/{id}", get(recording::page))
         .route("/console/ws", get(live::socket))
         .route("/console/ws/session/{id}", get(term::socket))
 }
@@ -74,7 +76,7 @@ pub(super) fn is_console(path: &str) -> bool {
 
 /// What needs a login: the sessions, whichever way they are asked for.
 fn needs_login(path: &str) -> bool {
-    path.starts_with("/console/api/") || is_socket(path)
+    path.starts_with("/console/api/") || path.starts_with("/console/recording/") || is_socket(path)
 }
 
 /// The console's WebSockets: the overview's and each terminal view's.
@@ -133,6 +135,10 @@ fn secure(h: &mut HeaderMap) {
         ("cross-origin-resource-policy", "same-origin"),
     ];
     for (name, value) in HEADERS {
+        // A page with a policy of its own (a recording's player: inline, hashed) keeps it.
+        if name == "content-security-policy" && h.contains_key(name) {
+            continue;
+        }
         h.insert(
             HeaderName::from_static(name),
             HeaderValue::from_static(value),

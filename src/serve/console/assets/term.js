@@ -17,6 +17,7 @@
   term.loadAddon(search);
   term.open($('terminal'));
   $('terminal').dataset.sessionId = sessionId;
+  $('recording').href = '/console/recording/' + encodeURIComponent(sessionId);
   let socket = null;
   let mode = 'read';
   let canWrite = false;
