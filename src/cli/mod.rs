@@ -590,7 +590,11 @@ fn create_params(a: &args::CreateArgs) -> Result<Params> {
         },
         block_sequences: nonempty(&a.program.block_sequence),
         ctrl_c_debounce_ms: a.program.ctrl_c_debounce_ms,
-        record: a.no_record.then_some(false),
+        record: if a.no_record {
+            Some(false)
+        } else {
+            a.record.then_some(true)
+        },
         ..owner(&a.owner)
     })
 }

@@ -31,8 +31,11 @@ pub struct CreateArgs {
     #[arg(long, short = 't', value_name = "MS")]
     pub timeout_ms: Option<u64>,
     /// Do not record this session (recordings are on unless KPTY_RECORD=0; see `kpty rec`).
-    #[arg(long)]
+    #[arg(long, overrides_with = "record")]
     pub no_record: bool,
+    /// Record this session even when KPTY_RECORD=0.
+    #[arg(long, overrides_with = "no_record")]
+    pub record: bool,
     #[command(flatten)]
     pub(crate) program: ProgramArgs,
     #[command(flatten)]
