@@ -229,7 +229,7 @@ impl<R: BufRead> Reader<R> {
             Err(e) if e.is_eof() => return Ok(None),
             Err(e) => return Err(self.bad(format!("not an event: {e}"))),
         };
-        if !t.is_finite() || t < 0.0 || t > 1e9 {
+        if !t.is_finite() || !(0.0..=1e9).contains(&t) {
             return Err(self.bad(format!("an event's interval of {t} seconds")));
         }
         let code = Code::of(&code).ok_or_else(|| self.bad(format!("an event code {code:?}")))?;

@@ -39,6 +39,21 @@ pub struct HelpData {
     pub exit_codes: BTreeMap<&'static str, i32>,
     /// What `create --sandbox` can do on this machine.
     pub sandbox: SandboxSupport,
+    /// Whether new sessions are recorded, and the recordings' caps.
+    pub recording: RecordingDefaults,
+}
+
+/// `help`'s `recording`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RecordingDefaults {
+    /// New sessions are recorded (`KPTY_RECORD`; `create`'s `record` overrides it).
+    pub default: bool,
+    /// Bytes a segment reaches before the next starts (`KPTY_RECORD_SEGMENT`).
+    pub segment_bytes: u64,
+    /// Bytes the state directory's recordings may take (`KPTY_RECORD_TOTAL`).
+    pub total_bytes: u64,
+    /// The variable that sets the default.
+    pub env: &'static str,
 }
 
 /// `help`'s `sandbox`: Landlock on this kernel, and the default.

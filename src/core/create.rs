@@ -302,7 +302,7 @@ struct Extras {
 
 /// Whether (and under which caps) a new session records: `record` when the call says, else
 /// on unless `KPTY_RECORD` turns it off (`0`, `false`, `off`, `no`).
-fn records(record: Option<bool>) -> Option<crate::proto::launch::RecordCaps> {
+pub(super) fn records(record: Option<bool>) -> Option<crate::proto::launch::RecordCaps> {
     let on = record.unwrap_or_else(|| {
         !config::var("KPTY_RECORD").is_some_and(|v| {
             matches!(

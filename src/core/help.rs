@@ -47,6 +47,15 @@ pub fn help(ctx: &Ctx) -> HelpReply {
                 floor: ctx.floor.mode.as_str(),
                 env: "KPTY_SANDBOX",
             },
+            recording: {
+                let (segment_bytes, total_bytes) = crate::store::recordings::caps();
+                crate::api::help::RecordingDefaults {
+                    default: super::create::records(None).is_some(),
+                    segment_bytes,
+                    total_bytes,
+                    env: "KPTY_RECORD",
+                }
+            },
         },
     }
 }

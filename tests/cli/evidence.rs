@@ -96,7 +96,7 @@ fn a_pack_holds_its_range_and_verify_names_every_kind_of_tampering() {
     // Every kind of change is named, each on a fresh copy of the pack.
     let pristine = env.home().join("pristine");
     copy_dir(&dir, &pristine);
-    let cases: Vec<(&str, Box<dyn Fn(&Path)>, &str)> = vec![
+    let cases: Vec<(&str, Tamper, &str)> = vec![
         (
             "output.txt",
             Box::new(|d: &Path| append(d, "output.txt")),
@@ -182,6 +182,9 @@ fn a_pack_holds_its_range_and_verify_names_every_kind_of_tampering() {
         "{list}"
     );
 }
+
+/// A change made to a pack's folder.
+type Tamper = Box<dyn Fn(&Path)>;
 
 fn append(dir: &Path, name: &str) {
     use std::io::Write;

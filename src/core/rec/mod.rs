@@ -1,7 +1,7 @@
 //! Reading recordings back: a PTY's segments found ([`locate`]) and joined into one stream
 //! of events with times from the start ([`load`]), rendered as text ([`text`]), redacted for
 //! agent channels ([`redact`]), exported ([`export`]). A recording is a file in the state
-//! directory (or one a person names): read as untrusted input, within [`MAX_LOAD`] bytes.
+//! directory (or one a person names): read as untrusted input, within 4 GiB at once.
 
 pub mod action;
 pub mod export;
@@ -227,7 +227,7 @@ fn parse_time(s: &str) -> Option<Duration> {
         return None;
     }
     if let Ok(secs) = s.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0 && secs < 1e9)
+        return (secs.is_finite() && (0.0..1e9).contains(&secs))
             .then(|| Duration::from_secs_f64(secs));
     }
     if s.contains(':') {
