@@ -11,8 +11,8 @@ pub mod details;
 pub mod hint;
 
 /// Stable error codes (the seeds' names; kpty adds `PTY_BUSY`, `INVALID_PARAMS`,
-/// `STATE_ERROR`, `CANCELLED`, `INTERNAL`, `BRIDGE_ERROR`, `BRIDGE_UNAVAILABLE` and
-/// `SANDBOX_REQUIRED`).
+/// `STATE_ERROR`, `CANCELLED`, `INTERNAL`, `BRIDGE_ERROR`, `BRIDGE_UNAVAILABLE`,
+/// `SANDBOX_REQUIRED` and `HOST_UNREACHABLE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
@@ -65,6 +65,9 @@ pub enum ErrorCode {
     /// The operator's sandbox floor (`KPTY_SANDBOX`, `kpty mcp|serve --sandbox=required`)
     /// forbids what the request asked: an unsandboxed session, or a wider one.
     SandboxRequired,
+    /// `--host` (MCP `host`): ssh could not reach the host, log in, or trust its key, or the
+    /// connection dropped; ssh's own words say which.
+    HostUnreachable,
 }
 
 impl ErrorCode {
@@ -94,6 +97,7 @@ impl ErrorCode {
             Self::InputBlocked => "INPUT_BLOCKED",
             Self::AuditFailed => "AUDIT_FAILED",
             Self::SandboxRequired => "SANDBOX_REQUIRED",
+            Self::HostUnreachable => "HOST_UNREACHABLE",
         }
     }
 
@@ -120,6 +124,7 @@ impl ErrorCode {
             Self::InputBlocked => 106,
             Self::AuditFailed => 104,
             Self::SandboxRequired => 105,
+            Self::HostUnreachable => 123,
             Self::PtyTimeout => 124,
             Self::Internal => 125,
             Self::Cancelled => 130,
@@ -127,7 +132,7 @@ impl ErrorCode {
     }
 
     /// Every code, for the help action and the docs.
-    pub const ALL: [ErrorCode; 23] = [
+    pub const ALL: [ErrorCode; 24] = [
         Self::PtySessionNotFound,
         Self::PtySpawnFailed,
         Self::PtyTimeout,
@@ -151,6 +156,7 @@ impl ErrorCode {
         Self::InputBlocked,
         Self::AuditFailed,
         Self::SandboxRequired,
+        Self::HostUnreachable,
     ];
 }
 

@@ -41,6 +41,7 @@ pub(crate) mod launch;
 mod lazy_log;
 pub mod mcp;
 pub mod proto;
+pub mod remote;
 mod role;
 pub mod safety;
 pub mod sandbox;

@@ -31,6 +31,11 @@ pub enum Role {
     Serve(Box<args::Cli>),
     /// A CLI verb.
     Cli(Box<args::Cli>),
+    /// A CLI verb for the kpty on another host (`--host`, `KPTY_HOST`): the host, the
+    /// directory there, the arguments for it, and whether they ask for JSON.
+    Remote(crate::remote::Host, Option<String>, Vec<String>, bool),
+    /// `kpty __action`: one action for a kpty elsewhere, over ssh ([`crate::remote::action`]).
+    RemoteAction,
     /// Nothing to run: the arguments did not parse (the error was shown) or a completion
     /// request was answered; exit with this code.
     Exit(i32),
@@ -45,12 +50,17 @@ impl Role {
                 return Self::SandboxExec(argv[2..].to_vec());
             }
             Some(a) if a == cli::assets::SUBCOMMAND => return Self::Assets(argv[2..].to_vec()),
+            Some(a) if a == crate::remote::action::SUBCOMMAND => return Self::RemoteAction,
             _ => {}
         }
+        let argv_copy = argv.clone();
         let cli = match cli::parse(argv) {
             Ok(c) => Box::new(c),
             Err(code) => return Self::Exit(code),
         };
+        if let Some(role) = Self::remote(&argv_strings(&argv_copy), &cli) {
+            return role;
+        }
         match &cli.command {
             args::Command::Mcp(_) => Self::Mcp(cli),
             args::Command::Serve(a) if !(a.print_config || a.new_secret || a.secret_file) => {
@@ -60,9 +70,39 @@ impl Role {
         }
     }
 
+    /// The remote role, when `--host` (or `KPTY_HOST`, for a verb that can run elsewhere)
+    /// names a host.
+    fn remote(argv: &[String], cli: &args::Cli) -> Option<Self> {
+        let (flag, dir, rest) = crate::remote::run::split_argv(argv.get(1..).unwrap_or(&[]));
+        let env = crate::api::config::var("KPTY_HOST").filter(|h| !h.trim().is_empty());
+        let local_only = matches!(
+            cli.command,
+            args::Command::Mcp(_)
+                | args::Command::Serve(_)
+                | args::Command::Console(_)
+                | args::Command::Hosts(_)
+                | args::Command::Help(_)
+        ) || matches!(&cli.command, args::Command::List(l) if l.all_hosts);
+        let name = match (flag, env) {
+            (Some(h), _) => h,
+            (None, Some(h)) if !local_only => h,
+            _ => return None,
+        };
+        let json = cli.globals.json;
+        match crate::remote::Host::parse(name.trim()) {
+            Ok(h) => Some(Self::Remote(h, dir, rest, json)),
+            Err(e) => Some(Self::Exit(cli::finish(json, Err(e)))),
+        }
+    }
+
     /// Play the role; returns the exit code.
     pub fn run(self) -> i32 {
         match self {
+            Self::RemoteAction => crate::remote::action::main(),
+            Self::Remote(host, dir, args, json) => {
+                crate::init_logging("warn");
+                cli::finish(json, cli::remote(&host, dir.as_deref(), &args))
+            }
             Self::Holder => crate::holder::main(),
             Self::SandboxExec(rest) => crate::sandbox::exec::main(&rest),
             Self::Assets(rest) => cli::assets::main(&rest),
@@ -114,6 +154,14 @@ fn serve(c: &args::Cli) -> Result<i32> {
             allow_bridges: a.allow_bridge.clone(),
         },
     ))
+}
+
+/// The arguments as strings (one that is not UTF-8 kept as it reads, lossily: it only goes
+/// to the remote kpty, which parses it again).
+fn argv_strings(argv: &[OsString]) -> Vec<String> {
+    argv.iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
 }
 
 #[cfg(test)]

@@ -317,6 +317,10 @@ pub struct Params {
     pub from: Option<String>,
     /// evidence: a note kept in the pack's manifest (at most 2000 characters).
     pub note: Option<String>,
+    /// every action: run it by the kpty on this host, over ssh (an alias from ~/.ssh/config,
+    /// user@host or ssh://user@host:port); its sessions, policy and audit are that host's.
+    /// HOST_UNREACHABLE when ssh cannot reach it.
+    pub host: Option<String>,
     /// talk: make an evidence pack around the command (screenshots before and after, its
     /// recording, output, audit entries, git diff); the reply carries its `evidence_id`.
     pub evidence: Option<bool>,

@@ -9,6 +9,7 @@ mod check;
 pub mod complete;
 mod console;
 pub mod follow;
+mod hosts;
 mod kill_all;
 mod list_all;
 mod list_table;
@@ -81,6 +82,34 @@ pub fn parse(argv: Vec<OsString>) -> std::result::Result<Cli, i32> {
 /// Run a CLI verb (the roles `mcp` and `serve` are started by `crate::role`).
 pub fn run(cli: Cli) -> Result<i32> {
     execute(cli)
+}
+
+/// Run a CLI verb by the kpty on `host` (`--host`): its exit code. The call is recorded in
+/// this machine's audit trail as `remote` (host, verb, exit code); the verb's own audit is
+/// the host's.
+pub fn remote(host: &crate::remote::Host, dir: Option<&str>, args: &[String]) -> Result<i32> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Error::internal(format!("cannot read the working directory: {e}")))?;
+    let state = match args::env_value("KPTY_STATE_DIR") {
+        Some(d) => StateDir::at(d)?,
+        None => StateDir::discover(&cwd),
+    };
+    let ctx = Ctx::new(state)?.on(core::Channel::Human);
+    let p = crate::api::Params {
+        host: Some(host.to_string()),
+        command: Some(format!("{host}: kpty {}", crate::remote::shell_line(args))),
+        ..Default::default()
+    };
+    core::audited_as(&ctx, "remote", &p, || {
+        crate::remote::run::argv(host, args, dir).map(|code| RemoteExit { exit_code: code })
+    })
+    .map(|r| r.exit_code)
+}
+
+/// What the audit trail records of a remote verb.
+#[derive(serde::Serialize)]
+struct RemoteExit {
+    exit_code: i32,
 }
 
 /// The end of every role started from parsed arguments: audit events on their way to a
@@ -205,6 +234,8 @@ fn local_verb(cli: &Cli) -> Result<Option<i32>> {
         Command::Rec(a) => recording::run(&json_or_human(cli)?, &a.command, cli.globals.json)?,
         Command::Replay(a) => replay::run(&json_or_human(cli)?, a)?,
         Command::Gc(a) => recording::gc(&json_or_human(cli)?, a, cli.globals.json)?,
+        Command::Hosts(a) => hosts::run(a, cli.globals.json)?,
+        Command::List(a) if a.all_hosts => hosts::list_all(cli.globals.json)?,
         Command::Evidence(a) if a.command.is_some() => {
             recording::evidence(&json_or_human(cli)?, a, cli.globals.json)?
         }

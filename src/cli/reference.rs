@@ -43,6 +43,9 @@ pub fn error_meaning(code: ErrorCode) -> &'static str {
         ErrorCode::SandboxRequired => {
             "the operator's sandbox floor forbids an unsandboxed or wider session"
         }
+        ErrorCode::HostUnreachable => {
+            "--host: ssh could not reach or log in to the host, or the connection dropped"
+        }
     }
 }
 
@@ -132,6 +135,51 @@ pub const ENVIRONMENT: &[(&str, &str, &str)] = &[
         "screen scrollback lines per session (create's --scrollback overrides it)",
     ),
     ("KPTY_TERM_READ", "on", "off disables term_read"),
+    (
+        "KPTY_RECORD",
+        "1",
+        "0 (false, off, no): new sessions are not recorded (create --record still asks for it)",
+    ),
+    (
+        "KPTY_RECORD_SEGMENT",
+        "64M",
+        "a recording rolls to a new segment past this size (bytes, or K/M/G; at least 64K)",
+    ),
+    (
+        "KPTY_RECORD_TOTAL",
+        "1G",
+        "the state directory's recordings are kept under this total (kpty gc)",
+    ),
+    (
+        "KPTY_HOST",
+        "-",
+        "run every verb by the kpty on this host, over ssh (as --host)",
+    ),
+    (
+        "KPTY_REMOTE_DIR",
+        "-",
+        "the directory verbs run in on a host (as --remote-dir; for MCP's host too)",
+    ),
+    (
+        "KPTY_HOSTS",
+        "-",
+        "more hosts for list --all-hosts, comma-separated (besides kpty hosts add)",
+    ),
+    (
+        "KPTY_SSH_COMMAND",
+        "ssh",
+        "the ssh to run for --host, split as a shell would (e.g. ssh -F ./config)",
+    ),
+    (
+        "KPTY_SSH_CONNECT_TIMEOUT",
+        "10",
+        "seconds a connection to a host may take",
+    ),
+    (
+        "KPTY_REMOTE_INSTALL",
+        "1",
+        "0: never copy this kpty to a host that has none (the error says how to install it)",
+    ),
     (
         "KPTY_AGENT_ID",
         "-",

@@ -361,5 +361,36 @@ fn run_request(ctx: &Ctx, req: Request) -> Result<Reply> {
 
 /// Run one action and always get its JSON: `{ok:true,…}` or `{ok:false, error_code,…}`.
 pub fn dispatch_json(ctx: &Ctx, action: Action, p: &Params) -> Value {
+    if let Some(host) = p.host.as_deref().filter(|h| !h.trim().is_empty()) {
+        return remote_json(ctx, host, action, p);
+    }
     dispatch(ctx, action, p).unwrap_or_else(|e| e.to_json())
+}
+
+/// An action with `host`: run by the kpty on that host ([`crate::remote::action`]), and the
+/// call recorded here as `remote` (the action's own audit is the host's).
+fn remote_json(ctx: &Ctx, host: &str, action: Action, p: &Params) -> Value {
+    let channel = match ctx.channel_name {
+        "mcp" => "mcp",
+        "http" => "http",
+        _ => "json",
+    };
+    let noted = Params {
+        command: Some(format!(
+            "{}: {} {}",
+            host.trim(),
+            action.as_str(),
+            p.command.as_deref().or(p.data.as_deref()).unwrap_or("")
+        )),
+        ..p.clone()
+    };
+    let answer = audited_as(ctx, "remote", &noted, || {
+        let h = crate::remote::Host::parse(host.trim())?;
+        let v = crate::remote::action::call(&h, action, p.clone(), channel)?;
+        Ok(v)
+    });
+    match answer {
+        Ok(v) => v,
+        Err(e) => e.speak(ctx.voice).to_json(),
+    }
 }

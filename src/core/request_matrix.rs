@@ -171,7 +171,12 @@ fn table() -> String {
     // cases are in tests/cli/batch.rs, screenshot.rs, recording.rs and evidence.rs.
     let names: Vec<String> = Params::names()
         .into_iter()
-        .filter(|n| !["all", "format", "record", "from", "note", "evidence"].contains(&n.as_str()))
+        .filter(|n| {
+            ![
+                "all", "format", "record", "from", "note", "evidence", "host",
+            ]
+            .contains(&n.as_str())
+        })
         .collect();
     // One thread per action: each case has its own state directory.
     let tables: Vec<String> = std::thread::scope(|scope| {

@@ -103,6 +103,7 @@ mod policy_session;
 mod rec_player;
 mod recording;
 mod redact;
+mod remote;
 mod rename;
 mod routing;
 mod running;

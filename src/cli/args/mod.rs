@@ -71,6 +71,21 @@ pub struct Cli {
     #[command(flatten)]
     pub(crate) globals: Globals,
 
+    /// Run the verb by the kpty on HOST, over ssh (an alias from ~/.ssh/config, user@host or
+    /// ssh://user@host:port; also KPTY_HOST). Given before the verb.
+    #[arg(long, value_name = "HOST", help_heading = "Global options")]
+    pub host: Option<String>,
+
+    /// With --host: run the verb in DIR there (its project's state directory); default: the
+    /// login's home.
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "host",
+        help_heading = "Global options"
+    )]
+    pub remote_dir: Option<String>,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -251,6 +266,9 @@ pub enum Command {
     /// entries and (in a git work tree) git status and diff — every file's SHA-256 in a
     /// sealed manifest, everything redacted. `verify ID` checks one; `list` lists them.
     Evidence(EvidenceArgs),
+    /// The hosts `kpty list --all-hosts` asks (kept in kpty's config directory; KPTY_HOSTS
+    /// adds more): `add HOST`, `remove HOST`, `list`.
+    Hosts(HostsArgs),
     /// Serve kpty's MCP tool (named k_pty) over stdio (e.g. `claude mcp add kpty -- kpty mcp`).
     ///
     /// `--sandbox=required` makes every session the agent creates sandboxed, and refuses
@@ -329,6 +347,7 @@ impl Command {
             },
             Self::Replay(a) => &mut a.globals,
             Self::Gc(a) => &mut a.globals,
+            Self::Hosts(a) => &mut a.globals,
             Self::Evidence(a) => match &mut a.command {
                 Some(EvidenceCommand::Verify(v)) => &mut v.globals,
                 Some(EvidenceCommand::List(l)) => &mut l.globals,

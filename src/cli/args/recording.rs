@@ -152,3 +152,16 @@ pub struct EvidenceVerifyArgs {
     #[command(flatten)]
     pub(crate) globals: super::Globals,
 }
+
+/// `kpty hosts`.
+#[derive(Debug, Args)]
+pub struct HostsArgs {
+    /// `add`, `remove` or `list` (default).
+    #[arg(value_parser = ["add", "remove", "list"], default_value = "list")]
+    pub verb: String,
+    /// The host (for add and remove).
+    #[arg(value_name = "HOST")]
+    pub host: Option<String>,
+    #[command(flatten)]
+    pub(crate) globals: super::Globals,
+}
