@@ -177,6 +177,8 @@ mod tests {
             Role::Mcp(_) => "mcp",
             Role::Serve(_) => "serve",
             Role::Cli(_) => "cli",
+            Role::Remote(..) => "remote",
+            Role::RemoteAction => "remote-action",
             Role::Exit(_) => "exit",
         }
     }
@@ -198,6 +200,12 @@ mod tests {
             (&["serve", "--secret-file"], "cli"),
             (&["list"], "cli"),
             (&["--json", "talk", "echo hi"], "cli"),
+            (&["--host", "box", "talk", "echo hi"], "remote"),
+            (&["--host=box", "--json", "list"], "remote"),
+            (&["--host", "box", "hosts"], "remote"),
+            (&["--host", "box", "mcp"], "remote"),
+            (&["talk", "--", "--host", "box"], "cli"),
+            (&["__action"], "remote-action"),
             (&["kill", "--all"], "cli"),
             (&["--no-such-flag"], "exit"),
         ];

@@ -15,7 +15,6 @@ use std::process::{Command, Stdio};
 pub(crate) struct Sshd {
     dir: tempfile::TempDir,
     pid: u32,
-    pub(crate) port: u16,
 }
 
 impl Sshd {
@@ -102,7 +101,7 @@ impl Sshd {
         ]
         .concat();
         std::fs::write(d.join("config"), config).unwrap();
-        Some(Self { dir, pid, port })
+        Some(Self { dir, pid })
     }
 
     /// `KPTY_SSH_COMMAND` for it.
@@ -261,7 +260,7 @@ fn a_connection_killed_mid_talk_leaves_the_remote_session_running() {
     .output()
     .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    let mut talk = cmd(
+    let talk = cmd(
         &env,
         &ssh,
         &remote,
