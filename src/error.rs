@@ -124,7 +124,7 @@ impl ErrorCode {
             Self::InputBlocked => 106,
             Self::AuditFailed => 104,
             Self::SandboxRequired => 105,
-            Self::HostUnreachable => 123,
+            Self::HostUnreachable => 103,
             Self::PtyTimeout => 124,
             Self::Internal => 125,
             Self::Cancelled => 130,

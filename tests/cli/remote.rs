@@ -224,7 +224,7 @@ fn an_unreachable_host_or_a_changed_host_key_is_host_unreachable() {
         .output()
         .unwrap();
         let v = json_of(&out);
-        assert_eq!(out.status.code(), Some(123), "{host}: {v}");
+        assert_eq!(out.status.code(), Some(103), "{host}: {v}");
         assert_eq!(v["error_code"], "HOST_UNREACHABLE", "{v}");
         assert!(
             v["message"]
