@@ -98,7 +98,7 @@ impl Role {
     /// Play the role; returns the exit code.
     pub fn run(self) -> i32 {
         match self {
-            Self::RemoteAction => crate::remote::action::main(),
+            Self::RemoteAction => cli::remote_action::main(),
             Self::Remote(host, dir, args, json) => {
                 crate::init_logging("warn");
                 cli::finish(json, cli::remote(&host, dir.as_deref(), &args))

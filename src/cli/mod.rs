@@ -19,6 +19,7 @@ mod output;
 mod rawmode;
 mod recording;
 pub mod reference;
+pub mod remote_action;
 pub mod render;
 mod replay;
 mod serve_config;

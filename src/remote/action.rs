@@ -6,10 +6,11 @@
 
 use super::{Host, master};
 use crate::api::{Action, Params};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::{Read, Write};
+
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -18,11 +19,13 @@ pub const SUBCOMMAND: &str = "__action";
 
 /// What travels to the host.
 #[derive(Debug, Serialize, Deserialize)]
-struct Call {
-    action: Action,
-    params: Params,
+pub struct Call {
+    /// The action.
+    pub action: Action,
+    /// Its parameters.
+    pub params: Params,
     /// The caller's channel: `mcp`, `http` or `json`.
-    channel: String,
+    pub channel: String,
 }
 
 /// Run `action` with `params` (their `host` cleared) by the kpty on `host`; the action's
@@ -77,48 +80,4 @@ fn params_timeout(body: &[u8]) -> u64 {
         .and_then(|v| v["params"]["timeout_ms"].as_u64())
         .unwrap_or(30_000)
         .min(3_600_000)
-}
-
-/// `kpty __action` on the host: one call on stdin, its JSON on stdout; exit 0 (the answer
-/// says whether it succeeded).
-pub fn main() -> i32 {
-    let mut input = Vec::new();
-    if std::io::stdin()
-        .take(64 << 20)
-        .read_to_end(&mut input)
-        .is_err()
-    {
-        return 1;
-    }
-    let answer = match serde_json::from_slice::<Call>(&input) {
-        Ok(c) => run(c),
-        Err(e) => Error::invalid(format!("a remote call kpty could not read: {e}")).to_json(),
-    };
-    let mut out = std::io::stdout().lock();
-    let _ = serde_json::to_writer(&mut out, &answer);
-    let _ = out.write_all(b"\n");
-    0
-}
-
-fn run(c: Call) -> Value {
-    let ctx = match std::env::current_dir()
-        .map_err(|e| Error::internal(e.to_string()))
-        .and_then(|cwd| crate::core::Ctx::new(crate::store::StateDir::discover(&cwd)))
-    {
-        Ok(ctx) => ctx,
-        Err(e) => return e.to_json(),
-    };
-    let channel = match c.channel.as_str() {
-        "mcp" => crate::core::Channel::Mcp,
-        "http" => crate::core::Channel::Http,
-        _ => crate::core::Channel::Json { no_redact: false },
-    };
-    if c.params.host.is_some() {
-        return Error::new(
-            ErrorCode::InvalidParams,
-            "a remote call cannot name another host",
-        )
-        .to_json();
-    }
-    crate::core::dispatch_json(&ctx.on(channel), c.action, &c.params)
 }

@@ -9,7 +9,7 @@
 
 pub mod action;
 pub mod hosts;
-pub mod install;
+mod install;
 pub mod master;
 pub mod run;
 
@@ -51,17 +51,6 @@ impl Host {
 impl std::fmt::Display for Host {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
-    }
-}
-
-/// The host `--host` or `KPTY_HOST` names, if any.
-pub fn from_env_or(flag: Option<&str>) -> Result<Option<Host>> {
-    match flag
-        .map(str::to_string)
-        .or_else(|| crate::api::config::var("KPTY_HOST"))
-    {
-        Some(h) if !h.trim().is_empty() => Host::parse(h.trim()).map(Some),
-        _ => Ok(None),
     }
 }
 

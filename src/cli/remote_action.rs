@@ -1,0 +1,52 @@
+//! `kpty __action`, the host's side of an action run over ssh ([`crate::remote::action`]):
+//! one call on stdin, its JSON answer on stdout, run by this machine's core with the caller's
+//! channel (redaction and the talk cap are the caller's).
+
+use crate::error::{Error, ErrorCode};
+use crate::remote::action::Call;
+use serde_json::Value;
+use std::io::{Read, Write};
+
+/// `kpty __action` on the host: one call on stdin, its JSON on stdout; exit 0 (the answer
+/// says whether it succeeded).
+pub fn main() -> i32 {
+    let mut input = Vec::new();
+    if std::io::stdin()
+        .take(64 << 20)
+        .read_to_end(&mut input)
+        .is_err()
+    {
+        return 1;
+    }
+    let answer = match serde_json::from_slice::<Call>(&input) {
+        Ok(c) => run(c),
+        Err(e) => Error::invalid(format!("a remote call kpty could not read: {e}")).to_json(),
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = serde_json::to_writer(&mut out, &answer);
+    let _ = out.write_all(b"\n");
+    0
+}
+
+fn run(c: Call) -> Value {
+    let ctx = match std::env::current_dir()
+        .map_err(|e| Error::internal(e.to_string()))
+        .and_then(|cwd| crate::core::Ctx::new(crate::store::StateDir::discover(&cwd)))
+    {
+        Ok(ctx) => ctx,
+        Err(e) => return e.to_json(),
+    };
+    let channel = match c.channel.as_str() {
+        "mcp" => crate::core::Channel::Mcp,
+        "http" => crate::core::Channel::Http,
+        _ => crate::core::Channel::Json { no_redact: false },
+    };
+    if c.params.host.is_some() {
+        return Error::new(
+            ErrorCode::InvalidParams,
+            "a remote call cannot name another host",
+        )
+        .to_json();
+    }
+    crate::core::dispatch_json(&ctx.on(channel), c.action, &c.params)
+}
