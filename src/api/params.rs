@@ -121,7 +121,7 @@ impl Action {
             }
             Action::Resize => "Resize a session's terminal (cols, rows).",
             Action::Screenshot => {
-                "The visible screen as an image: format svg (default; colours, bold, italic, underline, cursor, title) or txt. Secrets on screen are redacted."
+                "The visible screen as an image: format svg (default; colours, bold, italic, underline, cursor, title), png (the same drawing as pixels: base64 in image, encoding=base64, and an image content item) or txt. Secrets on screen are redacted."
             }
             Action::Kill => {
                 "End a session: hang up its shell and everything it started (all=true: every local session of this state directory)."
@@ -294,7 +294,7 @@ pub struct Params {
     /// term_read: `tail` (default: the last max_lines lines of scrollback + screen), `viewport`
     /// (the visible screen) or `delta` (only lines added since marker_id).
     pub mode: Option<String>,
-    /// screenshot: `svg` (default) or `txt`.
+    /// screenshot: `svg` (default), `png` (base64) or `txt`.
     pub format: Option<String>,
     /// term_read: most lines to return (default 40, cap 200).
     pub max_lines: Option<usize>,
