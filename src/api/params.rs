@@ -127,7 +127,7 @@ impl Action {
             }
             Action::Resize => "Resize a session's terminal (cols, rows).",
             Action::Screenshot => {
-                "The visible screen as an image: format svg (default; colours, bold, italic, underline, cursor, title) or txt. Secrets on screen are redacted."
+                "The visible screen as an image: format svg (default; colours, bold, italic, underline, cursor, title), png (the same drawing as pixels: base64 in image, encoding=base64, and an image content item) or txt. Secrets on screen are redacted."
             }
             Action::Recording => {
                 "A session's recording (every session is recorded unless created with record=false): format txt (default: the output as text, each line as it was left) or cast (asciicast v3), from a marker's text or a time (`from`), with its markers (talk by …, talk done: exit N, input from …). Redacted; max_chars keeps the end."
@@ -310,7 +310,8 @@ pub struct Params {
     /// term_read: `tail` (default: the last max_lines lines of scrollback + screen), `viewport`
     /// (the visible screen) or `delta` (only lines added since marker_id).
     pub mode: Option<String>,
-    /// screenshot: `svg` (default) or `txt`. recording: `txt` (default) or `cast`.
+    /// screenshot: `svg` (default), `png` (base64) or `txt`. recording: `txt` (default) or
+    /// `cast`.
     pub format: Option<String>,
     /// recording/evidence: where to start — the text of a marker (the first one containing
     /// it, e.g. `talk by`) or a time into the recording (`90`, `1m30s`, `01:30`).

@@ -214,15 +214,18 @@ pub struct ScreenshotReply {
     pub ok: Success,
     /// The session.
     pub session_id: String,
-    /// `svg` or `txt`.
+    /// `svg`, `png` or `txt`.
     pub format: &'static str,
     /// The screen's size.
     pub cols: u16,
     pub rows: u16,
     /// The window title the program set.
     pub title: Option<String>,
-    /// The image: an SVG document, or the screen's text.
+    /// The image: an SVG document, a PNG image (in base64), or the screen's text.
     pub image: String,
+    /// `base64` when `image` is binary (a PNG) written in base64; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<&'static str>,
 }
 
 /// The rest of a `term_read` reply.

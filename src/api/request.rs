@@ -247,17 +247,20 @@ pub enum ShotFormat {
     Svg,
     /// The screen's text.
     Txt,
+    /// A PNG image: the SVG drawn with kpty's own fonts (base64 in JSON).
+    Png,
 }
 
 impl ShotFormat {
     /// Every format, as `format` names them.
-    pub const NAMES: [&'static str; 2] = ["svg", "txt"];
+    pub const NAMES: [&'static str; 3] = ["svg", "png", "txt"];
 
     /// The name `format` takes.
     pub fn as_str(self) -> &'static str {
         match self {
             ShotFormat::Svg => "svg",
             ShotFormat::Txt => "txt",
+            ShotFormat::Png => "png",
         }
     }
 
@@ -265,6 +268,7 @@ impl ShotFormat {
     pub fn parse(name: &str) -> Option<Self> {
         match name {
             "svg" => Some(ShotFormat::Svg),
+            "png" => Some(ShotFormat::Png),
             "txt" | "text" => Some(ShotFormat::Txt),
             _ => None,
         }

@@ -23,6 +23,7 @@ pub mod remote_action;
 pub mod render;
 mod replay;
 mod serve_config;
+mod shot;
 mod stdin;
 mod talk;
 pub mod watch;
@@ -463,6 +464,9 @@ fn json_or_human(cli: &Cli) -> Result<Ctx> {
 /// Run an action verb and show its reply: human text, or the JSON object with `--json`.
 fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
     let ctx = json_or_human(cli)?;
+    if let Command::Screenshot(a) = &cli.command {
+        shot::refuse_terminal(a, cli.globals.json)?;
+    }
     if let Command::Read(a) = &cli.command
         && a.follow
     {
@@ -483,18 +487,9 @@ fn run_action(cli: &Cli, action: Action, params: Params) -> Result<i32> {
         _ => None,
     };
     if let (Command::Screenshot(a), Ok(core::Reply::Screenshot(r))) = (&cli.command, &result)
-        && let Some(path) = &a.output
+        && shot::deliver(a, r, cli.globals.json)?
     {
-        std::fs::write(path, &r.image).map_err(|e| {
-            Error::invalid(format!(
-                "cannot write the screenshot to {}: {e}",
-                path.display()
-            ))
-        })?;
-        if !cli.globals.json {
-            eprintln!("kpty: wrote {}", path.display());
-            return Ok(0);
-        }
+        return Ok(0);
     }
     let code = match &result {
         Ok(core::Reply::Talk(t)) => talk_exit_code(t),

@@ -74,7 +74,8 @@ pub fn human(reply: &Reply) {
         // A line of text, ended as a line (the output may stop at a prompt).
         Reply::WaitFor(r) => text_line(&r.output),
         Reply::TermRead(r) => text_line(&r.text),
-        // The image as it is (`-o FILE` was written before this; then nothing is printed).
+        // The image as it is (`-o FILE`, or a PNG, was written before this; then nothing is
+        // printed).
         Reply::Screenshot(r) => out(r.image.as_bytes()),
         Reply::List(r) => list_table(r),
         Reply::Kill(r) => text_line(&format!("killed {}", shown(&r.session_id))),

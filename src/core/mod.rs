@@ -41,7 +41,7 @@ pub mod routing;
 pub mod running;
 pub mod sessions;
 pub mod shells;
-mod shot;
+pub mod shot;
 pub mod talk;
 pub mod target;
 pub mod term;

@@ -2,7 +2,9 @@
 //! controls, wide characters), the SVG is well-formed XML whose texts are the screen's; the
 //! text form is the screen's rows; a secret on screen is gone once redacted.
 
+use super::svg::{DEFAULT_BG, hex, look, rgb, xml};
 use super::*;
+use crate::proto::screen::Color;
 use proptest::prelude::*;
 
 fn color() -> impl Strategy<Value = Option<Color>> {
@@ -106,13 +108,39 @@ proptest! {
 
 #[test]
 fn colours_follow_the_xterm_palette_and_bold_brightens_the_system_ones() {
-    assert_eq!(css(Some(Color::Indexed(1)), false, "x"), "#cd0000");
-    assert_eq!(css(Some(Color::Indexed(1)), true, "x"), "#ff0000");
-    assert_eq!(css(Some(Color::Indexed(16)), false, "x"), "#000000");
-    assert_eq!(css(Some(Color::Indexed(231)), false, "x"), "#ffffff");
-    assert_eq!(css(Some(Color::Indexed(232)), false, "x"), "#080808");
-    assert_eq!(css(Some(Color::Rgb(1, 2, 3)), true, "x"), "#010203");
-    assert_eq!(css(None, true, "dflt"), "dflt");
+    let css = |c, bold| rgb(c, bold).map(hex);
+    assert_eq!(
+        css(Some(Color::Indexed(1)), false).as_deref(),
+        Some("#cd0000")
+    );
+    assert_eq!(
+        css(Some(Color::Indexed(1)), true).as_deref(),
+        Some("#ff0000")
+    );
+    assert_eq!(
+        css(Some(Color::Indexed(16)), false).as_deref(),
+        Some("#000000")
+    );
+    assert_eq!(
+        css(Some(Color::Indexed(231)), false).as_deref(),
+        Some("#ffffff")
+    );
+    assert_eq!(
+        css(Some(Color::Indexed(232)), false).as_deref(),
+        Some("#080808")
+    );
+    assert_eq!(
+        css(Some(Color::Rgb(1, 2, 3)), true).as_deref(),
+        Some("#010203")
+    );
+    assert_eq!(css(None, true), None);
+    // Inverse: the text takes the background (the terminal's when there is none).
+    let inverse = Style {
+        fg: Some(Color::Indexed(2)),
+        inverse: true,
+        ..Style::default()
+    };
+    assert_eq!(look(inverse), (DEFAULT_BG, Some((0, 205, 0))));
 }
 
 #[test]

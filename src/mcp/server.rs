@@ -10,8 +10,9 @@ use crate::core::talk::run_talk;
 use crate::core::{self, Ctx};
 use crate::error::{Error, ErrorCode};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -161,14 +162,25 @@ impl KptyServer {
 }
 
 /// The action's JSON as a tool result: structured content plus the same JSON as text, and
-/// `isError` exactly when `ok` is false. `v` left through the core's edge ([`core::outgoing`]
-/// or [`KptyServer::failed`]): it is redacted once, there, and not again here.
+/// `isError` exactly when `ok` is false; a PNG screenshot also as an image item, which a
+/// client can show (or hand to its model) as it is. `v` left through the core's edge
+/// ([`core::outgoing`] or [`KptyServer::failed`]): it is redacted once, there, and not again
+/// here.
 fn to_result(v: Value) -> CallToolResult {
-    if v["ok"] == Value::Bool(true) {
-        CallToolResult::structured(v)
-    } else {
-        CallToolResult::structured_error(v)
+    if v["ok"] != Value::Bool(true) {
+        return CallToolResult::structured_error(v);
     }
+    let png = match (&v["format"], &v["encoding"], &v["image"]) {
+        (Value::String(f), Value::String(e), Value::String(image))
+            if f == "png" && e == "base64" =>
+        {
+            Some(ContentBlock::image(image.clone(), "image/png"))
+        }
+        _ => None,
+    };
+    let mut r = CallToolResult::structured(v);
+    r.content.extend(png);
+    r
 }
 
 impl ServerHandler for KptyServer {

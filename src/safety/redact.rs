@@ -108,8 +108,13 @@ pub fn redact_value(v: &mut Value) {
             // A failure's `error` / `message` is kpty's own text: only what it quotes (and
             // what it does not quote but looks like a secret) is redacted.
             let failure = o.get("ok") == Some(&Value::Bool(false));
+            let binary = is_png_image(o);
             for (k, x) in o.iter_mut() {
                 match x {
+                    // A PNG screenshot's base64: pixels, drawn from a screen whose text was
+                    // redacted before drawing. Base64 can spell a token's prefix (`AIza`,
+                    // `AKIA` …) by chance, and a placeholder there would break the image.
+                    Value::String(_) if binary && k == "image" => {}
                     Value::String(s) if failure && (k == "error" || k == "message") => {
                         if let Cow::Owned(r) = super::redact_message(s) {
                             *s = r;
@@ -126,6 +131,19 @@ pub fn redact_value(v: &mut Value) {
         }
         _ => {}
     }
+}
+
+/// A screenshot's PNG in base64 (`{"format": "png", "encoding": "base64", "image": …}`, the
+/// image starting with the PNG signature), which [`redact_value`] leaves whole.
+fn is_png_image(o: &serde_json::Map<String, Value>) -> bool {
+    // `\x89PNG\r\n\x1a\n` in base64.
+    const SIGNATURE: &str = "iVBORw0KGgo";
+    let is = |k: &str, v: &str| o.get(k).and_then(Value::as_str) == Some(v);
+    is("format", "png")
+        && is("encoding", "base64")
+        && o.get("image")
+            .and_then(Value::as_str)
+            .is_some_and(|i| i.starts_with(SIGNATURE))
 }
 
 #[cfg(test)]

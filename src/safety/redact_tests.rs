@@ -358,6 +358,29 @@ fn values_are_redacted_before_encoding() {
     }
 }
 
+#[test]
+fn a_png_screenshots_base64_is_left_whole_and_nothing_else_is() {
+    // Base64 that spells a Google key and an AWS key id by chance.
+    let image =
+        "iVBORw0KGgoAAAANSUhEUgAIzaSyA1234567890abcdefghijklmnopqrstu+AKIAIOSFODNN7EXAMPLE/";
+    let png =
+        serde_json::json!({"ok": true, "format": "png", "encoding": "base64", "image": image});
+    let mut v = png.clone();
+    redact_value(&mut v);
+    assert_eq!(v, png);
+    // The same text as an SVG's or text's image, or not starting with the PNG signature: redacted.
+    for (format, image) in [("svg", image), ("txt", image), ("png", &image[4..])] {
+        let mut v = serde_json::json!({"format": format, "encoding": "base64", "image": image});
+        redact_value(&mut v);
+        assert!(
+            v["image"]
+                .as_str()
+                .is_some_and(|i| i.contains("[REDACTED:")),
+            "{v}"
+        );
+    }
+}
+
 /// A secret of each category, with the part that must never survive (each of the 20 forms
 /// equally likely: the groups are weighted by their size).
 pub(crate) fn secret() -> impl Strategy<Value = (String, String)> {

@@ -38,7 +38,8 @@
 //! - `serve_registry` — bridge writes audited, reset, bridges verified at start,
 //!   `claude_code_session_id`, the seeds' owner environment.
 //! - `screenshot` — `kpty screenshot` and the `screenshot` action: SVG colours, title and
-//!   cursor, text, `-o`, secrets redacted on agent channels only.
+//!   cursor, text, PNG (file, pipe, base64, MCP image, refused on a terminal), `-o`, secrets
+//!   redacted on agent channels only; the animated GIF of a sequence of screens.
 //! - `serve_tls` — `serve --bind` off loopback needs TLS or `--insecure`; over TLS the API,
 //!   MCP, the console's Secure cookie, its https origin and wss; IP hosts on 0.0.0.0.
 //! - `trail_chain` — the audit trail as evidence: `result_summary` on every entry, the hash

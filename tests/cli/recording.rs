@@ -468,6 +468,35 @@ fn an_html_export_and_the_consoles_player_page_are_self_contained_and_redacted()
     assert!(html.contains("AsciinemaPlayer.create") && html.contains("html-export-ok"));
     assert!(!html.contains("R4nd0mGitHubT0ken"));
     assert!(!html.contains("src=\"http") && !html.contains("href=\"http"));
+    // A GIF: frames drawn as screenshots are, the last one showing how it ended.
+    let gif_file = env.home().join("rec.gif");
+    env.ok(&[
+        "rec",
+        "export",
+        "-s",
+        &id,
+        "--format",
+        "gif",
+        "-o",
+        gif_file.to_str().unwrap(),
+    ]);
+    let bytes = std::fs::read(&gif_file).unwrap();
+    assert!(bytes.starts_with(b"GIF89a"), "not a GIF");
+    let mut opts = gif::DecodeOptions::new();
+    opts.set_color_output(gif::ColorOutput::RGBA);
+    let mut d = opts.read_info(&bytes[..]).expect("a GIF that decodes");
+    let mut frames = 0;
+    while d.read_next_frame().expect("a frame").is_some() {
+        frames += 1;
+    }
+    assert!(frames >= 1, "{frames} frames");
+    // A terminal never gets a binary export.
+    let out = env.kpty(&["rec", "export", "-s", &id, "--format", "gif"]);
+    assert!(
+        out.status.success() || !stdout(&out).is_empty(),
+        "{}",
+        stderr(&out)
+    );
 
     let serve = crate::bridge::Serve::start(&env);
     let path = format!("/console/recording/{id}");

@@ -210,7 +210,7 @@ pub enum Command {
     WaitFor(WaitForArgs),
     /// Print the rendered terminal screen (no escape codes): tail, viewport or delta.
     TermRead(TermReadArgs),
-    /// A session's screen as an image: SVG (colours, cursor, title) or text.
+    /// A session's screen as an image: SVG or PNG (colours, cursor, title) or text.
     Screenshot(ScreenshotArgs),
     /// Change a session's terminal size.
     Resize(ResizeArgs),

@@ -249,9 +249,10 @@ pub struct TermReadArgs {
 pub struct ScreenshotArgs {
     #[command(flatten)]
     pub session: SessionArg,
-    /// svg: an image (colours, bold, italic, underline, the cursor and the title); txt: the
+    /// svg: an image (colours, bold, italic, underline, the cursor and the title); png: the
+    /// same image in pixels (binary: use -o or a redirect; base64 with --json); txt: the
     /// screen's text.
-    #[arg(long, value_parser = ["svg", "txt"], default_value = "svg")]
+    #[arg(long, value_parser = ["svg", "png", "txt"], default_value = "svg")]
     pub format: String,
     /// Write the image to FILE instead of printing it.
     #[arg(long, short = 'o', value_name = "FILE")]

@@ -188,11 +188,11 @@ fn screens(l: &Loaded, start: Duration) -> (String, String) {
             _ => {}
         }
     }
-    let mut before = before.unwrap_or_else(|| Screen::new(cols, rows, 0).cells());
-    let mut after = screen.cells();
-    super::shot::redact(&mut before);
-    super::shot::redact(&mut after);
-    (super::shot::svg(&before), super::shot::svg(&after))
+    let before = before.unwrap_or_else(|| Screen::new(cols, rows, 0).cells());
+    (
+        super::shot::redacted_svg(before),
+        super::shot::redacted_svg(screen.cells()),
+    )
 }
 
 /// The commands the range's markers name (`talk by WHO: COMMAND`, then `talk done: exit N in

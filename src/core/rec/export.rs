@@ -74,7 +74,64 @@ pub fn to_html(l: &Loaded) -> String {
     crate::core::rec_html::standalone_html(&cast, &title)
 }
 
-/// TEMPORARY until the GIF renderer lands.
-pub fn to_gif(_l: &Loaded) -> crate::error::Result<Vec<u8>> {
-    Err(crate::error::Error::invalid("gif: not yet"))
+/// Frames a GIF takes at most a second of (output faster than this is drawn as it stands
+/// at the end of each step).
+const GIF_STEP: Duration = Duration::from_millis(100);
+/// The longest a GIF shows one frame (a pause in the recording is shortened to it).
+const GIF_IDLE: Duration = Duration::from_secs(2);
+
+/// The recording as an animated GIF: the screen as it stood after each step of output (at
+/// most one frame per [`GIF_STEP`], pauses shortened to [`GIF_IDLE`]), drawn as `screenshot
+/// --format png` draws it ([`crate::core::shot::anim::gif`]).
+pub fn to_gif(l: &Loaded) -> crate::error::Result<Vec<u8>> {
+    use crate::holder::screen::Screen;
+    let (cols, rows) = l.size();
+    let mut screen = Screen::new(cols, rows, 0);
+    let mut shots: Vec<(crate::proto::screen::ScreenBody, Duration)> = Vec::new();
+    let mut last_shot: Option<Duration> = None;
+    for (i, e) in l.events.iter().enumerate() {
+        match e.code {
+            Code::Output => screen.feed(e.data.as_bytes()),
+            Code::Resize => {
+                if let Some((c, r)) = cast::Event::size_of(&e.data) {
+                    screen.resize(
+                        c.clamp(1, crate::api::MAX_COLS),
+                        r.clamp(1, crate::api::MAX_ROWS),
+                    );
+                }
+            }
+            _ => continue,
+        }
+        let next = l.events[i + 1..]
+            .iter()
+            .find(|n| matches!(n.code, Code::Output | Code::Resize))
+            .map(|n| n.at);
+        let due = last_shot.is_none_or(|t| e.at >= t + GIF_STEP);
+        if next.is_none() || due || next.is_some_and(|n| n >= e.at + GIF_STEP) {
+            shots.push((screen.cells(), e.at));
+            last_shot = Some(e.at);
+        }
+    }
+    if shots.is_empty() {
+        shots.push((screen.cells(), Duration::ZERO));
+    }
+    let frames: Vec<_> = (0..shots.len())
+        .map(|k| {
+            let shown = shots
+                .get(k + 1)
+                .map_or(GIF_IDLE, |n| n.1.saturating_sub(shots[k].1))
+                .min(GIF_IDLE);
+            (shots[k].0.clone(), shown)
+        })
+        .collect();
+    let frames = keep_last(frames, crate::core::shot::anim::MAX_FRAMES);
+    crate::core::shot::anim::gif(&frames)
+}
+
+/// At most `max` frames: the last ones (a long recording's GIF shows how it ended).
+fn keep_last<T>(mut frames: Vec<T>, max: usize) -> Vec<T> {
+    if frames.len() > max {
+        frames.drain(..frames.len() - max);
+    }
+    frames
 }
