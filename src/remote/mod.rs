@@ -5,7 +5,7 @@
 //! the user's config does not ask for. One connection per host is kept open by ssh itself
 //! (a ControlMaster under kpty's runtime directory, kept [`PERSIST`] after its last use), so a
 //! call after the first costs a round trip, not a handshake ([`master`]). The kpty on the
-//! host is this very build, copied there on first use when it has none ([`install`]).
+//! host is this very build, copied there on first use when it has none.
 
 pub mod action;
 pub mod hosts;

@@ -81,7 +81,7 @@ const GIF_STEP: Duration = Duration::from_millis(100);
 const GIF_IDLE: Duration = Duration::from_secs(2);
 
 /// The recording as an animated GIF: the screen as it stood after each step of output (at
-/// most one frame per [`GIF_STEP`], pauses shortened to [`GIF_IDLE`]), drawn as `screenshot
+/// most ten frames a second, pauses shortened to 2 s), drawn as `screenshot
 /// --format png` draws it ([`crate::core::shot::anim::gif`]).
 pub fn to_gif(l: &Loaded) -> crate::error::Result<Vec<u8>> {
     use crate::holder::screen::Screen;
