@@ -153,7 +153,7 @@ fn stamped_glyphs_are_the_svgs_text() {
 #[test]
 fn runs_of_lone_glyphs_are_fast_and_the_rest_are_drawn_by_resvg() {
     let plain = Style::default();
-    assert!(fast(&span("ls -la ~/src │ ✓ ⠋", plain)));
+    assert!(fast(&span("ls -la ~/src │ ✓ • ▶", plain)));
     let underlined = Style {
         underline: true,
         ..plain
