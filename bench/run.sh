@@ -318,7 +318,7 @@ EOF
   printf '\n### (e) The command policy: cost per line\n\n'
   printf 'In process (`cargo bench --bench policy`, bench/policy.rs): parse, expand and judge one line, as every talk/send_line does before typing; median and p99 of 200 rounds.\n\n'
   cat "$RES/policy.md"
-  for extra in term bridge; do
+  for extra in term bridge screenshot; do
     if [ -f "$RES/$extra.md" ]; then
       printf '\n## From bench/%s.sh (its own run; see its header)\n\n' "$extra"
       sed '1s/^# /### /' "$RES/$extra.md"
@@ -363,6 +363,7 @@ BENCH_RUNS=50 bash bench/run.sh   # more runs (default 30 in BENCH_ROUNDS=6 roun
 BENCH_USER_RC=1 bash bench/run.sh # let both shells load ~/.bashrc (PROMPT_COMMAND and all)
 bash bench/term.sh                # screen model: throughput vs tmux, term_read latency, RSS
 bash bench/bridge.sh              # talk through `kpty serve` vs direct
+bash bench/screenshot.sh          # `kpty screenshot --format png` of a full 200×50 screen
 ```
 
 hyperfine is installed with `apt-get` when missing and running as root; otherwise install it
