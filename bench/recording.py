@@ -37,7 +37,8 @@ def timed(*args):
 
 
 def create(*extra):
-    v = json.loads(kpty("--json", "create", "--cols", "120", "--rows", "30", *extra))
+    size = () if "--cols" in extra else ("--cols", "120", "--rows", "30")
+    v = json.loads(kpty("--json", "create", *size, *extra))
     return v["session_id"]
 
 
