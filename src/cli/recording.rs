@@ -101,6 +101,14 @@ struct PackList {
     packs: Vec<crate::core::evidence::check::Listed>,
 }
 
+/// The JSON of `kpty rec export -o FILE --json`.
+#[derive(serde::Serialize)]
+struct Exported {
+    ok: bool,
+    path: String,
+    bytes: usize,
+}
+
 /// The JSON of `kpty rec cat --json`.
 #[derive(serde::Serialize)]
 struct CatReply {
@@ -144,11 +152,11 @@ fn export(ctx: &Ctx, a: &RecExportArgs, json: bool) -> Result<i32> {
             std::fs::write(path, &bytes)
                 .map_err(|e| Error::invalid(format!("cannot write {}: {e}", path.display())))?;
             if json {
-                print_json(&serde_json::json!({
-                    "ok": true,
-                    "path": path.display().to_string(),
-                    "bytes": bytes.len(),
-                }));
+                print_json(&Exported {
+                    ok: true,
+                    path: path.display().to_string(),
+                    bytes: bytes.len(),
+                });
             } else {
                 eprintln!("kpty: wrote {} ({} bytes)", path.display(), bytes.len());
             }

@@ -175,18 +175,7 @@ fn screens(l: &Loaded, start: Duration) -> (String, String) {
         if before.is_none() && e.at >= start && !start.is_zero() {
             before = Some(screen.cells());
         }
-        match e.code {
-            Code::Output => screen.feed(e.data.as_bytes()),
-            Code::Resize => {
-                if let Some((c, r)) = crate::cast::Event::size_of(&e.data) {
-                    screen.resize(
-                        c.clamp(1, crate::api::MAX_COLS),
-                        r.clamp(1, crate::api::MAX_ROWS),
-                    );
-                }
-            }
-            _ => {}
-        }
+        rec::text::play(&mut screen, e);
     }
     let before = before.unwrap_or_else(|| Screen::new(cols, rows, 0).cells());
     (

@@ -90,17 +90,8 @@ pub fn to_gif(l: &Loaded) -> crate::error::Result<Vec<u8>> {
     let mut shots: Vec<(crate::proto::screen::ScreenBody, Duration)> = Vec::new();
     let mut last_shot: Option<Duration> = None;
     for (i, e) in l.events.iter().enumerate() {
-        match e.code {
-            Code::Output => screen.feed(e.data.as_bytes()),
-            Code::Resize => {
-                if let Some((c, r)) = cast::Event::size_of(&e.data) {
-                    screen.resize(
-                        c.clamp(1, crate::api::MAX_COLS),
-                        r.clamp(1, crate::api::MAX_ROWS),
-                    );
-                }
-            }
-            _ => continue,
+        if !super::text::play(&mut screen, e) {
+            continue;
         }
         let next = l.events[i + 1..]
             .iter()

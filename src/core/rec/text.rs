@@ -9,22 +9,28 @@ use crate::holder::screen::{Mode, Query, Screen};
 /// Lines of history kept while rendering.
 const HISTORY: usize = 1_000_000;
 
+/// Play `e` onto `screen`: output is fed, a resize (within kpty's bounds) applied; other
+/// events do not change the screen. Returns whether `e` did.
+pub fn play(screen: &mut Screen, e: &Timed) -> bool {
+    match e.code {
+        Code::Output => screen.feed(e.data.as_bytes()),
+        Code::Resize => match crate::cast::Event::size_of(&e.data) {
+            Some((c, r)) => screen.resize(
+                c.clamp(1, crate::api::MAX_COLS),
+                r.clamp(1, crate::api::MAX_ROWS),
+            ),
+            None => return false,
+        },
+        _ => return false,
+    }
+    true
+}
+
 /// The text of `events` on a terminal of `size`: each line once, as it was left.
 pub fn render(events: &[Timed], (cols, rows): (u16, u16)) -> String {
     let mut screen = Screen::new(cols.max(1), rows.max(1), HISTORY);
     for e in events {
-        match e.code {
-            Code::Output => screen.feed(e.data.as_bytes()),
-            Code::Resize => {
-                if let Some((c, r)) = crate::cast::Event::size_of(&e.data) {
-                    screen.resize(
-                        c.clamp(1, crate::api::MAX_COLS),
-                        r.clamp(1, crate::api::MAX_ROWS),
-                    );
-                }
-            }
-            _ => {}
-        }
+        play(&mut screen, e);
     }
     let q = Query {
         mode: Mode::Tail,
