@@ -6,6 +6,8 @@
 //!   exec ([`crate::sandbox::exec::main`]), likewise;
 //! - [`Role::Assets`] — the maintainers' `kpty __generate-assets` ([`crate::cli::assets`]),
 //!   outside the clap model so never offered by completion;
+//! - [`Role::ChannelServer`] and [`Role::Channel`] — `kpty __mux` and `kpty __ssh-mux`, the
+//!   two ends of the channel to another host ([`crate::remote::server`], [`crate::remote::mux`]);
 //! - [`Role::Mcp`] — `kpty mcp`, the stdio MCP server ([`crate::mcp::run`]);
 //! - [`Role::Serve`] — `kpty serve`, the HTTP server ([`crate::serve::run`]);
 //! - [`Role::Cli`] — every other verb ([`crate::cli::run`]).
@@ -36,6 +38,13 @@ pub enum Role {
     Remote(crate::remote::Host, Option<String>, Vec<String>, bool),
     /// `kpty __action`: one action for a kpty elsewhere, over ssh ([`crate::remote::action`]).
     RemoteAction,
+    /// `kpty __mux`: the host's end of a channel to it ([`crate::remote::server`]).
+    ChannelServer,
+    /// `kpty __ssh-mux`: this machine's channel to a host ([`crate::remote::mux`]).
+    Channel,
+    /// `kpty __verb`: a verb's process on a host, waiting for its arguments
+    /// ([`crate::remote::server::take_verb`]).
+    ChannelVerb,
     /// Nothing to run: the arguments did not parse (the error was shown) or a completion
     /// request was answered; exit with this code.
     Exit(i32),
@@ -51,6 +60,9 @@ impl Role {
             }
             Some(a) if a == cli::assets::SUBCOMMAND => return Self::Assets(argv[2..].to_vec()),
             Some(a) if a == crate::remote::action::SUBCOMMAND => return Self::RemoteAction,
+            Some(a) if a == crate::remote::server::SUBCOMMAND => return Self::ChannelServer,
+            Some(a) if a == crate::remote::server::VERB => return Self::ChannelVerb,
+            Some(a) if a == crate::remote::mux::SUBCOMMAND => return Self::Channel,
             _ => {}
         }
         let argv_copy = argv.clone();
@@ -99,6 +111,18 @@ impl Role {
     pub fn run(self) -> i32 {
         match self {
             Self::RemoteAction => cli::remote_action::main(),
+            Self::ChannelServer => {
+                crate::init_logging("warn");
+                crate::remote::server::main(cli::remote_action::answer)
+            }
+            Self::Channel => {
+                crate::init_logging("warn");
+                crate::remote::mux::main()
+            }
+            // Arguments that never came (the channel went away) ask for nothing.
+            Self::ChannelVerb => {
+                crate::remote::server::take_verb().map_or(0, |argv| Self::of(argv).run())
+            }
             Self::Remote(host, dir, args, json) => {
                 crate::init_logging("warn");
                 cli::finish(json, cli::remote(&host, dir.as_deref(), &args))
@@ -179,6 +203,9 @@ mod tests {
             Role::Cli(_) => "cli",
             Role::Remote(..) => "remote",
             Role::RemoteAction => "remote-action",
+            Role::ChannelServer => "channel-server",
+            Role::Channel => "channel",
+            Role::ChannelVerb => "channel-verb",
             Role::Exit(_) => "exit",
         }
     }
@@ -206,6 +233,9 @@ mod tests {
             (&["--host", "box", "mcp"], "remote"),
             (&["talk", "--", "--host", "box"], "cli"),
             (&["__action"], "remote-action"),
+            (&["__mux"], "channel-server"),
+            (&["__ssh-mux"], "channel"),
+            (&["__verb"], "channel-verb"),
             (&["kill", "--all"], "cli"),
             (&["--no-such-flag"], "exit"),
         ];

@@ -103,7 +103,8 @@ pub fn remote(host: &crate::remote::Host, dir: Option<&str>, args: &[String]) ->
         ..Default::default()
     };
     core::audited_as(&ctx, "remote", &p, || {
-        crate::remote::run::argv(host, args, dir).map(|code| RemoteExit { exit_code: code })
+        let stdin = stdin::has_input();
+        crate::remote::run::argv(host, args, dir, stdin).map(|code| RemoteExit { exit_code: code })
     })
     .map(|r| r.exit_code)
 }

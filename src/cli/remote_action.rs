@@ -1,8 +1,9 @@
-//! `kpty __action`, the host's side of an action run over ssh ([`crate::remote::action`]):
-//! one call on stdin, its JSON answer on stdout, run by this machine's core with the caller's
-//! channel (redaction and the talk cap are the caller's).
+//! The host's side of an action ([`crate::remote::action`]), run by this machine's core with
+//! the caller's channel (redaction and the talk cap are the caller's): [`answer`] for each
+//! call a host's channel carries ([`crate::remote::server`]), and `kpty __action` for a call
+//! made as an ssh command of its own (one call on stdin, its JSON answer on stdout).
 
-use crate::error::{Error, ErrorCode};
+use crate::error::Error;
 use crate::remote::action::Call;
 use serde_json::Value;
 use std::io::{Read, Write};
@@ -18,14 +19,22 @@ pub fn main() -> i32 {
     {
         return 1;
     }
-    let answer = match serde_json::from_slice::<Call>(&input) {
+    let answer = answer(&input);
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(&answer);
+    let _ = out.write_all(b"\n");
+    0
+}
+
+/// The host's side of a call: `body` ([`Call`] as JSON) run by this machine's core in the
+/// working directory's project, with the caller's channel; its JSON answer (the action's
+/// object, or the error's).
+pub fn answer(body: &[u8]) -> Vec<u8> {
+    let v = match serde_json::from_slice::<Call>(body) {
         Ok(c) => run(c),
         Err(e) => Error::invalid(format!("a remote call kpty could not read: {e}")).to_json(),
     };
-    let mut out = std::io::stdout().lock();
-    let _ = serde_json::to_writer(&mut out, &answer);
-    let _ = out.write_all(b"\n");
-    0
+    serde_json::to_vec(&v).unwrap_or_default()
 }
 
 fn run(c: Call) -> Value {
@@ -43,7 +52,7 @@ fn run(c: Call) -> Value {
     };
     if c.params.host.is_some() {
         return Error::new(
-            ErrorCode::InvalidParams,
+            crate::error::ErrorCode::InvalidParams,
             "a remote call cannot name another host",
         )
         .to_json();

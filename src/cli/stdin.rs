@@ -28,8 +28,7 @@ impl Forward {
 /// A thread copies stdin into the FIFO once the command's shell opens it; a command that
 /// never reads it leaves the thread waiting, which ends with kpty.
 pub fn forward() -> Result<Option<Forward>> {
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() || nothing_to_forward(stdin.as_fd()) {
+    if !has_input() {
         return Ok(None);
     }
     let failed = |what: &str, e: &dyn std::fmt::Display| {
@@ -51,6 +50,12 @@ pub fn forward() -> Result<Option<Forward>> {
         }
     });
     Ok(Some(Forward { _dir: dir, fifo }))
+}
+
+/// Whether this process's stdin has input to forward: not a terminal, `/dev/null` or closed.
+pub fn has_input() -> bool {
+    let stdin = std::io::stdin();
+    !(stdin.is_terminal() || nothing_to_forward(stdin.as_fd()))
 }
 
 /// `/dev/null` (nothing to read, as a CI job's stdin often is) or no stdin at all.

@@ -29,17 +29,29 @@ pub struct Call {
 }
 
 /// Run `action` with `params` (their `host` cleared) by the kpty on `host`; the action's
-/// JSON, or its error.
+/// JSON, or its error. The host's channel carries it ([`super::channel`]); without one, an
+/// ssh command of its own.
 pub fn call(host: &Host, action: Action, mut params: Params, channel: &str) -> Result<Value> {
     params.host = None;
-    master::ensure(host)?;
-    let kpty = super::install::ensure(host)?;
     let body = serde_json::to_vec(&Call {
         action,
         params,
         channel: channel.to_string(),
     })
     .map_err(|e| Error::internal(e.to_string()))?;
+    let within = Duration::from_millis(params_timeout(&body)) + Duration::from_secs(30);
+    let dir = super::remote_dir();
+    let out = match super::channel::connect(host, dir.as_deref())? {
+        Some(stream) => super::channel::call(host, stream, body, within)?,
+        None => direct(host, body, within)?,
+    };
+    serde_json::from_slice(&out)
+        .map_err(|_| super::unreachable(host, "the host's kpty answered something unreadable"))
+}
+
+/// The call as an ssh command of its own: `kpty __action` there.
+fn direct(host: &Host, body: Vec<u8>, within: Duration) -> Result<Vec<u8>> {
+    let kpty = super::install::ensure(host)?;
     let mut c = super::ssh()?;
     c.arg(host.as_str())
         .arg(match super::remote_dir() {
@@ -52,7 +64,6 @@ pub fn call(host: &Host, action: Action, mut params: Params, channel: &str) -> R
     let mut child = c
         .spawn()
         .map_err(|e| super::unreachable(host, &format!("cannot run ssh: {e}")))?;
-    let within = Duration::from_millis(params_timeout(&body)) + Duration::from_secs(30);
     if let Some(mut stdin) = child.stdin.take() {
         std::thread::spawn(move || {
             let _ = stdin.write_all(&body);
@@ -70,7 +81,10 @@ pub fn call(host: &Host, action: Action, mut params: Params, channel: &str) -> R
     // The action's own timeout, and the connection's, bound the wait.
     let (_, said) = master::finish(child, within);
     let out = rx.recv_timeout(Duration::from_secs(5)).unwrap_or_default();
-    serde_json::from_slice(&out).map_err(|_| super::unreachable(host, &said))
+    if out.is_empty() {
+        return Err(super::unreachable(host, &said));
+    }
+    Ok(out)
 }
 
 /// The call's `timeout_ms`, if it has one.

@@ -46,8 +46,7 @@ fn memo(host: &Host, name: &str) -> Result<std::path::PathBuf> {
 /// The command that runs this build's kpty on `host` (installing it first when needed): a
 /// line for the remote shell, the arguments to follow.
 pub fn ensure(host: &Host) -> Result<String> {
-    let name = cached_name().or_else(|| build().ok().map(|(n, _)| n));
-    let name = name.ok_or_else(|| Error::internal("cannot tell which kpty build this is"))?;
+    let name = build_name()?;
     let remembered = memo(host, &name)?;
     let fresh = std::fs::metadata(&remembered)
         .and_then(|m| m.modified())
@@ -61,6 +60,13 @@ pub fn ensure(host: &Host) -> Result<String> {
         let _ = std::fs::write(&remembered, b"");
     }
     Ok(remote_path(&name))
+}
+
+/// This build's name on hosts (`kpty-VERSION-SHA12`).
+pub fn build_name() -> Result<String> {
+    cached_name()
+        .or_else(|| build().ok().map(|(n, _)| n))
+        .ok_or_else(|| Error::internal("cannot tell which kpty build this is"))
 }
 
 /// The build's name, remembered in the runtime directory against this binary's identity

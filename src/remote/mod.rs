@@ -8,10 +8,14 @@
 //! host is this very build, copied there on first use when it has none.
 
 pub mod action;
+pub mod channel;
 pub mod hosts;
 mod install;
 pub mod master;
+pub mod mux;
 pub mod run;
+pub mod server;
+pub mod wire;
 
 use crate::error::{Error, ErrorCode, Result};
 use std::path::PathBuf;
@@ -122,6 +126,33 @@ pub fn unreachable(host: &Host, said: &str) -> Error {
     )
 }
 
+/// What a host's end of a channel says first: this kpty's version and the channel's
+/// protocol.
+fn hello() -> String {
+    format!("kpty {} channel 1", env!("CARGO_PKG_VERSION"))
+}
+
+/// Why a host's kpty did not answer a channel: too old to have one (it did not know the
+/// verb), else unreachable, with what ssh said.
+fn too_old_or_unreachable(host: &Host, kpty: &str, said: &str) -> Error {
+    let unknown = [
+        "unrecognized subcommand",
+        "unexpected argument",
+        "invalid value",
+    ];
+    if unknown.iter().any(|u| said.contains(u)) {
+        return Error::new(
+            ErrorCode::HostUnreachable,
+            format!(
+                "the kpty on {host} ({kpty}) is too old for this kpty {}: remove it there to let                  kpty install this build, or install kpty {} there yourself",
+                env!("CARGO_PKG_VERSION"),
+                env!("CARGO_PKG_VERSION"),
+            ),
+        );
+    }
+    unreachable(host, said)
+}
+
 /// `words` as one remote command line: each quoted for the remote POSIX shell.
 pub fn shell_line(words: &[String]) -> String {
     words
@@ -156,6 +187,22 @@ mod tests {
         ] {
             assert!(Host::parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_kpty_there_that_does_not_know_the_channel_is_called_too_old() {
+        let h = Host::parse("box").unwrap();
+        let old =
+            too_old_or_unreachable(&h, "~/bin/kpty", "error: unrecognized subcommand '__mux'");
+        assert_eq!(old.code, ErrorCode::HostUnreachable);
+        assert!(old.message.contains("too old"), "{}", old.message);
+        let gone = too_old_or_unreachable(&h, "~/bin/kpty", "Connection refused");
+        assert!(
+            gone.message.contains("Connection refused"),
+            "{}",
+            gone.message
+        );
+        assert!(!gone.message.contains("too old"));
     }
 
     proptest::proptest! {

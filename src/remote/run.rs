@@ -1,7 +1,9 @@
 //! A CLI verb run by the kpty on a host: `kpty --host HOST VERB …` becomes `VERB …` there,
-//! over the host's connection, with this terminal's standard input, output and error, and
-//! the remote verb's exit code. `attach` gets a terminal of its own (`ssh -t`), so its keys,
-//! size changes and detach key work as they do at home. The local audit trail records that
+//! with this process's standard input (when it has some), output and error, and the remote
+//! verb's exit code. It travels over the host's channel ([`super::channel`]), or as an ssh
+//! command of its own when there is none. `attach` and `replay` get a terminal of their own
+//! (`ssh -t` over the host's connection), so their keys, size changes and detach key work as
+//! they do at home. The local audit trail records that
 //! the call was made (host, verb, exit code); the verb's own audit is the host's.
 
 use super::{Host, master, shell_line};
@@ -10,11 +12,14 @@ use std::process::Stdio;
 
 /// The verbs that make no sense on another machine (they serve, or configure this one).
 const LOCAL_ONLY: &[&str] = &["mcp", "serve", "console", "hosts", "help"];
+/// The verbs that need a terminal there.
+const TERMINAL: &[&str] = &["attach", "replay"];
 
 /// Run `args` (a verb and its arguments, no `--host`) by the kpty on `host`; its exit code.
 /// `remote_dir`: the directory the verb runs in there (its project: its state directory),
-/// else the login's home.
-pub fn argv(host: &Host, args: &[String], remote_dir: Option<&str>) -> Result<i32> {
+/// else the login's home. `stdin`: this process's stdin has input for the verb (not a
+/// terminal, not `/dev/null`).
+pub fn argv(host: &Host, args: &[String], remote_dir: Option<&str>, stdin: bool) -> Result<i32> {
     let verb = args
         .iter()
         .find(|a| !a.starts_with('-'))
@@ -25,16 +30,22 @@ pub fn argv(host: &Host, args: &[String], remote_dir: Option<&str>) -> Result<i3
             "`kpty {verb}` runs on this machine; --host is for the session verbs (talk, list, attach …)"
         )));
     }
+    let env_dir = super::remote_dir();
+    let dir = remote_dir.or(env_dir.as_deref());
+    if !TERMINAL.contains(&verb)
+        && let Some(stream) = super::channel::connect(host, dir)?
+    {
+        return super::channel::verb(host, stream, args, stdin);
+    }
     master::ensure(host)?;
     let kpty = super::install::ensure(host)?;
     let mut line = String::new();
-    let env_dir = super::remote_dir();
-    if let Some(d) = remote_dir.or(env_dir.as_deref()) {
+    if let Some(d) = dir {
         line.push_str(&format!("cd {} && ", shell_line(&[d.to_string()])));
     }
     line.push_str(&format!("exec {kpty} {}", shell_line(args)));
     let mut c = super::ssh()?;
-    if verb == "attach" {
+    if TERMINAL.contains(&verb) {
         c.arg("-t");
     }
     c.arg(host.as_str())
@@ -47,13 +58,7 @@ pub fn argv(host: &Host, args: &[String], remote_dir: Option<&str>) -> Result<i3
         .map_err(|e| super::unreachable(host, &format!("cannot run ssh: {e}")))?;
     match status.code() {
         // ssh's own failure: the connection went away under the verb.
-        Some(255) => Err(Error::new(
-            crate::error::ErrorCode::HostUnreachable,
-            format!(
-                "the connection to {host} dropped during `kpty {verb}`; sessions there live on \
-                 (`kpty --host {host} list`)"
-            ),
-        )),
+        Some(255) => Err(super::channel::dropped(host, &format!("`kpty {verb}`"))),
         Some(code) => Ok(code),
         None => Ok(130),
     }

@@ -119,9 +119,32 @@ impl Sshd {
 
 impl Drop for Sshd {
     fn drop(&mut self) {
-        // The connections kpty left open (ControlPersist) end with the server.
-        let _ = Command::new("kill").arg(self.pid.to_string()).status();
+        // The server and each connection's own sshd: the connections kpty left open (its
+        // ControlMasters, its channels to the host and their ends there) end with them.
+        let mut pids = children_of(self.pid);
+        pids.push(self.pid);
+        for p in pids {
+            let _ = Command::new("kill").arg(p.to_string()).status();
+        }
     }
+}
+
+/// The processes whose parent is `pid` (from /proc).
+fn children_of(pid: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+                // `pid (comm) state ppid …`: the fields after the last `)`.
+                s.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok())
+                    == Some(pid)
+            })
+        })
+        .collect()
 }
 
 fn free_port() -> u16 {
@@ -373,4 +396,292 @@ async fn over_mcp_an_action_with_host_runs_there() {
     let v = m.json(json!({"action": "list", "host": "deadbox"})).await;
     assert_eq!(v["error_code"], "HOST_UNREACHABLE", "{v}");
     m.close().await;
+}
+
+#[test]
+fn attach_through_ssh_types_resizes_and_detaches_in_a_real_terminal() {
+    let Some(ssh) = Sshd::start() else { return };
+    let env = Env::new();
+    let remote = ssh.remote_dir("work");
+    let _sessions = Sessions(remote.clone());
+    let out = cmd(
+        &env,
+        &ssh,
+        &remote,
+        &["--host", "testbox", "talk", "echo before-$((40+2))"],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A person's terminal: `kpty --host testbox attach` in a test-side PTY.
+    let line = format!(
+        "KPTY_SSH_COMMAND='{}' KPTY_REMOTE_DIR='{}' KPTY_SSH_CONNECT_TIMEOUT=5 exec kpty --host testbox attach",
+        ssh.ssh_command(),
+        remote.display()
+    );
+    let mut tty = crate::tty::Tty::spawn(&env, "/bin/sh", &["-c", &line], (90, 24), true);
+    tty.expect("before-42");
+    tty.keys(b"echo typed-$((6*7))\r");
+    tty.expect("typed-42");
+    // The terminal's size reaches the session there.
+    let state = remote.join("ai/checkpoints/pty");
+    let size = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_kpty"))
+            .arg("--state-dir")
+            .arg(&state)
+            .args(["--json", "list"])
+            .output()
+            .unwrap();
+        let s = json_of(&out)["sessions"][0].clone();
+        (
+            s["cols"].as_u64(),
+            s["rows"].as_u64(),
+            s["attached"].as_u64(),
+        )
+    };
+    wait_for(20_000, "the session to take the terminal's size", || {
+        size() == (Some(90), Some(24), Some(1))
+    });
+    tty.resize(100, 30);
+    wait_for(20_000, "the session to follow a resize", || {
+        size() == (Some(100), Some(30), Some(1))
+    });
+    // The detach key works through ssh; the session lives on.
+    tty.keys(b"\x1c");
+    tty.expect("detached from");
+    assert_eq!(tty.exit_code(), 0);
+    let out = cmd(
+        &env,
+        &ssh,
+        &remote,
+        &["--host", "testbox", "talk", "echo still-$((1+1))"],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(stdout(&out).trim(), "still-2", "{}", stderr(&out));
+}
+
+/// The sockets of the channels to hosts in this environment's runtime directory.
+fn channels(env: &Env) -> Vec<PathBuf> {
+    std::fs::read_dir(env.runtime().join("ssh"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("mux-") && !n.contains('.'))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn one_channel_carries_every_call_stdin_signals_and_calls_at_once() {
+    let Some(ssh) = Sshd::start() else { return };
+    let env = Env::new();
+    let remote = ssh.remote_dir("work");
+    let _sessions = Sessions(remote.clone());
+    let run = |args: &[&str]| cmd(&env, &ssh, &remote, args).output().unwrap();
+    let out = run(&["--host", "testbox", "talk", "echo first"]);
+    assert_eq!(stdout(&out).trim(), "first", "{}", stderr(&out));
+    assert_eq!(channels(&env).len(), 1, "one channel to the host");
+    // A piped stdin is the remote command's stdin, any bytes, as with `ssh host cmd < file`.
+    for input in ["a\nb\nc\n", "no newline", ""] {
+        let mut c = cmd(&env, &ssh, &remote, &["--host", "testbox", "talk", "wc -c"]);
+        let mut child = c
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = wait_child(child, &["talk wc -c with a piped stdin"]);
+        assert_eq!(
+            stdout(&out).trim(),
+            input.len().to_string(),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // Calls at once, to sessions of their own, each get their own answer.
+    let names: Vec<String> = (0..4)
+        .map(|_| {
+            let out = run(&["--host", "testbox", "--json", "create"]);
+            assert!(out.status.success(), "{}", stderr(&out));
+            s(&json_of(&out), "session_id").to_string()
+        })
+        .collect();
+    let running: Vec<_> = names
+        .iter()
+        .map(|n| {
+            cmd(
+                &env,
+                &ssh,
+                &remote,
+                &[
+                    "--host",
+                    "testbox",
+                    "talk",
+                    "-s",
+                    n,
+                    &format!("echo from-{n}"),
+                ],
+            )
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+        })
+        .collect();
+    for (n, child) in names.iter().zip(running) {
+        let out = wait_child(child, &["a talk at once with others"]);
+        assert_eq!(stdout(&out).trim(), format!("from-{n}"), "{}", stderr(&out));
+    }
+    assert_eq!(channels(&env).len(), 1, "still one channel");
+    // Ctrl-C interrupts the command there, as it does at home: exit 130, the shell usable.
+    let talk = cmd(
+        &env,
+        &ssh,
+        &remote,
+        &["--host", "testbox", "talk", "-s", &names[0], "sleep 30"],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let state = remote.join("ai/checkpoints/pty");
+    let busy = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_kpty"))
+            .arg("--state-dir")
+            .arg(&state)
+            .args(["--json", "list"])
+            .output()
+            .unwrap();
+        json_of(&out)["sessions"].as_array().is_some_and(|a| {
+            a.iter()
+                .any(|e| e["session_id"] == names[0].as_str() && e["busy"] == true)
+        })
+    };
+    wait_for(20_000, "the remote talk to start", busy);
+    let _ = Command::new("kill")
+        .args(["-INT", &talk.id().to_string()])
+        .status();
+    let out = wait_child(talk, &["an interrupted remote talk"]);
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(stderr(&out).contains("CANCELLED"), "{}", stderr(&out));
+    wait_for(20_000, "the interrupted command to end there", || !busy());
+    let out = run(&["--host", "testbox", "talk", "-s", &names[0], "echo after"]);
+    assert_eq!(stdout(&out).trim(), "after", "{}", stderr(&out));
+}
+
+/// One frame of a host's channel, as `kpty __mux` reads and writes them: a 4-byte length,
+/// then the request id (4 bytes), the kind (1 byte) and the payload.
+fn frame(id: u32, kind: u8, data: &[u8]) -> Vec<u8> {
+    let mut body = id.to_be_bytes().to_vec();
+    body.push(kind);
+    body.extend_from_slice(data);
+    let mut f = (body.len() as u32).to_be_bytes().to_vec();
+    f.extend(body);
+    f
+}
+
+/// Every frame in `bytes`: (id, kind, payload).
+fn frames(mut bytes: &[u8]) -> Vec<(u32, u8, Vec<u8>)> {
+    let mut out = Vec::new();
+    while bytes.len() >= 4 {
+        let len = u32::from_be_bytes(bytes[..4].try_into().unwrap()) as usize;
+        let body = &bytes[4..4 + len];
+        out.push((
+            u32::from_be_bytes(body[..4].try_into().unwrap()),
+            body[4],
+            body[5..].to_vec(),
+        ));
+        bytes = &bytes[4 + len..];
+    }
+    out
+}
+
+/// `kpty __mux` in `dir` with `input` on its stdin; its output.
+fn channel_server(env: &Env, dir: &Path, input: &[u8]) -> std::process::Output {
+    let mut c = env.cmd(&["__mux"]);
+    c.current_dir(dir)
+        .env_remove("KPTY_STATE_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    let mut w = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = w.write_all(&input);
+    });
+    let out = wait_child(child, &["__mux"]);
+    feeder.join().unwrap();
+    out
+}
+
+#[test]
+fn the_hosts_end_of_a_channel_answers_each_request_by_its_id_and_skips_what_it_does_not_know() {
+    let env = Env::new();
+    let dir = env.home().join("project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let call = json!({"action": "list", "params": {}, "channel": "json"}).to_string();
+    let input = [
+        frame(7, 1, br#"{"args": ["--version"]}"#),
+        frame(8, 99, b"a kind from a newer kpty"),
+        frame(9, 1, b"{not json"),
+        frame(10, 2, call.as_bytes()),
+        frame(11, 5, b""),
+    ]
+    .concat();
+    let out = channel_server(&env, &dir, &input);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let got = frames(&out.stdout);
+    assert_eq!(got[0].0, 0, "a hello first");
+    assert!(String::from_utf8_lossy(&got[0].2).starts_with("kpty "));
+    let of = |id: u32| -> Vec<&(u32, u8, Vec<u8>)> { got.iter().filter(|f| f.0 == id).collect() };
+    let version: Vec<u8> = of(7)
+        .iter()
+        .filter(|f| f.1 == 11)
+        .flat_map(|f| f.2.clone())
+        .collect();
+    assert!(String::from_utf8_lossy(&version).starts_with("kpty "));
+    assert_eq!(
+        of(7).last().map(|f| (f.1, f.2.clone())),
+        Some((13, 0i32.to_be_bytes().to_vec()))
+    );
+    assert!(of(8).is_empty(), "an unknown kind is skipped");
+    assert_eq!(
+        of(9).last().map(|f| (f.1, f.2.clone())),
+        Some((13, 2i32.to_be_bytes().to_vec()))
+    );
+    let answer: Value = serde_json::from_slice(&of(10)[0].2).unwrap();
+    assert_eq!((of(10)[0].1, &answer["ok"]), (14, &json!(true)), "{answer}");
+    assert!(of(11).is_empty(), "a cancel of nothing running is a no-op");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+    /// Whatever bytes reach the host's end, it never panics: it skips, answers or stops.
+    #[test]
+    fn any_bytes_on_a_channel_end_it_cleanly(junk in proptest::collection::vec(proptest::num::u8::ANY, 0..200), cut in 0usize..64) {
+        let env = Env::new();
+        let dir = env.home().join("p");
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut input = frame(1, 2, &junk);
+        input.extend(frame(2, 4, &junk));
+        input.extend(&junk[..cut.min(junk.len())]);
+        let out = channel_server(&env, &dir, &input);
+        proptest::prop_assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+        proptest::prop_assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    }
 }

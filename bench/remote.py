@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""bench/remote.py KPTY RUNS: sessions on another host over OpenSSH (issue 28's figures).
+
+Starts its own sshd on 127.0.0.1 (a generated host key, an authorized key, a private client
+config naming the host `benchbox` and ten aliases `box0`..`box9` of it), then times whole
+processes, medians:
+
+  (s1) warm `kpty --host benchbox talk 'echo hi'` (the host's channel open) against a local
+       `kpty talk 'echo hi'` and a warm `ssh -o ControlPath=… benchbox 'echo hi'`, interleaved
+  (s2) a cold first call (no connection, no channel; the kpty there already installed)
+       against a plain `ssh benchbox true`
+  (s3) `kpty list --all-hosts` over the ten aliases against over one host
+
+Both sessions' shells run without the user's ~/.bashrc (KPTY_USER_BASHRC=/dev/null, passed
+to the remote session with `create --env`), as in bench/run.sh: a PROMPT_COMMAND from the
+user's config (pyenv …) would otherwise be timed on one side only.
+
+Prints Markdown on stdout. Needs sshd (openssh-server) and ssh.
+"""
+
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+KPTY = sys.argv[1]
+RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 30
+COLD_RUNS = max(5, RUNS // 5)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def sshd(d):
+    """Start a private sshd in d; its pid and the client config path."""
+    for key in ("hostkey", "userkey"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", f"{d}/{key}"], check=True)
+    shutil.copy(f"{d}/userkey.pub", f"{d}/authorized_keys")
+    port = free_port()
+    with open(f"{d}/sshd_config", "w") as f:
+        f.write(
+            f"Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/hostkey\nPidFile {d}/sshd.pid\n"
+            f"AuthorizedKeysFile {d}/authorized_keys\nUsePAM no\nStrictModes no\n"
+            "PasswordAuthentication no\nPermitRootLogin yes\nMaxStartups 50\n"
+        )
+    if os.getuid() == 0:
+        os.makedirs("/run/sshd", exist_ok=True)
+    subprocess.run(["/usr/sbin/sshd", "-f", f"{d}/sshd_config", "-E", f"{d}/sshd.log"], check=True)
+    deadline = time.monotonic() + 10
+    while not os.path.exists(f"{d}/sshd.pid") or not open(f"{d}/sshd.pid").read().strip():
+        if time.monotonic() > deadline:
+            raise SystemExit("sshd did not write its pid file")
+        time.sleep(0.01)
+    pid = int(open(f"{d}/sshd.pid").read().strip())
+    hostkey = " ".join(open(f"{d}/hostkey.pub").read().split()[:2])
+    with open(f"{d}/known_hosts", "w") as f:
+        f.write(f"[127.0.0.1]:{port} {hostkey}\n")
+    user = "root" if os.getuid() == 0 else os.environ.get("USER", "root")
+    with open(f"{d}/config", "w") as f:
+        for name in ["benchbox"] + [f"box{i}" for i in range(10)]:
+            f.write(
+                f"Host {name}\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n"
+                f"  IdentityFile {d}/userkey\n  IdentitiesOnly yes\n"
+                f"  UserKnownHostsFile {d}/known_hosts\n  StrictHostKeyChecking yes\n  BatchMode yes\n"
+            )
+    return pid, f"{d}/config"
+
+
+def children(pid):
+    out = []
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                stat = open(f"/proc/{p}/stat").read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(p))
+    return out
+
+
+def timed(cmd, env):
+    t = time.perf_counter()
+    r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ms = (time.perf_counter() - t) * 1000
+    if r.returncode != 0:
+        raise SystemExit(f"{cmd}: exit {r.returncode}: {r.stderr.decode(errors='replace')}")
+    return ms, r.stdout
+
+
+def interleaved(cmds, env, runs):
+    """Medians (ms) of each command, run by run in rotating order."""
+    acc = [[] for _ in cmds]
+    for i in range(runs):
+        order = list(range(len(cmds)))
+        order = order[i % len(order):] + order[: i % len(order)]
+        for j in order:
+            acc[j].append(timed(cmds[j], env)[0])
+    return [statistics.median(a) for a in acc]
+
+
+def main():
+    if not os.path.exists("/usr/sbin/sshd") or not shutil.which("ssh"):
+        print("(sshd or ssh is not installed: no figures)")
+        return
+    d = tempfile.mkdtemp(prefix="kpty-bench-ssh-")
+    pid, config = sshd(d)
+    ssh = ["ssh", "-F", config]
+    local_dir, remote_dir, run = f"{d}/local", f"{d}/remote", f"{d}/run"
+    for p in (local_dir, remote_dir, run):
+        os.makedirs(p, mode=0o700)
+    env = dict(os.environ)
+    env.update(
+        KPTY_SSH_COMMAND=" ".join(ssh),
+        KPTY_REMOTE_DIR=remote_dir,
+        KPTY_RUNTIME_DIR=run,
+        KPTY_USER_BASHRC="/dev/null",
+        KPTY_STATE_DIR=f"{local_dir}/ai/checkpoints/pty",
+    )
+    env.pop("KPTY_HOST", None)
+    try:
+        report(env, ssh, run, remote_dir)
+    finally:
+        for p in [*children(pid), pid]:
+            try:
+                os.kill(p, 15)
+            except OSError:
+                pass
+        for state in (f"{local_dir}/ai/checkpoints/pty", f"{remote_dir}/ai/checkpoints/pty"):
+            subprocess.run([KPTY, "--state-dir", state, "kill", "--all"], capture_output=True)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def report(env, ssh, run, remote_dir):
+    remote = [KPTY, "--host", "benchbox"]
+    local_sid = json.loads(timed([KPTY, "--json", "create"], env)[1])["session_id"]
+    # The first remote call installs kpty there (when needed) and opens the channel.
+    made = timed([*remote, "--json", "create", "--env", "KPTY_USER_BASHRC=/dev/null"], env)[1]
+    remote_sid = json.loads(made)["session_id"]
+    master = [*ssh, "-o", f"ControlPath={run}/ssh/%C", "benchbox"]
+    for _ in range(3):
+        timed([KPTY, "talk", "-s", local_sid, "echo hi"], env)
+        timed([*remote, "talk", "-s", remote_sid, "echo hi"], env)
+        timed([*master, "echo hi"], env)
+    local, warm, over_master = interleaved(
+        [
+            [KPTY, "talk", "-s", local_sid, "echo hi"],
+            [*remote, "talk", "-s", remote_sid, "echo hi"],
+            [*master, "echo hi"],
+        ],
+        env,
+        RUNS,
+    )
+    cold, plain = cold_calls(env, ssh, remote_sid)
+    one, ten = all_hosts(env)
+    print("| call | median ms | runs |")
+    print("| --- | ---: | ---: |")
+    print(f"| local `kpty talk 'echo hi'` | {local:.2f} | {RUNS} |")
+    print(f"| warm `kpty --host benchbox talk 'echo hi'` (channel open) | {warm:.2f} | {RUNS} |")
+    print(f"| warm `ssh -o ControlPath=… benchbox 'echo hi'` | {over_master:.2f} | {RUNS} |")
+    print(f"| cold `kpty --host benchbox talk 'echo hi'` (no connection yet) | {cold:.1f} | {COLD_RUNS} |")
+    print(f"| plain `ssh benchbox true` (a full login) | {plain:.1f} | {COLD_RUNS} |")
+    print(f"| `kpty list --all-hosts`, one host | {one:.2f} | {RUNS} |")
+    print(f"| `kpty list --all-hosts`, ten host aliases | {ten:.2f} | {RUNS} |")
+    print()
+    verdict = "PASS" if warm <= local + 2 else "FAIL"
+    print(f"Warm remote talk − local talk: {warm - local:+.2f} ms (target: at most +2 ms) — **{verdict}**")
+    print()
+    verdict = "PASS" if ten <= 1.5 * one else "FAIL"
+    print(f"`list --all-hosts`, ten aliases / one host: {ten / one:.2f}× (target: at most 1.5×) — **{verdict}**")
+
+
+def cold_calls(env, ssh, sid):
+    """A first call with nothing open, each in a fresh runtime directory; a plain login."""
+    kpty_ms, ssh_ms = [], []
+    for i in range(COLD_RUNS):
+        e = dict(env, KPTY_RUNTIME_DIR=f"{env['KPTY_RUNTIME_DIR']}-cold{i}")
+        os.makedirs(e["KPTY_RUNTIME_DIR"], mode=0o700)
+        kpty_ms.append(timed([KPTY, "--host", "benchbox", "talk", "-s", sid, "echo hi"], e)[0])
+        ssh_ms.append(timed([*ssh, "benchbox", "true"], env)[0])
+        # Close what the call left open: its master (and with it the channel).
+        subprocess.run(
+            [*ssh, "-o", f"ControlPath={e['KPTY_RUNTIME_DIR']}/ssh/%C", "-O", "exit", "benchbox"],
+            capture_output=True,
+        )
+    return statistics.median(kpty_ms), statistics.median(ssh_ms)
+
+
+def all_hosts(env):
+    """`list --all-hosts` over one host and over ten aliases of it, warmed, interleaved."""
+    one = dict(env, KPTY_HOSTS="benchbox")
+    ten = dict(env, KPTY_HOSTS=",".join(f"box{i}" for i in range(10)))
+    cmd = [KPTY, "--json", "list", "--all-hosts"]
+    for e in (one, ten):
+        out = json.loads(timed(cmd, e)[1])
+        if not all(h.get("ok") for h in out.get("hosts", [])):
+            raise SystemExit(f"list --all-hosts: a host did not answer: {out}")
+    a, b = [], []
+    for i in range(RUNS):
+        pair = [(a, one), (b, ten)] if i % 2 == 0 else [(b, ten), (a, one)]
+        for acc, e in pair:
+            acc.append(timed(cmd, e)[0])
+    return statistics.median(a), statistics.median(b)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,310 @@
+//! `kpty __mux`, the host's end of a channel ([`super::mux`] is the other): frames on its
+//! standard input, frames back on its standard output, many requests at once. A verb runs as
+//! this kpty in a process of its own (its output streamed back as it comes, its exit code
+//! last); an action runs in a thread, its JSON answer returned whole. A `Cancel` interrupts a
+//! verb as Ctrl-C would (SIGINT: a talk interrupts its command and ends as `CANCELLED`).
+//! When the channel's input ends, the requests still running get [`DRAIN`] to answer; past
+//! it (the connection dropped) they are left to finish: the sessions live on, as with any
+//! ssh command whose client went away.
+//!
+//! A verb's process is started before it is asked for: a spare `kpty __verb` waits, already
+//! loaded, for its arguments ([`take_verb`]), so a call does not wait for a program to start
+//! on the host; the next spare starts once this one is taken.
+
+use super::wire::{Frame, Kind, Verb};
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+/// The hidden verb the host runs.
+pub const SUBCOMMAND: &str = "__mux";
+/// How this machine answers an action: a call ([`super::action::Call`] as JSON) in, its JSON
+/// answer out (the core's, supplied by the role that starts the server).
+pub type Answer = fn(&[u8]) -> Vec<u8>;
+
+/// The hidden verb of a spare process waiting for a verb's arguments.
+pub const VERB: &str = "__verb";
+
+/// The requests running: each verb's process (for `Cancel`) and its stdin while it is open.
+#[derive(Default)]
+struct Running {
+    pids: HashMap<u32, u32>,
+    stdins: HashMap<u32, ChildStdin>,
+    spare: Option<Child>,
+}
+
+/// How long the end of the channel's input waits for the requests still running to answer.
+const DRAIN: Duration = Duration::from_secs(10);
+
+/// Frames out, one writer at a time, and the count of requests not yet answered.
+#[derive(Clone)]
+struct Out(Arc<Mutex<std::io::Stdout>>, Arc<(Mutex<usize>, Condvar)>);
+
+impl Out {
+    fn send(&self, f: &Frame) {
+        let mut out = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if f.write(&mut *out).is_err() {
+            // The channel is gone; requests finish on their own.
+            tracing::debug!("the channel closed under request {}", f.id);
+        }
+        drop(out);
+        if f.kind.ends() {
+            let (n, cv) = &*self.1;
+            let mut n = n.lock().unwrap_or_else(|p| p.into_inner());
+            *n = n.saturating_sub(1);
+            cv.notify_all();
+        }
+    }
+
+    /// One request more to answer.
+    fn started(&self) {
+        *self.1.0.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+    }
+
+    /// Wait (up to `within`) until every request started has been answered.
+    fn drained(&self, within: Duration) {
+        let (n, cv) = &*self.1;
+        let n = n.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = cv.wait_timeout_while(n, within, |n| *n > 0);
+    }
+}
+
+/// `kpty __mux`: serve the channel on stdin/stdout until it ends; the exit code.
+pub fn main(answer: Answer) -> i32 {
+    let out = Out(
+        Arc::new(Mutex::new(std::io::stdout())),
+        Arc::new((Mutex::new(0), Condvar::new())),
+    );
+    out.send(&Frame::new(0, Kind::Hello, super::hello().into_bytes()));
+    let running = Arc::new(Mutex::new(Running::default()));
+    {
+        let running = running.clone();
+        std::thread::spawn(move || restock(&running));
+    }
+    let mut input = std::io::stdin().lock();
+    loop {
+        let frame = match Frame::read(&mut input) {
+            Ok(Some(f)) => f,
+            Ok(None) => {
+                // The caller's end closed: what is running still answers, if it can.
+                out.drained(DRAIN);
+                return 0;
+            }
+            Err(e) => {
+                tracing::warn!("the channel sent a frame kpty cannot read: {e}");
+                return 1;
+            }
+        };
+        take(frame, &out, &running, answer);
+    }
+}
+
+/// Act on one frame from the channel.
+fn take(f: Frame, out: &Out, running: &Arc<Mutex<Running>>, answer: Answer) {
+    let lock = || running.lock().unwrap_or_else(|p| p.into_inner());
+    if matches!(f.kind, Kind::Verb | Kind::Call) {
+        out.started();
+    }
+    match f.kind {
+        Kind::Verb => match serde_json::from_slice::<Verb>(&f.data) {
+            Ok(v) => start_verb(f.id, v, out, running),
+            Err(e) => {
+                let said = format!("kpty: a remote verb kpty could not read: {e}\n");
+                out.send(&Frame::new(f.id, Kind::Err, said.into_bytes()));
+                out.send(&Frame::exit(f.id, 2));
+            }
+        },
+        Kind::Call => {
+            let out = out.clone();
+            std::thread::spawn(move || {
+                let answer = answer(&f.data);
+                out.send(&Frame::new(f.id, Kind::Answer, answer));
+            });
+        }
+        Kind::Stdin => {
+            let mut r = lock();
+            if let Some(w) = r.stdins.get_mut(&f.id)
+                && w.write_all(&f.data).is_err()
+            {
+                // The verb stopped reading: what follows is dropped.
+                r.stdins.remove(&f.id);
+            }
+        }
+        Kind::StdinEnd => drop(lock().stdins.remove(&f.id)),
+        Kind::Cancel => {
+            if let Some(pid) = lock().pids.get(&f.id).copied() {
+                interrupt(pid);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Send SIGINT to a verb's process (ours: a child this server started and has not reaped).
+fn interrupt(pid: u32) {
+    use rustix::process::{Pid, Signal, kill_process};
+    if let Some(p) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
+        let _ = kill_process(p, Signal::INT);
+    }
+}
+
+/// A `kpty __verb` waiting for its arguments.
+fn spawn_spare() -> std::io::Result<Child> {
+    let exe = std::env::current_exe().unwrap_or_else(|_| "/proc/self/exe".into());
+    Command::new(exe)
+        .arg(VERB)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+}
+
+/// The spare process, alive, or a new one started now.
+fn take_spare(running: &Arc<Mutex<Running>>) -> std::io::Result<Child> {
+    let spare = running
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .spare
+        .take();
+    let alive = |mut c: Child| matches!(c.try_wait(), Ok(None)).then_some(c);
+    match spare.and_then(alive) {
+        Some(c) => Ok(c),
+        None => spawn_spare(),
+    }
+}
+
+/// Start the next spare, unless there is one: after a verb has answered, so starting it
+/// never competes with a verb for the host's CPUs.
+fn restock(running: &Arc<Mutex<Running>>) {
+    if running
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .spare
+        .is_some()
+    {
+        return;
+    }
+    if let Ok(next) = spawn_spare() {
+        let mut r = running.lock().unwrap_or_else(|p| p.into_inner());
+        if r.spare.is_none() {
+            r.spare = Some(next);
+        } else {
+            drop(r);
+            reap(next);
+        }
+    }
+}
+
+/// End a spare nobody will use: its stdin closes, so it exits.
+fn reap(mut c: Child) {
+    drop(c.stdin.take());
+    let _ = c.wait();
+}
+
+/// Start verb `v` as request `id`: this kpty in a process of its own (the spare).
+fn start_verb(id: u32, v: Verb, out: &Out, running: &Arc<Mutex<Running>>) {
+    let started = take_spare(running).and_then(|mut c| {
+        let args = serde_json::to_vec(&v).map_err(std::io::Error::other)?;
+        let mut w = c
+            .stdin
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stdin"))?;
+        Frame::new(id, Kind::Verb, args).write(&mut w)?;
+        if v.stdin {
+            c.stdin = Some(w);
+        }
+        Ok(c)
+    });
+    let mut child = match started {
+        Ok(c) => c,
+        Err(e) => {
+            let said = format!("kpty: cannot start kpty on this host: {e}\n");
+            out.send(&Frame::new(id, Kind::Err, said.into_bytes()));
+            out.send(&Frame::exit(id, 1));
+            return;
+        }
+    };
+    {
+        let mut r = running.lock().unwrap_or_else(|p| p.into_inner());
+        r.pids.insert(id, child.id());
+        if let Some(w) = child.stdin.take() {
+            r.stdins.insert(id, w);
+        }
+    }
+    let (out, running) = (out.clone(), running.clone());
+    std::thread::spawn(move || {
+        stream(id, &mut child, &out);
+        // Forgotten before it is reaped: a `Cancel` never signals a pid used again.
+        let mut r = running.lock().unwrap_or_else(|p| p.into_inner());
+        r.pids.remove(&id);
+        r.stdins.remove(&id);
+        drop(r);
+        use std::os::unix::process::ExitStatusExt;
+        let code = match child.wait() {
+            Ok(s) => s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0)),
+            Err(_) => 1,
+        };
+        out.send(&Frame::exit(id, code));
+        restock(&running);
+    });
+}
+
+/// `kpty __verb`: wait for one verb's arguments (a frame on stdin, read without buffering
+/// past it) and make stdin `/dev/null` unless the verb's input follows; the argument vector
+/// to run it with (program first), or `None` when the channel went away before asking.
+pub fn take_verb() -> Option<Vec<std::ffi::OsString>> {
+    struct Fd0;
+    impl Read for Fd0 {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            use std::os::fd::AsFd;
+            crate::eintr::retry(|| {
+                rustix::io::read(std::io::stdin().as_fd(), &mut *buf).map_err(Into::into)
+            })
+        }
+    }
+    let v = match Frame::read(&mut Fd0) {
+        Ok(Some(f)) if f.kind == Kind::Verb => serde_json::from_slice::<Verb>(&f.data).ok(),
+        _ => None,
+    }?;
+    if !v.stdin {
+        let null = std::fs::File::open("/dev/null").ok()?;
+        rustix::stdio::dup2_stdin(&null).ok()?;
+    }
+    let exe = std::env::current_exe().unwrap_or_else(|_| "kpty".into());
+    Some(
+        std::iter::once(exe.into_os_string())
+            .chain(v.args.into_iter().map(Into::into))
+            .collect(),
+    )
+}
+
+/// Stream a verb's stdout and stderr as frames until both end.
+fn stream(id: u32, child: &mut Child, out: &Out) {
+    let pump = |r: Option<Box<dyn Read + Send>>, kind: Kind, out: Out| {
+        std::thread::spawn(move || {
+            let Some(mut r) = r else { return };
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                match crate::eintr::retry(|| r.read(&mut buf)) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => out.send(&Frame::new(id, kind, buf[..n].to_vec())),
+                }
+            }
+        })
+    };
+    let o = child
+        .stdout
+        .take()
+        .map(|r| Box::new(r) as Box<dyn Read + Send>);
+    let e = child
+        .stderr
+        .take()
+        .map(|r| Box::new(r) as Box<dyn Read + Send>);
+    let (o, e) = (
+        pump(o, Kind::Out, out.clone()),
+        pump(e, Kind::Err, out.clone()),
+    );
+    let _ = (o.join(), e.join());
+}
