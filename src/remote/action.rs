@@ -31,7 +31,52 @@ pub struct Call {
 /// Run `action` with `params` (their `host` cleared) by the kpty on `host`; the action's
 /// JSON, or its error. The host's channel carries it ([`super::channel`]); without one, an
 /// ssh command of its own.
-pub fn call(host: &Host, action: Action, mut params: Params, channel: &str) -> Result<Value> {
+pub fn call(host: &Host, action: Action, params: Params, channel: &str) -> Result<Value> {
+    let (body, within) = encode(action, params, channel)?;
+    let dir = super::remote_dir();
+    let out = match super::channel::connect(host, dir.as_deref())? {
+        Some(stream) => super::channel::call(host, stream, body, within)?,
+        None => direct(host, body, within)?,
+    };
+    decode(host, &out)
+}
+
+/// A call sent over a host's open channel, its answer still to come: many go out at once
+/// from one thread ([`send_if_open`]), then each answer is read.
+pub struct InFlight {
+    host: Host,
+    stream: std::os::unix::net::UnixStream,
+    within: Duration,
+}
+
+impl InFlight {
+    /// The action's JSON, or its error.
+    pub fn answer(self) -> Result<Value> {
+        let out = super::channel::answer(&self.host, &self.stream, self.within)?;
+        decode(&self.host, &out)
+    }
+}
+
+/// Send `action` to `host` when its channel is open (else `None`: [`call`] it, which opens
+/// one).
+pub fn send_if_open(
+    host: &Host,
+    action: Action,
+    params: Params,
+    channel: &str,
+) -> Option<InFlight> {
+    let (body, within) = encode(action, params, channel).ok()?;
+    let stream = super::channel::open(host, super::remote_dir().as_deref()).ok()??;
+    super::channel::send_call(host, &stream, body).ok()?;
+    Some(InFlight {
+        host: host.clone(),
+        stream,
+        within,
+    })
+}
+
+/// The call's body (its `host` cleared) and how long its answer may take.
+fn encode(action: Action, mut params: Params, channel: &str) -> Result<(Vec<u8>, Duration)> {
     params.host = None;
     let body = serde_json::to_vec(&Call {
         action,
@@ -40,12 +85,11 @@ pub fn call(host: &Host, action: Action, mut params: Params, channel: &str) -> R
     })
     .map_err(|e| Error::internal(e.to_string()))?;
     let within = Duration::from_millis(params_timeout(&body)) + Duration::from_secs(30);
-    let dir = super::remote_dir();
-    let out = match super::channel::connect(host, dir.as_deref())? {
-        Some(stream) => super::channel::call(host, stream, body, within)?,
-        None => direct(host, body, within)?,
-    };
-    serde_json::from_slice(&out)
+    Ok((body, within))
+}
+
+fn decode(host: &Host, out: &[u8]) -> Result<Value> {
+    serde_json::from_slice(out)
         .map_err(|_| super::unreachable(host, "the host's kpty answered something unreadable"))
 }
 

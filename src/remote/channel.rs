@@ -31,11 +31,10 @@ fn socket(host: &Host, dir: Option<&str>, build: &str) -> Result<PathBuf> {
 /// `Ok(None)` when none can be had, so the caller goes the direct way. Errors are the
 /// host's: unreachable, refused, no kpty there and none may be installed.
 pub fn connect(host: &Host, dir: Option<&str>) -> Result<Option<UnixStream>> {
-    let build = super::install::build_name()?;
-    let sock = socket(host, dir, &build)?;
-    if let Some(s) = reach(&sock) {
+    if let Some(s) = open(host, dir)? {
         return Ok(Some(s));
     }
+    let sock = socket(host, dir, &super::install::build_name()?)?;
     super::master::ensure(host)?;
     let kpty = super::install::ensure(host)?;
     let spec = super::mux::Spec {
@@ -51,6 +50,12 @@ pub fn connect(host: &Host, dir: Option<&str>) -> Result<Option<UnixStream>> {
             Ok(None)
         }
     }
+}
+
+/// A connection to the channel of `host` (in `dir`) when one is open; never starts one.
+pub fn open(host: &Host, dir: Option<&str>) -> Result<Option<UnixStream>> {
+    let sock = socket(host, dir, &super::install::build_name()?)?;
+    Ok(reach(&sock))
 }
 
 /// The socket, when a process of this user's serves it.
@@ -192,12 +197,22 @@ fn forward_signals(w: Option<UnixStream>) {
 /// Run an action (`call`: [`super::action::Call`] as JSON) over `stream`; its JSON answer,
 /// within `within`.
 pub fn call(host: &Host, stream: UnixStream, call: Vec<u8>, within: Duration) -> Result<Vec<u8>> {
-    let mut w = &stream;
+    send_call(host, &stream, call)?;
+    answer(host, &stream, within)
+}
+
+/// Send an action (`call`: [`super::action::Call`] as JSON) over `stream`.
+pub fn send_call(host: &Host, stream: &UnixStream, call: Vec<u8>) -> Result<()> {
+    let mut w = stream;
     Frame::new(0, Kind::Call, call)
         .write(&mut w)
-        .map_err(|_| dropped(host, "a call"))?;
+        .map_err(|_| dropped(host, "a call"))
+}
+
+/// The JSON answer to the action sent over `stream`, within `within`.
+pub fn answer(host: &Host, stream: &UnixStream, within: Duration) -> Result<Vec<u8>> {
     let _ = stream.set_read_timeout(Some(within));
-    let mut r = &stream;
+    let mut r = stream;
     loop {
         match Frame::read(&mut r) {
             Ok(Some(f)) if f.kind == Kind::Answer => return Ok(f.data),

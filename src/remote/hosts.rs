@@ -98,50 +98,74 @@ pub struct HostList {
     pub error: Option<Value>,
 }
 
-/// `list` on every host at once, each within the connection's deadline.
+/// `list` on every host at once, each within the connection's deadline: calls to hosts
+/// whose channel is open go out first, all from this thread; the others (a channel to
+/// start) each on a thread of their own.
 pub fn list_all(hosts: &[Host]) -> Vec<HostList> {
-    let running: Vec<_> = hosts
+    use super::action::{InFlight, call, send_if_open};
+    use crate::api::Action;
+    enum Pending {
+        Sent(InFlight),
+        Started(std::thread::JoinHandle<Result<Value>>),
+    }
+    let pending: Vec<(Host, Pending)> = hosts
         .iter()
-        .cloned()
         .map(|h| {
-            std::thread::spawn(move || {
-                let v =
-                    super::action::call(&h, crate::api::Action::List, Default::default(), "json");
-                (h, v)
-            })
+            let p = match send_if_open(h, Action::List, Default::default(), "json") {
+                Some(sent) => Pending::Sent(sent),
+                None => {
+                    let h = h.clone();
+                    Pending::Started(std::thread::spawn(move || {
+                        call(&h, Action::List, Default::default(), "json")
+                    }))
+                }
+            };
+            (h.clone(), p)
         })
         .collect();
-    running
+    pending
         .into_iter()
-        .filter_map(|t| t.join().ok())
-        .map(|(h, v)| match v {
-            Ok(v) if v["ok"] == true => HostList {
-                host: h.to_string(),
-                ok: true,
-                sessions: v["sessions"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|mut s| {
-                        s["host"] = Value::String(h.to_string());
-                        s
-                    })
-                    .collect(),
-                error: None,
-            },
-            Ok(v) => HostList {
-                host: h.to_string(),
-                ok: false,
-                sessions: Vec::new(),
-                error: Some(v),
-            },
-            Err(e) => HostList {
-                host: h.to_string(),
-                ok: false,
-                sessions: Vec::new(),
-                error: Some(e.to_json()),
-            },
+        .map(|(h, p)| {
+            let v = match p {
+                Pending::Sent(sent) => sent.answer(),
+                Pending::Started(t) => t
+                    .join()
+                    .unwrap_or_else(|_| Err(Error::internal("a host's list failed"))),
+            };
+            one(&h, v)
         })
         .collect()
+}
+
+/// One host's row of `list --all-hosts`.
+fn one(h: &Host, v: Result<Value>) -> HostList {
+    match v {
+        Ok(v) if v["ok"] == true => HostList {
+            host: h.to_string(),
+            ok: true,
+            sessions: v["sessions"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|mut s| {
+                    s["host"] = Value::String(h.to_string());
+                    s
+                })
+                .collect(),
+            error: None,
+        },
+        Ok(v) => HostList {
+            host: h.to_string(),
+            ok: false,
+            sessions: Vec::new(),
+            error: Some(v),
+        },
+        Err(e) => HostList {
+            host: h.to_string(),
+            ok: false,
+            sessions: Vec::new(),
+            error: Some(e.to_json()),
+        },
+    }
 }

@@ -16,6 +16,7 @@ pub mod mux;
 pub mod run;
 pub mod server;
 pub mod wire;
+mod workers;
 
 use crate::error::{Error, ErrorCode, Result};
 use std::path::PathBuf;

@@ -246,7 +246,7 @@ fn accept(listener: &UnixListener, hub: &Arc<Hub>) {
             }
         }
         let hub = hub.clone();
-        std::thread::spawn(move || caller(&hub, stream));
+        super::workers::run(move || caller(&hub, stream));
     }
 }
 

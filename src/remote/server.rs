@@ -118,7 +118,7 @@ fn take(f: Frame, out: &Out, running: &Arc<Mutex<Running>>, answer: Answer) {
         },
         Kind::Call => {
             let out = out.clone();
-            std::thread::spawn(move || {
+            super::workers::run(move || {
                 let answer = answer(&f.data);
                 out.send(&Frame::new(f.id, Kind::Answer, answer));
             });
@@ -234,7 +234,7 @@ fn start_verb(id: u32, v: Verb, out: &Out, running: &Arc<Mutex<Running>>) {
         }
     }
     let (out, running) = (out.clone(), running.clone());
-    std::thread::spawn(move || {
+    super::workers::run(move || {
         stream(id, &mut child, &out);
         // Forgotten before it is reaped: a `Cancel` never signals a pid used again.
         let mut r = running.lock().unwrap_or_else(|p| p.into_inner());
@@ -280,31 +280,31 @@ pub fn take_verb() -> Option<Vec<std::ffi::OsString>> {
     )
 }
 
-/// Stream a verb's stdout and stderr as frames until both end.
+/// Stream a verb's stdout and stderr as frames until both end: stdout on this thread,
+/// stderr on a kept one.
 fn stream(id: u32, child: &mut Child, out: &Out) {
-    let pump = |r: Option<Box<dyn Read + Send>>, kind: Kind, out: Out| {
-        std::thread::spawn(move || {
-            let Some(mut r) = r else { return };
-            let mut buf = vec![0u8; 64 * 1024];
-            loop {
-                match crate::eintr::retry(|| r.read(&mut buf)) {
-                    Ok(0) | Err(_) => return,
-                    Ok(n) => out.send(&Frame::new(id, kind, buf[..n].to_vec())),
-                }
+    fn pump(id: u32, mut r: impl Read, kind: Kind, out: &Out) {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match crate::eintr::retry(|| r.read(&mut buf)) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => out.send(&Frame::new(id, kind, buf[..n].to_vec())),
             }
-        })
-    };
-    let o = child
-        .stdout
-        .take()
-        .map(|r| Box::new(r) as Box<dyn Read + Send>);
-    let e = child
-        .stderr
-        .take()
-        .map(|r| Box::new(r) as Box<dyn Read + Send>);
-    let (o, e) = (
-        pump(o, Kind::Out, out.clone()),
-        pump(e, Kind::Err, out.clone()),
-    );
-    let _ = (o.join(), e.join());
+        }
+    }
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    if let Some(e) = child.stderr.take() {
+        let out = out.clone();
+        super::workers::run(move || {
+            pump(id, e, Kind::Err, &out);
+            drop(done);
+        });
+    } else {
+        drop(done);
+    }
+    if let Some(o) = child.stdout.take() {
+        pump(id, o, Kind::Out, out);
+    }
+    // The sender is dropped when stderr has ended.
+    let _ = finished.recv();
 }
