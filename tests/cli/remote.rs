@@ -685,3 +685,78 @@ proptest::proptest! {
         proptest::prop_assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
     }
 }
+
+#[test]
+fn the_web_console_lists_the_known_hosts_sessions_and_names_a_dead_host() {
+    let Some(ssh) = Sshd::start() else { return };
+    let env = Env::new();
+    let remote = ssh.remote_dir("work");
+    let _sessions = Sessions(remote.clone());
+    let out = cmd(
+        &env,
+        &ssh,
+        &remote,
+        &[
+            "--host", "testbox", "--json", "create", "--label", "far-away",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let far = s(&json_of(&out), "session_id").to_string();
+    let here = env.create(&["--label", "close-by"]);
+    let command = ssh.ssh_command();
+    let dir = remote.display().to_string();
+    let serve = crate::bridge::Serve::start_args(
+        &env,
+        &[],
+        &[
+            ("KPTY_SSH_COMMAND", command.as_str()),
+            ("KPTY_REMOTE_DIR", dir.as_str()),
+            ("KPTY_SSH_CONNECT_TIMEOUT", "5"),
+            ("KPTY_HOSTS", "testbox,deadbox"),
+        ],
+    );
+    let (cookie, _) = crate::console::logged_in(&env, &serve);
+    let mut last = Value::Null;
+    let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        wait_for(30_000, "the hosts' sessions in the console", || {
+            let a = crate::console::http(
+                &serve,
+                "GET",
+                "/console/api/sessions",
+                &[("Cookie", &cookie)],
+                "",
+            );
+            last = a.json();
+            let all = last["sessions"].as_array().cloned().unwrap_or_default();
+            let has = |id: &str, source: &str| {
+                all.iter()
+                    .any(|e| e["session_id"] == id && e["source"] == source)
+            };
+            let down = last["hosts_down"].as_array().cloned().unwrap_or_default();
+            has(&here, "local")
+                && has(&far, "remote")
+                && down.iter().any(|d| d["host"] == "deadbox")
+        })
+    }));
+    assert!(ok.is_ok(), "{last}");
+    let row = last["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["session_id"] == far.as_str())
+        .unwrap();
+    assert_eq!(
+        (&row["host"], &row["label"]),
+        (&json!("testbox"), &json!("far-away"))
+    );
+    assert!(
+        !last["hosts_down"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["host"] == "testbox"),
+        "{last}"
+    );
+}

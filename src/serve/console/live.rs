@@ -6,6 +6,7 @@
 //! only the newest text when it reads again).
 
 use super::super::{Shared, blocking, reply};
+use super::hosts::{Hosts, Rows};
 use super::places::Places;
 use crate::api::TermMode;
 use crate::api::queries::TermReadRequest;
@@ -39,25 +40,48 @@ pub struct Live {
     tx: watch::Sender<Arc<str>>,
     /// Streams open now.
     streams: Places,
+    /// The sessions on other hosts.
+    hosts: Arc<Hosts>,
 }
 
 impl Live {
-    /// Start watching `ctx`'s sessions (only while a page is open) until `stop`.
+    /// Start watching `ctx`'s sessions, and the known hosts' (only while a page is open),
+    /// until `stop`.
     pub fn start(ctx: Ctx, stop: CancellationToken) -> Arc<Self> {
         let (tx, _) = watch::channel(Arc::<str>::from(""));
-        let live = Arc::new(Live {
-            tx,
-            streams: Places::new(MAX_STREAMS, "console pages"),
+        let live = Arc::new_cyclic(|me: &std::sync::Weak<Live>| {
+            let me = me.clone();
+            let open = move || me.upgrade().is_some_and(|l| l.tx.receiver_count() > 0);
+            Live {
+                tx,
+                streams: Places::new(MAX_STREAMS, "console pages"),
+                hosts: Hosts::start(open, stop.clone()),
+            }
         });
         tokio::spawn(watch_sessions(ctx, live.clone(), stop));
         live
     }
 }
 
+/// `list`'s JSON with the other hosts' sessions after this machine's, and the hosts that did
+/// not answer as `hosts_down` (when there are any).
+fn with_hosts(mut v: serde_json::Value, remote: Rows) -> serde_json::Value {
+    let (sessions, down) = remote.into_parts();
+    if let Some(all) = v["sessions"].as_array_mut() {
+        all.extend(sessions);
+        let n = all.len();
+        v["count"] = n.into();
+    }
+    if let Some(down) = down {
+        v["hosts_down"] = down;
+    }
+    v
+}
+
 /// The sessions as one JSON text: `{"ok":true,"count":…,"sessions":[…]}` (redacted), each
 /// running local session with `miniature`: the rendered lines of its visible screen (read
 /// again only when its output moved on since `screens` last had it).
-fn snapshot(ctx: &Ctx, screens: &mut Screens) -> Result<String> {
+fn snapshot(ctx: &Ctx, screens: &mut Screens, remote: Rows) -> Result<String> {
     let mut v = crate::core::to_json(crate::core::list::list(ctx))?;
     let mut shown = HashSet::new();
     for s in v["sessions"].as_array_mut().into_iter().flatten() {
@@ -81,6 +105,7 @@ fn snapshot(ctx: &Ctx, screens: &mut Screens) -> Result<String> {
         shown.insert(id);
     }
     screens.retain(|id, _| shown.contains(id));
+    let mut v = with_hosts(v, remote);
     crate::safety::redact_value(&mut v);
     serde_json::to_string(&v).map_err(|e| crate::error::Error::internal(e.to_string()))
 }
@@ -130,7 +155,8 @@ async fn watch_sessions(ctx: Ctx, live: Arc<Live>, stop: CancellationToken) {
         }
         let c = ctx.clone();
         let mut mine = std::mem::take(&mut screens);
-        let read = blocking(move || snapshot(&c, &mut mine).map(|t| (t, mine))).await;
+        let remote = live.hosts.rows();
+        let read = blocking(move || snapshot(&c, &mut mine, remote).map(|t| (t, mine))).await;
         match read.map(|(text, mine)| {
             screens = mine;
             text
@@ -152,7 +178,13 @@ async fn watch_sessions(ctx: Ctx, live: Arc<Live>, stop: CancellationToken) {
 /// `GET /console/api/sessions`: the sessions now (the page's first view, and for scripts).
 pub(super) async fn sessions(State(app): State<Shared>) -> Response {
     let ctx = app.ctx.clone();
-    reply(blocking(move || crate::core::to_json(crate::core::list::list(&ctx))).await)
+    let remote = app.console.live.hosts.rows();
+    reply(
+        blocking(move || {
+            crate::core::to_json(crate::core::list::list(&ctx)).map(|v| with_hosts(v, remote))
+        })
+        .await,
+    )
 }
 
 /// `GET /console/ws`: the sessions now, then each change (the login and the `Origin` were
@@ -168,19 +200,27 @@ pub(super) async fn socket(
     };
     let rx = app.console.live.tx.subscribe();
     let ctx = app.ctx.clone();
+    let remote = app.console.live.hosts.rows();
     let login = super::login::presented(&headers)
         .unwrap_or_default()
         .to_string();
     ws.on_upgrade(move |socket| async move {
-        push(socket, ctx, login, rx).await;
+        push(socket, ctx, login, rx, remote).await;
         drop(place);
     })
 }
 
-async fn push(mut socket: WebSocket, ctx: Ctx, login: String, mut rx: watch::Receiver<Arc<str>>) {
+async fn push(
+    mut socket: WebSocket,
+    ctx: Ctx,
+    login: String,
+    mut rx: watch::Receiver<Arc<str>>,
+    remote: Rows,
+) {
     let state = ctx.state.clone();
     // The first view is made for this page (the watcher may have nothing yet).
-    let mut text: Arc<str> = match blocking(move || snapshot(&ctx, &mut Screens::new())).await {
+    let first = blocking(move || snapshot(&ctx, &mut Screens::new(), remote)).await;
+    let mut text: Arc<str> = match first {
         Ok(t) => Arc::from(t),
         Err(e) => {
             tracing::warn!("the console cannot list the sessions: {e}");

@@ -12,6 +12,7 @@
 
 mod activity;
 mod assets;
+mod hosts;
 mod link;
 mod live;
 pub mod login;

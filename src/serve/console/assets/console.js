@@ -65,12 +65,16 @@
     const state = stateOf(s);
     const t = el('article', 'tile');
     t.setAttribute('role', 'listitem');
-    t.dataset.sessionId = s.session_id;
+    // A session on another host is listed, not joined here: its tile says how to join it.
+    const remote = s.source === 'remote';
+    t.dataset.sessionId = keyOf(s);
     t.dataset.state = state;
     const h = el('h3');
-    const link = el('a', 'label', s.label || s.session_id);
-    link.href = '/console/session/' + encodeURIComponent(s.session_id);
-    link.dataset.action = 'open';
+    const link = el(remote ? 'span' : 'a', 'label', s.label || s.session_id);
+    if (!remote) {
+      link.href = '/console/session/' + encodeURIComponent(s.session_id);
+      link.dataset.action = 'open';
+    }
     h.append(link);
     if (s.label) h.append(el('span', 'id', s.session_id));
     h.append(el('span', 'state', state.replace('_', ' ')));
@@ -90,9 +94,14 @@
     row('attached', s.attached);
     if (s.state === 'exited') row('exit code', s.exit_code);
     row('age', age(s.created_at));
-    if (s.source && s.source !== 'local') row('source', s.source);
+    if (remote) {
+      row('host', s.host);
+      row('join', `kpty --host ${s.host} attach ${s.session_id}`);
+    } else if (s.source && s.source !== 'local') {
+      row('source', s.source);
+    }
     t.append(dl);
-    if (Array.isArray(s.miniature)) {
+    if (!remote && Array.isArray(s.miniature)) {
       // The screen in small, as text; a click on it opens the terminal too.
       const mini = el('a', 'mini');
       mini.href = link.href;
@@ -104,21 +113,31 @@
     return t;
   }
 
+  // A tile's key: the session id, with its host for another machine's.
+  function keyOf(s) {
+    return s.source === 'remote' ? `${s.host}:${s.session_id}` : s.session_id;
+  }
+
   function matches(s, words) {
     const hay = [s.session_id, s.label, s.owner_agent_id, s.owner_role, stateOf(s),
-      s.foreground_command, s.cwd].filter(Boolean).join(' ').toLowerCase();
+      s.foreground_command, s.cwd, s.host].filter(Boolean).join(' ').toLowerCase();
     return words.every((w) => hay.includes(w));
   }
 
-  function render(list) {
+  function render(list, down) {
     if (list) sessions = list;
+    if (down) {
+      const names = down.map((d) => `${d.host} (${d.error})`);
+      $('hosts-down').textContent = names.length ? 'Not answering: ' + names.join(', ') : '';
+      $('hosts-down').hidden = names.length === 0;
+    }
     const words = $('filter').value.toLowerCase().split(/\s+/).filter(Boolean);
     const shown = sessions.filter((s) => matches(s, words));
     // A tile whose session did not change is kept as it is (a click on it is not lost).
     const before = new Map([...$('tiles').children].map((t) => [t.dataset.sessionId, t]));
     $('tiles').replaceChildren(...shown.map((s) => {
       const key = JSON.stringify(s) + age(s.created_at);
-      const old = before.get(s.session_id);
+      const old = before.get(keyOf(s));
       if (old && old.dataset.key === key) return old;
       const t = tile(s);
       t.dataset.key = key;
@@ -153,7 +172,8 @@
       later();
       return;
     }
-    render((await r.json()).sessions || []);
+    const first = await r.json();
+    render(first.sessions || [], first.hosts_down || []);
     show('overview');
     if (socket) {
       const old = socket;
@@ -169,7 +189,8 @@
     };
     ws.onmessage = (e) => {
       try {
-        render(JSON.parse(e.data).sessions || []);
+        const m = JSON.parse(e.data);
+        render(m.sessions || [], m.hosts_down || []);
       } catch (_) {
         // A message this page cannot read: keep what it shows.
       }

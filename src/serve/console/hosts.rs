@@ -1,0 +1,124 @@
+//! Sessions on other machines in the console: the hosts kpty knows (`kpty hosts add`,
+//! `KPTY_HOSTS`) are listed over their channels ([`crate::remote::hosts::list_all`]) every
+//! [`EVERY`] while a page is open or has asked lately, on a task of their own — a slow or
+//! dead host never holds up this machine's tiles. Their sessions join the overview with
+//! `source: "remote"` and `host`; a host that does not answer is named in `hosts_down`.
+
+use super::super::blocking;
+use serde::Serialize;
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// How often the hosts are asked while they are wanted.
+const EVERY: Duration = Duration::from_secs(2);
+/// How long after a page last asked the hosts are still asked.
+const WANTED_FOR: Duration = Duration::from_secs(30);
+
+/// What the hosts said last: their sessions, and the hosts that did not answer.
+#[derive(Debug, Clone, Default)]
+pub struct Rows {
+    /// Each host's sessions, `host` and `source: "remote"` set.
+    pub sessions: Vec<Value>,
+    /// The hosts that did not answer.
+    down: Vec<Down>,
+}
+
+impl Rows {
+    /// The sessions, and the hosts that did not answer as JSON (`None` when all did).
+    pub fn into_parts(self) -> (Vec<Value>, Option<Value>) {
+        let down = (!self.down.is_empty())
+            .then(|| serde_json::to_value(self.down).ok())
+            .flatten();
+        (self.sessions, down)
+    }
+}
+
+/// A host that did not answer, and why.
+#[derive(Debug, Clone, Serialize)]
+struct Down {
+    /// The host.
+    host: String,
+    /// What went wrong (ssh's words when it was ssh).
+    error: String,
+}
+
+/// The hosts' rows, kept fresh while wanted.
+#[derive(Default)]
+pub struct Hosts {
+    rows: Mutex<Rows>,
+    asked: Mutex<Option<Instant>>,
+}
+
+impl Hosts {
+    /// Start asking the hosts (while `open()` says a page is open, or one asked in the last
+    /// [`WANTED_FOR`]) until `stop`.
+    pub fn start(open: impl Fn() -> bool + Send + 'static, stop: CancellationToken) -> Arc<Self> {
+        let hosts = Arc::new(Self::default());
+        tokio::spawn(watch(hosts.clone(), open, stop));
+        hosts
+    }
+
+    /// What the hosts said last; notes that a page wants them.
+    pub fn rows(&self) -> Rows {
+        *self.asked.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+        self.rows.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn wanted(&self) -> bool {
+        self.asked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some_and(|t| t.elapsed() < WANTED_FOR)
+    }
+}
+
+/// `list` on every known host into rows.
+fn ask(known: &[crate::remote::Host]) -> Rows {
+    let mut rows = Rows::default();
+    for h in crate::remote::hosts::list_all(known) {
+        if h.ok {
+            rows.sessions.extend(h.sessions.into_iter().map(|mut s| {
+                s["source"] = Value::from("remote");
+                s
+            }));
+        } else {
+            let why = h
+                .error
+                .as_ref()
+                .and_then(|e| e["error"]["message"].as_str().or(e["message"].as_str()))
+                .unwrap_or("no answer")
+                .to_string();
+            rows.down.push(Down {
+                host: h.host,
+                error: why,
+            });
+        }
+    }
+    rows
+}
+
+async fn watch(hosts: Arc<Hosts>, open: impl Fn() -> bool, stop: CancellationToken) {
+    let mut tick = tokio::time::interval(EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        if !open() && !hosts.wanted() {
+            continue;
+        }
+        let known = match crate::remote::hosts::known() {
+            Ok(k) if !k.is_empty() => k,
+            _ => {
+                *hosts.rows.lock().unwrap_or_else(|p| p.into_inner()) = Rows::default();
+                continue;
+            }
+        };
+        if let Ok(rows) = blocking(move || Ok(ask(&known))).await {
+            *hosts.rows.lock().unwrap_or_else(|p| p.into_inner()) = rows;
+        }
+    }
+}
