@@ -350,13 +350,21 @@ async fn the_mcp_shell_action_opens_a_pty_every_action_reaches() {
         pty(&env, &id, 2)["command"],
         "sh -c 'echo from-program; exit 4'"
     );
-    let r = m
-        .json(json!({"action": "read", "session_id": prog_address, "max_bytes": 10000}))
-        .await;
-    assert!(
-        s(&r, "output").contains("from-program") && s(&r, "output").contains(&notice(4)),
-        "{r}"
-    );
+    // The exit notice follows the program's last output into the PTY's buffer: read until
+    // both are there (the exit code may be listed a moment before).
+    let has_all =
+        |r: &Value| s(r, "output").contains("from-program") && s(r, "output").contains(&notice(4));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let r = loop {
+        let r = m
+            .json(json!({"action": "read", "session_id": prog_address, "max_bytes": 10000}))
+            .await;
+        if has_all(&r) || std::time::Instant::now() > deadline {
+            break r;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    };
+    assert!(has_all(&r), "{r}");
     let l = m.json(json!({"action": "list"})).await;
     let listed = l["sessions"][0]["ptys"]
         .as_array()
