@@ -15,16 +15,28 @@ use std::time::Duration;
 
 /// The channel's socket for `host` and `dir`: one a host, remote directory, ssh command and
 /// kpty build (a new build never talks to an older channel).
-fn socket(host: &Host, dir: Option<&str>, build: &str) -> Result<PathBuf> {
+fn socket(host: &Host, dir: Option<&str>) -> Result<PathBuf> {
+    let (folder, build) = base()?;
     let ssh = crate::api::config::var("KPTY_SSH_COMMAND").unwrap_or_default();
     let seed = format!("{host}\n{}\n{ssh}\n{build}", dir.unwrap_or(""));
     let key: String = Sha256::digest(seed.as_bytes())[..8]
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
+    Ok(folder.join(format!("mux-{key}")))
+}
+
+/// The folder of the channels' sockets (made private once) and this build's name, found
+/// once a process (`list --all-hosts` asks for them once a host).
+fn base() -> Result<(PathBuf, String)> {
+    static BASE: std::sync::OnceLock<(PathBuf, String)> = std::sync::OnceLock::new();
+    if let Some(b) = BASE.get() {
+        return Ok(b.clone());
+    }
     let d = crate::store::paths::runtime_dir()?.join("ssh");
     crate::store::secure::ensure_dir(&d)?;
-    Ok(d.join(format!("mux-{key}")))
+    let b = (d, super::install::build_name()?);
+    Ok(BASE.get_or_init(|| b).clone())
 }
 
 /// A connection to the channel of `host` (in `dir`), started first when there is none;
@@ -34,7 +46,7 @@ pub fn connect(host: &Host, dir: Option<&str>) -> Result<Option<UnixStream>> {
     if let Some(s) = open(host, dir)? {
         return Ok(Some(s));
     }
-    let sock = socket(host, dir, &super::install::build_name()?)?;
+    let sock = socket(host, dir)?;
     super::master::ensure(host)?;
     let kpty = super::install::ensure(host)?;
     let spec = super::mux::Spec {
@@ -54,7 +66,7 @@ pub fn connect(host: &Host, dir: Option<&str>) -> Result<Option<UnixStream>> {
 
 /// A connection to the channel of `host` (in `dir`) when one is open; never starts one.
 pub fn open(host: &Host, dir: Option<&str>) -> Result<Option<UnixStream>> {
-    let sock = socket(host, dir, &super::install::build_name()?)?;
+    let sock = socket(host, dir)?;
     Ok(reach(&sock))
 }
 

@@ -570,14 +570,36 @@ fn one_channel_carries_every_call_stdin_signals_and_calls_at_once() {
                 .any(|e| e["session_id"] == names[0].as_str() && e["busy"] == true)
         })
     };
-    wait_for(20_000, "the remote talk to start", busy);
+    // The command itself runs (not just typed: a Ctrl-C before bash has read the line is
+    // another story).
+    let sleeping = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_kpty"))
+            .arg("--state-dir")
+            .arg(&state)
+            .args(["--json", "list"])
+            .output()
+            .unwrap();
+        json_of(&out)["sessions"].as_array().is_some_and(|a| {
+            a.iter().any(|e| {
+                e["session_id"] == names[0].as_str()
+                    && e["foreground_command"]
+                        .as_str()
+                        .is_some_and(|c| c.starts_with("sleep"))
+            })
+        })
+    };
+    wait_for(20_000, "the remote command to start", sleeping);
     let _ = Command::new("kill")
         .args(["-INT", &talk.id().to_string()])
         .status();
     let out = wait_child(talk, &["an interrupted remote talk"]);
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
-    assert!(stderr(&out).contains("CANCELLED"), "{}", stderr(&out));
-    wait_for(20_000, "the interrupted command to end there", || !busy());
+    let said = stderr(&out);
+    assert!(said.contains("CANCELLED"), "{said}");
+    let ended = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        wait_for(20_000, "the interrupted command to end there", || !busy())
+    }));
+    assert!(ended.is_ok(), "the talk said: {said}");
     let out = run(&["--host", "testbox", "talk", "-s", &names[0], "echo after"]);
     assert_eq!(stdout(&out).trim(), "after", "{}", stderr(&out));
 }
