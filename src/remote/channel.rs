@@ -48,21 +48,42 @@ pub fn connect(host: &Host, dir: Option<&str>) -> Result<Option<UnixStream>> {
     }
     let sock = socket(host, dir)?;
     super::master::ensure(host)?;
-    let kpty = super::install::ensure(host)?;
-    let spec = super::mux::Spec {
+    let mut spec = super::mux::Spec {
         host: host.to_string(),
         dir: dir.map(str::to_string),
-        kpty,
+        kpty: super::install::command()?,
         socket: sock.clone(),
     };
-    match start(&spec) {
+    // This build is most often there already: the channel is tried first, and only when it
+    // does not start is the host asked what it has (and given this build when it has none).
+    let first = start(&spec);
+    let started = match first {
+        Ok(()) => Ok(()),
+        Err(Busy) => Err(Busy),
+        Err(_) => {
+            spec.kpty = super::install::ensure(host)?;
+            start(&spec)
+        }
+    };
+    match started {
         Ok(()) => Ok(reach(&sock)),
-        Err(e) => {
-            tracing::debug!("no channel to {host}, going the direct way: {}", e.message);
+        Err(Busy) => Ok(None),
+        Err(NotStarted::Failed(why)) => {
+            tracing::debug!("no channel to {host}, going the direct way: {why}");
             Ok(None)
         }
     }
 }
+
+/// Why a channel did not start.
+#[derive(Debug)]
+enum NotStarted {
+    /// Another process serves it, or is starting it.
+    Busy,
+    /// What the channel's process said.
+    Failed(String),
+}
+use NotStarted::Busy;
 
 /// A connection to the channel of `host` (in `dir`) when one is open; never starts one.
 pub fn open(host: &Host, dir: Option<&str>) -> Result<Option<UnixStream>> {
@@ -79,20 +100,19 @@ fn reach(sock: &std::path::Path) -> Option<UnixStream> {
 }
 
 /// Start the channel's process and wait for its ready line.
-fn start(spec: &super::mux::Spec) -> Result<()> {
-    let exe = std::env::current_exe().map_err(|e| Error::internal(e.to_string()))?;
+fn start(spec: &super::mux::Spec) -> std::result::Result<(), NotStarted> {
+    let failed = |e: &dyn std::fmt::Display| NotStarted::Failed(e.to_string());
+    let exe = std::env::current_exe().map_err(|e| failed(&e))?;
     let log = spec.socket.with_extension("log");
-    let log = crate::store::secure::open_append(&log)?;
+    let log = crate::store::secure::open_append(&log).map_err(|e| failed(&e.message))?;
     let mut cmd = Command::new(exe);
     cmd.arg(super::mux::SUBCOMMAND)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(log));
     crate::sys::setsid_on_spawn(&mut cmd);
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| Error::internal(format!("cannot start the channel: {e}")))?;
-    let mut line = serde_json::to_string(spec).map_err(|e| Error::internal(e.to_string()))?;
+    let mut child = cmd.spawn().map_err(|e| failed(&e))?;
+    let mut line = serde_json::to_string(spec).map_err(|e| failed(&e))?;
     line.push('\n');
     if let Some(mut w) = child.stdin.take() {
         let _ = w.write_all(line.as_bytes());
@@ -112,7 +132,8 @@ fn start(spec: &super::mux::Spec) -> Result<()> {
     std::thread::spawn(move || child.wait());
     match said.trim() {
         "ready" => Ok(()),
-        other => Err(Error::internal(format!("the channel said {other:?}"))),
+        "busy" => Err(Busy),
+        other => Err(NotStarted::Failed(other.to_string())),
     }
 }
 

@@ -62,6 +62,11 @@ pub fn ensure(host: &Host) -> Result<String> {
     Ok(remote_path(&name))
 }
 
+/// The command that runs this build's kpty on a host, whether or not it is there yet.
+pub fn command() -> Result<String> {
+    Ok(remote_path(&build_name()?))
+}
+
 /// This build's name on hosts (`kpty-VERSION-SHA12`).
 pub fn build_name() -> Result<String> {
     cached_name()

@@ -1,10 +1,13 @@
 //! Sessions on another machine over a real OpenSSH: each test starts `sshd` on 127.0.0.1 and
 //! a free port with a host key and an authorized key made for it, and points kpty at it with
 //! `KPTY_SSH_COMMAND=ssh -F CONFIG` (strict host-key checking, the generated known_hosts).
-//! Covered: talk and persistence across calls (and the first-use install), the local audit
+//! Covered: talk and persistence across calls, the first-use install and
+//! `KPTY_REMOTE_INSTALL=0` (on a server whose logins get a home of their own), the local audit
 //! entry, an unreachable port and a changed host key (`HOST_UNREACHABLE`, never bypassed), a
 //! connection killed mid-talk (the remote session lives on), `list --all-hosts` with a dead
-//! host, and MCP's `host`.
+//! host, MCP's `host`, attach through ssh in a test-side terminal, the host's channel (one
+//! for every call: stdin, Ctrl-C, calls at once; its far end fed any bytes), and the web
+//! console's overview of the hosts' sessions.
 
 use crate::support::*;
 use serde_json::{Value, json};
@@ -20,6 +23,12 @@ pub(crate) struct Sshd {
 impl Sshd {
     /// Start one; `None` when sshd (or ssh) is not installed (a failure under CI).
     pub(crate) fn start() -> Option<Self> {
+        Self::start_with(false)
+    }
+
+    /// Start one whose logins get a home of their own (`home/` in its folder: no kpty there
+    /// yet) when `own_home`.
+    pub(crate) fn start_with(own_home: bool) -> Option<Self> {
         let sshd = Path::new("/usr/sbin/sshd");
         if !sshd.exists() || Command::new("ssh").arg("-V").output().is_err() {
             skip("sshd and ssh are needed (apt-get install openssh-server openssh-client)");
@@ -38,10 +47,20 @@ impl Sshd {
         }
         std::fs::copy(d.join("userkey.pub"), d.join("authorized_keys")).unwrap();
         let port = free_port();
+        let extra = if own_home {
+            let home = d.join("home");
+            std::fs::create_dir_all(&home).unwrap();
+            format!(
+                "ForceCommand HOME={} exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n",
+                home.display()
+            )
+        } else {
+            String::new()
+        };
         let conf = format!(
             "Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/hostkey\nPidFile {d}/sshd.pid\n\
              AuthorizedKeysFile {d}/authorized_keys\nUsePAM no\nStrictModes no\n\
-             PasswordAuthentication no\nPermitRootLogin yes\nMaxStartups 50\n",
+             PasswordAuthentication no\nPermitRootLogin yes\nMaxStartups 50\n{extra}",
             d = d.display()
         );
         std::fs::write(d.join("sshd_config"), conf).unwrap();
@@ -781,4 +800,73 @@ fn the_web_console_lists_the_known_hosts_sessions_and_names_a_dead_host() {
             .any(|d| d["host"] == "testbox"),
         "{last}"
     );
+}
+
+#[test]
+fn a_host_without_this_kpty_gets_it_once_or_is_told_how_to_install_it() {
+    let Some(ssh) = Sshd::start_with(true) else {
+        return;
+    };
+    let env = Env::new();
+    let remote = ssh.remote_dir("work");
+    let _sessions = Sessions(remote.clone());
+    let installed = || -> Vec<String> {
+        let bin = ssh.dir.path().join("home/.cache/kpty/bin");
+        std::fs::read_dir(bin)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    // Told off: nothing is copied, and the error says where the binary goes.
+    let out = cmd(
+        &env,
+        &ssh,
+        &remote,
+        &["--host", "testbox", "--json", "talk", "echo no"],
+    )
+    .env("KPTY_REMOTE_INSTALL", "0")
+    .output()
+    .unwrap();
+    let v = json_of(&out);
+    assert_eq!(
+        (out.status.code(), &v["error_code"]),
+        (Some(103), &json!("HOST_UNREACHABLE")),
+        "{v}"
+    );
+    assert!(
+        s(&v, "message").contains("KPTY_REMOTE_INSTALL=0")
+            && s(&v, "message").contains(".cache/kpty/bin"),
+        "{v}"
+    );
+    assert!(installed().is_empty());
+    // The first call copies this build there, says so once, and runs.
+    let out = cmd(
+        &env,
+        &ssh,
+        &remote,
+        &["--host", "testbox", "talk", "echo first-$((1+1))"],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(stdout(&out).trim(), "first-2", "{}", stderr(&out));
+    assert!(stderr(&out).contains("installed kpty"), "{}", stderr(&out));
+    let names = installed();
+    assert!(
+        names.len() == 1 && names[0].starts_with(&format!("kpty-{}-", env!("CARGO_PKG_VERSION"))),
+        "{names:?}"
+    );
+    // The next call finds it: no copy, no message.
+    let out = cmd(
+        &env,
+        &ssh,
+        &remote,
+        &["--host", "testbox", "talk", "echo again"],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(stdout(&out).trim(), "again", "{}", stderr(&out));
+    assert!(!stderr(&out).contains("installed"), "{}", stderr(&out));
 }
