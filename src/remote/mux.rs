@@ -34,7 +34,7 @@ pub struct Spec {
     pub host: String,
     /// The directory the host's kpty runs in (else the login's home).
     pub dir: Option<String>,
-    /// The command that runs kpty there ([`super::install::ensure`]).
+    /// The command that runs kpty there (`install::ensure`).
     pub kpty: String,
     /// The socket to serve.
     pub socket: PathBuf,

@@ -3,7 +3,7 @@
 //! this kpty in a process of its own (its output streamed back as it comes, its exit code
 //! last); an action runs in a thread, its JSON answer returned whole. A `Cancel` interrupts a
 //! verb as Ctrl-C would (SIGINT: a talk interrupts its command and ends as `CANCELLED`).
-//! When the channel's input ends, the requests still running get [`DRAIN`] to answer; past
+//! When the channel's input ends, the requests still running get a few seconds to answer; past
 //! it (the connection dropped) they are left to finish: the sessions live on, as with any
 //! ssh command whose client went away.
 //!
