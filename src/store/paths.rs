@@ -296,13 +296,14 @@ impl StateDir {
     }
 }
 
-/// How long a state directory's proven ancestors stay proven in this process (see
-/// [`StateDir::check_root`]): a CLI call is over well within it; a long-lived `kpty mcp`,
-/// `kpty serve` or holder walks them again at most this often.
+/// How long a state directory's proven ancestors (and those of the private directory,
+/// [`user_private_dir`]) stay proven in this process (see [`StateDir::check_root`]): a CLI
+/// call is over well within it; a long-lived `kpty mcp`, `kpty serve` or holder walks them
+/// again at most this often.
 pub(crate) const PROOF_TTL: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// The state directories this process proved recently, by path: the device and inode the
-/// proof saw, and when.
+/// The directories this process proved recently (state directories, the private directory),
+/// by path: the device and inode the proof saw, and when.
 mod proofs {
     use std::path::{Path, PathBuf};
     use std::sync::Mutex;
