@@ -371,8 +371,8 @@ impl Shared {
     }
 
     fn take_in(&self, chunk: &[u8], from_pty: bool) {
-        let mut st = self.lock();
-        let st = &mut *st;
+        let mut guard = self.lock();
+        let st = &mut *guard;
         let now = Instant::now();
         if let Some(r) = self.recorder.get() {
             // Before the screen takes the chunk: a new segment's snapshot is the screen the
@@ -442,6 +442,9 @@ impl Shared {
         st.output_seen = true;
         st.last_output = now;
         st.dirty = true;
+        // Woken after the lock is let go: a waiter then takes it at once, not after a second
+        // sleep on the lock.
+        drop(guard);
         self.cond.notify_all();
         if marked {
             self.events.notify_all();

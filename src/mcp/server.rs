@@ -96,15 +96,20 @@ impl KptyServer {
         // running talks so that a cancellation (or the server's end) can stop it.
         let token = rc.meta.get_progress_token();
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::proto::ProgressBody>();
-        let with_progress = token.is_some();
+        // Without a progress token nothing is sent: the sender is dropped here, not when the
+        // talk ends, where dropping it would wake this task once more before its result.
+        let tx = token.is_some().then_some(tx);
         let ticket = self.talks.start();
         let running: Running = (*ticket).clone();
         let mut work = tokio::task::spawn_blocking(move || {
             let mut sink = |b| {
-                let _ = tx.send(b);
+                if let Some(tx) = &tx {
+                    let _ = tx.send(b);
+                }
             };
-            let progress =
-                with_progress.then_some((PROGRESS_EVERY, &mut sink as &mut dyn FnMut(_)));
+            let progress = tx
+                .is_some()
+                .then_some((PROGRESS_EVERY, &mut sink as &mut dyn FnMut(_)));
             let reply = run_talk(&ctx, &params, progress, &ticket);
             drop(ticket);
             core::outgoing(&ctx, core::to_json(reply)).unwrap_or_else(|e| e.to_json())

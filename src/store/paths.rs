@@ -296,13 +296,14 @@ impl StateDir {
     }
 }
 
-/// How long a state directory's proven ancestors stay proven in this process (see
-/// [`StateDir::check_root`]): a CLI call is over well within it; a long-lived `kpty mcp`,
-/// `kpty serve` or holder walks them again at most this often.
+/// How long a state directory's proven ancestors (and those of the private directory,
+/// [`user_private_dir`]) stay proven in this process (see [`StateDir::check_root`]): a CLI
+/// call is over well within it; a long-lived `kpty mcp`, `kpty serve` or holder walks them
+/// again at most this often.
 pub(crate) const PROOF_TTL: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// The state directories this process proved recently, by path: the device and inode the
-/// proof saw, and when.
+/// The directories this process proved recently (state directories, the private directory),
+/// by path: the device and inode the proof saw, and when.
 mod proofs {
     use std::path::{Path, PathBuf};
     use std::sync::Mutex;
@@ -413,17 +414,20 @@ pub fn user_private_dir() -> Result<PathBuf> {
             .join(".local/state"),
     };
     let dir = base.join("kpty");
-    if std::fs::symlink_metadata(&dir).is_err() {
-        std::fs::DirBuilder::new()
-            .mode(0o700)
-            .recursive(true)
-            .create(&dir)
-            .map_err(|e| {
-                Error::state(&dir, format!("cannot create kpty's private directory: {e}"))
-            })?;
-    }
-    let md = std::fs::symlink_metadata(&dir).map_err(|e| Error::state(&dir, e))?;
-    let uid = rustix::process::getuid().as_raw();
+    let md = match std::fs::symlink_metadata(&dir) {
+        Ok(md) => md,
+        Err(_) => {
+            std::fs::DirBuilder::new()
+                .mode(0o700)
+                .recursive(true)
+                .create(&dir)
+                .map_err(|e| {
+                    Error::state(&dir, format!("cannot create kpty's private directory: {e}"))
+                })?;
+            std::fs::symlink_metadata(&dir).map_err(|e| Error::state(&dir, e))?
+        }
+    };
+    let uid = secure::me();
     let why = if md.file_type().is_symlink() {
         Some("is a symbolic link".to_string())
     } else if !md.is_dir() {
@@ -450,7 +454,14 @@ pub fn user_private_dir() -> Result<PathBuf> {
             ),
         ));
     }
-    secure::check_ancestors(&dir)?;
+    // The directory itself is looked at on every call; the walk above it is proven as a
+    // state directory's is (`StateDir::check_root`): again when another directory is found at
+    // the path, or once the proof is older than `PROOF_TTL`.
+    let id = (md.dev(), md.ino());
+    if !proofs::fresh(&dir, id) {
+        secure::check_ancestors(&dir)?;
+        proofs::remember(&dir, id);
+    }
     Ok(dir)
 }
 
