@@ -174,7 +174,13 @@ pub fn verb(host: &Host, stream: UnixStream, args: &[String], stdin: bool) -> Re
     loop {
         match Frame::read(&mut r) {
             Ok(Some(f)) if f.kind == Kind::Out => {
-                let _ = out.write_all(&f.data).and_then(|()| out.flush());
+                // A reader that is gone (`| head`) ends the call, as it ends a local one;
+                // the channel cancels the verb there.
+                if let Err(e) = out.write_all(&f.data).and_then(|()| out.flush())
+                    && e.kind() == std::io::ErrorKind::BrokenPipe
+                {
+                    return Ok(0);
+                }
             }
             Ok(Some(f)) if f.kind == Kind::Err => {
                 let _ = err.write_all(&f.data);

@@ -92,21 +92,26 @@ pub fn main() -> i32 {
         .read_line(&mut line)
         .ok()
         .and_then(|_| serde_json::from_str::<Spec>(&line).ok());
+    // The starter may have stopped waiting: a line nobody reads is no failure.
+    let say = |line: &str| {
+        use std::io::Write;
+        let _ = writeln!(std::io::stdout(), "{line}");
+    };
     let Some(spec) = spec else {
-        println!("error: a channel spec kpty cannot read");
+        say("error: a channel spec kpty cannot read");
         return 2;
     };
     match open(&spec) {
         Ok(Some((listener, hub, from_host))) => {
-            println!("ready");
+            say("ready");
             serve(&spec, listener, hub, from_host)
         }
         Ok(None) => {
-            println!("busy");
+            say("busy");
             0
         }
         Err(e) => {
-            println!("error: {}", e.message.replace('\n', " "));
+            say(&format!("error: {}", e.message.replace('\n', " ")));
             1
         }
     }
@@ -234,7 +239,7 @@ fn inode(p: &std::path::Path) -> Option<u64> {
     std::fs::symlink_metadata(p).ok().map(|m| m.ino())
 }
 
-/// Each caller on a thread of its own; only this user's.
+/// Each caller on a kept thread; only this user's.
 fn accept(listener: &UnixListener, hub: &Arc<Hub>) {
     let me = rustix::process::getuid();
     for stream in listener.incoming().flatten() {
