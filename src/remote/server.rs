@@ -31,8 +31,46 @@ pub const VERB: &str = "__verb";
 #[derive(Default)]
 struct Running {
     pids: HashMap<u32, u32>,
-    stdins: HashMap<u32, ChildStdin>,
+    stdins: HashMap<u32, Feed>,
     spare: Option<Child>,
+}
+
+/// The most of a verb's stdin kept waiting for the verb to read it; past it the verb's stdin
+/// is cut short and its caller told (the channel never stalls on one slow reader).
+const STDIN_WAITING: usize = 64 << 20;
+
+/// A verb's stdin: its bytes queued for a kept thread that writes them as the verb reads.
+struct Feed {
+    tx: std::sync::mpsc::Sender<Vec<u8>>,
+    waiting: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Feed {
+    /// Start feeding `w`.
+    fn start(mut w: ChildStdin) -> Self {
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        let waiting = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let left = waiting.clone();
+        super::workers::run(move || {
+            let mut open = true;
+            for chunk in rx {
+                open = open && w.write_all(&chunk).is_ok();
+                left.fetch_sub(chunk.len(), std::sync::atomic::Ordering::AcqRel);
+            }
+            // The sender is gone (the end of the input, or the verb ended): `w` closes.
+        });
+        Self { tx, waiting }
+    }
+
+    /// Queue `data`; false when too much is waiting already (the feed should be cut).
+    fn push(&self, data: Vec<u8>) -> bool {
+        use std::sync::atomic::Ordering;
+        if self.waiting.load(Ordering::Acquire) + data.len() > STDIN_WAITING {
+            return false;
+        }
+        self.waiting.fetch_add(data.len(), Ordering::AcqRel);
+        self.tx.send(data).is_ok()
+    }
 }
 
 /// How long the end of the channel's input waits for the requests still running to answer.
@@ -125,11 +163,17 @@ fn take(f: Frame, out: &Out, running: &Arc<Mutex<Running>>, answer: Answer) {
         }
         Kind::Stdin => {
             let mut r = lock();
-            if let Some(w) = r.stdins.get_mut(&f.id)
-                && w.write_all(&f.data).is_err()
+            if let Some(feed) = r.stdins.get(&f.id)
+                && !feed.push(f.data)
             {
-                // The verb stopped reading: what follows is dropped.
                 r.stdins.remove(&f.id);
+                drop(r);
+                let said = format!(
+                    "kpty: over {} MiB of stdin waiting for the command on this host: its input \
+                     was cut short there\n",
+                    STDIN_WAITING >> 20
+                );
+                out.send(&Frame::new(f.id, Kind::Err, said.into_bytes()));
             }
         }
         Kind::StdinEnd => drop(lock().stdins.remove(&f.id)),
@@ -230,7 +274,7 @@ fn start_verb(id: u32, v: Verb, out: &Out, running: &Arc<Mutex<Running>>) {
         let mut r = running.lock().unwrap_or_else(|p| p.into_inner());
         r.pids.insert(id, child.id());
         if let Some(w) = child.stdin.take() {
-            r.stdins.insert(id, w);
+            r.stdins.insert(id, Feed::start(w));
         }
     }
     let (out, running) = (out.clone(), running.clone());

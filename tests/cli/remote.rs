@@ -565,6 +565,44 @@ fn one_channel_carries_every_call_stdin_signals_and_calls_at_once() {
         assert_eq!(stdout(&out).trim(), format!("from-{n}"), "{}", stderr(&out));
     }
     assert_eq!(channels(&env).len(), 1, "still one channel");
+    // A command that does not read its stdin yet never holds up the channel's other calls.
+    let go = remote.join("go");
+    let slow_line = format!(
+        "while [ ! -e {} ]; do sleep 0.05; done; wc -c",
+        go.display()
+    );
+    let mut c = cmd(
+        &env,
+        &ssh,
+        &remote,
+        &["--host", "testbox", "talk", "-s", &names[1], &slow_line],
+    );
+    let mut slow = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut feed = slow.stdin.take().unwrap();
+    let fed = std::thread::spawn(move || {
+        use std::io::Write;
+        feed.write_all(&vec![b'x'; 1 << 20]).unwrap();
+    });
+    let out = run(&["--host", "testbox", "talk", "-s", &names[2], "echo quick"]);
+    assert_eq!(stdout(&out).trim(), "quick", "{}", stderr(&out));
+    assert!(
+        slow.try_wait().unwrap().is_none(),
+        "the slow reader is still waiting"
+    );
+    std::fs::write(&go, "").unwrap();
+    fed.join().unwrap();
+    let out = wait_child(slow, &["a talk reading its stdin late"]);
+    assert_eq!(
+        stdout(&out).trim(),
+        (1 << 20).to_string(),
+        "{}",
+        stderr(&out)
+    );
     // Ctrl-C interrupts the command there, as it does at home: exit 130, the shell usable.
     let talk = cmd(
         &env,
