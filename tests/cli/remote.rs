@@ -193,14 +193,30 @@ struct Sessions(PathBuf);
 
 impl Drop for Sessions {
     fn drop(&mut self) {
-        let state = self.0.join("ai/checkpoints/pty");
-        if state.exists() {
-            let _ = Command::new(env!("CARGO_BIN_EXE_kpty"))
-                .arg("--state-dir")
-                .arg(&state)
-                .args(["kill", "--all"])
-                .output();
+        kill_all(&self.0, None);
+    }
+}
+
+/// `kpty kill --all` in the state directory under `dir`, as a user whose home is `home` (the
+/// registry is sealed with a key kept in the home kpty ran with).
+fn kill_all(dir: &Path, home: Option<&Path>) {
+    let state = dir.join("ai/checkpoints/pty");
+    if state.exists() {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_kpty"));
+        c.arg("--state-dir").arg(&state).args(["kill", "--all"]);
+        if let Some(h) = home {
+            c.env("HOME", h).env_remove("XDG_STATE_HOME");
         }
+        let _ = c.output();
+    }
+}
+
+/// The sessions made there by logins with a home of their own ([`Sshd::start_with`]).
+struct SessionsAt(PathBuf, PathBuf);
+
+impl Drop for SessionsAt {
+    fn drop(&mut self) {
+        kill_all(&self.0, Some(&self.1));
     }
 }
 
@@ -847,7 +863,7 @@ fn a_host_without_this_kpty_gets_it_once_or_is_told_how_to_install_it() {
     };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
-    let _sessions = Sessions(remote.clone());
+    let _sessions = SessionsAt(remote.clone(), ssh.dir.path().join("home"));
     let installed = || -> Vec<String> {
         let bin = ssh.dir.path().join("home/.cache/kpty/bin");
         std::fs::read_dir(bin)
