@@ -183,6 +183,17 @@ fn cmd(env: &Env, ssh: &Sshd, remote: &Path, args: &[&str]) -> Command {
     c
 }
 
+/// `kpty --json list` of the state directory `state` (the host's, read here directly).
+fn listed(state: &Path) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_kpty"))
+        .arg("--state-dir")
+        .arg(state)
+        .args(["--json", "list"])
+        .output()
+        .unwrap();
+    json_of(&out)
+}
+
 fn json_of(out: &std::process::Output) -> Value {
     serde_json::from_str(stdout(out).lines().last().unwrap_or("")).unwrap_or(Value::Null)
 }
@@ -330,15 +341,7 @@ fn a_connection_killed_mid_talk_leaves_the_remote_session_running() {
     .unwrap();
     // The command runs there (the host is this machine: its state is read directly).
     let state = remote.join("ai/checkpoints/pty");
-    let busy = || {
-        let out = Command::new(env!("CARGO_BIN_EXE_kpty"))
-            .arg("--state-dir")
-            .arg(&state)
-            .args(["--json", "list"])
-            .output()
-            .unwrap();
-        json_of(&out)["sessions"][0]["busy"] == true
-    };
+    let busy = || listed(&state)["sessions"][0]["busy"] == true;
     wait_for(20_000, "the remote talk to start", busy);
     // The connection to the host goes away: the master ends its sessions.
     let mut stop = Command::new("sh");
@@ -632,13 +635,7 @@ fn one_channel_carries_every_call_stdin_signals_and_calls_at_once() {
     .unwrap();
     let state = remote.join("ai/checkpoints/pty");
     let busy = || {
-        let out = Command::new(env!("CARGO_BIN_EXE_kpty"))
-            .arg("--state-dir")
-            .arg(&state)
-            .args(["--json", "list"])
-            .output()
-            .unwrap();
-        json_of(&out)["sessions"].as_array().is_some_and(|a| {
+        listed(&state)["sessions"].as_array().is_some_and(|a| {
             a.iter()
                 .any(|e| e["session_id"] == names[0].as_str() && e["busy"] == true)
         })
@@ -646,13 +643,7 @@ fn one_channel_carries_every_call_stdin_signals_and_calls_at_once() {
     // The command itself runs (not just typed: a Ctrl-C before bash has read the line is
     // another story).
     let sleeping = || {
-        let out = Command::new(env!("CARGO_BIN_EXE_kpty"))
-            .arg("--state-dir")
-            .arg(&state)
-            .args(["--json", "list"])
-            .output()
-            .unwrap();
-        json_of(&out)["sessions"].as_array().is_some_and(|a| {
+        listed(&state)["sessions"].as_array().is_some_and(|a| {
             a.iter().any(|e| {
                 e["session_id"] == names[0].as_str()
                     && e["foreground_command"]
