@@ -5,7 +5,7 @@
 //! `KPTY_GATEWAY_URL` set, the same event is also POSTed fire-and-forget to
 //! `/v1/pty-traffic/emit` (2 s timeout): a dead gateway never fails or slows the action.
 //!
-//! An action that cannot be audited is not run: before it runs, [`begin`] appends an
+//! An action that cannot be audited is not run: before it runs, `Seen::begin` appends an
 //! `intent` line (the action, the session named, the command, redacted) to the journal the
 //! result will go to; when that write fails (a full disk, a journal kpty may not write) the
 //! action is refused with `AUDIT_FAILED` — unless the operator chose `KPTY_AUDIT_FAIL=open`
@@ -89,18 +89,10 @@ fn command_of(p: &Params) -> Option<String> {
         .map(cap)
 }
 
-/// Record that `action` is about to run, before it runs: an `intent` line in the journal its
-/// result will go to. When that cannot be written the action must not run: `AUDIT_FAILED`
-/// (see `FailMode`).
-pub fn begin(ctx: &Ctx, action: Action, p: &Params) -> Result<()> {
-    if !audited(action) {
-        return Ok(());
-    }
-    begin_as(ctx, action.as_str(), p)
-}
-
-/// [`begin`] for an operation that is not one of the tool's actions (`reset`), named `name`.
-pub fn begin_as(ctx: &Ctx, name: &'static str, p: &Params) -> Result<()> {
+/// Record that operation `name` is about to run, before it runs: an `intent` line in the
+/// journal its result will go to, which stays open for that result ([`Seen`]). When that
+/// cannot be written the action must not run: `AUDIT_FAILED` (see `FailMode`).
+fn begin_open(ctx: &Ctx, name: &'static str, p: &Params) -> Result<Option<journal::Open>> {
     let mode = FailMode::from_env()?;
     let command = command_of(p);
     let named = p
@@ -118,20 +110,20 @@ pub fn begin_as(ctx: &Ctx, name: &'static str, p: &Params) -> Result<()> {
     // A state directory or journal kpty may not trust is a STATE_ERROR, whatever the
     // fail mode: `open` is for a disk that cannot take the entry, not for tampered state.
     ctx.state.ensure()?;
-    ctx.state.verify(&path)?;
-    if let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) {
-        crate::store::secure::check_entries(dir, &[name])?;
-    }
-    let Err(e) = journal::try_append_verified(&path, &line) else {
-        return Ok(());
+    ctx.state.check_journal(&path)?;
+    let e = match journal::try_append_verified(&path, &line) {
+        Ok(open) => return Ok(Some(open)),
+        Err(e) => e,
     };
+    // Tampered since this process last looked (a link, another owner): refused as such.
+    ctx.state.check_journal_afresh(&path)?;
     match mode {
         FailMode::Open => {
             tracing::warn!(
                 "{name} runs without its audit entry ({FAIL_ENV}=open): {}",
                 e.message
             );
-            Ok(())
+            Ok(None)
         }
         FailMode::Closed => Err(Error::new(
             ErrorCode::AuditFailed,
@@ -319,9 +311,20 @@ fn response_field(v: &Value) -> String {
 #[derive(Default)]
 pub struct Seen {
     entry: Option<RegistryEntry>,
+    /// The journal the action's intent went to, still open.
+    journal: Option<journal::Open>,
 }
 
 impl Seen {
+    /// Write the intent of operation `name` ([`begin_open`]) and keep its journal open for
+    /// the result.
+    pub(super) fn begin(ctx: &Ctx, name: &'static str, p: &Params) -> Result<Self> {
+        Ok(Self {
+            entry: None,
+            journal: begin_open(ctx, name, p)?,
+        })
+    }
+
     /// The action resolved `h` (the last one seen counts: a default session replaced).
     pub fn saw(&mut self, h: &Handle) {
         self.entry = Some(h.entry().clone());
@@ -342,7 +345,7 @@ pub(super) fn record_seen(
     p: &Params,
     result: &Result<Value>,
     started: Instant,
-    seen: &Seen,
+    seen: Seen,
 ) {
     let (ok_value, err) = match result {
         Ok(v) => (Some(v), None),
@@ -412,7 +415,10 @@ pub(super) fn record_seen(
     } else {
         event.clone()
     };
-    journal::append(&ctx.state, &path, &line);
+    match seen.journal {
+        Some(open) if open.path() == path => open.append(&ctx.state, &line),
+        _ => journal::append(&ctx.state, &path, &line),
+    }
     emit(event);
 }
 

@@ -263,14 +263,13 @@ fn audited_inner<T: serde::Serialize>(
     work: impl FnOnce(&mut audit::Seen) -> Result<T>,
 ) -> Result<T> {
     let started = std::time::Instant::now();
-    audit::begin_as(ctx, name, p).map_err(|e| e.speak(ctx.voice))?;
-    let mut seen = audit::Seen::default();
+    let mut seen = audit::Seen::begin(ctx, name, p).map_err(|e| e.speak(ctx.voice))?;
     let result = work(&mut seen).map_err(|e| e.speak(ctx.voice));
     let json = match &result {
         Ok(r) => to_json(Ok(r)),
         Err(e) => Err(e.clone()),
     };
-    audit::record_seen(ctx, name, p, &json, started, &seen);
+    audit::record_seen(ctx, name, p, &json, started, seen);
     result
 }
 

@@ -26,9 +26,58 @@ fn try_append<T: Serialize>(state: &StateDir, path: &Path, event: &T) -> Result<
 }
 
 /// [`try_append`] to a journal whose folders the caller has just verified
-/// ([`StateDir::verify`]).
-pub fn try_append_verified<T: Serialize>(path: &Path, event: &T) -> Result<()> {
-    write_line(path, &encode(path, event)?)
+/// ([`StateDir::verify`]); the journal stays open for a later line of the same action
+/// ([`Open::append`]).
+pub fn try_append_verified<T: Serialize>(path: &Path, event: &T) -> Result<Open> {
+    let j = Open::at(path)?;
+    j.write(&encode(path, event)?)?;
+    Ok(j)
+}
+
+/// A journal kept open between the lines one action writes (its intent, then its result),
+/// so the second line costs neither a second open nor a second walk of its folders.
+pub struct Open {
+    path: std::path::PathBuf,
+    file: std::fs::File,
+}
+
+impl Open {
+    /// Open the journal at `path` (its folders verified by the caller), creating it 0600.
+    fn at(path: &Path) -> Result<Self> {
+        if let Some(dir) = path.parent() {
+            super::secure::ensure_dir(dir)?;
+        }
+        let file = super::secure::open_read_append(path)?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
+    /// The journal's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Append one event, as [`append`] does; a journal removed since it was opened (its
+    /// session's folder cleaned away) is opened again by path, after `state` verified it.
+    pub fn append<T: Serialize>(self, state: &StateDir, event: &T) {
+        use std::os::unix::fs::MetadataExt;
+        if self.file.metadata().is_ok_and(|m| m.nlink() > 0) {
+            let r = encode(&self.path, event).and_then(|line| self.write(&line));
+            if let Err(e) = r {
+                tracing::warn!("cannot append to {}: {}", self.path.display(), e.message);
+            }
+            return;
+        }
+        append(state, &self.path, event);
+    }
+
+    /// Append `line` whole or not at all: under the file's lock, chained to the file's last
+    /// line (a torn last line, left by a writer that died, is ended first).
+    fn write(&self, line: &[u8]) -> Result<()> {
+        write_open(&self.file, &self.path, line)
+    }
 }
 
 /// One journal line: `event` as JSON and a newline.
@@ -40,17 +89,32 @@ fn encode<T: Serialize>(path: &Path, event: &T) -> Result<Vec<u8>> {
 }
 
 /// The journal's lock, held while its last line is read and the next one written (the wait
-/// has the registry lock's deadline).
-fn hold(f: &std::fs::File, path: &Path) -> Result<Option<super::lock::Lock>> {
+/// has the registry lock's deadline), and let go when the guard drops: the journal itself
+/// may stay open ([`Open`]), so closing a descriptor is not what releases it.
+fn hold<'f>(f: &'f std::fs::File, path: &Path) -> Result<Held<'f>> {
     match f.try_lock() {
-        Ok(()) => Ok(None),
+        Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {
             let other = f.try_clone().map_err(|e| Error::state(path, e))?;
-            super::lock::lock_file(other, path, super::lock::default_wait()).map(Some)
+            drop(super::lock::lock_file(
+                other,
+                path,
+                super::lock::default_wait(),
+            )?);
         }
         Err(std::fs::TryLockError::Error(e)) => {
-            Err(Error::state(path, format!("cannot lock: {e}")))
+            return Err(Error::state(path, format!("cannot lock: {e}")));
         }
+    }
+    Ok(Held(f))
+}
+
+/// A journal's lock, held until dropped.
+struct Held<'f>(&'f std::fs::File);
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
     }
 }
 
@@ -60,15 +124,15 @@ pub fn append_line(state: &StateDir, path: &Path, line: &[u8]) -> Result<()> {
     write_line(path, line)
 }
 
-/// [`append_line`] once the folders are verified: under the file's lock, `line` chained to
-/// the file's last line (a torn last line, left by a writer that died, is ended first).
+/// [`append_line`] once the folders are verified.
 fn write_line(path: &Path, line: &[u8]) -> Result<()> {
+    Open::at(path)?.write(line)
+}
+
+/// [`Open::write`] on the journal `f` at `path`.
+fn write_open(mut f: &std::fs::File, path: &Path, line: &[u8]) -> Result<()> {
     use std::os::unix::fs::FileExt;
-    if let Some(dir) = path.parent() {
-        super::secure::ensure_dir(dir)?;
-    }
-    let mut f = super::secure::open_read_append(path)?;
-    let _held = hold(&f, path)?;
+    let _held = hold(f, path)?;
     let len = f.metadata().map_err(|e| Error::state(path, e))?.len();
     let last = super::chain::last_line(len, |buf, at| f.read_at(buf, at))
         .map_err(|e| Error::state(path, e))?;
@@ -102,4 +166,28 @@ fn write_line(path: &Path, line: &[u8]) -> Result<()> {
             if cut.is_ok() { "removed" } else { "left" }
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_journal_kept_open_lets_its_lock_go_after_each_line() {
+        // An action keeps its journal open from its intent to its result; between the two
+        // lines (and after), every other writer gets the journal's lock at once.
+        let t = tempfile::tempdir().unwrap();
+        let state = StateDir::at(t.path()).unwrap();
+        state.ensure().unwrap();
+        let path = state.registry_events();
+        let kept = try_append_verified(&path, &serde_json::json!({"n": 1})).unwrap();
+        let other = std::fs::File::open(&path).unwrap();
+        other.try_lock().expect("free between the two lines");
+        other.unlock().unwrap();
+        append(&state, &path, &serde_json::json!({"n": 2}));
+        kept.append(&state, &serde_json::json!({"n": 3}));
+        other.try_lock().expect("free after the last line");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 3, "{text}");
+    }
 }

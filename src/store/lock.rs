@@ -66,7 +66,11 @@ pub fn lock_file(file: File, path: &Path, wait: Duration) -> Result<Lock> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let r = twin.lock().map(|()| twin);
-        let _ = tx.send(r);
+        // Nobody waits any more: let the lock go at once (the open file may have other
+        // descriptors that stay open, a kept journal's).
+        if let Err(std::sync::mpsc::SendError(Ok(twin))) = tx.send(r) {
+            let _ = twin.unlock();
+        }
     });
     match rx.recv_timeout(wait) {
         Ok(Ok(_twin)) => Ok(Lock { _file: file }),

@@ -32,6 +32,15 @@ pub const SESSION_FILES: &[&str] = &[
     "ptys",
 ];
 
+/// [`SESSION_FILES`] but its journal, `events.jsonl`.
+const SESSION_FILES_BUT_JOURNAL: &[&str] = &[
+    "metadata.json",
+    "buffer.txt",
+    "holder.log",
+    "starting.lock",
+    "ptys",
+];
+
 /// A resolved, absolute state directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateDir {
@@ -228,11 +237,50 @@ impl StateDir {
         Ok(())
     }
 
+    /// [`secure::check_entries`] of `names` in `dir` (inside the state directory), unless
+    /// this process did the same check less than `PROOF_TTL` ago under the same proven state
+    /// directory. Folders are still walked on every call, and every file is still opened
+    /// without following links and checked as opened (a link planted since is refused
+    /// there, as a `STATE_ERROR` too); this only spares looking at each entry up front, at
+    /// most once a second per folder.
+    fn check_entries(&self, dir: &Path, names: &'static [&'static str]) -> Result<()> {
+        let what = Below(names);
+        if proofs::below(&self.root, dir, what) {
+            return Ok(());
+        }
+        secure::check_entries(dir, names)?;
+        proofs::remember_below(&self.root, dir, what);
+        Ok(())
+    }
+
+    /// [`Self::check_journal`] with nothing this process proved before taken as read: for
+    /// telling, after a write to `path` failed, a journal kpty may not trust (a
+    /// `STATE_ERROR`) from a disk that cannot take the line.
+    pub fn check_journal_afresh(&self, path: &Path) -> Result<()> {
+        proofs::forget_below(&self.root);
+        self.check_journal(path)
+    }
+
+    /// Check a journal's folders and the journal itself ([`Self::verify`], then
+    /// [`secure::check_entries`]); `path` is a session's `events.jsonl` or the registry's
+    /// `_registry_events.jsonl`.
+    pub fn check_journal(&self, path: &Path) -> Result<()> {
+        self.verify(path)?;
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            return Ok(());
+        };
+        match name.to_str() {
+            Some("events.jsonl") => self.check_entries(dir, &["events.jsonl"]),
+            Some("_registry_events.jsonl") => self.check_entries(dir, &["_registry_events.jsonl"]),
+            other => secure::check_entries(dir, &[other.unwrap_or_default()]),
+        }
+    }
+
     /// Check the state directory and the files kpty keeps at its top (see
     /// [`secure::check_entries`]).
     pub fn check_top(&self) -> Result<()> {
         self.check_root()?;
-        secure::check_entries(&self.root, TOP_FILES)
+        self.check_entries(&self.root, TOP_FILES)
     }
 
     /// Check a session's folder and the files kpty keeps in it (see
@@ -240,7 +288,10 @@ impl StateDir {
     pub fn check_session(&self, id: &SessionId) -> Result<()> {
         let dir = self.session_dir(id);
         self.verify(&dir.join("metadata.json"))?;
-        secure::check_entries(&dir, SESSION_FILES)
+        // The journal is looked at on every call: an action named by label writes its intent
+        // elsewhere, and its result here only after it ran.
+        secure::check_entries(&dir, &["events.jsonl"])?;
+        self.check_entries(&dir, SESSION_FILES_BUT_JOURNAL)
     }
 
     /// Read a state file (verified, never through a link); `None` when missing.
@@ -302,9 +353,16 @@ impl StateDir {
 /// again at most this often.
 pub(crate) const PROOF_TTL: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// What was proven of a folder below a state directory: these entries of it
+/// ([`secure::check_entries`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Below(&'static [&'static str]);
+
 /// The directories this process proved recently (state directories, the private directory),
-/// by path: the device and inode the proof saw, and when.
+/// by path: the device and inode the proof saw, and when; and the entries of folders below
+/// a state directory checked while that proof stood.
 mod proofs {
+    use super::Below;
     use std::path::{Path, PathBuf};
     use std::sync::Mutex;
     use std::time::Instant;
@@ -313,6 +371,45 @@ mod proofs {
     static PROVEN: Mutex<Vec<Proof>> = Mutex::new(Vec::new());
     /// A process serves a handful of state directories; more than this and the oldest goes.
     const KEEP: usize = 16;
+
+    /// Proofs below a state directory: the state directory, the path, what, when.
+    type Sub = (PathBuf, PathBuf, Below, Instant);
+    static BELOW: Mutex<Vec<Sub>> = Mutex::new(Vec::new());
+    /// A server talks to many sessions; each has a folder and its entries.
+    const KEEP_BELOW: usize = 256;
+
+    /// Whether `what` of `path` was proven less than a TTL ago, while `root`'s own proof (the
+    /// one [`fresh`] accepts now) stood.
+    pub(super) fn below(root: &Path, path: &Path, what: Below) -> bool {
+        let Ok(sub) = BELOW.lock() else {
+            return false;
+        };
+        sub.iter().any(|(r, p, w, at)| {
+            *w == what && p == path && r == root && at.elapsed() < super::PROOF_TTL
+        })
+    }
+
+    /// Remember that `what` of `path` below `root` was just proven.
+    pub(super) fn remember_below(root: &Path, path: &Path, what: Below) {
+        let Ok(mut sub) = BELOW.lock() else {
+            return;
+        };
+        sub.retain(|(r, p, w, at)| {
+            !(*w == what && p == path && r == root) && at.elapsed() < super::PROOF_TTL
+        });
+        if sub.len() >= KEEP_BELOW {
+            sub.remove(0);
+        }
+        sub.push((root.to_path_buf(), path.to_path_buf(), what, Instant::now()));
+    }
+
+    /// Forget what was proven below `root` (its own proof is being made again, or a write
+    /// below it failed).
+    pub(super) fn forget_below(root: &Path) {
+        if let Ok(mut sub) = BELOW.lock() {
+            sub.retain(|(r, ..)| r != root);
+        }
+    }
 
     /// Whether `root`, now at device and inode `id`, was proven less than a TTL ago.
     pub(super) fn fresh(root: &Path, id: (u64, u64)) -> bool {
@@ -330,6 +427,7 @@ mod proofs {
             return;
         };
         proven.retain(|(p, ..)| p != root);
+        forget_below(root);
         if proven.len() >= KEEP {
             proven.remove(0);
         }
@@ -564,6 +662,27 @@ mod tests {
         let sd = StateDir::discover(&deep);
         assert_eq!(sd.path(), root.join(STATE_SUBDIR));
         assert_eq!(sd.project_root(), root.to_path_buf());
+    }
+
+    #[test]
+    fn entries_checked_once_are_looked_at_again_in_a_directory_proven_anew() {
+        // The top's entries were checked (and remembered); the state directory is then
+        // swapped for another whose registry is a link: the new directory's proof forgets
+        // what was checked in the old one.
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("state");
+        std::fs::create_dir(&root).unwrap();
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::fs::set_permissions(t.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        let s = StateDir::at(&root).unwrap();
+        s.check_top().unwrap();
+        s.check_top().unwrap();
+        std::fs::rename(&root, t.path().join("old")).unwrap();
+        std::fs::create_dir(&root).unwrap();
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", root.join("_registry.json")).unwrap();
+        let e = s.check_top().unwrap_err();
+        assert!(e.message.contains("symbolic link"), "{e:?}");
     }
 
     #[test]

@@ -570,3 +570,133 @@ fn log_refuses_an_audit_trail_it_cannot_trust() {
     let v = env.fails(&["log", "--session", &id], 113, "STATE_ERROR");
     assert!(s(&v, "message").contains("events.jsonl"), "{v}");
 }
+
+/// What is planted in a session's state between two calls of one long-lived server.
+#[derive(Debug, Clone, Copy)]
+enum Tamper {
+    /// `events.jsonl` replaced by a link to a file in HOME.
+    JournalLink,
+    /// `events.jsonl` made writable by the group.
+    JournalLoose,
+    /// `events.jsonl` replaced by a FIFO.
+    JournalFifo,
+    /// `events.jsonl` replaced by a directory.
+    JournalDir,
+    /// `_registry.json` replaced by a link to a copy in HOME.
+    RegistryLink,
+    /// The session's folder replaced by a link to HOME.
+    FolderLink,
+}
+
+impl Tamper {
+    const ALL: [Tamper; 6] = [
+        Tamper::JournalLink,
+        Tamper::JournalLoose,
+        Tamper::JournalFifo,
+        Tamper::JournalDir,
+        Tamper::RegistryLink,
+        Tamper::FolderLink,
+    ];
+
+    /// Plant it; returns how to put the state back.
+    fn plant(self, env: &Env, id: &str) -> Box<dyn FnOnce()> {
+        let events = env.state().join(format!("sessions/{id}/events.jsonl"));
+        let keep = env.home().join(format!("kept-{self:?}"));
+        let bait = env.home().join("bait.txt");
+        std::fs::write(&bait, "# mine\n").unwrap();
+        match self {
+            Tamper::JournalLink | Tamper::JournalFifo | Tamper::JournalDir => {
+                std::fs::rename(&events, &keep).unwrap();
+                match self {
+                    Tamper::JournalLink => std::os::unix::fs::symlink(&bait, &events).unwrap(),
+                    Tamper::JournalFifo => {
+                        rustix::fs::mknodat(
+                            rustix::fs::CWD,
+                            &events,
+                            rustix::fs::FileType::Fifo,
+                            rustix::fs::Mode::from_raw_mode(0o600),
+                            0,
+                        )
+                        .unwrap();
+                    }
+                    _ => std::fs::create_dir(&events).unwrap(),
+                }
+                Box::new(move || {
+                    let _ = std::fs::remove_file(&events);
+                    let _ = std::fs::remove_dir(&events);
+                    std::fs::rename(&keep, &events).unwrap();
+                })
+            }
+            Tamper::JournalLoose => {
+                std::fs::set_permissions(&events, std::fs::Permissions::from_mode(0o664)).unwrap();
+                Box::new(move || {
+                    std::fs::set_permissions(&events, std::fs::Permissions::from_mode(0o600))
+                        .unwrap()
+                })
+            }
+            Tamper::RegistryLink => {
+                let reg = env.state().join("_registry.json");
+                std::fs::rename(&reg, &keep).unwrap();
+                std::fs::copy(&keep, &bait).unwrap();
+                std::os::unix::fs::symlink(&bait, &reg).unwrap();
+                Box::new(move || {
+                    std::fs::remove_file(&reg).unwrap();
+                    std::fs::rename(&keep, &reg).unwrap();
+                })
+            }
+            Tamper::FolderLink => {
+                let dir = env.state().join(format!("sessions/{id}"));
+                std::fs::rename(&dir, &keep).unwrap();
+                std::os::unix::fs::symlink(env.home(), &dir).unwrap();
+                Box::new(move || {
+                    std::fs::remove_file(&dir).unwrap();
+                    std::fs::rename(&keep, &dir).unwrap();
+                })
+            }
+        }
+    }
+}
+
+/// A long-lived server (`kpty mcp`) remembers for a moment what it proved of the state
+/// directory; state tampered with right after a call it made is refused all the same, as a
+/// `STATE_ERROR`, and nothing is written through what was planted. Each kind, planted
+/// between two calls, then put back: the session works again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_lived_server_refuses_state_tampered_between_two_calls() {
+    let env = Env::new();
+    let id = env.create(&["--label", "worker"]);
+    let m = crate::mcp::start(&env).await;
+    let talk = |cmd: &str| json!({"action": "talk", "session_id": "worker", "command": cmd});
+    for kind in Tamper::ALL {
+        let v = m.json(talk("echo before")).await;
+        assert_eq!(
+            v["output"].as_str().map(str::trim),
+            Some("before"),
+            "{kind:?}: {v}"
+        );
+        let restore = kind.plant(&env, &id);
+        let v = m.json(talk("echo `id` during")).await;
+        assert_eq!(
+            v["error_code"], "STATE_ERROR",
+            "{kind:?} was not refused: {v}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(env.home().join("bait.txt")).unwrap(),
+            if matches!(kind, Tamper::RegistryLink) {
+                std::fs::read_to_string(env.home().join(format!("kept-{kind:?}"))).unwrap()
+            } else {
+                "# mine\n".to_string()
+            },
+            "{kind:?}: something was written through the planted link"
+        );
+        assert!(!env.home().join("events.jsonl").exists(), "{kind:?}");
+        assert!(!env.home().join("metadata.json").exists(), "{kind:?}");
+        restore();
+    }
+    let v = m.json(talk("echo after")).await;
+    assert_eq!(v["output"].as_str().map(str::trim), Some("after"), "{v}");
+    // Nothing typed while the state was tampered with reached the shell.
+    let v = env.read("worker", &[]);
+    assert!(!s(&v, "output").contains("during"), "{v}");
+    m.close().await;
+}
