@@ -3,8 +3,15 @@
 //! call a host's channel carries ([`crate::remote::server`]), and `kpty __action` for a call
 //! made as an ssh command of its own (one call on stdin, its JSON answer on stdout).
 
+use crate::api::Action;
+use crate::core::running::Running;
 use crate::error::Error;
 use crate::remote::action::Call;
+use crate::remote::server::OnCancel;
+use std::time::{Duration, Instant};
+
+/// How long a cancelled talk keeps asking its holder to stop it (as `kpty mcp` does).
+const CANCEL_WITHIN: Duration = Duration::from_secs(5);
 use serde_json::Value;
 use std::io::{Read, Write};
 
@@ -19,7 +26,7 @@ pub fn main() -> i32 {
     {
         return 1;
     }
-    let answer = answer(&input);
+    let answer = answer(&input, &crate::remote::server::OnCancel::default());
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(&answer);
     let _ = out.write_all(b"\n");
@@ -28,16 +35,17 @@ pub fn main() -> i32 {
 
 /// The host's side of a call: `body` ([`Call`] as JSON) run by this machine's core in the
 /// working directory's project, with the caller's channel; its JSON answer (the action's
-/// object, or the error's).
-pub fn answer(body: &[u8]) -> Vec<u8> {
+/// object, or the error's). A talk or a wait says through `on_cancel` how it is stopped when
+/// its caller cancels: the talk's command interrupted, the wait ended.
+pub fn answer(body: &[u8], on_cancel: &OnCancel) -> Vec<u8> {
     let v = match serde_json::from_slice::<Call>(body) {
-        Ok(c) => run(c),
+        Ok(c) => run(c, on_cancel),
         Err(e) => Error::invalid(format!("a remote call kpty could not read: {e}")).to_json(),
     };
     serde_json::to_vec(&v).unwrap_or_default()
 }
 
-fn run(c: Call) -> Value {
+fn run(c: Call, on_cancel: &OnCancel) -> Value {
     let ctx = match std::env::current_dir()
         .map_err(|e| Error::internal(e.to_string()))
         .and_then(|cwd| crate::core::Ctx::new(crate::store::StateDir::discover(&cwd)))
@@ -57,5 +65,25 @@ fn run(c: Call) -> Value {
         )
         .to_json();
     }
-    crate::core::dispatch_json(&ctx.on(channel), c.action, &c.params)
+    let ctx = ctx.on(channel);
+    let (talk, wait) = (
+        matches!(c.action, Action::Talk | Action::Run),
+        c.action == Action::WaitFor,
+    );
+    if !talk && !wait {
+        return crate::core::dispatch_json(&ctx, c.action, &c.params);
+    }
+    // Run as the local front ends run them: cancellable, its session interrupted when the
+    // caller cancels.
+    let running = Running::new();
+    let stop = running.clone();
+    on_cancel.set(move || {
+        let _ = stop.cancel(talk, Duration::ZERO, Instant::now() + CANCEL_WITHIN);
+    });
+    let reply = if talk {
+        crate::core::to_json(crate::core::talk::run_talk(&ctx, &c.params, None, &running))
+    } else {
+        crate::core::to_json(crate::core::wait::run_wait_for(&ctx, &c.params, &running))
+    };
+    crate::core::outgoing(&ctx, reply).unwrap_or_else(|e| e.to_json())
 }

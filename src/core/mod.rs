@@ -360,7 +360,7 @@ fn run_request(ctx: &Ctx, req: Request) -> Result<Reply> {
 
 /// Run one action and always get its JSON: `{ok:true,…}` or `{ok:false, error_code,…}`.
 pub fn dispatch_json(ctx: &Ctx, action: Action, p: &Params) -> Value {
-    if let Some(host) = p.host.as_deref().filter(|h| !h.trim().is_empty()) {
+    if let Some(host) = host_of(p) {
         return remote_json(ctx, host, action, p);
     }
     dispatch(ctx, action, p).unwrap_or_else(|e| e.to_json())
@@ -369,6 +369,25 @@ pub fn dispatch_json(ctx: &Ctx, action: Action, p: &Params) -> Value {
 /// An action with `host`: run by the kpty on that host ([`crate::remote::action`]), and the
 /// call recorded here as `remote` (the action's own audit is the host's).
 fn remote_json(ctx: &Ctx, host: &str, action: Action, p: &Params) -> Value {
+    run_remote(ctx, host, action, p, &running::Running::new())
+}
+
+/// The host an action names (`host`, when not blank): such an action runs there, whichever
+/// front end asked ([`dispatch_json`], [`run_remote`]).
+pub fn host_of(p: &Params) -> Option<&str> {
+    p.host.as_deref().filter(|h| !h.trim().is_empty())
+}
+
+/// [`dispatch_json`] of an action that names a host, for a front end that cancels it
+/// (`running`: a cancel shuts the call's connection, and the host stops the action — a
+/// talk's command interrupted, a wait ended).
+pub fn run_remote(
+    ctx: &Ctx,
+    host: &str,
+    action: Action,
+    p: &Params,
+    running: &running::Running,
+) -> Value {
     let channel = match ctx.channel_name {
         "mcp" => "mcp",
         "http" => "http",
@@ -385,7 +404,8 @@ fn remote_json(ctx: &Ctx, host: &str, action: Action, p: &Params) -> Value {
     };
     let answer = audited_as(ctx, "remote", &noted, || {
         let h = crate::remote::Host::parse(host.trim())?;
-        let v = crate::remote::action::call(&h, action, p.clone(), channel)?;
+        let watch = |s: &std::os::unix::net::UnixStream| running.waits_on(h.as_str(), s);
+        let v = crate::remote::action::call_watched(&h, action, p.clone(), channel, &watch)?;
         Ok(v)
     });
     match answer {

@@ -78,6 +78,9 @@ impl KptyServer {
         params: crate::api::Params,
         rc: &RequestContext<RoleServer>,
     ) -> Value {
+        if core::host_of(&params).is_some() {
+            return self.run_remote(action, params, rc).await;
+        }
         if action == Action::WaitFor {
             return self.run_wait(params, rc).await;
         }
@@ -138,6 +141,34 @@ impl KptyServer {
                     let _ = tokio::task::spawn_blocking(move || running.cancel(true, Duration::ZERO, deadline)).await;
                     return self.failed(Error::new(ErrorCode::Cancelled, "cancelled by the client"));
                 }
+            }
+        }
+    }
+
+    /// An action that names a host: run by the kpty there ([`core::run_remote`]), listed
+    /// with the server's running talks, so that a cancellation (or the server's end) stops it
+    /// there too — a talk's command interrupted, a wait ended — rather than only here.
+    async fn run_remote(
+        &self,
+        action: Action,
+        params: crate::api::Params,
+        rc: &RequestContext<RoleServer>,
+    ) -> Value {
+        let ctx = self.ctx.clone();
+        let ticket = self.talks.start();
+        let running: Running = (*ticket).clone();
+        let work = tokio::task::spawn_blocking(move || {
+            let host = core::host_of(&params).unwrap_or_default().to_string();
+            let v = core::run_remote(&ctx, &host, action, &params, &ticket);
+            drop(ticket);
+            v
+        });
+        tokio::select! {
+            r = work => r.unwrap_or_else(|e| self.failed(Error::internal(format!("action panicked: {e}")))),
+            _ = rc.ct.cancelled() => {
+                let deadline = Instant::now() + CANCEL_WITHIN;
+                let _ = tokio::task::spawn_blocking(move || running.cancel(false, Duration::ZERO, deadline)).await;
+                self.failed(Error::new(ErrorCode::Cancelled, "cancelled by the client"))
             }
         }
     }

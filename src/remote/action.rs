@@ -32,10 +32,27 @@ pub struct Call {
 /// JSON, or its error. The host's channel carries it ([`super::channel`]); without one, an
 /// ssh command of its own.
 pub fn call(host: &Host, action: Action, params: Params, channel: &str) -> Result<Value> {
+    call_watched(host, action, params, channel, &|_| Ok(()))
+}
+
+/// [`call`]; `watch` sees the channel's connection before the call goes out, and may refuse
+/// it: a front end that cancels shuts that connection, and the host then stops the action
+/// (a talk's command interrupted, a wait ended). A call made as an ssh command of its own
+/// (no channel could start) is not watched: it runs to its end there.
+pub fn call_watched(
+    host: &Host,
+    action: Action,
+    params: Params,
+    channel: &str,
+    watch: &dyn Fn(&std::os::unix::net::UnixStream) -> Result<()>,
+) -> Result<Value> {
     let (body, within) = encode(action, params, channel)?;
     let dir = super::remote_dir();
     let out = match super::channel::connect(host, dir.as_deref())? {
-        Some(stream) => super::channel::call(host, stream, body, within)?,
+        Some(stream) => {
+            watch(&stream)?;
+            super::channel::call(host, stream, body, within)?
+        }
         None => direct(host, body, within)?,
     };
     decode(host, &out)

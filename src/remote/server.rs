@@ -2,7 +2,8 @@
 //! standard input, frames back on its standard output, many requests at once. A verb runs as
 //! this kpty in a process of its own (its output streamed back as it comes, its exit code
 //! last); an action runs in a thread, its JSON answer returned whole. A `Cancel` interrupts a
-//! verb as Ctrl-C would (SIGINT: a talk interrupts its command and ends as `CANCELLED`).
+//! verb as Ctrl-C would (SIGINT: a talk interrupts its command and ends as `CANCELLED`), and
+//! stops an action as the action said ([`OnCancel`]: a talk types Ctrl-C, a wait ends).
 //! When the channel's input ends, the requests still running get a few seconds to answer; past
 //! it (the connection dropped) they are left to finish: the sessions live on, as with any
 //! ssh command whose client went away.
@@ -21,17 +22,64 @@ use std::time::Duration;
 /// The hidden verb the host runs.
 pub const SUBCOMMAND: &str = "__mux";
 /// How this machine answers an action: a call ([`super::action::Call`] as JSON) in, its JSON
-/// answer out (the core's, supplied by the role that starts the server).
-pub type Answer = fn(&[u8]) -> Vec<u8>;
+/// answer out (the core's, supplied by the role that starts the server). The answer may set
+/// what stops it ([`OnCancel`]): a `Cancel` for the call runs that.
+pub type Answer = fn(&[u8], &OnCancel) -> Vec<u8>;
+
+/// What stops one action running for the channel (a talk's Ctrl-C, a wait's end), set by
+/// the action once it knows, run when its caller cancels (or left).
+#[derive(Clone, Default)]
+pub struct OnCancel(Arc<Mutex<CancelState>>);
+
+#[derive(Default)]
+struct CancelState {
+    /// What stops the action, until it is run or the action answered.
+    stop: Option<Box<dyn FnOnce() + Send>>,
+    /// A cancel came before the action said how to stop it.
+    asked: bool,
+}
+
+impl OnCancel {
+    /// Stop the action with `stop` when its caller cancels; at once when it already did.
+    pub fn set(&self, stop: impl FnOnce() + Send + 'static) {
+        let mut st = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if st.asked {
+            drop(st);
+            stop();
+            return;
+        }
+        st.stop = Some(Box::new(stop));
+    }
+
+    /// The caller cancelled: stop the action (on this thread: it may wait for the action's
+    /// session with a deadline of its own).
+    fn cancel(&self) {
+        let stop = {
+            let mut st = self.0.lock().unwrap_or_else(|p| p.into_inner());
+            st.asked = true;
+            st.stop.take()
+        };
+        if let Some(stop) = stop {
+            stop();
+        }
+    }
+
+    /// The action answered: nothing is left to stop.
+    fn clear(&self) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).stop = None;
+    }
+}
 
 /// The hidden verb of a spare process waiting for a verb's arguments.
 pub const VERB: &str = "__verb";
 
-/// The requests running: each verb's process (for `Cancel`) and its stdin while it is open.
+/// The requests running: each verb's process (for `Cancel`) and its stdin while it is open,
+/// and how to stop each action running.
 #[derive(Default)]
 struct Running {
     pids: HashMap<u32, u32>,
     stdins: HashMap<u32, Feed>,
+    calls: HashMap<u32, OnCancel>,
     spare: Option<Child>,
 }
 
@@ -156,8 +204,14 @@ fn take(f: Frame, out: &Out, running: &Arc<Mutex<Running>>, answer: Answer) {
         },
         Kind::Call => {
             let out = out.clone();
+            let on_cancel = OnCancel::default();
+            lock().calls.insert(f.id, on_cancel.clone());
+            let running = running.clone();
             super::workers::run(move || {
-                let answer = answer(&f.data);
+                let answer = answer(&f.data, &on_cancel);
+                on_cancel.clear();
+                let lock = || running.lock().unwrap_or_else(|p| p.into_inner());
+                lock().calls.remove(&f.id);
                 out.send(&Frame::new(f.id, Kind::Answer, answer));
             });
         }
@@ -178,8 +232,13 @@ fn take(f: Frame, out: &Out, running: &Arc<Mutex<Running>>, answer: Answer) {
         }
         Kind::StdinEnd => drop(lock().stdins.remove(&f.id)),
         Kind::Cancel => {
-            if let Some(pid) = lock().pids.get(&f.id).copied() {
+            let r = lock();
+            if let Some(pid) = r.pids.get(&f.id).copied() {
                 interrupt(pid);
+            } else if let Some(call) = r.calls.get(&f.id).cloned() {
+                drop(r);
+                // Stopping may wait on the action's session: not on the channel's reader.
+                super::workers::run(move || call.cancel());
             }
         }
         _ => {}

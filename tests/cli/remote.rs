@@ -413,8 +413,50 @@ fn list_all_hosts_shows_every_host_and_a_dead_one_as_unreachable() {
     );
 }
 
+/// Every action the MCP tool takes (read from its own schema), named with a host, goes to
+/// that host: to one nobody can reach, each is `HOST_UNREACHABLE`, and nothing runs here —
+/// no session made, nothing typed (a talk with `host` once ran in a local session).
 #[tokio::test(flavor = "multi_thread")]
-async fn over_mcp_an_action_with_host_runs_there() {
+async fn over_mcp_every_action_with_a_host_goes_there_and_never_runs_here() {
+    let env = Env::new();
+    let local = env.create(&["--label", "here"]);
+    let m = crate::mcp::start(&env).await;
+    let tools = m.client.list_all_tools().await.expect("tools/list");
+    let schema = Value::Object((*tools[0].input_schema).clone());
+    let actions: Vec<String> = schema["properties"]["action"]["enum"]
+        .as_array()
+        .expect("the action enum")
+        .iter()
+        .filter_map(|a| a.as_str().map(str::to_string))
+        .collect();
+    assert!(actions.len() >= 20, "{actions:?}");
+    for action in &actions {
+        for host in ["no-such-host.invalid", "nobody@no-such-host.invalid"] {
+            let v = m
+                .json(json!({"action": action, "host": host, "command": "echo ran-here"}))
+                .await;
+            assert_eq!(
+                v["error_code"], "HOST_UNREACHABLE",
+                "{action} with host {host} did not go there: {v}"
+            );
+        }
+    }
+    m.close().await;
+    // This machine: still its one session, and nothing was typed into it.
+    let list = env.json(&["list"]);
+    let ids: Vec<&str> = list["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["session_id"].as_str())
+        .collect();
+    assert_eq!(ids, vec![local.as_str()], "{list}");
+    let out = env.read("here", &[]);
+    assert!(!s(&out, "output").contains("ran-here"), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn over_mcp_an_action_with_host_runs_there_and_is_cancelled_there() {
     let Some(ssh) = Sshd::start() else { return };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
@@ -431,9 +473,61 @@ async fn over_mcp_an_action_with_host_runs_there() {
         out.contains("from afar") && !out.contains("R4nd0mGitHubT0ken"),
         "{v}"
     );
+    // It ran there: the session is the host's, and none was made here.
+    let state = remote.join("ai/checkpoints/pty");
+    let there = listed(&state);
+    assert!(
+        there["sessions"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x["session_id"] == v["session_id"])),
+        "{v} not in {there}"
+    );
+    assert_eq!(env.json(&["list"])["sessions"], json!([]));
     let v = m.json(json!({"action": "list", "host": "deadbox"})).await;
     assert_eq!(v["error_code"], "HOST_UNREACHABLE", "{v}");
+    // A talk there that the client cancels is stopped there: its command interrupted, the
+    // session free again long before the command would have ended.
+    let id = v_str(
+        &m.json(json!({"action": "create", "host": "testbox"})).await,
+        "session_id",
+    );
+    let peer = m.client.peer().clone();
+    let h = peer
+        .send_cancellable_request(
+            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+                rmcp::model::CallToolRequestParams::new("k_pty").with_arguments(
+                    json!({"action": "talk", "host": "testbox", "session_id": id, "command": "sleep 30"})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                ),
+            )),
+            rmcp::service::PeerRequestOptions::no_options(),
+        )
+        .await
+        .expect("send");
+    wait_for(20_000, "the talk's command to start there", || {
+        let out = Command::new(env!("CARGO_BIN_EXE_kpty"))
+            .arg("--state-dir")
+            .arg(&state)
+            .args(["--json", "read", "-s", &id, "--timeout-ms", "100"])
+            .output()
+            .unwrap();
+        json_of(&out)["terminal_state"] == "running"
+    });
+    h.cancel(Some("test".into())).await.expect("cancel");
+    let v = m
+        .json(json!({"action": "talk", "host": "testbox", "session_id": id, "command": "echo after", "timeout_ms": 20000}))
+        .await;
+    assert_eq!(v["output"], "after", "{v}");
     m.close().await;
+}
+
+fn v_str(v: &Value, field: &str) -> String {
+    v[field]
+        .as_str()
+        .unwrap_or_else(|| panic!("no {field} in {v}"))
+        .to_string()
 }
 
 #[test]
