@@ -7,11 +7,14 @@ use crate::api::Action;
 use crate::core::running::Running;
 use crate::error::Error;
 use crate::remote::action::Call;
-use crate::remote::server::OnCancel;
+use crate::remote::server::Caller;
 use std::time::{Duration, Instant};
 
 /// How long a cancelled talk keeps asking its holder to stop it (as `kpty mcp` does).
 const CANCEL_WITHIN: Duration = Duration::from_secs(5);
+
+/// The shortest interval between a remote talk's progress reports a caller may ask for.
+const MIN_PROGRESS_MS: u64 = 50;
 use serde_json::Value;
 use std::io::{Read, Write};
 
@@ -26,7 +29,7 @@ pub fn main() -> i32 {
     {
         return 1;
     }
-    let answer = answer(&input, &crate::remote::server::OnCancel::default());
+    let answer = answer(&input, &crate::remote::server::Caller::default());
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(&answer);
     let _ = out.write_all(b"\n");
@@ -35,17 +38,18 @@ pub fn main() -> i32 {
 
 /// The host's side of a call: `body` ([`Call`] as JSON) run by this machine's core in the
 /// working directory's project, with the caller's channel; its JSON answer (the action's
-/// object, or the error's). A talk or a wait says through `on_cancel` how it is stopped when
-/// its caller cancels: the talk's command interrupted, the wait ended.
-pub fn answer(body: &[u8], on_cancel: &OnCancel) -> Vec<u8> {
+/// object, or the error's). A talk or a wait tells `caller` how it is stopped when its
+/// caller cancels (the talk's command interrupted, the wait ended); a talk that was asked for
+/// progress sends it there as it comes.
+pub fn answer(body: &[u8], caller: &Caller) -> Vec<u8> {
     let v = match serde_json::from_slice::<Call>(body) {
-        Ok(c) => run(c, on_cancel),
+        Ok(c) => run(c, caller),
         Err(e) => Error::invalid(format!("a remote call kpty could not read: {e}")).to_json(),
     };
     serde_json::to_vec(&v).unwrap_or_default()
 }
 
-fn run(c: Call, on_cancel: &OnCancel) -> Value {
+fn run(c: Call, caller: &Caller) -> Value {
     let ctx = match std::env::current_dir()
         .map_err(|e| Error::internal(e.to_string()))
         .and_then(|cwd| crate::core::Ctx::new(crate::store::StateDir::discover(&cwd)))
@@ -77,11 +81,24 @@ fn run(c: Call, on_cancel: &OnCancel) -> Value {
     // caller cancels.
     let running = Running::new();
     let stop = running.clone();
-    on_cancel.set(move || {
+    caller.on_cancel(move || {
         let _ = stop.cancel(talk, Duration::ZERO, Instant::now() + CANCEL_WITHIN);
     });
     let reply = if talk {
-        crate::core::to_json(crate::core::talk::run_talk(&ctx, &c.params, None, &running))
+        let mut sink = |b: crate::proto::ProgressBody| {
+            if let Ok(data) = serde_json::to_vec(&b) {
+                caller.progress(data);
+            }
+        };
+        let progress = c.progress_ms.map(|ms| {
+            (
+                Duration::from_millis(ms.max(MIN_PROGRESS_MS)),
+                &mut sink as &mut dyn FnMut(_),
+            )
+        });
+        crate::core::to_json(crate::core::talk::run_talk(
+            &ctx, &c.params, progress, &running,
+        ))
     } else {
         crate::core::to_json(crate::core::wait::run_wait_for(&ctx, &c.params, &running))
     };

@@ -369,7 +369,7 @@ pub fn dispatch_json(ctx: &Ctx, action: Action, p: &Params) -> Value {
 /// An action with `host`: run by the kpty on that host ([`crate::remote::action`]), and the
 /// call recorded here as `remote` (the action's own audit is the host's).
 fn remote_json(ctx: &Ctx, host: &str, action: Action, p: &Params) -> Value {
-    run_remote(ctx, host, action, p, &running::Running::new())
+    run_remote(ctx, host, action, p, &running::Running::new(), None)
 }
 
 /// The host an action names (`host`, when not blank): such an action runs there, whichever
@@ -379,14 +379,16 @@ pub fn host_of(p: &Params) -> Option<&str> {
 }
 
 /// [`dispatch_json`] of an action that names a host, for a front end that cancels it
-/// (`running`: a cancel shuts the call's connection, and the host stops the action — a
-/// talk's command interrupted, a wait ended).
+/// (`running`: a cancel asks the host to stop the action — a talk's command interrupted, a
+/// wait ended — and waits for its answer) and shows a talk's progress (`progress`, as the
+/// host's talk reports it, redacted there for the caller's channel).
 pub fn run_remote(
     ctx: &Ctx,
     host: &str,
     action: Action,
     p: &Params,
     running: &running::Running,
+    progress: Option<running::Progress<'_>>,
 ) -> Value {
     let channel = match ctx.channel_name {
         "mcp" => "mcp",
@@ -404,8 +406,21 @@ pub fn run_remote(
     };
     let answer = audited_as(ctx, "remote", &noted, || {
         let h = crate::remote::Host::parse(host.trim())?;
-        let watch = |s: &std::os::unix::net::UnixStream| running.waits_on(h.as_str(), s);
-        let v = crate::remote::action::call_watched(&h, action, p.clone(), channel, &watch)?;
+        let watch = |s: &std::os::unix::net::UnixStream| {
+            running.calls_on(h.as_str(), s, crate::remote::action::cancel)
+        };
+        let (every, mut sink) = match progress {
+            Some((every, sink)) => (Some(every), Some(sink)),
+            None => (None, None),
+        };
+        let mut decode = |data: Vec<u8>| {
+            if let (Some(sink), Ok(b)) = (sink.as_mut(), serde_json::from_slice(&data)) {
+                sink(b);
+            }
+        };
+        let progress = every.map(|e| (e, &mut decode as &mut dyn FnMut(Vec<u8>)));
+        let v =
+            crate::remote::action::call_watched(&h, action, p.clone(), channel, &watch, progress)?;
         Ok(v)
     });
     match answer {

@@ -39,6 +39,9 @@ struct Shared {
     wake: std::sync::OnceLock<WakeOn>,
 }
 
+/// How to ask a host to stop an action called over a connection to its channel.
+type StopCall = fn(&std::os::unix::net::UnixStream);
+
 /// A front end's wake-up ([`Running::wake_on`]).
 struct WakeOn {
     fd: std::os::fd::OwnedFd,
@@ -56,6 +59,9 @@ struct State {
     /// A `wait_for`'s connection to its holder (nothing is typed: a cancel closes it, and the
     /// holder stops waiting).
     waiting: Option<std::os::unix::net::UnixStream>,
+    /// An action's call to a host's kpty over its channel, and how to ask the host to stop
+    /// it there (the answer then comes back, and the call returns).
+    remote: Option<(std::os::unix::net::UnixStream, StopCall)>,
 }
 
 /// Where a cancel goes.
@@ -201,6 +207,32 @@ impl Running {
         Ok(())
     }
 
+    /// An action is about to be called on a host over `stream` (its channel): a cancel
+    /// asks the host to stop it with `cancel` and waits for the call to return. Refused
+    /// (`CANCELLED`) when a cancel came first.
+    pub(crate) fn calls_on(
+        &self,
+        host: &str,
+        stream: &std::os::unix::net::UnixStream,
+        cancel: fn(&std::os::unix::net::UnixStream),
+    ) -> Result<()> {
+        let mut st = self.state();
+        if st.cancelled {
+            return Err(Error::new(
+                ErrorCode::Cancelled,
+                format!("the call to {host} was cancelled before it went out"),
+            ));
+        }
+        let clone = stream.try_clone().map_err(|e| {
+            Error::new(
+                ErrorCode::PtyReadFailed,
+                format!("cannot watch the call's connection: {e}"),
+            )
+        })?;
+        st.remote = Some((clone, cancel));
+        Ok(())
+    }
+
     /// Whether a cancel was asked for.
     pub(crate) fn is_cancelled(&self) -> bool {
         self.state().cancelled
@@ -220,6 +252,10 @@ impl Running {
                 if let Some(s) = st.waiting.take() {
                     let _ = s.shutdown(std::net::Shutdown::Both);
                     return Stopped::Abandoned;
+                }
+                if let Some((s, cancel)) = st.remote.take() {
+                    drop(st);
+                    return self.stop_remote(&s, cancel, deadline);
                 }
                 match &st.target {
                     None => return Stopped::NotStarted,
@@ -247,6 +283,28 @@ impl Running {
                 };
             }
         }
+    }
+
+    /// Ask the host to stop the action called over `s` and wait, until `deadline`, for the
+    /// call to return with its answer; past it, the connection is shut (the host then stops
+    /// the action all the same, with nobody waiting for it).
+    fn stop_remote(
+        &self,
+        s: &std::os::unix::net::UnixStream,
+        cancel: fn(&std::os::unix::net::UnixStream),
+        deadline: Instant,
+    ) -> Stopped {
+        cancel(s);
+        while !self.is_done() {
+            if !self.wait_change(deadline.saturating_duration_since(Instant::now())) {
+                break;
+            }
+        }
+        if self.is_done() {
+            return Stopped::Ended;
+        }
+        let _ = s.shutdown(std::net::Shutdown::Both);
+        Stopped::TimedOut
     }
 
     /// Wait up to `wait` for the talk to end; false when it ended or `wait` was zero.

@@ -147,7 +147,8 @@ impl KptyServer {
 
     /// An action that names a host: run by the kpty there ([`core::run_remote`]), listed
     /// with the server's running talks, so that a cancellation (or the server's end) stops it
-    /// there too — a talk's command interrupted, a wait ended — rather than only here.
+    /// there too — a talk's command interrupted, a wait ended — rather than only here; a
+    /// talk's progress streamed when the client asked for it.
     async fn run_remote(
         &self,
         action: Action,
@@ -157,18 +158,47 @@ impl KptyServer {
         let ctx = self.ctx.clone();
         let ticket = self.talks.start();
         let running: Running = (*ticket).clone();
-        let work = tokio::task::spawn_blocking(move || {
+        // A talk there reports its progress when the client asked for it, as a local one.
+        let token = rc
+            .meta
+            .get_progress_token()
+            .filter(|_| matches!(action, Action::Talk | Action::Run));
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::proto::ProgressBody>();
+        let tx = token.is_some().then_some(tx);
+        let mut work = tokio::task::spawn_blocking(move || {
             let host = core::host_of(&params).unwrap_or_default().to_string();
-            let v = core::run_remote(&ctx, &host, action, &params, &ticket);
+            let mut sink = |b| {
+                if let Some(tx) = &tx {
+                    let _ = tx.send(b);
+                }
+            };
+            let progress = tx
+                .is_some()
+                .then_some((PROGRESS_EVERY, &mut sink as &mut dyn FnMut(_)));
+            let v = core::run_remote(&ctx, &host, action, &params, &ticket, progress);
             drop(ticket);
             v
         });
-        tokio::select! {
-            r = work => r.unwrap_or_else(|e| self.failed(Error::internal(format!("action panicked: {e}")))),
-            _ = rc.ct.cancelled() => {
-                let deadline = Instant::now() + CANCEL_WITHIN;
-                let _ = tokio::task::spawn_blocking(move || running.cancel(false, Duration::ZERO, deadline)).await;
-                self.failed(Error::new(ErrorCode::Cancelled, "cancelled by the client"))
+        let peer = rc.peer.clone();
+        let mut step = 0.0;
+        loop {
+            tokio::select! {
+                r = &mut work => {
+                    return r.unwrap_or_else(|e| self.failed(Error::internal(format!("action panicked: {e}"))));
+                }
+                Some(p) = rx.recv() => {
+                    if let Some(t) = &token {
+                        step = (p.bytes as f64).max(step + 1.0);
+                        let _ = peer.notify_progress(
+                            ProgressNotificationParam::new(t.clone(), step).with_message(p.output),
+                        ).await;
+                    }
+                }
+                _ = rc.ct.cancelled() => {
+                    let deadline = Instant::now() + CANCEL_WITHIN;
+                    let _ = tokio::task::spawn_blocking(move || running.cancel(false, Duration::ZERO, deadline)).await;
+                    return self.failed(Error::new(ErrorCode::Cancelled, "cancelled by the client"));
+                }
             }
         }
     }

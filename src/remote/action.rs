@@ -26,36 +26,59 @@ pub struct Call {
     pub params: Params,
     /// The caller's channel: `mcp`, `http` or `json`.
     pub channel: String,
+    /// A talk's progress wanted at most this often (ms), sent back as it comes; none when
+    /// absent (a host too old to know the field answers whole).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress_ms: Option<u64>,
 }
+
+/// What a caller does with an action's progress while it runs there: the interval it wants
+/// at most, and what takes each report (the host's progress body, as JSON).
+pub type Progress<'a> = (Duration, &'a mut dyn FnMut(Vec<u8>));
 
 /// Run `action` with `params` (their `host` cleared) by the kpty on `host`; the action's
 /// JSON, or its error. The host's channel carries it ([`super::channel`]); without one, an
 /// ssh command of its own.
 pub fn call(host: &Host, action: Action, params: Params, channel: &str) -> Result<Value> {
-    call_watched(host, action, params, channel, &|_| Ok(()))
+    call_watched(host, action, params, channel, &|_| Ok(()), None)
 }
 
 /// [`call`]; `watch` sees the channel's connection before the call goes out, and may refuse
-/// it: a front end that cancels shuts that connection, and the host then stops the action
-/// (a talk's command interrupted, a wait ended). A call made as an ssh command of its own
-/// (no channel could start) is not watched: it runs to its end there.
+/// it: a front end that cancels sends [`cancel`] over that connection (or shuts it), and the
+/// host then stops the action (a talk's command interrupted, a wait ended); `progress` takes a talk's progress as it
+/// comes. A call made as an ssh command of its own (no channel could start) is not watched
+/// and reports no progress: it runs to its end there.
 pub fn call_watched(
     host: &Host,
     action: Action,
     params: Params,
     channel: &str,
     watch: &dyn Fn(&std::os::unix::net::UnixStream) -> Result<()>,
+    progress: Option<Progress<'_>>,
 ) -> Result<Value> {
-    let (body, within) = encode(action, params, channel)?;
+    let every = progress.as_ref().map(|(d, _)| d.as_millis() as u64);
+    let (body, within) = encode_with(action, params, channel, every)?;
     let dir = super::remote_dir();
     let out = match super::channel::connect(host, dir.as_deref())? {
         Some(stream) => {
             watch(&stream)?;
-            super::channel::call(host, stream, body, within)?
+            super::channel::send_call(host, &stream, body)?;
+            let mut none = |_: Vec<u8>| {};
+            let sink = match progress {
+                Some((_, sink)) => sink,
+                None => &mut none,
+            };
+            super::channel::answer_with(host, &stream, within, sink)?
         }
         None => direct(host, body, within)?,
     };
     decode(host, &out)
+}
+
+/// Ask the host to stop the action called over `stream` (a `Cancel` of the call: a talk's
+/// command interrupted, a wait ended); its answer then comes back on `stream`.
+pub fn cancel(stream: &std::os::unix::net::UnixStream) {
+    let _ = super::wire::Frame::new(0, super::wire::Kind::Cancel, Vec::new()).write(&mut &*stream);
 }
 
 /// A call sent over a host's open channel, its answer still to come: many go out at once
@@ -93,12 +116,23 @@ pub fn send_if_open(
 }
 
 /// The call's body (its `host` cleared) and how long its answer may take.
-fn encode(action: Action, mut params: Params, channel: &str) -> Result<(Vec<u8>, Duration)> {
+fn encode(action: Action, params: Params, channel: &str) -> Result<(Vec<u8>, Duration)> {
+    encode_with(action, params, channel, None)
+}
+
+/// [`encode`], asking for a talk's progress every `progress_ms`.
+fn encode_with(
+    action: Action,
+    mut params: Params,
+    channel: &str,
+    progress_ms: Option<u64>,
+) -> Result<(Vec<u8>, Duration)> {
     params.host = None;
     let body = serde_json::to_vec(&Call {
         action,
         params,
         channel: channel.to_string(),
+        progress_ms,
     })
     .map_err(|e| Error::internal(e.to_string()))?;
     let within = Duration::from_millis(params_timeout(&body)) + Duration::from_secs(30);

@@ -233,13 +233,6 @@ fn forward_signals(w: Option<UnixStream>) {
     });
 }
 
-/// Run an action (`call`: [`super::action::Call`] as JSON) over `stream`; its JSON answer,
-/// within `within`.
-pub fn call(host: &Host, stream: UnixStream, call: Vec<u8>, within: Duration) -> Result<Vec<u8>> {
-    send_call(host, &stream, call)?;
-    answer(host, &stream, within)
-}
-
 /// Send an action (`call`: [`super::action::Call`] as JSON) over `stream`.
 pub fn send_call(host: &Host, stream: &UnixStream, call: Vec<u8>) -> Result<()> {
     let mut w = stream;
@@ -250,11 +243,23 @@ pub fn send_call(host: &Host, stream: &UnixStream, call: Vec<u8>) -> Result<()> 
 
 /// The JSON answer to the action sent over `stream`, within `within`.
 pub fn answer(host: &Host, stream: &UnixStream, within: Duration) -> Result<Vec<u8>> {
+    answer_with(host, stream, within, &mut |_| {})
+}
+
+/// [`answer`], handing each progress report that comes first (an `Out` frame of the call) to
+/// `progress`; `within` bounds each wait for the next frame.
+pub fn answer_with(
+    host: &Host,
+    stream: &UnixStream,
+    within: Duration,
+    progress: &mut dyn FnMut(Vec<u8>),
+) -> Result<Vec<u8>> {
     let _ = stream.set_read_timeout(Some(within));
     let mut r = stream;
     loop {
         match Frame::read(&mut r) {
             Ok(Some(f)) if f.kind == Kind::Answer => return Ok(f.data),
+            Ok(Some(f)) if f.kind == Kind::Out => progress(f.data),
             Ok(Some(_)) => {}
             Ok(None) => return Err(dropped(host, "a call")),
             Err(e)

@@ -3,7 +3,8 @@
 //! this kpty in a process of its own (its output streamed back as it comes, its exit code
 //! last); an action runs in a thread, its JSON answer returned whole. A `Cancel` interrupts a
 //! verb as Ctrl-C would (SIGINT: a talk interrupts its command and ends as `CANCELLED`), and
-//! stops an action as the action said ([`OnCancel`]: a talk types Ctrl-C, a wait ends).
+//! stops an action as the action said ([`Caller`]: a talk types Ctrl-C, a wait ends); a
+//! talk's progress goes back as `Out` frames of its call.
 //! When the channel's input ends, the requests still running get a few seconds to answer; past
 //! it (the connection dropped) they are left to finish: the sessions live on, as with any
 //! ssh command whose client went away.
@@ -22,14 +23,20 @@ use std::time::Duration;
 /// The hidden verb the host runs.
 pub const SUBCOMMAND: &str = "__mux";
 /// How this machine answers an action: a call ([`super::action::Call`] as JSON) in, its JSON
-/// answer out (the core's, supplied by the role that starts the server). The answer may set
-/// what stops it ([`OnCancel`]): a `Cancel` for the call runs that.
-pub type Answer = fn(&[u8], &OnCancel) -> Vec<u8>;
+/// answer out (the core's, supplied by the role that starts the server). The action reaches
+/// its caller through a [`Caller`]: what stops it when the caller cancels, its progress.
+pub type Answer = fn(&[u8], &Caller) -> Vec<u8>;
 
-/// What stops one action running for the channel (a talk's Ctrl-C, a wait's end), set by
-/// the action once it knows, run when its caller cancels (or left).
+/// An action's link to the caller of the channel that asked for it: what stops it (a talk's
+/// Ctrl-C, a wait's end), set by the action once it knows and run when its caller cancels (or
+/// left); and its progress, sent to the caller as it comes.
 #[derive(Clone, Default)]
-pub struct OnCancel(Arc<Mutex<CancelState>>);
+pub struct Caller {
+    state: Arc<Mutex<CancelState>>,
+    /// Where progress goes: the channel's output and the call's id (none for a call made as
+    /// an ssh command of its own).
+    out: Option<(Out, u32)>,
+}
 
 #[derive(Default)]
 struct CancelState {
@@ -39,10 +46,10 @@ struct CancelState {
     asked: bool,
 }
 
-impl OnCancel {
+impl Caller {
     /// Stop the action with `stop` when its caller cancels; at once when it already did.
-    pub fn set(&self, stop: impl FnOnce() + Send + 'static) {
-        let mut st = self.0.lock().unwrap_or_else(|p| p.into_inner());
+    pub fn on_cancel(&self, stop: impl FnOnce() + Send + 'static) {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if st.asked {
             drop(st);
             stop();
@@ -51,11 +58,19 @@ impl OnCancel {
         st.stop = Some(Box::new(stop));
     }
 
+    /// Send the caller the action's progress so far (`data`: the core's progress body, as
+    /// JSON); nothing when the call did not come over a channel.
+    pub fn progress(&self, data: Vec<u8>) {
+        if let Some((out, id)) = &self.out {
+            out.send(&Frame::new(*id, Kind::Out, data));
+        }
+    }
+
     /// The caller cancelled: stop the action (on this thread: it may wait for the action's
     /// session with a deadline of its own).
     fn cancel(&self) {
         let stop = {
-            let mut st = self.0.lock().unwrap_or_else(|p| p.into_inner());
+            let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
             st.asked = true;
             st.stop.take()
         };
@@ -66,7 +81,7 @@ impl OnCancel {
 
     /// The action answered: nothing is left to stop.
     fn clear(&self) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).stop = None;
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).stop = None;
     }
 }
 
@@ -79,7 +94,7 @@ pub const VERB: &str = "__verb";
 struct Running {
     pids: HashMap<u32, u32>,
     stdins: HashMap<u32, Feed>,
-    calls: HashMap<u32, OnCancel>,
+    calls: HashMap<u32, Caller>,
     spare: Option<Child>,
 }
 
@@ -204,12 +219,15 @@ fn take(f: Frame, out: &Out, running: &Arc<Mutex<Running>>, answer: Answer) {
         },
         Kind::Call => {
             let out = out.clone();
-            let on_cancel = OnCancel::default();
-            lock().calls.insert(f.id, on_cancel.clone());
+            let caller = Caller {
+                state: Arc::default(),
+                out: Some((out.clone(), f.id)),
+            };
+            lock().calls.insert(f.id, caller.clone());
             let running = running.clone();
             super::workers::run(move || {
-                let answer = answer(&f.data, &on_cancel);
-                on_cancel.clear();
+                let answer = answer(&f.data, &caller);
+                caller.clear();
                 let lock = || running.lock().unwrap_or_else(|p| p.into_inner());
                 lock().calls.remove(&f.id);
                 out.send(&Frame::new(f.id, Kind::Answer, answer));

@@ -456,7 +456,7 @@ async fn over_mcp_every_action_with_a_host_goes_there_and_never_runs_here() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn over_mcp_an_action_with_host_runs_there_and_is_cancelled_there() {
+async fn over_mcp_an_action_with_host_runs_there_streams_and_is_cancelled_there() {
     let Some(ssh) = Sshd::start() else { return };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
@@ -485,13 +485,45 @@ async fn over_mcp_an_action_with_host_runs_there_and_is_cancelled_there() {
     assert_eq!(env.json(&["list"])["sessions"], json!([]));
     let v = m.json(json!({"action": "list", "host": "deadbox"})).await;
     assert_eq!(v["error_code"], "HOST_UNREACHABLE", "{v}");
-    // A talk there that the client cancels is stopped there: its command interrupted, the
-    // session free again long before the command would have ended.
     let id = v_str(
         &m.json(json!({"action": "create", "host": "testbox"})).await,
         "session_id",
     );
     let peer = m.client.peer().clone();
+    // A talk there streams its progress as a local one does (the request carries a token).
+    let h = peer
+        .send_cancellable_request(
+            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+                rmcp::model::CallToolRequestParams::new("k_pty").with_arguments(
+                    json!({"action": "talk", "host": "testbox", "session_id": id,
+                           "command": "for i in 1 2 3; do echo line$i; sleep 0.4; done"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+                ),
+            )),
+            rmcp::service::PeerRequestOptions::no_options(),
+        )
+        .await
+        .expect("send");
+    let rmcp::model::ServerResult::CallToolResult(r) = h.await_response().await.expect("answer")
+    else {
+        panic!("not a tool result")
+    };
+    let r = r.structured_content.expect("content");
+    assert_eq!(r["output"], "line1\nline2\nline3", "{r}");
+    let seen = m.handler.progress.lock().unwrap().clone();
+    assert!(
+        seen.iter()
+            .any(|p| p.message.as_deref().is_some_and(|t| t.contains("line1"))),
+        "no progress from the host: {seen:?}"
+    );
+    assert!(
+        seen.windows(2).all(|w| w[1].progress > w[0].progress),
+        "{seen:?}"
+    );
+    // A talk there that the client cancels is stopped there: its command interrupted, the
+    // session free again long before the command would have ended.
     let h = peer
         .send_cancellable_request(
             rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
@@ -506,16 +538,25 @@ async fn over_mcp_an_action_with_host_runs_there_and_is_cancelled_there() {
         )
         .await
         .expect("send");
-    wait_for(20_000, "the talk's command to start there", || {
+    let terminal = || {
         let out = Command::new(env!("CARGO_BIN_EXE_kpty"))
             .arg("--state-dir")
             .arg(&state)
             .args(["--json", "read", "-s", &id, "--timeout-ms", "100"])
             .output()
             .unwrap();
-        json_of(&out)["terminal_state"] == "running"
+        json_of(&out)["terminal_state"].clone()
+    };
+    wait_for(20_000, "the talk's command to start there", || {
+        terminal() == "running"
     });
     h.cancel(Some("test".into())).await.expect("cancel");
+    // The sleep is interrupted there: the shell is back at its prompt well within its 30 s.
+    wait_for(
+        10_000,
+        "the cancelled command to be interrupted there",
+        || terminal() == "prompt",
+    );
     let v = m
         .json(json!({"action": "talk", "host": "testbox", "session_id": id, "command": "echo after", "timeout_ms": 20000}))
         .await;
