@@ -390,6 +390,8 @@ pub fn run_remote(
     running: &running::Running,
     progress: Option<running::Progress<'_>>,
 ) -> Value {
+    // The call's end is what a cancel waits for.
+    let _done = running::Finish(running);
     let channel = match ctx.channel_name {
         "mcp" => "mcp",
         "http" => "http",

@@ -5,14 +5,14 @@
 
 use super::schema;
 use crate::api::Action;
-use crate::core::running::{Running, Runs};
+use crate::core::running::{Progress, Running, Runs};
 use crate::core::talk::run_talk;
 use crate::core::{self, Ctx};
 use crate::error::{Error, ErrorCode};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -96,11 +96,30 @@ impl KptyServer {
             };
         }
         // talk: runs with progress when the client asked for it, listed in the server's
-        // running talks so that a cancellation (or the server's end) can stop it.
+        // running talks so that a cancellation (or the server's end) can stop it; the holder
+        // ends a cancelled talk and interrupts its command, so the next talk finds the shell
+        // at its prompt.
         let token = rc.meta.get_progress_token();
+        self.tracked(rc, token, true, move |running, progress| {
+            let reply = run_talk(&ctx, &params, progress, running);
+            core::outgoing(&ctx, core::to_json(reply)).unwrap_or_else(|e| e.to_json())
+        })
+        .await
+    }
+
+    /// Run `work` on the blocking pool, listed in the server's running talks, with progress
+    /// sent to the client under `token` (when it gave one) and a cancellation (or the server's
+    /// end) stopping it: `interrupt` types Ctrl-C into the talk's session as well.
+    async fn tracked(
+        &self,
+        rc: &RequestContext<RoleServer>,
+        token: Option<ProgressToken>,
+        interrupt: bool,
+        work: impl FnOnce(&Running, Option<Progress<'_>>) -> Value + Send + 'static,
+    ) -> Value {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::proto::ProgressBody>();
         // Without a progress token nothing is sent: the sender is dropped here, not when the
-        // talk ends, where dropping it would wake this task once more before its result.
+        // work ends, where dropping it would wake this task once more before its result.
         let tx = token.is_some().then_some(tx);
         let ticket = self.talks.start();
         let running: Running = (*ticket).clone();
@@ -113,9 +132,9 @@ impl KptyServer {
             let progress = tx
                 .is_some()
                 .then_some((PROGRESS_EVERY, &mut sink as &mut dyn FnMut(_)));
-            let reply = run_talk(&ctx, &params, progress, &ticket);
+            let v = work(&ticket, progress);
             drop(ticket);
-            core::outgoing(&ctx, core::to_json(reply)).unwrap_or_else(|e| e.to_json())
+            v
         });
         let peer = rc.peer.clone();
         let mut step = 0.0;
@@ -135,10 +154,8 @@ impl KptyServer {
                     }
                 }
                 _ = rc.ct.cancelled() => {
-                    // Stop waiting now; the holder ends the talk and interrupts the command,
-                    // so the next talk finds the shell at its prompt.
                     let deadline = Instant::now() + CANCEL_WITHIN;
-                    let _ = tokio::task::spawn_blocking(move || running.cancel(true, Duration::ZERO, deadline)).await;
+                    let _ = tokio::task::spawn_blocking(move || running.cancel(interrupt, Duration::ZERO, deadline)).await;
                     return self.failed(Error::new(ErrorCode::Cancelled, "cancelled by the client"));
                 }
             }
@@ -156,51 +173,16 @@ impl KptyServer {
         rc: &RequestContext<RoleServer>,
     ) -> Value {
         let ctx = self.ctx.clone();
-        let ticket = self.talks.start();
-        let running: Running = (*ticket).clone();
         // A talk there reports its progress when the client asked for it, as a local one.
         let token = rc
             .meta
             .get_progress_token()
             .filter(|_| matches!(action, Action::Talk | Action::Run));
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::proto::ProgressBody>();
-        let tx = token.is_some().then_some(tx);
-        let mut work = tokio::task::spawn_blocking(move || {
+        self.tracked(rc, token, false, move |running, progress| {
             let host = core::host_of(&params).unwrap_or_default().to_string();
-            let mut sink = |b| {
-                if let Some(tx) = &tx {
-                    let _ = tx.send(b);
-                }
-            };
-            let progress = tx
-                .is_some()
-                .then_some((PROGRESS_EVERY, &mut sink as &mut dyn FnMut(_)));
-            let v = core::run_remote(&ctx, &host, action, &params, &ticket, progress);
-            drop(ticket);
-            v
-        });
-        let peer = rc.peer.clone();
-        let mut step = 0.0;
-        loop {
-            tokio::select! {
-                r = &mut work => {
-                    return r.unwrap_or_else(|e| self.failed(Error::internal(format!("action panicked: {e}"))));
-                }
-                Some(p) = rx.recv() => {
-                    if let Some(t) = &token {
-                        step = (p.bytes as f64).max(step + 1.0);
-                        let _ = peer.notify_progress(
-                            ProgressNotificationParam::new(t.clone(), step).with_message(p.output),
-                        ).await;
-                    }
-                }
-                _ = rc.ct.cancelled() => {
-                    let deadline = Instant::now() + CANCEL_WITHIN;
-                    let _ = tokio::task::spawn_blocking(move || running.cancel(false, Duration::ZERO, deadline)).await;
-                    return self.failed(Error::new(ErrorCode::Cancelled, "cancelled by the client"));
-                }
-            }
-        }
+            core::run_remote(&ctx, &host, action, &params, running, progress)
+        })
+        .await
     }
 
     /// `wait_for`: listed with the server's running talks, so that a cancellation (or the

@@ -493,15 +493,7 @@ async fn over_mcp_an_action_with_host_runs_there_streams_and_is_cancelled_there(
     // A talk there streams its progress as a local one does (the request carries a token).
     let h = peer
         .send_cancellable_request(
-            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
-                rmcp::model::CallToolRequestParams::new("k_pty").with_arguments(
-                    json!({"action": "talk", "host": "testbox", "session_id": id,
-                           "command": "for i in 1 2 3; do echo line$i; sleep 0.4; done"})
-                    .as_object()
-                    .unwrap()
-                    .clone(),
-                ),
-            )),
+            talk_there(&id, "for i in 1 2 3; do echo line$i; sleep 0.4; done"),
             rmcp::service::PeerRequestOptions::no_options(),
         )
         .await
@@ -526,14 +518,7 @@ async fn over_mcp_an_action_with_host_runs_there_streams_and_is_cancelled_there(
     // session free again long before the command would have ended.
     let h = peer
         .send_cancellable_request(
-            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
-                rmcp::model::CallToolRequestParams::new("k_pty").with_arguments(
-                    json!({"action": "talk", "host": "testbox", "session_id": id, "command": "sleep 30"})
-                        .as_object()
-                        .unwrap()
-                        .clone(),
-                ),
-            )),
+            talk_there(&id, "sleep 30"),
             rmcp::service::PeerRequestOptions::no_options(),
         )
         .await
@@ -562,6 +547,15 @@ async fn over_mcp_an_action_with_host_runs_there_streams_and_is_cancelled_there(
         .await;
     assert_eq!(v["output"], "after", "{v}");
     m.close().await;
+}
+
+/// An MCP talk of `command` in session `id` on `testbox`, as a request the test can cancel.
+fn talk_there(id: &str, command: &str) -> rmcp::model::ClientRequest {
+    let args = json!({"action": "talk", "host": "testbox", "session_id": id, "command": command});
+    rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+        rmcp::model::CallToolRequestParams::new("k_pty")
+            .with_arguments(args.as_object().unwrap().clone()),
+    ))
 }
 
 fn v_str(v: &Value, field: &str) -> String {
