@@ -456,7 +456,7 @@ async fn over_mcp_every_action_with_a_host_goes_there_and_never_runs_here() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn over_mcp_an_action_with_host_runs_there_streams_and_is_cancelled_there() {
+async fn over_mcp_an_action_with_host_runs_there_and_streams_its_progress() {
     let Some(ssh) = Sshd::start() else { return };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
@@ -514,38 +514,6 @@ async fn over_mcp_an_action_with_host_runs_there_streams_and_is_cancelled_there(
         seen.windows(2).all(|w| w[1].progress > w[0].progress),
         "{seen:?}"
     );
-    // A talk there that the client cancels is stopped there: its command interrupted, the
-    // session free again long before the command would have ended.
-    let h = peer
-        .send_cancellable_request(
-            talk_there(&id, "sleep 30"),
-            rmcp::service::PeerRequestOptions::no_options(),
-        )
-        .await
-        .expect("send");
-    let terminal = || {
-        let out = Command::new(env!("CARGO_BIN_EXE_kpty"))
-            .arg("--state-dir")
-            .arg(&state)
-            .args(["--json", "read", "-s", &id, "--timeout-ms", "100"])
-            .output()
-            .unwrap();
-        json_of(&out)["terminal_state"].clone()
-    };
-    wait_for(20_000, "the talk's command to start there", || {
-        terminal() == "running"
-    });
-    h.cancel(Some("test".into())).await.expect("cancel");
-    // The sleep is interrupted there: the shell is back at its prompt well within its 30 s.
-    wait_for(
-        10_000,
-        "the cancelled command to be interrupted there",
-        || terminal() == "prompt",
-    );
-    let v = m
-        .json(json!({"action": "talk", "host": "testbox", "session_id": id, "command": "echo after", "timeout_ms": 20000}))
-        .await;
-    assert_eq!(v["output"], "after", "{v}");
     m.close().await;
 }
 
