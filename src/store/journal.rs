@@ -172,6 +172,12 @@ fn write_open(mut f: &std::fs::File, path: &Path, line: &[u8]) -> Result<()> {
 mod tests {
     use super::*;
 
+    /// One journal line of the test.
+    #[derive(Serialize)]
+    struct Line {
+        n: u32,
+    }
+
     #[test]
     fn a_journal_kept_open_lets_its_lock_go_after_each_line() {
         // An action keeps its journal open from its intent to its result; between the two
@@ -180,12 +186,12 @@ mod tests {
         let state = StateDir::at(t.path()).unwrap();
         state.ensure().unwrap();
         let path = state.registry_events();
-        let kept = try_append_verified(&path, &serde_json::json!({"n": 1})).unwrap();
+        let kept = try_append_verified(&path, &Line { n: 1 }).unwrap();
         let other = std::fs::File::open(&path).unwrap();
         other.try_lock().expect("free between the two lines");
         other.unlock().unwrap();
-        append(&state, &path, &serde_json::json!({"n": 2}));
-        kept.append(&state, &serde_json::json!({"n": 3}));
+        append(&state, &path, &Line { n: 2 });
+        kept.append(&state, &Line { n: 3 });
         other.try_lock().expect("free after the last line");
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 3, "{text}");
