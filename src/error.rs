@@ -198,6 +198,9 @@ pub enum Cause {
     /// The shell ended while the call was under way (a talk's own `exit 3`), as opposed to a
     /// call refused because the session had already ended.
     EndedDuringCall,
+    /// The session's shell had already ended when the call reached its holder (which was
+    /// still winding down): nothing was typed.
+    EndedBefore,
     /// A cause this build does not know (sent by a newer holder).
     #[serde(other)]
     Other,

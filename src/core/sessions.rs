@@ -194,9 +194,11 @@ fn ambiguous(reference: &str, matches: &[&RegistryEntry]) -> Error {
     })
 }
 
-/// True when `err` says the holder could not be reached at all (nothing was typed).
-pub fn is_unreachable(err: &Error) -> bool {
-    err.code == ErrorCode::PtyProcessExited && err.cause == Some(Cause::Unreachable)
+/// True when `err` says the session had ended before anything was typed: its holder could
+/// not be reached at all, or answered (while winding down) that its shell had already exited.
+pub fn ended_untouched(err: &Error) -> bool {
+    err.code == ErrorCode::PtyProcessExited
+        && matches!(err.cause, Some(Cause::Unreachable | Cause::EndedBefore))
 }
 
 /// A session's state as far as can be told.

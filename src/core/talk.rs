@@ -190,7 +190,7 @@ fn run_local(
     let mut res = attempt(&entry);
     if let Err(err) = &res {
         // The default session ended since it was last used: replace it and try once more.
-        if !t.named && sessions::is_unreachable(err) {
+        if !t.named && sessions::ended_untouched(err) {
             vet(&t.req.command)?;
             entry = super::target::replace_default(ctx)?;
             running.at(ctx, &entry)?;

@@ -21,6 +21,7 @@
 use super::session::{Shared, State};
 use super::shell::Integration;
 use crate::error::{Error, ErrorCode, Result};
+use std::sync::MutexGuard;
 use std::time::{Duration, Instant};
 
 /// How long the line's text waits at most for the shell to answer keys typed just before
@@ -31,6 +32,11 @@ const ECHO_SETTLE: Duration = Duration::from_millis(300);
 /// output-start marker or a new prompt) before the Enter is taken as one the shell ignored
 /// and the line is judged.
 const ENTER_SETTLE: Duration = Duration::from_secs(3);
+
+/// How long after its start a command typed just before a talk (an `exit`, a `cd` sent with
+/// send-line) is given to end before the session is called busy: such commands end at once,
+/// and the talk should not lose the race to their prompt.
+const RUN_SETTLE: Duration = Duration::from_secs(1);
 
 /// The keys that empty the input line: to its end, then kill back to its start.
 const CLEAR_LINE: &str = "\x05\x15";
@@ -72,8 +78,13 @@ impl Shared {
         let mut st = self.lock();
         while st.input_seen && st.input_ready.is_none() && st.exit.is_none() {
             if !st.at_prompt {
-                // Keys typed before this talk started a command.
-                return Err(self.running_error());
+                // Keys typed before this talk started a command: it may end at once.
+                let running;
+                (st, running) = self.settle_running(st, deadline);
+                if running {
+                    return Err(self.running_error());
+                }
+                continue;
             }
             let (g, up) = self.wait_on(&self.events, st, deadline);
             st = g;
@@ -161,10 +172,31 @@ impl Shared {
                 st.submitted = None;
             }
         }
-        if !st.at_prompt && st.exit.is_none() {
+        if self.settle_running(st, deadline).1 {
             return Err(self.running_error());
         }
         Ok(())
+    }
+
+    /// The shell just left its prompt — a command started, or one finished and the prompt
+    /// is not drawn yet (when this shell draws one) — less than [`RUN_SETTLE`] ago: give it
+    /// the rest of that time (never past `deadline`) to come back to its prompt or exit.
+    /// Returns the state, with `true` when a command still runs — at once for one that
+    /// started earlier.
+    pub(super) fn settle_running<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, State>,
+        deadline: Instant,
+    ) -> (MutexGuard<'a, State>, bool) {
+        while let Some(since) = away(&st) {
+            let (g, up) = self.wait_on(&self.events, st, deadline.min(since + RUN_SETTLE));
+            st = g;
+            if up {
+                break;
+            }
+        }
+        let running = !st.at_prompt && st.exit.is_none();
+        (st, running)
     }
 
     /// Type [`CLEAR_LINE`] and wait (until `deadline`) for the screen to show the line empty.
@@ -248,6 +280,14 @@ impl Shared {
             terminal_state: Some("prompt".into()),
         })
     }
+}
+
+/// Since when the shell has been away from its prompt in a way that may end soon: a command
+/// runs, or one finished and (in a shell that draws one after) its prompt is not drawn yet;
+/// `None` at the prompt, or once the shell has exited.
+pub(super) fn away(st: &State) -> Option<Instant> {
+    let since = st.away_since.filter(|_| !st.at_prompt || st.prompt_follows);
+    since.filter(|_| st.exit.is_none())
 }
 
 /// What the screen shows on the input line, from the prompt's end to the cursor (`None`

@@ -63,7 +63,7 @@ impl Shared {
         let (opacity, data) = {
             let st = self.lock();
             if let Some(exit) = st.exit.clone() {
-                return Err(self.exited_error(&exit));
+                return Err(self.ended_before(&exit));
             }
             let data = match app_cursor {
                 Some(app) if st.screen.cursor_key_app_mode() => app,

@@ -108,6 +108,12 @@ pub struct State {
     /// When the command running now started (its output-start marker); `None` at the prompt
     /// and without shell integration.
     pub command_since: Option<std::time::SystemTime>,
+    /// Since when the shell has been away from a drawn prompt: a command started (C), or one
+    /// finished (D) and its prompt (A or B) is not drawn yet; `None` at the prompt.
+    pub(super) away_since: Option<Instant>,
+    /// This shell draws a prompt after a command finished (an A or B came after a D), so a
+    /// D without its prompt yet means the prompt is on its way (or the shell is exiting).
+    pub(super) prompt_follows: bool,
     /// The prompt is drawn and the shell reads its input line: when the input-start marker
     /// (B) arrived, cleared by the next prompt-start, output-start or finished marker.
     pub input_ready: Option<Instant>,
@@ -248,6 +254,8 @@ impl Shared {
                 input_offset: 0,
                 prompt_at: None,
                 command_since: None,
+                away_since: None,
+                prompt_follows: false,
                 input_ready: None,
                 input_at: None,
                 talk: TalkState::Idle,
@@ -394,50 +402,7 @@ impl Shared {
             st.submitted = None;
         }
         for m in marks {
-            if m.kind != MarkKind::InputStart {
-                (st.input_ready, st.input_at) = (None, None);
-            }
-            match m.kind {
-                MarkKind::PromptStart => {
-                    st.at_prompt = true;
-                    st.command_since = None;
-                    st.prompt_at = Some(Instant::now());
-                    st.prompt_seen = true;
-                    st.talk.prompt_seen();
-                }
-                MarkKind::InputStart => {
-                    st.at_prompt = true;
-                    st.prompt_seen = true;
-                    st.input_seen = true;
-                    st.input_ready = Some(Instant::now());
-                    st.input_at = inputs
-                        .iter()
-                        .find(|(end, _)| *end == m.end)
-                        .and_then(|(_, at)| *at);
-                }
-                MarkKind::OutputStart => {
-                    st.at_prompt = false;
-                    st.command_since = Some(std::time::SystemTime::now());
-                    if let Some(c) = st.talk.capture_mut()
-                        && m.start >= c.begin
-                        && c.out_start.is_none()
-                        && c.finished.is_none()
-                    {
-                        c.out_start = Some(m.end);
-                    }
-                }
-                MarkKind::Finished(code) => {
-                    st.at_prompt = true;
-                    st.command_since = None;
-                    st.prompt_at = Some(Instant::now());
-                    if let Some(c) = st.talk.capture_mut()
-                        && m.start >= c.begin
-                        && c.finished.is_none()
-                    {
-                        c.finished = Some((m.start, code));
-                    }
-                }
-            }
+            st.take_mark(&m, &inputs);
         }
         st.output_seen = true;
         st.last_output = now;
@@ -484,6 +449,63 @@ impl Shared {
         drop(st);
         self.notify();
         self.ended.notify_all();
+    }
+}
+
+impl State {
+    /// Take one shell-integration marker: where the shell is (prompt, input line, command),
+    /// since when, and a running talk's capture bounds.
+    fn take_mark(&mut self, m: &super::markers::Mark, inputs: &[(u64, Option<(u64, usize)>)]) {
+        if m.kind != MarkKind::InputStart {
+            (self.input_ready, self.input_at) = (None, None);
+        }
+        match m.kind {
+            MarkKind::PromptStart => {
+                self.prompt_follows |= self.away_since.is_some() && self.at_prompt;
+                self.away_since = None;
+                self.at_prompt = true;
+                self.command_since = None;
+                self.prompt_at = Some(Instant::now());
+                self.prompt_seen = true;
+                self.talk.prompt_seen();
+            }
+            MarkKind::InputStart => {
+                self.prompt_follows |= self.away_since.is_some() && self.at_prompt;
+                self.away_since = None;
+                self.at_prompt = true;
+                self.prompt_seen = true;
+                self.input_seen = true;
+                self.input_ready = Some(Instant::now());
+                self.input_at = inputs
+                    .iter()
+                    .find(|(end, _)| *end == m.end)
+                    .and_then(|(_, at)| *at);
+            }
+            MarkKind::OutputStart => {
+                self.away_since = Some(Instant::now());
+                self.at_prompt = false;
+                self.command_since = Some(std::time::SystemTime::now());
+                if let Some(c) = self.talk.capture_mut()
+                    && m.start >= c.begin
+                    && c.out_start.is_none()
+                    && c.finished.is_none()
+                {
+                    c.out_start = Some(m.end);
+                }
+            }
+            MarkKind::Finished(code) => {
+                self.away_since = Some(Instant::now());
+                self.at_prompt = true;
+                self.command_since = None;
+                self.prompt_at = Some(Instant::now());
+                if let Some(c) = self.talk.capture_mut()
+                    && m.start >= c.begin
+                    && c.finished.is_none()
+                {
+                    c.finished = Some((m.start, code));
+                }
+            }
+        }
     }
 }
 
@@ -559,6 +581,13 @@ impl Shared {
             exit_signal: exit.signal.clone(),
             unreachable: None,
         })
+    }
+
+    /// [`Self::exited_error`] for a request that came after the shell had ended: nothing of
+    /// it was typed (a default session is then replaced and the request tried there).
+    pub(super) fn ended_before(&self, exit: &ExitInfo) -> Error {
+        self.exited_error(exit)
+            .with_cause(crate::error::Cause::EndedBefore)
     }
 
     /// The typing lock (a poisoned lock is recovered: the state is replaced whole).

@@ -122,6 +122,12 @@ impl Shared {
                 false => Ok(None),
             }
         })();
+        // The shell ended while the line settled (an `exit` typed just before): nothing of
+        // this talk was typed.
+        let ready = ready.and_then(|c| match self.lock().exit.clone() {
+            Some(exit) => Err(self.ended_before(&exit)),
+            None => Ok(c),
+        });
         let cleared = ready.inspect_err(|_| self.end_talk())?;
         let typed = typed_command(a.kind, a.method, &command, &a.sentinel);
         Ok((a, typed, cleared))
@@ -133,16 +139,28 @@ impl Shared {
     fn admit(&self, req: &TalkRequest, deadline: Instant) -> Result<Admitted> {
         // Checking "is anyone else talking" and starting this talk happen under one lock, so
         // two talks can never both type; the foreground is looked up between, outside it.
+        let mut settled = false;
         let (mut st, fg) = loop {
             drop(self.wait_free(req, deadline)?);
             let fg = self.foreground_other();
             let st = self.lock();
             if matches!(st.talk, TalkState::Idle | TalkState::Left { .. }) || st.exit.is_some() {
+                // A command typed just before (an `exit`, a `cd`) may be ending: give it its
+                // moment once, then look again — another talk may have come in meanwhile.
+                let settles = matches!(st.talk, TalkState::Idle)
+                    && st.integration == Integration::Osc133
+                    && req.sentinel.is_none()
+                    && !(req.force && fg.is_some());
+                if settles && !settled && super::input_line::away(&st).is_some() {
+                    settled = true;
+                    drop(self.settle_running(st, deadline));
+                    continue;
+                }
                 break (st, fg);
             }
         };
         if let Some(exit) = st.exit.clone() {
-            return Err(self.exited_error(&exit));
+            return Err(self.ended_before(&exit));
         }
         if st.screen.alternate() {
             return Err(self.full_screen_error(fg));
@@ -363,6 +381,14 @@ impl Shared {
                     terminal_state: Some(state_after.into()),
                     ..TalkBody::default()
                 });
+            }
+            // The shell ended before it started this talk's command (no output-start marker
+            // since it was typed: killed, or ending on an `exit` typed just before): nothing
+            // of the talk ran.
+            Err(Stop::Exited(exit))
+                if a.method == Integration::Osc133 && a.watch_input && cap.out_start.is_none() =>
+            {
+                return Err(self.ended_before(&exit));
             }
             Err(stop) => stop,
         };

@@ -145,20 +145,7 @@ fn an_attached_client_stays_through_a_restart() {
 #[test]
 fn a_talk_that_ends_the_shell_reports_its_code_and_never_the_notice_as_output() {
     let env = Env::new();
-    let shells: Vec<&str> = ["/bin/bash", "/bin/sh", "zsh", "fish"]
-        .into_iter()
-        .filter(|sh| {
-            let there = std::process::Command::new(sh)
-                .args(["-c", "exit 0"])
-                .status()
-                .is_ok_and(|st| st.success());
-            if !there {
-                crate::support::skip(&format!("{sh} is not installed (Debian package: {sh})"));
-            }
-            there
-        })
-        .collect();
-    for sh in shells {
+    for sh in crate::support::shells() {
         for code in [0, 3, 42] {
             let id = env.create(&["--shell", sh]);
             let args = ["--json", "talk", "-s", &id, &format!("exit {code}")];

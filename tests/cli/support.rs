@@ -649,6 +649,24 @@ impl Stream {
     }
 }
 
+/// The shells kpty knows that are installed here (bash, sh, zsh, fish); a missing one is
+/// [`skip`]ped — a failure in CI.
+pub fn shells() -> Vec<&'static str> {
+    ["/bin/bash", "/bin/sh", "zsh", "fish"]
+        .into_iter()
+        .filter(|sh| {
+            let there = Command::new(sh)
+                .args(["-c", "exit 0"])
+                .status()
+                .is_ok_and(|st| st.success());
+            if !there {
+                skip(&format!("{sh} is not installed (Debian package: {sh})"));
+            }
+            there
+        })
+        .collect()
+}
+
 /// A test that cannot run here (a tool, root or a kernel feature is missing) says why and
 /// passes — except in CI (`CI` set), where `.ci/run` installs what the tests need, so the
 /// same absence fails the test with `why`.

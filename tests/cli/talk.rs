@@ -484,6 +484,43 @@ fn a_command_that_ends_the_shell_exits_with_its_code() {
     );
 }
 
+/// However the default session ended — a talk's own `exit`, a line typed into it, a signal to
+/// its shell — and however soon the next talk comes (its holder may still be winding down),
+/// a talk without `-s` starts a new default session and runs there, in every shell.
+#[test]
+fn a_talk_after_the_default_session_ended_starts_a_new_one_at_once() {
+    let env = Env::new();
+    for sh in crate::support::shells() {
+        let talk = |cmd: &str| {
+            let args = ["--json", "talk", cmd];
+            let mut c = env.cmd(&args);
+            c.env("KPTY_SHELL", sh);
+            crate::support::parse(&crate::support::run(c, &args), &args)
+        };
+        for (round, end) in ["talk", "send-line", "SIGKILL"].into_iter().enumerate() {
+            let first = talk(&format!("echo first{round}"));
+            assert_eq!(first["output"], format!("first{round}"), "{sh}: {first}");
+            let id = s(&first, "session_id").to_string();
+            match end {
+                "talk" => {
+                    let v = talk("exit 3");
+                    assert_eq!(v["error_code"], "PTY_PROCESS_EXITED", "{sh} {end}: {v}");
+                }
+                "send-line" => {
+                    env.send_line(&id, "exit");
+                }
+                _ => {
+                    let pid = env.entry(&id)["pid"].as_u64().expect("the shell's pid");
+                    crate::support::kill_9(pid);
+                }
+            }
+            let next = talk("echo again");
+            assert_eq!(next["output"], "again", "{sh} after {end}: {next}");
+            assert_ne!(next["session_id"], id.as_str(), "{sh} after {end}: {next}");
+        }
+    }
+}
+
 /// Flags are consistent: `--follow` (alias `--watch`) on read and term-read; `log --action`
 /// takes `send-line` and `send_line`, and refuses an action that does not exist.
 #[test]
