@@ -82,7 +82,11 @@ fn run(c: Call, caller: &Caller) -> Value {
     let running = Running::new();
     let stop = running.clone();
     caller.on_cancel(move || {
-        let _ = stop.cancel(talk, Duration::ZERO, Instant::now() + CANCEL_WITHIN);
+        let stopped = stop.cancel(talk, Duration::ZERO, Instant::now() + CANCEL_WITHIN);
+        tracing::info!(
+            "a remote {} cancelled by its caller: {stopped:?}",
+            c.action.as_str()
+        );
     });
     let reply = if talk {
         let mut sink = |b: crate::proto::ProgressBody| {

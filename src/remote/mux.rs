@@ -269,6 +269,9 @@ fn caller(hub: &Hub, stream: UnixStream) {
     let mut r = &*stream;
     while let Ok(Some(mut f)) = Frame::read(&mut r) {
         f.id = id;
+        if f.kind == Kind::Cancel {
+            tracing::info!("request {id}: its caller cancels it");
+        }
         if !hub.send(&f) {
             break;
         }

@@ -252,11 +252,15 @@ fn take(f: Frame, out: &Out, running: &Arc<Mutex<Running>>, answer: Answer) {
         Kind::Cancel => {
             let r = lock();
             if let Some(pid) = r.pids.get(&f.id).copied() {
+                tracing::info!("request {}: cancelled, its verb interrupted", f.id);
                 interrupt(pid);
             } else if let Some(call) = r.calls.get(&f.id).cloned() {
                 drop(r);
+                tracing::info!("request {}: cancelled, its action stopped", f.id);
                 // Stopping may wait on the action's session: not on the channel's reader.
                 super::workers::run(move || call.cancel());
+            } else {
+                tracing::info!("request {}: cancelled after it answered", f.id);
             }
         }
         _ => {}

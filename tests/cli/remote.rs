@@ -517,6 +517,87 @@ async fn over_mcp_an_action_with_host_runs_there_and_streams_its_progress() {
     m.close().await;
 }
 
+/// A talk there that the MCP client cancels is stopped there: its command interrupted, the
+/// session free again long before the command would have ended, and the next talk runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn over_mcp_a_cancelled_talk_with_host_is_interrupted_there() {
+    let Some(ssh) = Sshd::start() else { return };
+    let env = Env::new();
+    let remote = ssh.remote_dir("work");
+    let _sessions = Sessions(remote.clone());
+    let mut c = env.cmd(&["mcp"]);
+    // The channel's log says where a cancel went, should one be lost.
+    c.env("KPTY_LOG", "info")
+        .env("KPTY_SSH_COMMAND", ssh.ssh_command())
+        .env("KPTY_REMOTE_DIR", &remote);
+    let m = crate::mcp::start_cmd(c).await;
+    let state = remote.join("ai/checkpoints/pty");
+    let id = v_str(
+        &m.json(json!({"action": "create", "host": "testbox"})).await,
+        "session_id",
+    );
+    let peer = m.client.peer().clone();
+    let terminal = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_kpty"))
+            .arg("--state-dir")
+            .arg(&state)
+            .args(["--json", "read", "-s", &id, "--timeout-ms", "100"])
+            .output()
+            .unwrap();
+        json_of(&out)["terminal_state"].clone()
+    };
+    for round in 0..3 {
+        let h = peer
+            .send_cancellable_request(
+                talk_there(&id, "sleep 30"),
+                rmcp::service::PeerRequestOptions::no_options(),
+            )
+            .await
+            .expect("send");
+        wait_for(20_000, "the talk's command to start there", || {
+            terminal() == "running"
+        });
+        h.cancel(Some("test".into())).await.expect("cancel");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while terminal() != "prompt" {
+            if std::time::Instant::now() > deadline {
+                // What each side saw: the host's terminal and the channel's own log.
+                let read = Command::new(env!("CARGO_BIN_EXE_kpty"))
+                    .arg("--state-dir")
+                    .arg(&state)
+                    .args(["--json", "read", "-s", &id])
+                    .output()
+                    .unwrap();
+                let trail = Command::new(env!("CARGO_BIN_EXE_kpty"))
+                    .arg("--state-dir")
+                    .arg(&state)
+                    .args(["log", "--after", "1m"])
+                    .output()
+                    .unwrap();
+                let logs: Vec<String> = std::fs::read_dir(env.runtime().join("ssh"))
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
+                    .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                    .collect();
+                panic!(
+                    "round {round}: the cancelled command was not interrupted there: {} | the \
+                     host's trail: {} | channel log: {logs:?}",
+                    json_of(&read),
+                    String::from_utf8_lossy(&trail.stdout)
+                );
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let v = m
+            .json(json!({"action": "talk", "host": "testbox", "session_id": id, "command": format!("echo after{round}"), "timeout_ms": 20000}))
+            .await;
+        assert_eq!(v["output"], format!("after{round}"), "{v}");
+    }
+    m.close().await;
+}
+
 /// An MCP talk of `command` in session `id` on `testbox`, as a request the test can cancel.
 fn talk_there(id: &str, command: &str) -> rmcp::model::ClientRequest {
     let args = json!({"action": "talk", "host": "testbox", "session_id": id, "command": command});
