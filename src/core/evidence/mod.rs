@@ -40,7 +40,6 @@ pub struct Range<'a> {
 /// Run `evidence`.
 pub fn make(ctx: &Ctx, a: &EvidenceArgs) -> Result<EvidenceReply> {
     let found = rec::action::found(ctx, &a.target)?;
-    sync(ctx, &found.name);
     let loaded = rec::load(&found)?;
     let start = match &a.from {
         Some(f) => rec::start_of(&loaded, f)?,
@@ -57,18 +56,6 @@ pub fn make(ctx: &Ctx, a: &EvidenceArgs) -> Result<EvidenceReply> {
             base: None,
         },
     )
-}
-
-/// Ask the holder of `address` to write what its recording has queued (a session that has
-/// ended has nothing queued; a holder too old to be asked is not waited for).
-pub fn sync(ctx: &Ctx, address: &str) {
-    let Ok(h) = super::sessions::resolve(ctx, address) else {
-        return;
-    };
-    let req = crate::proto::request::RecordSyncRequest { timeout_ms: 2000 };
-    if let Err(e) = super::sessions::call(ctx, h.entry(), req, Duration::from_secs(3)) {
-        tracing::debug!("recording sync of {address}: {}", e.message);
-    }
 }
 
 /// Write the pack for `r`.
@@ -244,7 +231,6 @@ impl Witness {
     /// After the talk in `session`: the pack from its `talk by` marker (the last one: a
     /// session runs one talk at a time) to now.
     pub fn after(self, ctx: &Ctx, session: &str) -> Result<EvidenceReply> {
-        sync(ctx, session);
         let found = rec::locate(ctx, Some(session))?;
         let loaded = rec::load(&found)?;
         let start = loaded

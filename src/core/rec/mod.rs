@@ -45,6 +45,7 @@ pub fn locate(ctx: &Ctx, session: Option<&str>) -> Result<Found> {
     };
     let dir = ctx.state.session_dir(&id);
     ctx.state.verify(&dir.join(recordings::FIRST))?;
+    sync(ctx, &id.address());
     let segments = recordings::segments(&dir);
     if segments.is_empty() {
         let why = if dir.is_dir() {
@@ -61,6 +62,19 @@ pub fn locate(ctx: &Ctx, session: Option<&str>) -> Result<Found> {
         name: id.address(),
         segments,
     })
+}
+
+/// Ask the holder of `address` to write what its recording has queued — it gathers events
+/// for a moment before writing them — so a reader finds everything up to now (a session that
+/// has ended has nothing queued; a holder too old to be asked is not waited for).
+fn sync(ctx: &Ctx, address: &str) {
+    let Ok(h) = super::sessions::resolve(ctx, address) else {
+        return;
+    };
+    let req = crate::proto::request::RecordSyncRequest { timeout_ms: 2000 };
+    if let Err(e) = super::sessions::call(ctx, h.entry(), req, Duration::from_secs(3)) {
+        tracing::debug!("recording sync of {address}: {}", e.message);
+    }
 }
 
 /// The session labelled `label` in the registry.

@@ -4,6 +4,10 @@
 //! fails stops the recording, never the session: the stop is told in the audit trail and in
 //! `list` ([`Recorder::state`]).
 //!
+//! The writer wakes once a burst, not once an event: asleep, it is woken by the first event
+//! queued and then gathers the rest for [`GATHER`] before it writes; a reader that needs
+//! what is queued on disk now asks for it ([`Recorder::sync`]), which wakes it at once.
+//!
 //! What is recorded: the terminal's output as it was (the file is the owner's), every write's
 //! input with a marker naming who wrote when the writer changes (redacted; hidden while the
 //! terminal does not echo), resizes, a marker at each `talk` and `wait_for`, and the exit.
@@ -16,6 +20,13 @@ use std::time::{Duration, Instant};
 
 /// Most bytes waiting for the disk before the recording stops (the session goes on).
 const MAX_PENDING: usize = 32 << 20;
+
+/// How long the writer, once woken, lets a burst of events gather before it writes them.
+const GATHER: Duration = Duration::from_millis(20);
+
+/// Bytes queued past which the writer is woken at once (a flood is written as it comes, and a
+/// segment rolls close to its cap): this, or an eighth of the segment cap when smaller.
+const WAKE_PENDING: usize = 256 << 10;
 
 /// One event for the writer.
 enum Rec {
@@ -46,6 +57,10 @@ struct Flags {
     roll: AtomicBool,
     /// Why the recording stopped, once it did.
     stopped: OnceLock<String>,
+    /// The writer sleeps until an event wakes it.
+    asleep: AtomicBool,
+    /// An event that must not wait for the burst to gather (a sync, the end) was queued.
+    urgent: AtomicBool,
 }
 
 /// Where and how a session records.
@@ -69,8 +84,13 @@ pub struct Setup {
 
 /// A session's recorder.
 pub struct Recorder {
-    tx: Mutex<mpsc::Sender<Rec>>,
+    /// Each event with the bytes it counts in [`Flags::pending`] while queued.
+    tx: Mutex<mpsc::Sender<(Rec, usize)>>,
     flags: Arc<Flags>,
+    /// The writer's thread, woken with `unpark`.
+    writer: std::thread::Thread,
+    /// Bytes queued past which the writer is woken at once.
+    wake_pending: usize,
     done: Mutex<mpsc::Receiver<()>>,
     /// Who wrote the last input recorded, and whether it was hidden.
     last_by: Mutex<(Option<String>, bool)>,
@@ -79,17 +99,24 @@ pub struct Recorder {
 impl Recorder {
     /// Start recording a terminal of `size` in `setup.dir`.
     pub fn start(setup: Setup, size: (u16, u16)) -> Self {
+        let wake_pending = usize::try_from(setup.segment / 8)
+            .unwrap_or(usize::MAX)
+            .clamp(1, WAKE_PENDING);
         let (tx, rx) = mpsc::channel();
         let (done_tx, done) = mpsc::channel();
         let flags = Arc::new(Flags::default());
         let f = flags.clone();
-        std::thread::spawn(move || {
+        let writer = std::thread::spawn(move || {
             writer::run(setup, size, rx, &f);
             let _ = done_tx.send(());
-        });
+        })
+        .thread()
+        .clone();
         Self {
             tx: Mutex::new(tx),
             flags,
+            writer,
+            wake_pending,
             done: Mutex::new(done),
             last_by: Mutex::new((None, false)),
         }
@@ -109,7 +136,7 @@ impl Recorder {
         if self.flags.stopped.get().is_some() {
             return;
         }
-        let waiting = self.flags.pending.fetch_add(bytes, Ordering::AcqRel) + bytes;
+        let waiting = self.flags.pending.fetch_add(bytes, Ordering::SeqCst) + bytes;
         if waiting > MAX_PENDING {
             self.flags.pending.fetch_sub(bytes, Ordering::AcqRel);
             let _ = self.flags.stopped.set(format!(
@@ -118,8 +145,21 @@ impl Recorder {
             ));
             return;
         }
-        let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
-        let _ = tx.send(rec);
+        {
+            let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = tx.send((rec, bytes));
+        }
+        self.wake(waiting > self.wake_pending);
+    }
+
+    /// Wake the writer when it sleeps, or (`urgent`) whatever it waits for.
+    fn wake(&self, urgent: bool) {
+        if urgent {
+            self.flags.urgent.store(true, Ordering::SeqCst);
+        }
+        if self.flags.asleep.swap(false, Ordering::SeqCst) || urgent {
+            self.writer.unpark();
+        }
     }
 
     /// Output `chunk` arrived at `at`; `snapshot` makes the screen's redraw and size, asked for
@@ -136,7 +176,9 @@ impl Recorder {
             let n = screen.len();
             self.send(Rec::Roll(at, screen, size), n);
         }
-        self.send(Rec::Out(at, chunk.to_vec()), chunk.len());
+        if !chunk.is_empty() {
+            self.send(Rec::Out(at, chunk.to_vec()), chunk.len());
+        }
     }
 
     /// The terminal was resized.
@@ -177,7 +219,11 @@ impl Recorder {
         let text = String::from_utf8_lossy(data);
         let text = crate::safety::redact::redact(&text).into_owned();
         let n = text.len();
-        self.send(Rec::In(Instant::now(), text), n);
+        // Nothing typed is nothing to record (and every event queued counts bytes: the
+        // writer sleeps only with none waiting).
+        if n > 0 {
+            self.send(Rec::In(Instant::now(), text), n);
+        }
     }
 
     /// The program exited with `code`.
@@ -190,10 +236,11 @@ impl Recorder {
         let (tx, rx) = mpsc::channel();
         {
             let q = self.tx.lock().unwrap_or_else(|p| p.into_inner());
-            if q.send(Rec::Sync(tx)).is_err() {
+            if q.send((Rec::Sync(tx), 0)).is_err() {
                 return false;
             }
         }
+        self.wake(true);
         rx.recv_timeout(within).is_ok()
     }
 
@@ -201,8 +248,9 @@ impl Recorder {
     pub fn finish(&self, within: Duration) {
         {
             let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
-            let _ = tx.send(Rec::End);
+            let _ = tx.send((Rec::End, 0));
         }
+        self.wake(true);
         let done = self.done.lock().unwrap_or_else(|p| p.into_inner());
         if done.recv_timeout(within).is_err() {
             tracing::warn!("the recording did not finish writing within {within:?}");

@@ -3,7 +3,7 @@
 //! (chunks less than [`MERGE_GAP`] apart, up to [`MERGE_MAX`] bytes): a flood's recording
 //! stays close to its size. A write that fails stops the recording, with an audit line.
 
-use super::{Flags, Rec, Setup};
+use super::{Flags, GATHER, Rec, Setup};
 use crate::cast::{self, Code};
 use crate::store::recordings;
 use std::io::Write;
@@ -42,7 +42,7 @@ struct Writer<'a> {
 }
 
 /// Run until [`Rec::End`] (or every sender is gone).
-pub(super) fn run(setup: Setup, size: (u16, u16), rx: mpsc::Receiver<Rec>, flags: &Flags) {
+pub(super) fn run(setup: Setup, size: (u16, u16), rx: mpsc::Receiver<(Rec, usize)>, flags: &Flags) {
     let mut w = Writer {
         setup,
         flags,
@@ -55,19 +55,28 @@ pub(super) fn run(setup: Setup, size: (u16, u16), rx: mpsc::Receiver<Rec>, flags
     };
     w.open(0, Instant::now(), size, None);
     w.total();
-    while let Ok(first) = rx.recv() {
-        let mut next = Some(first);
-        let mut end = false;
-        while let Some(rec) = next.take() {
-            let n = w.take(rec, &mut end);
-            flags.pending.fetch_sub(n, Ordering::AcqRel);
-            next = rx.try_recv().ok();
+    let mut end = false;
+    while !end {
+        // Everything queued, written in one go.
+        let mut any = false;
+        while !end {
+            match rx.try_recv() {
+                Ok((rec, counted)) => {
+                    any = true;
+                    w.take(rec, &mut end);
+                    flags.pending.fetch_sub(counted, Ordering::SeqCst);
+                }
+                Err(mpsc::TryRecvError::Empty) => break,
+                Err(mpsc::TryRecvError::Disconnected) => end = true,
+            }
         }
-        w.flush_out();
-        w.write_buf();
-        w.tell();
-        if end {
-            break;
+        if any {
+            w.flush_out();
+            w.write_buf();
+            w.tell();
+        }
+        if !end {
+            sleep_until_woken(flags);
         }
     }
     w.flush_out();
@@ -75,26 +84,38 @@ pub(super) fn run(setup: Setup, size: (u16, u16), rx: mpsc::Receiver<Rec>, flags
     w.tell();
 }
 
+/// Sleep until an event is queued (the sender wakes a writer that said it sleeps), then let
+/// the burst it began gather for [`GATHER`] — cut short by an urgent event.
+fn sleep_until_woken(flags: &Flags) {
+    flags.asleep.store(true, Ordering::SeqCst);
+    // An event queued between the drain and the flag is taken now: its sender may have seen
+    // the writer awake.
+    if flags.pending.load(Ordering::SeqCst) == 0 && !flags.urgent.load(Ordering::SeqCst) {
+        std::thread::park();
+    }
+    flags.asleep.store(false, Ordering::SeqCst);
+    if !flags.urgent.swap(false, Ordering::SeqCst) {
+        std::thread::park_timeout(GATHER);
+        flags.urgent.store(false, Ordering::SeqCst);
+    }
+}
+
 impl Writer<'_> {
-    /// Handle one event; returns the bytes it held in the queue's count.
-    fn take(&mut self, rec: Rec, end: &mut bool) -> usize {
+    /// Handle one event.
+    fn take(&mut self, rec: Rec, end: &mut bool) {
         match rec {
-            Rec::Out(at, bytes) => {
-                let n = bytes.len();
-                match &mut self.out {
-                    Some((_, last, held))
-                        if held.len() + n <= MERGE_MAX && at < *last + MERGE_GAP =>
-                    {
-                        held.extend_from_slice(&bytes);
-                        *last = at;
-                    }
-                    _ => {
-                        self.flush_out();
-                        self.out = Some((at, at, bytes));
-                    }
+            Rec::Out(at, bytes) => match &mut self.out {
+                Some((_, last, held))
+                    if held.len() + bytes.len() <= MERGE_MAX && at < *last + MERGE_GAP =>
+                {
+                    held.extend_from_slice(&bytes);
+                    *last = at;
                 }
-                n
-            }
+                _ => {
+                    self.flush_out();
+                    self.out = Some((at, at, bytes));
+                }
+            },
             Rec::In(at, text) => self.event(at, Code::Input, &text),
             Rec::Mark(at, text) => self.event(at, Code::Marker, &text),
             Rec::Resize(at, (c, r)) => self.event(at, Code::Resize, &format!("{c}x{r}")),
@@ -103,29 +124,22 @@ impl Writer<'_> {
                 self.flush_out();
                 self.write_buf();
                 let next = self.seg.as_ref().map_or(0, |s| s.n + 1);
-                let n = screen.len();
                 self.open(next, at, size, Some(&screen));
                 self.total();
-                n
             }
             Rec::Sync(done) => {
                 self.flush_out();
                 self.write_buf();
                 let _ = done.send(());
-                0
             }
-            Rec::End => {
-                *end = true;
-                0
-            }
+            Rec::End => *end = true,
         }
     }
 
     /// Encode a non-output event (the output merged before it goes first).
-    fn event(&mut self, at: Instant, code: Code, data: &str) -> usize {
+    fn event(&mut self, at: Instant, code: Code, data: &str) {
         self.flush_out();
         self.encode(at, code, data);
-        data.len()
     }
 
     /// Encode the merged output.
