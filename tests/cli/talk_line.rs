@@ -175,6 +175,37 @@ fn submit(env: &Env, id: &str, how: Submit, text: &str) {
     }
 }
 
+/// A quick command submitted just before a talk (a `cd`, however it was typed) is not a
+/// busy session: the talk waits the moment it takes, runs at once, and sees its effect — in
+/// every shell, every way of submitting a line.
+#[test]
+fn a_talk_right_after_a_quick_submitted_command_runs_after_it() {
+    let env = env();
+    let ways = [
+        Submit::KeysThenEnter,
+        Submit::SendLine,
+        Submit::CarriageReturn,
+        Submit::LineFeed,
+    ];
+    let dirs: Vec<std::path::PathBuf> = (0..ways.len())
+        .map(|i| {
+            let d = env.home().join(format!("quick-{i}"));
+            std::fs::create_dir_all(&d).expect("dir");
+            d
+        })
+        .collect();
+    for sh in shells() {
+        let id = env.create(&["--shell", sh]);
+        assert_eq!(env.out(&id, "printf 'ready-%s\\n' 42"), "ready-42", "{sh}");
+        for (how, dir) in ways.into_iter().zip(&dirs) {
+            let case = format!("{sh} {how:?}");
+            submit(&env, &id, how, &format!("cd {}", dir.display()));
+            let v = env.talk(&id, "pwd");
+            assert_eq!(s(&v, "output"), dir.display().to_string(), "{case}: {v}");
+        }
+    }
+}
+
 #[test]
 fn a_talk_right_after_a_submitted_line_never_takes_that_commands_output() {
     // A slow hook before each command starts (zsh's preexec, fish's fish_preexec: a prompt
