@@ -491,20 +491,33 @@ fn a_command_that_ends_the_shell_exits_with_its_code() {
 fn a_talk_after_the_default_session_ended_starts_a_new_one_at_once() {
     let env = Env::new();
     for sh in crate::support::shells() {
-        let talk = |cmd: &str| {
+        let talk_coded = |cmd: &str| {
             let args = ["--json", "talk", cmd];
             let mut c = env.cmd(&args);
             c.env("KPTY_SHELL", sh);
-            crate::support::parse(&crate::support::run(c, &args), &args)
+            let out = crate::support::run(c, &args);
+            (crate::support::parse(&out, &args), out.status.code())
         };
+        let talk = |cmd: &str| talk_coded(cmd).0;
         for (round, end) in ["talk", "send-line", "SIGKILL"].into_iter().enumerate() {
             let first = talk(&format!("echo first{round}"));
             assert_eq!(first["output"], format!("first{round}"), "{sh}: {first}");
             let id = s(&first, "session_id").to_string();
             match end {
                 "talk" => {
-                    let v = talk("exit 3");
+                    // The talk's own command ended the shell: its code, and no retry of it in
+                    // a new session.
+                    let (v, code) = talk_coded("exit 3");
                     assert_eq!(v["error_code"], "PTY_PROCESS_EXITED", "{sh} {end}: {v}");
+                    assert_eq!(code, Some(3), "{sh} {end}: {v}");
+                    let listed = env.ok_json(&["list"]);
+                    let ids: Vec<&str> = listed["sessions"]
+                        .as_array()
+                        .expect("sessions")
+                        .iter()
+                        .filter_map(|x| x["session_id"].as_str())
+                        .collect();
+                    assert_eq!(ids, [id.as_str()], "{sh} {end}: {listed}");
                 }
                 "send-line" => {
                     env.send_line(&id, "exit");
