@@ -8,15 +8,12 @@ use crate::core::running::Running;
 use crate::error::Error;
 use crate::remote::action::Call;
 use crate::remote::server::Caller;
-use std::time::{Duration, Instant};
-
-/// How long a cancelled talk keeps asking its holder to stop it (as `kpty mcp` does).
-const CANCEL_WITHIN: Duration = Duration::from_secs(5);
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::time::Duration;
 
 /// The shortest interval between a remote talk's progress reports a caller may ask for.
 const MIN_PROGRESS_MS: u64 = 50;
-use serde_json::Value;
-use std::io::{Read, Write};
 
 /// `kpty __action` on the host: one call on stdin, its JSON on stdout; exit 0 (the answer
 /// says whether it succeeded).
@@ -70,41 +67,28 @@ fn run(c: Call, caller: &Caller) -> Value {
         .to_json();
     }
     let ctx = ctx.on(channel);
-    let (talk, wait) = (
-        matches!(c.action, Action::Talk | Action::Run),
-        c.action == Action::WaitFor,
-    );
-    if !talk && !wait {
-        return crate::core::dispatch_json(&ctx, c.action, &c.params);
-    }
-    // Run as the local front ends run them: cancellable, its session interrupted when the
-    // caller cancels.
+    // Run as the local front ends run them: a talk's command interrupted, a wait ended, when
+    // the caller cancels; a talk's progress sent to the caller as it comes.
     let running = Running::new();
     let stop = running.clone();
+    let action = c.action;
     caller.on_cancel(move || {
-        let stopped = stop.cancel(talk, Duration::ZERO, Instant::now() + CANCEL_WITHIN);
+        let stopped = stop.stop(matches!(action, Action::Talk | Action::Run));
         tracing::info!(
             "a remote {} cancelled by its caller: {stopped:?}",
-            c.action.as_str()
+            action.as_str()
         );
     });
-    let reply = if talk {
-        let mut sink = |b: crate::proto::ProgressBody| {
-            if let Ok(data) = serde_json::to_vec(&b) {
-                caller.progress(data);
-            }
-        };
-        let progress = c.progress_ms.map(|ms| {
-            (
-                Duration::from_millis(ms.max(MIN_PROGRESS_MS)),
-                &mut sink as &mut dyn FnMut(_),
-            )
-        });
-        crate::core::to_json(crate::core::talk::run_talk(
-            &ctx, &c.params, progress, &running,
-        ))
-    } else {
-        crate::core::to_json(crate::core::wait::run_wait_for(&ctx, &c.params, &running))
+    let mut sink = |b: crate::proto::ProgressBody| {
+        if let Ok(data) = serde_json::to_vec(&b) {
+            caller.progress(data);
+        }
     };
-    crate::core::outgoing(&ctx, reply).unwrap_or_else(|e| e.to_json())
+    let progress = c.progress_ms.map(|ms| {
+        (
+            Duration::from_millis(ms.max(MIN_PROGRESS_MS)),
+            &mut sink as &mut dyn FnMut(_),
+        )
+    });
+    crate::core::run_tracked(&ctx, c.action, &c.params, &running, progress)
 }

@@ -366,6 +366,28 @@ pub fn dispatch_json(ctx: &Ctx, action: Action, p: &Params) -> Value {
     dispatch(ctx, action, p).unwrap_or_else(|e| e.to_json())
 }
 
+/// Run one action for a front end that can cancel it and show a talk's progress (`kpty
+/// mcp`, a host answering a remote caller): a talk (or run) and a `wait_for` stop when
+/// `running` is cancelled, a talk reports its `progress`, an action with `host` runs there
+/// (its cancel passed on); any other action as [`dispatch_json`]. Its JSON as it leaves.
+pub fn run_tracked(
+    ctx: &Ctx,
+    action: Action,
+    p: &Params,
+    running: &running::Running,
+    progress: Option<running::Progress<'_>>,
+) -> Value {
+    if let Some(host) = host_of(p) {
+        return run_remote(ctx, host, action, p, running, progress);
+    }
+    let reply = match action {
+        Action::Talk | Action::Run => to_json(talk::run_talk(ctx, p, progress, running)),
+        Action::WaitFor => to_json(wait::run_wait_for(ctx, p, running)),
+        _ => return dispatch_json(ctx, action, p),
+    };
+    outgoing(ctx, reply).unwrap_or_else(|e| e.to_json())
+}
+
 /// An action with `host`: run by the kpty on that host ([`crate::remote::action`]), and the
 /// call recorded here as `remote` (the action's own audit is the host's).
 fn remote_json(ctx: &Ctx, host: &str, action: Action, p: &Params) -> Value {
@@ -373,7 +395,7 @@ fn remote_json(ctx: &Ctx, host: &str, action: Action, p: &Params) -> Value {
 }
 
 /// The host an action names (`host`, when not blank): such an action runs there, whichever
-/// front end asked ([`dispatch_json`], [`run_remote`]).
+/// front end asked ([`dispatch_json`], [`run_tracked`]).
 pub fn host_of(p: &Params) -> Option<&str> {
     p.host.as_deref().filter(|h| !h.trim().is_empty())
 }
@@ -382,7 +404,7 @@ pub fn host_of(p: &Params) -> Option<&str> {
 /// (`running`: a cancel asks the host to stop the action — a talk's command interrupted, a
 /// wait ended — and waits for its answer) and shows a talk's progress (`progress`, as the
 /// host's talk reports it, redacted there for the caller's channel).
-pub fn run_remote(
+fn run_remote(
     ctx: &Ctx,
     host: &str,
     action: Action,

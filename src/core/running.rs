@@ -23,6 +23,10 @@ const RETRY: Duration = Duration::from_millis(50);
 /// How long one cancel call to a holder may take beyond its settle time.
 const CALL_MARGIN: Duration = Duration::from_secs(5);
 
+/// How long a front end's cancel (an MCP client's, a remote caller's) keeps asking for the
+/// action to stop: its holder, or the host it runs on.
+const CANCEL_WITHIN: Duration = Duration::from_secs(5);
+
 /// Progress reporting for a talk: how often at most, and the sink for the output so far.
 pub type Progress<'a> = (Duration, &'a mut dyn FnMut(ProgressBody));
 
@@ -214,7 +218,7 @@ impl Running {
         &self,
         host: &str,
         stream: &std::os::unix::net::UnixStream,
-        cancel: fn(&std::os::unix::net::UnixStream),
+        cancel: StopCall,
     ) -> Result<()> {
         let mut st = self.state();
         if st.cancelled {
@@ -236,6 +240,13 @@ impl Running {
     /// Whether a cancel was asked for.
     pub(crate) fn is_cancelled(&self) -> bool {
         self.state().cancelled
+    }
+
+    /// A front end's cancel of the action it runs ([`super::run_tracked`]): a talk ended and
+    /// its command interrupted (`interrupt`), a wait ended, a host asked to stop its action;
+    /// returns without waiting for a prompt, within [`CANCEL_WITHIN`]. Blocking.
+    pub fn stop(&self, interrupt: bool) -> Stopped {
+        self.cancel(interrupt, Duration::ZERO, Instant::now() + CANCEL_WITHIN)
     }
 
     /// Stop the talk: the holder ends it (with `interrupt`, Ctrl-C is typed too and the
@@ -291,7 +302,7 @@ impl Running {
     fn stop_remote(
         &self,
         s: &std::os::unix::net::UnixStream,
-        cancel: fn(&std::os::unix::net::UnixStream),
+        cancel: StopCall,
         deadline: Instant,
     ) -> Stopped {
         cancel(s);

@@ -6,7 +6,6 @@
 use super::schema;
 use crate::api::Action;
 use crate::core::running::{Progress, Running, Runs};
-use crate::core::talk::run_talk;
 use crate::core::{self, Ctx};
 use crate::error::{Error, ErrorCode};
 use rmcp::model::{
@@ -18,13 +17,10 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How often talk progress is reported at most.
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
-
-/// How long a cancelled call keeps asking the holder to stop its talk.
-const CANCEL_WITHIN: Duration = Duration::from_secs(5);
 
 const INSTRUCTIONS: &str = "kpty gives you live terminal sessions through one tool, k_pty. \
 Typical flow: k_pty(action=\"create\") → session_id; k_pty(action=\"talk\", session_id, \
@@ -78,33 +74,27 @@ impl KptyServer {
         params: crate::api::Params,
         rc: &RequestContext<RoleServer>,
     ) -> Value {
-        if core::host_of(&params).is_some() {
-            return self.run_remote(action, params, rc).await;
-        }
-        if action == Action::WaitFor {
-            return self.run_wait(params, rc).await;
-        }
         let ctx = self.ctx.clone();
         let talk = matches!(action, Action::Talk | Action::Run);
-        if !talk {
-            let work =
-                tokio::task::spawn_blocking(move || core::dispatch_json(&ctx, action, &params));
-            return tokio::select! {
-                r = work => r.unwrap_or_else(|e| self.failed(Error::internal(format!("action panicked: {e}")))),
-                // Non-talk actions are short; a cancelled one is simply not answered.
-                _ = rc.ct.cancelled() => self.failed(Error::new(ErrorCode::Cancelled, "cancelled")),
-            };
+        if talk || action == Action::WaitFor || core::host_of(&params).is_some() {
+            // Listed in the server's running talks, so that a cancellation (or the server's
+            // end) stops it — a talk ended and its command interrupted, so the next talk
+            // finds the shell at its prompt; a wait ended; an action on a host stopped
+            // there — rather than holding a worker until its timeout. A talk reports its
+            // progress when the client asked for it (a token).
+            let token = rc.meta.get_progress_token().filter(|_| talk);
+            return self
+                .tracked(rc, token, talk, move |running, progress| {
+                    core::run_tracked(&ctx, action, &params, running, progress)
+                })
+                .await;
         }
-        // talk: runs with progress when the client asked for it, listed in the server's
-        // running talks so that a cancellation (or the server's end) can stop it; the holder
-        // ends a cancelled talk and interrupts its command, so the next talk finds the shell
-        // at its prompt.
-        let token = rc.meta.get_progress_token();
-        self.tracked(rc, token, true, move |running, progress| {
-            let reply = run_talk(&ctx, &params, progress, running);
-            core::outgoing(&ctx, core::to_json(reply)).unwrap_or_else(|e| e.to_json())
-        })
-        .await
+        let work = tokio::task::spawn_blocking(move || core::dispatch_json(&ctx, action, &params));
+        tokio::select! {
+            r = work => r.unwrap_or_else(|e| self.failed(Error::internal(format!("action panicked: {e}")))),
+            // Non-talk actions are short; a cancelled one is simply not answered.
+            _ = rc.ct.cancelled() => self.failed(Error::new(ErrorCode::Cancelled, "cancelled")),
+        }
     }
 
     /// Run `work` on the blocking pool, listed in the server's running talks, with progress
@@ -154,56 +144,9 @@ impl KptyServer {
                     }
                 }
                 _ = rc.ct.cancelled() => {
-                    let deadline = Instant::now() + CANCEL_WITHIN;
-                    let _ = tokio::task::spawn_blocking(move || running.cancel(interrupt, Duration::ZERO, deadline)).await;
+                    let _ = tokio::task::spawn_blocking(move || running.stop(interrupt)).await;
                     return self.failed(Error::new(ErrorCode::Cancelled, "cancelled by the client"));
                 }
-            }
-        }
-    }
-
-    /// An action that names a host: run by the kpty there ([`core::run_remote`]), listed
-    /// with the server's running talks, so that a cancellation (or the server's end) stops it
-    /// there too — a talk's command interrupted, a wait ended — rather than only here; a
-    /// talk's progress streamed when the client asked for it.
-    async fn run_remote(
-        &self,
-        action: Action,
-        params: crate::api::Params,
-        rc: &RequestContext<RoleServer>,
-    ) -> Value {
-        let ctx = self.ctx.clone();
-        // A talk there reports its progress when the client asked for it, as a local one.
-        let token = rc
-            .meta
-            .get_progress_token()
-            .filter(|_| matches!(action, Action::Talk | Action::Run));
-        self.tracked(rc, token, false, move |running, progress| {
-            let host = core::host_of(&params).unwrap_or_default().to_string();
-            core::run_remote(&ctx, &host, action, &params, running, progress)
-        })
-        .await
-    }
-
-    /// `wait_for`: listed with the server's running talks, so that a cancellation (or the
-    /// server's end) stops the wait at once — its connection closed, the holder stops
-    /// waiting, and the trail records it `CANCELLED` — rather than holding a worker (and a
-    /// connection to the holder) until its timeout.
-    async fn run_wait(&self, params: crate::api::Params, rc: &RequestContext<RoleServer>) -> Value {
-        let ctx = self.ctx.clone();
-        let ticket = self.talks.start();
-        let running: Running = (*ticket).clone();
-        let work = tokio::task::spawn_blocking(move || {
-            let reply = core::wait::run_wait_for(&ctx, &params, &ticket);
-            drop(ticket);
-            core::outgoing(&ctx, core::to_json(reply)).unwrap_or_else(|e| e.to_json())
-        });
-        tokio::select! {
-            r = work => r.unwrap_or_else(|e| self.failed(Error::internal(format!("action panicked: {e}")))),
-            _ = rc.ct.cancelled() => {
-                let deadline = Instant::now() + CANCEL_WITHIN;
-                let _ = tokio::task::spawn_blocking(move || running.cancel(false, Duration::ZERO, deadline)).await;
-                self.failed(Error::new(ErrorCode::Cancelled, "cancelled by the client"))
             }
         }
     }
