@@ -4,9 +4,9 @@
 //! fails stops the recording, never the session: the stop is told in the audit trail and in
 //! `list` ([`Recorder::state`]).
 //!
-//! The writer wakes once a burst, not once an event: asleep, it is woken by the first event
-//! queued and then gathers the rest for [`GATHER`] before it writes; a reader that needs
-//! what is queued on disk now asks for it ([`Recorder::sync`]), which wakes it at once.
+//! The writer wakes once a burst, not once an event: the first event queued wakes it, and it
+//! lets the rest gather for [`GATHER`] before it writes them all; a reader that needs what is
+//! queued on disk now asks for it ([`Recorder::sync`]), which cuts the gathering short.
 //!
 //! What is recorded: the terminal's output as it was (the file is the owner's), every write's
 //! input with a marker naming who wrote when the writer changes (redacted; hidden while the
@@ -57,9 +57,8 @@ struct Flags {
     roll: AtomicBool,
     /// Why the recording stopped, once it did.
     stopped: OnceLock<String>,
-    /// The writer sleeps until an event wakes it.
-    asleep: AtomicBool,
-    /// An event that must not wait for the burst to gather (a sync, the end) was queued.
+    /// An event that must not wait for the burst to gather (a sync, the end, a flood) was
+    /// queued.
     urgent: AtomicBool,
 }
 
@@ -136,7 +135,7 @@ impl Recorder {
         if self.flags.stopped.get().is_some() {
             return;
         }
-        let waiting = self.flags.pending.fetch_add(bytes, Ordering::SeqCst) + bytes;
+        let waiting = self.flags.pending.fetch_add(bytes, Ordering::AcqRel) + bytes;
         if waiting > MAX_PENDING {
             self.flags.pending.fetch_sub(bytes, Ordering::AcqRel);
             let _ = self.flags.stopped.set(format!(
@@ -149,17 +148,15 @@ impl Recorder {
             let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
             let _ = tx.send((rec, bytes));
         }
-        self.wake(waiting > self.wake_pending);
+        if waiting > self.wake_pending {
+            self.hurry();
+        }
     }
 
-    /// Wake the writer when it sleeps, or (`urgent`) whatever it waits for.
-    fn wake(&self, urgent: bool) {
-        if urgent {
-            self.flags.urgent.store(true, Ordering::SeqCst);
-        }
-        if self.flags.asleep.swap(false, Ordering::SeqCst) || urgent {
-            self.writer.unpark();
-        }
+    /// Have the writer write what is queued now, not after the burst gathered.
+    fn hurry(&self) {
+        self.flags.urgent.store(true, Ordering::Release);
+        self.writer.unpark();
     }
 
     /// Output `chunk` arrived at `at`; `snapshot` makes the screen's redraw and size, asked for
@@ -176,9 +173,7 @@ impl Recorder {
             let n = screen.len();
             self.send(Rec::Roll(at, screen, size), n);
         }
-        if !chunk.is_empty() {
-            self.send(Rec::Out(at, chunk.to_vec()), chunk.len());
-        }
+        self.send(Rec::Out(at, chunk.to_vec()), chunk.len());
     }
 
     /// The terminal was resized.
@@ -219,11 +214,7 @@ impl Recorder {
         let text = String::from_utf8_lossy(data);
         let text = crate::safety::redact::redact(&text).into_owned();
         let n = text.len();
-        // Nothing typed is nothing to record (and every event queued counts bytes: the
-        // writer sleeps only with none waiting).
-        if n > 0 {
-            self.send(Rec::In(Instant::now(), text), n);
-        }
+        self.send(Rec::In(Instant::now(), text), n);
     }
 
     /// The program exited with `code`.
@@ -240,7 +231,7 @@ impl Recorder {
                 return false;
             }
         }
-        self.wake(true);
+        self.hurry();
         rx.recv_timeout(within).is_ok()
     }
 
@@ -250,7 +241,7 @@ impl Recorder {
             let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
             let _ = tx.send((Rec::End, 0));
         }
-        self.wake(true);
+        self.hurry();
         let done = self.done.lock().unwrap_or_else(|p| p.into_inner());
         if done.recv_timeout(within).is_err() {
             tracing::warn!("the recording did not finish writing within {within:?}");

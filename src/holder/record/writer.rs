@@ -55,28 +55,23 @@ pub(super) fn run(setup: Setup, size: (u16, u16), rx: mpsc::Receiver<(Rec, usize
     };
     w.open(0, Instant::now(), size, None);
     w.total();
-    let mut end = false;
-    while !end {
-        // Everything queued, written in one go.
-        let mut any = false;
-        while !end {
-            match rx.try_recv() {
-                Ok((rec, counted)) => {
-                    any = true;
-                    w.take(rec, &mut end);
-                    flags.pending.fetch_sub(counted, Ordering::SeqCst);
-                }
-                Err(mpsc::TryRecvError::Empty) => break,
-                Err(mpsc::TryRecvError::Disconnected) => end = true,
+    // Asleep until the first event of a burst comes; the rest gather meanwhile.
+    while let Ok(first) = rx.recv() {
+        gather(flags);
+        let mut end = false;
+        let mut next = Some(first);
+        while let Some((rec, counted)) = next.take() {
+            w.take(rec, &mut end);
+            flags.pending.fetch_sub(counted, Ordering::AcqRel);
+            if !end {
+                next = rx.try_recv().ok();
             }
         }
-        if any {
-            w.flush_out();
-            w.write_buf();
-            w.tell();
-        }
-        if !end {
-            sleep_until_woken(flags);
+        w.flush_out();
+        w.write_buf();
+        w.tell();
+        if end {
+            break;
         }
     }
     w.flush_out();
@@ -84,19 +79,12 @@ pub(super) fn run(setup: Setup, size: (u16, u16), rx: mpsc::Receiver<(Rec, usize
     w.tell();
 }
 
-/// Sleep until an event is queued (the sender wakes a writer that said it sleeps), then let
-/// the burst it began gather for [`GATHER`] — cut short by an urgent event.
-fn sleep_until_woken(flags: &Flags) {
-    flags.asleep.store(true, Ordering::SeqCst);
-    // An event queued between the drain and the flag is taken now: its sender may have seen
-    // the writer awake.
-    if flags.pending.load(Ordering::SeqCst) == 0 && !flags.urgent.load(Ordering::SeqCst) {
-        std::thread::park();
-    }
-    flags.asleep.store(false, Ordering::SeqCst);
-    if !flags.urgent.swap(false, Ordering::SeqCst) {
+/// Let a burst gather for [`GATHER`] after its first event — at once for an urgent one (a
+/// sync, the end, a flood), whose sender sets `urgent` and wakes this thread.
+fn gather(flags: &Flags) {
+    if !flags.urgent.swap(false, Ordering::AcqRel) {
         std::thread::park_timeout(GATHER);
-        flags.urgent.store(false, Ordering::SeqCst);
+        flags.urgent.store(false, Ordering::Release);
     }
 }
 
