@@ -183,15 +183,19 @@ fn cmd(env: &Env, ssh: &Sshd, remote: &Path, args: &[&str]) -> Command {
     c
 }
 
-/// `kpty --json list` of the state directory `state` (the host's, read here directly).
-fn listed(state: &Path) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_kpty"))
+/// `kpty ARGS` on the state directory `state` (the host's, read here directly).
+fn at_host(state: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_kpty"))
         .arg("--state-dir")
         .arg(state)
-        .args(["--json", "list"])
+        .args(args)
         .output()
-        .unwrap();
-    json_of(&out)
+        .unwrap()
+}
+
+/// `kpty --json list` of the state directory `state` (the host's, read here directly).
+fn listed(state: &Path) -> Value {
+    json_of(&at_host(state, &["--json", "list"]))
 }
 
 fn json_of(out: &std::process::Output) -> Value {
@@ -461,10 +465,7 @@ async fn over_mcp_an_action_with_host_runs_there_and_streams_its_progress() {
     let env = Env::new();
     let remote = ssh.remote_dir("work");
     let _sessions = Sessions(remote.clone());
-    let mut c = env.cmd(&["mcp"]);
-    c.env("KPTY_SSH_COMMAND", ssh.ssh_command())
-        .env("KPTY_REMOTE_DIR", &remote);
-    let m = crate::mcp::start_cmd(c).await;
+    let m = crate::mcp::start_cmd(cmd(&env, &ssh, &remote, &["mcp"])).await;
     let v = m
         .json(json!({"action": "talk", "host": "testbox", "command": "echo 'from afar GITHUB_TOKEN=ghp_R4nd0mGitHubT0kenAbCdEfGhIjKlMnOpQr'"}))
         .await;
@@ -491,13 +492,12 @@ async fn over_mcp_an_action_with_host_runs_there_and_streams_its_progress() {
     );
     let peer = m.client.peer().clone();
     // A talk there streams its progress as a local one does (the request carries a token).
-    let h = peer
-        .send_cancellable_request(
-            talk_there(&id, "for i in 1 2 3; do echo line$i; sleep 0.4; done"),
-            rmcp::service::PeerRequestOptions::no_options(),
-        )
-        .await
-        .expect("send");
+    let h = talk_there(
+        &peer,
+        &id,
+        "for i in 1 2 3; do echo line$i; sleep 0.4; done",
+    )
+    .await;
     let rmcp::model::ServerResult::CallToolResult(r) = h.await_response().await.expect("answer")
     else {
         panic!("not a tool result")
@@ -525,11 +525,9 @@ async fn over_mcp_a_cancelled_talk_with_host_is_interrupted_there() {
     let env = Env::new();
     let remote = ssh.remote_dir("work");
     let _sessions = Sessions(remote.clone());
-    let mut c = env.cmd(&["mcp"]);
+    let mut c = cmd(&env, &ssh, &remote, &["mcp"]);
     // The channel's log says where a cancel went, should one be lost.
-    c.env("KPTY_LOG", "info")
-        .env("KPTY_SSH_COMMAND", ssh.ssh_command())
-        .env("KPTY_REMOTE_DIR", &remote);
+    c.env("KPTY_LOG", "info");
     let m = crate::mcp::start_cmd(c).await;
     let state = remote.join("ai/checkpoints/pty");
     let id = v_str(
@@ -538,57 +536,35 @@ async fn over_mcp_a_cancelled_talk_with_host_is_interrupted_there() {
     );
     let peer = m.client.peer().clone();
     let terminal = || {
-        let out = Command::new(env!("CARGO_BIN_EXE_kpty"))
-            .arg("--state-dir")
-            .arg(&state)
-            .args(["--json", "read", "-s", &id, "--timeout-ms", "100"])
-            .output()
-            .unwrap();
+        let out = at_host(
+            &state,
+            &["--json", "read", "-s", &id, "--timeout-ms", "100"],
+        );
         json_of(&out)["terminal_state"].clone()
     };
     for round in 0..3 {
-        let h = peer
-            .send_cancellable_request(
-                talk_there(&id, "sleep 30"),
-                rmcp::service::PeerRequestOptions::no_options(),
-            )
-            .await
-            .expect("send");
+        let h = talk_there(&peer, &id, "sleep 30").await;
         wait_for(20_000, "the talk's command to start there", || {
             terminal() == "running"
         });
         h.cancel(Some("test".into())).await.expect("cancel");
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while terminal() != "prompt" {
-            if std::time::Instant::now() > deadline {
-                // What each side saw: the host's terminal and the channel's own log.
-                let read = Command::new(env!("CARGO_BIN_EXE_kpty"))
-                    .arg("--state-dir")
-                    .arg(&state)
-                    .args(["--json", "read", "-s", &id])
-                    .output()
-                    .unwrap();
-                let trail = Command::new(env!("CARGO_BIN_EXE_kpty"))
-                    .arg("--state-dir")
-                    .arg(&state)
-                    .args(["log", "--after", "1m"])
-                    .output()
-                    .unwrap();
-                let logs: Vec<String> = std::fs::read_dir(env.runtime().join("ssh"))
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-                    .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
-                    .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
-                    .collect();
-                panic!(
-                    "round {round}: the cancelled command was not interrupted there: {} | the \
-                     host's trail: {} | channel log: {logs:?}",
-                    json_of(&read),
-                    String::from_utf8_lossy(&trail.stdout)
-                );
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
+        if !holds_within(10_000, || terminal() == "prompt") {
+            // What each side saw: the host's terminal and trail, and the channel's own log.
+            let read = at_host(&state, &["--json", "read", "-s", &id]);
+            let trail = at_host(&state, &["log", "--after", "1m"]);
+            let logs: Vec<String> = std::fs::read_dir(env.runtime().join("ssh"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
+                .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                .collect();
+            panic!(
+                "round {round}: the cancelled command was not interrupted there: {} | the \
+                 host's trail: {} | channel log: {logs:?}",
+                json_of(&read),
+                String::from_utf8_lossy(&trail.stdout)
+            );
         }
         let v = m
             .json(json!({"action": "talk", "host": "testbox", "session_id": id, "command": format!("echo after{round}"), "timeout_ms": 20000}))
@@ -598,13 +574,21 @@ async fn over_mcp_a_cancelled_talk_with_host_is_interrupted_there() {
     m.close().await;
 }
 
-/// An MCP talk of `command` in session `id` on `testbox`, as a request the test can cancel.
-fn talk_there(id: &str, command: &str) -> rmcp::model::ClientRequest {
+/// Send an MCP talk of `command` in session `id` on `testbox`, as a request the test can
+/// cancel.
+async fn talk_there(
+    peer: &rmcp::service::Peer<rmcp::RoleClient>,
+    id: &str,
+    command: &str,
+) -> rmcp::service::RequestHandle<rmcp::RoleClient> {
     let args = json!({"action": "talk", "host": "testbox", "session_id": id, "command": command});
-    rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
         rmcp::model::CallToolRequestParams::new("k_pty")
             .with_arguments(args.as_object().unwrap().clone()),
-    ))
+    ));
+    peer.send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .expect("send")
 }
 
 fn v_str(v: &Value, field: &str) -> String {
@@ -642,13 +626,7 @@ fn attach_through_ssh_types_resizes_and_detaches_in_a_real_terminal() {
     // The terminal's size reaches the session there.
     let state = remote.join("ai/checkpoints/pty");
     let size = || {
-        let out = Command::new(env!("CARGO_BIN_EXE_kpty"))
-            .arg("--state-dir")
-            .arg(&state)
-            .args(["--json", "list"])
-            .output()
-            .unwrap();
-        let s = json_of(&out)["sessions"][0].clone();
+        let s = listed(&state)["sessions"][0].clone();
         (
             s["cols"].as_u64(),
             s["rows"].as_u64(),

@@ -407,16 +407,24 @@ pub fn s<'a>(v: &'a Value, field: &str) -> &'a str {
 /// Re-check `cond` until it holds; fail the test after `deadline_ms`. `cond` should itself
 /// wait on an event (e.g. `kpty read --timeout-ms`); the short pause between checks only keeps
 /// conditions that cannot block from spinning on a small machine.
-pub fn wait_for(deadline_ms: u64, what: &str, mut cond: impl FnMut() -> bool) {
+pub fn wait_for(deadline_ms: u64, what: &str, cond: impl FnMut() -> bool) {
+    assert!(
+        holds_within(deadline_ms, cond),
+        "gave up after {deadline_ms} ms waiting for {what}"
+    );
+}
+
+/// [`wait_for`] that says whether `cond` came to hold within `deadline_ms`, for a test that
+/// gathers what went wrong itself.
+pub fn holds_within(deadline_ms: u64, mut cond: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + Duration::from_millis(deadline_ms);
     loop {
         if cond() {
-            return;
+            return true;
         }
-        assert!(
-            Instant::now() < deadline,
-            "gave up after {deadline_ms} ms waiting for {what}"
-        );
+        if Instant::now() >= deadline {
+            return false;
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
 }
