@@ -244,7 +244,7 @@ impl Running {
 
     /// A front end's cancel of the action it runs ([`super::run_tracked`]): a talk ended and
     /// its command interrupted (`interrupt`), a wait ended, a host asked to stop its action;
-    /// returns without waiting for a prompt, within [`CANCEL_WITHIN`]. Blocking.
+    /// returns without waiting for a prompt, asking for at most 5 s. Blocking.
     pub fn stop(&self, interrupt: bool) -> Stopped {
         self.cancel(interrupt, Duration::ZERO, Instant::now() + CANCEL_WITHIN)
     }
