@@ -146,26 +146,25 @@ impl Shared {
     /// already (a program killed while waiting to restart).
     pub(super) fn program_ended(&self, info: &ExitInfo) {
         let announce = {
-            let mut st = self.lock();
-            match st.program.as_mut() {
-                Some(lc) => {
-                    let announced = lc.phase == Phase::Restarting;
-                    lc.phase = Phase::Dead;
-                    lc.last_exit = Some(info.clone());
-                    !announced
-                }
-                None => true,
-            }
+            let st = self.lock();
+            let lc = st.program.as_ref();
+            lc.is_none_or(|lc| lc.phase != Phase::Restarting)
         };
+        // The notice is in the output before anyone can see the program dead: a reader that
+        // finds it `exited` finds the notice too.
         if announce {
             self.announce(exited_notice(info.code).as_bytes());
-            if let Some(r) = self.restarter.get() {
-                r.record(ProgramEvent::ProcessExited {
-                    exit_code: info.code,
-                    exit_signal: info.signal.clone(),
-                    restarting_in_ms: None,
-                });
-            }
+        }
+        if let Some(lc) = self.lock().program.as_mut() {
+            lc.phase = Phase::Dead;
+            lc.last_exit = Some(info.clone());
+        }
+        if announce && let Some(r) = self.restarter.get() {
+            r.record(ProgramEvent::ProcessExited {
+                exit_code: info.code,
+                exit_signal: info.signal.clone(),
+                restarting_in_ms: None,
+            });
         }
     }
 }
