@@ -19,10 +19,7 @@ fn socket(host: &Host, dir: Option<&str>) -> Result<PathBuf> {
     let (folder, build) = base()?;
     let ssh = crate::api::config::var("KPTY_SSH_COMMAND").unwrap_or_default();
     let seed = format!("{host}\n{}\n{ssh}\n{build}", dir.unwrap_or(""));
-    let key: String = Sha256::digest(seed.as_bytes())[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let key = hex::encode(&Sha256::digest(seed.as_bytes())[..8]);
     Ok(folder.join(format!("mux-{key}")))
 }
 

@@ -17,10 +17,7 @@ use std::time::{Duration, SystemTime};
 fn build() -> Result<(String, String)> {
     let exe = std::fs::read("/proc/self/exe")
         .map_err(|e| Error::internal(format!("cannot read this kpty's binary: {e}")))?;
-    let sha: String = Sha256::digest(&exe)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let sha = hex::encode(Sha256::digest(&exe));
     Ok((
         format!("kpty-{}-{}", env!("CARGO_PKG_VERSION"), &sha[..12]),
         sha,
@@ -34,10 +31,7 @@ fn remote_path(name: &str) -> String {
 
 /// The file that remembers `host` has `name`.
 fn memo(host: &Host, name: &str) -> Result<std::path::PathBuf> {
-    let key: String = Sha256::digest(format!("{host}\n{name}").as_bytes())[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let key = hex::encode(&Sha256::digest(format!("{host}\n{name}").as_bytes())[..8]);
     Ok(crate::store::paths::runtime_dir()?
         .join("ssh")
         .join(format!("have-{key}")))

@@ -29,7 +29,7 @@ pub fn path(state: &StateDir) -> Result<PathBuf> {
 pub fn private_file(state: &StateDir, kind: &str, ext: &str) -> Result<PathBuf> {
     let root = std::fs::canonicalize(state.path()).unwrap_or_else(|_| state.path().to_path_buf());
     let digest = Sha256::digest(root.as_os_str().as_encoded_bytes());
-    let tag: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+    let tag = hex::encode(&digest[..12]);
     Ok(crate::store::paths::user_private_dir()?.join(format!("{kind}-{tag}.{ext}")))
 }
 

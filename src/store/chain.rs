@@ -26,10 +26,7 @@ const ZERO: &str = "000000000000000000000000000000000000000000000000000000000000
 /// SHA-256 of `bytes`, in hex.
 fn hash(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(Sha256::digest(bytes))
 }
 
 /// `line` (one JSON object; a newline at its end is kept) linked after `previous` (the file's

@@ -29,16 +29,19 @@ fn try_append<T: Serialize>(state: &StateDir, path: &Path, event: &T) -> Result<
 /// ([`StateDir::verify`]); the journal stays open for a later line of the same action
 /// ([`Open::append`]).
 pub fn try_append_verified<T: Serialize>(path: &Path, event: &T) -> Result<Open> {
-    let j = Open::at(path)?;
+    let mut j = Open::at(path)?;
     j.write(&encode(path, event)?)?;
     Ok(j)
 }
 
 /// A journal kept open between the lines one action writes (its intent, then its result),
-/// so the second line costs neither a second open nor a second walk of its folders.
+/// so the second line costs neither a second open nor a second walk of its folders — nor a
+/// read of the file's last line when nothing was appended since its own.
 pub struct Open {
     path: std::path::PathBuf,
     file: std::fs::File,
+    /// The file's length after this handle's last line, and that line (without its newline).
+    wrote: Option<(u64, Vec<u8>)>,
 }
 
 impl Open {
@@ -51,6 +54,7 @@ impl Open {
         Ok(Self {
             path: path.to_path_buf(),
             file,
+            wrote: None,
         })
     }
 
@@ -61,7 +65,7 @@ impl Open {
 
     /// Append one event, as [`append`] does; a journal removed since it was opened (its
     /// session's folder cleaned away) is opened again by path, after `state` verified it.
-    pub fn append<T: Serialize>(self, state: &StateDir, event: &T) {
+    pub fn append<T: Serialize>(mut self, state: &StateDir, event: &T) {
         use std::os::unix::fs::MetadataExt;
         if self.file.metadata().is_ok_and(|m| m.nlink() > 0) {
             let r = encode(&self.path, event).and_then(|line| self.write(&line));
@@ -75,8 +79,9 @@ impl Open {
 
     /// Append `line` whole or not at all: under the file's lock, chained to the file's last
     /// line (a torn last line, left by a writer that died, is ended first).
-    fn write(&self, line: &[u8]) -> Result<()> {
-        write_open(&self.file, &self.path, line)
+    fn write(&mut self, line: &[u8]) -> Result<()> {
+        self.wrote = write_open(&self.file, &self.path, line, self.wrote.take())?;
+        Ok(())
     }
 }
 
@@ -130,12 +135,24 @@ fn write_line(path: &Path, line: &[u8]) -> Result<()> {
 }
 
 /// [`Open::write`] on the journal `f` at `path`.
-fn write_open(mut f: &std::fs::File, path: &Path, line: &[u8]) -> Result<()> {
+/// `wrote`: the file's length after a line this process wrote last, and that line: when the
+/// file still ends there, the line before the new one is known without reading it. Returns
+/// the same for the line written now (`None` if it did not end with a newline).
+fn write_open(
+    mut f: &std::fs::File,
+    path: &Path,
+    line: &[u8],
+    wrote: Option<(u64, Vec<u8>)>,
+) -> Result<Option<(u64, Vec<u8>)>> {
     use std::os::unix::fs::FileExt;
     let _held = hold(f, path)?;
     let len = f.metadata().map_err(|e| Error::state(path, e))?.len();
-    let last = super::chain::last_line(len, |buf, at| f.read_at(buf, at))
-        .map_err(|e| Error::state(path, e))?;
+    let last = match wrote {
+        // Nothing appended since (appends only grow the file, under this lock).
+        Some((end, own)) if end == len => Some((own, false)),
+        _ => super::chain::last_line(len, |buf, at| f.read_at(buf, at))
+            .map_err(|e| Error::state(path, e))?,
+    };
     let mut out = Vec::with_capacity(line.len() + 160);
     if let Some((_, true)) = last {
         out.push(b'\n');
@@ -152,7 +169,10 @@ fn write_open(mut f: &std::fs::File, path: &Path, line: &[u8]) -> Result<()> {
         Err(e) => return Err(Error::state(path, e)),
     };
     if n == line.len() {
-        return Ok(());
+        // The line as the next one's `prev` sees it: without its newlines (a whole line only).
+        let own = line.strip_suffix(b"\n");
+        let own = own.map(|l| l.strip_prefix(b"\n").unwrap_or(l).to_vec());
+        return Ok(own.map(|l| (len + n as u64, l)));
     }
     // A short write (the disk is full): remove the partial line, which is at the end.
     let cut = f
@@ -195,5 +215,40 @@ mod tests {
         other.try_lock().expect("free after the last line");
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 3, "{text}");
+    }
+
+    proptest::proptest! {
+        /// However actions' two lines interleave with each other and with one-off lines, the
+        /// chain holds: a handle reuses the line it wrote as the next `prev` only while the
+        /// file still ends with it.
+        #[test]
+        fn interleaved_writers_keep_the_chain(
+            steps in proptest::collection::vec((0u8..3, 0u8..3), 1..24),
+        ) {
+            let t = tempfile::tempdir().unwrap();
+            let state = StateDir::at(t.path()).unwrap();
+            state.ensure().unwrap();
+            let path = state.registry_events();
+            let mut open: Vec<Option<Open>> = vec![None, None, None];
+            for (n, (what, who)) in steps.into_iter().enumerate() {
+                let (n, who) = (n as u32, who as usize);
+                match what {
+                    0 => open[who] = try_append_verified(&path, &Line { n }).ok(),
+                    1 => {
+                        if let Some(j) = open[who].take() {
+                            j.append(&state, &Line { n });
+                        }
+                    }
+                    _ => append(&state, &path, &Line { n }),
+                }
+            }
+            for j in open.into_iter().flatten() {
+                j.append(&state, &Line { n: 99 });
+            }
+            append(&state, &path, &Line { n: 100 });
+            let f = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
+            let checked = crate::store::chain::check(f, None).unwrap();
+            proptest::prop_assert!(checked.broken.is_none(), "{:?}", checked.broken);
+        }
     }
 }

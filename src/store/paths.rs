@@ -485,12 +485,9 @@ pub fn runtime_dirs() -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// The private per-user directory for kpty's keys and secrets, which no repository can ship
-/// into: `$XDG_STATE_HOME/kpty` (when absolute), else `~/.local/state/kpty`. Created 0700
-/// when missing; refused unless it is a real directory (not a link) owned by this user that
-/// nobody else may enter, below directories nobody else may write
-/// ([`secure::check_ancestors`]). Sandboxed sessions are denied it.
-pub fn user_private_dir() -> Result<PathBuf> {
+/// Where [`user_private_dir`] is, not yet looked at: `$XDG_STATE_HOME/kpty` when absolute,
+/// else `~/.local/state/kpty`.
+pub fn user_private_path() -> Result<PathBuf> {
     // Unit tests never touch the real one: theirs lies in the build's own tree.
     #[cfg(test)]
     let base = PathBuf::from(concat!(
@@ -511,7 +508,16 @@ pub fn user_private_dir() -> Result<PathBuf> {
             })?
             .join(".local/state"),
     };
-    let dir = base.join("kpty");
+    Ok(base.join("kpty"))
+}
+
+/// The private per-user directory for kpty's keys and secrets, which no repository can ship
+/// into: `$XDG_STATE_HOME/kpty` (when absolute), else `~/.local/state/kpty`. Created 0700
+/// when missing; refused unless it is a real directory (not a link) owned by this user that
+/// nobody else may enter, below directories nobody else may write
+/// ([`secure::check_ancestors`]). Sandboxed sessions are denied it.
+pub fn user_private_dir() -> Result<PathBuf> {
+    let dir = user_private_path()?;
     let md = match std::fs::symlink_metadata(&dir) {
         Ok(md) => md,
         Err(_) => {

@@ -23,13 +23,15 @@ static KEY: Mutex<Option<(PathBuf, String)>> = Mutex::new(None);
 /// The per-user sealing key; with `create`, made (64 random hex characters, born 0600) when
 /// missing. `Ok(None)`: none yet and not asked to make one.
 fn key(create: bool) -> Result<Option<String>> {
-    let dir = super::paths::user_private_dir()?;
     let mut slot = KEY.lock().unwrap_or_else(|p| p.into_inner());
+    // Read once from the private directory, after it was looked at; kept while the process
+    // looks for its key there (its environment unchanged), whatever becomes of the file.
     if let Some((d, k)) = slot.as_ref()
-        && *d == dir
+        && *d == super::paths::user_private_path()?
     {
         return Ok(Some(k.clone()));
     }
+    let dir = super::paths::user_private_dir()?;
     let path = dir.join(KEY_FILE);
     let k = match super::secure::read_secret(&path)? {
         Some(k) => k,
@@ -60,11 +62,7 @@ fn hmac_sha256(key: &[u8], msg: &[u8]) -> [u8; 32] {
 /// HMAC-SHA256 of `msg` under `key`, in hex: for the web console's login cookies, keyed by
 /// the console's token (hmac stays in this module).
 pub fn mac_hex(key: &[u8], msg: &[u8]) -> String {
-    hex(&hmac_sha256(key, msg))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(hmac_sha256(key, msg))
 }
 
 /// What a seal covers: the state directory's real path and the entry's routing and identity
@@ -94,7 +92,7 @@ fn message(state: &StateDir, e: &RegistryEntry) -> Vec<u8> {
 fn seal_of(key: &str, state: &StateDir, e: &RegistryEntry) -> String {
     format!(
         "{SEAL_V1}{}",
-        hex(&hmac_sha256(key.as_bytes(), &message(state, e)))
+        hex::encode(hmac_sha256(key.as_bytes(), &message(state, e)))
     )
 }
 
@@ -122,7 +120,10 @@ fn bytes_seal(key: &str, state: &StateDir, domain: &str, payload: &[u8]) -> Stri
     let mut msg = head;
     msg.push(b'\n');
     msg.extend_from_slice(payload);
-    format!("{SEAL_V1}{}", hex(&hmac_sha256(key.as_bytes(), &msg)))
+    format!(
+        "{SEAL_V1}{}",
+        hex::encode(hmac_sha256(key.as_bytes(), &msg))
+    )
 }
 
 /// What a journal line's seal covers: a domain of its own, then the line up to its seal (no
@@ -137,7 +138,7 @@ pub fn journal_seal(covered: &[u8]) -> String {
     match key(true) {
         Ok(Some(k)) => format!(
             "{SEAL_V1}{}",
-            hex(&hmac_sha256(k.as_bytes(), &journal_message(covered)))
+            hex::encode(hmac_sha256(k.as_bytes(), &journal_message(covered)))
         ),
         Ok(None) => String::new(),
         Err(e) => {
@@ -154,7 +155,7 @@ pub fn journal_checker() -> Option<impl Fn(&[u8], &[u8]) -> bool> {
     Some(move |covered: &[u8], given: &[u8]| {
         let expected = format!(
             "{SEAL_V1}{}",
-            hex(&hmac_sha256(k.as_bytes(), &journal_message(covered)))
+            hex::encode(hmac_sha256(k.as_bytes(), &journal_message(covered)))
         );
         same(given, expected.as_bytes())
     })
@@ -196,16 +197,16 @@ mod tests {
     fn hmac_matches_rfc_4231() {
         // Test cases 1 and 2 of RFC 4231.
         assert_eq!(
-            hex(&hmac_sha256(&[0x0b; 20], b"Hi There")),
+            hex::encode(hmac_sha256(&[0x0b; 20], b"Hi There")),
             "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
         );
         assert_eq!(
-            hex(&hmac_sha256(b"Jefe", b"what do ya want for nothing?")),
+            hex::encode(hmac_sha256(b"Jefe", b"what do ya want for nothing?")),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
         // Test case 6: a key longer than the block.
         assert_eq!(
-            hex(&hmac_sha256(
+            hex::encode(hmac_sha256(
                 &[0xaa; 131],
                 b"Test Using Larger Than Block-Size Key - Hash Key First"
             )),

@@ -86,7 +86,7 @@ fn etags() -> &'static [String; ASSETS.len()] {
     TAGS.get_or_init(|| {
         ASSETS.each_ref().map(|a| {
             let d = Sha256::digest(a.body);
-            let hex: String = d[..16].iter().map(|b| format!("{b:02x}")).collect();
+            let hex = hex::encode(&d[..16]);
             format!("\"{hex}\"")
         })
     })
@@ -150,12 +150,7 @@ mod tests {
                 .unwrap_or_else(|| panic!("{name} in SHA256SUMS"))
                 .to_string()
         };
-        let hex = |b: &[u8]| -> String {
-            Sha256::digest(b)
-                .iter()
-                .map(|x| format!("{x:02x}"))
-                .collect()
-        };
+        let hex = |b: &[u8]| -> String { hex::encode(Sha256::digest(b)) };
         let licences: [(&str, &[u8]); 4] = [
             (
                 "LICENSE-xterm",
