@@ -87,7 +87,7 @@ fn run(c: Call, caller: &Caller) -> Value {
     let progress = c.progress_ms.map(|ms| {
         (
             Duration::from_millis(ms.max(MIN_PROGRESS_MS)),
-            &mut sink as &mut dyn FnMut(_),
+            &mut sink as &mut (dyn FnMut(_) + Send),
         )
     });
     crate::core::run_tracked(&ctx, c.action, &c.params, &running, progress)

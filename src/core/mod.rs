@@ -15,6 +15,7 @@ pub mod bridges;
 pub mod check;
 mod confine;
 pub mod control;
+pub(crate) mod converse;
 pub mod create;
 pub mod ended;
 pub mod evidence;
@@ -67,6 +68,7 @@ use crate::store::StateDir;
 pub use reply::Reply;
 use serde_json::Value;
 use std::path::PathBuf;
+use std::time::Instant;
 
 /// What every action needs: the state directory and the kpty executable (to start holders).
 #[derive(Debug, Clone)]
@@ -262,9 +264,52 @@ fn audited_inner<T: serde::Serialize>(
     p: &Params,
     work: impl FnOnce(&mut audit::Seen) -> Result<T>,
 ) -> Result<T> {
-    let started = std::time::Instant::now();
-    let mut seen = audit::Seen::begin(ctx, name, p).map_err(|e| e.speak(ctx.voice))?;
-    let result = work(&mut seen).map_err(|e| e.speak(ctx.voice));
+    let (mut seen, started) = audit_begin_as(ctx, name, p)?;
+    let result = work(&mut seen);
+    audit_end_as(ctx, name, p, result, started, seen)
+}
+
+/// The first half of [`audited_seeing`] for a flow that cannot be a closure (an `async` one,
+/// [`talk::run_talk_with`]): the intent recorded (`Err`: the action must not run); then
+/// [`audit_end`] with its result.
+fn audit_begin(ctx: &Ctx, action: Action, p: &Params) -> Result<(audit::Seen, Instant)> {
+    if !audit::audited(action) {
+        return Ok((audit::Seen::default(), Instant::now()));
+    }
+    audit_begin_as(ctx, action.as_str(), p)
+}
+
+/// The second half of [`audited_seeing`]: the result recorded beside its intent, and said in
+/// the caller's vocabulary.
+fn audit_end<T: serde::Serialize>(
+    ctx: &Ctx,
+    action: Action,
+    p: &Params,
+    result: Result<T>,
+    started: Instant,
+    seen: audit::Seen,
+) -> Result<T> {
+    if !audit::audited(action) {
+        return result.map_err(|e| e.speak(ctx.voice));
+    }
+    audit_end_as(ctx, action.as_str(), p, result, started, seen)
+}
+
+fn audit_begin_as(ctx: &Ctx, name: &'static str, p: &Params) -> Result<(audit::Seen, Instant)> {
+    let started = Instant::now();
+    let seen = audit::Seen::begin(ctx, name, p).map_err(|e| e.speak(ctx.voice))?;
+    Ok((seen, started))
+}
+
+fn audit_end_as<T: serde::Serialize>(
+    ctx: &Ctx,
+    name: &'static str,
+    p: &Params,
+    result: Result<T>,
+    started: Instant,
+    seen: audit::Seen,
+) -> Result<T> {
+    let result = result.map_err(|e| e.speak(ctx.voice));
     let json = match &result {
         Ok(r) => to_json(Ok(r)),
         Err(e) => Err(e.clone()),
@@ -381,10 +426,26 @@ pub fn run_tracked(
         return run_remote(ctx, host, action, p, running, progress);
     }
     let reply = match action {
-        Action::Talk | Action::Run => to_json(talk::run_talk(ctx, p, progress, running)),
+        Action::Talk | Action::Run => {
+            let blocking = &converse::Blocking;
+            return converse::block_now(talk_tracked(ctx, p, running, progress, blocking));
+        }
         Action::WaitFor => to_json(wait::run_wait_for(ctx, p, running)),
         _ => return dispatch_json(ctx, action, p),
     };
+    outgoing(ctx, reply).unwrap_or_else(|e| e.to_json())
+}
+
+/// [`run_tracked`]'s talk, reaching its holder and waiting through `via` (`kpty mcp` waits on
+/// its event loop): its JSON as it leaves.
+pub(crate) async fn talk_tracked(
+    ctx: &Ctx,
+    p: &Params,
+    running: &running::Running,
+    progress: Option<running::Progress<'_>>,
+    via: &impl converse::Converse,
+) -> Value {
+    let reply = to_json(talk::run_talk_with(ctx, p, progress, running, via).await);
     outgoing(ctx, reply).unwrap_or_else(|e| e.to_json())
 }
 

@@ -28,7 +28,7 @@ const CALL_MARGIN: Duration = Duration::from_secs(5);
 const CANCEL_WITHIN: Duration = Duration::from_secs(5);
 
 /// Progress reporting for a talk: how often at most, and the sink for the output so far.
-pub type Progress<'a> = (Duration, &'a mut dyn FnMut(ProgressBody));
+pub type Progress<'a> = (Duration, &'a mut (dyn FnMut(ProgressBody) + Send));
 
 /// A talk in progress, as the front end that started it keeps it (cheap to clone; clones
 /// share it).

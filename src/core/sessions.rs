@@ -428,41 +428,46 @@ pub fn call_watched<C: Call>(
     let mut stream = connect(ctx, e, io_timeout)?;
     watch(&stream)?;
 
-    client::call_woken(&mut stream, req, deadline, on_progress, wake).map_err(|err| {
-        // The connection broke because the holder was finishing (its shell just exited): say
-        // so, with how it ended. (Not marked unreachable: the request may have been typed.)
-        match (err.code, saved_exit(ctx, e)) {
-            (
-                ErrorCode::PtyReadFailed,
-                Some(Liveness::Exited {
-                    exit_code,
-                    exit_signal,
-                    ..
-                }),
-            ) => Error::new(
-                ErrorCode::PtyProcessExited,
-                format!(
-                    "the shell of session {} has exited (code {}): the session has ended",
-                    e.session_id,
-                    exit_code.map_or("unknown".into(), |c| c.to_string())
-                ),
-            )
-            .with_hint(Hint::CreateAnother)
-            .with_cause(if ended_before(ctx, e, started) {
-                Cause::Unreachable
-            } else {
-                Cause::EndedDuringCall
-            })
-            .with_details(crate::error::details::Exited {
-                session_id: e.session_id.clone(),
-                state: Some("exited".into()),
-                exit_code: exit_code.map(i64::from),
+    client::call_woken(&mut stream, req, deadline, on_progress, wake)
+        .map_err(|err| call_failed(ctx, e, started, err))
+}
+
+/// A call to the holder of `e` begun at `started` failed with `err`: when the connection
+/// broke because the holder was finishing (its shell just exited), say so, with how it
+/// ended — nothing typed when it had ended before the call (not marked unreachable
+/// otherwise: the request may have been typed).
+pub fn call_failed(ctx: &Ctx, e: &RegistryEntry, started: jiff::Timestamp, err: Error) -> Error {
+    match (err.code, saved_exit(ctx, e)) {
+        (
+            ErrorCode::PtyReadFailed,
+            Some(Liveness::Exited {
+                exit_code,
                 exit_signal,
-                unreachable: None,
+                ..
             }),
-            _ => err,
-        }
-    })
+        ) => Error::new(
+            ErrorCode::PtyProcessExited,
+            format!(
+                "the shell of session {} has exited (code {}): the session has ended",
+                e.session_id,
+                exit_code.map_or("unknown".into(), |c| c.to_string())
+            ),
+        )
+        .with_hint(Hint::CreateAnother)
+        .with_cause(if ended_before(ctx, e, started) {
+            Cause::Unreachable
+        } else {
+            Cause::EndedDuringCall
+        })
+        .with_details(crate::error::details::Exited {
+            session_id: e.session_id.clone(),
+            state: Some("exited".into()),
+            exit_code: exit_code.map(i64::from),
+            exit_signal,
+            unreachable: None,
+        }),
+        _ => err,
+    }
 }
 
 /// Connect to the holder of local session `e` (every read and write bounded by

@@ -2,6 +2,7 @@
 //! and duration. Completion is detected inside the holder from what the shell prints.
 //! Front ends that show progress or cancel run it through [`run_talk`].
 
+use super::converse::{Blocking, Converse, Sink, block_now};
 use super::handle::{Handle, Place};
 use super::running::{Progress, Running};
 use super::{Ctx, sessions, wire};
@@ -11,7 +12,6 @@ use crate::api::request::TalkArgs;
 use crate::error::{Error, Result};
 use crate::proto::{TalkBody, TalkRequest};
 use crate::safety::Opacity;
-use crate::store::RegistryEntry;
 use std::time::Duration;
 
 /// A validated talk, bound to its session.
@@ -81,26 +81,28 @@ fn vet(command: &str) -> Result<()> {
 /// Run `talk`.
 pub fn talk(ctx: &Ctx, p: &TalkArgs) -> Result<TalkReply> {
     let prepared = prepare(ctx, p)?;
-    run(ctx, prepared, None, &Running::new())
+    block_now(run(ctx, prepared, None, &Running::new(), &Blocking))
 }
 
 /// Run a prepared talk; with `progress`, `(interval, sink)` receives the output so far;
-/// `running` learns each session it is typed into (and refuses when cancelled first).
-pub(super) fn run(
+/// `running` learns each session it is typed into (and refuses when cancelled first); `via`
+/// reaches the holder and waits for its answer.
+pub(super) async fn run(
     ctx: &Ctx,
     t: Prepared,
     progress: Option<Progress<'_>>,
     running: &Running,
+    via: &impl Converse,
 ) -> Result<TalkReply> {
     let (max_chars, lean, whole_result) = (t.max_chars, !t.req.raw, t.whole_result);
     let witness = t
         .evidence
         .then(|| super::evidence::Witness::before(ctx, &t.entry))
         .transpose()?;
-    let res = running
-        .at(ctx, &t.entry)
-        .and_then(|()| match t.entry.place() {
-            Place::Bridged => crate::bridge::talk(&t.entry, &t.req).map(|b| TalkReply {
+    let res = match running.at(ctx, &t.entry) {
+        Err(e) => Err(e),
+        Ok(()) => match t.entry.place() {
+            Place::Bridged => via.bridged(&t.entry, &t.req).await.map(|b| TalkReply {
                 ok: Success,
                 session_id: t.entry.session_id.clone(),
                 output: b.output,
@@ -124,7 +126,8 @@ pub(super) fn run(
                 evidence: None,
             }),
             Place::Local(_) => {
-                run_local(ctx, t, progress, running).map(|(session_id, b)| TalkReply {
+                let ran = run_local(ctx, t, progress, running, via).await;
+                ran.map(|(session_id, b)| TalkReply {
                     ok: Success,
                     session_id,
                     output: crate::text::clean_text(b.output_raw.as_bytes()),
@@ -149,7 +152,8 @@ pub(super) fn run(
                     evidence: None,
                 })
             }
-        });
+        },
+    };
     let mut r = res.map_err(|e| cap_partial(redact_partial(ctx, e), max_chars))?;
     if let Some(w) = witness {
         let pack = w.after(ctx, &r.session_id)?;
@@ -166,35 +170,33 @@ pub(super) fn run(
 
 /// A talk in a local session's holder (the default session replaced once if it ended since
 /// it was last used): the session it ran in and the holder's answer.
-fn run_local(
+async fn run_local(
     ctx: &Ctx,
     mut t: Prepared,
     mut progress: Option<Progress<'_>>,
     running: &Running,
+    via: &impl Converse,
 ) -> Result<(String, TalkBody)> {
     t.req.progress_ms = progress.as_ref().map(|(d, _)| d.as_millis() as u64);
     let io_timeout = Duration::from_millis(t.req.timeout_ms) + sessions::REPLY_MARGIN;
-    let mut attempt = |e: &RegistryEntry| -> Result<TalkBody> {
-        let req = t.req.clone();
-        let mut sink = |b| {
-            if let Some((_, sink)) = progress.as_mut() {
-                sink(b);
-            }
-        };
-        let none = &|_: &std::os::unix::net::UnixStream| Ok(());
-        running.with_wake(|wake| {
-            sessions::call_watched(ctx, e, req, io_timeout, none, &mut sink, wake)
-        })
+    let mut sink = |b| {
+        if let Some((_, sink)) = progress.as_mut() {
+            sink(b);
+        }
     };
     let mut entry = t.entry.clone().into_entry();
-    let mut res = attempt(&entry);
+    let mut res = via
+        .local(ctx, &entry, t.req.clone(), io_timeout, &mut sink, running)
+        .await;
     if let Err(err) = &res {
         // The default session ended since it was last used: replace it and try once more.
         if !t.named && sessions::ended_untouched(err) {
             vet(&t.req.command)?;
             entry = super::target::replace_default(ctx)?;
             running.at(ctx, &entry)?;
-            res = attempt(&entry);
+            res = via
+                .local(ctx, &entry, t.req.clone(), io_timeout, &mut sink, running)
+                .await;
         }
     }
     Ok((entry.session_id, res?))
@@ -311,11 +313,22 @@ pub fn run_talk(
     progress: Option<Progress<'_>>,
     running: &Running,
 ) -> Result<TalkReply> {
+    block_now(run_talk_with(ctx, p, progress, running, &Blocking))
+}
+
+/// [`run_talk`] reaching the holder and waiting for its answer through `via`.
+pub(crate) async fn run_talk_with(
+    ctx: &Ctx,
+    p: &crate::api::Params,
+    progress: Option<Progress<'_>>,
+    running: &Running,
+    via: &impl Converse,
+) -> Result<TalkReply> {
     let _done = super::running::Finish(running);
     // On a redacted channel the progress frames are redacted too, with the output before
     // their tail as context.
     let mut redacting;
-    let progress: Option<(Duration, &mut dyn FnMut(crate::proto::ProgressBody))> = match progress {
+    let progress = match progress {
         Some((every, sink)) if ctx.redact => {
             redacting = move |mut b: crate::proto::ProgressBody| {
                 let before = std::mem::take(&mut b.context_before);
@@ -326,17 +339,30 @@ pub fn run_talk(
                 }
                 sink(b);
             };
-            Some((
-                every,
-                &mut redacting as &mut dyn FnMut(crate::proto::ProgressBody),
-            ))
+            Some((every, &mut redacting as Sink<'_>))
         }
-        Some((every, sink)) => Some((every, sink as &mut dyn FnMut(crate::proto::ProgressBody))),
+        Some((every, sink)) => Some((every, &mut *sink as Sink<'_>)),
         None => None,
     };
-    super::audited_seeing(ctx, crate::api::Action::Talk, p, |seen| {
-        let t: Prepared = prepare(ctx, &super::request::talk(p)?)?;
-        seen.saw(&t.entry);
-        run(ctx, t, progress, running)
-    })
+    let action = crate::api::Action::Talk;
+    let (mut seen, started) = match super::audit_begin(ctx, action, p) {
+        Ok(begun) => begun,
+        Err(e) => return Err(e),
+    };
+    let result = match prepare_seen(ctx, p, &mut seen) {
+        Ok(t) => run(ctx, t, progress, running, via).await,
+        Err(e) => Err(e),
+    };
+    super::audit_end(ctx, action, p, result, started, seen)
+}
+
+/// Validate and resolve a talk's session, which the audit entry then names.
+fn prepare_seen(
+    ctx: &Ctx,
+    p: &crate::api::Params,
+    seen: &mut super::audit::Seen,
+) -> Result<Prepared> {
+    let t: Prepared = prepare(ctx, &super::request::talk(p)?)?;
+    seen.saw(&t.entry);
+    Ok(t)
 }

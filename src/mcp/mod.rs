@@ -7,6 +7,7 @@ pub mod guard;
 pub mod lifecycle;
 pub mod schema;
 pub mod server;
+mod talking;
 pub mod transport;
 
 use crate::core::Ctx;
@@ -36,8 +37,8 @@ pub fn run(ctx: Ctx) -> i32 {
     // Registered sessions without a heartbeat for 7 days are dropped when a server starts.
     crate::core::registered::prune_at_start(&ctx);
     // Built by hand (not #[tokio::main]) so that shutdown cannot hang on a blocking stdin read.
-    // One thread for the async side (stdio, rmcp's tasks, progress): every action runs on the
-    // blocking pool, so more workers only add hand-offs between them on each call.
+    // One thread for the async side (stdio, rmcp's tasks, progress, a talk's wait for its
+    // holder): other work runs on the blocking pool, so more workers only add hand-offs.
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -1,9 +1,11 @@
 //! The MCP server handler: `initialize` info, `tools/list` with the one `k_pty` tool, and
-//! `tools/call`, which runs the core's action on the blocking pool (calls run concurrently),
-//! streams talk progress when the client asked for it, and turns a cancellation into a
-//! cancelled talk plus Ctrl-C so the session stays usable.
+//! `tools/call`, which runs the core's action concurrently with other calls — a talk in a
+//! session it names on the server's own event loop ([`OnLoop`]), every other action on the
+//! blocking pool —, streams talk progress when the client asked for it, and turns a
+//! cancellation into a cancelled talk plus Ctrl-C so the session stays usable.
 
 use super::schema;
+use super::talking::OnLoop;
 use crate::api::Action;
 use crate::core::running::{Progress, Running, Runs};
 use crate::core::{self, Ctx};
@@ -18,6 +20,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 /// How often talk progress is reported at most.
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
@@ -76,63 +79,68 @@ impl KptyServer {
     ) -> Value {
         let ctx = self.ctx.clone();
         let talk = matches!(action, Action::Talk | Action::Run);
-        if talk || action == Action::WaitFor || core::host_of(&params).is_some() {
-            // Listed in the server's running talks, so that a cancellation (or the server's
-            // end) stops it — a talk ended and its command interrupted, so the next talk
-            // finds the shell at its prompt; a wait ended; an action on a host stopped
-            // there — rather than holding a worker until its timeout. A talk reports its
-            // progress when the client asked for it (a token).
-            let token = rc.meta.get_progress_token().filter(|_| talk);
-            return self
-                .tracked(rc, token, talk, move |running, progress| {
-                    core::run_tracked(&ctx, action, &params, running, progress)
+        if !talk && action != Action::WaitFor && core::host_of(&params).is_none() {
+            let work =
+                tokio::task::spawn_blocking(move || core::dispatch_json(&ctx, action, &params));
+            return tokio::select! {
+                r = work => r.unwrap_or_else(|e| self.failed(Error::internal(format!("action panicked: {e}")))),
+                // Non-talk actions are short; a cancelled one is simply not answered.
+                _ = rc.ct.cancelled() => self.failed(Error::new(ErrorCode::Cancelled, "cancelled")),
+            };
+        }
+        // Listed in the server's running talks, so that a cancellation (or the server's end)
+        // stops it — a talk ended and its command interrupted, so the next talk finds the
+        // shell at its prompt; a wait ended; an action on a host stopped there — rather than
+        // holding a worker until its timeout. A talk reports its progress when the client
+        // asked for it (a token).
+        let token = rc.meta.get_progress_token().filter(|_| talk);
+        // Without a progress token nothing is sent: the sender is dropped here, not when the
+        // work ends, where dropping it would wake this task once more before its result.
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<crate::proto::ProgressBody>();
+        let tx = token.is_some().then_some(tx);
+        let ticket = self.talks.start();
+        let running: Running = (*ticket).clone();
+        let work: Pending = if talk && on_loop(&params) {
+            // A talk in a named local session waits on this loop: no other thread involved.
+            Box::pin(async move {
+                let mut sink = sink(&tx);
+                let progress = progress(&tx, &mut sink);
+                core::talk_tracked(&ctx, &params, &ticket, progress, &OnLoop).await
+            })
+        } else {
+            let panicked = ctx.clone();
+            let work = tokio::task::spawn_blocking(move || {
+                let mut sink = sink(&tx);
+                let progress = progress(&tx, &mut sink);
+                core::run_tracked(&ctx, action, &params, &ticket, progress)
+            });
+            Box::pin(async move {
+                work.await.unwrap_or_else(|e| {
+                    let e = Error::internal(format!("action panicked: {e}"));
+                    core::outgoing_error(&panicked, e).to_json()
                 })
-                .await;
-        }
-        let work = tokio::task::spawn_blocking(move || core::dispatch_json(&ctx, action, &params));
-        tokio::select! {
-            r = work => r.unwrap_or_else(|e| self.failed(Error::internal(format!("action panicked: {e}")))),
-            // Non-talk actions are short; a cancelled one is simply not answered.
-            _ = rc.ct.cancelled() => self.failed(Error::new(ErrorCode::Cancelled, "cancelled")),
-        }
+            })
+        };
+        self.tracked(rc, token, talk, (running, rx), work).await
     }
 
-    /// Run `work` on the blocking pool, listed in the server's running talks, with progress
-    /// sent to the client under `token` (when it gave one) and a cancellation (or the server's
-    /// end) stopping it: `interrupt` types Ctrl-C into the talk's session as well.
+    /// Wait for `work` (listed in the server's running talks as `running`), sending the
+    /// progress it reports on `rx` to the client under `token` (when it gave one); a
+    /// cancellation (or the server's end) stops it — `interrupt` types Ctrl-C into the talk's
+    /// session as well — and lets it run to its end (and its audit entry) unwaited for.
     async fn tracked(
         &self,
         rc: &RequestContext<RoleServer>,
         token: Option<ProgressToken>,
         interrupt: bool,
-        work: impl FnOnce(&Running, Option<Progress<'_>>) -> Value + Send + 'static,
+        (running, mut rx): (Running, UnboundedReceiver<crate::proto::ProgressBody>),
+        mut work: Pending,
     ) -> Value {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::proto::ProgressBody>();
-        // Without a progress token nothing is sent: the sender is dropped here, not when the
-        // work ends, where dropping it would wake this task once more before its result.
-        let tx = token.is_some().then_some(tx);
-        let ticket = self.talks.start();
-        let running: Running = (*ticket).clone();
-        let mut work = tokio::task::spawn_blocking(move || {
-            let mut sink = |b| {
-                if let Some(tx) = &tx {
-                    let _ = tx.send(b);
-                }
-            };
-            let progress = tx
-                .is_some()
-                .then_some((PROGRESS_EVERY, &mut sink as &mut dyn FnMut(_)));
-            let v = work(&ticket, progress);
-            drop(ticket);
-            v
-        });
         let peer = rc.peer.clone();
         let mut step = 0.0;
         loop {
             tokio::select! {
-                r = &mut work => {
-                    return r.unwrap_or_else(|e| self.failed(Error::internal(format!("action panicked: {e}"))));
-                }
+                v = &mut work => return v,
                 Some(p) = rx.recv() => {
                     if let Some(t) = &token {
                         // progress: bytes of output so far (it only grows); message: the
@@ -145,11 +153,46 @@ impl KptyServer {
                 }
                 _ = rc.ct.cancelled() => {
                     let _ = tokio::task::spawn_blocking(move || running.stop(interrupt)).await;
+                    tokio::spawn(work);
                     return self.failed(Error::new(ErrorCode::Cancelled, "cancelled by the client"));
                 }
             }
         }
     }
+}
+
+/// An action running for a call: its JSON once done.
+type Pending = std::pin::Pin<Box<dyn std::future::Future<Output = Value> + Send>>;
+
+/// Whether a call is a talk that waits on the server's loop ([`OnLoop`]): one in a session it
+/// names (finding it never makes a session, which would hold the loop while its shell
+/// starts), with no host and no evidence pack (whose making reads the recording).
+fn on_loop(p: &crate::api::Params) -> bool {
+    let named = p
+        .session_id
+        .as_deref()
+        .is_some_and(|s| !s.trim().is_empty());
+    named && core::host_of(p).is_none() && p.evidence != Some(true)
+}
+
+/// The sink of a talk's progress: each frame to `tx`, when the client asked for progress.
+fn sink(
+    tx: &Option<UnboundedSender<crate::proto::ProgressBody>>,
+) -> impl FnMut(crate::proto::ProgressBody) + Send + '_ {
+    move |b| {
+        if let Some(tx) = tx {
+            let _ = tx.send(b);
+        }
+    }
+}
+
+/// The progress a talk reports into `sink`, when the client asked for it (`tx`).
+fn progress<'a>(
+    tx: &Option<UnboundedSender<crate::proto::ProgressBody>>,
+    sink: &'a mut (impl FnMut(crate::proto::ProgressBody) + Send),
+) -> Option<Progress<'a>> {
+    tx.is_some()
+        .then_some((PROGRESS_EVERY, sink as &mut (dyn FnMut(_) + Send)))
 }
 
 /// The action's JSON as a tool result: structured content plus the same JSON as text, and

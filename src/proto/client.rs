@@ -126,18 +126,37 @@ pub fn call_woken<C: Call>(
         let _ = bounded.stream.shutdown(std::net::Shutdown::Write);
     }
     loop {
-        let reply = next_reply(&mut bounded)?.ok_or_else(|| {
-            Error::new(
-                ErrorCode::PtyReadFailed,
-                "the session holder closed the connection without replying (it may have just exited)",
-            )
-        })?;
-        if reply.progress {
-            on_progress(decode_body(reply.body.as_deref(), "talk progress")?);
-            continue;
+        if let Some(answer) = answer::<C>(next_reply(&mut bounded)?, on_progress)? {
+            return Ok(answer);
         }
-        return into_result::<C>(reply);
     }
+}
+
+/// What one reply frame read for a call of `C` says (`None` from [`next_reply`]: the holder
+/// hung up): a progress body, handed to `on_progress` (then `Ok(None)`: read on), or the
+/// call's answer, or the holder's error.
+pub fn answer<C: Call>(
+    reply: Option<Reply>,
+    on_progress: &mut dyn FnMut(ProgressBody),
+) -> Result<Option<C::Reply>> {
+    let reply = reply.ok_or_else(|| {
+        Error::new(
+            ErrorCode::PtyReadFailed,
+            "the session holder closed the connection without replying (it may have just exited)",
+        )
+    })?;
+    if reply.progress {
+        on_progress(decode_body(reply.body.as_deref(), "talk progress")?);
+        return Ok(None);
+    }
+    into_result::<C>(reply).map(Some)
+}
+
+/// `req` as the frame [`send`] writes.
+pub fn request_frame(req: &Request) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    send(&mut out, req)?;
+    Ok(out)
 }
 
 /// A stream whose every read and write waits at most until `deadline` (then `TimedOut`).
@@ -276,7 +295,7 @@ pub fn call<C: Call>(
 }
 
 /// The holder did not answer before the caller's deadline.
-pub(super) fn timed_out() -> Error {
+pub(crate) fn timed_out() -> Error {
     Error::new(
         ErrorCode::PtyTimeout,
         "the session holder did not answer within the call's timeout",
@@ -285,7 +304,7 @@ pub(super) fn timed_out() -> Error {
 }
 
 /// A failed exchange; a read or write that ran into the deadline is `PTY_TIMEOUT`.
-pub(super) fn io_err(what: &str, e: std::io::Error) -> Error {
+pub(crate) fn io_err(what: &str, e: std::io::Error) -> Error {
     if matches!(
         e.kind(),
         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut

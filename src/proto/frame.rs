@@ -28,16 +28,22 @@ pub fn read_frame(r: &mut impl Read) -> io::Result<Option<Vec<u8>>> {
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
         Err(e) => return Err(e),
     }
-    let len = u32::from_be_bytes(len) as usize;
+    let mut body = vec![0u8; body_len(len)?];
+    r.read_exact(&mut body)?;
+    Ok(Some(body))
+}
+
+/// The length of the body a frame's 4-byte prefix announces, refused past [`MAX_FRAME`]
+/// before anything is read or allocated for it.
+pub fn body_len(prefix: [u8; 4]) -> io::Result<usize> {
+    let len = u32::from_be_bytes(prefix) as usize;
     if len > MAX_FRAME {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!("frame length {len} is over the limit"),
         ));
     }
-    let mut body = vec![0u8; len];
-    r.read_exact(&mut body)?;
-    Ok(Some(body))
+    Ok(len)
 }
 
 #[cfg(test)]

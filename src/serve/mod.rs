@@ -116,8 +116,9 @@ fn serve(ctx: Ctx, opts: Options) -> Result<()> {
     let tls = opts.listen.acceptor()?;
     let access =
         guard::Access::new(secret, opts.allow_hosts, opts.allow_origins).bound_to(opts.listen.addr);
-    // One thread for the async side (connections, the guard, rmcp's sessions): the handlers'
-    // work runs on the blocking pool, so more workers only add hand-offs between them.
+    // One thread for the async side (connections, the guard, rmcp's sessions, a talk's wait
+    // for its holder): other work runs on the blocking pool, so more workers only add
+    // hand-offs between them.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -401,6 +401,61 @@ async fn a_slow_talk_does_not_delay_other_calls() {
     assert_eq!(done["output"], "slow");
 }
 
+/// A talk whose shell or holder dies while it waits ends alike over MCP (which waits for the
+/// holder on its server's event loop) and in the CLI (which waits on its own thread): the
+/// same error code and exit details; and the server answers the next call.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_talk_whose_session_dies_while_it_waits_fails_alike_over_mcp_and_the_cli() {
+    let env = Env::new();
+    let m = Arc::new(start(&env).await);
+    for victim in ["shell", "holder"] {
+        let mut ends = Vec::new();
+        for front in ["cli", "mcp"] {
+            let id = env.create(&[]);
+            let entry = env.entry(&id);
+            let pid = entry[if victim == "shell" {
+                "pid"
+            } else {
+                "holder_pid"
+            }]
+            .as_u64()
+            .expect("a pid");
+            let talk = json!({"action": "talk", "session_id": id, "command": "sleep 30"});
+            let waiting = match front {
+                "mcp" => {
+                    let m = m.clone();
+                    tokio::spawn(async move { m.json(talk).await })
+                }
+                _ => {
+                    let cmd = env.cmd(&["--json", "talk", "-s", &id, "sleep 30"]);
+                    tokio::spawn(async move {
+                        let out = tokio::task::spawn_blocking(move || {
+                            crate::support::wait_child(crate::support::spawn(cmd), &["talk"])
+                        });
+                        let out = out.await.expect("the CLI's talk");
+                        crate::support::parse(&out, &["talk"])
+                    })
+                }
+            };
+            running(&env, &id);
+            crate::support::kill_9(pid);
+            let v = tokio::time::timeout(Duration::from_secs(20), waiting)
+                .await
+                .unwrap_or_else(|_| panic!("{front}: the talk outlived its {victim}"))
+                .expect("the talk's task");
+            assert_eq!(v["ok"], false, "{front}, {victim} killed: {v}");
+            let details = &v["details"];
+            ends.push((v["error_code"].clone(), details["state"].clone()));
+        }
+        assert_eq!(ends[0], ends[1], "{victim} killed: CLI then MCP");
+    }
+    let id = env.create(&[]);
+    let v = m
+        .json(json!({"action": "talk", "session_id": id, "command": "echo alive"}))
+        .await;
+    assert_eq!(v["output"], "alive", "{v}");
+}
+
 /// Wait until the session runs a command (a talk typed it and it started).
 fn running(env: &Env, id: &str) {
     crate::support::wait_for(20_000, "the talk's command to start", || {

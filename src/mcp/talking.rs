@@ -1,0 +1,101 @@
+//! `kpty mcp`'s talks, waited for on its own event loop ([`OnLoop`]): the talk's flow is the
+//! core's ([`crate::core::converse`]), and only the exchange with the holder — one request
+//! frame out, progress frames and the answer in — is asynchronous, so a talk costs the server
+//! no hand-off to another thread and back. The frames are the holder protocol's, read and
+//! decoded by the same code as the blocking client's ([`client::next_reply`],
+//! [`client::answer`]).
+
+use crate::bridge::Talked;
+use crate::core::converse::{Converse, Sink};
+use crate::core::running::Running;
+use crate::core::{Ctx, sessions};
+use crate::error::{Error, Result};
+use crate::proto::{Call, TalkBody, TalkRequest, client, frame};
+use crate::store::RegistryEntry;
+use std::future::Future;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Talks that wait on the calling task's event loop (a tokio runtime's).
+pub struct OnLoop;
+
+impl Converse for OnLoop {
+    async fn local<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        e: &'a RegistryEntry,
+        req: TalkRequest,
+        io_timeout: Duration,
+        sink: Sink<'a>,
+        // No wake-up to watch: this front end cancels with `Running::stop` from another task.
+        _running: &'a Running,
+    ) -> Result<TalkBody> {
+        let started = jiff::Timestamp::now();
+        let stream = sessions::connect(ctx, e, io_timeout)?;
+        let deadline = tokio::time::Instant::now() + io_timeout;
+        let talked = tokio::time::timeout_at(deadline, exchange(stream, req, sink)).await;
+        talked
+            .unwrap_or_else(|_| Err(client::timed_out()))
+            .map_err(|err| sessions::call_failed(ctx, e, started, err))
+    }
+
+    fn bridged<'a>(
+        &'a self,
+        e: &'a RegistryEntry,
+        req: &'a TalkRequest,
+    ) -> impl Future<Output = Result<Talked>> + Send + 'a {
+        // The bridge's client blocks: on the runtime's pool, not on its loop.
+        let (e, req) = (e.clone(), req.clone());
+        async move {
+            tokio::task::spawn_blocking(move || crate::bridge::talk(&e, &req))
+                .await
+                .unwrap_or_else(|j| Err(Error::internal(format!("bridged talk panicked: {j}"))))
+        }
+    }
+}
+
+/// Send `req` over `stream` and read frames until its answer.
+async fn exchange(
+    stream: std::os::unix::net::UnixStream,
+    req: TalkRequest,
+    sink: Sink<'_>,
+) -> Result<TalkBody> {
+    let setup = |e: std::io::Error| client::io_err("set up the connection to", e);
+    stream.set_nonblocking(true).map_err(setup)?;
+    let mut s = tokio::net::UnixStream::from_std(stream).map_err(setup)?;
+    let frame = client::request_frame(&req.into_request())?;
+    let sent = s.write_all(&frame).await;
+    sent.map_err(|e| client::io_err("send a request to", e))?;
+    if TalkRequest::HALF_CLOSE {
+        // As the blocking client: nothing more goes this way; a holder that already hung up
+        // is found by the read that follows.
+        let _ = s.shutdown().await;
+    }
+    let mut buf = Vec::new();
+    loop {
+        let reply = match read_frame(&mut s, &mut buf).await {
+            Ok(false) => None,
+            Ok(true) => client::next_reply(&mut &buf[..])?,
+            Err(e) => return Err(client::io_err("read the reply of", e)),
+        };
+        if let Some(answer) = client::answer::<TalkRequest>(reply, &mut *sink)? {
+            return Ok(answer);
+        }
+    }
+}
+
+/// Read one whole frame (its length prefix too) into `buf`; false on a clean end before it.
+async fn read_frame(s: &mut tokio::net::UnixStream, buf: &mut Vec<u8>) -> std::io::Result<bool> {
+    let mut len = [0u8; 4];
+    match s.read_exact(&mut len).await {
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(false),
+        Err(e) => return Err(e),
+    }
+    let n = frame::body_len(len)?;
+    buf.clear();
+    buf.extend_from_slice(&len);
+    buf.resize(4 + n, 0);
+    s.read_exact(&mut buf[4..]).await?;
+    Ok(true)
+}
