@@ -303,10 +303,10 @@ EOF
   printf 'Measured in this run (bench/host.py), to read the absolute targets of (d) and (g) against.\n\n'
   cat "$RES/host.md"
   printf '\n### (d) MCP: a `tools/call` talk of `echo hi` over stdio vs the CLI\n\n'
-  printf 'One long-lived `kpty mcp`, %s calls, against `kpty talk` as a process per call; same session, this run (bench/mcp.py).\n\n' "$RUNS"
+  printf 'One long-lived `kpty mcp` (ten times as many calls, at least 300), against `kpty talk` as a process per call (%s runs); same session, this run (bench/mcp.py).\n\n' "$RUNS"
   cat "$RES/mcp.md"
   printf '\n### (g) MCP over HTTP: `kpty serve` vs `kpty mcp`, and 20 clients at once\n\n'
-  printf 'A `tools/call` talk of `echo hi` on one warmed session: over stdio to one `kpty mcp`, and over Streamable HTTP to one `kpty serve` (a keep-alive connection; an MCP session answered as SSE, and a plain POST answered as JSON), interleaved call by call, %s calls each. Then 20 clients, each with its own MCP session, connection and kpty session: flat out (each calls again as soon as it is answered, so the latency is 20 / the machine'"'"'s throughput) and paced (each calls every 50 ms). Rust client on one thread (bench/http_mcp.rs).\n\n' "$RUNS"
+  printf 'A `tools/call` talk of `echo hi` on one warmed session: over stdio to one `kpty mcp`, and over Streamable HTTP to one `kpty serve` (a keep-alive connection; an MCP session answered as SSE, and a plain POST answered as JSON), interleaved call by call, %s calls each. Then 20 clients, each with its own MCP session, connection and kpty session, %s calls each (at least 100): flat out (each calls again as soon as it is answered, so the latency is 20 / the machine'"'"'s throughput) and paced (each calls every 50 ms). Rust client on one thread (bench/http_mcp.rs).\n\n' "$RUNS" "$((RUNS * 5 > 100 ? RUNS * 5 : 100))"
   cat "$RES/http_mcp.md"
   printf '\n### (d2) wait_for: from the matching output to the reply\n\n'
   printf 'One long-lived `kpty mcp`; send_line of `sleep 0.2; echo MARK-N`, then wait_for `MARK-N`; the holder reports the time from taking in the matching chunk to writing its reply (bench/wait_for.py).\n\n'

@@ -60,6 +60,9 @@ struct State {
     cancelled: bool,
     /// The talk has returned.
     done: bool,
+    /// Threads waiting for a change ([`Running::wait_change`]): only then is there anyone to
+    /// wake (a wake-up is a system call even when nobody waits).
+    watchers: u32,
     /// A `wait_for`'s connection to its holder (nothing is typed: a cancel closes it, and the
     /// holder stops waiting).
     waiting: Option<std::os::unix::net::UnixStream>,
@@ -184,7 +187,9 @@ impl Running {
             session_id: entry.session_id.clone(),
             socket,
         });
-        self.0.changed.notify_all();
+        if st.watchers > 0 {
+            self.0.changed.notify_all();
+        }
         if st.cancelled {
             return Err(not_typed(&entry.session_id));
         }
@@ -323,12 +328,14 @@ impl Running {
         if wait.is_zero() {
             return false;
         }
-        let st = self.state();
-        let (st, _) = self
+        let mut st = self.state();
+        st.watchers += 1;
+        let (mut st, _) = self
             .0
             .changed
             .wait_timeout_while(st, wait, |s| !s.done)
             .unwrap_or_else(|p| p.into_inner());
+        st.watchers -= 1;
         !st.done
     }
 
@@ -344,8 +351,11 @@ pub(super) struct Finish<'a>(pub(super) &'a Running);
 
 impl Drop for Finish<'_> {
     fn drop(&mut self) {
-        self.0.state().done = true;
-        self.0.0.changed.notify_all();
+        let mut st = self.0.state();
+        st.done = true;
+        if st.watchers > 0 {
+            self.0.0.changed.notify_all();
+        }
     }
 }
 
@@ -420,6 +430,8 @@ struct RunsInner {
     next: AtomicU64,
     runs: Mutex<HashMap<u64, Running>>,
     changed: Condvar,
+    /// Threads in [`Runs::cancel_all`]'s wait (changed under `runs`'s lock).
+    watchers: AtomicU64,
 }
 
 /// One talk's place in the list: derefs to its [`Running`]; leaves the list when dropped
@@ -467,11 +479,14 @@ impl Runs {
             }
         }
         let wait = deadline.saturating_duration_since(Instant::now());
+        let runs = self.runs();
+        self.0.watchers.fetch_add(1, Ordering::Relaxed);
         let (runs, _) = self
             .0
             .changed
-            .wait_timeout_while(self.runs(), wait, |r| !r.is_empty())
+            .wait_timeout_while(runs, wait, |r| !r.is_empty())
             .unwrap_or_else(|p| p.into_inner());
+        self.0.watchers.fetch_sub(1, Ordering::Relaxed);
         runs.len()
     }
 }
@@ -487,8 +502,12 @@ impl Drop for Ticket {
     fn drop(&mut self) {
         let mut runs = self.of.runs.lock().unwrap_or_else(|p| p.into_inner());
         runs.remove(&self.key);
+        // Read under the lock the waiter counts itself under: no wake-up is lost.
+        let watched = self.of.watchers.load(Ordering::Relaxed) > 0;
         drop(runs);
-        self.of.changed.notify_all();
+        if watched {
+            self.of.changed.notify_all();
+        }
     }
 }
 
