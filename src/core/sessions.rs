@@ -477,6 +477,25 @@ pub fn connect(
     e: &RegistryEntry,
     io_timeout: Duration,
 ) -> Result<std::os::unix::net::UnixStream> {
+    connect_by(ctx, e, |sock| client::connect(sock, io_timeout))
+}
+
+/// [`connect`] for an event loop, which must not wait: the stream non-blocking; `Ok(None)`
+/// when the holder's queue of connections is full (then [`connect`] waits for it).
+pub fn connect_at_once(
+    ctx: &Ctx,
+    e: &RegistryEntry,
+) -> Result<Option<std::os::unix::net::UnixStream>> {
+    connect_by(ctx, e, client::connect_at_once)
+}
+
+/// Connect to the holder of local session `e` with `how`, its failures said as [`connect`]
+/// says them.
+fn connect_by<T>(
+    ctx: &Ctx,
+    e: &RegistryEntry,
+    how: impl FnOnce(&std::path::Path) -> std::result::Result<T, Unreachable>,
+) -> Result<T> {
     let gone = |why: String| -> Error {
         match probe(ctx, e) {
             Liveness::Exited {
@@ -530,7 +549,7 @@ pub fn connect(
     let Some(sock) = socket_of(ctx, e) else {
         return Err(gone("no socket recorded".into()));
     };
-    match client::connect(&sock, io_timeout) {
+    match how(&sock) {
         Ok(s) => Ok(s),
         Err(Unreachable::Gone(err)) => Err(gone(err.to_string())),
         Err(Unreachable::Other(err)) => Err(err),

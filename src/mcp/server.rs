@@ -1,7 +1,7 @@
 //! The MCP server handler: `initialize` info, `tools/list` with the one `k_pty` tool, and
 //! `tools/call`, which runs the core's action concurrently with other calls — a talk in a
-//! session it names on the server's own event loop ([`OnLoop`]), every other action on the
-//! blocking pool —, streams talk progress when the client asked for it, and turns a
+//! session it names on the server's own event loop (`talking::OnLoop`), every other action
+//! on the blocking pool —, streams talk progress when the client asked for it, and turns a
 //! cancellation into a cancelled talk plus Ctrl-C so the session stays usable.
 
 use super::schema;

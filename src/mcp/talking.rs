@@ -31,8 +31,24 @@ impl Converse for OnLoop {
         _running: &'a Running,
     ) -> Result<TalkBody> {
         let started = jiff::Timestamp::now();
-        let stream = sessions::connect(ctx, e, io_timeout)?;
         let deadline = tokio::time::Instant::now() + io_timeout;
+        let stream = match sessions::connect_at_once(ctx, e)? {
+            Some(s) => s,
+            // The holder's queue is full (a stopped holder): its wait, to the deadline, on
+            // the pool rather than this loop.
+            None => {
+                let (ctx, e) = (ctx.clone(), e.clone());
+                let waited = tokio::task::spawn_blocking(move || {
+                    let s = sessions::connect(&ctx, &e, io_timeout)?;
+                    s.set_nonblocking(true)
+                        .map_err(|e| client::io_err("set up the connection to", e))?;
+                    Ok(s)
+                });
+                waited
+                    .await
+                    .unwrap_or_else(|j| Err(Error::internal(format!("connecting panicked: {j}"))))?
+            }
+        };
         let talked = tokio::time::timeout_at(deadline, exchange(stream, req, sink)).await;
         talked
             .unwrap_or_else(|_| Err(client::timed_out()))
@@ -54,14 +70,13 @@ impl Converse for OnLoop {
     }
 }
 
-/// Send `req` over `stream` and read frames until its answer.
+/// Send `req` over `stream` (non-blocking) and read frames until its answer.
 async fn exchange(
     stream: std::os::unix::net::UnixStream,
     req: TalkRequest,
     sink: Sink<'_>,
 ) -> Result<TalkBody> {
     let setup = |e: std::io::Error| client::io_err("set up the connection to", e);
-    stream.set_nonblocking(true).map_err(setup)?;
     let mut s = tokio::net::UnixStream::from_std(stream).map_err(setup)?;
     let frame = client::request_frame(&req.into_request())?;
     let sent = s.write_all(&frame).await;

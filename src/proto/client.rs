@@ -23,7 +23,22 @@ pub fn connect(
     socket: &Path,
     io_timeout: Duration,
 ) -> std::result::Result<UnixStream, Unreachable> {
-    let s = connect_within(socket, io_timeout).map_err(|e| match e.kind() {
+    let s = connect_within(socket, io_timeout).map_err(|e| unreachable(socket, e))?;
+    let t = Some(io_timeout.max(Duration::from_millis(1)));
+    s.set_read_timeout(t)
+        .and_then(|_| s.set_write_timeout(t))
+        .map_err(|e| {
+            Unreachable::Other(Error::new(
+                ErrorCode::PtyReadFailed,
+                format!("socket setup failed: {e}"),
+            ))
+        })?;
+    Ok(s)
+}
+
+/// Why connecting to `socket` failed with `e`.
+fn unreachable(socket: &Path, e: std::io::Error) -> Unreachable {
+    match e.kind() {
         std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
             Unreachable::Gone(e)
         }
@@ -37,17 +52,30 @@ pub fn connect(
                 socket.display()
             ),
         )),
-    })?;
-    let t = Some(io_timeout.max(Duration::from_millis(1)));
-    s.set_read_timeout(t)
-        .and_then(|_| s.set_write_timeout(t))
-        .map_err(|e| {
-            Unreachable::Other(Error::new(
-                ErrorCode::PtyReadFailed,
-                format!("socket setup failed: {e}"),
-            ))
-        })?;
-    Ok(s)
+    }
+}
+
+/// Connect without waiting, for an event loop: the stream is non-blocking, with no timeouts
+/// of its own. `Ok(None)` when the listener's queue is full (a stopped holder): then only
+/// [`connect`], which waits, can tell.
+pub fn connect_at_once(socket: &Path) -> std::result::Result<Option<UnixStream>, Unreachable> {
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
+    let fd = rustix::net::socket_with(
+        AddressFamily::UNIX,
+        SocketType::STREAM,
+        SocketFlags::CLOEXEC | SocketFlags::NONBLOCK,
+        None,
+    )
+    .map_err(|e| unreachable(socket, e.into()))?;
+    let addr = SocketAddrUnix::new(socket).map_err(|e| unreachable(socket, e.into()))?;
+    loop {
+        match rustix::net::connect(&fd, &addr) {
+            Ok(()) | Err(rustix::io::Errno::ISCONN) => return Ok(Some(UnixStream::from(fd))),
+            Err(rustix::io::Errno::INTR) => {}
+            Err(rustix::io::Errno::AGAIN) => return Ok(None),
+            Err(e) => return Err(unreachable(socket, e.into())),
+        }
+    }
 }
 
 /// Connect to the Unix socket at `path`, waiting at most `timeout` (`std`'s connect waits
@@ -351,6 +379,35 @@ mod tests {
             panic!("a full backlog must time out");
         };
         assert_eq!(e.code, ErrorCode::PtyTimeout);
+    }
+
+    #[test]
+    fn connecting_at_once_never_waits() {
+        // A full backlog is `None` at once (the caller then waits elsewhere); a socket nobody
+        // listens on is the holder gone; one that accepts is a non-blocking stream.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        let l = rustix::net::socket(AddressFamily::UNIX, SocketType::STREAM, None).unwrap();
+        rustix::net::bind(&l, &SocketAddrUnix::new(&path).unwrap()).unwrap();
+        rustix::net::listen(&l, 0).unwrap();
+        let mut kept = Vec::new();
+        let full = loop {
+            match connect_at_once(&path) {
+                Ok(Some(s)) => kept.push(s),
+                Ok(None) => break true,
+                Err(_) => break false,
+            }
+            assert!(kept.len() < 64, "the backlog never filled");
+        };
+        assert!(full, "a full backlog is None");
+        let first = kept.first().expect("one queued");
+        let mut buf = [0u8; 1];
+        let e = (&*first).read(&mut buf).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock, "non-blocking");
+        assert!(matches!(
+            connect_at_once(&dir.path().join("none")),
+            Err(Unreachable::Gone(_))
+        ));
     }
 
     #[test]

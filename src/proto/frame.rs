@@ -33,7 +33,7 @@ pub fn read_frame(r: &mut impl Read) -> io::Result<Option<Vec<u8>>> {
     Ok(Some(body))
 }
 
-/// The length of the body a frame's 4-byte prefix announces, refused past [`MAX_FRAME`]
+/// The length of the body a frame's 4-byte prefix announces, refused past `MAX_FRAME`
 /// before anything is read or allocated for it.
 pub fn body_len(prefix: [u8; 4]) -> io::Result<usize> {
     let len = u32::from_be_bytes(prefix) as usize;

@@ -12,10 +12,10 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// Stops a process on creation and lets it go on when dropped (even when the test failed).
-struct Stopped(u64);
+pub(crate) struct Stopped(u64);
 
 impl Stopped {
-    fn new(pid: u64) -> Self {
+    pub(crate) fn new(pid: u64) -> Self {
         signal("-STOP", pid);
         Stopped(pid)
     }

@@ -456,6 +456,38 @@ async fn a_talk_whose_session_dies_while_it_waits_fails_alike_over_mcp_and_the_c
     assert_eq!(v["output"], "alive", "{v}");
 }
 
+/// A talk to a holder that does not answer (stopped with SIGSTOP) waits on the server's loop
+/// without holding it: a talk in another session answers meanwhile, and the first ends at
+/// its deadline as `PTY_TIMEOUT`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_talk_to_a_stopped_holder_holds_no_other_call() {
+    let env = Env::new();
+    let m = Arc::new(start(&env).await);
+    let (a, b) = (env.create(&[]), env.create(&[]));
+    let holder = env.entry(&a)["holder_pid"].as_u64().expect("holder pid");
+    let stopped = crate::deadlines::Stopped::new(holder);
+    let m2 = m.clone();
+    let waiting = tokio::spawn(async move {
+        let talk =
+            json!({"action": "talk", "session_id": a, "command": "echo late", "timeout_ms": 3000});
+        m2.json(talk).await
+    });
+    let started = std::time::Instant::now();
+    let other = json!({"action": "talk", "session_id": b, "command": "echo alive"});
+    assert_eq!(m.json(other).await["output"], "alive");
+    assert!(
+        !waiting.is_finished(),
+        "the stopped holder's talk ended before the other one answered"
+    );
+    let v = tokio::time::timeout(Duration::from_secs(15), waiting)
+        .await
+        .expect("the talk ends at its deadline")
+        .expect("the talk's task");
+    assert_eq!(v["error_code"], "PTY_TIMEOUT", "{v}");
+    assert!(started.elapsed() >= Duration::from_millis(3000), "{v}");
+    drop(stopped);
+}
+
 /// Wait until the session runs a command (a talk typed it and it started).
 fn running(env: &Env, id: &str) {
     crate::support::wait_for(20_000, "the talk's command to start", || {
