@@ -134,8 +134,11 @@ def main():
                 os.kill(p, 15)
             except OSError:
                 pass
-        for state in (f"{local_dir}/ai/checkpoints/pty", f"{remote_dir}/ai/checkpoints/pty"):
-            subprocess.run([KPTY, "--state-dir", state, "kill", "--all"], capture_output=True)
+        # Each side's holders are found through its own runtime directory: the local one
+        # this bench set, the host's the default (ssh passes no environment).
+        there = {k: v for k, v in env.items() if k != "KPTY_RUNTIME_DIR"}
+        for state, e in ((f"{local_dir}/ai/checkpoints/pty", env), (f"{remote_dir}/ai/checkpoints/pty", there)):
+            subprocess.run([KPTY, "--state-dir", state, "kill", "--all"], env=e, capture_output=True)
         shutil.rmtree(d, ignore_errors=True)
 
 
