@@ -445,29 +445,41 @@ pub fn call_failed(ctx: &Ctx, e: &RegistryEntry, started: jiff::Timestamp, err: 
                 exit_signal,
                 ..
             }),
-        ) => Error::new(
-            ErrorCode::PtyProcessExited,
-            format!(
-                "the shell of session {} has exited (code {}): the session has ended",
-                e.session_id,
-                exit_code.map_or("unknown".into(), |c| c.to_string())
-            ),
-        )
-        .with_hint(Hint::CreateAnother)
-        .with_cause(if ended_before(ctx, e, started) {
-            Cause::Unreachable
-        } else {
-            Cause::EndedDuringCall
-        })
-        .with_details(crate::error::details::Exited {
-            session_id: e.session_id.clone(),
-            state: Some("exited".into()),
-            exit_code: exit_code.map(i64::from),
-            exit_signal,
-            unreachable: None,
-        }),
+        ) => shell_exited(e, exit_code, exit_signal, None).with_cause(
+            if ended_before(ctx, e, started) {
+                Cause::Unreachable
+            } else {
+                Cause::EndedDuringCall
+            },
+        ),
         _ => err,
     }
+}
+
+/// `PTY_PROCESS_EXITED`: the shell of `e` has exited (`unreachable`: said so in the details
+/// when its holder could not be reached, so nothing was typed).
+fn shell_exited(
+    e: &RegistryEntry,
+    exit_code: Option<i32>,
+    exit_signal: Option<String>,
+    unreachable: Option<bool>,
+) -> Error {
+    Error::new(
+        ErrorCode::PtyProcessExited,
+        format!(
+            "the shell of session {} has exited (code {}): the session has ended",
+            e.session_id,
+            exit_code.map_or("unknown".into(), |c| c.to_string())
+        ),
+    )
+    .with_hint(Hint::CreateAnother)
+    .with_details(crate::error::details::Exited {
+        session_id: e.session_id.clone(),
+        state: Some("exited".into()),
+        exit_code: exit_code.map(i64::from),
+        exit_signal,
+        unreachable,
+    })
 }
 
 /// Connect to the holder of local session `e` (every read and write bounded by
@@ -502,23 +514,7 @@ fn connect_by<T>(
                 exit_code,
                 exit_signal,
                 ..
-            } => Error::new(
-                ErrorCode::PtyProcessExited,
-                format!(
-                    "the shell of session {} has exited (code {}): the session has ended",
-                    e.session_id,
-                    exit_code.map_or("unknown".into(), |c| c.to_string())
-                ),
-            )
-            .with_hint(Hint::CreateAnother)
-            .with_details(crate::error::details::Exited {
-                session_id: e.session_id.clone(),
-                state: Some("exited".into()),
-                exit_code: exit_code.map(i64::from),
-                exit_signal,
-                unreachable: Some(true),
-            })
-            .with_cause(Cause::Unreachable),
+            } => shell_exited(e, exit_code, exit_signal, Some(true)).with_cause(Cause::Unreachable),
             _ => Error::new(
                 ErrorCode::PtyProcessExited,
                 format!(
