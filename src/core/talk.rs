@@ -316,6 +316,18 @@ pub fn run_talk(
     block_now(run_talk_with(ctx, p, progress, running, &Blocking))
 }
 
+/// Whether a talk's only wait is for its holder's answer, so a front end may run it on its
+/// event loop (`run_talk_with` with a non-blocking `Converse`): one in a session it
+/// names (finding that never makes a session, whose shell would start meanwhile), with no
+/// host (a call over ssh) and no evidence pack (whose making reads the recording).
+pub fn waits_only_for_its_holder(p: &crate::api::Params) -> bool {
+    let named = p
+        .session_id
+        .as_deref()
+        .is_some_and(|s| !s.trim().is_empty());
+    named && super::host_of(p).is_none() && p.evidence != Some(true)
+}
+
 /// [`run_talk`] reaching the holder and waiting for its answer through `via`.
 pub(crate) async fn run_talk_with(
     ctx: &Ctx,

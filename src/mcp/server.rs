@@ -100,7 +100,7 @@ impl KptyServer {
         let tx = token.is_some().then_some(tx);
         let ticket = self.talks.start();
         let running: Running = (*ticket).clone();
-        let work: Pending = if talk && on_loop(&params) {
+        let work: Pending = if talk && core::talk::waits_only_for_its_holder(&params) {
             // A talk in a named local session waits on this loop: no other thread involved.
             Box::pin(async move {
                 let mut sink = sink(&tx);
@@ -163,17 +163,6 @@ impl KptyServer {
 
 /// An action running for a call: its JSON once done.
 type Pending = std::pin::Pin<Box<dyn std::future::Future<Output = Value> + Send>>;
-
-/// Whether a call is a talk that waits on the server's loop ([`OnLoop`]): one in a session it
-/// names (finding it never makes a session, which would hold the loop while its shell
-/// starts), with no host and no evidence pack (whose making reads the recording).
-fn on_loop(p: &crate::api::Params) -> bool {
-    let named = p
-        .session_id
-        .as_deref()
-        .is_some_and(|s| !s.trim().is_empty());
-    named && core::host_of(p).is_none() && p.evidence != Some(true)
-}
 
 /// The sink of a talk's progress: each frame to `tx`, when the client asked for progress.
 fn sink(
