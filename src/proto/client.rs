@@ -350,13 +350,20 @@ mod tests {
     use super::*;
     use rustix::net::{AddressFamily, SocketAddrUnix, SocketType};
 
-    #[test]
-    fn a_full_backlog_ends_the_connect_at_its_timeout() {
+    /// A socket listened on (a backlog of 0) that nobody accepts from: its folder, its path,
+    /// and the listener to keep.
+    fn never_accepting() -> (tempfile::TempDir, std::path::PathBuf, std::os::fd::OwnedFd) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s");
         let l = rustix::net::socket(AddressFamily::UNIX, SocketType::STREAM, None).unwrap();
         rustix::net::bind(&l, &SocketAddrUnix::new(&path).unwrap()).unwrap();
         rustix::net::listen(&l, 0).unwrap();
+        (dir, path, l)
+    }
+
+    #[test]
+    fn a_full_backlog_ends_the_connect_at_its_timeout() {
+        let (_dir, path, _l) = never_accepting();
         // Nobody accepts: after the queue fills, every connect gives up (WouldBlock).
         let mut kept = Vec::new();
         let mut refused = 0;
@@ -385,11 +392,7 @@ mod tests {
     fn connecting_at_once_never_waits() {
         // A full backlog is `None` at once (the caller then waits elsewhere); a socket nobody
         // listens on is the holder gone; one that accepts is a non-blocking stream.
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s");
-        let l = rustix::net::socket(AddressFamily::UNIX, SocketType::STREAM, None).unwrap();
-        rustix::net::bind(&l, &SocketAddrUnix::new(&path).unwrap()).unwrap();
-        rustix::net::listen(&l, 0).unwrap();
+        let (dir, path, _l) = never_accepting();
         let mut kept = Vec::new();
         let full = loop {
             match connect_at_once(&path) {
