@@ -21,6 +21,7 @@ import os
 import pty
 import re
 import select
+import shutil
 import signal
 import socket
 import struct
@@ -275,6 +276,7 @@ def main():
         subprocess.run([binary, "kill", "--all"], env=env, capture_output=True)
         serve.terminate()
         serve.wait(timeout=20)
+        shutil.rmtree(state, ignore_errors=True)  # the flood's recordings are large
 
 
 if __name__ == "__main__":

@@ -191,6 +191,7 @@ def main():
         subprocess.run([binary, "kill", "--all"], env=env, capture_output=True)
         serve.terminate()
         serve.wait(timeout=20)
+        shutil.rmtree(state, ignore_errors=True)  # the flood's recordings are large
 
 
 if __name__ == "__main__":

@@ -89,7 +89,8 @@ fn cached_name() -> Option<String> {
 /// Whether `host` has `name` (else: its `uname -sm`, checked against this machine's).
 fn probe(host: &Host, name: &str) -> Result<bool> {
     let path = remote_path(name);
-    let line = format!("if [ -x {path} ]; then echo have; else uname -sm; fi");
+    // A build found is touched: its time says when a caller last used it ([`prune`]).
+    let line = format!("if [ -x {path} ]; then touch {path}; echo have; else uname -sm; fi");
     let out = run_captured(host, &line, None)?;
     if out.trim() == "have" {
         return Ok(true);
@@ -131,7 +132,9 @@ fn install(host: &Host) -> Result<()> {
     let line = format!(
         "umask 077; mkdir -p \"$HOME\"/.cache/kpty/bin && t={dest}.$$ && cat > \"$t\" && \
          [ \"$(sha256sum < \"$t\" | cut -d' ' -f1)\" = {sha} ] && chmod 700 \"$t\" && \
-         mv -f \"$t\" {dest} || {{ rm -f \"$t\"; echo 'the copy did not arrive whole' >&2; exit 1; }}"
+         mv -f \"$t\" {dest} || {{ rm -f \"$t\"; echo 'the copy did not arrive whole' >&2; exit 1; }}; \
+         {prune}",
+        prune = prune(&name)
     );
     let bin = std::fs::read("/proc/self/exe")
         .map_err(|e| Error::internal(format!("cannot read this kpty's binary: {e}")))?;
@@ -141,6 +144,29 @@ fn install(host: &Host) -> Result<()> {
         env!("CARGO_PKG_VERSION")
     );
     Ok(())
+}
+
+/// How many other builds a host keeps besides the one just installed, newest first.
+const KEEP: usize = 3;
+
+/// The remote shell's tidy-up after `name` was installed, so that builds do not pile up in
+/// `~/.cache/kpty/bin` (a release, or a debug build of 300 MB, per upgrade): beyond the
+/// [`KEEP`] most recently used other builds, a build goes once no caller has used it for
+/// twice [`super::PERSIST`]: a caller touches its build when it finds it there (`probe`)
+/// and looks again after `PERSIST`, so a build still in use is never removed. A partial copy
+/// (`NAME.PID`, from a copy cut off) goes after a day. Only names kpty writes are touched;
+/// it never fails the install.
+fn prune(name: &str) -> String {
+    format!(
+        "(cd \"$HOME\"/.cache/kpty/bin && \
+         ls -t | grep -E '^kpty-[0-9A-Za-z.+-]+-[0-9a-f]{{12}}$' | grep -vxF {name} | tail -n +{first} | \
+         while read -r f; do [ -n \"$(find \"./$f\" -prune -mmin +{minutes})\" ] && rm -f \"./$f\"; done; \
+         ls | grep -E '^kpty-[0-9A-Za-z.+-]+-[0-9a-f]{{12}}\\.[0-9]+$' | \
+         while read -r f; do [ -n \"$(find \"./$f\" -prune -mmin +1440)\" ] && rm -f \"./$f\"; done) \
+         >/dev/null 2>&1; exit 0",
+        first = KEEP + 1,
+        minutes = 2 * super::PERSIST.as_secs() / 60,
+    )
 }
 
 /// Run `line` on `host` (over its connection), `input` on its stdin; its stdout, or
@@ -180,5 +206,85 @@ fn run_captured(host: &Host, line: &str, input: Option<Vec<u8>>) -> Result<Strin
         Ok(out)
     } else {
         Err(unreachable(host, &said))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+    use std::time::SystemTime;
+
+    /// What a host's cache holds: builds and partial copies, each with its age in minutes
+    /// (all different, so "most recently used" has one answer).
+    fn cache() -> impl Strategy<Value = Vec<(String, u64)>> {
+        let name = (
+            0u8..4,
+            "[0-9]{1,2}\\.[0-9]{1,2}\\.[0-9](-rc\\.[0-9])?",
+            "[0-9a-f]{12}",
+            1u32..99999,
+        )
+            .prop_map(|(kind, version, sha, pid)| match kind {
+                0 => format!("kpty-{version}-{sha}.{pid}"),
+                1 => format!("other-{version}"),
+                _ => format!("kpty-{version}-{sha}"),
+            });
+        proptest::collection::btree_map(name, 0u64..4000, 0..10).prop_map(|m| {
+            // Distinct ages: the n-th entry is a little older than its age says.
+            m.into_iter()
+                .enumerate()
+                .map(|(i, (n, age))| (n, age * 16 + i as u64))
+                .collect()
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+
+        /// The real tidy-up, run by `sh` on a real directory: the new build, the [`KEEP`]
+        /// most recently used others, every build used within twice `PERSIST` and every
+        /// file that is not kpty's stay; a partial copy goes after a day.
+        #[test]
+        fn installing_keeps_recent_builds_and_removes_only_old_kpty_files(files in cache()) {
+            let home = tempfile::tempdir().unwrap();
+            let bin = home.path().join(".cache/kpty/bin");
+            std::fs::create_dir_all(&bin).unwrap();
+            let now = SystemTime::now();
+            let new = "kpty-9.9.9-abcdefabcdef";
+            for (name, age) in files.iter().map(|(n, a)| (n.as_str(), *a)).chain([(new, 0)]) {
+                let f = std::fs::File::create(bin.join(name)).unwrap();
+                f.set_modified(now - Duration::from_secs(age * 60 + 30)).unwrap();
+            }
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(prune(new))
+                .env("HOME", home.path())
+                .output()
+                .unwrap();
+            prop_assert!(out.status.success());
+            let window = 2 * super::super::PERSIST.as_secs() / 60;
+            let build = |n: &str| n.starts_with("kpty-") && n.rsplit('-').next().is_some_and(|s| s.len() == 12);
+            let mut builds: Vec<&(String, u64)> = files.iter().filter(|(n, _)| build(n)).collect();
+            builds.sort_by_key(|(_, age)| *age);
+            let mut expected: BTreeSet<String> = [new.to_string()].into();
+            for (i, (n, age)) in builds.iter().enumerate() {
+                if i < KEEP || *age < window {
+                    expected.insert(n.clone());
+                }
+            }
+            for (n, age) in &files {
+                let partial = n.starts_with("kpty-") && !build(n);
+                if !n.starts_with("kpty-") || (partial && *age < 1440) {
+                    expected.insert(n.clone());
+                }
+            }
+            let left: BTreeSet<String> = std::fs::read_dir(&bin)
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            prop_assert_eq!(left, expected);
+        }
     }
 }

@@ -1043,6 +1043,26 @@ fn a_host_without_this_kpty_gets_it_once_or_is_told_how_to_install_it() {
         "{v}"
     );
     assert!(installed().is_empty());
+    // Builds left there before (older kpty versions, partial copies, someone's own file).
+    let bin = ssh.dir.path().join("home/.cache/kpty/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let ago =
+        |minutes: u64| std::time::SystemTime::now() - std::time::Duration::from_secs(minutes * 60);
+    let old_builds = [
+        ("kpty-0.0.9-ffffffffffff", ago(1)), // in use a minute ago
+        ("kpty-0.0.8-000000000008", ago(60)),
+        ("kpty-0.0.7-000000000007", ago(120)),
+        ("kpty-0.0.6-000000000006", ago(180)),
+        ("kpty-0.0.5-000000000005", ago(240)),
+        ("kpty-1.0.0-rc.1-00000000000a", ago(300)),
+        ("kpty-0.0.9-ffffffffffff.4242", ago(2)), // a copy under way
+        ("kpty-0.0.4-000000000004.77", ago(3000)), // a copy cut off days ago
+        ("notes.txt", ago(600)),
+    ];
+    for (name, when) in old_builds {
+        let f = std::fs::File::create(bin.join(name)).unwrap();
+        f.set_modified(when).unwrap();
+    }
     // The first call copies this build there, says so once, and runs.
     let out = cmd(
         &env,
@@ -1054,9 +1074,30 @@ fn a_host_without_this_kpty_gets_it_once_or_is_told_how_to_install_it() {
     .unwrap();
     assert_eq!(stdout(&out).trim(), "first-2", "{}", stderr(&out));
     assert!(stderr(&out).contains("installed kpty"), "{}", stderr(&out));
-    let names = installed();
-    assert!(
-        names.len() == 1 && names[0].starts_with(&format!("kpty-{}-", env!("CARGO_PKG_VERSION"))),
+    let mut names = installed();
+    names.sort();
+    let ours: Vec<&String> = names
+        .iter()
+        .filter(|n| n.starts_with(&format!("kpty-{}-", env!("CARGO_PKG_VERSION"))))
+        .collect();
+    assert_eq!(ours.len(), 1, "{names:?}");
+    // Installing tidied up: the three most recently used other builds stay, older ones unused
+    // for twenty minutes go, and so does a copy cut off long ago; the rest is not kpty's.
+    let mut left: Vec<&str> = names
+        .iter()
+        .filter(|n| *n != ours[0])
+        .map(String::as_str)
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            "kpty-0.0.7-000000000007",
+            "kpty-0.0.8-000000000008",
+            "kpty-0.0.9-ffffffffffff",
+            "kpty-0.0.9-ffffffffffff.4242",
+            "notes.txt"
+        ],
         "{names:?}"
     );
     // The next call finds it: no copy, no message.
