@@ -6,12 +6,11 @@
 //! [`Runs`] lists the talks a server runs, to stop them all at shutdown.
 //! The core knows no runtime and no signals: a cancel is a blocking call with a deadline.
 
-use super::{Ctx, sessions};
+use super::Ctx;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::{CancelBody, CancelRequest, ProgressBody, client};
 use crate::store::RegistryEntry;
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -75,8 +74,9 @@ struct State {
 #[derive(Clone)]
 struct Target {
     session_id: String,
-    /// The holder's socket (`None`: a bridged session, which cannot be cancelled from here).
-    socket: Option<PathBuf>,
+    /// The session's state directory and id, where its holder's socket is found when a
+    /// cancel comes (`None`: a bridged session, which cannot be cancelled from here).
+    holder: Option<(crate::store::StateDir, crate::api::SessionId)>,
 }
 
 /// How a cancel went.
@@ -171,9 +171,10 @@ impl Running {
     /// The talk is about to type its command in `entry`; refused (`CANCELLED`) when a cancel
     /// came first.
     pub(crate) fn at(&self, ctx: &Ctx, entry: &RegistryEntry) -> Result<()> {
-        let socket = super::kind::is_local(entry)
-            .then(|| sessions::socket_of(ctx, entry))
-            .flatten();
+        let holder = super::kind::is_local(entry)
+            .then(|| super::handle::files_id(&entry.session_id))
+            .flatten()
+            .map(|id| (ctx.state.clone(), id));
         // A wake-up (the CLI's signal) that came before the command was typed cancels it
         // before it is: the front end hears of it first, while the talk has no target yet.
         if self.woken_now() {
@@ -185,7 +186,7 @@ impl Running {
         }
         st.target = Some(Target {
             session_id: entry.session_id.clone(),
-            socket,
+            holder,
         });
         if st.watchers > 0 {
             self.0.changed.notify_all();
@@ -278,7 +279,9 @@ impl Running {
                     Some(t) => t.clone(),
                 }
             };
-            let Some(sock) = target.socket else {
+            let socket = target.holder.as_ref();
+            let socket = socket.and_then(|(s, id)| crate::store::paths::socket_path(s, id).ok());
+            let Some(sock) = socket else {
                 let why = format!("{} has no holder socket here", target.session_id);
                 return Stopped::Gone(Error::new(ErrorCode::PtySessionNotFound, why));
             };

@@ -134,6 +134,8 @@ fn wind_down(shared: &Arc<Shared>, spec: &HolderSpec, state: &StateDir, meta: &M
     }
     persist::final_save(shared, state, meta);
     let _ = std::fs::remove_file(&spec.socket);
+    // No new connection reaches this holder now; neither does one a client kept.
+    server::end_idle_connections(shared);
     // PTY 0 ended: the session is over, and the shells opened beside it with it.
     if let Ok(id) = crate::api::SessionId::parse(&spec.session_id)
         && id.pty_parts().is_none()

@@ -105,9 +105,14 @@ enum Answer {
 }
 
 fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
-    // Counted per connection, not per request: a holder that is exiting still answers a
-    // client that connected before the socket went away.
-    shared.lock().open_connections += 1;
+    // A connection counts while a request on it may be pending — from its accept to its
+    // first reply, and from each later request to its reply — so that a holder that is
+    // exiting still answers a client that connected before the socket went away. Between
+    // requests (a client keeping the connection for its next call, as `kpty mcp` does) it
+    // does not: an exiting holder does not wait for a call that may never come, and ends
+    // the connection when it stops listening ([`end_idle_connections`]), so a kept
+    // connection reaches no holder that a new one could not.
+    let mut pending = Pending::new(&shared, &stream);
     loop {
         let body = match frame::read_frame(&mut stream) {
             Ok(Some(b)) => b,
@@ -117,6 +122,7 @@ fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
                 break;
             }
         };
+        pending.count();
         let reply = match answer(&body, &shared, &stream) {
             Answer::Reply(r) => r,
             // The connection is the client's stream from here on.
@@ -133,14 +139,92 @@ fn handle(mut stream: UnixStream, shared: Arc<Shared>) {
             tracing::debug!("reply not delivered: {e}");
             break;
         }
+        if !pending.uncount() {
+            break;
+        }
     }
-    let mut st = shared.lock();
-    st.open_connections -= 1;
-    // Only a holder winding down waits for its connections to end: a connection that ends
-    // while the shell lives wakes no one.
-    if st.exit.is_some() {
-        drop(st);
-        shared.notify();
+}
+
+/// End the connections that wait for a next request: called once the socket is gone, so
+/// that a client keeping one finds it closed, as it would find the socket.
+pub(super) fn end_idle_connections(shared: &Shared) {
+    let idle = std::mem::take(&mut shared.lock().idle_connections);
+    for (_, s) in idle {
+        let _ = s.shutdown(std::net::Shutdown::Both);
+    }
+}
+
+/// A connection's place in `State::open_connections` (the calls an exiting holder waits
+/// for) and, between requests, in `State::idle_connections` (see [`handle`]).
+struct Pending<'s> {
+    shared: &'s Shared,
+    /// A handle to end the connection with while it waits for a next request (made once).
+    handle: Option<Arc<UnixStream>>,
+    number: u64,
+    counted: bool,
+}
+
+impl<'s> Pending<'s> {
+    /// A connection just accepted: counted until its first reply.
+    fn new(shared: &'s Shared, stream: &UnixStream) -> Self {
+        let handle = stream.try_clone().ok().map(Arc::new);
+        let mut st = shared.lock();
+        st.open_connections += 1;
+        let number = st.next_connection;
+        st.next_connection += 1;
+        Self {
+            shared,
+            handle,
+            number,
+            counted: true,
+        }
+    }
+
+    /// A request came: counted until its reply, and no longer idle.
+    fn count(&mut self) {
+        if self.counted {
+            return;
+        }
+        let mut st = self.shared.lock();
+        st.open_connections += 1;
+        let n = self.number;
+        st.idle_connections.retain(|(i, _)| *i != n);
+        self.counted = true;
+    }
+
+    /// Its reply went: idle until the next request, and no longer waited for. False when
+    /// the holder's shell has exited (the connection is to end) or it could not be ended
+    /// later (no handle).
+    fn uncount(&mut self) -> bool {
+        self.settle();
+        let mut st = self.shared.lock();
+        match &self.handle {
+            Some(h) if st.exit.is_none() => {
+                st.idle_connections.push((self.number, h.clone()));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// No longer counted, waking a holder that waits for its connections.
+    fn settle(&mut self) {
+        if std::mem::take(&mut self.counted) {
+            let mut st = self.shared.lock();
+            st.open_connections -= 1;
+            if st.exit.is_some() {
+                drop(st);
+                self.shared.notify();
+            }
+        }
+    }
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        self.settle();
+        let n = self.number;
+        self.shared.lock().idle_connections.retain(|(i, _)| *i != n);
     }
 }
 

@@ -134,8 +134,14 @@ pub struct State {
     pub dirty: bool,
     /// A kill was requested.
     pub killed: bool,
-    /// Client connections being served right now.
+    /// Connections with a request being served, or a first one still to come (see
+    /// `server::handle`): what an exiting holder waits for.
     pub open_connections: usize,
+    /// Connections waiting for a next request (kept by a client between its calls), by
+    /// number, with a handle to end them when the holder stops listening.
+    pub idle_connections: Vec<(u64, std::sync::Arc<std::os::unix::net::UnixStream>)>,
+    /// The number the next connection gets.
+    pub next_connection: u64,
     /// The size `create` or `resize` set (the terminal's size when nobody is attached).
     pub base_size: (u16, u16),
     /// The size a `resize` asked for while clients were attached: it wins over theirs until a
@@ -266,6 +272,8 @@ impl Shared {
                 dirty: false,
                 killed: false,
                 open_connections: 0,
+                idle_connections: Vec::new(),
+                next_connection: 0,
                 base_size: (cols, rows),
                 asked_size: None,
                 clients: Vec::new(),

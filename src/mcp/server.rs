@@ -46,6 +46,8 @@ typing it. The policy is a guard-rail against accidents, not a sandbox.";
 pub struct KptyServer {
     ctx: Arc<Ctx>,
     talks: Runs,
+    /// Where talks in named sessions wait, with the connections they keep.
+    on_loop: OnLoop,
 }
 
 impl KptyServer {
@@ -54,6 +56,7 @@ impl KptyServer {
         Self {
             ctx: Arc::new(ctx),
             talks: Runs::default(),
+            on_loop: OnLoop::default(),
         }
     }
 
@@ -102,10 +105,11 @@ impl KptyServer {
         let running: Running = (*ticket).clone();
         let work: Pending = if talk && core::talk::waits_only_for_its_holder(&params) {
             // A talk in a named local session waits on this loop: no other thread involved.
+            let on_loop = self.on_loop.clone();
             Box::pin(async move {
                 let mut sink = sink(&tx);
                 let progress = progress(&tx, &mut sink);
-                core::talk_tracked(&ctx, &params, &ticket, progress, &OnLoop).await
+                core::talk_tracked(&ctx, &params, &ticket, progress, &on_loop).await
             })
         } else {
             let panicked = ctx.clone();

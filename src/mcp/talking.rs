@@ -4,6 +4,12 @@
 //! no hand-off to another thread and back. The frames are the holder protocol's, read and
 //! decoded by the same code as the blocking client's ([`client::next_reply`],
 //! [`client::answer`]).
+//!
+//! A connection whose talk was answered is kept for the next talk in its session (a holder
+//! serves any number of requests on one connection, one after the other): the next call
+//! costs no socket, connect, accept or close on either side. A kept connection found closed
+//! (its holder exited) is dropped and a new one made, as for a first call; one that fails
+//! mid-call, times out or is cancelled is never kept.
 
 use crate::bridge::Talked;
 use crate::core::converse::{Converse, Sink};
@@ -13,25 +19,61 @@ use crate::error::{Error, Result};
 use crate::proto::{Call, TalkBody, TalkRequest, client, frame};
 use crate::store::RegistryEntry;
 use std::future::Future;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// Talks that wait on the calling task's event loop (a tokio runtime's).
-pub struct OnLoop;
+/// Talks that wait on the calling task's event loop (a tokio runtime's), with the
+/// connections kept from answered talks (shared by clones).
+#[derive(Clone, Default)]
+pub struct OnLoop {
+    idle: Arc<Mutex<Vec<Kept>>>,
+}
 
-impl Converse for OnLoop {
-    async fn local<'a>(
-        &'a self,
-        ctx: &'a Ctx,
-        e: &'a RegistryEntry,
-        req: TalkRequest,
+/// A connection kept after an answered talk: its session (state directory and id) and the
+/// stream, registered with the loop that made it.
+struct Kept {
+    key: (PathBuf, String),
+    stream: tokio::net::UnixStream,
+}
+
+/// Most connections kept at once (one per session talked to; the oldest goes first).
+const KEEP: usize = 64;
+
+impl OnLoop {
+    /// A kept connection to the holder of session `key`, still open on the holder's side.
+    fn reuse(&self, key: &(PathBuf, String)) -> Option<tokio::net::UnixStream> {
+        let stream = {
+            let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+            let at = idle.iter().position(|k| k.key == *key)?;
+            idle.swap_remove(at).stream
+        };
+        // Between talks a holder sends nothing: readable means it hung up (exited).
+        let mut byte = [0u8; 1];
+        let peek = rustix::net::recv(
+            &stream,
+            &mut byte[..],
+            rustix::net::RecvFlags::PEEK | rustix::net::RecvFlags::DONTWAIT,
+        );
+        matches!(peek, Err(rustix::io::Errno::AGAIN)).then_some(stream)
+    }
+
+    /// Keep `stream`, whose talk was answered, for the next talk in session `key`.
+    fn keep(&self, key: (PathBuf, String), stream: tokio::net::UnixStream) {
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() >= KEEP {
+            idle.remove(0);
+        }
+        idle.push(Kept { key, stream });
+    }
+
+    /// A new connection to the holder of `e`, on the loop's reactor.
+    async fn connect(
+        ctx: &Ctx,
+        e: &RegistryEntry,
         io_timeout: Duration,
-        sink: Sink<'a>,
-        // No wake-up to watch: this front end cancels with `Running::stop` from another task.
-        _running: &'a Running,
-    ) -> Result<TalkBody> {
-        let started = jiff::Timestamp::now();
-        let deadline = tokio::time::Instant::now() + io_timeout;
+    ) -> Result<tokio::net::UnixStream> {
         let stream = match sessions::connect_at_once(ctx, e)? {
             Some(s) => s,
             // The holder's queue is full (a stopped holder): its wait, to the deadline, on
@@ -49,10 +91,35 @@ impl Converse for OnLoop {
                     .unwrap_or_else(|j| Err(Error::internal(format!("connecting panicked: {j}"))))?
             }
         };
-        let talked = tokio::time::timeout_at(deadline, exchange(stream, req, sink)).await;
-        talked
+        tokio::net::UnixStream::from_std(stream)
+            .map_err(|e| client::io_err("set up the connection to", e))
+    }
+}
+
+impl Converse for OnLoop {
+    async fn local<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        e: &'a RegistryEntry,
+        req: TalkRequest,
+        io_timeout: Duration,
+        sink: Sink<'a>,
+        // No wake-up to watch: this front end cancels with `Running::stop` from another task.
+        _running: &'a Running,
+    ) -> Result<TalkBody> {
+        let started = jiff::Timestamp::now();
+        let deadline = tokio::time::Instant::now() + io_timeout;
+        let key = (ctx.state.path().to_path_buf(), e.session_id.clone());
+        let mut stream = match self.reuse(&key) {
+            Some(s) => s,
+            None => Self::connect(ctx, e, io_timeout).await?,
+        };
+        let talked = tokio::time::timeout_at(deadline, exchange(&mut stream, req, sink)).await;
+        let answer = talked
             .unwrap_or_else(|_| Err(client::timed_out()))
-            .map_err(|err| sessions::call_failed(ctx, e, started, err))
+            .map_err(|err| sessions::call_failed(ctx, e, started, err))?;
+        self.keep(key, stream);
+        Ok(answer)
     }
 
     fn bridged<'a>(
@@ -70,25 +137,19 @@ impl Converse for OnLoop {
     }
 }
 
-/// Send `req` over `stream` (non-blocking) and read frames until its answer.
+/// Send `req` over `stream` and read frames until its answer. The connection stays open for
+/// writing: the holder then waits on it for a next request, which a kept connection sends.
 async fn exchange(
-    stream: std::os::unix::net::UnixStream,
+    s: &mut tokio::net::UnixStream,
     req: TalkRequest,
     sink: Sink<'_>,
 ) -> Result<TalkBody> {
-    let setup = |e: std::io::Error| client::io_err("set up the connection to", e);
-    let mut s = tokio::net::UnixStream::from_std(stream).map_err(setup)?;
     let frame = client::request_frame(&req.into_request())?;
     let sent = s.write_all(&frame).await;
     sent.map_err(|e| client::io_err("send a request to", e))?;
-    if TalkRequest::HALF_CLOSE {
-        // As the blocking client: nothing more goes this way; a holder that already hung up
-        // is found by the read that follows.
-        let _ = s.shutdown().await;
-    }
     let mut buf = Vec::new();
     loop {
-        let reply = match read_frame(&mut s, &mut buf).await {
+        let reply = match read_frame(s, &mut buf).await {
             Ok(false) => None,
             Ok(true) => client::next_reply(&mut &buf[..])?,
             Err(e) => return Err(client::io_err("read the reply of", e)),

@@ -488,6 +488,60 @@ async fn a_talk_to_a_stopped_holder_holds_no_other_call() {
     drop(stopped);
 }
 
+/// A talk in a session that ended (or stopped answering) after an earlier talk answers alike
+/// over MCP — whose server kept its connection to the holder from that talk — and in the CLI,
+/// which connects anew: the same error code and state, however the session ended. The
+/// server then talks in a new session as before.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_talk_after_its_session_ended_answers_alike_over_a_kept_connection_and_the_cli() {
+    let env = Env::new();
+    let m = start(&env).await;
+    for end in ["kill", "exit", "shell", "holder", "stopped"] {
+        let mut answers = Vec::new();
+        for front in ["cli", "mcp"] {
+            let id = env.create(&[]);
+            let talk = |command: &str| json!({"action": "talk", "session_id": id, "command": command, "timeout_ms": 2000});
+            let first = match front {
+                "mcp" => m.json(talk("echo first")).await,
+                _ => env.json(&["talk", "-s", &id, "echo first"]),
+            };
+            assert_eq!(first["output"], "first", "{end}, {front}: {first}");
+            let entry = env.entry(&id);
+            let (shell, holder) = (entry["pid"].as_u64(), entry["holder_pid"].as_u64());
+            let (shell, holder) = (shell.expect("shell pid"), holder.expect("holder pid"));
+            let mut stopped = None;
+            match end {
+                "kill" => drop(env.ok_json(&["kill", "-s", &id])),
+                "exit" => drop(env.kpty(&["talk", "-s", &id, "exit 3"])),
+                "shell" => crate::support::kill_9(shell),
+                "holder" => crate::support::kill_9(holder),
+                _ => stopped = Some(crate::deadlines::Stopped::new(holder)),
+            }
+            if stopped.is_none() {
+                crate::support::wait_for(20_000, "the holder to end", || {
+                    crate::support::pid_gone(holder)
+                });
+            }
+            let v = match front {
+                "mcp" => m.json(talk("echo again")).await,
+                _ => env.json(&["talk", "-s", &id, "--timeout-ms", "2000", "echo again"]),
+            };
+            assert_eq!(v["ok"], false, "{end}, {front}: {v}");
+            answers.push((v["error_code"].clone(), v["details"]["state"].clone()));
+            drop(stopped);
+        }
+        assert_eq!(
+            answers[0], answers[1],
+            "{end}: the CLI's answer, then MCP's"
+        );
+    }
+    let id = env.create(&[]);
+    let v = m
+        .json(json!({"action": "talk", "session_id": id, "command": "echo alive"}))
+        .await;
+    assert_eq!(v["output"], "alive", "{v}");
+}
+
 /// Wait until the session runs a command (a talk typed it and it started).
 fn running(env: &Env, id: &str) {
     crate::support::wait_for(20_000, "the talk's command to start", || {
