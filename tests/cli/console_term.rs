@@ -61,9 +61,13 @@ impl View {
         let mut f = vec![0x81];
         match payload.len() {
             n if n < 126 => f.push(0x80 | n as u8),
-            n => {
+            n if n <= usize::from(u16::MAX) => {
                 f.push(0x80 | 126);
                 f.extend_from_slice(&(n as u16).to_be_bytes());
+            }
+            n => {
+                f.push(0x80 | 127);
+                f.extend_from_slice(&(n as u64).to_be_bytes());
             }
         }
         f.extend_from_slice(&mask);
@@ -257,6 +261,28 @@ fn a_view_watches_until_it_takes_control_and_only_a_writing_view_sizes_the_termi
         "{events:?}"
     );
     assert_eq!(http(&serve, "GET", &path, &[], "").status, 401);
+}
+
+/// A page's message arrives whole whatever its size against the server's read buffer
+/// (4 KiB): one byte, around the buffer's size, several buffers, past 64 KiB (a long paste).
+#[test]
+fn a_pasted_message_of_any_size_reaches_the_session_whole() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let serve = Serve::start(&env);
+    let (cookie, own) = logged_in(&env, &serve);
+    let (mut v, _) = View::join(&serve, &id, &cookie, &own);
+    v.send(json!({"type": "write"}));
+    v.until_event("write mode", |e| {
+        e["type"] == "mode" && e["mode"] == "write"
+    });
+    // The message's JSON is 40 bytes longer than the paste (`{"type":"input","data":…}`).
+    for n in [1usize, 4000, 4056, 4057, 4100, 12_345, 70_000] {
+        let paste = format!("x{}", "y".repeat(n - 1));
+        let line = format!("printf %s {paste} | wc -c | sed 's/^/len=/'\r");
+        v.send(json!({"type": "input", "data": line}));
+        v.until_output(&format!("len={n}\r"));
+    }
 }
 
 #[test]

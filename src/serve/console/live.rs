@@ -204,10 +204,12 @@ pub(super) async fn socket(
     let login = super::login::presented(&headers)
         .unwrap_or_default()
         .to_string();
-    ws.on_upgrade(move |socket| async move {
-        push(socket, ctx, login, rx, remote).await;
-        drop(place);
-    })
+    ws.max_message_size(super::OVERVIEW_MAX_MESSAGE)
+        .read_buffer_size(super::WS_READ_BUFFER)
+        .on_upgrade(move |socket| async move {
+            push(socket, ctx, login, rx, remote).await;
+            drop(place);
+        })
 }
 
 async fn push(

@@ -52,6 +52,15 @@ use axum::routing::{get, post};
 /// Where the console lives.
 pub const PREFIX: &str = "/console";
 
+/// The read buffer of a console WebSocket. tungstenite fills its whole read buffer with
+/// zeros before each read (128 KiB unless told): a typed key, one small message, would cost
+/// a 128 KiB memset and the cache it evicts. A page's messages are small; a paste longer
+/// than this is read in several reads.
+const WS_READ_BUFFER: usize = 4096;
+
+/// The largest message the overview's page may send: it sends nothing the server acts on.
+const OVERVIEW_MAX_MESSAGE: usize = 4096;
+
 pub(super) fn routes() -> Router<Shared> {
     Router::new()
         .route(PREFIX, get(|| async { Redirect::permanent("/console/") }))

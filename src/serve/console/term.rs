@@ -219,6 +219,7 @@ pub(super) async fn socket(
         .unwrap_or_default()
         .to_string();
     ws.max_message_size(MAX_MESSAGE)
+        .read_buffer_size(super::WS_READ_BUFFER)
         .on_upgrade(move |socket| async move {
             View::run(socket, app, id, login, resume.from).await;
             drop(place);
