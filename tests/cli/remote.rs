@@ -1001,6 +1001,41 @@ fn the_web_console_lists_the_known_hosts_sessions_and_names_a_dead_host() {
             .any(|d| d["host"] == "testbox"),
         "{last}"
     );
+    // The remote tile shows its screen in small, as a local one does, read again when the
+    // output moves on, and redacted.
+    let (line, secret) = secret_lines().remove(0);
+    let typed = format!("echo far-screen-$((6*7)); echo {line}");
+    let out = cmd(
+        &env,
+        &ssh,
+        &remote,
+        &["--host", "testbox", "talk", "-s", &far, &typed],
+    )
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut mini = String::new();
+    let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        wait_for(30_000, "the remote session's miniature", || {
+            let a = crate::console::http(
+                &serve,
+                "GET",
+                "/console/api/sessions",
+                &[("Cookie", &cookie)],
+                "",
+            );
+            let v = a.json();
+            let row = v["sessions"].as_array().and_then(|all| {
+                all.iter()
+                    .find(|e| e["session_id"] == far.as_str() && e["source"] == "remote")
+                    .cloned()
+            });
+            mini = row.map(|r| r["miniature"].to_string()).unwrap_or_default();
+            mini.contains("far-screen-42")
+        })
+    }));
+    assert!(ok.is_ok(), "{mini}");
+    assert!(!mini.contains(&secret), "a secret in the miniature: {mini}");
 }
 
 #[test]

@@ -2,7 +2,9 @@
 //! `KPTY_HOSTS`) are listed over their channels ([`crate::remote::hosts::list_all`]) every
 //! [`EVERY`] while a page is open or has asked lately, on a task of their own — a slow or
 //! dead host never holds up this machine's tiles. Their sessions join the overview with
-//! `source: "remote"` and `host`; a host that does not answer is named in `hosts_down`.
+//! `source: "remote"` and `host`; a host that does not answer is named in `hosts_down`. A
+//! running remote session gets its `miniature` as a local one does: its visible screen, read
+//! over the same channel (`term_read`), again only when its output moved on.
 
 use super::super::blocking;
 use serde::Serialize;
@@ -74,8 +76,13 @@ impl Hosts {
     }
 }
 
-/// `list` on every known host into rows.
-fn ask(known: &[crate::remote::Host]) -> Rows {
+/// The remote screens last read, by host and session: the output offset they were read at,
+/// their lines.
+type Screens = std::collections::HashMap<(String, String), (u64, Option<Vec<String>>)>;
+
+/// `list` on every known host into rows, each running session with its miniature (read
+/// anew only when its output moved on since `screens` had it).
+fn ask(known: &[crate::remote::Host], screens: &mut Screens) -> Rows {
     let mut rows = Rows::default();
     for h in crate::remote::hosts::list_all(known) {
         if h.ok {
@@ -96,10 +103,66 @@ fn ask(known: &[crate::remote::Host]) -> Rows {
             });
         }
     }
+    miniatures(known, &mut rows.sessions, screens);
     rows
 }
 
+/// Set `miniature` on each running session of `sessions` (rows of `known` hosts): the lines
+/// `screens` has when its output has not moved on, else its screen read now — every host's
+/// at once, over the channels `list` just used; a screen that cannot be read shows none.
+fn miniatures(known: &[crate::remote::Host], sessions: &mut [Value], screens: &mut Screens) {
+    use crate::remote::action::send_if_open;
+    let key = |s: &Value| -> Option<((String, String), u64)> {
+        let host = s["host"].as_str()?.to_string();
+        let id = s["session_id"].as_str()?.to_string();
+        (s["state"] == "running").then_some(((host, id), s["output_offset"].as_u64()?))
+    };
+    let mut asked = Vec::new();
+    for s in sessions.iter() {
+        let Some((k, offset)) = key(s) else { continue };
+        if screens.get(&k).is_some_and(|(at, _)| *at == offset) {
+            continue;
+        }
+        let Some(host) = known.iter().find(|h| h.to_string() == k.0) else {
+            continue;
+        };
+        let params = crate::api::Params {
+            session_id: Some(k.1.clone()),
+            mode: Some("viewport".into()),
+            max_lines: Some(super::live::MINI_LINES),
+            max_chars: Some(super::live::MINI_CHARS),
+            ..Default::default()
+        };
+        let sent = send_if_open(host, crate::api::Action::TermRead, params, "json");
+        asked.push((k, offset, sent));
+    }
+    for (k, offset, sent) in asked {
+        let lines = sent.and_then(|s| s.answer().ok()).and_then(|v| {
+            let mut lines: Vec<String> = v["lines"]
+                .as_array()?
+                .iter()
+                .map(|l| l.as_str().unwrap_or_default().to_string())
+                .collect();
+            while lines.last().is_some_and(|l| l.trim().is_empty()) {
+                lines.pop();
+            }
+            Some(lines)
+        });
+        screens.insert(k, (offset, lines));
+    }
+    let mut shown = std::collections::HashSet::new();
+    for s in sessions.iter_mut() {
+        let Some((k, _)) = key(s) else { continue };
+        if let Some((_, lines)) = screens.get(&k) {
+            s["miniature"] = lines.clone().into();
+        }
+        shown.insert(k);
+    }
+    screens.retain(|k, _| shown.contains(k));
+}
+
 async fn watch(hosts: Arc<Hosts>, open: impl Fn() -> bool, stop: CancellationToken) {
+    let mut screens = Screens::new();
     let mut tick = tokio::time::interval(EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -117,8 +180,11 @@ async fn watch(hosts: Arc<Hosts>, open: impl Fn() -> bool, stop: CancellationTok
                 continue;
             }
         };
-        if let Ok(rows) = blocking(move || Ok(ask(&known))).await {
+        let mut mine = std::mem::take(&mut screens);
+        let asked = blocking(move || Ok((ask(&known, &mut mine), mine))).await;
+        if let Ok((rows, mine)) = asked {
             *hosts.rows.lock().unwrap_or_else(|p| p.into_inner()) = rows;
+            screens = mine;
         }
     }
 }

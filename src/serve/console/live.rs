@@ -114,8 +114,8 @@ fn snapshot(ctx: &Ctx, screens: &mut Screens, remote: Rows) -> Result<String> {
 type Screens = HashMap<String, (u64, Option<Vec<String>>)>;
 
 /// The most lines and characters of a miniature.
-const MINI_LINES: usize = 40;
-const MINI_CHARS: usize = 8000;
+pub(super) const MINI_LINES: usize = 40;
+pub(super) const MINI_CHARS: usize = 8000;
 
 /// Session `id`'s visible screen as rendered lines (redacted), trailing blank lines left
 /// out; `None` when it cannot be read (the tile shows no miniature).

@@ -101,10 +101,11 @@
       row('source', s.source);
     }
     t.append(dl);
-    if (!remote && Array.isArray(s.miniature)) {
-      // The screen in small, as text; a click on it opens the terminal too.
-      const mini = el('a', 'mini');
-      mini.href = link.href;
+    if (Array.isArray(s.miniature)) {
+      // The screen in small, as text; a click on it opens the terminal too (a local one: a
+      // remote session's screen is shown, joined with the command above).
+      const mini = el(remote ? 'div' : 'a', 'mini');
+      if (!remote) mini.href = link.href;
       mini.tabIndex = -1;
       mini.setAttribute('aria-hidden', 'true');
       mini.append(el('pre', null, s.miniature.join('\n')));
