@@ -71,7 +71,7 @@ impl Shared {
             };
             (self.opacity(&st, foreground), data)
         };
-        let next = typing.after(data, opacity, enter_follows)?;
+        let next = self.judge_typed(&typing, data, opacity, enter_follows)?;
         // A line submitted to the shell itself must be a whole command, or the shell waits
         // at its continuation prompt and the next write lands inside it.
         if enter_follows && !foreground && self.kind.posix_syntax() {

@@ -214,6 +214,9 @@ pub struct Shared {
     /// What earlier writes left on the shell's line, for checking the next write. Taken
     /// before (never while holding) [`Self::state`]; the reader thread never takes it.
     pub(super) typing: Mutex<Typing>,
+    /// The typed text judged lately, by the typing state it was judged in (taken after
+    /// `typing`, never before it).
+    pub(super) judged: Mutex<crate::safety::Judged>,
     /// Held while the terminal's size is worked out and set, so concurrent changes (a
     /// `resize`, clients attaching and leaving) apply in one order.
     pub(super) sizing: Mutex<()>,
@@ -294,6 +297,7 @@ impl Shared {
             session_id,
             line_editor,
             typing: Mutex::new(Typing::new()),
+            judged: Mutex::new(crate::safety::Judged::default()),
             sizing: Mutex::new(()),
             filter: std::sync::OnceLock::new(),
             restarter: std::sync::OnceLock::new(),
@@ -601,6 +605,18 @@ impl Shared {
     /// The typing lock (a poisoned lock is recovered: the state is replaced whole).
     pub(super) fn lock_typing(&self) -> MutexGuard<'_, Typing> {
         self.typing.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `typing.after(…)` (see [`crate::safety::Judged`]); `typing` is this session's, locked.
+    pub(super) fn judge_typed(
+        &self,
+        typing: &Typing,
+        text: &str,
+        opacity: crate::safety::Opacity,
+        enter_follows: bool,
+    ) -> std::result::Result<Typing, crate::safety::Refusal> {
+        let mut judged = self.judged.lock().unwrap_or_else(|p| p.into_inner());
+        judged.after(typing, text, opacity, enter_follows)
     }
 
     /// Which opaque lines a write must not submit: none when no line editor reads the input

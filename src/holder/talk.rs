@@ -244,8 +244,8 @@ impl Shared {
     fn type_checked(&self, typed: &str, opacity: crate::safety::Opacity) -> Result<()> {
         let mut typing = self.lock_typing();
         self.observe_shell(&mut typing);
-        let written = typing
-            .after(typed, opacity, false)
+        let written = self
+            .judge_typed(&typing, typed, opacity, false)
             .map_err(Error::from)
             .and_then(|next| {
                 self.write_remote(typed.as_bytes())?;

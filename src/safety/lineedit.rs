@@ -55,7 +55,7 @@ pub struct Line {
 const WORK_LIMIT: usize = 1 << 25;
 
 /// A line editor's state: the line, its cursor, the kill ring, any incomplete key sequence.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Editor {
     keymap: Keymap,
     buf: Vec<char>,

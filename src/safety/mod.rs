@@ -24,4 +24,4 @@ pub use escapes::{EscapeError, process_escapes};
 pub use policy::check_dangerous;
 pub use redact::{contains_secret, redact, redact_value, redact_window};
 pub use redact_message::redact_message;
-pub use typed::{Opacity, Refusal, Typing, check_complete, check_typed};
+pub use typed::{Judged, Opacity, Refusal, Typing, check_complete, check_typed};

@@ -150,7 +150,7 @@ impl Refusal {
 
 /// What has been typed into one terminal so far, as each line editor holds it, and the state
 /// of the shell the submitted lines left.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Typing {
     readline: Editor,
     canonical: Editor,
@@ -467,3 +467,61 @@ fn strip_controls(text: &str) -> String {
 #[cfg(test)]
 #[path = "typed_tests.rs"]
 mod tests;
+
+/// The last answers of [`Typing::after`], which depends on nothing but its state and its
+/// arguments (the rules are built in): an agent typing the same command at the same prompt
+/// (`git status`, a test run) has it judged once, not on every call. Only short texts are
+/// kept, and only the last few.
+#[derive(Debug, Default)]
+pub struct Judged(std::collections::VecDeque<Judgement>);
+
+/// One answer of [`Typing::after`]: the state and arguments it was asked with, the answer.
+#[derive(Debug)]
+struct Judgement {
+    before: Typing,
+    text: String,
+    opacity: Opacity,
+    enter_follows: bool,
+    answer: Result<Typing, Refusal>,
+}
+
+impl Judged {
+    /// Answers kept.
+    const KEEP: usize = 16;
+    /// The longest text whose answer is kept (a paste is judged each time).
+    const LONGEST: usize = 4096;
+
+    /// `before.after(text, opacity, enter_follows)`, answered from here when it was asked
+    /// lately.
+    pub fn after(
+        &mut self,
+        before: &Typing,
+        text: &str,
+        opacity: Opacity,
+        enter_follows: bool,
+    ) -> Result<Typing, Refusal> {
+        let same = |j: &Judgement| {
+            j.text == text
+                && j.opacity == opacity
+                && j.enter_follows == enter_follows
+                && j.before == *before
+        };
+        if let Some(j) = self.0.iter().find(|j| same(j)) {
+            return j.answer.clone();
+        }
+        let answer = before.after(text, opacity, enter_follows);
+        if text.len() <= Self::LONGEST {
+            if self.0.len() >= Self::KEEP {
+                self.0.pop_front();
+            }
+            self.0.push_back(Judgement {
+                before: before.clone(),
+                text: text.to_string(),
+                opacity,
+                enter_follows,
+                answer: answer.clone(),
+            });
+        }
+        answer
+    }
+}

@@ -397,3 +397,56 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// An answer kept by `Judged` is exactly what `Typing::after` gives in that state: over
+    /// sequences of writes that change the shell's state (cd, variables, aliases), repeat
+    /// themselves (hits), refuse, leave lines unfinished, interrupt and paste.
+    #[test]
+    fn a_kept_judgement_is_the_judgement(
+        steps in proptest::collection::vec(
+            (
+                prop_oneof![
+                    Just("echo hi\r".to_string()),
+                    Just("cd /tmp\r".to_string()),
+                    Just("cd ~\r".to_string()),
+                    Just("X=/\r".to_string()),
+                    Just("X=/tmp/x\r".to_string()),
+                    Just("rm -rf $X\r".to_string()),
+                    Just("rm -rf ./build\r".to_string()),
+                    Just("alias ll='rm -rf /'\r".to_string()),
+                    Just("ll\r".to_string()),
+                    Just("git status".to_string()),
+                    Just("\r".to_string()),
+                    Just("\x15".to_string()),
+                    Just("\x03".to_string()),
+                    Just("echo 'unclosed\r".to_string()),
+                    "[a-z /$=;']{0,12}\r?",
+                    "x{4090,4100}",
+                ],
+                prop_oneof![
+                    Just(Opacity::Ignore),
+                    Just(Opacity::PerWrite),
+                    Just(Opacity::OnSubmit),
+                    Just(Opacity::Strict),
+                ],
+                any::<bool>(),
+            ),
+            1..24,
+        ),
+    ) {
+        let mut judged = Judged::default();
+        let mut t = shell_in("/home/u/project");
+        for (text, opacity, enter) in steps {
+            let kept = judged.after(&t, &text, opacity, enter);
+            prop_assert_eq!(&kept, &t.after(&text, opacity, enter));
+            if let Ok(next) = kept {
+                t = next;
+            } else {
+                t.record(&text);
+            }
+        }
+    }
+}

@@ -429,15 +429,27 @@ pub fn holds_within(deadline_ms: u64, mut cond: impl FnMut() -> bool) -> bool {
     }
 }
 
-/// True when no live process has this pid (a zombie counts as gone).
+/// True when no live process has this pid (a zombie counts as gone) — every thread of it:
+/// a killed process's first thread shows as a zombie while the others still exit, and its
+/// files (sockets) are closed only once the last one has.
 pub fn pid_gone(pid: u64) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
+    let dead = |stat: &str| {
         // The state follows the parenthesised command name.
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+        stat.rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X']))
+    };
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return true;
+    };
+    if !dead(&stat) {
+        return false;
     }
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return true;
+    };
+    tasks
+        .flatten()
+        .all(|t| std::fs::read_to_string(t.path().join("stat")).map_or(true, |s| dead(&s)))
 }
 
 /// Keys whose values differ from run to run (ids, times, pids, offsets, sentinels, and the

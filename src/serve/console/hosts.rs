@@ -129,8 +129,8 @@ fn miniatures(known: &[crate::remote::Host], sessions: &mut [Value], screens: &m
         let params = crate::api::Params {
             session_id: Some(k.1.clone()),
             mode: Some("viewport".into()),
-            max_lines: Some(super::live::MINI_LINES),
-            max_chars: Some(super::live::MINI_CHARS),
+            max_lines: Some(super::MINI_LINES),
+            max_chars: Some(super::MINI_CHARS),
             ..Default::default()
         };
         let sent = send_if_open(host, crate::api::Action::TermRead, params, "json");

@@ -113,10 +113,6 @@ fn snapshot(ctx: &Ctx, screens: &mut Screens, remote: Rows) -> Result<String> {
 /// The screens last read, by session: the output offset they were read at, their lines.
 type Screens = HashMap<String, (u64, Option<Vec<String>>)>;
 
-/// The most lines and characters of a miniature.
-pub(super) const MINI_LINES: usize = 40;
-pub(super) const MINI_CHARS: usize = 8000;
-
 /// Session `id`'s visible screen as rendered lines (redacted), trailing blank lines left
 /// out; `None` when it cannot be read (the tile shows no miniature).
 fn miniature(ctx: &Ctx, id: &str) -> Option<Vec<String>> {
@@ -124,8 +120,8 @@ fn miniature(ctx: &Ctx, id: &str) -> Option<Vec<String>> {
         target: crate::api::request::Target::Named(id.to_string()),
         request: TermReadRequest {
             mode: TermMode::Viewport.into(),
-            max_lines: MINI_LINES,
-            max_chars: MINI_CHARS,
+            max_lines: super::MINI_LINES,
+            max_chars: super::MINI_CHARS,
             merge_wrapped: false,
             marker_id: None,
         },

@@ -58,6 +58,10 @@ pub const PREFIX: &str = "/console";
 /// than this is read in several reads.
 const WS_READ_BUFFER: usize = 4096;
 
+/// The most lines and characters of a tile's miniature (a local or a remote session's).
+const MINI_LINES: usize = 40;
+const MINI_CHARS: usize = 8000;
+
 /// The largest message the overview's page may send: it sends nothing the server acts on.
 const OVERVIEW_MAX_MESSAGE: usize = 4096;
 
