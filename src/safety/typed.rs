@@ -464,10 +464,6 @@ fn strip_controls(text: &str) -> String {
         .collect()
 }
 
-#[cfg(test)]
-#[path = "typed_tests.rs"]
-mod tests;
-
 /// The last answers of [`Typing::after`], which depends on nothing but its state and its
 /// arguments (the rules are built in): an agent typing the same command at the same prompt
 /// (`git status`, a test run) has it judged once, not on every call. Only short texts are
@@ -525,3 +521,7 @@ impl Judged {
         answer
     }
 }
+
+#[cfg(test)]
+#[path = "typed_tests.rs"]
+mod tests;
