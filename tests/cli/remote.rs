@@ -960,17 +960,14 @@ fn the_web_console_lists_the_known_hosts_sessions_and_names_a_dead_host() {
         ],
     );
     let (cookie, _) = crate::console::logged_in(&env, &serve);
+    let sessions_now = || {
+        let cookie = [("Cookie", cookie.as_str())];
+        crate::console::http(&serve, "GET", "/console/api/sessions", &cookie, "").json()
+    };
     let mut last = Value::Null;
     let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         wait_for(30_000, "the hosts' sessions in the console", || {
-            let a = crate::console::http(
-                &serve,
-                "GET",
-                "/console/api/sessions",
-                &[("Cookie", &cookie)],
-                "",
-            );
-            last = a.json();
+            last = sessions_now();
             let all = last["sessions"].as_array().cloned().unwrap_or_default();
             let has = |id: &str, source: &str| {
                 all.iter()
@@ -1017,14 +1014,7 @@ fn the_web_console_lists_the_known_hosts_sessions_and_names_a_dead_host() {
     let mut mini = String::new();
     let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         wait_for(30_000, "the remote session's miniature", || {
-            let a = crate::console::http(
-                &serve,
-                "GET",
-                "/console/api/sessions",
-                &[("Cookie", &cookie)],
-                "",
-            );
-            let v = a.json();
+            let v = sessions_now();
             let row = v["sessions"].as_array().and_then(|all| {
                 all.iter()
                     .find(|e| e["session_id"] == far.as_str() && e["source"] == "remote")

@@ -138,15 +138,9 @@ fn miniatures(known: &[crate::remote::Host], sessions: &mut [Value], screens: &m
     }
     for (k, offset, sent) in asked {
         let lines = sent.and_then(|s| s.answer().ok()).and_then(|v| {
-            let mut lines: Vec<String> = v["lines"]
-                .as_array()?
-                .iter()
-                .map(|l| l.as_str().unwrap_or_default().to_string())
-                .collect();
-            while lines.last().is_some_and(|l| l.trim().is_empty()) {
-                lines.pop();
-            }
-            Some(lines)
+            let lines = v["lines"].as_array()?.iter();
+            let lines = lines.map(|l| l.as_str().unwrap_or_default().to_string());
+            Some(super::miniature_of(lines.collect()))
         });
         screens.insert(k, (offset, lines));
     }

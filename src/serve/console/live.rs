@@ -130,11 +130,8 @@ fn miniature(ctx: &Ctx, id: &str) -> Option<Vec<String>> {
         redact: true,
         ..ctx.clone()
     };
-    let mut lines = crate::core::term::term_read(&redacting, &args).ok()?.lines;
-    while lines.last().is_some_and(|l| l.trim().is_empty()) {
-        lines.pop();
-    }
-    Some(lines)
+    let lines = crate::core::term::term_read(&redacting, &args).ok()?.lines;
+    Some(super::miniature_of(lines))
 }
 
 async fn watch_sessions(ctx: Ctx, live: Arc<Live>, stop: CancellationToken) {

@@ -62,6 +62,14 @@ const WS_READ_BUFFER: usize = 4096;
 const MINI_LINES: usize = 40;
 const MINI_CHARS: usize = 8000;
 
+/// A miniature's lines: a screen's rendered lines without its trailing blank ones.
+fn miniature_of(mut lines: Vec<String>) -> Vec<String> {
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    lines
+}
+
 /// The largest message the overview's page may send: it sends nothing the server acts on.
 const OVERVIEW_MAX_MESSAGE: usize = 4096;
 
