@@ -8,6 +8,8 @@
 //!   outside the clap model so never offered by completion;
 //! - [`Role::ChannelServer`] and [`Role::Channel`] — `kpty __mux` and `kpty __ssh-mux`, the
 //!   two ends of the channel to another host ([`crate::remote::server`], [`crate::remote::mux`]);
+//! - [`Role::AttachStream`] — `kpty __attach-stream`, a web console's view of a session here
+//!   from another machine ([`crate::cli::attach_stream`]);
 //! - [`Role::Mcp`] — `kpty mcp`, the stdio MCP server ([`crate::mcp::run`]);
 //! - [`Role::Serve`] — `kpty serve`, the HTTP server ([`crate::serve::run`]);
 //! - [`Role::Cli`] — every other verb ([`crate::cli::run`]).
@@ -42,6 +44,9 @@ pub enum Role {
     ChannelServer,
     /// `kpty __ssh-mux`: this machine's channel to a host ([`crate::remote::mux`]).
     Channel,
+    /// `kpty __attach-stream`: a web console's view of a session here, from another machine
+    /// ([`crate::cli::attach_stream`]).
+    AttachStream,
     /// `kpty __verb`: a verb's process on a host, waiting for its arguments
     /// ([`crate::remote::server::take_verb`]).
     ChannelVerb,
@@ -63,6 +68,7 @@ impl Role {
             Some(a) if a == crate::remote::server::SUBCOMMAND => return Self::ChannelServer,
             Some(a) if a == crate::remote::server::VERB => return Self::ChannelVerb,
             Some(a) if a == crate::remote::mux::SUBCOMMAND => return Self::Channel,
+            Some(a) if a == crate::remote::join::SUBCOMMAND => return Self::AttachStream,
             _ => {}
         }
         let argv_copy = argv.clone();
@@ -118,6 +124,10 @@ impl Role {
             Self::Channel => {
                 crate::init_logging("warn");
                 crate::remote::mux::main()
+            }
+            Self::AttachStream => {
+                crate::init_logging("warn");
+                cli::attach_stream::main()
             }
             // Arguments that never came (the channel went away) ask for nothing.
             Self::ChannelVerb => {
@@ -206,6 +216,7 @@ mod tests {
             Role::ChannelServer => "channel-server",
             Role::Channel => "channel",
             Role::ChannelVerb => "channel-verb",
+            Role::AttachStream => "attach-stream",
             Role::Exit(_) => "exit",
         }
     }
@@ -236,6 +247,7 @@ mod tests {
             (&["__mux"], "channel-server"),
             (&["__ssh-mux"], "channel"),
             (&["__verb"], "channel-verb"),
+            (&["__attach-stream"], "attach-stream"),
             (&["kill", "--all"], "cli"),
             (&["--no-such-flag"], "exit"),
         ];

@@ -5,6 +5,7 @@
 pub mod args;
 pub mod assets;
 mod attach;
+pub mod attach_stream;
 mod check;
 pub mod complete;
 mod console;

@@ -16,16 +16,16 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 /// Seed 002's warning to a web writer whose keys were blocked, byte for byte.
-const WEB_WARNING: &str =
+pub(crate) const WEB_WARNING: &str =
     "\r\n\x1b[1;33m⚠  Blocked from web. Use local terminal to exit.\x1b[0m\r\n";
 
 /// One terminal view over a raw WebSocket.
-struct View {
+pub(crate) struct View {
     r: BufReader<TcpStream>,
     /// Every output byte received so far.
-    output: Vec<u8>,
+    pub(crate) output: Vec<u8>,
     /// Every JSON message received so far.
-    events: Vec<Value>,
+    pub(crate) events: Vec<Value>,
     /// The session's output offset this view has everything before, as the server last said
     /// (a binary message's 8-byte head, or an `offset` message); `None`: not known.
     at: Option<u64>,
@@ -35,12 +35,12 @@ struct View {
 
 impl View {
     /// Join session `id` as the logged-in `cookie` from `origin`; waits for `joined`.
-    fn join(serve: &Serve, id: &str, cookie: &str, origin: &str) -> (Self, Value) {
+    pub(crate) fn join(serve: &Serve, id: &str, cookie: &str, origin: &str) -> (Self, Value) {
         Self::join_at(serve, &format!("/console/ws/session/{id}"), cookie, origin)
     }
 
     /// [`View::join`] at `path` (a query: `?from=` to come back).
-    fn join_at(serve: &Serve, path: &str, cookie: &str, origin: &str) -> (Self, Value) {
+    pub(crate) fn join_at(serve: &Serve, path: &str, cookie: &str, origin: &str) -> (Self, Value) {
         let (ws, r) = websocket_at(serve, path, &[("Cookie", cookie), ("Origin", origin)]);
         assert_eq!(ws.status, 101, "{path}");
         let mut v = View {
@@ -55,7 +55,7 @@ impl View {
     }
 
     /// Send one JSON message (client frames are masked).
-    fn send(&mut self, msg: Value) {
+    pub(crate) fn send(&mut self, msg: Value) {
         let payload = msg.to_string().into_bytes();
         let mask = [0x5a, 0xa5, 0x3c, 0xc3];
         let mut f = vec![0x81];
@@ -76,7 +76,7 @@ impl View {
     }
 
     /// Read messages until one is closed (false) or a message arrived (true).
-    fn read_one(&mut self) -> bool {
+    pub(crate) fn read_one(&mut self) -> bool {
         match frame(&mut self.r) {
             Ok((_, 0x2, bytes)) => {
                 let (head, rest) = bytes.split_at(8);
@@ -103,7 +103,7 @@ impl View {
     }
 
     /// Read until the output holds `text`.
-    fn until_output(&mut self, text: &str) {
+    pub(crate) fn until_output(&mut self, text: &str) {
         let deadline = Instant::now() + Duration::from_secs(30);
         while !String::from_utf8_lossy(&self.output).contains(text) {
             assert!(
@@ -116,7 +116,7 @@ impl View {
 
     /// Read until an event `pick` accepts arrives (events seen before are not looked at
     /// again); returns it.
-    fn until_event(&mut self, what: &str, pick: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) fn until_event(&mut self, what: &str, pick: impl Fn(&Value) -> bool) -> Value {
         let deadline = Instant::now() + Duration::from_secs(30);
         let mut seen = self.events.len();
         loop {

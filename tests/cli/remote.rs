@@ -1137,3 +1137,246 @@ fn a_host_without_this_kpty_gets_it_once_or_is_told_how_to_install_it() {
     assert_eq!(stdout(&out).trim(), "again", "{}", stderr(&out));
     assert!(!stderr(&out).contains("installed"), "{}", stderr(&out));
 }
+
+/// The web console's actions (`web_*`) in the trail of session `id` on the host's state
+/// directory `state`.
+fn host_web_trail(state: &Path, id: &str) -> Vec<Value> {
+    stdout(&at_host(state, &["--json", "log", "-s", id]))
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["action"].as_str().is_some_and(|a| a.starts_with("web_")))
+        .collect()
+}
+
+/// `kpty serve` knowing `testbox` and `deadbox`, its ssh a wrapper that logs each command it
+/// is given to `log` before it runs the real one.
+fn serve_knowing_hosts(env: &Env, ssh: &Sshd, remote: &Path, log: &Path) -> crate::bridge::Serve {
+    let command = format!(
+        "sh -c 'echo \"$*\" >> {}; exec {} \"$@\"' ssh",
+        log.display(),
+        ssh.ssh_command()
+    );
+    let dir = remote.display().to_string();
+    crate::bridge::Serve::start_args(
+        env,
+        &[],
+        &[
+            ("KPTY_SSH_COMMAND", command.as_str()),
+            ("KPTY_REMOTE_DIR", dir.as_str()),
+            ("KPTY_SSH_CONNECT_TIMEOUT", "5"),
+            ("KPTY_HOSTS", "testbox,deadbox"),
+        ],
+    )
+}
+
+#[test]
+fn a_remote_session_is_joined_from_the_web_console_as_a_local_one_is() {
+    use crate::console_term::{View, WEB_WARNING};
+    let Some(ssh) = Sshd::start() else { return };
+    let env = Env::new();
+    let remote = ssh.remote_dir("work");
+    let state = remote.join("ai/checkpoints/pty");
+    let _sessions = Sessions(remote.clone());
+    let at = |args: &[&str]| {
+        let out = cmd(
+            &env,
+            &ssh,
+            &remote,
+            &[&["--host", "testbox"], args].concat(),
+        )
+        .output()
+        .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+    let made = |args: &[&str]| {
+        let v: Value = serde_json::from_str(at(args).lines().last().unwrap_or("")).unwrap();
+        s(&v, "session_id").to_string()
+    };
+    let far = made(&["--json", "create", "--label", "far"]);
+    at(&["talk", "-s", &far, "echo before-$((6*7))"]);
+    let log = remote.join("ssh.log");
+    let serve = serve_knowing_hosts(&env, &ssh, &remote, &log);
+    let (cookie, own) = crate::console::logged_in(&env, &serve);
+
+    // The page names it as its tile does (HOST:ID, URL-encoded): the screen, then live output.
+    let (mut v, joined) = View::join(&serve, &format!("testbox%3A{far}"), &cookie, &own);
+    assert_eq!(
+        (&joined["host"], &joined["session_id"], &joined["can_write"]),
+        (
+            &json!("testbox"),
+            &json!(format!("testbox:{far}")),
+            &json!(true)
+        ),
+        "{joined}"
+    );
+    let who = joined["who"].as_str().unwrap().to_string();
+    v.until_output("before-42");
+    at(&["talk", "-s", &far, "echo live-$((7*6))"]);
+    v.until_output("live-42");
+    let attached = || listed(&state)["sessions"][0]["attached"].as_u64();
+    assert_eq!(attached(), Some(1), "{}", listed(&state));
+
+    // Watching, its keys reach nothing; once it writes, a typed command runs there.
+    v.send(json!({"type": "input", "data": "echo sneaky-$((4*4))\r"}));
+    v.send(json!({"type": "redraw"}));
+    v.until_event("resync", |e| e["type"] == "resync");
+    v.send(json!({"type": "write"}));
+    v.until_event("write mode", |e| {
+        e["type"] == "mode" && e["mode"] == "write"
+    });
+    v.send(json!({"type": "input", "data": "echo typed-$((5*5))\r"}));
+    v.until_output("typed-25");
+    let read = at(&["read", "-s", &far, "--since", "0", "--strip-ansi"]);
+    assert!(
+        read.contains("typed-25") && !read.contains("sneaky-16"),
+        "{read}"
+    );
+
+    // Leaving the page ends the host's end: its holder's client is gone, the leave recorded.
+    drop(v);
+    wait_for(30_000, "the host's holder to see the view leave", || {
+        attached() == Some(0)
+    });
+    let trail = host_web_trail(&state, &far);
+    let actions: Vec<&str> = trail.iter().filter_map(|e| e["action"].as_str()).collect();
+    for want in ["web_join", "web_control", "web_write", "web_leave"] {
+        assert!(actions.contains(&want), "{want}: {trail:?}");
+    }
+    assert!(
+        trail.iter().all(|e| e["agent_id"] == who.as_str()),
+        "{trail:?}"
+    );
+    let typed = trail.iter().find(|e| e["action"] == "web_write").unwrap();
+    assert!(typed.to_string().contains("typed-"), "{typed}");
+    // This machine's trail records the remote view, and keeps no trail of that session.
+    let here = env.ok(&["log"]);
+    assert!(here.contains(&format!("testbox: web_join {far}")), "{here}");
+
+    // An agent session there: its input filter keeps a web `exit` from the program, and the
+    // warning comes to this page.
+    let agent = made(&["--json", "create", "--command", "sh -i"]);
+    let (mut a, _) = View::join(&serve, &format!("testbox:{agent}"), &cookie, &own);
+    a.send(json!({"type": "write"}));
+    a.until_event("write mode", |e| {
+        e["type"] == "mode" && e["mode"] == "write"
+    });
+    a.send(json!({"type": "input", "data": "exit\r"}));
+    let blocked = a.until_event("blocked", |e| e["type"] == "blocked");
+    assert_eq!(blocked["warning"], WEB_WARNING, "{blocked}");
+    a.until_output(WEB_WARNING);
+    a.send(json!({"type": "input", "data": "\x15echo alive-$((6*7))\r"}));
+    a.until_output("alive-42");
+    let blocked_there = host_web_trail(&state, &agent)
+        .iter()
+        .any(|e| e["action"] == "web_write" && e["error_code"] == "INPUT_BLOCKED");
+    assert!(blocked_there, "{:?}", host_web_trail(&state, &agent));
+    drop(a);
+
+    // A name that is not a known host's session is refused, and no ssh is run for it.
+    let (cookie, own) = (cookie.as_str(), own.as_str());
+    for name in [
+        "evilhost%3Apty_0123abcd",
+        "ssh%3A%2F%2Fevilhost%3A22%3Apty_0123abcd",
+        "testbox%3A..%2Fetc",
+        "testbox%3A",
+        "testbox%3A-oProxyCommand%3Devilhost",
+    ] {
+        let path = format!("/console/ws/session/{name}");
+        let (ws, mut r) =
+            crate::console::websocket_at(&serve, &path, &[("Cookie", cookie), ("Origin", own)]);
+        assert_eq!(ws.status, 101, "{name}");
+        let (_, op, text) = crate::console::frame(&mut r).expect("an answer");
+        let m: Value = serde_json::from_slice(&text).unwrap_or_default();
+        assert_eq!((op, &m["type"]), (0x1, &json!("error")), "{name}: {m}");
+        let (_, op, _) = crate::console::frame(&mut r).expect("a close");
+        assert_eq!(op, 0x8, "{name}: closed");
+    }
+    let ran = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        ran.contains("testbox") && !ran.contains("evilhost"),
+        "{ran}"
+    );
+}
+
+/// One attach frame as the holder protocol writes it.
+fn attach_frame(kind: u8, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![kind];
+    f.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+    f.extend_from_slice(payload);
+    f
+}
+
+#[test]
+fn the_hosts_end_of_a_console_view_is_a_web_client_whatever_it_is_asked() {
+    use std::io::{BufRead, Read, Write};
+    let env = Env::new();
+    let agent = env.create(&["--command", "sh -i"]);
+    // Refused before anything is joined: a malformed id, a login name with a space, no JSON.
+    for line in [
+        json!({"session_id": "../x", "who": "web:ab", "attach": {"cols": 80, "rows": 24}})
+            .to_string(),
+        json!({"session_id": agent, "who": "web: ab", "attach": {"cols": 80, "rows": 24}})
+            .to_string(),
+        "not json".to_string(),
+    ] {
+        let mut c = env.cmd(&["__attach-stream"]);
+        let mut child = c.stdin(Stdio::piped()).spawn().unwrap();
+        let mut w = child.stdin.take().unwrap();
+        writeln!(w, "{line}").unwrap();
+        drop(w);
+        let out = wait_child(child, &["__attach-stream"]);
+        let v: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+        assert_eq!(
+            (out.status.code(), &v["error_code"]),
+            (Some(1), &json!("INVALID_PARAMS")),
+            "{line}: {v}"
+        );
+    }
+    // Asked for a client that is not a web one, it joins as one: `exit` is kept from the
+    // program and the warning comes back.
+    let mut c = env.cmd(&["__attach-stream"]);
+    let mut child = c.stdin(Stdio::piped()).spawn().unwrap();
+    let mut w = child.stdin.take().unwrap();
+    let ask = json!({"session_id": agent, "who": "web:abcd1234",
+        "attach": {"cols": 80, "rows": 24, "web": false, "read_only": false}});
+    writeln!(w, "{ask}").unwrap();
+    let mut r = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut reply = String::new();
+    r.read_line(&mut reply).unwrap();
+    let reply: Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(
+        (&reply["session_id"], &reply["body"]["web"]),
+        (&json!(agent), &json!(true)),
+        "{reply}"
+    );
+    w.write_all(&attach_frame(3, b"exit\r")).unwrap();
+    let mut blocked = None;
+    while blocked.is_none() {
+        let mut head = [0u8; 5];
+        r.read_exact(&mut head).expect("a frame from the holder");
+        let len = u32::from_be_bytes(head[1..5].try_into().unwrap()) as usize;
+        let mut body = vec![0u8; len];
+        r.read_exact(&mut body).unwrap();
+        if head[0] == 2 {
+            let e: Value = serde_json::from_slice(&body).unwrap();
+            blocked = (e["event"] == "blocked").then_some(e);
+        }
+    }
+    assert!(s(blocked.as_ref().unwrap(), "warning").contains("Blocked from web"));
+    // Its input's end is the client's leave: the process ends, the view is in the trail.
+    drop(w);
+    let out = wait_child(child, &["__attach-stream"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(env.entry(&agent)["state"], "running");
+    let trail = env.ok(&["--json", "log", "-s", &agent]);
+    for want in [
+        "web_join",
+        "web_write",
+        "web_leave",
+        "INPUT_BLOCKED",
+        "web:abcd1234",
+    ] {
+        assert!(trail.contains(want), "{want}: {trail}");
+    }
+}

@@ -18,6 +18,7 @@ mod live;
 pub mod login;
 mod places;
 mod recording;
+mod remote;
 pub mod term;
 
 use live::Live;

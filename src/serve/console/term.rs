@@ -162,6 +162,10 @@ enum ToPage {
         can_write: bool,
         /// The page carries on where it was (`?from=`): no scrollback or screen follow.
         resumed: bool,
+        /// The host the session lives on (another machine's: its trail and recording are
+        /// there).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        host: Option<String>,
     },
     /// The output sent so far brings the page to this offset (after a redraw).
     Offset { at: u64 },
@@ -251,8 +255,9 @@ struct View {
     fed: Option<u64>,
     /// The bytes of a character not finished, held back from the page.
     held: Vec<u8>,
-    /// This view's audit records, written in order by its own thread ([`auditor`]).
-    audits: std::sync::mpsc::Sender<Audit>,
+    /// This view's audit records, written in order by its own thread ([`auditor`]); none for
+    /// a session on another host, whose own trail records the view (its host does).
+    audits: Option<std::sync::mpsc::Sender<Audit>>,
 }
 
 /// One audit record of a view: the name, its parameters, what it did, and who waits to hear
@@ -299,7 +304,7 @@ impl View {
         let ctx = app.ctx.clone();
         let (c, w, sid) = (ctx.clone(), who.clone(), id.clone());
         let joined = blocking(move || join(&c, &sid, &w, from)).await;
-        let at = match joined {
+        let (at, host) = match joined {
             Ok(at) => at,
             Err(e) => {
                 let m = ToPage::Error {
@@ -333,6 +338,7 @@ impl View {
             who: who.clone(),
             can_write: at.body.web,
             resumed: at.body.resumed,
+            host: host.as_ref().map(ToString::to_string),
         };
         let mut v = View {
             app,
@@ -350,7 +356,7 @@ impl View {
             sanitiser: TermOut::new(Policy::default()),
             fed: None,
             held: Vec::new(),
-            audits: auditor(ctx),
+            audits: host.is_none().then(|| auditor(ctx)),
         };
         if v.socket.send(hello.message()).await.is_ok() {
             let ended = v.pump(taken_rx).await;
@@ -502,20 +508,7 @@ impl View {
                 .to_string();
             return self.tell_mode(Some(notice)).await;
         }
-        let (done, audited) = tokio::sync::oneshot::channel();
-        let job = (
-            CONTROL,
-            self.params(Some("write".into())),
-            Ok(()),
-            Some(done),
-        );
-        let audited = match self.audits.send(job) {
-            Ok(()) => audited
-                .await
-                .unwrap_or_else(|_| Err(Error::internal("no audit writer"))),
-            Err(_) => Err(Error::internal("no audit writer")),
-        };
-        if let Err(e) = audited {
+        if let Err(e) = self.audit_control().await {
             return self
                 .tell_mode(Some(crate::safety::redact_message(&e.message).into_owned()))
                 .await;
@@ -530,6 +523,26 @@ impl View {
         let notice = format!("{} took control from the web console", self.who);
         self.tell(Frame::Notice(notice)).await;
         self.tell_mode(None).await
+    }
+
+    /// Taking control, recorded (a remote session's host records it when told, below).
+    async fn audit_control(&mut self) -> Result<()> {
+        let Some(audits) = &self.audits else {
+            return Ok(());
+        };
+        let (done, audited) = tokio::sync::oneshot::channel();
+        let job = (
+            CONTROL,
+            self.params(Some("write".into())),
+            Ok(()),
+            Some(done),
+        );
+        match audits.send(job) {
+            Ok(()) => audited
+                .await
+                .unwrap_or_else(|_| Err(Error::internal("no audit writer"))),
+            Err(_) => Err(Error::internal("no audit writer")),
+        }
     }
 
     /// Back to reading: the page's size no longer counts, what it typed is recorded.
@@ -601,7 +614,9 @@ impl View {
 
     /// Record `name` in the background, in order (the view does not wait for the disk).
     fn audit(&self, name: &'static str, data: Option<String>, result: Result<()>) {
-        let _ = self.audits.send((name, self.params(data), result, None));
+        if let Some(audits) = &self.audits {
+            let _ = audits.send((name, self.params(data), result, None));
+        }
     }
 
     /// The view ends: what was typed is recorded, writing handed back, the holder left, the
@@ -627,14 +642,14 @@ impl View {
 }
 
 /// Join session `id` as a web client (carrying on from output offset `from`, when the holder
-/// still has it), audited as `web_join` by `who`.
-fn join(ctx: &Ctx, id: &str, who: &str, from: Option<u64>) -> Result<Attachment> {
-    let p = Params {
-        session_id: Some(id.to_string()),
-        agent_id: Some(who.to_string()),
-        data: Some("read".into()),
-        ..Default::default()
-    };
+/// still has it), audited as `web_join` by `who`; a session on a known host (`HOST:ID`) is
+/// joined there ([`super::remote`]), and its host comes back too.
+fn join(
+    ctx: &Ctx,
+    id: &str,
+    who: &str,
+    from: Option<u64>,
+) -> Result<(Attachment, Option<crate::remote::Host>)> {
     let req = AttachRequest {
         cols: crate::api::DEFAULT_COLS,
         rows: crate::api::DEFAULT_ROWS,
@@ -645,9 +660,26 @@ fn join(ctx: &Ctx, id: &str, who: &str, from: Option<u64>) -> Result<Attachment>
         resume: from,
         by: Some(format!("the web console ({who})")),
     };
+    // No host kpty knows: no remote session (and nothing to reach).
+    let known = crate::remote::hosts::known().unwrap_or_default();
+    if let Some((host, sid)) = super::remote::named(id, &known)? {
+        let at = super::remote::join(ctx, &host, &sid, who, &req)?;
+        return Ok((at, Some(host)));
+    }
+    join_local(ctx, id, who, &req).map(|at| (at, None))
+}
+
+/// Join this machine's session `id` with `req`, audited as `web_join` by `who`.
+fn join_local(ctx: &Ctx, id: &str, who: &str, req: &AttachRequest) -> Result<Attachment> {
+    let p = Params {
+        session_id: Some(id.to_string()),
+        agent_id: Some(who.to_string()),
+        data: Some("read".into()),
+        ..Default::default()
+    };
     let mut at = None;
     crate::core::audited_as(ctx, JOIN, &p, || {
-        let a = crate::core::attach::open(ctx, Target::Named(&p), &req)?;
+        let a = crate::core::attach::open(ctx, Target::Named(&p), req)?;
         let joined = Joined {
             session_id: a.session_id.clone(),
             attached: a.body.attached,

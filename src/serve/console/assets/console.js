@@ -65,16 +65,15 @@
     const state = stateOf(s);
     const t = el('article', 'tile');
     t.setAttribute('role', 'listitem');
-    // A session on another host is listed, not joined here: its tile says how to join it.
+    // A session on another host opens as a local one does, named by its tile's key
+    // (HOST:ID: the server joins it over that host's channel).
     const remote = s.source === 'remote';
     t.dataset.sessionId = keyOf(s);
     t.dataset.state = state;
     const h = el('h3');
-    const link = el(remote ? 'span' : 'a', 'label', s.label || s.session_id);
-    if (!remote) {
-      link.href = '/console/session/' + encodeURIComponent(s.session_id);
-      link.dataset.action = 'open';
-    }
+    const link = el('a', 'label', s.label || s.session_id);
+    link.href = '/console/session/' + encodeURIComponent(keyOf(s));
+    link.dataset.action = 'open';
     h.append(link);
     if (s.label) h.append(el('span', 'id', s.session_id));
     h.append(el('span', 'state', state.replace('_', ' ')));
@@ -96,16 +95,14 @@
     row('age', age(s.created_at));
     if (remote) {
       row('host', s.host);
-      row('join', `kpty --host ${s.host} attach ${s.session_id}`);
     } else if (s.source && s.source !== 'local') {
       row('source', s.source);
     }
     t.append(dl);
     if (Array.isArray(s.miniature)) {
-      // The screen in small, as text; a click on it opens the terminal too (a local one: a
-      // remote session's screen is shown, joined with the command above).
-      const mini = el(remote ? 'div' : 'a', 'mini');
-      if (!remote) mini.href = link.href;
+      // The screen in small, as text; a click on it opens the terminal too.
+      const mini = el('a', 'mini');
+      mini.href = link.href;
       mini.tabIndex = -1;
       mini.setAttribute('aria-hidden', 'true');
       mini.append(el('pre', null, s.miniature.join('\n')));

@@ -70,6 +70,12 @@
         $('title').textContent = m.label ? `${m.label} (${m.session_id})` : m.session_id;
         document.title = `kpty · ${m.label || m.session_id}`;
         canWrite = m.can_write;
+        if (m.host) {
+          // Another machine's session: its trail and its recording are kept there.
+          $('terminal').dataset.host = m.host;
+          $('show-activity').hidden = true;
+          $('recording').hidden = true;
+        }
         $('terminal').dataset.joined = m.resumed ? 'resumed' : 'fresh';
         if (!m.resumed) {
           // The scrollback and the screen follow, from the start.
