@@ -133,8 +133,12 @@ fn from_console(mut holder: UnixStream, trail: &Mutex<Trail>) {
         let mut t = trail.lock().unwrap_or_else(|p| p.into_inner());
         match &f {
             Frame::Input(keys) => t.typed(keys),
-            Frame::Notice(_) => t.control(true),
-            Frame::Resize { cols: 0, rows: 0 } => t.control(false),
+            // Control not recorded is control not taken: the view ends.
+            Frame::Notice(_) if !t.control(true) => break,
+            Frame::Notice(_) => {}
+            Frame::Resize { cols: 0, rows: 0 } => {
+                t.control(false);
+            }
             Frame::Resize { .. } | Frame::Redraw => {}
             Frame::Detach => break,
             _ => continue,
@@ -182,12 +186,15 @@ impl Trail {
         }
     }
 
-    fn record(&self, name: &'static str, data: Option<String>, result: Result<()>) {
+    /// Record `name`; false when it could not be (the audit failed).
+    fn record(&self, name: &'static str, data: Option<String>, result: Result<()>) -> bool {
         let r = crate::core::audited_as(&self.ctx, name, &self.params(data), || result);
-        if let Err(e) = r
-            && e.code != ErrorCode::InputBlocked
-        {
-            tracing::warn!("remote console audit: {e}");
+        match r {
+            Err(e) if e.code != ErrorCode::InputBlocked => {
+                tracing::warn!("remote console audit: {e}");
+                false
+            }
+            _ => true,
         }
     }
 
@@ -214,15 +221,16 @@ impl Trail {
         self.record(WEB_WRITE, Some(blocked.join(" ")), Err(e));
     }
 
-    /// The console took control (`write`) or gave it back.
-    fn control(&mut self, write: bool) {
+    /// The console took control (`write`) or gave it back; false when that could not be
+    /// recorded.
+    fn control(&mut self, write: bool) -> bool {
         if self.writing == write {
-            return;
+            return true;
         }
         self.flush();
         self.writing = write;
         let data = if write { "write" } else { "read" };
-        self.record(WEB_CONTROL, Some(data.into()), Ok(()));
+        self.record(WEB_CONTROL, Some(data.into()), Ok(()))
     }
 
     fn leave(&mut self) {

@@ -28,7 +28,7 @@ pub(crate) struct View {
     pub(crate) events: Vec<Value>,
     /// The session's output offset this view has everything before, as the server last said
     /// (a binary message's 8-byte head, or an `offset` message); `None`: not known.
-    at: Option<u64>,
+    pub(crate) at: Option<u64>,
     /// Every offset a binary message's head said, in order.
     heads: Vec<Option<u64>>,
 }

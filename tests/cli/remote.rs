@@ -6,8 +6,9 @@
 //! entry, an unreachable port and a changed host key (`HOST_UNREACHABLE`, never bypassed), a
 //! connection killed mid-talk (the remote session lives on), `list --all-hosts` with a dead
 //! host, MCP's `host`, attach through ssh in a test-side terminal, the host's channel (one
-//! for every call: stdin, Ctrl-C, calls at once; its far end fed any bytes), and the web
-//! console's overview of the hosts' sessions.
+//! for every call: stdin, Ctrl-C, calls at once; its far end fed any bytes), the web
+//! console's overview of the hosts' sessions, and a remote session's terminal view in the
+//! console (over the channel; the host's end, `kpty __attach-stream`, run directly too).
 
 use crate::support::*;
 use serde_json::{Value, json};
@@ -1234,10 +1235,25 @@ fn a_remote_session_is_joined_from_the_web_console_as_a_local_one_is() {
     );
 
     // Leaving the page ends the host's end: its holder's client is gone, the leave recorded.
+    let from = v.at.expect("the view's offset");
     drop(v);
     wait_for(30_000, "the host's holder to see the view leave", || {
         attached() == Some(0)
     });
+    // A page that comes back carries on from its offset there too.
+    at(&["talk", "-s", &far, "echo missed-$((3*3))"]);
+    let path = format!("/console/ws/session/testbox%3A{far}?from={from}");
+    let (mut v, joined) = View::join_at(&serve, &path, &cookie, &own);
+    assert_eq!(joined["resumed"], true, "{joined}");
+    v.until_output("missed-9");
+    // The program's end reaches the page, and the view closes.
+    v.send(json!({"type": "write"}));
+    v.until_event("write mode", |e| {
+        e["type"] == "mode" && e["mode"] == "write"
+    });
+    v.send(json!({"type": "input", "data": "exit\r"}));
+    v.until_event("exited", |e| e["type"] == "exited");
+    while v.read_one() {}
     let trail = host_web_trail(&state, &far);
     let actions: Vec<&str> = trail.iter().filter_map(|e| e["action"].as_str()).collect();
     for want in ["web_join", "web_control", "web_write", "web_leave"] {
