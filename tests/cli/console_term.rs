@@ -489,12 +489,12 @@ o.observe(document.body, { subtree: true, childList: true, attributes: true });
 "#;
 
 /// Wait until an element the selector in `sel` names is in the page.
-fn shows(b: &crate::webdriver::Browser, sel: Value) {
+pub(crate) fn shows(b: &crate::webdriver::Browser, sel: Value) {
     let v = b.run_async(MATCHES, sel.clone());
     assert_eq!(v, true, "{sel} never showed: {v}");
 }
 
-fn rows_show(b: &crate::webdriver::Browser, text: &str) -> String {
+pub(crate) fn rows_show(b: &crate::webdriver::Browser, text: &str) -> String {
     let v = b.run_async(ROWS_SHOW, json!([text]));
     v.as_str()
         .unwrap_or_else(|| panic!("the terminal never showed {text:?}: {v}"))

@@ -1396,3 +1396,56 @@ fn the_hosts_end_of_a_console_view_is_a_web_client_whatever_it_is_asked() {
         assert!(trail.contains(want), "{want}: {trail}");
     }
 }
+
+#[test]
+fn in_a_real_browser_a_remote_tile_opens_its_terminal_there() {
+    use crate::console_term::{rows_show, shows};
+    let Some(b) = crate::webdriver::Browser::start() else {
+        skip("chromium and chromedriver are not installed");
+        return;
+    };
+    let Some(ssh) = Sshd::start() else { return };
+    let env = Env::new();
+    let remote = ssh.remote_dir("work");
+    let _sessions = Sessions(remote.clone());
+    let at = |args: &[&str]| {
+        let out = cmd(
+            &env,
+            &ssh,
+            &remote,
+            &[&["--host", "testbox"], args].concat(),
+        )
+        .output()
+        .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+    let made: Value =
+        serde_json::from_str(&at(&["--json", "create", "--label", "far-tile"])).unwrap();
+    let far = s(&made, "session_id").to_string();
+    at(&["talk", "-s", &far, "echo earlier-$((7*6))"]);
+    let serve = serve_knowing_hosts(&env, &ssh, &remote, &remote.join("ssh.log"));
+    let port = crate::console::port(&serve);
+    let link = env.ok(&["console", "--port", &port]);
+    b.go(link.trim());
+
+    // The remote tile is a link like a local one's, to the terminal named HOST:ID.
+    let open = format!("[data-session-id=\"testbox:{far}\"] a[data-action=open]");
+    shows(&b, json!([open]));
+    let href = b.run(
+        "return document.querySelector(arguments[0]).getAttribute('href')",
+        json!([open]),
+    );
+    assert_eq!(href, json!(format!("/console/session/testbox%3A{far}")));
+    b.click(&open);
+    rows_show(&b, "earlier-42");
+    shows(&b, json!(["#terminal[data-host=testbox][data-mode=read]"]));
+    shows(&b, json!(["#show-activity[hidden]"]));
+    // Take control; a typed command runs there.
+    b.click("[data-action=write]");
+    shows(&b, json!(["#terminal[data-mode=write]"]));
+    b.type_into("#terminal .xterm-helper-textarea", "echo typed-$((8*8))\n");
+    rows_show(&b, "typed-64");
+    let read = at(&["read", "-s", &far, "--since", "0", "--strip-ansi"]);
+    assert!(read.contains("typed-64"), "{read}");
+}
