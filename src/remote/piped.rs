@@ -140,3 +140,67 @@ fn write_out(rx: &mpsc::Receiver<Vec<u8>>, mut to: UnixStream, waiting: &AtomicU
     }
     let _ = to.shutdown(Shutdown::Write);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A verb over a stand-in channel: the caller's socket, what it said, the channel's end.
+    fn started() -> (UnixStream, Said, UnixStream) {
+        let (chan, far) = UnixStream::pair().unwrap();
+        let host = Host::parse("box").unwrap();
+        let (caller, said) = verb(&host, chan, &["x".into()]).unwrap();
+        let f = Frame::read(&mut &far).unwrap().unwrap();
+        assert_eq!(f.kind, Kind::Verb);
+        (caller, said, far)
+    }
+
+    #[test]
+    fn the_callers_bytes_are_the_verbs_stdin_and_its_output_comes_back_to_its_end() {
+        let (mut caller, said, far) = started();
+        caller.write_all(b"hello").unwrap();
+        let mut stdin = Vec::new();
+        while stdin.len() < 5 {
+            let f = Frame::read(&mut &far).unwrap().unwrap();
+            assert_eq!(f.kind, Kind::Stdin);
+            stdin.extend(f.data);
+        }
+        assert_eq!(stdin, b"hello");
+        Frame::new(0, Kind::Out, b"out".to_vec())
+            .write(&mut &far)
+            .unwrap();
+        let mut out = [0u8; 3];
+        caller.read_exact(&mut out).unwrap();
+        assert_eq!(&out, b"out");
+        // The caller's input ends: so does the verb's stdin.
+        caller.shutdown(Shutdown::Write).unwrap();
+        let f = Frame::read(&mut &far).unwrap().unwrap();
+        assert_eq!(f.kind, Kind::StdinEnd);
+        // The verb says something on stderr and ends: the caller's end ends.
+        Frame::new(0, Kind::Err, b"oops".to_vec())
+            .write(&mut &far)
+            .unwrap();
+        Frame::exit(0, 0).write(&mut &far).unwrap();
+        let mut rest = Vec::new();
+        caller.read_to_end(&mut rest).unwrap();
+        assert_eq!((rest.len(), said.text().as_str()), (0, "oops"));
+    }
+
+    #[test]
+    fn a_caller_that_does_not_read_is_cut_off_not_waited_for() {
+        let (mut caller, _said, far) = started();
+        let chunk = vec![b'x'; 1 << 20];
+        let mut sent = 0;
+        while Frame::new(0, Kind::Out, chunk.clone())
+            .write(&mut &far)
+            .is_ok()
+        {
+            sent += chunk.len();
+            assert!(sent <= 4 * MAX_WAITING, "never cut off");
+        }
+        // What was queued before the cut may arrive; then the caller's end ends.
+        let mut got = Vec::new();
+        let _ = caller.read_to_end(&mut got);
+        assert!(got.len() <= MAX_WAITING + chunk.len(), "{}", got.len());
+    }
+}
