@@ -115,10 +115,19 @@ fn relay(holder: UnixStream, trail: Arc<Mutex<Trail>>) {
         });
     }
     {
-        let trail = trail.clone();
+        let (done, trail) = (done.clone(), trail.clone());
         std::thread::spawn(move || {
             to_console(holder, &trail);
             let _ = done.send(());
+        });
+    }
+    // Interrupted (the channel's caller went away): the leave is still recorded.
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        std::thread::spawn(move || {
+            if signals.forever().next().is_some() {
+                let _ = done.send(());
+            }
         });
     }
     let _ = ended.recv();

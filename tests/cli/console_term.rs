@@ -31,6 +31,8 @@ pub(crate) struct View {
     pub(crate) at: Option<u64>,
     /// Every offset a binary message's head said, in order.
     heads: Vec<Option<u64>>,
+    /// The close frame's code, once the server closed the view.
+    pub(crate) closed: Option<u16>,
 }
 
 impl View {
@@ -49,6 +51,7 @@ impl View {
             events: Vec::new(),
             at: None,
             heads: Vec::new(),
+            closed: None,
         };
         let joined = v.until_event("joined", |e| e["type"] == "joined");
         (v, joined)
@@ -94,7 +97,10 @@ impl View {
                 }
                 self.events.push(e);
             }
-            Ok((_, 0x8, _)) => return false,
+            Ok((_, 0x8, body)) => {
+                self.closed = body.get(..2).map(|c| u16::from_be_bytes([c[0], c[1]]));
+                return false;
+            }
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return false,
             Err(e) => panic!("the view said nothing: {e}"),

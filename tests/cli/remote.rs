@@ -1246,6 +1246,23 @@ fn a_remote_session_is_joined_from_the_web_console_as_a_local_one_is() {
     let (mut v, joined) = View::join_at(&serve, &path, &cookie, &own);
     assert_eq!(joined["resumed"], true, "{joined}");
     v.until_output("missed-9");
+    // The channel to the host drops (its process on this machine ends): the page is told to
+    // come back, not that the session ended, and comes back from where it was.
+    let serve_pid = serve.child.id();
+    let channel: Vec<u32> = children_of(serve_pid)
+        .into_iter()
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains("__ssh-mux"))
+        })
+        .collect();
+    assert_eq!(channel.len(), 1, "the channel to testbox: {channel:?}");
+    let _ = Command::new("kill").arg(channel[0].to_string()).status();
+    while v.read_one() {}
+    assert_eq!(v.closed, Some(1011), "{:?}", v.events);
+    let path = format!("/console/ws/session/testbox%3A{far}?from={}", v.at.unwrap());
+    let (mut v, joined) = View::join_at(&serve, &path, &cookie, &own);
+    assert_eq!(joined["resumed"], true, "{joined}");
     // The program's end reaches the page, and the view closes.
     v.send(json!({"type": "write"}));
     v.until_event("write mode", |e| {

@@ -255,6 +255,8 @@ struct View {
     fed: Option<u64>,
     /// The bytes of a character not finished, held back from the page.
     held: Vec<u8>,
+    /// The session is another host's; `Some(true)` once its program's end came.
+    remote_exited: Option<bool>,
     /// This view's audit records, written in order by its own thread ([`auditor`]); none for
     /// a session on another host, whose own trail records the view (its host does).
     audits: Option<std::sync::mpsc::Sender<Audit>>,
@@ -356,6 +358,7 @@ impl View {
             sanitiser: TermOut::new(Policy::default()),
             fed: None,
             held: Vec::new(),
+            remote_exited: host.is_some().then_some(false),
             audits: host.is_none().then(|| auditor(ctx)),
         };
         if v.socket.send(hello.message()).await.is_ok() {
@@ -442,6 +445,7 @@ impl View {
                 ToPage::Offset { at }.message()
             }
             Frame::Event(Event::Exited { code, signal }) => {
+                self.remote_exited = self.remote_exited.map(|_| true);
                 ToPage::Exited { code, signal }.message()
             }
             Frame::Event(Event::Blocked { blocked, warning }) => {
@@ -628,6 +632,11 @@ impl View {
         self.audit(LEAVE, None, Ok(()));
         let close = match ended {
             Ended::LoggedOut => Some((LOGGED_OUT, "logged out")),
+            // Another host's stream that ended before its program did: the connection
+            // dropped, and the page comes back (from its offset) rather than call it ended.
+            Ended::Holder if self.remote_exited == Some(false) => {
+                Some((1011, "the connection to the session's host dropped"))
+            }
             Ended::Holder => Some((1000, "the session ended")),
             Ended::Left => None,
         };
