@@ -1,6 +1,8 @@
 //! The console's terminal view: `/console/ws/session/<id>` joins the session as one more
 //! attached client of its holder (the attach stream of [`crate::proto::attach`], as a web
 //! client: its keys pass the session's input filter), and carries it to the page's xterm.js.
+//! A session on a host kpty knows (`HOST:ID`) is joined there, over that host's channel
+//! (`remote.rs`): the same view over another stream, audited in the host's trail.
 //!
 //! The page starts **read-only**: its keys reach nothing until it asks to write (`"write"`,
 //! the "Take control" button), which takes writing over from any other page writing to that
@@ -529,7 +531,8 @@ impl View {
         self.tell_mode(None).await
     }
 
-    /// Taking control, recorded (a remote session's host records it when told, below).
+    /// Taking control, recorded (a remote session's host records it when the take-over notice
+    /// reaches it).
     async fn audit_control(&mut self) -> Result<()> {
         let Some(audits) = &self.audits else {
             return Ok(());
