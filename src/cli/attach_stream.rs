@@ -91,17 +91,25 @@ fn join(mut req: JoinRequest) -> Result<(Attachment, Arc<Mutex<Trail>>)> {
     let mut at = None;
     crate::core::audited_as(&trail.ctx, WEB_JOIN, &p, || {
         let a = crate::core::attach::open(&trail.ctx, Target::Named(&p), &req.attach)?;
-        let joined = serde_json::json!({
-            "session_id": a.session_id,
-            "attached": a.body.attached,
-            "resumed": a.body.resumed,
-            "remote": true,
-        });
+        let joined = Joined {
+            session_id: a.session_id.clone(),
+            attached: a.body.attached,
+            resumed: a.body.resumed,
+        };
         at = Some(a);
         Ok(joined)
     })?;
     let at = at.ok_or_else(|| Error::internal("the join left no stream"))?;
     Ok((at, Arc::new(Mutex::new(trail))))
+}
+
+/// What `web_join` records here.
+#[derive(serde::Serialize)]
+struct Joined {
+    session_id: String,
+    attached: usize,
+    /// A page that came back, carrying on where it was.
+    resumed: bool,
 }
 
 /// Carry the stream both ways until either side ends; then the leave is recorded.

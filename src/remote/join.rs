@@ -84,9 +84,17 @@ pub fn open(host: &Host, req: &JoinRequest) -> Result<(UnixStream, JoinReply)> {
         Some(l) => serde_json::from_slice::<JoinReply>(&l).ok(),
         None => None,
     };
+    let said = said.text();
     match reply {
         Some(r) => Ok((s, r)),
-        None => Err(super::too_old_or_unreachable(host, "kpty", &said.text())),
+        None if said.trim().is_empty() => Err(super::unreachable(
+            host,
+            &format!(
+                "its kpty gave the console's join no answer (waited up to {} s)",
+                within.as_secs()
+            ),
+        )),
+        None => Err(super::too_old_or_unreachable(host, "kpty", &said)),
     }
 }
 

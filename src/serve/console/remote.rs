@@ -58,7 +58,10 @@ pub(super) fn join(
         let JoinReply::Joined { label, body, .. } = reply else {
             return Err(Error::internal("a join reply neither joined nor refused"));
         };
-        let joined = serde_json::json!({ "attached": body.attached, "resumed": body.resumed });
+        let joined = Joined {
+            attached: body.attached,
+            resumed: body.resumed,
+        };
         at = Some(Attachment {
             stream,
             session_id: format!("{host}:{id}"),
@@ -68,6 +71,14 @@ pub(super) fn join(
         Ok(joined)
     })?;
     at.ok_or_else(|| Error::internal("the join left no stream"))
+}
+
+/// What `remote` records of a view's join here (the host records the rest).
+#[derive(serde::Serialize)]
+struct Joined {
+    attached: usize,
+    /// A page that came back, carrying on where it was.
+    resumed: bool,
 }
 
 #[cfg(test)]
