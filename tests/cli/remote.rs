@@ -1306,14 +1306,19 @@ fn a_remote_session_is_joined_from_the_web_console_as_a_local_one_is() {
     assert!(blocked_there, "{:?}", host_web_trail(&state, &agent));
     drop(a);
 
-    // A name that is not a known host's session is refused, and no ssh is run for it.
+    // A name that is not a known host's session is refused, and no ssh is run for it: an
+    // unknown host's is a local name (none such here), a known host's with a malformed id is
+    // refused before anything is asked there, a session the host does not have is refused
+    // by the host.
     let (cookie, own) = (cookie.as_str(), own.as_str());
-    for name in [
-        "evilhost%3Apty_0123abcd",
-        "ssh%3A%2F%2Fevilhost%3A22%3Apty_0123abcd",
-        "testbox%3A..%2Fetc",
-        "testbox%3A",
-        "testbox%3A-oProxyCommand%3Devilhost",
+    for (name, code) in [
+        ("evilhost%3Apty_0123abcd", "INVALID_PARAMS"),
+        ("ssh%3A%2F%2Fevilhost%3A22%3Apty_0123abcd", "INVALID_PARAMS"),
+        ("evilhost%3A1", "PTY_SESSION_NOT_FOUND"),
+        ("testbox%3A..%2Fetc", "INVALID_PARAMS"),
+        ("testbox%3A", "INVALID_PARAMS"),
+        ("testbox%3A-oProxyCommand%3Devilhost", "INVALID_PARAMS"),
+        ("testbox%3Apty_0123abcd", "PTY_SESSION_NOT_FOUND"),
     ] {
         let path = format!("/console/ws/session/{name}");
         let (ws, mut r) =
@@ -1321,7 +1326,11 @@ fn a_remote_session_is_joined_from_the_web_console_as_a_local_one_is() {
         assert_eq!(ws.status, 101, "{name}");
         let (_, op, text) = crate::console::frame(&mut r).expect("an answer");
         let m: Value = serde_json::from_slice(&text).unwrap_or_default();
-        assert_eq!((op, &m["type"]), (0x1, &json!("error")), "{name}: {m}");
+        assert_eq!(
+            (op, &m["type"], &m["error_code"]),
+            (0x1, &json!("error"), &json!(code)),
+            "{name}: {m}"
+        );
         let (_, op, _) = crate::console::frame(&mut r).expect("a close");
         assert_eq!(op, 0x8, "{name}: closed");
     }
