@@ -452,8 +452,11 @@ impl View {
             }
             Frame::Event(Event::Blocked { blocked, warning }) => {
                 self.audit_blocked(&blocked, &warning);
-                // The warning in this page's terminal only, then the event for its controls.
-                let w = self.output(warning.as_bytes());
+                // The warning in this page's terminal only, then the event for its controls;
+                // sanitised as output is (another host's holder says what it likes).
+                let mut shown = Vec::new();
+                TermOut::new(Policy::default()).feed(warning.as_bytes(), &mut shown);
+                let w = self.output(&shown);
                 if self.socket.send(w).await.is_err() {
                     return false;
                 }
