@@ -51,3 +51,18 @@ pub fn unshare_namespaces(flags: rustix::thread::UnshareFlags) -> std::io::Resul
     // SAFETY: no descriptor table is unshared (checked above), the one hazard rustix names.
     unsafe { rustix::thread::unshare_unsafe(flags) }.map_err(std::io::Error::from)
 }
+
+/// `stream` registered with the current tokio runtime's reactor for reading only (`epoll`
+/// without `EPOLLOUT`: see [`crate::mcp`]'s holder connections). Tokio marks the registration
+/// `unsafe` because a borrowed descriptor could be closed or replaced under it; an owned
+/// stream cannot be. Panics outside a runtime, as tokio's own constructors do.
+pub fn register_readable(
+    stream: std::os::unix::net::UnixStream,
+) -> std::io::Result<tokio::io::unix::AsyncFd<std::os::unix::net::UnixStream>> {
+    // SAFETY: the `AsyncFd` owns the stream, so its descriptor stays open and names the same
+    // socket until the `AsyncFd` drops (deregistering first) or gives the stream back.
+    unsafe {
+        tokio::io::unix::AsyncFd::register_with_interest(stream, tokio::io::Interest::READABLE)
+    }
+    .map_err(|e| e.into())
+}

@@ -4,6 +4,7 @@
 //! line read is checked first ([`transport`]): a bad one gets a JSON-RPC error reply.
 
 pub mod guard;
+mod holder_conn;
 pub mod lifecycle;
 pub mod schema;
 pub mod server;

@@ -11,6 +11,7 @@
 //! (its holder exited) is dropped and a new one made, as for a first call; one that fails
 //! mid-call, times out or is cancelled is never kept.
 
+use super::holder_conn::HolderConn;
 use crate::bridge::Talked;
 use crate::core::converse::{Converse, Sink};
 use crate::core::running::Running;
@@ -22,7 +23,6 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Talks that wait on the calling task's event loop (a tokio runtime's), with the
 /// connections kept from answered talks (shared by clones).
@@ -35,7 +35,7 @@ pub struct OnLoop {
 /// stream, registered with the loop that made it.
 struct Kept {
     key: (PathBuf, String),
-    stream: tokio::net::UnixStream,
+    stream: HolderConn,
 }
 
 /// Most connections kept at once (one per session talked to; the oldest goes first).
@@ -43,24 +43,17 @@ const KEEP: usize = 64;
 
 impl OnLoop {
     /// A kept connection to the holder of session `key`, still open on the holder's side.
-    fn reuse(&self, key: &(PathBuf, String)) -> Option<tokio::net::UnixStream> {
+    fn reuse(&self, key: &(PathBuf, String)) -> Option<HolderConn> {
         let stream = {
             let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
             let at = idle.iter().position(|k| k.key == *key)?;
             idle.swap_remove(at).stream
         };
-        // Between talks a holder sends nothing: readable means it hung up (exited).
-        let mut byte = [0u8; 1];
-        let peek = rustix::net::recv(
-            &stream,
-            &mut byte[..],
-            rustix::net::RecvFlags::PEEK | rustix::net::RecvFlags::DONTWAIT,
-        );
-        matches!(peek, Err(rustix::io::Errno::AGAIN)).then_some(stream)
+        (!stream.hung_up()).then_some(stream)
     }
 
     /// Keep `stream`, whose talk was answered, for the next talk in session `key`.
-    fn keep(&self, key: (PathBuf, String), stream: tokio::net::UnixStream) {
+    fn keep(&self, key: (PathBuf, String), stream: HolderConn) {
         let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
         if idle.len() >= KEEP {
             idle.remove(0);
@@ -69,30 +62,21 @@ impl OnLoop {
     }
 
     /// A new connection to the holder of `e`, on the loop's reactor.
-    async fn connect(
-        ctx: &Ctx,
-        e: &RegistryEntry,
-        io_timeout: Duration,
-    ) -> Result<tokio::net::UnixStream> {
+    async fn connect(ctx: &Ctx, e: &RegistryEntry, io_timeout: Duration) -> Result<HolderConn> {
         let stream = match sessions::connect_at_once(ctx, e)? {
             Some(s) => s,
             // The holder's queue is full (a stopped holder): its wait, to the deadline, on
             // the pool rather than this loop.
             None => {
                 let (ctx, e) = (ctx.clone(), e.clone());
-                let waited = tokio::task::spawn_blocking(move || {
-                    let s = sessions::connect(&ctx, &e, io_timeout)?;
-                    s.set_nonblocking(true)
-                        .map_err(|e| client::io_err("set up the connection to", e))?;
-                    Ok(s)
-                });
+                let waited =
+                    tokio::task::spawn_blocking(move || sessions::connect(&ctx, &e, io_timeout));
                 waited
                     .await
                     .unwrap_or_else(|j| Err(Error::internal(format!("connecting panicked: {j}"))))?
             }
         };
-        tokio::net::UnixStream::from_std(stream)
-            .map_err(|e| client::io_err("set up the connection to", e))
+        HolderConn::new(stream).map_err(|e| client::io_err("set up the connection to", e))
     }
 }
 
@@ -110,11 +94,12 @@ impl Converse for OnLoop {
         let started = jiff::Timestamp::now();
         let deadline = tokio::time::Instant::now() + io_timeout;
         let key = (ctx.state.path().to_path_buf(), e.session_id.clone());
-        let mut stream = match self.reuse(&key) {
+        let stream = match self.reuse(&key) {
             Some(s) => s,
             None => Self::connect(ctx, e, io_timeout).await?,
         };
-        let talked = tokio::time::timeout_at(deadline, exchange(&mut stream, req, sink)).await;
+        let talked =
+            tokio::time::timeout_at(deadline, exchange(&stream, req, sink, deadline)).await;
         let answer = talked
             .unwrap_or_else(|_| Err(client::timed_out()))
             .map_err(|err| sessions::call_failed(ctx, e, started, err))?;
@@ -140,12 +125,13 @@ impl Converse for OnLoop {
 /// Send `req` over `stream` and read frames until its answer. The connection stays open for
 /// writing: the holder then waits on it for a next request, which a kept connection sends.
 async fn exchange(
-    s: &mut tokio::net::UnixStream,
+    s: &HolderConn,
     req: TalkRequest,
     sink: Sink<'_>,
+    deadline: tokio::time::Instant,
 ) -> Result<TalkBody> {
     let frame = client::request_frame(&req.into_request())?;
-    let sent = s.write_all(&frame).await;
+    let sent = s.write_all(&frame, deadline).await;
     sent.map_err(|e| client::io_err("send a request to", e))?;
     let mut buf = Vec::new();
     loop {
@@ -161,7 +147,7 @@ async fn exchange(
 }
 
 /// Read one whole frame (its length prefix too) into `buf`; false on a clean end before it.
-async fn read_frame(s: &mut tokio::net::UnixStream, buf: &mut Vec<u8>) -> std::io::Result<bool> {
+async fn read_frame(s: &HolderConn, buf: &mut Vec<u8>) -> std::io::Result<bool> {
     let mut len = [0u8; 4];
     match s.read_exact(&mut len).await {
         Ok(_) => {}

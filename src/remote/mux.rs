@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::process::{ChildStdin, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The hidden verb of the channel's process.
 pub const SUBCOMMAND: &str = "__ssh-mux";
@@ -45,8 +45,11 @@ struct Hub {
     to_host: Mutex<Option<ChildStdin>>,
     routes: Mutex<HashMap<u32, Arc<UnixStream>>>,
     next: AtomicU32,
-    idle: Mutex<(usize, u64)>,
-    changed: Condvar,
+    /// The callers connected, and when the last came or went.
+    idle: Mutex<(usize, Instant)>,
+    /// What the wait for an idle spell waits on (its deadline: nobody wakes it, so a caller
+    /// coming or going costs no wake-up of the channel's main thread).
+    timer: Condvar,
 }
 
 impl Hub {
@@ -60,23 +63,24 @@ impl Hub {
     fn callers(&self, delta: isize) {
         let mut s = self.idle.lock().unwrap_or_else(|p| p.into_inner());
         s.0 = s.0.saturating_add_signed(delta);
-        s.1 += 1;
-        self.changed.notify_all();
+        s.1 = Instant::now();
     }
 
-    /// Wait until no caller has come for `idle` in a row.
+    /// Wait until no caller has come for `idle` in a row (looked at when the spell since the
+    /// last caller came or went would end).
     fn wait_idle(&self, idle: Duration) {
         let mut s = self.idle.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            let seen = s.1;
-            let (g, to) = self
-                .changed
-                .wait_timeout_while(s, idle, |s| s.1 == seen)
-                .unwrap_or_else(|p| p.into_inner());
-            s = g;
-            if to.timed_out() && s.0 == 0 {
+            let quiet = s.1.elapsed();
+            if s.0 == 0 && quiet >= idle {
                 return;
             }
+            let left = if s.0 == 0 { idle - quiet } else { idle };
+            s = self
+                .timer
+                .wait_timeout(s, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
         }
     }
 }
@@ -180,8 +184,8 @@ fn open(spec: &Spec) -> Result<Option<Opened>> {
         to_host: Mutex::new(Some(to_host)),
         routes: Mutex::new(HashMap::new()),
         next: AtomicU32::new(1),
-        idle: Mutex::new((0, 0)),
-        changed: Condvar::new(),
+        idle: Mutex::new((0, Instant::now())),
+        timer: Condvar::new(),
     });
     Ok(Some((listener, hub, from_host)))
 }
@@ -322,8 +326,8 @@ mod tests {
             to_host: Mutex::new(None),
             routes: Mutex::new(HashMap::new()),
             next: AtomicU32::new(1),
-            idle: Mutex::new((1, 0)),
-            changed: Condvar::new(),
+            idle: Mutex::new((1, Instant::now())),
+            timer: Condvar::new(),
         });
         let waiter = {
             let hub = hub.clone();

@@ -29,9 +29,50 @@ fn try_append<T: Serialize>(state: &StateDir, path: &Path, event: &T) -> Result<
 /// ([`StateDir::verify`]); the journal stays open for a later line of the same action
 /// ([`Open::append`]).
 pub fn try_append_verified<T: Serialize>(path: &Path, event: &T) -> Result<Open> {
-    let mut j = Open::at(path)?;
+    let mut j = match kept::take(path) {
+        Some(j) if j.still_at_path() => j,
+        _ => Open::at(path)?,
+    };
     j.write(&encode(path, event)?)?;
     Ok(j)
+}
+
+/// Journals kept open between actions: the next action's intent line costs neither an open
+/// (and its folder's walk) nor a read of the file's last line when nothing was appended since
+/// this process's own. Each is taken by one action at a time (a concurrent action on the
+/// same journal opens its own), and is used again only while it is still linked (a journal
+/// whose file is no longer the one its path names — removed, or moved away and replaced —
+/// is opened afresh by path, after its folders were verified, as they are before every
+/// intent).
+mod kept {
+    use super::Open;
+    use std::path::Path;
+    use std::sync::Mutex;
+
+    /// The most journals kept (the sessions a server acts on most recently).
+    const KEEP: usize = 16;
+
+    static KEPT: Mutex<Vec<Open>> = Mutex::new(Vec::new());
+
+    fn kept() -> std::sync::MutexGuard<'static, Vec<Open>> {
+        KEPT.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The kept journal at `path`, taken out.
+    pub(super) fn take(path: &Path) -> Option<Open> {
+        let mut k = kept();
+        let i = k.iter().position(|j| j.path == path)?;
+        Some(k.swap_remove(i))
+    }
+
+    /// Keep `j` for a later action (the oldest kept goes when there are too many).
+    pub(super) fn put(j: Open) {
+        let mut k = kept();
+        if k.len() >= KEEP {
+            k.remove(0);
+        }
+        k.push(j);
+    }
 }
 
 /// A journal kept open between the lines one action writes (its intent, then its result),
@@ -42,6 +83,8 @@ pub struct Open {
     file: std::fs::File,
     /// The file's length after this handle's last line, and that line (without its newline).
     wrote: Option<(u64, Vec<u8>)>,
+    /// The file's device and inode.
+    id: (u32, u32, u64),
 }
 
 impl Open {
@@ -51,11 +94,24 @@ impl Open {
             super::secure::ensure_dir(dir)?;
         }
         let file = super::secure::open_read_append(path)?;
+        let id = identity(&file, "", rustix::fs::AtFlags::EMPTY_PATH)
+            .map_err(|e| Error::state(path, e))?;
         Ok(Self {
             path: path.to_path_buf(),
             file,
             wrote: None,
+            id,
         })
+    }
+
+    /// Whether the file its path names (never through a link) is still this one.
+    fn still_at_path(&self) -> bool {
+        identity(
+            rustix::fs::CWD,
+            &self.path,
+            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+        )
+        .is_ok_and(|id| id == self.id)
     }
 
     /// The journal's path.
@@ -65,16 +121,24 @@ impl Open {
 
     /// Append one event, as [`append`] does; a journal removed since it was opened (its
     /// session's folder cleaned away) is opened again by path, after `state` verified it.
+    /// Once written, the journal is kept open for a later action ([`kept`]).
     pub fn append<T: Serialize>(mut self, state: &StateDir, event: &T) {
-        use std::os::unix::fs::MetadataExt;
-        if self.file.metadata().is_ok_and(|m| m.nlink() > 0) {
-            let r = encode(&self.path, event).and_then(|line| self.write(&line));
-            if let Err(e) = r {
-                tracing::warn!("cannot append to {}: {}", self.path.display(), e.message);
+        if self.linked() {
+            match encode(&self.path, event).and_then(|line| self.write(&line)) {
+                Ok(()) => kept::put(self),
+                Err(e) => {
+                    tracing::warn!("cannot append to {}: {}", self.path.display(), e.message)
+                }
             }
             return;
         }
         append(state, &self.path, event);
+    }
+
+    /// Whether the file is still linked (not removed since it was opened).
+    fn linked(&self) -> bool {
+        use rustix::fs::{AtFlags, StatxFlags, statx};
+        statx(&self.file, "", AtFlags::EMPTY_PATH, StatxFlags::NLINK).is_ok_and(|s| s.stx_nlink > 0)
     }
 
     /// Append `line` whole or not at all: under the file's lock, chained to the file's last
@@ -83,6 +147,25 @@ impl Open {
         self.wrote = write_open(&self.file, &self.path, line, self.wrote.take())?;
         Ok(())
     }
+}
+
+/// The device and inode of the file at `path` from `dir` (no times asked for: see [`size`]).
+fn identity<Fd: rustix::fd::AsFd, P: rustix::path::Arg>(
+    dir: Fd,
+    path: P,
+    flags: rustix::fs::AtFlags,
+) -> std::io::Result<(u32, u32, u64)> {
+    use rustix::fs::{StatxFlags, statx};
+    let s = statx(dir, path, flags, StatxFlags::INO)?;
+    Ok((s.stx_dev_major, s.stx_dev_minor, s.stx_ino))
+}
+
+/// The file's length. Only the size is asked for: a look at a file's times makes the kernel
+/// (multigrain timestamps) give its next write a fine-grained time, and with it a metadata
+/// write to the filesystem's log, on every append.
+fn size(f: &std::fs::File) -> std::io::Result<u64> {
+    use rustix::fs::{AtFlags, StatxFlags, statx};
+    Ok(statx(f, "", AtFlags::EMPTY_PATH, StatxFlags::SIZE)?.stx_size)
 }
 
 /// One journal line: `event` as JSON and a newline.
@@ -146,7 +229,7 @@ fn write_open(
 ) -> Result<Option<(u64, Vec<u8>)>> {
     use std::os::unix::fs::FileExt;
     let _held = hold(f, path)?;
-    let len = f.metadata().map_err(|e| Error::state(path, e))?.len();
+    let len = size(f).map_err(|e| Error::state(path, e))?;
     let last = match wrote {
         // Nothing appended since (appends only grow the file, under this lock).
         Some((end, own)) if end == len => Some((own, false)),
@@ -175,9 +258,7 @@ fn write_open(
         return Ok(own.map(|l| (len + n as u64, l)));
     }
     // A short write (the disk is full): remove the partial line, which is at the end.
-    let cut = f
-        .metadata()
-        .and_then(|m| f.set_len(m.len().saturating_sub(n as u64)));
+    let cut = size(f).and_then(|len| f.set_len(len.saturating_sub(n as u64)));
     Err(Error::state(
         path,
         format!(
@@ -215,6 +296,37 @@ mod tests {
         other.try_lock().expect("free after the last line");
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 3, "{text}");
+    }
+
+    #[test]
+    fn a_kept_journal_is_used_again_only_while_its_path_names_it() {
+        // Two actions' lines go to one kept journal; once the file is moved away (and
+        // another put in its place) or removed, the next action writes to the file its path
+        // names, never to the one kept.
+        let t = tempfile::tempdir().unwrap();
+        let state = StateDir::at(t.path()).unwrap();
+        state.ensure().unwrap();
+        let path = state.registry_events();
+        let action = |n: u32| {
+            try_append_verified(&path, &Line { n })
+                .unwrap()
+                .append(&state, &Line { n: n + 1 })
+        };
+        let lines = |p: &Path| std::fs::read_to_string(p).map_or(0, |t| t.lines().count());
+        action(0);
+        action(2);
+        assert_eq!(lines(&path), 4);
+        let moved = t.path().join("moved.jsonl");
+        std::fs::rename(&path, &moved).unwrap();
+        std::fs::write(&path, "").unwrap();
+        action(4);
+        assert_eq!((lines(&moved), lines(&path)), (4, 2));
+        std::fs::remove_file(&path).unwrap();
+        action(6);
+        assert_eq!(lines(&path), 2);
+        let f = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
+        let checked = crate::store::chain::check(f, None).unwrap();
+        assert!(checked.broken.is_none(), "{:?}", checked.broken);
     }
 
     proptest::proptest! {
