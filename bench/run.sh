@@ -109,6 +109,22 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# Wait until none of the pids is alive (at most $1 seconds; a warning past it).
+wait_gone() {
+  local limit=$1 deadline
+  shift
+  deadline=$((SECONDS + limit))
+  for pid in "$@"; do
+    while kill -0 "$pid" 2>/dev/null; do
+      if [ "$SECONDS" -ge "$deadline" ]; then
+        printf 'bench: WARNING: process %s still runs after %s s\n' "$pid" "$limit" >&2
+        return 0
+      fi
+      sleep 0.05
+    done
+  done
+}
+
 mkdir -p "$RES"
 rm -f "$RES"/a_talk.json "$RES"/b_seq.json "$RES"/rss.json "$RES"/checks.json "$RES"/l_list.json "$RES"/l_checks.json # only this script's own files
 
@@ -227,8 +243,10 @@ printf '{"idle": %s,\n "after_bench": %s}\n' "$IDLE_JSON" "$LOADED_JSON" >"$RES/
 # --- (l) list with LIST_N live sessions ---------------------------------------------------------
 log "(l) list with $LIST_N live sessions: creating them, checking, then timing"
 seq 1 "$LIST_N" | xargs -P 4 -I{} "$KPTY" --state-dir "$LIST_STATE" create --label "l{}" >/dev/null
-while read -r pid; do HOLDER_PIDS+=("$pid"); done < <("$KPTY" --state-dir "$LIST_STATE" list --json |
+LIST_PIDS=()
+while read -r pid; do LIST_PIDS+=("$pid"); done < <("$KPTY" --state-dir "$LIST_STATE" list --json |
   python3 -c 'import json, sys; [print(s["holder_pid"]) for s in json.load(sys.stdin)["sessions"] if s.get("holder_pid")]')
+HOLDER_PIDS+=("${LIST_PIDS[@]}")
 RUNNING=$("$KPTY" --state-dir "$LIST_STATE" list --json |
   python3 -c 'import json, sys; print(sum(s.get("state") == "running" for s in json.load(sys.stdin)["sessions"]))')
 [ "$RUNNING" = "$LIST_N" ] || printf 'bench: WARNING: %s of %s sessions are running for (l)\n' "$RUNNING" "$LIST_N" >&2
@@ -239,6 +257,9 @@ hf "$RES/l_list.json" \
   "kpty list --json" "$(q "$KPTY") --state-dir $(q "$LIST_STATE") list --json" \
   "bash -c (floor)" "bash -c 'echo hi'"
 "$KPTY" --state-dir "$LIST_STATE" kill --all >/dev/null
+# The next figures are latencies: measured once the hundred holders (and their shells) have
+# wound down, not while they exit (the host's floors read half as fast again then).
+wait_gone 30 "${LIST_PIDS[@]}"
 
 # --- the host's floors: hand-overs between processes, a raw PTY round trip ----------------------
 log "host floors: pipe round trips, a raw PTY round trip to bash"
