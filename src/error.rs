@@ -160,6 +160,15 @@ impl ErrorCode {
     ];
 }
 
+/// A code by its name (`HOST_UNREACHABLE`), as another build's kpty sends it.
+impl std::str::FromStr for ErrorCode {
+    type Err = ();
+
+    fn from_str(s: &str) -> std::result::Result<Self, ()> {
+        Self::ALL.into_iter().find(|c| c.as_str() == s).ok_or(())
+    }
+}
+
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

@@ -13,17 +13,15 @@
 
 use crate::api::{Params, SessionId};
 use crate::core::Ctx;
-use crate::core::attach::{Attachment, Target};
-use crate::core::audit::{WEB_CONTROL, WEB_JOIN, WEB_LEAVE, WEB_WRITE};
+use crate::core::attach::Attachment;
+use crate::core::audit::{WEB_CONTROL, WEB_LEAVE, WEB_WRITE};
+use crate::core::web_view::TypedLines;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::attach::{self, Event, Frame, MAX_HISTORY};
 use crate::remote::join::{JoinReply, JoinRequest, MAX_LINE, is_login_name};
 use std::io::{BufRead, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Mutex, mpsc};
-
-/// Keys typed are audited by line; a line longer than this is recorded in parts.
-const AUDIT_CHUNK: usize = 1024;
 
 /// `kpty __attach-stream`: serve one view; the exit code.
 pub fn main() -> i32 {
@@ -40,7 +38,7 @@ pub fn main() -> i32 {
         Ok(j) => j,
         Err(e) => {
             say(&JoinReply::Refused {
-                error_code: e.code.as_str().to_string(),
+                error_code: crate::api::Open::Known(e.code),
                 message: e.message,
             });
             return 1;
@@ -84,32 +82,12 @@ fn join(mut req: JoinRequest) -> Result<(Attachment, Arc<Mutex<Trail>>)> {
         ctx,
         session: id.as_str().to_string(),
         who: req.who.clone(),
-        typed: Vec::new(),
+        typed: TypedLines::default(),
         writing: false,
     };
     let p = trail.params(Some("read, from a web console on another machine".into()));
-    let mut at = None;
-    crate::core::audited_as(&trail.ctx, WEB_JOIN, &p, || {
-        let a = crate::core::attach::open(&trail.ctx, Target::Named(&p), &req.attach)?;
-        let joined = Joined {
-            session_id: a.session_id.clone(),
-            attached: a.body.attached,
-            resumed: a.body.resumed,
-        };
-        at = Some(a);
-        Ok(joined)
-    })?;
-    let at = at.ok_or_else(|| Error::internal("the join left no stream"))?;
+    let at = crate::core::web_view::join(&trail.ctx, &p, &req.attach)?;
     Ok((at, Arc::new(Mutex::new(trail))))
-}
-
-/// What `web_join` records here.
-#[derive(serde::Serialize)]
-struct Joined {
-    session_id: String,
-    attached: usize,
-    /// A page that came back, carrying on where it was.
-    resumed: bool,
 }
 
 /// Carry the stream both ways until either side ends; then the leave is recorded.
@@ -188,7 +166,7 @@ struct Trail {
     session: String,
     who: String,
     /// Keys typed since the last record.
-    typed: Vec<u8>,
+    typed: TypedLines,
     /// The console took control.
     writing: bool,
 }
@@ -217,19 +195,15 @@ impl Trail {
 
     /// Keys typed: recorded by line (at each Enter, or when a line grows long).
     fn typed(&mut self, keys: &[u8]) {
-        self.typed.extend_from_slice(keys);
-        let enter = keys.iter().any(|b| matches!(b, b'\r' | b'\n'));
-        if enter || self.typed.len() >= AUDIT_CHUNK {
-            self.flush();
+        if let Some(line) = self.typed.push(keys) {
+            self.record(WEB_WRITE, Some(line), Ok(()));
         }
     }
 
     fn flush(&mut self) {
-        if self.typed.is_empty() {
-            return;
+        if let Some(line) = self.typed.take() {
+            self.record(WEB_WRITE, Some(line), Ok(()));
         }
-        let keys = String::from_utf8_lossy(&std::mem::take(&mut self.typed)).into_owned();
-        self.record(WEB_WRITE, Some(keys), Ok(()));
     }
 
     fn blocked(&mut self, blocked: &[String], warning: &str) {

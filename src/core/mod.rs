@@ -51,6 +51,7 @@ pub mod trail;
 pub mod typed;
 pub mod validate;
 pub mod wait;
+pub mod web_view;
 pub mod wire;
 
 #[cfg(test)]

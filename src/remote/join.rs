@@ -5,6 +5,7 @@
 //! host's channel as the verb's standard input and output (`piped.rs`).
 
 use super::Host;
+use crate::api::Open;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::attach::{AttachBody, AttachRequest};
 use serde::{Deserialize, Serialize};
@@ -45,8 +46,8 @@ pub enum JoinReply {
     },
     /// Not joined: the error's code and message; nothing follows.
     Refused {
-        /// The error's code (`NOT_FOUND` …).
-        error_code: String,
+        /// The error's code (`NOT_FOUND` …; one this build does not know is kept as sent).
+        error_code: Open<ErrorCode>,
         /// What went wrong.
         message: String,
     },
@@ -123,8 +124,31 @@ impl JoinReply {
         else {
             return None;
         };
-        let code = serde_json::from_value(serde_json::Value::from(error_code.as_str()))
-            .unwrap_or(ErrorCode::Internal);
-        Some(Error::new(code, message.clone()))
+        Some(Error::new(
+            error_code.or(ErrorCode::Internal),
+            message.clone(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_keeps_its_code_and_an_unknown_one_reads_as_internal() {
+        for code in ErrorCode::ALL {
+            let line = serde_json::to_string(&JoinReply::Refused {
+                error_code: Open::Known(code),
+                message: "no".into(),
+            })
+            .unwrap();
+            assert!(line.contains(&format!("\"{}\"", code.as_str())), "{line}");
+            let back: JoinReply = serde_json::from_str(&line).unwrap();
+            assert_eq!(back.refused().map(|e| e.code), Some(code), "{line}");
+        }
+        let newer = r#"{"error_code":"A_NEWER_CODE","message":"no"}"#;
+        let back: JoinReply = serde_json::from_str(newer).unwrap();
+        assert_eq!(back.refused().map(|e| e.code), Some(ErrorCode::Internal));
     }
 }

@@ -184,6 +184,15 @@ fn cmd(env: &Env, ssh: &Sshd, remote: &Path, args: &[&str]) -> Command {
     c
 }
 
+/// `kpty --host testbox ARGS`, which must succeed; its stdout.
+fn on_testbox(env: &Env, ssh: &Sshd, remote: &Path, args: &[&str]) -> String {
+    let out = cmd(env, ssh, remote, &[&["--host", "testbox"], args].concat())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
 /// `kpty ARGS` on the state directory `state` (the host's, read here directly).
 fn at_host(state: &Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_kpty"))
@@ -1178,18 +1187,7 @@ fn a_remote_session_is_joined_from_the_web_console_as_a_local_one_is() {
     let remote = ssh.remote_dir("work");
     let state = remote.join("ai/checkpoints/pty");
     let _sessions = Sessions(remote.clone());
-    let at = |args: &[&str]| {
-        let out = cmd(
-            &env,
-            &ssh,
-            &remote,
-            &[&["--host", "testbox"], args].concat(),
-        )
-        .output()
-        .unwrap();
-        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-        stdout(&out)
-    };
+    let at = |args: &[&str]| on_testbox(&env, &ssh, &remote, args);
     let made = |args: &[&str]| {
         let v: Value = serde_json::from_str(at(args).lines().last().unwrap_or("")).unwrap();
         s(&v, "session_id").to_string()
@@ -1434,18 +1432,7 @@ fn in_a_real_browser_a_remote_tile_opens_its_terminal_there() {
     let env = Env::new();
     let remote = ssh.remote_dir("work");
     let _sessions = Sessions(remote.clone());
-    let at = |args: &[&str]| {
-        let out = cmd(
-            &env,
-            &ssh,
-            &remote,
-            &[&["--host", "testbox"], args].concat(),
-        )
-        .output()
-        .unwrap();
-        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-        stdout(&out)
-    };
+    let at = |args: &[&str]| on_testbox(&env, &ssh, &remote, args);
     let made: Value =
         serde_json::from_str(&at(&["--json", "create", "--label", "far-tile"])).unwrap();
     let far = s(&made, "session_id").to_string();

@@ -35,10 +35,9 @@ use super::link::Link;
 use super::places::Places;
 use crate::api::Params;
 use crate::core::Ctx;
-use crate::core::attach::{Attachment, Target};
-use crate::core::audit::{
-    WEB_CONTROL as CONTROL, WEB_JOIN as JOIN, WEB_LEAVE as LEAVE, WEB_WRITE as WRITE,
-};
+use crate::core::attach::Attachment;
+use crate::core::audit::{WEB_CONTROL as CONTROL, WEB_LEAVE as LEAVE, WEB_WRITE as WRITE};
+use crate::core::web_view::TypedLines;
 use crate::error::{Error, ErrorCode, Result};
 use crate::proto::attach::{self, AttachRequest, Event, Frame};
 use crate::safety::term_in::strip_replies;
@@ -65,8 +64,6 @@ const RECHECK: Duration = Duration::from_secs(2);
 /// Close codes (4000–4999: the application's own).
 const LOGGED_OUT: u16 = 4001;
 const NOT_JOINED: u16 = 4004;
-/// Keys typed are audited by line; a line longer than this is recorded in parts.
-const AUDIT_CHUNK: usize = 1024;
 
 /// Whether a page reads or writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -232,10 +229,6 @@ pub(super) async fn socket(
         })
 }
 
-/// Keys typed since the last audit record.
-#[derive(Default)]
-struct Typed(Vec<u8>);
-
 /// One page's view of one session.
 struct View {
     app: Shared,
@@ -250,7 +243,7 @@ struct View {
     size: Option<(u16, u16)>,
     holder: Link,
     taken: mpsc::UnboundedSender<String>,
-    typed: Typed,
+    typed: TypedLines,
     sanitiser: TermOut,
     /// The offset of the session's output fed to the sanitiser so far (`None` until the holder
     /// says, and from a resync until the redraw's offset).
@@ -356,7 +349,7 @@ impl View {
             size: None,
             holder,
             taken,
-            typed: Typed::default(),
+            typed: TypedLines::default(),
             sanitiser: TermOut::new(Policy::default()),
             fed: None,
             held: Vec::new(),
@@ -591,19 +584,15 @@ impl View {
 
     /// Keys typed: recorded by line (at each Enter, or when a line grows long).
     fn typed(&mut self, keys: &[u8]) {
-        self.typed.0.extend_from_slice(keys);
-        let enter = keys.iter().any(|b| matches!(b, b'\r' | b'\n'));
-        if enter || self.typed.0.len() >= AUDIT_CHUNK {
-            self.flush_typed();
+        if let Some(line) = self.typed.push(keys) {
+            self.audit(WRITE, Some(line), Ok(()));
         }
     }
 
     fn flush_typed(&mut self) {
-        if self.typed.0.is_empty() {
-            return;
+        if let Some(line) = self.typed.take() {
+            self.audit(WRITE, Some(line), Ok(()));
         }
-        let keys = String::from_utf8_lossy(&std::mem::take(&mut self.typed.0)).into_owned();
-        self.audit(WRITE, Some(keys), Ok(()));
     }
 
     fn audit_blocked(&mut self, blocked: &[String], warning: &str) {
@@ -692,25 +681,5 @@ fn join_local(ctx: &Ctx, id: &str, who: &str, req: &AttachRequest) -> Result<Att
         data: Some("read".into()),
         ..Default::default()
     };
-    let mut at = None;
-    crate::core::audited_as(ctx, JOIN, &p, || {
-        let a = crate::core::attach::open(ctx, Target::Named(&p), req)?;
-        let joined = Joined {
-            session_id: a.session_id.clone(),
-            attached: a.body.attached,
-            resumed: a.body.resumed,
-        };
-        at = Some(a);
-        Ok(joined)
-    })?;
-    at.ok_or_else(|| Error::internal("the join left no stream"))
-}
-
-/// What `web_join` records.
-#[derive(Serialize)]
-struct Joined {
-    session_id: String,
-    attached: usize,
-    /// A page that came back, carrying on where it was.
-    resumed: bool,
+    crate::core::web_view::join(ctx, &p, req)
 }
