@@ -41,7 +41,7 @@ struct Joined {
 }
 
 /// Keys typed since the last `web_write` record: a line is recorded at each Enter, or in
-/// parts of [`AUDIT_CHUNK`] bytes.
+/// parts of 1 KiB (`AUDIT_CHUNK`).
 #[derive(Default)]
 pub struct TypedLines(Vec<u8>);
 
