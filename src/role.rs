@@ -119,7 +119,10 @@ impl Role {
             Self::RemoteAction => cli::remote_action::main(),
             Self::ChannelServer => {
                 crate::init_logging("warn");
-                crate::remote::server::main(cli::remote_action::answer)
+                crate::remote::server::main(crate::remote::server::Answer {
+                    call: cli::remote_action::answer,
+                    unreadable: cli::remote_action::unreadable,
+                })
             }
             Self::Channel => {
                 crate::init_logging("warn");

@@ -26,23 +26,28 @@ pub fn main() -> i32 {
     {
         return 1;
     }
-    let answer = answer(&input, &crate::remote::server::Caller::default());
+    let answer = match serde_json::from_slice::<Call>(&input) {
+        Ok(c) => answer(c, &Caller::default()),
+        Err(e) => unreadable(&e),
+    };
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(&answer);
     let _ = out.write_all(b"\n");
     0
 }
 
-/// The host's side of a call: `body` ([`Call`] as JSON) run by this machine's core in the
-/// working directory's project, with the caller's channel; its JSON answer (the action's
-/// object, or the error's). A talk or a wait tells `caller` how it is stopped when its
-/// caller cancels (the talk's command interrupted, the wait ended); a talk that was asked for
-/// progress sends it there as it comes.
-pub fn answer(body: &[u8], caller: &Caller) -> Vec<u8> {
-    let v = match serde_json::from_slice::<Call>(body) {
-        Ok(c) => run(c, caller),
-        Err(e) => Error::invalid(format!("a remote call kpty could not read: {e}")).to_json(),
-    };
+/// The host's side of a call: `c` run by this machine's core in the working directory's
+/// project, with the caller's channel; its JSON answer (the action's object, or the
+/// error's). A talk or a wait tells `caller` how it is stopped when its caller cancels (the
+/// talk's command interrupted, the wait ended); a talk that was asked for progress sends it
+/// there as it comes.
+pub fn answer(c: Call, caller: &Caller) -> Vec<u8> {
+    serde_json::to_vec(&run(c, caller)).unwrap_or_default()
+}
+
+/// The answer to a call that could not be read.
+pub fn unreadable(e: &serde_json::Error) -> Vec<u8> {
+    let v = Error::invalid(format!("a remote call kpty could not read: {e}")).to_json();
     serde_json::to_vec(&v).unwrap_or_default()
 }
 

@@ -108,11 +108,20 @@ pub struct Ctx {
     pub channel_name: &'static str,
 }
 
+/// This kpty's executable, found once a process (a long-lived one — a channel's host end, a
+/// server — builds a context a call).
+fn this_exe() -> Result<PathBuf> {
+    static EXE: std::sync::OnceLock<std::result::Result<PathBuf, String>> =
+        std::sync::OnceLock::new();
+    EXE.get_or_init(|| std::env::current_exe().map_err(|e| e.to_string()))
+        .clone()
+        .map_err(|e| Error::internal(format!("cannot find the kpty executable: {e}")))
+}
+
 impl Ctx {
     /// A context for `state`, starting holders with the running executable.
     pub fn new(state: StateDir) -> Result<Self> {
-        let exe = std::env::current_exe()
-            .map_err(|e| Error::internal(format!("cannot find the kpty executable: {e}")))?;
+        let exe = this_exe()?;
         Ok(Self {
             state,
             exe,

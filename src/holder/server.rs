@@ -21,8 +21,9 @@ pub fn serve(listener: UnixListener, shared: Arc<Shared>) {
     pool.accept_loop(true);
 }
 
-/// Most threads kept waiting in `accept` for the next connection.
-const IDLE_WORKERS: usize = 2;
+/// Most threads kept waiting in `accept` for the next connection: enough for a burst of
+/// probes (every `list` on the machine at once, each asking every holder) to start no thread.
+const IDLE_WORKERS: usize = 8;
 
 /// The threads that serve connections, one connection each at a time, each taking its next
 /// connection from `accept` itself (the kernel wakes one waiting thread per connection): a

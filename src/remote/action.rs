@@ -22,7 +22,9 @@ pub const SUBCOMMAND: &str = "__action";
 pub struct Call {
     /// The action.
     pub action: Action,
-    /// Its parameters.
+    /// Its parameters: only those set travel (the host's `Params` defaults the rest), so a
+    /// call is a few dozen bytes, not every parameter of every action as `null`.
+    #[serde(serialize_with = "only_set")]
     pub params: Params,
     /// The caller's channel: `mcp`, `http` or `json`.
     pub channel: String,
@@ -128,6 +130,8 @@ fn encode_with(
     progress_ms: Option<u64>,
 ) -> Result<(Vec<u8>, Duration)> {
     params.host = None;
+    let within = Duration::from_millis(params.timeout_ms.unwrap_or(30_000).min(3_600_000))
+        + Duration::from_secs(30);
     let body = serde_json::to_vec(&Call {
         action,
         params,
@@ -135,7 +139,6 @@ fn encode_with(
         progress_ms,
     })
     .map_err(|e| Error::internal(e.to_string()))?;
-    let within = Duration::from_millis(params_timeout(&body)) + Duration::from_secs(30);
     Ok((body, within))
 }
 
@@ -182,11 +185,50 @@ fn direct(host: &Host, body: Vec<u8>, within: Duration) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The call's `timeout_ms`, if it has one.
-fn params_timeout(body: &[u8]) -> u64 {
-    serde_json::from_slice::<Value>(body)
-        .ok()
-        .and_then(|v| v["params"]["timeout_ms"].as_u64())
-        .unwrap_or(30_000)
-        .min(3_600_000)
+/// `params` as a JSON object of the parameters that are set.
+fn only_set<S: serde::Serializer>(params: &Params, s: S) -> std::result::Result<S::Ok, S::Error> {
+    use serde::ser::Error as _;
+    match serde_json::to_value(params).map_err(S::Error::custom)? {
+        Value::Object(m) => m
+            .into_iter()
+            .filter(|(_, v)| !v.is_null())
+            .collect::<serde_json::Map<_, _>>()
+            .serialize(s),
+        other => other.serialize(s),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// A call's parameters come back on the host as they were sent, whichever are set.
+        #[test]
+        fn a_call_reaches_the_host_with_its_parameters_whole(
+            session in proptest::option::of("[a-z0-9_]{1,12}"),
+            label in proptest::option::of("[^\u{0}]{0,10}"),
+            cols in proptest::option::of(2u16..1000),
+            timeout in proptest::option::of(0u64..5_000_000),
+            record in proptest::option::of(proptest::bool::ANY),
+        ) {
+            let params = Params {
+                session_id: session,
+                label,
+                cols,
+                timeout_ms: timeout,
+                record,
+                ..Default::default()
+            };
+            let (body, within) = encode(Action::Talk, params.clone(), "mcp").unwrap();
+            let back: Call = serde_json::from_slice(&body).unwrap();
+            proptest::prop_assert_eq!(back.params, params.clone());
+            proptest::prop_assert_eq!(back.action, Action::Talk);
+            let sent: Value = serde_json::from_slice(&body).unwrap();
+            let sent = sent["params"].as_object().cloned().unwrap_or_default();
+            proptest::prop_assert!(sent.values().all(|v| !v.is_null()), "{:?}", sent);
+            let ms = params.timeout_ms.unwrap_or(30_000).min(3_600_000);
+            proptest::prop_assert_eq!(within, Duration::from_millis(ms) + Duration::from_secs(30));
+        }
+    }
 }

@@ -252,7 +252,8 @@ pub fn answer_with(
     progress: &mut dyn FnMut(Vec<u8>),
 ) -> Result<Vec<u8>> {
     let _ = stream.set_read_timeout(Some(within));
-    let mut r = stream;
+    // Read whole: an answer (and the progress before it) most often comes in one read.
+    let mut r = BufReader::with_capacity(64 * 1024, stream);
     loop {
         match Frame::read(&mut r) {
             Ok(Some(f)) if f.kind == Kind::Answer => return Ok(f.data),

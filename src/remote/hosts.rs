@@ -140,21 +140,22 @@ pub fn list_all(hosts: &[Host]) -> Vec<HostList> {
 /// One host's row of `list --all-hosts`.
 fn one(h: &Host, v: Result<Value>) -> HostList {
     match v {
-        Ok(v) if v["ok"] == true => HostList {
-            host: h.to_string(),
-            ok: true,
-            sessions: v["sessions"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-                .into_iter()
-                .map(|mut s| {
-                    s["host"] = Value::String(h.to_string());
-                    s
-                })
-                .collect(),
-            error: None,
-        },
+        Ok(mut v) if v.get("ok") == Some(&Value::Bool(true)) => {
+            let mut sessions = match v["sessions"].take() {
+                Value::Array(a) => a,
+                _ => Vec::new(),
+            };
+            // Another machine's answer: a session that is no object is kept as it came.
+            for s in sessions.iter_mut().filter_map(Value::as_object_mut) {
+                s.insert("host".into(), Value::String(h.to_string()));
+            }
+            HostList {
+                host: h.to_string(),
+                ok: true,
+                sessions,
+                error: None,
+            }
+        }
         Ok(v) => HostList {
             host: h.to_string(),
             ok: false,
@@ -167,5 +168,62 @@ fn one(h: &Host, v: Result<Value>) -> HostList {
             sessions: Vec::new(),
             error: Some(e.to_json()),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Any JSON value, nested a few levels.
+    fn any_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            "[a-z\"\\\\\u{0}-\u{1f}]{0,8}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map("(ok|sessions|host|[a-z]{1,4})", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Whatever another machine answers, its row is made without a panic: listed only
+        /// when it said `ok: true`, each session that is an object marked with its host,
+        /// and anything else kept as the host's error.
+        #[test]
+        fn a_hosts_answer_of_any_shape_makes_a_row(answer in any_json(), ok_sessions in any_json()) {
+            let h = Host::parse("box").unwrap();
+            let row = one(&h, Ok(answer.clone()));
+            proptest::prop_assert_eq!(row.ok, answer.get("ok") == Some(&Value::Bool(true)));
+            if !row.ok {
+                proptest::prop_assert_eq!(row.error, Some(answer));
+            }
+            let listed = serde_json::json!({"ok": true, "sessions": ok_sessions.clone()});
+            let row = one(&h, Ok(listed));
+            proptest::prop_assert!(row.ok);
+            let expected = ok_sessions.as_array().map_or(0, Vec::len);
+            proptest::prop_assert_eq!(row.sessions.len(), expected);
+            for s in row.sessions.iter().filter(|s| s.is_object()) {
+                proptest::prop_assert_eq!(&s["host"], "box");
+            }
+        }
+    }
+
+    #[test]
+    fn a_host_that_failed_is_a_row_with_its_error() {
+        let h = Host::parse("box").unwrap();
+        let row = one(
+            &h,
+            Err(crate::remote::unreachable(&h, "Connection refused")),
+        );
+        assert!(!row.ok);
+        assert_eq!(row.error.unwrap()["error_code"], "HOST_UNREACHABLE");
     }
 }

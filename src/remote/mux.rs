@@ -5,21 +5,25 @@
 //! session: a call costs a round trip on an open connection, not an ssh command, a login
 //! shell and a kpty start there. Each connection to the socket is one request; its frames go
 //! to the host under an id of their own, and the host's frames for that id come back to it.
-//! A caller that leaves before its answer gets its request cancelled. The channel ends with
+//! A caller that leaves before its answer gets its request cancelled. One thread waits on it
+//! all (epoll: the socket, each caller, ssh's pipes), so a call costs the channel a wake-up to
+//! take it and one to hand back its answer — no hand-over between threads. The channel ends with
 //! the ssh session (callers in flight then see the connection drop), or after
 //! [`super::PERSIST`] without a caller.
 
 use super::Host;
-use super::wire::{Frame, Kind};
+use super::wire::{Frame, Kind, Unframer};
 use crate::error::{Error, Result};
+use rustix::buffer::spare_capacity;
+use rustix::event::epoll::{self, EventData, EventFlags};
+use rustix::net::RecvFlags;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::{BufRead, Read};
+use std::os::fd::OwnedFd;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
-use std::process::{ChildStdin, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::process::{ChildStdin, ChildStdout, Stdio};
 use std::time::{Duration, Instant};
 
 /// The hidden verb of the channel's process.
@@ -38,51 +42,6 @@ pub struct Spec {
     pub kpty: String,
     /// The socket to serve.
     pub socket: PathBuf,
-}
-
-/// The state shared by the channel's threads.
-struct Hub {
-    to_host: Mutex<Option<ChildStdin>>,
-    routes: Mutex<HashMap<u32, Arc<UnixStream>>>,
-    next: AtomicU32,
-    /// The callers connected, and when the last came or went.
-    idle: Mutex<(usize, Instant)>,
-    /// What the wait for an idle spell waits on (its deadline: nobody wakes it, so a caller
-    /// coming or going costs no wake-up of the channel's main thread).
-    timer: Condvar,
-}
-
-impl Hub {
-    /// Send a frame to the host; false when the channel is gone.
-    fn send(&self, f: &Frame) -> bool {
-        let mut w = self.to_host.lock().unwrap_or_else(|p| p.into_inner());
-        w.as_mut().is_some_and(|w| f.write(w).is_ok())
-    }
-
-    /// One caller more (`+1`) or fewer (`-1`).
-    fn callers(&self, delta: isize) {
-        let mut s = self.idle.lock().unwrap_or_else(|p| p.into_inner());
-        s.0 = s.0.saturating_add_signed(delta);
-        s.1 = Instant::now();
-    }
-
-    /// Wait until no caller has come for `idle` in a row (looked at when the spell since the
-    /// last caller came or went would end).
-    fn wait_idle(&self, idle: Duration) {
-        let mut s = self.idle.lock().unwrap_or_else(|p| p.into_inner());
-        loop {
-            let quiet = s.1.elapsed();
-            if s.0 == 0 && quiet >= idle {
-                return;
-            }
-            let left = if s.0 == 0 { idle - quiet } else { idle };
-            s = self
-                .timer
-                .wait_timeout(s, left)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
-        }
-    }
 }
 
 /// `kpty __ssh-mux`: start the channel and serve it; the exit code. Its one line on stdout
@@ -106,9 +65,9 @@ pub fn main() -> i32 {
         return 2;
     };
     match open(&spec) {
-        Ok(Some((listener, hub, from_host))) => {
+        Ok(Some((listener, to_host, from_host))) => {
             say("ready");
-            serve(&spec, listener, hub, from_host)
+            serve(&spec, listener, to_host, from_host)
         }
         Ok(None) => {
             say("busy");
@@ -121,7 +80,7 @@ pub fn main() -> i32 {
     }
 }
 
-type Opened = (UnixListener, Arc<Hub>, std::process::ChildStdout);
+type Opened = (UnixListener, ChildStdin, ChildStdout);
 
 /// Take the channel's lock, run ssh, wait for the host's hello and bind the socket; `None`
 /// when another process holds the lock.
@@ -180,23 +139,11 @@ fn open(spec: &Spec) -> Result<Option<Opened>> {
     }
     let listener = UnixListener::bind(&spec.socket)
         .map_err(|e| Error::state(&spec.socket, format!("cannot listen: {e}")))?;
-    let hub = Arc::new(Hub {
-        to_host: Mutex::new(Some(to_host)),
-        routes: Mutex::new(HashMap::new()),
-        next: AtomicU32::new(1),
-        idle: Mutex::new((0, Instant::now())),
-        timer: Condvar::new(),
-    });
-    Ok(Some((listener, hub, from_host)))
+    Ok(Some((listener, to_host, from_host)))
 }
 
 /// Serve callers until the host's end closes or no caller came for [`super::PERSIST`].
-fn serve(
-    spec: &Spec,
-    listener: UnixListener,
-    hub: Arc<Hub>,
-    mut from_host: std::process::ChildStdout,
-) -> i32 {
+fn serve(spec: &Spec, listener: UnixListener, to_host: ChildStdin, from_host: ChildStdout) -> i32 {
     let socket = spec.socket.clone();
     let bound = inode(&socket);
     let gone = {
@@ -207,19 +154,6 @@ fn serve(
             }
         }
     };
-    {
-        let (hub, gone) = (hub.clone(), gone.clone());
-        std::thread::spawn(move || {
-            relay_from_host(&hub, &mut from_host);
-            gone();
-            // Callers in flight see their connection close: the channel dropped.
-            std::process::exit(0);
-        });
-    }
-    {
-        let hub = hub.clone();
-        std::thread::spawn(move || accept(&listener, &hub));
-    }
     // Ended by a signal, the channel still takes its socket with it.
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT]) {
@@ -231,10 +165,14 @@ fn serve(
             }
         });
     }
-    hub.wait_idle(super::PERSIST);
+    match Channel::new(listener, to_host, from_host) {
+        // The host's end closed (callers in flight see their connection close: the channel
+        // dropped), or no caller came for a while (the host's end sees its input close and
+        // ends; so does ssh).
+        Ok(channel) => channel.run(super::PERSIST),
+        Err(e) => tracing::warn!("the channel cannot wait for its callers: {e}"),
+    }
     gone();
-    // The host's end sees its input close and ends; so does ssh.
-    drop(hub.to_host.lock().unwrap_or_else(|p| p.into_inner()).take());
     0
 }
 
@@ -243,75 +181,356 @@ fn inode(p: &std::path::Path) -> Option<u64> {
     std::fs::symlink_metadata(p).ok().map(|m| m.ino())
 }
 
-/// Each caller on a kept thread; only this user's.
-fn accept(listener: &UnixListener, hub: &Arc<Hub>) {
-    let me = rustix::process::getuid();
-    for stream in listener.incoming().flatten() {
-        match rustix::net::sockopt::socket_peercred(&stream) {
-            Ok(cred) if cred.uid == me => {}
-            _ => {
-                tracing::warn!("refused a caller that is not this user");
-                continue;
+/// What a channel's one thread waits on: the socket (callers coming), the host's frames, the
+/// host's input taking more bytes, each caller's frames.
+const LISTENER: u64 = u64::MAX;
+const FROM_HOST: u64 = u64::MAX - 1;
+const TO_HOST: u64 = u64::MAX - 2;
+/// Past this many bytes waiting for the host's input, callers are not read from until it
+/// takes them (a verb's stdin never piles up here faster than ssh sends it).
+const HIGH_WATER: usize = 1 << 20;
+
+/// One caller: its connection (blocking, for writes with a deadline; read without waiting)
+/// and its bytes not yet a whole frame.
+struct Conn {
+    stream: UnixStream,
+    frames: Unframer,
+}
+
+/// The channel: one thread, woken only by what it waits on — a request costs a wake-up to
+/// take it and one to hand its answer back, nothing more. Writes to a caller wait at most
+/// [`SLOW_CALLER`] (then the caller is dropped and its request cancelled); bytes for the
+/// host wait in order while ssh is busy, and past [`HIGH_WATER`] of them no caller is read.
+struct Channel {
+    epoll: OwnedFd,
+    listener: UnixListener,
+    to_host: ChildStdin,
+    from_host: ChildStdout,
+    from_host_frames: Unframer,
+    /// Bytes for the host that its input did not take yet (from `queued_from` on).
+    queued: Vec<u8>,
+    queued_from: usize,
+    /// Callers are not being read (the host's input is behind).
+    paused: bool,
+    /// The channel waits for the host's input to take more bytes.
+    host_watched: bool,
+    callers: HashMap<u32, Conn>,
+    next: u32,
+    /// When the last caller came or went.
+    quiet_since: Instant,
+    /// This user: the only caller served.
+    me: rustix::process::Uid,
+}
+
+impl Channel {
+    fn new(listener: UnixListener, to_host: ChildStdin, from_host: ChildStdout) -> Result<Self> {
+        let io = |e: rustix::io::Errno| Error::internal(format!("epoll: {e}"));
+        let epoll = epoll::create(epoll::CreateFlags::CLOEXEC).map_err(io)?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| Error::internal(e.to_string()))?;
+        rustix::io::ioctl_fionbio(&from_host, true).map_err(io)?;
+        rustix::io::ioctl_fionbio(&to_host, true).map_err(io)?;
+        epoll::add(
+            &epoll,
+            &listener,
+            EventData::new_u64(LISTENER),
+            EventFlags::IN,
+        )
+        .map_err(io)?;
+        epoll::add(
+            &epoll,
+            &from_host,
+            EventData::new_u64(FROM_HOST),
+            EventFlags::IN,
+        )
+        .map_err(io)?;
+        Ok(Self {
+            epoll,
+            listener,
+            to_host,
+            from_host,
+            from_host_frames: Unframer::default(),
+            queued: Vec::new(),
+            queued_from: 0,
+            paused: false,
+            host_watched: false,
+            callers: HashMap::new(),
+            next: 1,
+            quiet_since: Instant::now(),
+            me: rustix::process::getuid(),
+        })
+    }
+
+    /// Serve until the host's end closes, or no caller came for `idle` in a row.
+    fn run(mut self, idle: Duration) {
+        let mut events = Vec::with_capacity(64);
+        loop {
+            let wait = match self.idle_left(idle) {
+                Some(d) if d.is_zero() => return,
+                Some(d) => Some(rustix::event::Timespec {
+                    tv_sec: d.as_secs().try_into().unwrap_or(i64::MAX),
+                    tv_nsec: d.subsec_nanos().into(),
+                }),
+                None => None,
+            };
+            events.clear();
+            match epoll::wait(&self.epoll, spare_capacity(&mut events), wait.as_ref()) {
+                Ok(_) | Err(rustix::io::Errno::INTR) => {}
+                Err(e) => {
+                    tracing::warn!("the channel stopped waiting: {e}");
+                    return;
+                }
+            }
+            for ev in events.drain(..) {
+                let open = match ev.data.u64() {
+                    LISTENER => {
+                        self.accept();
+                        true
+                    }
+                    FROM_HOST => self.read_host(),
+                    TO_HOST => self.flush(),
+                    id => {
+                        self.read_caller(id as u32);
+                        true
+                    }
+                };
+                if !open {
+                    return;
+                }
             }
         }
-        let hub = hub.clone();
-        super::workers::run(move || caller(&hub, stream));
     }
-}
 
-/// One caller: its frames go to the host under its request's id until it closes; a request
-/// still running then is cancelled.
-fn caller(hub: &Hub, stream: UnixStream) {
-    let id = hub.next.fetch_add(1, Ordering::Relaxed);
-    let _ = stream.set_write_timeout(Some(SLOW_CALLER));
-    let stream = Arc::new(stream);
-    hub.routes
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(id, stream.clone());
-    hub.callers(1);
-    let mut r = &*stream;
-    while let Ok(Some(mut f)) = Frame::read(&mut r) {
-        f.id = id;
-        if f.kind == Kind::Cancel {
-            tracing::info!("request {id}: its caller cancels it");
-        }
-        if !hub.send(&f) {
-            break;
-        }
+    /// How long the channel may still wait for a caller: `None` while one is connected.
+    fn idle_left(&self, idle: Duration) -> Option<Duration> {
+        self.callers
+            .is_empty()
+            .then(|| idle.saturating_sub(self.quiet_since.elapsed()))
     }
-    let running = hub
-        .routes
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .remove(&id)
-        .is_some();
-    if running {
-        hub.send(&Frame::new(id, Kind::Cancel, Vec::new()));
-    }
-    hub.callers(-1);
-}
 
-/// The host's frames, each to its caller, until the host's end closes.
-fn relay_from_host(hub: &Hub, from_host: &mut impl Read) {
-    while let Ok(Some(f)) = Frame::read(from_host) {
-        let to = hub
-            .routes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&f.id)
-            .cloned();
-        let Some(to) = to else { continue };
-        let delivered = f.write(&mut &*to).is_ok();
+    /// Take every caller waiting (only this user's); each one's request is read at once, as
+    /// it most often came with its connection.
+    fn accept(&mut self) {
+        loop {
+            let stream = match self.listener.accept() {
+                Ok((s, _)) => s,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return,
+            };
+            match rustix::net::sockopt::socket_peercred(&stream) {
+                Ok(cred) if cred.uid == self.me => {}
+                _ => {
+                    tracing::warn!("refused a caller that is not this user");
+                    continue;
+                }
+            }
+            let _ = stream.set_write_timeout(Some(SLOW_CALLER));
+            let id = self.next;
+            self.next = self.next.wrapping_add(1).max(1);
+            let flags = if self.paused {
+                EventFlags::empty()
+            } else {
+                EventFlags::IN
+            };
+            if epoll::add(&self.epoll, &stream, EventData::new_u64(id.into()), flags).is_err() {
+                continue;
+            }
+            self.callers.insert(
+                id,
+                Conn {
+                    stream,
+                    frames: Unframer::default(),
+                },
+            );
+            self.quiet_since = Instant::now();
+            if !self.paused {
+                self.read_caller(id);
+            }
+        }
+    }
+
+    /// A caller's frames, to the host under its request's id; at its end (or a frame kpty
+    /// cannot read) it is gone, and its request, still running, cancelled.
+    fn read_caller(&mut self, id: u32) {
+        let Some(conn) = self.callers.get_mut(&id) else {
+            return;
+        };
+        let mut buf = [0u8; 16 * 1024];
+        let mut open = true;
+        loop {
+            match rustix::net::recv(&conn.stream, &mut buf, RecvFlags::DONTWAIT) {
+                Ok((0, _)) => {
+                    open = false;
+                    break;
+                }
+                Ok((n, _)) => conn.frames.push(&buf[..n]),
+                Err(rustix::io::Errno::INTR) => {}
+                Err(rustix::io::Errno::AGAIN) => break,
+                Err(_) => {
+                    open = false;
+                    break;
+                }
+            }
+        }
+        let mut frames = Vec::new();
+        loop {
+            match conn.frames.next_frame() {
+                Ok(Some(mut f)) => {
+                    f.id = id;
+                    frames.push(f);
+                }
+                Ok(None) => break,
+                Err(_) => {
+                    open = false;
+                    break;
+                }
+            }
+        }
+        for f in &frames {
+            if f.kind == Kind::Cancel {
+                tracing::info!("request {id}: its caller cancels it");
+            }
+            self.send(f);
+        }
+        if !open {
+            // Still here: its request had no answer yet.
+            self.drop_caller(id);
+            self.send(&Frame::new(id, Kind::Cancel, Vec::new()));
+        }
+    }
+
+    /// A caller gone: its connection closed (which also takes it out of the wait: the
+    /// channel holds no other descriptor of it).
+    fn drop_caller(&mut self, id: u32) {
+        if self.callers.remove(&id).is_some() {
+            self.quiet_since = Instant::now();
+        }
+    }
+
+    /// The host's frames, each to its caller; false when the host's end closed.
+    fn read_host(&mut self) -> bool {
+        let mut buf = [0u8; 64 * 1024];
+        let mut open = true;
+        loop {
+            match rustix::io::read(&self.from_host, &mut buf) {
+                Ok(0) => {
+                    open = false;
+                    break;
+                }
+                Ok(n) => self.from_host_frames.push(&buf[..n]),
+                Err(rustix::io::Errno::INTR) => {}
+                Err(rustix::io::Errno::AGAIN) => break,
+                Err(_) => {
+                    open = false;
+                    break;
+                }
+            }
+        }
+        loop {
+            match self.from_host_frames.next_frame() {
+                Ok(Some(f)) => self.deliver(&f),
+                Ok(None) => break,
+                Err(e) => {
+                    tracing::warn!("the host sent a frame kpty cannot read: {e}");
+                    return false;
+                }
+            }
+        }
+        open
+    }
+
+    /// One of the host's frames to its caller; the caller is done at its request's end, or
+    /// when it could not take the frame (then its request is cancelled there).
+    fn deliver(&mut self, f: &Frame) {
+        let Some(conn) = self.callers.get(&f.id) else {
+            return;
+        };
+        let delivered = f.write(&mut &conn.stream).is_ok();
         if f.kind.ends() || !delivered {
-            hub.routes
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .remove(&f.id);
-            let _ = to.shutdown(std::net::Shutdown::Both);
+            self.drop_caller(f.id);
         }
         if !delivered {
-            hub.send(&Frame::new(f.id, Kind::Cancel, Vec::new()));
+            self.send(&Frame::new(f.id, Kind::Cancel, Vec::new()));
+        }
+    }
+
+    /// Queue a frame for the host and give ssh what it takes now.
+    fn send(&mut self, f: &Frame) {
+        match f.encode() {
+            Ok(bytes) => self.queued.extend_from_slice(&bytes),
+            Err(e) => {
+                tracing::warn!("a frame for the host is too large: {e}");
+                return;
+            }
+        }
+        self.flush();
+    }
+
+    /// Give ssh the bytes waiting for it; past [`HIGH_WATER`] still waiting, callers are no
+    /// longer read until it takes them. False when the host's input is gone.
+    fn flush(&mut self) -> bool {
+        let mut open = true;
+        while self.queued_from < self.queued.len() {
+            match rustix::io::write(&self.to_host, &self.queued[self.queued_from..]) {
+                Ok(n) => self.queued_from += n,
+                Err(rustix::io::Errno::INTR) => {}
+                Err(rustix::io::Errno::AGAIN) => break,
+                Err(_) => {
+                    open = false;
+                    break;
+                }
+            }
+        }
+        if !open || self.queued_from == self.queued.len() {
+            self.queued.clear();
+            self.queued_from = 0;
+        } else if self.queued_from > HIGH_WATER {
+            self.queued.drain(..self.queued_from);
+            self.queued_from = 0;
+        }
+        let waiting = self.queued.len() - self.queued_from;
+        self.wait_for_host(waiting > 0);
+        self.pause(waiting > HIGH_WATER);
+        open
+    }
+
+    /// Be woken (or no longer) when the host's input takes more bytes.
+    fn wait_for_host(&mut self, on: bool) {
+        if on == self.host_watched {
+            return;
+        }
+        self.host_watched = on;
+        if on {
+            let _ = epoll::add(
+                &self.epoll,
+                &self.to_host,
+                EventData::new_u64(TO_HOST),
+                EventFlags::OUT,
+            );
+        } else {
+            let _ = epoll::delete(&self.epoll, &self.to_host);
+        }
+    }
+
+    /// Stop (or go back to) reading callers.
+    fn pause(&mut self, on: bool) {
+        if on == self.paused {
+            return;
+        }
+        self.paused = on;
+        let flags = if on {
+            EventFlags::empty()
+        } else {
+            EventFlags::IN
+        };
+        for (id, conn) in &self.callers {
+            let _ = epoll::modify(
+                &self.epoll,
+                &conn.stream,
+                EventData::new_u64((*id).into()),
+                flags,
+            );
         }
     }
 }
@@ -319,28 +538,80 @@ fn relay_from_host(hub: &Hub, from_host: &mut impl Read) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
+
+    /// A channel whose "host" is `cat`: every frame a caller sends comes back to it, as a
+    /// host's frames for its request do.
+    fn echo_channel(idle: Duration) -> (tempfile::TempDir, PathBuf, std::thread::JoinHandle<()>) {
+        let dir = tempfile::tempdir().unwrap();
+        let sock = dir.path().join("mux");
+        let listener = UnixListener::bind(&sock).unwrap();
+        let mut cat = std::process::Command::new("cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (i, o) = (cat.stdin.take().unwrap(), cat.stdout.take().unwrap());
+        let ch = Channel::new(listener, i, o).unwrap();
+        let t = std::thread::spawn(move || {
+            ch.run(idle);
+            let _ = cat.kill();
+            let _ = cat.wait();
+        });
+        (dir, sock, t)
+    }
 
     #[test]
-    fn idle_waits_for_a_quiet_spell_with_no_caller() {
-        let hub = Arc::new(Hub {
-            to_host: Mutex::new(None),
-            routes: Mutex::new(HashMap::new()),
-            next: AtomicU32::new(1),
-            idle: Mutex::new((1, Instant::now())),
-            timer: Condvar::new(),
-        });
-        let waiter = {
-            let hub = hub.clone();
-            std::thread::spawn(move || hub.wait_idle(Duration::from_millis(50)))
-        };
-        // A caller is in: the wait goes on past several idle spells.
+    fn callers_at_once_each_get_their_own_frames_back_whole() {
+        let (_dir, sock, _t) = echo_channel(Duration::from_secs(60));
+        // Sizes past a pipe's and a socket's buffers: the channel queues for the host and
+        // hands each caller its frames while others still send theirs.
+        let sizes = [0usize, 1, 700, 65_536, 300_000, 1 << 20, 5, 123_457];
+        let callers: Vec<_> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| {
+                let sock = sock.clone();
+                std::thread::spawn(move || {
+                    let mut s = UnixStream::connect(&sock).unwrap();
+                    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+                    let data: Vec<u8> = (0..n).map(|j| (i * 31 + j) as u8).collect();
+                    // A frame this caller's id is put on; the last ends its request.
+                    Frame::new(0, Kind::Out, data.clone())
+                        .write(&mut s)
+                        .unwrap();
+                    Frame::new(0, Kind::Exit, vec![0, 0, 0, i as u8])
+                        .write(&mut s)
+                        .unwrap();
+                    s.flush().unwrap();
+                    let out = Frame::read(&mut s).unwrap().unwrap();
+                    assert_eq!((out.kind, out.data.len()), (Kind::Out, n));
+                    assert!(out.data == data, "caller {i}: its own bytes back");
+                    let end = Frame::read(&mut s).unwrap().unwrap();
+                    assert_eq!(end.exit_code(), Some(i as i32));
+                    // Its request over, the channel closes the connection.
+                    assert!(Frame::read(&mut s).unwrap().is_none());
+                })
+            })
+            .collect();
+        for c in callers {
+            c.join().unwrap();
+        }
+    }
+
+    #[test]
+    fn the_channel_ends_after_an_idle_spell_with_no_caller_but_not_during_a_call() {
+        let (_dir, sock, t) = echo_channel(Duration::from_millis(300));
+        // A caller connected holds the channel open past several idle spells.
+        let s = UnixStream::connect(&sock).unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         let watcher = std::thread::spawn(move || {
-            let _ = tx.send(waiter.join());
+            t.join().unwrap();
+            let _ = tx.send(());
         });
-        assert!(rx.recv_timeout(Duration::from_millis(200)).is_err());
-        hub.callers(-1);
-        assert!(rx.recv_timeout(Duration::from_secs(5)).is_ok());
+        assert!(rx.recv_timeout(Duration::from_millis(1200)).is_err());
+        drop(s);
+        assert!(rx.recv_timeout(Duration::from_secs(10)).is_ok());
         watcher.join().unwrap();
     }
 }

@@ -13,7 +13,9 @@
 //! loaded, for its arguments ([`take_verb`]), so a call does not wait for a program to start
 //! on the host; the next spare starts once this one is taken.
 
+use super::action::Call;
 use super::wire::{Frame, Kind, Verb};
+use crate::api::Action;
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -22,10 +24,25 @@ use std::time::Duration;
 
 /// The hidden verb the host runs.
 pub const SUBCOMMAND: &str = "__mux";
-/// How this machine answers an action: a call ([`super::action::Call`] as JSON) in, its JSON
-/// answer out (the core's, supplied by the role that starts the server). The action reaches
-/// its caller through a [`Caller`]: what stops it when the caller cancels, its progress.
-pub type Answer = fn(&[u8], &Caller) -> Vec<u8>;
+/// How this machine answers an action: a call in, its JSON answer out (the core's, supplied
+/// by the role that starts the server), and the answer to a call that could not be read. The
+/// action reaches its caller through a [`Caller`]: what stops it when the caller cancels, its
+/// progress.
+#[derive(Clone, Copy)]
+pub struct Answer {
+    /// A call's answer.
+    pub call: fn(Call, &Caller) -> Vec<u8>,
+    /// The answer to a body that is no call.
+    pub unreadable: fn(&serde_json::Error) -> Vec<u8>,
+}
+
+/// Whether `action` answers from what is there at once, never waiting on a session's output
+/// (a holder that does not answer is given up on within the probe's short deadline): such a
+/// call, on a channel with nothing else in flight, is answered by the channel's reader
+/// itself — no hand-over to another thread, and nothing else waiting for the reader.
+fn answers_at_once(action: Action) -> bool {
+    matches!(action, Action::List | Action::Help | Action::Check)
+}
 
 /// An action's link to the caller of the channel that asked for it: what stops it (a talk's
 /// Ctrl-C, a wait's end), set by the action once it knows and run when its caller cancels (or
@@ -159,9 +176,11 @@ impl Out {
         }
     }
 
-    /// One request more to answer.
-    fn started(&self) {
-        *self.1.0.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+    /// One request more to answer; how many are now.
+    fn started(&self) -> usize {
+        let mut n = self.1.0.lock().unwrap_or_else(|p| p.into_inner());
+        *n += 1;
+        *n
     }
 
     /// Wait (up to `within`) until every request started has been answered.
@@ -205,9 +224,11 @@ pub fn main(answer: Answer) -> i32 {
 /// Act on one frame from the channel.
 fn take(f: Frame, out: &Out, running: &Arc<Mutex<Running>>, answer: Answer) {
     let lock = || running.lock().unwrap_or_else(|p| p.into_inner());
-    if matches!(f.kind, Kind::Verb | Kind::Call) {
-        out.started();
-    }
+    let in_flight = if matches!(f.kind, Kind::Verb | Kind::Call) {
+        out.started()
+    } else {
+        0
+    };
     match f.kind {
         Kind::Verb => match serde_json::from_slice::<Verb>(&f.data) {
             Ok(v) => start_verb(f.id, v, out, running),
@@ -218,19 +239,31 @@ fn take(f: Frame, out: &Out, running: &Arc<Mutex<Running>>, answer: Answer) {
             }
         },
         Kind::Call => {
+            let call = match serde_json::from_slice::<Call>(&f.data) {
+                Ok(c) => c,
+                Err(e) => {
+                    out.send(&Frame::new(f.id, Kind::Answer, (answer.unreadable)(&e)));
+                    return;
+                }
+            };
             let out = out.clone();
             let caller = Caller {
                 state: Arc::default(),
                 out: Some((out.clone(), f.id)),
             };
+            if in_flight == 1 && answers_at_once(call.action) {
+                let reply = (answer.call)(call, &caller);
+                out.send(&Frame::new(f.id, Kind::Answer, reply));
+                return;
+            }
             lock().calls.insert(f.id, caller.clone());
             let running = running.clone();
             super::workers::run(move || {
-                let answer = answer(&f.data, &caller);
+                let reply = (answer.call)(call, &caller);
                 caller.clear();
                 let lock = || running.lock().unwrap_or_else(|p| p.into_inner());
                 lock().calls.remove(&f.id);
-                out.send(&Frame::new(f.id, Kind::Answer, answer));
+                out.send(&Frame::new(f.id, Kind::Answer, reply));
             });
         }
         Kind::Stdin => {

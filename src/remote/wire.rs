@@ -103,18 +103,34 @@ impl Frame {
 
     /// Write the frame, whole, and flush.
     pub fn write(&self, w: &mut impl Write) -> io::Result<()> {
+        crate::proto::frame::write_frame(w, &self.body())
+    }
+
+    /// The frame as it travels: its length, then its body.
+    pub fn encode(&self) -> io::Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(9 + self.data.len());
+        crate::proto::frame::write_frame(&mut out, &self.body())?;
+        Ok(out)
+    }
+
+    fn body(&self) -> Vec<u8> {
         let mut body = Vec::with_capacity(5 + self.data.len());
         body.extend_from_slice(&self.id.to_be_bytes());
         body.push(self.kind.byte());
         body.extend_from_slice(&self.data);
-        crate::proto::frame::write_frame(w, &body)
+        body
     }
 
     /// Read one frame; `Ok(None)` at a clean end of the stream.
     pub fn read(r: &mut impl Read) -> io::Result<Option<Self>> {
-        let Some(mut body) = crate::proto::frame::read_frame(r)? else {
-            return Ok(None);
-        };
+        match crate::proto::frame::read_frame(r)? {
+            Some(body) => Self::from_body(body).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The frame a body (what follows the length) holds.
+    fn from_body(mut body: Vec<u8>) -> io::Result<Self> {
         if body.len() < 5 {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
@@ -123,7 +139,36 @@ impl Frame {
         }
         let data = body.split_off(5);
         let id = u32::from_be_bytes([body[0], body[1], body[2], body[3]]);
-        Ok(Some(Self::new(id, Kind::of(body[4]), data)))
+        Ok(Self::new(id, Kind::of(body[4]), data))
+    }
+}
+
+/// Frames out of bytes that come in pieces of any size (a non-blocking read's): the bytes
+/// are kept until a frame is whole.
+#[derive(Debug, Default)]
+pub struct Unframer {
+    buf: Vec<u8>,
+}
+
+impl Unframer {
+    /// More bytes.
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// The next whole frame, if one is; an error for a length past the limit (refused before
+    /// its body is waited for) or a body shorter than a frame's header.
+    pub fn next_frame(&mut self) -> io::Result<Option<Frame>> {
+        let Some(prefix) = self.buf.get(..4) else {
+            return Ok(None);
+        };
+        let len = crate::proto::frame::body_len([prefix[0], prefix[1], prefix[2], prefix[3]])?;
+        if self.buf.len() < 4 + len {
+            return Ok(None);
+        }
+        let body = self.buf[4..4 + len].to_vec();
+        self.buf.drain(..4 + len);
+        Frame::from_body(body).map(Some)
     }
 }
 
@@ -164,6 +209,47 @@ mod tests {
             }
             proptest::prop_assert_eq!(back, frames);
         }
+    }
+
+    proptest::proptest! {
+        /// Frames cut into pieces anywhere come out whole, in order, and nothing more.
+        #[test]
+        fn frames_come_whole_out_of_pieces_of_any_size(
+            frames in proptest::collection::vec(
+                (proptest::num::u32::ANY, proptest::num::u8::ANY, proptest::collection::vec(proptest::num::u8::ANY, 0..300)),
+                0..8,
+            ),
+            cuts in proptest::collection::vec(1usize..64, 1..40),
+        ) {
+            let frames: Vec<Frame> = frames
+                .into_iter()
+                .map(|(id, k, data)| Frame::new(id, Kind::of(k), data))
+                .collect();
+            let bytes: Vec<u8> = frames.iter().flat_map(|f| f.encode().unwrap()).collect();
+            let mut u = Unframer::default();
+            let (mut back, mut at, mut i) = (Vec::new(), 0, 0);
+            while at < bytes.len() {
+                let n = cuts[i % cuts.len()].min(bytes.len() - at);
+                u.push(&bytes[at..at + n]);
+                at += n;
+                i += 1;
+                while let Some(f) = u.next_frame().unwrap() {
+                    back.push(f);
+                }
+            }
+            proptest::prop_assert_eq!(back, frames);
+            proptest::prop_assert!(u.next_frame().unwrap().is_none());
+        }
+    }
+
+    #[test]
+    fn a_length_past_the_limit_is_refused_before_its_body_comes() {
+        let mut u = Unframer::default();
+        u.push(&u32::MAX.to_be_bytes());
+        assert!(u.next_frame().is_err());
+        let mut u = Unframer::default();
+        u.push(&[0, 0, 0, 2, 1, 2]);
+        assert!(u.next_frame().is_err(), "a body shorter than a header");
     }
 
     #[test]
