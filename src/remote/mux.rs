@@ -350,49 +350,46 @@ impl Channel {
         }
     }
 
-    /// A caller's frames, to the host under its request's id; at its end (or a frame kpty
-    /// cannot read) it is gone, and its request, still running, cancelled.
+    /// A caller's frames, to the host under its request's id, as they come (each read's
+    /// frames sent before the next read, and no read once the channel is paused); at its end
+    /// (or a frame kpty cannot read) it is gone, and its request, still running, cancelled.
     fn read_caller(&mut self, id: u32) {
-        let Some(conn) = self.callers.get_mut(&id) else {
-            return;
-        };
         let mut buf = [0u8; 16 * 1024];
-        let mut open = true;
-        loop {
+        let open = loop {
+            let Some(conn) = self.callers.get_mut(&id) else {
+                return;
+            };
             match rustix::net::recv(&conn.stream, &mut buf, RecvFlags::DONTWAIT) {
-                Ok((0, _)) => {
-                    open = false;
-                    break;
-                }
+                Ok((0, _)) => break false,
                 Ok((n, _)) => conn.frames.push(&buf[..n]),
-                Err(rustix::io::Errno::INTR) => {}
-                Err(rustix::io::Errno::AGAIN) => break,
-                Err(_) => {
-                    open = false;
-                    break;
-                }
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(rustix::io::Errno::AGAIN) => break true,
+                Err(_) => break false,
             }
-        }
-        let mut frames = Vec::new();
-        loop {
-            match conn.frames.next_frame() {
-                Ok(Some(mut f)) => {
-                    f.id = id;
-                    frames.push(f);
+            let mut frames = Vec::new();
+            let readable = loop {
+                match conn.frames.next_frame() {
+                    Ok(Some(mut f)) => {
+                        f.id = id;
+                        frames.push(f);
+                    }
+                    Ok(None) => break true,
+                    Err(_) => break false,
                 }
-                Ok(None) => break,
-                Err(_) => {
-                    open = false;
-                    break;
+            };
+            for f in &frames {
+                if f.kind == Kind::Cancel {
+                    tracing::info!("request {id}: its caller cancels it");
                 }
+                self.send(f);
             }
-        }
-        for f in &frames {
-            if f.kind == Kind::Cancel {
-                tracing::info!("request {id}: its caller cancels it");
+            if !readable {
+                break false;
             }
-            self.send(f);
-        }
+            if self.paused {
+                break true;
+            }
+        };
         if !open {
             // Still here: its request had no answer yet.
             self.drop_caller(id);
@@ -408,36 +405,29 @@ impl Channel {
         }
     }
 
-    /// The host's frames, each to its caller; false when the host's end closed.
+    /// The host's frames, each to its caller as it comes (each read's frames delivered
+    /// before the next read); false when the host's end closed.
     fn read_host(&mut self) -> bool {
         let mut buf = [0u8; 64 * 1024];
-        let mut open = true;
         loop {
             match rustix::io::read(&self.from_host, &mut buf) {
-                Ok(0) => {
-                    open = false;
-                    break;
-                }
+                Ok(0) => return false,
                 Ok(n) => self.from_host_frames.push(&buf[..n]),
-                Err(rustix::io::Errno::INTR) => {}
-                Err(rustix::io::Errno::AGAIN) => break,
-                Err(_) => {
-                    open = false;
-                    break;
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(rustix::io::Errno::AGAIN) => return true,
+                Err(_) => return false,
+            }
+            loop {
+                match self.from_host_frames.next_frame() {
+                    Ok(Some(f)) => self.deliver(&f),
+                    Ok(None) => break,
+                    Err(e) => {
+                        tracing::warn!("the host sent a frame kpty cannot read: {e}");
+                        return false;
+                    }
                 }
             }
         }
-        loop {
-            match self.from_host_frames.next_frame() {
-                Ok(Some(f)) => self.deliver(&f),
-                Ok(None) => break,
-                Err(e) => {
-                    tracing::warn!("the host sent a frame kpty cannot read: {e}");
-                    return false;
-                }
-            }
-        }
-        open
     }
 
     /// One of the host's frames to its caller; the caller is done at its request's end, or
