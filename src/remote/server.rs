@@ -36,12 +36,17 @@ pub struct Answer {
     pub unreadable: fn(&serde_json::Error) -> Vec<u8>,
 }
 
-/// Whether `action` answers from what is there at once, never waiting on a session's output
+/// Whether `call` answers from what is there at once, never waiting on a session's output
 /// (a holder that does not answer is given up on within the probe's short deadline): such a
 /// call, on a channel with nothing else in flight, is answered by the channel's reader
-/// itself — no hand-over to another thread, and nothing else waiting for the reader.
-fn answers_at_once(action: Action) -> bool {
-    matches!(action, Action::List | Action::Help | Action::Check)
+/// itself — no hand-over to another thread, and nothing else waiting for the reader. A
+/// `list` of every state directory (`all`) is not: it may probe any number of them.
+fn answers_at_once(call: &Call) -> bool {
+    match call.action {
+        Action::List => call.params.all != Some(true),
+        Action::Help | Action::Check => true,
+        _ => false,
+    }
 }
 
 /// An action's link to the caller of the channel that asked for it: what stops it (a talk's
@@ -251,7 +256,7 @@ fn take(f: Frame, out: &Out, running: &Arc<Mutex<Running>>, answer: Answer) {
                 state: Arc::default(),
                 out: Some((out.clone(), f.id)),
             };
-            if in_flight == 1 && answers_at_once(call.action) {
+            if in_flight == 1 && answers_at_once(&call) {
                 let reply = (answer.call)(call, &caller);
                 out.send(&Frame::new(f.id, Kind::Answer, reply));
                 return;
