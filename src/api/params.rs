@@ -192,6 +192,9 @@ impl Params {
 }
 
 /// Every parameter of every action, all optional. Unknown fields are rejected by the front ends.
+/// Written, only those set appear (a call to another host is a few dozen bytes, not every
+/// parameter as `null`); read, those absent are `None`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct Params {

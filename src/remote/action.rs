@@ -22,9 +22,7 @@ pub const SUBCOMMAND: &str = "__action";
 pub struct Call {
     /// The action.
     pub action: Action,
-    /// Its parameters: only those set travel (the host's `Params` defaults the rest), so a
-    /// call is a few dozen bytes, not every parameter of every action as `null`.
-    #[serde(serialize_with = "only_set")]
+    /// Its parameters (only those set travel: see [`Params`]).
     pub params: Params,
     /// The caller's channel: `mcp`, `http` or `json`.
     pub channel: String,
@@ -183,19 +181,6 @@ fn direct(host: &Host, body: Vec<u8>, within: Duration) -> Result<Vec<u8>> {
         return Err(super::unreachable(host, &said));
     }
     Ok(out)
-}
-
-/// `params` as a JSON object of the parameters that are set.
-fn only_set<S: serde::Serializer>(params: &Params, s: S) -> std::result::Result<S::Ok, S::Error> {
-    use serde::ser::Error as _;
-    match serde_json::to_value(params).map_err(S::Error::custom)? {
-        Value::Object(m) => m
-            .into_iter()
-            .filter(|(_, v)| !v.is_null())
-            .collect::<serde_json::Map<_, _>>()
-            .serialize(s),
-        other => other.serialize(s),
-    }
 }
 
 #[cfg(test)]
