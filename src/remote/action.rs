@@ -22,7 +22,7 @@ pub const SUBCOMMAND: &str = "__action";
 pub struct Call {
     /// The action.
     pub action: Action,
-    /// Its parameters (only those set travel: see [`Params`]).
+    /// Its parameters (only those set travel: `api::Params` leaves out the rest).
     pub params: Params,
     /// The caller's channel: `mcp`, `http` or `json`.
     pub channel: String,
