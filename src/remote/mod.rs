@@ -9,6 +9,7 @@
 
 pub mod action;
 pub mod channel;
+mod fair;
 pub mod hosts;
 mod install;
 pub mod join;

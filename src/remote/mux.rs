@@ -7,11 +7,14 @@
 //! to the host under an id of their own, and the host's frames for that id come back to it.
 //! A caller that leaves before its answer gets its request cancelled. One thread waits on it
 //! all (epoll: the socket, each caller, ssh's pipes), so a call costs the channel a wake-up to
-//! take it and one to hand back its answer — no hand-over between threads. The channel ends with
-//! the ssh session (callers in flight then see the connection drop), or after
-//! [`super::PERSIST`] without a caller.
+//! take it and one to hand back its answer — no hand-over between threads. While ssh is busy,
+//! each caller's frames for the host wait in a queue of their own and go to ssh in turn, so a
+//! request never waits behind another caller's bulk stdin. The channel ends with the ssh
+//! session (callers in flight then see the connection drop), or after [`super::PERSIST`]
+//! without a caller.
 
 use super::Host;
+use super::fair::FairQueue;
 use super::wire::{Frame, Kind, Unframer};
 use crate::error::{Error, Result};
 use rustix::buffer::spare_capacity;
@@ -186,32 +189,45 @@ fn inode(p: &std::path::Path) -> Option<u64> {
 const LISTENER: u64 = u64::MAX;
 const FROM_HOST: u64 = u64::MAX - 1;
 const TO_HOST: u64 = u64::MAX - 2;
-/// Past this many bytes waiting for the host's input, callers are not read from until it
-/// takes them (a verb's stdin never piles up here faster than ssh sends it).
-const HIGH_WATER: usize = 1 << 20;
+/// Past this many of its bytes waiting for the host's input, a caller is not read from until
+/// ssh takes them (a verb's stdin never piles up here faster than ssh sends it) — the others
+/// still are: their frames go out in turn with its ([`FairQueue`]).
+const SHARE: usize = 256 << 10;
+/// Past this many bytes waiting in all, no caller is read (memory stays bounded whatever the
+/// number of callers).
+const ALL: usize = 8 << 20;
+/// Frames are handed to ssh in batches of about this size (a pipe's buffer): a frame that
+/// comes while a batch is going out waits for that batch and at most one frame of each other
+/// caller.
+const BATCH: usize = 64 << 10;
 
-/// One caller: its connection (blocking, for writes with a deadline; read without waiting)
-/// and its bytes not yet a whole frame.
+/// One caller: its connection (blocking, for writes with a deadline; read without waiting),
+/// its bytes not yet a whole frame, and whether it has more than its [`SHARE`] waiting.
 struct Conn {
     stream: UnixStream,
     frames: Unframer,
+    over_share: bool,
 }
 
 /// The channel: one thread, woken only by what it waits on — a request costs a wake-up to
 /// take it and one to hand its answer back, nothing more. Writes to a caller wait at most
-/// [`SLOW_CALLER`] (then the caller is dropped and its request cancelled); bytes for the
-/// host wait in order while ssh is busy, and past [`HIGH_WATER`] of them no caller is read.
+/// [`SLOW_CALLER`] (then the caller is dropped and its request cancelled); frames for the
+/// host wait while ssh is busy, each caller's in order and the callers in turn, and a caller
+/// with over its [`SHARE`] waiting (every caller, past [`ALL`]) is not read until ssh takes
+/// them.
 struct Channel {
     epoll: OwnedFd,
     listener: UnixListener,
     to_host: ChildStdin,
     from_host: ChildStdout,
     from_host_frames: Unframer,
-    /// Bytes for the host that its input did not take yet (from `queued_from` on).
-    queued: Vec<u8>,
-    queued_from: usize,
-    /// Callers are not being read (the host's input is behind).
-    paused: bool,
+    /// Frames for the host not yet in a batch.
+    fair: FairQueue,
+    /// The batch going to the host's input (from `out_from` on).
+    out: Vec<u8>,
+    out_from: usize,
+    /// No caller is being read (over [`ALL`] waiting).
+    held: bool,
     /// The channel waits for the host's input to take more bytes.
     host_watched: bool,
     callers: HashMap<u32, Conn>,
@@ -251,9 +267,10 @@ impl Channel {
             to_host,
             from_host,
             from_host_frames: Unframer::default(),
-            queued: Vec::new(),
-            queued_from: 0,
-            paused: false,
+            fair: FairQueue::default(),
+            out: Vec::new(),
+            out_from: 0,
+            held: false,
             host_watched: false,
             callers: HashMap::new(),
             next: 1,
@@ -265,41 +282,52 @@ impl Channel {
     /// Serve until the host's end closes, or no caller came for `idle` in a row.
     fn run(mut self, idle: Duration) {
         let mut events = Vec::with_capacity(64);
-        loop {
-            let wait = match self.idle_left(idle) {
-                Some(d) if d.is_zero() => return,
-                Some(d) => Some(rustix::event::Timespec {
-                    tv_sec: d.as_secs().try_into().unwrap_or(i64::MAX),
-                    tv_nsec: d.subsec_nanos().into(),
-                }),
-                None => None,
-            };
-            events.clear();
-            match epoll::wait(&self.epoll, spare_capacity(&mut events), wait.as_ref()) {
-                Ok(_) | Err(rustix::io::Errno::INTR) => {}
-                Err(e) => {
-                    tracing::warn!("the channel stopped waiting: {e}");
-                    return;
-                }
-            }
-            for ev in events.drain(..) {
-                let open = match ev.data.u64() {
-                    LISTENER => {
-                        self.accept();
-                        true
-                    }
-                    FROM_HOST => self.read_host(),
-                    TO_HOST => self.flush(),
-                    id => {
-                        self.read_caller(id as u32);
-                        true
-                    }
-                };
-                if !open {
-                    return;
-                }
+        while self.turn(&mut events, idle, None) {}
+    }
+
+    /// Wait (at most `most`, when given) and handle what came; false when the channel is
+    /// over: the host's end closed, or no caller came for `idle` in a row.
+    fn turn(
+        &mut self,
+        events: &mut Vec<epoll::Event>,
+        idle: Duration,
+        most: Option<Duration>,
+    ) -> bool {
+        let wait = match (self.idle_left(idle), most) {
+            (Some(d), _) if d.is_zero() => return false,
+            (Some(d), Some(m)) => Some(d.min(m)),
+            (d, m) => d.or(m),
+        }
+        .map(|d| rustix::event::Timespec {
+            tv_sec: d.as_secs().try_into().unwrap_or(i64::MAX),
+            tv_nsec: d.subsec_nanos().into(),
+        });
+        events.clear();
+        match epoll::wait(&self.epoll, spare_capacity(events), wait.as_ref()) {
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            Err(e) => {
+                tracing::warn!("the channel stopped waiting: {e}");
+                return false;
             }
         }
+        for ev in events.drain(..) {
+            let open = match ev.data.u64() {
+                LISTENER => {
+                    self.accept();
+                    true
+                }
+                FROM_HOST => self.read_host(),
+                TO_HOST => self.flush(),
+                id => {
+                    self.read_caller(id as u32);
+                    true
+                }
+            };
+            if !open {
+                return false;
+            }
+        }
+        true
     }
 
     /// How long the channel may still wait for a caller: `None` while one is connected.
@@ -328,7 +356,7 @@ impl Channel {
             let _ = stream.set_write_timeout(Some(SLOW_CALLER));
             let id = self.next;
             self.next = self.next.wrapping_add(1).max(1);
-            let flags = if self.paused {
+            let flags = if self.held {
                 EventFlags::empty()
             } else {
                 EventFlags::IN
@@ -341,17 +369,19 @@ impl Channel {
                 Conn {
                     stream,
                     frames: Unframer::default(),
+                    over_share: false,
                 },
             );
             self.quiet_since = Instant::now();
-            if !self.paused {
+            if !self.held {
                 self.read_caller(id);
             }
         }
     }
 
     /// A caller's frames, to the host under its request's id, as they come (each read's
-    /// frames sent before the next read, and no read once the channel is paused); at its end
+    /// frames queued before the next read, and no read once it is over its share or the
+    /// channel holds every caller); at its end
     /// (or a frame kpty cannot read) it is gone, and its request, still running, cancelled.
     fn read_caller(&mut self, id: u32) {
         let mut buf = [0u8; 16 * 1024];
@@ -386,7 +416,7 @@ impl Channel {
             if !readable {
                 break false;
             }
-            if self.paused {
+            if !self.reading(id) {
                 break true;
             }
         };
@@ -403,6 +433,8 @@ impl Channel {
         if self.callers.remove(&id).is_some() {
             self.quiet_since = Instant::now();
         }
+        // What it still had waiting is of no use now (a cancel follows, when one is needed).
+        self.fair.forget(id);
     }
 
     /// The host's frames, each to its caller as it comes (each read's frames delivered
@@ -445,25 +477,46 @@ impl Channel {
         }
     }
 
-    /// Queue a frame for the host and give ssh what it takes now.
+    /// Queue a frame for the host (behind its caller's earlier ones) and give ssh what it
+    /// takes now.
     fn send(&mut self, f: &Frame) {
         match f.encode() {
-            Ok(bytes) => self.queued.extend_from_slice(&bytes),
+            Ok(bytes) => self.fair.push(f.id, bytes),
             Err(e) => {
                 tracing::warn!("a frame for the host is too large: {e}");
                 return;
             }
         }
+        if self.fair.waiting(f.id) > SHARE {
+            self.set_over_share(f.id, true);
+        }
         self.flush();
     }
 
-    /// Give ssh the bytes waiting for it; past [`HIGH_WATER`] still waiting, callers are no
-    /// longer read until it takes them. False when the host's input is gone.
+    /// Give ssh what it takes of the waiting frames, batch after batch, the callers' in
+    /// turn; a caller back under its share is read again. False when the host's input is
+    /// gone.
     fn flush(&mut self) -> bool {
         let mut open = true;
-        while self.queued_from < self.queued.len() {
-            match rustix::io::write(&self.to_host, &self.queued[self.queued_from..]) {
-                Ok(n) => self.queued_from += n,
+        loop {
+            if self.out_from == self.out.len() {
+                self.out.clear();
+                self.out_from = 0;
+                while self.out.len() < BATCH {
+                    let Some((id, frame)) = self.fair.pop() else {
+                        break;
+                    };
+                    self.out.extend_from_slice(&frame);
+                    if self.fair.waiting(id) <= SHARE {
+                        self.set_over_share(id, false);
+                    }
+                }
+                if self.out.is_empty() {
+                    break;
+                }
+            }
+            match rustix::io::write(&self.to_host, &self.out[self.out_from..]) {
+                Ok(n) => self.out_from += n,
                 Err(rustix::io::Errno::INTR) => {}
                 Err(rustix::io::Errno::AGAIN) => break,
                 Err(_) => {
@@ -472,16 +525,13 @@ impl Channel {
                 }
             }
         }
-        if !open || self.queued_from == self.queued.len() {
-            self.queued.clear();
-            self.queued_from = 0;
-        } else if self.queued_from > HIGH_WATER {
-            self.queued.drain(..self.queued_from);
-            self.queued_from = 0;
+        if !open {
+            self.out.clear();
+            self.out_from = 0;
         }
-        let waiting = self.queued.len() - self.queued_from;
-        self.wait_for_host(waiting > 0);
-        self.pause(waiting > HIGH_WATER);
+        let behind = self.out.len() - self.out_from > 0 || !self.fair.is_empty();
+        self.wait_for_host(behind);
+        self.hold(self.fair.total() > ALL);
         open
     }
 
@@ -503,25 +553,52 @@ impl Channel {
         }
     }
 
-    /// Stop (or go back to) reading callers.
-    fn pause(&mut self, on: bool) {
-        if on == self.paused {
+    /// Caller `id` is read now: it is under its share and the channel holds no caller.
+    fn reading(&self, id: u32) -> bool {
+        !self.held && self.callers.get(&id).is_some_and(|c| !c.over_share)
+    }
+
+    /// Mark caller `id` over its share (no longer read) or back under it (read again).
+    fn set_over_share(&mut self, id: u32, over: bool) {
+        let Some(conn) = self.callers.get_mut(&id) else {
+            return;
+        };
+        if conn.over_share == over {
             return;
         }
-        self.paused = on;
-        let flags = if on {
-            EventFlags::empty()
-        } else {
-            EventFlags::IN
-        };
-        for (id, conn) in &self.callers {
-            let _ = epoll::modify(
-                &self.epoll,
-                &conn.stream,
-                EventData::new_u64((*id).into()),
-                flags,
-            );
+        conn.over_share = over;
+        self.watch(id);
+    }
+
+    /// Stop (or go back to) reading every caller.
+    fn hold(&mut self, on: bool) {
+        if on == self.held {
+            return;
         }
+        self.held = on;
+        let ids: Vec<u32> = self.callers.keys().copied().collect();
+        for id in ids {
+            self.watch(id);
+        }
+    }
+
+    /// Wait for caller `id`'s bytes, or not, as [`Self::reading`] says. (The wait is level
+    /// triggered: bytes that came meanwhile wake the channel as soon as it waits for them.)
+    fn watch(&self, id: u32) {
+        let Some(conn) = self.callers.get(&id) else {
+            return;
+        };
+        let flags = if self.reading(id) {
+            EventFlags::IN
+        } else {
+            EventFlags::empty()
+        };
+        let _ = epoll::modify(
+            &self.epoll,
+            &conn.stream,
+            EventData::new_u64(id.into()),
+            flags,
+        );
     }
 }
 
@@ -587,6 +664,152 @@ mod tests {
         for c in callers {
             c.join().unwrap();
         }
+    }
+
+    /// Take every frame out of `bytes` (a whole recording of frames).
+    fn frames_of(bytes: &[u8]) -> Vec<Frame> {
+        let mut u = Unframer::default();
+        u.push(bytes);
+        std::iter::from_fn(|| u.next_frame().unwrap()).collect()
+    }
+
+    /// Write what `s` takes now of `bytes[*sent..]` (without waiting).
+    fn write_some(s: &UnixStream, bytes: &[u8], sent: &mut usize) {
+        use rustix::net::SendFlags;
+        while *sent < bytes.len() {
+            match rustix::net::send(
+                s,
+                &bytes[*sent..],
+                SendFlags::DONTWAIT | SendFlags::NOSIGNAL,
+            ) {
+                Ok(n) => *sent += n,
+                Err(rustix::io::Errno::AGAIN) => return,
+                Err(e) => panic!("a caller's write failed: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_request_goes_to_the_host_ahead_of_another_callers_bulk_waiting_for_ssh() {
+        const FRAME: usize = 64 << 10;
+        const BULK: usize = 2 << 20;
+        let dir = tempfile::tempdir().unwrap();
+        let (sock, fifo, rec) = (
+            dir.path().join("mux"),
+            dir.path().join("go"),
+            dir.path().join("rec"),
+        );
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        // The "host" reads nothing until it is let go (ssh busy on a slow link), then echoes
+        // every frame back and records, in order, all it got.
+        let mut host = std::process::Command::new("sh")
+            .args(["-c", r#"read -r _ < "$0"; exec tee "$1""#])
+            .arg(&fifo)
+            .arg(&rec)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (i, o) = (host.stdin.take().unwrap(), host.stdout.take().unwrap());
+        let pipe = rustix::pipe::fcntl_getpipe_size(&i).unwrap();
+        let mut ch = Channel::new(UnixListener::bind(&sock).unwrap(), i, o).unwrap();
+        let mut events = Vec::with_capacity(64);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut step = |ch: &mut Channel| {
+            assert!(Instant::now() < deadline, "the channel got stuck");
+            assert!(ch.turn(
+                &mut events,
+                Duration::from_secs(60),
+                Some(Duration::from_millis(20))
+            ));
+        };
+        // Caller 1 asks something small; caller 2 streams a bulk of stdin.
+        let small = UnixStream::connect(&sock).unwrap();
+        while ch.callers.is_empty() {
+            step(&mut ch);
+        }
+        let bulk = UnixStream::connect(&sock).unwrap();
+        while ch.callers.len() < 2 {
+            step(&mut ch);
+        }
+        let (small_id, bulk_id) = (1, 2);
+        let counting = bulk.try_clone().unwrap();
+        let bulk_back = std::thread::spawn(move || {
+            let mut got = 0;
+            while got < BULK {
+                let f = Frame::read(&mut &counting)
+                    .unwrap()
+                    .expect("the bulk's echo");
+                got += f.data.len();
+            }
+            got
+        });
+        let asking = small.try_clone().unwrap();
+        let small_back = std::thread::spawn(move || Frame::read(&mut &asking).unwrap());
+        let bytes: Vec<u8> = (0..BULK / FRAME)
+            .flat_map(|n| {
+                Frame::new(0, Kind::Stdin, vec![n as u8; FRAME])
+                    .encode()
+                    .unwrap()
+            })
+            .collect();
+        let mut sent = 0;
+        // Until the bulk has over its share waiting for the host: it is read no more.
+        while !ch.callers[&bulk_id].over_share {
+            write_some(&bulk, &bytes, &mut sent);
+            step(&mut ch);
+        }
+        Frame::new(0, Kind::Stdin, b"small request".to_vec())
+            .write(&mut &small)
+            .unwrap();
+        while ch.fair.waiting(small_id) == 0 {
+            step(&mut ch);
+        }
+        let waiting = ch.fair.waiting(bulk_id);
+        assert!(waiting > SHARE, "{waiting} bytes of the bulk wait");
+        // What may be ahead of the request: the pipe's bytes, the batch going out, and one
+        // frame of the bulk's turn — not the rest of what the bulk has waiting.
+        let ahead_at_most = pipe + ch.out.len() + FRAME + 9;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&fifo)
+            .unwrap()
+            .write_all(b"go\n")
+            .unwrap();
+        while !(bulk_back.is_finished() && small_back.is_finished()) {
+            write_some(&bulk, &bytes, &mut sent);
+            step(&mut ch);
+        }
+        assert_eq!(bulk_back.join().unwrap(), BULK);
+        let echo = small_back.join().unwrap().unwrap();
+        assert_eq!(echo.data, b"small request");
+        // The channel gone, the host's input ends and its recording is whole.
+        drop(ch);
+        assert!(host.wait().unwrap().success());
+        let got = frames_of(&std::fs::read(&rec).unwrap());
+        let at = got.iter().position(|f| f.id == small_id).unwrap();
+        let before: usize = got[..at].iter().map(|f| f.data.len() + 9).sum();
+        assert!(
+            before <= ahead_at_most,
+            "{before} bytes of the bulk went before the request (at most {ahead_at_most} may)"
+        );
+        assert!(got.iter().all(|f| f.id == small_id || f.id == bulk_id));
+        let bulk_frames: Vec<u8> = got
+            .iter()
+            .filter(|f| f.id == bulk_id)
+            .map(|f| f.data[0])
+            .collect();
+        let in_order: Vec<u8> = (0..BULK / FRAME).map(|n| n as u8).collect();
+        assert_eq!(
+            bulk_frames, in_order,
+            "the bulk's frames whole and in order"
+        );
     }
 
     #[test]
