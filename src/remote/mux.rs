@@ -689,69 +689,109 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_request_goes_to_the_host_ahead_of_another_callers_bulk_waiting_for_ssh() {
-        const FRAME: usize = 64 << 10;
-        const BULK: usize = 2 << 20;
-        let dir = tempfile::tempdir().unwrap();
-        let (sock, fifo, rec) = (
-            dir.path().join("mux"),
-            dir.path().join("go"),
-            dir.path().join("rec"),
-        );
-        assert!(
-            std::process::Command::new("mkfifo")
+    const FRAME: usize = 64 << 10;
+    const BULK: usize = 2 << 20;
+
+    /// A channel whose "host" reads nothing until it is let go (ssh busy on a slow link:
+    /// write a line to the FIFO), then echoes every frame back and records, in order, all it
+    /// got; its input pipe's size.
+    struct HeldHost {
+        _dir: tempfile::TempDir,
+        sock: PathBuf,
+        fifo: PathBuf,
+        rec: PathBuf,
+        host: std::process::Child,
+        pipe: usize,
+        ch: Channel,
+        events: Vec<epoll::Event>,
+        deadline: Instant,
+    }
+
+    impl HeldHost {
+        fn new() -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let (sock, fifo, rec) = (
+                dir.path().join("mux"),
+                dir.path().join("go"),
+                dir.path().join("rec"),
+            );
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            assert!(made.unwrap().success());
+            let mut host = std::process::Command::new("sh")
+                .args(["-c", r#"read -r _ < "$0"; exec tee "$1""#])
                 .arg(&fifo)
-                .status()
-                .unwrap()
-                .success()
-        );
-        // The "host" reads nothing until it is let go (ssh busy on a slow link), then echoes
-        // every frame back and records, in order, all it got.
-        let mut host = std::process::Command::new("sh")
-            .args(["-c", r#"read -r _ < "$0"; exec tee "$1""#])
-            .arg(&fifo)
-            .arg(&rec)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let (i, o) = (host.stdin.take().unwrap(), host.stdout.take().unwrap());
-        let pipe = rustix::pipe::fcntl_getpipe_size(&i).unwrap();
-        let mut ch = Channel::new(UnixListener::bind(&sock).unwrap(), i, o).unwrap();
-        let mut events = Vec::with_capacity(64);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let mut step = |ch: &mut Channel| {
-            assert!(Instant::now() < deadline, "the channel got stuck");
-            assert!(ch.turn(
-                &mut events,
-                Duration::from_secs(60),
-                Some(Duration::from_millis(20))
-            ));
-        };
-        // Caller 1 asks something small; caller 2 streams a bulk of stdin.
-        let small = UnixStream::connect(&sock).unwrap();
-        while ch.callers.is_empty() {
-            step(&mut ch);
+                .arg(&rec)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let (i, o) = (host.stdin.take().unwrap(), host.stdout.take().unwrap());
+            let pipe = rustix::pipe::fcntl_getpipe_size(&i).unwrap();
+            let ch = Channel::new(UnixListener::bind(&sock).unwrap(), i, o).unwrap();
+            Self {
+                _dir: dir,
+                sock,
+                fifo,
+                rec,
+                host,
+                pipe,
+                ch,
+                events: Vec::with_capacity(64),
+                deadline: Instant::now() + Duration::from_secs(30),
+            }
         }
-        let bulk = UnixStream::connect(&sock).unwrap();
-        while ch.callers.len() < 2 {
-            step(&mut ch);
+
+        /// One turn of the channel (waiting 20 ms at most).
+        fn step(&mut self) {
+            assert!(Instant::now() < self.deadline, "the channel got stuck");
+            let idle = Duration::from_secs(60);
+            let most = Some(Duration::from_millis(20));
+            assert!(self.ch.turn(&mut self.events, idle, most));
         }
-        let (small_id, bulk_id) = (1, 2);
-        let counting = bulk.try_clone().unwrap();
-        let bulk_back = std::thread::spawn(move || {
-            let mut got = 0;
-            while got < BULK {
-                let f = Frame::read(&mut &counting)
-                    .unwrap()
-                    .expect("the bulk's echo");
-                got += f.data.len();
+
+        /// A caller, taken by the channel (its id: the number of callers so far).
+        fn caller(&mut self) -> UnixStream {
+            let s = UnixStream::connect(&self.sock).unwrap();
+            let n = self.ch.callers.len();
+            while self.ch.callers.len() == n {
+                self.step();
+            }
+            s
+        }
+
+        fn let_go(&self) {
+            let mut w = std::fs::OpenOptions::new().write(true).open(&self.fifo);
+            w.as_mut().unwrap().write_all(b"go\n").unwrap();
+        }
+
+        /// End the channel; every frame the host got, in order.
+        fn recording(mut self) -> Vec<Frame> {
+            drop(self.ch);
+            assert!(self.host.wait().unwrap().success());
+            frames_of(&std::fs::read(&self.rec).unwrap())
+        }
+    }
+
+    /// Read `caller`'s echoes on a thread of their own until `bytes` of data came back.
+    fn echoes(caller: &UnixStream, bytes: usize) -> std::thread::JoinHandle<Vec<Frame>> {
+        let s = caller.try_clone().unwrap();
+        std::thread::spawn(move || {
+            let mut got = Vec::new();
+            while got.iter().map(|f: &Frame| f.data.len()).sum::<usize>() < bytes {
+                got.push(Frame::read(&mut &s).unwrap().expect("an echo"));
             }
             got
-        });
-        let asking = small.try_clone().unwrap();
-        let small_back = std::thread::spawn(move || Frame::read(&mut &asking).unwrap());
+        })
+    }
+
+    #[test]
+    fn a_request_goes_to_the_host_ahead_of_another_callers_bulk_waiting_for_ssh() {
+        let mut h = HeldHost::new();
+        // Caller 1 asks something small; caller 2 streams a bulk of stdin.
+        let (small, bulk) = (h.caller(), h.caller());
+        let (small_id, bulk_id) = (1, 2);
+        let request = b"small request".to_vec();
+        let (small_back, bulk_back) = (echoes(&small, request.len()), echoes(&bulk, BULK));
         let bytes: Vec<u8> = (0..BULK / FRAME)
             .flat_map(|n| {
                 Frame::new(0, Kind::Stdin, vec![n as u8; FRAME])
@@ -761,38 +801,29 @@ mod tests {
             .collect();
         let mut sent = 0;
         // Until the bulk has over its share waiting for the host: it is read no more.
-        while !ch.callers[&bulk_id].over_share {
+        while !h.ch.callers[&bulk_id].over_share {
             write_some(&bulk, &bytes, &mut sent);
-            step(&mut ch);
+            h.step();
         }
-        Frame::new(0, Kind::Stdin, b"small request".to_vec())
+        Frame::new(0, Kind::Stdin, request.clone())
             .write(&mut &small)
             .unwrap();
-        while ch.fair.waiting(small_id) == 0 {
-            step(&mut ch);
+        while h.ch.fair.waiting(small_id) == 0 {
+            h.step();
         }
-        let waiting = ch.fair.waiting(bulk_id);
+        let waiting = h.ch.fair.waiting(bulk_id);
         assert!(waiting > SHARE, "{waiting} bytes of the bulk wait");
         // What may be ahead of the request: the pipe's bytes, the batch going out, and one
         // frame of the bulk's turn — not the rest of what the bulk has waiting.
-        let ahead_at_most = pipe + ch.out.len() + FRAME + 9;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&fifo)
-            .unwrap()
-            .write_all(b"go\n")
-            .unwrap();
+        let ahead_at_most = h.pipe + h.ch.out.len() + FRAME + 9;
+        h.let_go();
         while !(bulk_back.is_finished() && small_back.is_finished()) {
             write_some(&bulk, &bytes, &mut sent);
-            step(&mut ch);
+            h.step();
         }
-        assert_eq!(bulk_back.join().unwrap(), BULK);
-        let echo = small_back.join().unwrap().unwrap();
-        assert_eq!(echo.data, b"small request");
-        // The channel gone, the host's input ends and its recording is whole.
-        drop(ch);
-        assert!(host.wait().unwrap().success());
-        let got = frames_of(&std::fs::read(&rec).unwrap());
+        assert_eq!(bulk_back.join().unwrap().len(), BULK / FRAME);
+        assert_eq!(small_back.join().unwrap()[0].data, request);
+        let got = h.recording();
         let at = got.iter().position(|f| f.id == small_id).unwrap();
         let before: usize = got[..at].iter().map(|f| f.data.len() + 9).sum();
         assert!(
