@@ -205,8 +205,13 @@ mod tests {
             if !row.ok {
                 proptest::prop_assert_eq!(row.error, Some(answer));
             }
-            let listed = serde_json::json!({"ok": true, "sessions": ok_sessions.clone()});
-            let row = one(&h, Ok(listed));
+            #[derive(Serialize)]
+            struct Listed {
+                ok: bool,
+                sessions: Value,
+            }
+            let listed = Listed { ok: true, sessions: ok_sessions.clone() };
+            let row = one(&h, Ok(serde_json::to_value(listed).unwrap()));
             proptest::prop_assert!(row.ok);
             let expected = ok_sessions.as_array().map_or(0, Vec::len);
             proptest::prop_assert_eq!(row.sessions.len(), expected);

@@ -148,26 +148,37 @@ impl Frame {
 #[derive(Debug, Default)]
 pub struct Unframer {
     buf: Vec<u8>,
+    /// Where the bytes not yet taken as frames start: frames are taken from the front
+    /// without moving the rest each time (many small frames in one read stay linear).
+    from: usize,
 }
 
 impl Unframer {
     /// More bytes.
     pub fn push(&mut self, bytes: &[u8]) {
+        if self.from == self.buf.len() {
+            self.buf.clear();
+            self.from = 0;
+        } else if self.from > 0 {
+            self.buf.drain(..self.from);
+            self.from = 0;
+        }
         self.buf.extend_from_slice(bytes);
     }
 
     /// The next whole frame, if one is; an error for a length past the limit (refused before
     /// its body is waited for) or a body shorter than a frame's header.
     pub fn next_frame(&mut self) -> io::Result<Option<Frame>> {
-        let Some(prefix) = self.buf.get(..4) else {
+        let rest = &self.buf[self.from..];
+        let Some(prefix) = rest.get(..4) else {
             return Ok(None);
         };
         let len = crate::proto::frame::body_len([prefix[0], prefix[1], prefix[2], prefix[3]])?;
-        if self.buf.len() < 4 + len {
+        let Some(body) = rest.get(4..4 + len) else {
             return Ok(None);
-        }
-        let body = self.buf[4..4 + len].to_vec();
-        self.buf.drain(..4 + len);
+        };
+        let body = body.to_vec();
+        self.from += 4 + len;
         Frame::from_body(body).map(Some)
     }
 }
