@@ -103,7 +103,8 @@ impl Base {
         };
         let bad = |why: &str| {
             Error::invalid(format!(
-                "--url {url:?}: {why}; give the server's address as its browsers reach it,                  e.g. https://devbox.example:8201"
+                "--url {url:?}: {why}; give the server's address as its browsers reach it, \
+                 e.g. https://devbox.example:8201"
             ))
         };
         let uri: ureq::http::Uri = url.trim().parse().map_err(|_| bad("not a URL"))?;

@@ -93,9 +93,9 @@ pub fn main() -> i32 {
     std::thread::spawn(move || server::serve(listener, srv));
     let p = shared.clone();
     let (pstate, pmeta) = (state.clone(), meta.clone());
-    std::thread::spawn(move || persist::debounced(p, pstate, pmeta));
+    let saver = std::thread::spawn(move || persist::debounced(p, pstate, pmeta));
 
-    wind_down(&shared, &spec, &state, &meta);
+    wind_down(&shared, &spec, &state, &meta, saver);
     tracing::info!("holder exiting");
     0
 }
@@ -121,14 +121,24 @@ fn read_spec() -> Option<HolderSpec> {
 }
 
 /// Wait for the shell to end, save, remove the socket, end the shells opened beside PTY 0,
-/// and give requests in flight a moment to write their replies.
-fn wind_down(shared: &Arc<Shared>, spec: &HolderSpec, state: &StateDir, meta: &Metadata) {
+/// and give requests in flight a moment to write their replies. `saver` is the debounced
+/// saving thread, which ends once the shell has.
+fn wind_down(
+    shared: &Arc<Shared>,
+    spec: &HolderSpec,
+    state: &StateDir,
+    meta: &Metadata,
+    saver: std::thread::JoinHandle<()>,
+) {
     // Wait for the shell to end.
     let mut st = shared.lock();
     while st.exit.is_none() {
         st = shared.ended.wait(st).unwrap_or_else(|p| p.into_inner());
     }
     drop(st);
+    // A save the debounced thread began before the end (its files taken while the shell ran)
+    // lands first: the final save is the last word on disk, never overwritten by a stale one.
+    let _ = saver.join();
     if let Some(r) = shared.recorder.get() {
         r.finish(Duration::from_secs(2));
     }

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 /// Minimum spacing between two saves while output keeps coming.
 const DEBOUNCE: Duration = Duration::from_secs(1);
 
-/// The persistence thread: save whenever something changed, at most once per `DEBOUNCE` (1 s).
+/// The persistence thread: save whenever something changed, at most once per `DEBOUNCE` (1 s);
+/// it returns once the shell has ended, and the holder's main thread then saves last
+/// ([`final_save`], after joining this thread: one writer at a time, the final one last).
 pub fn debounced(shared: Arc<Shared>, state: StateDir, meta: Metadata) {
     let Ok(id) = SessionId::parse(&meta.session_id) else {
         return;

@@ -148,7 +148,8 @@ fn too_old_or_unreachable(host: &Host, kpty: &str, said: &str) -> Error {
         return Error::new(
             ErrorCode::HostUnreachable,
             format!(
-                "the kpty on {host} ({kpty}) is too old for this kpty {}: remove it there to let                  kpty install this build, or install kpty {} there yourself",
+                "the kpty on {host} ({kpty}) is too old for this kpty {}: remove it there to let \
+                 kpty install this build, or install kpty {} there yourself",
                 env!("CARGO_PKG_VERSION"),
                 env!("CARGO_PKG_VERSION"),
             ),
@@ -200,6 +201,11 @@ mod tests {
             too_old_or_unreachable(&h, "~/bin/kpty", "error: unrecognized subcommand '__mux'");
         assert_eq!(old.code, ErrorCode::HostUnreachable);
         assert!(old.message.contains("too old"), "{}", old.message);
+        assert!(
+            old.message.contains("to let kpty install this build"),
+            "{}",
+            old.message
+        );
         let gone = too_old_or_unreachable(&h, "~/bin/kpty", "Connection refused");
         assert!(
             gone.message.contains("Connection refused"),

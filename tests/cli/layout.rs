@@ -1,6 +1,7 @@
 //! The layout the style guide asks for, checked on `src/` as it stands: `unsafe` only in
 //! src/sys.rs, no function over 80 body lines, no import circle among the files of a folder,
-//! no `pub` item that nothing outside its module names.
+//! no `pub` item that nothing outside its module names, no message with a line break's
+//! indentation inside it (a lost `\` continuation).
 //!
 //! Today's offenders are listed in `layout/allowlist.txt`. The list only shrinks: a new
 //! offender fails, and so does a listed one that is gone (delete its line) or a circle that
@@ -63,6 +64,19 @@ fn unsafe_code_lives_in_sys_only() {
     compare(
         "unsafe",
         "`unsafe` outside src/sys.rs (wrap the call there)",
+        found,
+    );
+}
+
+#[test]
+fn no_message_holds_a_lost_line_break() {
+    let mut found = BTreeMap::<String, String>::new();
+    for (file, line) in rules::indented_strings(&krate()) {
+        found.insert(format!("{file}:{line}"), "a run of spaces mid-text".into());
+    }
+    compare(
+        "indented",
+        "string literals with a source line's indentation inside (end the line with `\\`)",
         found,
     );
 }

@@ -33,6 +33,46 @@ fn a_program_without_restart_ends_with_its_exit_code() {
     assert_eq!(meta["process"]["last_exit_code"], 7, "{meta}");
 }
 
+/// Programs that print anything from a line to half a megabyte and exit at once, many
+/// sessions ending together: each ends `exited` with its own code, and what it printed and
+/// the exit notice stay readable after its holder is gone. (The holder's last save is the last
+/// word on disk: a save begun while the program ran never lands over it.)
+#[test]
+fn quick_programs_end_exited_with_their_output_and_notice_kept() {
+    let env = Env::new();
+    let sizes = [0u32, 2_000, 30_000];
+    let sessions: Vec<(String, u32, i32)> = (0..9)
+        .map(|i| {
+            let (lines, code) = (sizes[i % sizes.len()], 1 + i as i32);
+            let script = format!("echo begin-{i}; seq 1 {lines}; echo end-{i}; exit {code}");
+            let id = env.create(&["--command", &format!("sh -c {script:?}")]);
+            (id, lines, code)
+        })
+        .collect();
+    for (i, (id, lines, code)) in sessions.iter().enumerate() {
+        wait_for(20_000, "the program to end", || {
+            !matches!(
+                env.entry(id)["state"].as_str(),
+                Some("running" | "starting")
+            )
+        });
+        let e = env.entry(id);
+        assert_eq!(e["state"], "exited", "{i}: {e}");
+        assert_eq!(e["exit_code"], *code, "{i}: {e}");
+        let out = env.ok(&["read", "-s", id, "--max-bytes", "100000"]);
+        assert!(
+            out.contains(&format!("end-{i}")),
+            "{i} ({lines} lines): {out:?}"
+        );
+        let notice = format!("\x1b[2m[process exited (code {code})]\x1b[0m");
+        assert!(
+            out.contains(&notice),
+            "{i}: {:?}",
+            &out[out.len().saturating_sub(300)..]
+        );
+    }
+}
+
 #[test]
 fn auto_restart_restarts_with_notices_and_backs_off() {
     let env = Env::new();

@@ -230,7 +230,9 @@ pub fn start_of(loaded: &Loaded, spec: &str) -> Result<Duration> {
     }
     loaded.marker(spec).ok_or_else(|| {
         Error::invalid(format!(
-            "--from {spec:?} is neither a time (90, 1m30s, 01:30) nor the text of a marker in              the recording (its markers: `kpty rec cat` shows the output; markers start with              `talk by`, `input from`, `wait_for`)"
+            "--from {spec:?} is neither a time (90, 1m30s, 01:30) nor the text of a marker in \
+             the recording (its markers: `kpty rec cat` shows the output; markers start with \
+             `talk by`, `input from`, `wait_for`)"
         ))
     })
 }

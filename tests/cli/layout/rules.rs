@@ -1,7 +1,8 @@
 //! The per-item rules: `unsafe` outside `src/sys.rs`, functions over [`MAX_FN_LINES`] body
-//! lines, and `pub` items no file outside their module names.
+//! lines, `pub` items no file outside their module names, and string literals holding a line
+//! break's indentation.
 
-use super::scan::{Crate, SourceFile, ident_lines, is_cfg_test};
+use super::scan::{Crate, SourceFile, ident_lines, is_cfg_test, literals};
 use syn::visit::{self, Visit};
 
 /// The longest a function body may be, in lines between its braces as rustfmt lays it out.
@@ -16,6 +17,90 @@ pub fn unsafe_outside_sys(krate: &Crate) -> Vec<(String, usize)> {
         out.extend(lines.into_iter().map(|l| (file.rel.clone(), l)));
     }
     out
+}
+
+/// `file:line` of every string literal outside tests that holds a source line's indentation
+/// in its text: a line break inside a literal whose `\` continuation was lost (the message
+/// then shows a run of spaces mid-sentence). A run of [`INDENT_RUN`] spaces or more between
+/// two words counts; a `\` continuation's indentation (not part of the text) does not.
+pub fn indented_strings(krate: &Crate) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for file in krate.files.iter().filter(|f| !f.test) {
+        let mut lits = Vec::new();
+        literals(file.tokens.clone(), &mut lits);
+        let mut tests = Vec::new();
+        test_lines(&file.ast.items, &mut tests);
+        for (line, text) in lits {
+            let in_test = tests.iter().any(|r| r.contains(&line));
+            if !in_test && text.starts_with('"') && has_indent_run(&without_continuations(&text)) {
+                out.push((file.rel.clone(), line));
+            }
+        }
+    }
+    out
+}
+
+/// The lines of the `#[cfg(test)]` modules and functions among `items` (fixtures may hold
+/// any text).
+fn test_lines(items: &[syn::Item], out: &mut Vec<std::ops::RangeInclusive<usize>>) {
+    for item in items {
+        match item {
+            syn::Item::Mod(m) => match &m.content {
+                Some((brace, _)) if is_cfg_test(&m.attrs) => {
+                    out.push(brace.span.open().start().line..=brace.span.close().end().line);
+                }
+                Some((_, inner)) => test_lines(inner, out),
+                None => {}
+            },
+            syn::Item::Fn(f) if is_cfg_test(&f.attrs) => {
+                let b = &f.block.brace_token.span;
+                out.push(b.open().start().line..=b.close().end().line);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The shortest run of spaces between two words taken for a lost line break.
+pub const INDENT_RUN: usize = 8;
+
+/// `src` (a literal's source text) without its `\` line continuations and what follows them.
+fn without_continuations(src: &str) -> String {
+    let mut out = String::new();
+    let mut chars = src.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && chars.peek() == Some(&'\n') {
+            while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                chars.next();
+            }
+            continue;
+        }
+        if c == '\\' {
+            // An escape: kept whole, so `\\` is never read as a continuation's start.
+            out.push(c);
+            out.extend(chars.next());
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn has_indent_run(text: &str) -> bool {
+    // Between two characters that are not spaces (a word, punctuation, an escape).
+    let b = text.as_bytes();
+    let mut i = 1;
+    while i < b.len() {
+        if b[i] == b' ' && b[i - 1] != b' ' {
+            let run = b[i..].iter().take_while(|c| **c == b' ').count();
+            if run >= INDENT_RUN && i + run < b.len() - 1 {
+                return true;
+            }
+            i += run;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// `(file, qualified fn name, body lines)` of every function over [`MAX_FN_LINES`]; methods

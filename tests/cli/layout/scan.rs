@@ -168,6 +168,17 @@ pub fn ident_lines(tokens: TokenStream, name: &str, out: &mut Vec<usize>) {
     }
 }
 
+/// The line and source text of every literal in `tokens`, macro bodies included.
+pub fn literals(tokens: TokenStream, out: &mut Vec<(usize, String)>) {
+    for tt in tokens {
+        match tt {
+            TokenTree::Group(g) => literals(g.stream(), out),
+            TokenTree::Literal(l) => out.push((l.span().start().line, l.to_string())),
+            _ => {}
+        }
+    }
+}
+
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
