@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The hidden verb the host runs.
 pub const SUBCOMMAND: &str = "__mux";
@@ -40,7 +40,9 @@ pub struct Answer {
 /// (a holder that does not answer is given up on within the probe's short deadline): such a
 /// call, on a channel with nothing else in flight, is answered by the channel's reader
 /// itself — no hand-over to another thread, and nothing else waiting for the reader. A
-/// `list` of every state directory (`all`) is not: it may probe any number of them.
+/// `list` of every state directory (`all`) is not: it may probe any number of them. Nor is
+/// any call for a while after one answered this way took long ([`SLOW_INLINE`]): a holder
+/// that does not answer holds the reader up once, not at every `list`.
 fn answers_at_once(call: &Call) -> bool {
     match call.action {
         Action::List => call.params.all != Some(true),
@@ -48,6 +50,12 @@ fn answers_at_once(call: &Call) -> bool {
         _ => false,
     }
 }
+
+/// An answer on the reader longer than this (a holder that did not answer its probe at once)
+/// sends the calls after it to other threads for [`SLOW_SPELL`].
+const SLOW_INLINE: Duration = Duration::from_millis(50);
+/// How long calls go to other threads after a slow answer on the reader.
+const SLOW_SPELL: Duration = Duration::from_secs(60);
 
 /// An action's link to the caller of the channel that asked for it: what stops it (a talk's
 /// Ctrl-C, a wait's end), set by the action once it knows and run when its caller cancels (or
@@ -118,6 +126,8 @@ struct Running {
     stdins: HashMap<u32, Feed>,
     calls: HashMap<u32, Caller>,
     spare: Option<Child>,
+    /// Until when no call is answered on the reader (one there took long).
+    not_inline_until: Option<Instant>,
 }
 
 /// The most of a verb's stdin kept waiting for the verb to read it; past it the verb's stdin
@@ -256,9 +266,14 @@ fn take(f: Frame, out: &Out, running: &Arc<Mutex<Running>>, answer: Answer) {
                 state: Arc::default(),
                 out: Some((out.clone(), f.id)),
             };
-            if in_flight == 1 && answers_at_once(&call) {
+            let inline_ok = || lock().not_inline_until.is_none_or(|t| Instant::now() >= t);
+            if in_flight == 1 && answers_at_once(&call) && inline_ok() {
+                let started = Instant::now();
                 let reply = (answer.call)(call, &caller);
                 out.send(&Frame::new(f.id, Kind::Answer, reply));
+                if started.elapsed() > SLOW_INLINE {
+                    lock().not_inline_until = Some(Instant::now() + SLOW_SPELL);
+                }
                 return;
             }
             lock().calls.insert(f.id, caller.clone());

@@ -921,6 +921,43 @@ fn the_hosts_end_of_a_channel_answers_each_request_by_its_id_and_skips_what_it_d
     assert!(of(11).is_empty(), "a cancel of nothing running is a no-op");
 }
 
+/// A `list` on the host's end waits for a holder that does not answer (stopped) up to the
+/// probe's deadline; answered on the channel's reader, it holds the reader up that long —
+/// once: the calls after it go to other threads, so one behind a second such `list` is
+/// answered at once, not after it.
+#[test]
+fn a_stopped_holder_holds_the_hosts_channel_up_once_not_at_every_list() {
+    let env = Env::new();
+    let dir = env.home().join("project");
+    let state = dir.join("ai/checkpoints/pty");
+    std::fs::create_dir_all(&state).unwrap();
+    let _sessions = Sessions(dir.clone());
+    let made = env.ok_json(&["--state-dir", state.to_str().unwrap(), "create"]);
+    let holder = made["holder_pid"].as_u64().expect("a holder pid");
+    let _stopped = crate::deadlines::Stopped::new(holder);
+    let call =
+        |action: &str| json!({"action": action, "params": {}, "channel": "json"}).to_string();
+    let input = [
+        frame(1, 2, call("list").as_bytes()),
+        frame(2, 2, call("list").as_bytes()),
+        frame(3, 2, call("help").as_bytes()),
+    ]
+    .concat();
+    let out = channel_server(&env, &dir, &input);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answered: Vec<u32> = frames(&out.stdout)
+        .into_iter()
+        .filter(|f| f.1 == 14)
+        .map(|f| f.0)
+        .collect();
+    assert_eq!(answered.len(), 3, "{answered:?}");
+    let at = |id: u32| answered.iter().position(|a| *a == id).unwrap();
+    assert!(
+        at(3) < at(2),
+        "help waited for the second list: {answered:?}"
+    );
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
     /// Whatever bytes reach the host's end, it never panics: it skips, answers or stops.
