@@ -921,6 +921,20 @@ fn the_hosts_end_of_a_channel_answers_each_request_by_its_id_and_skips_what_it_d
     assert!(of(11).is_empty(), "a cancel of nothing running is a no-op");
 }
 
+/// Ends the sessions of the state directory `.1` with the environment of `.0` (its home seals
+/// the registry, its runtime directory holds the sockets), even when the test failed.
+struct EndedWith<'a>(&'a Env, PathBuf);
+
+impl Drop for EndedWith<'_> {
+    fn drop(&mut self) {
+        let state = self.1.to_string_lossy().into_owned();
+        let _ = self
+            .0
+            .cmd(&["--state-dir", &state, "kill", "--all"])
+            .output();
+    }
+}
+
 /// A `list` on the host's end waits for a holder that does not answer (stopped) up to the
 /// probe's deadline; answered on the channel's reader, it holds the reader up that long —
 /// once: the calls after it go to other threads, so one behind a second such `list` is
@@ -931,7 +945,7 @@ fn a_stopped_holder_holds_the_hosts_channel_up_once_not_at_every_list() {
     let dir = env.home().join("project");
     let state = dir.join("ai/checkpoints/pty");
     std::fs::create_dir_all(&state).unwrap();
-    let _sessions = Sessions(dir.clone());
+    let _sessions = EndedWith(&env, state.clone());
     let made = env.ok_json(&["--state-dir", state.to_str().unwrap(), "create"]);
     let holder = made["holder_pid"].as_u64().expect("a holder pid");
     let _stopped = crate::deadlines::Stopped::new(holder);
