@@ -291,6 +291,83 @@ fn talk_over_ssh_persists_across_calls_and_is_audited_here() {
     );
 }
 
+/// The verbs a user runs against a host, as `kpty --host testbox VERB` and as the kpty there
+/// run on its state directory directly (each after the other, on the same session): the same
+/// exit code, the same `ok` and error code, the same fields; a read of the screen or of the
+/// output the same text. Errors too: an unknown session, a malformed id, a wait that times
+/// out, an unknown key.
+#[test]
+fn every_verb_over_ssh_answers_as_the_kpty_there_does() {
+    let Some(ssh) = Sshd::start() else { return };
+    let env = Env::new();
+    let remote = ssh.remote_dir("work");
+    let _sessions = Sessions(remote.clone());
+    let state = remote.join("ai/checkpoints/pty");
+    on_testbox(&env, &ssh, &remote, &["create", "--label", "far"]);
+    on_testbox(&env, &ssh, &remote, &["talk", "-s", "far", "echo hi-there"]);
+    let cases: &[(&[&str], bool)] = &[
+        (&["list"], false),
+        (&["read", "-s", "far", "--since", "0"], true),
+        (&["term-read", "-s", "far"], true),
+        (
+            &["wait-for", "-s", "far", "hi-there", "--timeout-ms", "5000"],
+            false,
+        ),
+        (&["log", "-s", "far"], false),
+        (&["send-line", "-s", "far", "true"], false),
+        (&["send-keys", "-s", "far", "C-c"], false),
+        (&["read", "-s", "pty_00000000"], false),
+        (&["read", "-s", "../../etc/passwd"], false),
+        (&["term-read", "-s", "nobody-by-that-label"], false),
+        (
+            &[
+                "wait-for",
+                "-s",
+                "far",
+                "never-printed-xyz",
+                "--timeout-ms",
+                "300",
+            ],
+            false,
+        ),
+        (&["send-keys", "-s", "far", "NoSuchKey"], false),
+    ];
+    for (args, same_text) in cases {
+        let json: Vec<&str> = [&["--json"][..], args].concat();
+        let there = at_host(&state, &json);
+        let here = cmd(
+            &env,
+            &ssh,
+            &remote,
+            &[&["--host", "testbox"][..], &json].concat(),
+        )
+        .output()
+        .unwrap();
+        let (a, b) = (json_of(&here), json_of(&there));
+        let what = format!("{args:?}: over ssh {a} ({}), there {b}", stderr(&here));
+        assert_eq!(here.status.code(), there.status.code(), "{what}");
+        assert_eq!(
+            (&a["ok"], &a["error_code"]),
+            (&b["ok"], &b["error_code"]),
+            "{what}"
+        );
+        let keys = |v: &Value| -> Vec<String> {
+            v.as_object()
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        assert_eq!(keys(&a), keys(&b), "{what}");
+        if *same_text {
+            let there = stdout(&at_host(&state, args));
+            let here = on_testbox(&env, &ssh, &remote, args);
+            assert_eq!(here, there, "{args:?}");
+        }
+    }
+    // And the last: the session ends there.
+    on_testbox(&env, &ssh, &remote, &["kill", "-s", "far"]);
+    assert_eq!(listed(&state)["count"], 0, "{}", listed(&state));
+}
+
 #[test]
 fn an_unreachable_host_or_a_changed_host_key_is_host_unreachable() {
     let Some(ssh) = Sshd::start() else { return };
