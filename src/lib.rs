@@ -32,7 +32,7 @@ pub mod bridge;
 pub mod cast;
 pub mod cli;
 pub mod core;
-pub mod eintr;
+mod eintr;
 pub mod error;
 pub mod filter;
 pub mod holder;

@@ -6,9 +6,9 @@
 //! owner identity.
 
 use crate::bridge::Serve;
-use crate::support::{Env, run, s, secret_lines, wait_for};
+use crate::support::{Env, read_request, run, s, secret_lines, wait_for};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -54,28 +54,6 @@ impl Gateway {
             }
         }
     }
-}
-
-/// One HTTP request's body (headers read up to Content-Length).
-fn read_request(conn: &mut std::net::TcpStream) -> Option<String> {
-    conn.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    let mut reader = BufReader::new(conn.try_clone().ok()?);
-    let mut len = 0;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-            len = v.trim().parse().ok()?;
-        }
-        if line == "\r\n" {
-            break;
-        }
-    }
-    let mut body = vec![0; len];
-    reader.read_exact(&mut body).ok()?;
-    Some(String::from_utf8_lossy(&body).into_owned())
 }
 
 /// The trail's events (`kpty --json log`) for `session` and `action`.

@@ -697,3 +697,26 @@ pub fn skip(why: &str) {
     );
     eprintln!("skipped: {why}");
 }
+
+/// One HTTP request's body (headers read up to Content-Length).
+pub fn read_request(conn: &mut std::net::TcpStream) -> Option<String> {
+    use std::io::{BufRead, BufReader, Read};
+    conn.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    let mut reader = BufReader::new(conn.try_clone().ok()?);
+    let mut len = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            len = v.trim().parse().ok()?;
+        }
+        if line == "\r\n" {
+            break;
+        }
+    }
+    let mut body = vec![0; len];
+    reader.read_exact(&mut body).ok()?;
+    Some(String::from_utf8_lossy(&body).into_owned())
+}

@@ -5,7 +5,7 @@
 
 use crate::support::*;
 use serde_json::{Value, json};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
@@ -26,8 +26,9 @@ impl Bridge {
         std::thread::spawn(move || {
             for mut c in l.incoming().flatten() {
                 h.fetch_add(1, Ordering::SeqCst);
-                let _ = c.set_read_timeout(Some(std::time::Duration::from_secs(5)));
-                read_request(&mut c);
+                // Read whole before the answer: one answered after its first piece, and closed
+                // with the rest unread, would be reset under a client still sending it.
+                let _ = read_request(&mut c);
                 let body = r#"{"ok":true,"output":"ATTACKER-REPLY","sentinel_found":true,"exit_code":0,"bytes_written":1}"#;
                 let _ = write!(
                     c,
@@ -40,31 +41,6 @@ impl Bridge {
     }
     fn hits(&self) -> usize {
         self.hits.load(Ordering::SeqCst)
-    }
-}
-
-/// Read one HTTP request whole — its head, then `Content-Length` bytes of body — however
-/// many pieces it comes in (answering after the first piece would cut a slow client off).
-fn read_request(c: &mut std::net::TcpStream) {
-    let mut got = Vec::new();
-    let mut buf = [0u8; 65536];
-    let whole = |got: &[u8]| {
-        let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") else {
-            return false;
-        };
-        let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
-        let len = head
-            .lines()
-            .find_map(|l| l.strip_prefix("content-length:"))
-            .and_then(|v| v.trim().parse::<usize>().ok())
-            .unwrap_or(0);
-        got.len() >= end + 4 + len
-    };
-    while !whole(&got) {
-        match kpty::eintr::retry(|| c.read(&mut buf)) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => got.extend_from_slice(&buf[..n]),
-        }
     }
 }
 
