@@ -58,6 +58,12 @@ pub enum Role {
 impl Role {
     /// The role `argv` (the process's arguments, program name first) asks for.
     pub fn of(argv: Vec<OsString>) -> Self {
+        Self::of_with(argv, None)
+    }
+
+    /// [`Role::of`], parsing with `model` when given: the CLI's clap model built already
+    /// ([`cli::model`]), as a verb's process on a host builds it while it waits.
+    fn of_with(argv: Vec<OsString>, model: Option<clap::Command>) -> Self {
         match argv.get(1) {
             Some(a) if a == "__holder" => return Self::Holder,
             Some(a) if a == crate::sandbox::exec::SUBCOMMAND => {
@@ -72,7 +78,7 @@ impl Role {
             _ => {}
         }
         let argv_copy = argv.clone();
-        let cli = match cli::parse(argv) {
+        let cli = match cli::parse(argv, model) {
             Ok(c) => Box::new(c),
             Err(code) => return Self::Exit(code),
         };
@@ -132,9 +138,13 @@ impl Role {
                 crate::init_logging("warn");
                 cli::attach_stream::main()
             }
-            // Arguments that never came (the channel went away) ask for nothing.
+            // The clap model is built while the process waits: once its arguments come, it
+            // only parses them. Arguments that never came (the channel went away) ask for
+            // nothing.
             Self::ChannelVerb => {
-                crate::remote::server::take_verb().map_or(0, |argv| Self::of(argv).run())
+                let model = cli::model();
+                crate::remote::server::take_verb()
+                    .map_or(0, |argv| Self::of_with(argv, Some(model)).run())
             }
             Self::Remote(host, dir, args, json) => {
                 crate::init_logging("warn");
@@ -207,7 +217,11 @@ mod tests {
 
     fn role(args: &[&str]) -> &'static str {
         let argv = std::iter::once("kpty").chain(args.iter().copied());
-        match Role::of(argv.map(Into::into).collect()) {
+        role_name(&Role::of(argv.map(Into::into).collect()))
+    }
+
+    fn role_name(r: &Role) -> &'static str {
+        match r {
             Role::Holder => "holder",
             Role::SandboxExec(_) => "sandbox-exec",
             Role::Assets(_) => "assets",
@@ -221,6 +235,36 @@ mod tests {
             Role::ChannelVerb => "channel-verb",
             Role::AttachStream => "attach-stream",
             Role::Exit(_) => "exit",
+        }
+    }
+
+    /// A role and what it holds, as text: the parsed command line shown whole.
+    fn shown(r: &Role) -> String {
+        match r {
+            Role::Mcp(c) | Role::Serve(c) | Role::Cli(c) => format!("{c:?}"),
+            Role::Remote(h, d, a, j) => format!("remote {h} {d:?} {a:?} {j}"),
+            Role::Exit(code) => format!("exit {code}"),
+            _ => String::new(),
+        }
+    }
+
+    proptest::proptest! {
+        /// A verb's process on a host builds the clap model while it waits for its
+        /// arguments: parsed with that model, any command line comes out as it does with the
+        /// model built when they come.
+        #[test]
+        fn a_model_built_ahead_parses_every_command_line_as_one_built_then(
+            args in proptest::collection::vec(proptest::sample::select(vec![
+                "talk", "list", "read", "create", "kill", "send-keys", "--json", "--all",
+                "-s", "pty_1", "--timeout", "5", "--host", "box", "--lines", "x", "--",
+                "echo hi", "--no-such-flag", "--state-dir", "/tmp/s", "log", "wait-for",
+            ]), 0..6)
+        ) {
+            let argv = || std::iter::once("kpty").chain(args.iter().copied()).map(Into::into).collect();
+            let now = Role::of(argv());
+            let ahead = Role::of_with(argv(), Some(crate::cli::model()));
+            proptest::prop_assert_eq!(role_name(&now), role_name(&ahead));
+            proptest::prop_assert_eq!(shown(&now), shown(&ahead));
         }
     }
 

@@ -37,10 +37,17 @@ use crate::store::StateDir;
 use args::{Cli, Command};
 use std::ffi::OsString;
 
+/// The CLI's clap model, as [`parse`] builds it when no help is asked for: built ahead by a
+/// process that waits for its arguments (a verb's process on a host).
+pub fn model() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
 /// Parse the process's arguments with the CLI's clap model (which also knows `mcp` and
 /// `serve`, so help, completion and man pages list them); a completion request is answered
 /// here. A usage error is shown (as JSON with `--json`) and its exit code returned.
-pub fn parse(argv: Vec<OsString>) -> std::result::Result<Cli, i32> {
+/// `model`: the clap model built ahead ([`model`]), else it is built now.
+pub fn parse(argv: Vec<OsString>, model: Option<clap::Command>) -> std::result::Result<Cli, i32> {
     complete::answer_if_asked(&argv);
     let flags = || argv.iter().skip(1).take_while(|a| *a != "--");
     let wants_json = flags().any(|a| a == "--json");
@@ -48,7 +55,7 @@ pub fn parse(argv: Vec<OsString>) -> std::result::Result<Cli, i32> {
     let command = if flags().any(|a| a == "--help" || a == "-h" || a == "help") {
         args::command()
     } else {
-        <Cli as clap::CommandFactory>::command()
+        model.unwrap_or_else(self::model)
     };
     let parsed = command.try_get_matches_from(argv).and_then(|mut m| {
         <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m)
