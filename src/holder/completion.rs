@@ -45,6 +45,8 @@ pub(super) enum Cancel {
     Asked,
     /// Stop waiting; Ctrl-C was typed at this time (and no prompt has been seen since).
     Interrupted(Instant),
+    /// Stop waiting; the Ctrl-C typed for it was followed by a prompt.
+    Settled,
 }
 
 impl TalkState {
@@ -87,12 +89,25 @@ impl TalkState {
         matches!(self, Self::Running { cancel, .. } if *cancel != Cancel::No)
     }
 
+    /// A Ctrl-C was typed for a cancel and no prompt has been seen since (the talk still
+    /// running or ended).
+    pub(super) fn interrupt_pending(&self) -> bool {
+        matches!(
+            self,
+            Self::Interrupted(_)
+                | Self::Running {
+                    cancel: Cancel::Interrupted(_),
+                    ..
+                }
+        )
+    }
+
     /// A prompt appeared: an interrupted command is over.
     pub(super) fn prompt_seen(&mut self) {
         match self {
             Self::Interrupted(_) => *self = Self::Idle,
             Self::Running { cancel, .. } if matches!(cancel, Cancel::Interrupted(_)) => {
-                *cancel = Cancel::Asked;
+                *cancel = Cancel::Settled;
             }
             _ => {}
         }

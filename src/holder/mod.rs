@@ -19,6 +19,7 @@ mod follow;
 mod history;
 mod input_line;
 mod input_wait;
+mod interrupt;
 mod lines;
 mod markers;
 pub mod persist;

@@ -544,13 +544,8 @@ fn exit_info(status: std::io::Result<portable_pty::ExitStatus>) -> ExitInfo {
 impl Shared {
     /// The foreground process group leader when it is not the shell: (pid, command name).
     pub fn foreground_other(&self) -> Option<(u32, Option<String>)> {
-        let fg = self
-            .master
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .process_group_leader()?;
-        let fg = u32::try_from(fg).ok()?;
-        if fg == self.pid() || fg == 0 {
+        let fg = u32::try_from(self.foreground_group()?).ok()?;
+        if fg == self.pid() {
             return None;
         }
         let name = std::fs::read_to_string(format!("/proc/{fg}/comm"))

@@ -414,31 +414,33 @@ impl Shared {
     /// `Cancel`: stop the talk in progress; with `interrupt`, type Ctrl-C as well and wait up
     /// to `settle` for the prompt it brings back (the answer's `at_prompt`).
     pub fn cancel_talk(
-        &self,
+        self: &std::sync::Arc<Self>,
         interrupt: bool,
         settle: Duration,
     ) -> Result<crate::proto::CancelBody> {
         let mut st = self.lock();
-        let talking = if let TalkState::Running { cancel, .. } = &mut st.talk {
-            *cancel = if interrupt {
-                Cancel::Interrupted(Instant::now())
-            } else {
-                Cancel::Asked
-            };
-            true
+        // One Ctrl-C a talk, however many cancels come (a front end's and its shutdown's): a
+        // second one would reach the shell at its prompt, which then eats the next line.
+        let (talking, typed) = if let TalkState::Running { cancel, .. } = &mut st.talk {
+            let typed = matches!(cancel, Cancel::Interrupted(_) | Cancel::Settled);
+            if !typed {
+                *cancel = if interrupt {
+                    Cancel::Interrupted(Instant::now())
+                } else {
+                    Cancel::Asked
+                };
+            }
+            (true, typed)
         } else {
-            false
+            (false, false)
         };
         drop(st);
         self.notify();
-        if talking && interrupt {
-            let mut typing = self.lock_typing();
-            // A Ctrl-C the filter debounces is not an error here: the talk is cancelled.
-            self.record_input(b"\x03", "a cancel request");
-            match self.write_remote(b"\x03") {
-                Err(e) if e.code != crate::error::ErrorCode::InputBlocked => return Err(e),
-                _ => typing.record("\x03"),
-            }
+        if talking && interrupt && !typed {
+            // Typed again should it reach no command (`interrupt`): the group in front now.
+            let sent_to = self.foreground_group();
+            self.type_interrupt()?;
+            super::interrupt::follow(self, sent_to);
         }
         let deadline = Instant::now() + settle;
         let mut st = self.lock();
@@ -493,8 +495,9 @@ pub(super) enum Stop {
 /// client is gone.
 pub(super) type Progress<'a> = (Duration, &'a mut dyn FnMut(&ProgressBody) -> bool);
 
-/// How long a talk waits for the prompt after an interrupted (cancelled) talk.
-const INTERRUPT_SETTLE: Duration = Duration::from_secs(3);
+/// How long a talk waits for the prompt after an interrupted (cancelled) talk: as long as
+/// the holder watches for a command the interrupt missed.
+const INTERRUPT_SETTLE: Duration = super::interrupt::FOLLOW;
 
 /// Progress frames of a talk: the interval, the sink, and what was last sent.
 struct Reporter<'a> {

@@ -165,15 +165,28 @@ async fn cell(front: Front, how: Leave) {
         last["ok"] == true
     });
     assert_eq!(last["output"], "free", "{front:?} × {how:?}: {last}");
-    let mut events = vec![];
-    wait_for(
-        20_000,
-        &format!("{front:?} × {how:?}: the talk in the trail"),
-        || {
-            events = long_talks(&env);
-            !events.is_empty()
-        },
+    // One Ctrl-C for the talk, however many cancels reached its holder (a front end's own
+    // and its shutdown's): a second would reach the shell at its prompt.
+    let since = env.json(&["read", "-s", &id, "--since", &from.to_string()]);
+    let typed = since["output"]
+        .as_str()
+        .unwrap_or_default()
+        .matches("^C")
+        .count();
+    assert_eq!(
+        typed, 1,
+        "{front:?} × {how:?}: Ctrl-C typed {typed} times: {since}"
     );
+    let mut events = vec![];
+    if !crate::support::holds_within(20_000, || {
+        events = long_talks(&env);
+        !events.is_empty()
+    }) {
+        // What the trail and the terminal show, to tell why.
+        let trail = env.ok(&["--json", "log"]);
+        let read = env.ok(&["--json", "read", "-s", &id]);
+        panic!("{front:?} × {how:?}: the talk is not in the trail: {trail} | the terminal: {read}");
+    }
     assert_eq!(events.len(), 1, "{front:?} × {how:?}: {events:?}");
     assert_eq!(
         events[0]["success"], false,
@@ -261,4 +274,45 @@ async fn a_cancelled_wait_for_stops_waiting_at_once() {
         m.close().await;
         drop(serve);
     }
+}
+
+/// A cancel's Ctrl-C reaches whichever process group is in front of the terminal at that
+/// moment; when that is not the command left running — here the command in front ignores
+/// SIGINT and ends on its own, and the line goes on (after `;`, after `&&`) to a command
+/// that would run for 90 s — the holder interrupts that one too. In every shell kpty knows,
+/// all cells at once: the talk ends `CANCELLED` (exit 130) and the session is free again
+/// long before the long command would end.
+#[test]
+fn a_cancel_interrupts_the_command_its_ctrl_c_missed_in_every_shell() {
+    let cells: Vec<(&str, &str)> = crate::support::shells()
+        .into_iter()
+        .flat_map(|sh| [(sh, ";"), (sh, "&&")])
+        .collect();
+    std::thread::scope(|s| {
+        for (sh, sep) in &cells {
+            s.spawn(move || missed_ctrl_c(sh, sep));
+        }
+    });
+}
+
+/// One cell of [`a_cancel_interrupts_the_command_its_ctrl_c_missed_in_every_shell`].
+fn missed_ctrl_c(sh: &str, sep: &str) {
+    let env = Env::new();
+    let id = env.create(&["--shell", sh]);
+    let from = env.offset(&id);
+    // `started` is printed, never typed whole.
+    let line = format!("sh -c 'trap \"\" INT; echo sta\"\"rted; sleep 1' {sep} sleep 90");
+    let child = spawn(env.cmd(&["talk", "-s", &id, &line]));
+    env.read_until(&id, from, "started");
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("pid");
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).expect("signal kpty talk");
+    let out = wait_child(child, &["talk", &line]);
+    assert_eq!(out.status.code(), Some(130), "{sh} {sep}: {out:?}");
+    let mut last = Value::Null;
+    let what = format!("{sh}, `{sep}`: the session to be free again");
+    wait_for(20_000, &what, || {
+        last = env.json(&["talk", "-s", &id, "--timeout-ms", "5000", "echo fr''ee"]);
+        last["ok"] == true
+    });
+    assert_eq!(last["output"], "free", "{sh} {sep}: {last}");
 }
