@@ -437,7 +437,7 @@ impl Shared {
         drop(st);
         self.notify();
         if talking && interrupt && !typed {
-            // Typed again should it reach no command (`interrupt`): the group in front now.
+            // The group it goes to: a command in front after it is signalled too (`interrupt`).
             let sent_to = self.foreground_group();
             self.type_interrupt()?;
             super::interrupt::follow(self, sent_to);
