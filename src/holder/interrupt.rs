@@ -64,19 +64,20 @@ pub(super) fn follow(shared: &Arc<Shared>, sent_to: Option<i32>) {
 
 /// [`follow`]'s watch, until the interrupt is over (a prompt, the shell's end) or `deadline`.
 fn watch(shared: &Shared, mut sent_to: Option<i32>, deadline: Instant) {
-    let pending = |shared: &Shared| {
-        let st = shared.lock();
-        st.talk.interrupt_pending() && st.exit.is_none()
-    };
+    let pending = |st: &super::session::State| st.talk.interrupt_pending() && st.exit.is_none();
     let shell = i32::try_from(shared.pid()).ok();
     // A group the Ctrl-C did not go to, in front at the last look.
     let mut seen = None;
     let mut gap = FIRST_LOOK;
-    while pending(shared) {
+    loop {
         let st = shared.lock();
+        if !pending(&st) {
+            return;
+        }
         let (st, _) = shared.wait_on(&shared.events, st, (Instant::now() + gap).min(deadline));
+        let over = !pending(&st);
         drop(st);
-        if Instant::now() >= deadline || !pending(shared) {
+        if over || Instant::now() >= deadline {
             return;
         }
         gap = (gap * 2).min(MOST_BETWEEN);
