@@ -52,6 +52,8 @@ pub fn talk(ctx: &Ctx, params: &Params, no_stdin: bool) -> Result<TalkReply> {
 struct Interrupted {
     signal: &'static str,
     at_prompt: bool,
+    /// The talk's command was typed (and Ctrl-C after it); else nothing of it ran.
+    typed: bool,
 }
 
 /// The signals that interrupt a talk (SIGINT, SIGTERM, SIGHUP), caught from before it
@@ -86,12 +88,20 @@ impl Watch {
         let stop = Arc::new(AtomicBool::new(false));
         let last = Arc::new(AtomicUsize::new(0));
         for sig in [SIGINT, SIGTERM, SIGHUP] {
-            // In this order: exit if one came before (or the talk is over), else note it,
-            // then wake the waiting thread.
+            // In this order: note it, exit if one came before (or the talk is over), mark
+            // the next one as such, then wake the waiting thread. Noted first: once any
+            // action is in place the signal no longer ends kpty by itself, and one that comes
+            // before the wake-up is in place is seen below.
+            flag::register_usize(sig, last.clone(), sig as usize)?;
             flag::register_conditional_shutdown(sig, INTERRUPTED, stop.clone())?;
             flag::register(sig, stop.clone())?;
-            flag::register_usize(sig, last.clone(), sig as usize)?;
             pipe::register(sig, wake.try_clone()?)?;
+        }
+        // A signal that came while the actions were being put in place may have found no
+        // wake-up yet: wake the waiting thread for it now (a second wake-up is harmless).
+        if last.load(Ordering::SeqCst) != 0 {
+            stop.store(true, Ordering::SeqCst);
+            let _ = (&wake).write(&[1]);
         }
         let shared = Arc::new(Shared {
             last,
@@ -143,9 +153,10 @@ fn heard(sh: &Arc<Shared>, running: &Running) {
 /// Interrupt the talk after signal `name`, and say how it went (or end kpty when it could
 /// not be interrupted).
 fn interrupt(sh: &Shared, running: &Running, name: &'static str) {
-    let at_prompt = match running.cancel(true, SETTLE, Instant::now() + GIVE_UP) {
-        Stopped::Stopped { at_prompt } => at_prompt,
-        Stopped::Ended | Stopped::Abandoned => false,
+    let (at_prompt, typed) = match running.cancel(true, SETTLE, Instant::now() + GIVE_UP) {
+        Stopped::Stopped { at_prompt } => (at_prompt, true),
+        Stopped::Untyped => (true, false),
+        Stopped::Ended | Stopped::Abandoned => (false, true),
         Stopped::NotStarted => quit(name, "no command was started"),
         Stopped::Gone(e) => quit(name, &format!("the session is gone ({})", e.message)),
         Stopped::TimedOut => quit(name, "the talk could not be interrupted"),
@@ -153,6 +164,7 @@ fn interrupt(sh: &Shared, running: &Running, name: &'static str) {
     lock(&sh.state).1 = Some(Interrupted {
         signal: name,
         at_prompt,
+        typed,
     });
     sh.changed.notify_all();
 }
@@ -189,10 +201,17 @@ fn interrupted_error(e: Error, i: &Interrupted) -> Error {
     } else {
         "it has not shown its prompt yet"
     };
-    let message = format!(
-        "interrupted by {}: Ctrl-C was sent to the command in {session}; {state}",
-        i.signal
-    );
+    let message = if i.typed {
+        format!(
+            "interrupted by {}: Ctrl-C was sent to the command in {session}; {state}",
+            i.signal
+        )
+    } else {
+        format!(
+            "cancelled by {} before its command was typed in {session}: nothing of it ran",
+            i.signal
+        )
+    };
     let details = match e.details.map(|d| *d) {
         Some(crate::error::Details::Talk(t)) => {
             crate::error::Details::Talk(crate::error::details::TalkStop {

@@ -84,6 +84,9 @@ struct Target {
 pub enum Stopped {
     /// No command had been typed: the talk ends as `CANCELLED` without typing it.
     NotStarted,
+    /// The holder had let the talk in, and it ends without typing its command (nor a
+    /// Ctrl-C): nothing of it ran.
+    Untyped,
     /// The holder stopped the talk (Ctrl-C typed when asked); `at_prompt`: the shell showed
     /// its prompt within the settle time.
     Stopped {
@@ -286,6 +289,7 @@ impl Running {
                 return Stopped::Gone(Error::new(ErrorCode::PtySessionNotFound, why));
             };
             match cancel_call(&sock, interrupt, settle) {
+                Ok(v) if v.cancelled && v.untyped => return Stopped::Untyped,
                 Ok(v) if v.cancelled => {
                     return Stopped::Stopped {
                         at_prompt: v.at_prompt,

@@ -18,12 +18,16 @@ pub(super) enum TalkState {
     /// The last talk was cancelled with Ctrl-C at this time and the shell has not shown its
     /// prompt since: new talks wait (briefly) for it instead of answering `PTY_BUSY`.
     Interrupted(Instant),
-    /// A talk runs: its capture, and whether it was asked to stop.
+    /// A talk runs: its capture, whether its command is typed, and whether it was asked to
+    /// stop.
     Running {
         /// Output captured so far.
         capture: Capture,
         /// The caller's cancel request.
         cancel: Cancel,
+        /// The command went to the terminal (set under the typing lock, as it is typed): a
+        /// cancel before then types nothing — neither the command nor a Ctrl-C.
+        typed: bool,
     },
     /// A talk returned early because its command waits for input (`waiting_for_input`).
     /// The command still runs: its output is still captured and its end still watched, so
@@ -89,6 +93,22 @@ impl TalkState {
         matches!(self, Self::Running { cancel, .. } if *cancel != Cancel::No)
     }
 
+    /// Mark the running talk's command typed, unless it was cancelled first: whether it may
+    /// be typed.
+    pub(super) fn mark_typed(&mut self) -> bool {
+        match self {
+            Self::Running {
+                cancel: Cancel::No,
+                typed,
+                ..
+            } => {
+                *typed = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// A Ctrl-C was typed for a cancel and no prompt has been seen since (the talk still
     /// running or ended).
     pub(super) fn interrupt_pending(&self) -> bool {
@@ -117,7 +137,9 @@ impl TalkState {
     /// prompt outlives it.
     pub(super) fn finish(&mut self) -> Option<Capture> {
         match std::mem::take(self) {
-            Self::Running { capture, cancel } => {
+            Self::Running {
+                capture, cancel, ..
+            } => {
                 if let Cancel::Interrupted(at) = cancel {
                     *self = Self::Interrupted(at);
                 }

@@ -76,7 +76,9 @@ impl Shared {
             return Ok(());
         }
         let mut st = self.lock();
-        while st.input_seen && st.input_ready.is_none() && st.exit.is_none() {
+        // A cancel ends the wait: the talk then types nothing.
+        while st.input_seen && st.input_ready.is_none() && st.exit.is_none() && !st.talk.cancelled()
+        {
             if !st.at_prompt {
                 // Keys typed before this talk started a command: it may end at once.
                 let running;
@@ -208,7 +210,11 @@ impl Shared {
         }
         let mut st = self.lock();
         loop {
-            if st.exit.is_some() || on_screen(&st).is_none_or(|t| t.is_empty()) {
+            // A cancel ends the wait: the talk then types nothing.
+            if st.exit.is_some()
+                || st.talk.cancelled()
+                || on_screen(&st).is_none_or(|t| t.is_empty())
+            {
                 return Ok(());
             }
             let (g, up) = self.wait_on(&self.cond, st, deadline);

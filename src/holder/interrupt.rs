@@ -8,9 +8,12 @@
 //! a prompt shows the command line is over (or [`FOLLOW`] has passed): a process group in
 //! front of the terminal at two looks running that is neither the one the Ctrl-C went to
 //! nor the shell's is sent SIGINT — that group alone, never the shell (a second Ctrl-C
-//! typed could reach the shell, which then eats the next line typed). Which group is in
-//! front has no event of its own: it is looked at on every state change and at growing
-//! intervals between them.
+//! typed could reach the shell, which then eats the next line typed). The group the Ctrl-C
+//! went to is signalled again only when its leader runs another program since: a command
+//! the shell had forked but not yet started took the signal in the shell's code, and its
+//! program started without it (a program that caught the Ctrl-C is left to it). Which group
+//! is in front has no event of its own: it is looked at on every state change and at
+//! growing intervals between them.
 
 use super::session::Shared;
 use crate::error::Result;
@@ -50,9 +53,52 @@ impl Shared {
     }
 }
 
-/// Watch, on a thread of its own, for a command the Ctrl-C just typed (to the foreground
-/// group `sent_to`) did not reach, and interrupt it too.
-pub(super) fn follow(shared: &Arc<Shared>, sent_to: Option<i32>) {
+/// The foreground group a Ctrl-C goes to, and the program its leader runs then.
+pub(super) struct Target {
+    group: Option<i32>,
+    image: Option<Vec<u8>>,
+}
+
+impl Target {
+    /// The terminal's foreground group now.
+    pub(super) fn now(shared: &Shared) -> Self {
+        Self::of(shared.foreground_group())
+    }
+
+    fn of(group: Option<i32>) -> Self {
+        Self {
+            group,
+            image: group.and_then(image),
+        }
+    }
+
+    /// Whether `group`, in front now, is one the Ctrl-C did not reach: another group, or
+    /// this one with its leader running another program since.
+    fn missed(&self, group: i32) -> bool {
+        if self.group != Some(group) {
+            return true;
+        }
+        match (&self.image, image(group)) {
+            (Some(then), Some(now)) => *then != now,
+            _ => false,
+        }
+    }
+}
+
+/// The program process `pid` runs: its command line (at most 4 KiB of it), `None` when it
+/// cannot be read (gone).
+fn image(pid: i32) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    std::fs::File::open(format!("/proc/{pid}/cmdline"))
+        .and_then(|f| f.take(4096).read_to_end(&mut out))
+        .ok()?;
+    Some(out)
+}
+
+/// Watch, on a thread of its own, for a command the Ctrl-C just typed (to `sent_to`, found
+/// before it was typed) did not reach, and interrupt it too.
+pub(super) fn follow(shared: &Arc<Shared>, sent_to: Target) {
     let shared = Arc::clone(shared);
     let started = std::thread::Builder::new()
         .name("kpty-interrupt".into())
@@ -63,7 +109,7 @@ pub(super) fn follow(shared: &Arc<Shared>, sent_to: Option<i32>) {
 }
 
 /// [`follow`]'s watch, until the interrupt is over (a prompt, the shell's end) or `deadline`.
-fn watch(shared: &Shared, mut sent_to: Option<i32>, deadline: Instant) {
+fn watch(shared: &Shared, mut sent_to: Target, deadline: Instant) {
     let pending = |st: &super::session::State| st.talk.interrupt_pending() && st.exit.is_none();
     let shell = i32::try_from(shared.pid()).ok();
     // A group the Ctrl-C did not go to, in front at the last look.
@@ -83,7 +129,7 @@ fn watch(shared: &Shared, mut sent_to: Option<i32>, deadline: Instant) {
         gap = (gap * 2).min(MOST_BETWEEN);
         let missed = shared
             .foreground_group()
-            .filter(|g| Some(*g) != sent_to && Some(*g) != shell);
+            .filter(|g| Some(*g) != shell && sent_to.missed(*g));
         if missed.is_none() || missed != seen {
             seen = missed;
             continue;
@@ -101,7 +147,7 @@ fn watch(shared: &Shared, mut sent_to: Option<i32>, deadline: Instant) {
                 tracing::info!(
                     "a cancelled talk's Ctrl-C missed the command in front: SIGINT sent to it"
                 );
-                sent_to = Some(group);
+                sent_to = Target::of(Some(group));
             }
             Err(e) => tracing::debug!("the command a cancel missed could not be signalled: {e}"),
         }

@@ -61,7 +61,12 @@ impl Shared {
         // What came while the line settled (a command submitted just before, answered) is
         // not this talk's: it begins where it types.
         a.begin = self.restart_capture();
-        self.type_checked(&typed, a.opacity)?;
+        if !self.type_checked(&typed, a.opacity)? {
+            // Cancelled before its command could be typed: nothing of it ran.
+            let st = self.lock();
+            let detector = Detector::Osc133;
+            return self.finish(st, Err(Stop::CancelledUntyped), req, &a, &detector, started);
+        }
         self.record_input(
             typed.as_bytes(),
             super::record::writer_name(req.by.as_deref()),
@@ -122,6 +127,13 @@ impl Shared {
                 false => Ok(None),
             }
         })();
+        // Cancelled meanwhile: whatever kept it from typing, it now types nothing (it ends
+        // as cancelled, see `type_checked`).
+        let ready = if self.lock().talk.cancelled() {
+            Ok(None)
+        } else {
+            ready
+        };
         // The shell ended while the line settled (an `exit` typed just before): nothing of
         // this talk was typed.
         let ready = ready.and_then(|c| match self.lock().exit.clone() {
@@ -193,6 +205,7 @@ impl Shared {
         st.talk = TalkState::Running {
             capture: Capture::at(begin),
             cancel: Cancel::No,
+            typed: false,
         };
         Ok(Admitted {
             method,
@@ -240,9 +253,15 @@ impl Shared {
     }
 
     /// Type `typed`, checked with what earlier writes left on the line (the command lands
-    /// after it); on failure the talk ends.
-    fn type_checked(&self, typed: &str, opacity: crate::safety::Opacity) -> Result<()> {
+    /// after it); on failure the talk ends. `Ok(false)`: the talk was cancelled before it
+    /// could type, and nothing is typed. The talk is marked typed under the typing lock, and
+    /// a cancel's Ctrl-C is typed under it too: the Ctrl-C lands after the command, never
+    /// before it (where it would reach the shell at its prompt, and the command run on).
+    fn type_checked(&self, typed: &str, opacity: crate::safety::Opacity) -> Result<bool> {
         let mut typing = self.lock_typing();
+        if !self.lock().talk.mark_typed() {
+            return Ok(false);
+        }
         self.observe_shell(&mut typing);
         let written = self
             .judge_typed(&typing, typed, opacity, false)
@@ -254,7 +273,7 @@ impl Shared {
         match written {
             Ok(next) => {
                 *typing = next;
-                Ok(())
+                Ok(true)
             }
             Err(e) => {
                 drop(typing);
@@ -420,25 +439,27 @@ impl Shared {
     ) -> Result<crate::proto::CancelBody> {
         let mut st = self.lock();
         // One Ctrl-C a talk, however many cancels come (a front end's and its shutdown's): a
-        // second one would reach the shell at its prompt, which then eats the next line.
-        let (talking, typed) = if let TalkState::Running { cancel, .. } = &mut st.talk {
-            let typed = matches!(cancel, Cancel::Interrupted(_) | Cancel::Settled);
-            if !typed {
-                *cancel = if interrupt {
-                    Cancel::Interrupted(Instant::now())
-                } else {
-                    Cancel::Asked
-                };
+        // second one would reach the shell at its prompt, which then eats the next line. None
+        // before the command is typed: it then never is, and there is nothing to interrupt.
+        let (talking, ctrl_c, untyped) = if let TalkState::Running { cancel, typed, .. } =
+            &mut st.talk
+        {
+            let ctrl_c =
+                interrupt && *typed && !matches!(cancel, Cancel::Interrupted(_) | Cancel::Settled);
+            if ctrl_c {
+                *cancel = Cancel::Interrupted(Instant::now());
+            } else if *cancel == Cancel::No {
+                *cancel = Cancel::Asked;
             }
-            (true, typed)
+            (true, ctrl_c, !*typed)
         } else {
-            (false, false)
+            (false, false, false)
         };
         drop(st);
         self.notify();
-        if talking && interrupt && !typed {
+        if ctrl_c {
             // The group it goes to: a command in front after it is signalled too (`interrupt`).
-            let sent_to = self.foreground_group();
+            let sent_to = super::interrupt::Target::now(self);
             self.type_interrupt()?;
             super::interrupt::follow(self, sent_to);
         }
@@ -460,6 +481,7 @@ impl Shared {
         Ok(crate::proto::CancelBody {
             cancelled: talking,
             at_prompt: talking && interrupt && at_prompt,
+            untyped,
         })
     }
 
@@ -488,6 +510,8 @@ pub(super) enum Stop {
     Waiting,
     Exited(ExitInfo),
     Cancelled,
+    /// Cancelled before its command was typed: nothing of it ran.
+    CancelledUntyped,
     ClientGone,
 }
 

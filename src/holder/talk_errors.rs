@@ -70,6 +70,15 @@ impl Shared {
                 ),
             )
             .with_details(details),
+            Stop::CancelledUntyped => Error::new(
+                ErrorCode::Cancelled,
+                format!(
+                    "the talk on {} was cancelled by its caller before its command was typed: \
+                     nothing of it ran",
+                    self.session_id
+                ),
+            )
+            .with_details(details),
             Stop::Timeout => Error::new(
                 ErrorCode::PtyTimeout,
                 format!("Command timed out after {}ms", req.timeout_ms),

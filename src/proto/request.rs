@@ -210,6 +210,9 @@ pub struct CancelBody {
     pub cancelled: bool,
     /// With `interrupt`: the shell is back at its prompt.
     pub at_prompt: bool,
+    /// The talk had not typed its command yet: it never will, and no Ctrl-C was typed —
+    /// nothing of it ran (`false` from holders that do not say).
+    pub untyped: bool,
 }
 
 /// `RecordSync`: wait (up to `timeout_ms`) until the recording's queue, as it stands, is

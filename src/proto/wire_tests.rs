@@ -355,7 +355,7 @@ fn typed_replies_decode_into_their_bodies() {
     assert_eq!(decode::<SetLabelRequest>(&frame).unwrap(), Done {});
     let frame = serde_json::to_vec(&Reply::ok(CancelBody {
         cancelled: true,
-        at_prompt: false,
+        ..Default::default()
     }))
     .unwrap();
     assert!(decode::<CancelRequest>(&frame).unwrap().cancelled);
@@ -392,6 +392,12 @@ fn an_older_holders_reply_missing_new_fields_decodes() {
     );
     let z = decode::<ResizeRequest>(&ok_reply(serde_json::json!({}))).unwrap();
     assert_eq!(z, ResizeBody::default());
+    // A cancel's answer without `untyped`: as before, a cancel that typed its Ctrl-C.
+    let c = decode::<CancelRequest>(&ok_reply(serde_json::json!({
+        "cancelled": true, "at_prompt": true
+    })))
+    .unwrap();
+    assert!(c.cancelled && c.at_prompt && !c.untyped);
 }
 
 /// A body of another shape is one clear error naming the request, never a silent default.

@@ -11,6 +11,9 @@
 //!   clears it), a talk never reports or shows its own typing.
 //! - `cancel` — `kpty talk` as ssh: signals interrupt the command in the session (exit 130,
 //!   recorded as cancelled); a piped stdin is the command's stdin.
+//! - `cancel_timing` — a cancel at any moment of a talk: before its command is typed (it
+//!   never is), or after its Ctrl-C missed the command (another group in front, a program
+//!   started after the Ctrl-C was caught) — in every shell it applies to.
 //! - `batch` — kill and list with `all` over MCP (stdio and HTTP), as the CLI's --all.
 //! - `running` — one running talk: front end (CLI, MCP stdio, HTTP) × the caller cancels or
 //!   leaves → the command is interrupted, the session free, the trail says `CANCELLED`.
@@ -67,6 +70,7 @@ mod attach;
 mod audit_full;
 mod bridge;
 mod cancel;
+mod cancel_timing;
 mod filter;
 mod follow;
 mod lifecycle;

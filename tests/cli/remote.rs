@@ -629,11 +629,18 @@ async fn over_mcp_a_cancelled_talk_with_host_is_interrupted_there() {
         );
         json_of(&out)["terminal_state"].clone()
     };
+    // The command runs (its process in front), not only the talk let in: a cancel before
+    // the command is typed types nothing (tests/cli/cancel_timing.rs).
+    let sleeping = || {
+        listed(&state)["sessions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|s| s["session_id"] == id.as_str() && s["foreground_command"] == "sleep")
+    };
     for round in 0..3 {
         let h = talk_there(&peer, &id, "sleep 30").await;
-        wait_for(20_000, "the talk's command to start there", || {
-            terminal() == "running"
-        });
+        wait_for(20_000, "the talk's command to start there", sleeping);
         h.cancel(Some("test".into())).await.expect("cancel");
         if !holds_within(10_000, || terminal() == "prompt") {
             // What each side saw: the host's terminal and trail, and the channel's own log.
@@ -656,7 +663,13 @@ async fn over_mcp_a_cancelled_talk_with_host_is_interrupted_there() {
         let v = m
             .json(json!({"action": "talk", "host": "testbox", "session_id": id, "command": format!("echo after{round}"), "timeout_ms": 20000}))
             .await;
-        assert_eq!(v["output"], format!("after{round}"), "{v}");
+        let read = at_host(&state, &["--json", "read", "-s", &id]);
+        assert_eq!(
+            v["output"],
+            format!("after{round}"),
+            "round {round}: {v} | the host's terminal: {}",
+            json_of(&read)
+        );
     }
     m.close().await;
 }

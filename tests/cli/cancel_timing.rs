@@ -1,0 +1,203 @@
+//! A cancel at any moment of a talk stops what the talk started, and nothing more: before
+//! its command is typed (it then never is), while the shell hands the terminal to it, after
+//! the command caught the Ctrl-C and went on (to another command, another program). Every
+//! cell in every shell it applies to, all at once; the session is free again long before
+//! the long command would end.
+
+use crate::support::{Env, holds_within, parse, shells, spawn, wait_child, wait_for};
+use serde_json::Value;
+use std::process::Child;
+
+/// SIGINT to `kpty talk` (its cancel), and its answer: `CANCELLED`, exit 130.
+fn cancel(child: Child, what: &str) -> Value {
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("pid");
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).expect("signal kpty talk");
+    let out = wait_child(child, &["talk", what]);
+    let v = parse(&out, &["talk", what]);
+    assert_eq!(
+        (out.status.code(), v["error_code"].as_str()),
+        (Some(130), Some("CANCELLED")),
+        "{what}: {v}"
+    );
+    v
+}
+
+/// The next talk runs (the interrupted command is over); its answer. When it does not, the
+/// last answer, the terminal and the holder's log say why.
+fn free_again(env: &Env, id: &str, what: &str) -> Value {
+    let mut last = Value::Null;
+    let free = holds_within(20_000, || {
+        last = env.json(&["talk", "-s", id, "--timeout-ms", "10000", "echo fr''ee"]);
+        last["ok"] == true
+    });
+    if !free {
+        let read = env.json(&["read", "-s", id, "--since", "0"]);
+        let log = env.state().join("sessions").join(id).join("holder.log");
+        panic!(
+            "{what}: the session is not free again: {last} | the terminal: {read} | its \
+             holder's log: {}",
+            std::fs::read_to_string(log).unwrap_or_default()
+        );
+    }
+    assert_eq!(last["output"], "free", "{what}: {last}");
+    last
+}
+
+/// Wherever a cancel falls in a talk — before kpty has sent it, while the holder waits to
+/// type, as the shell starts the command, while it runs — the same holds, in every shell: the
+/// talk ends (130, or SIGINT's own death before kpty could catch it), its command never
+/// finishes, at most one Ctrl-C reaches the terminal, and the session is free again. The
+/// moments are spread from 2 ms to 250 ms after `kpty talk` starts; all cells at once.
+#[test]
+fn a_cancel_at_any_moment_stops_the_command_and_only_it() {
+    let cells: Vec<(&str, u64)> = shells()
+        .into_iter()
+        .flat_map(|sh| [2, 10, 30, 60, 120, 250].map(|ms| (sh, ms)))
+        .collect();
+    std::thread::scope(|s| {
+        for (sh, ms) in &cells {
+            s.spawn(move || cancel_after(sh, *ms));
+        }
+    });
+}
+
+/// One cell of [`a_cancel_at_any_moment_stops_the_command_and_only_it`].
+fn cancel_after(sh: &str, ms: u64) {
+    let env = Env::new();
+    let id = env.create(&["--shell", sh]);
+    let from = env.offset(&id);
+    let line = "touch began && sleep 30 && touch finished";
+    let child = spawn(env.cmd(&["talk", "-s", &id, line]));
+    // The moment is what this test varies: a pause, not a wait for something.
+    std::thread::sleep(std::time::Duration::from_millis(ms));
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("pid");
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).expect("signal kpty talk");
+    let what = format!("{sh}, cancelled after {ms} ms");
+    let out = wait_child(child, &["talk", line, &what]);
+    let died_of_it = std::os::unix::process::ExitStatusExt::signal(&out.status) == Some(2);
+    assert!(
+        out.status.code() == Some(130) || died_of_it,
+        "{what}: {out:?}"
+    );
+    free_again(&env, &id, &what);
+    let since = env.json(&["read", "-s", &id, "--since", &from.to_string()]);
+    let ctrl_c = since["output"]
+        .as_str()
+        .unwrap_or_default()
+        .matches("^C")
+        .count();
+    assert!(ctrl_c <= 1, "{what}: Ctrl-C typed {ctrl_c} times: {since}");
+    assert!(
+        !env.home().join("finished").exists(),
+        "{what}: the command ran to its end: {since}"
+    );
+}
+
+/// A talk waits for the shell to draw its prompt before it types; a cancel that comes
+/// meanwhile types nothing — neither the command nor a Ctrl-C — and the command never runs.
+/// Here the prompt takes 5 s to draw once (a command substitution in it), between the
+/// prompt's start (OSC 133 A) and its input start (B), in each shell whose prompt marks
+/// where input starts.
+#[test]
+fn a_talk_cancelled_before_its_command_is_typed_runs_nothing() {
+    let marked: Vec<&str> = shells()
+        .into_iter()
+        .filter(|sh| matches!(*sh, "/bin/bash" | "zsh"))
+        .collect();
+    std::thread::scope(|s| {
+        for sh in &marked {
+            s.spawn(move || untyped(sh));
+        }
+    });
+}
+
+/// One cell of [`a_talk_cancelled_before_its_command_is_typed_runs_nothing`].
+fn untyped(sh: &str) {
+    let env = Env::new();
+    let id = env.create(&["--shell", sh]);
+    // The next prompt, once: 5 s in a command substitution (`drawing` says it began), then
+    // the prompt as it was, its input-start marker kept.
+    let slow = "$(if [ -e slow ]; then rm slow; touch drawing; sleep 5; fi)";
+    let line = match sh {
+        "zsh" => format!("setopt prompt_subst; PS1='{slow}'\"$PS1\"; touch slow"),
+        _ => format!("PS1='{slow}'\"$PS1\"; touch slow"),
+    };
+    env.ok(&["send-line", "-s", &id, &line]);
+    let drawing = env.home().join("drawing");
+    wait_for(10_000, &format!("{sh}: the slow prompt"), || {
+        drawing.exists()
+    });
+    let talk = "touch ran";
+    let child = spawn(env.cmd(&["--json", "talk", "-s", &id, talk]));
+    // The talk is let in, and waits for the prompt's input start before it types.
+    wait_for(4_000, &format!("{sh}: the talk to be let in"), || {
+        env.json(&["read", "-s", &id, "--timeout-ms", "100"])["terminal_state"] == "running"
+    });
+    let v = cancel(child, talk);
+    let said = v["error"].as_str().unwrap_or_default();
+    assert!(said.contains("before its command was typed"), "{sh}: {v}");
+    // Lines run in order: had the talk typed its command, it would have run by now.
+    let after = free_again(&env, &id, sh);
+    assert!(
+        !env.home().join("ran").exists(),
+        "{sh}: the cancelled talk's command ran; then {after}"
+    );
+}
+
+/// The command in front catches the Ctrl-C, then starts another program in its place
+/// (`exec`): that program never saw the Ctrl-C (its process is the same, and so is its
+/// group), and the holder interrupts it too. In every shell, all at once.
+#[test]
+fn a_cancel_interrupts_the_program_a_command_started_after_catching_its_ctrl_c() {
+    std::thread::scope(|s| {
+        for sh in shells() {
+            s.spawn(move || caught_then_exec(sh));
+        }
+    });
+}
+
+/// One cell of [`a_cancel_interrupts_the_program_a_command_started_after_catching_its_ctrl_c`].
+fn caught_then_exec(sh: &str) {
+    let env = Env::new();
+    let id = env.create(&["--shell", sh]);
+    let from = env.offset(&id);
+    // `started` is printed, never typed whole; the trap's `wait` ends at the Ctrl-C (the
+    // background sleep ignores it), then `exec` puts a 90 s sleep in the same process.
+    let line = "sh -c 'trap : INT; echo sta\"\"rted; sleep 5 & wait; exec sleep 90'";
+    let child = spawn(env.cmd(&["--json", "talk", "-s", &id, line]));
+    env.read_until(&id, from, "started");
+    cancel(child, line);
+    free_again(&env, &id, sh);
+}
+
+/// A cancel's Ctrl-C reaches whichever process group is in front of the terminal at that
+/// moment; when that is not the command left running — here the command in front ignores
+/// SIGINT and ends on its own, and the line goes on (after `;`, after `&&`) to a command
+/// that would run for 90 s — the holder interrupts that one too. In every shell kpty knows,
+/// all cells at once: the talk ends `CANCELLED` (exit 130) and the session is free again
+/// long before the long command would end.
+#[test]
+fn a_cancel_interrupts_the_command_its_ctrl_c_missed_in_every_shell() {
+    let cells: Vec<(&str, &str)> = shells()
+        .into_iter()
+        .flat_map(|sh| [(sh, ";"), (sh, "&&")])
+        .collect();
+    std::thread::scope(|s| {
+        for (sh, sep) in &cells {
+            s.spawn(move || missed_ctrl_c(sh, sep));
+        }
+    });
+}
+
+/// One cell of [`a_cancel_interrupts_the_command_its_ctrl_c_missed_in_every_shell`].
+fn missed_ctrl_c(sh: &str, sep: &str) {
+    let env = Env::new();
+    let id = env.create(&["--shell", sh]);
+    let from = env.offset(&id);
+    // `started` is printed, never typed whole.
+    let line = format!("sh -c 'trap \"\" INT; echo sta\"\"rted; sleep 1' {sep} sleep 90");
+    let child = spawn(env.cmd(&["--json", "talk", "-s", &id, &line]));
+    env.read_until(&id, from, "started");
+    cancel(child, &line);
+    free_again(&env, &id, &format!("{sh}, `{sep}`"));
+}
