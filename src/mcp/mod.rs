@@ -61,13 +61,19 @@ pub fn run(ctx: Ctx) -> i32 {
                 return 0;
             }
         };
-        let ct = service.cancellation_token();
+        let (ct, stop) = (service.cancellation_token(), talks.clone());
         tokio::spawn(async move {
             if let Ok(mut term) =
                 tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
             {
                 term.recv().await;
                 ct.cancel();
+                // Asked to end: the talks still running stop now (Ctrl-C, their audit entries
+                // written), not after rmcp's wait for the calls in flight (up to 5 s once the
+                // client's input ended), by which time a client that sent SIGTERM may have
+                // killed this process (rmcp's own client does, 3 s later).
+                let deadline = std::time::Instant::now() + TALK_STOP;
+                let _ = tokio::task::spawn_blocking(move || stop.cancel_all(deadline)).await;
             }
         });
         match service.waiting().await {

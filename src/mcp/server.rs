@@ -132,35 +132,56 @@ impl KptyServer {
     /// progress it reports on `rx` to the client under `token` (when it gave one); a
     /// cancellation (or the server's end) stops it — `interrupt` types Ctrl-C into the talk's
     /// session as well — and lets it run to its end (and its audit entry) unwaited for.
+    /// `work` is polled all along: a notification the client does not take (it left, and
+    /// rmcp no longer sends) holds up the notifications after it, never the talk — whose end,
+    /// once stopped, is what a stop waits for.
     async fn tracked(
         &self,
         rc: &RequestContext<RoleServer>,
         token: Option<ProgressToken>,
         interrupt: bool,
-        (running, mut rx): (Running, UnboundedReceiver<crate::proto::ProgressBody>),
+        (running, rx): (Running, UnboundedReceiver<crate::proto::ProgressBody>),
         mut work: Pending,
     ) -> Value {
-        let peer = rc.peer.clone();
-        let mut step = 0.0;
+        let mut notify = std::pin::pin!(notify_progress(rc.peer.clone(), token, rx));
+        let mut notifying = true;
         loop {
             tokio::select! {
-                v = &mut work => return v,
-                Some(p) = rx.recv() => {
-                    if let Some(t) = &token {
-                        // progress: bytes of output so far (it only grows); message: the
-                        // output new since the previous notification.
-                        step = (p.bytes as f64).max(step + 1.0);
-                        let _ = peer.notify_progress(
-                            ProgressNotificationParam::new(t.clone(), step).with_message(p.output),
-                        ).await;
+                v = &mut work => {
+                    // Its last reports go out before its answer (the work is over: `rx` ends
+                    // once they are sent).
+                    if notifying {
+                        notify.await;
                     }
+                    return v;
                 }
+                _ = &mut notify, if notifying => notifying = false,
                 _ = rc.ct.cancelled() => {
-                    let _ = tokio::task::spawn_blocking(move || running.stop(interrupt)).await;
+                    // The talk runs on (to its end and its audit entry) while it is stopped.
                     tokio::spawn(work);
+                    let _ = tokio::task::spawn_blocking(move || running.stop(interrupt)).await;
                     return self.failed(Error::new(ErrorCode::Cancelled, "cancelled by the client"));
                 }
             }
+        }
+    }
+}
+
+/// Send each progress report on `rx` to the client under `token` (all of them dropped when
+/// it gave none), in order, until the work ends (`rx` closes).
+async fn notify_progress(
+    peer: rmcp::Peer<RoleServer>,
+    token: Option<ProgressToken>,
+    mut rx: UnboundedReceiver<crate::proto::ProgressBody>,
+) {
+    let mut step = 0.0;
+    while let Some(p) = rx.recv().await {
+        if let Some(t) = &token {
+            // progress: bytes of output so far (it only grows); message: the output new since
+            // the previous notification.
+            step = (p.bytes as f64).max(step + 1.0);
+            let note = ProgressNotificationParam::new(t.clone(), step).with_message(p.output);
+            let _ = peer.notify_progress(note).await;
         }
     }
 }
