@@ -86,14 +86,15 @@ impl Target {
 }
 
 /// The program process `pid` runs: its command line (at most 4 KiB of it), `None` when it
-/// cannot be read (gone).
+/// cannot be told — gone, or a zombie (whose command line reads empty): a leader that ended
+/// is no program started since.
 fn image(pid: i32) -> Option<Vec<u8>> {
     use std::io::Read;
     let mut out = Vec::new();
     std::fs::File::open(format!("/proc/{pid}/cmdline"))
         .and_then(|f| f.take(4096).read_to_end(&mut out))
         .ok()?;
-    Some(out)
+    (!out.is_empty()).then_some(out)
 }
 
 /// Watch, on a thread of its own, for a command the Ctrl-C just typed (to `sent_to`, found
