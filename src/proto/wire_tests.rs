@@ -393,10 +393,8 @@ fn an_older_holders_reply_missing_new_fields_decodes() {
     let z = decode::<ResizeRequest>(&ok_reply(serde_json::json!({}))).unwrap();
     assert_eq!(z, ResizeBody::default());
     // A cancel's answer without `untyped`: as before, a cancel that typed its Ctrl-C.
-    let c = decode::<CancelRequest>(&ok_reply(serde_json::json!({
-        "cancelled": true, "at_prompt": true
-    })))
-    .unwrap();
+    let frame = br#"{"v":1,"ok":true,"body":{"cancelled":true,"at_prompt":true}}"#;
+    let c = decode::<CancelRequest>(frame).unwrap();
     assert!(c.cancelled && c.at_prompt && !c.untyped);
 }
 

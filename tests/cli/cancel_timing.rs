@@ -84,12 +84,7 @@ fn cancel_after(sh: &str, ms: u64) {
         "{what}: {out:?}"
     );
     free_again(&env, &id, &what);
-    let since = env.json(&["read", "-s", &id, "--since", &from.to_string()]);
-    let ctrl_c = since["output"]
-        .as_str()
-        .unwrap_or_default()
-        .matches("^C")
-        .count();
+    let (ctrl_c, since) = env.ctrl_c_shown(&id, from);
     assert!(ctrl_c <= 1, "{what}: Ctrl-C typed {ctrl_c} times: {since}");
     assert!(
         !env.home().join("finished").exists(),

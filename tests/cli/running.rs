@@ -167,12 +167,7 @@ async fn cell(front: Front, how: Leave) {
     assert_eq!(last["output"], "free", "{front:?} × {how:?}: {last}");
     // One Ctrl-C for the talk, however many cancels reached its holder (a front end's own
     // and its shutdown's): a second would reach the shell at its prompt.
-    let since = env.json(&["read", "-s", &id, "--since", &from.to_string()]);
-    let typed = since["output"]
-        .as_str()
-        .unwrap_or_default()
-        .matches("^C")
-        .count();
+    let (typed, since) = env.ctrl_c_shown(&id, from);
     assert_eq!(
         typed, 1,
         "{front:?} × {how:?}: Ctrl-C typed {typed} times: {since}"

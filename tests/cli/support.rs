@@ -247,6 +247,17 @@ impl Env {
         text
     }
 
+    /// How many times `^C` shows in `session`'s output from offset `since`, and that read.
+    pub fn ctrl_c_shown(&self, session: &str, since: u64) -> (usize, Value) {
+        let read = self.json(&["read", "-s", session, "--since", &since.to_string()]);
+        let n = read["output"]
+            .as_str()
+            .unwrap_or_default()
+            .matches("^C")
+            .count();
+        (n, read)
+    }
+
     /// The session's entry in `kpty list`.
     pub fn entry(&self, session: &str) -> Value {
         let list = self.ok_json(&["list"]);
