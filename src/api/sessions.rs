@@ -118,6 +118,9 @@ pub struct Running {
     pub output_offset: u64,
     /// People attached now (`kpty attach`).
     pub attached: usize,
+    /// Talks waiting for the running one to end, to be let in (left out when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub waiting_talks: u64,
     /// The session's recording: `on`, `off` or `stopped: WHY` (absent from holders older
     /// than recordings).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -289,3 +292,7 @@ pub struct ProcessStatus {
 #[cfg(test)]
 #[path = "sessions_tests.rs"]
 mod tests;
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}

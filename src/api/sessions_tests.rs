@@ -30,6 +30,7 @@ fn a_running_session_in_a_list_is_the_snapshot_shape() {
             command_started_at: None,
             output_offset: 7,
             attached: 0,
+            waiting_talks: 0,
             recording: Some("on".into()),
             process: None,
             terminal_state: Some(TerminalState::Prompt),

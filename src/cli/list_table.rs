@@ -36,7 +36,7 @@ pub(super) fn list_table(r: &ListReply<RegistryEntry>) {
 }
 
 /// A session's STATE cell: its program's or foreground command's state, with how many
-/// clients are attached.
+/// talks wait to be let in and how many clients are attached.
 fn session_state(s: &SessionView<RegistryEntry>) -> String {
     let state = match &s.live {
         Some(Live::Exited { exit_code, .. }) => format!(
@@ -60,12 +60,17 @@ fn session_state(s: &SessionView<RegistryEntry>) -> String {
         ),
         _ => s.state.to_string(),
     };
-    match &s.live {
-        Some(Live::Running(l)) if l.attached > 0 => {
-            format!("{state} [{} attached]", l.attached)
-        }
-        _ => state,
+    let Some(Live::Running(l)) = &s.live else {
+        return state;
+    };
+    let mut state = state;
+    if l.waiting_talks > 0 {
+        state = format!("{state} [{} waiting]", l.waiting_talks);
     }
+    if l.attached > 0 {
+        state = format!("{state} [{} attached]", l.attached);
+    }
+    state
 }
 
 /// A text cell read from state, escaped, or `-`.

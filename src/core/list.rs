@@ -29,6 +29,7 @@ pub fn session_view(e: &RegistryEntry, live: &Liveness) -> SessionView<RegistryE
                 command_started_at: s.command_started_at.clone(),
                 output_offset: s.output_offset,
                 attached: s.attached,
+                waiting_talks: s.waiting_talks,
                 recording: s.recording.clone(),
                 process: s.process.clone(),
                 // `state` keeps its meaning (running/exited/dead); the terminal's own state

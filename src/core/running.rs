@@ -40,6 +40,8 @@ struct Shared {
     changed: Condvar,
     /// What the front end is woken by while the talk waits (set once, before it starts).
     wake: std::sync::OnceLock<WakeOn>,
+    /// The talk's id, as the holder knows it ([`Running::talk_id`]).
+    id: std::sync::OnceLock<String>,
 }
 
 /// How to ask a host to stop an action called over a connection to its channel.
@@ -59,6 +61,8 @@ struct State {
     cancelled: bool,
     /// The talk has returned.
     done: bool,
+    /// It returned refusing to type its command: a cancel came first ([`Running::at`]).
+    refused: bool,
     /// Threads waiting for a change ([`Running::wait_change`]): only then is there anyone to
     /// wake (a wake-up is a system call even when nobody waits).
     watchers: u32,
@@ -84,8 +88,9 @@ struct Target {
 pub enum Stopped {
     /// No command had been typed: the talk ends as `CANCELLED` without typing it.
     NotStarted,
-    /// The holder had let the talk in, and it ends without typing its command (nor a
-    /// Ctrl-C): nothing of it ran.
+    /// The talk ends without typing its command (nor a Ctrl-C): nothing of it ran. It was
+    /// refused before it went out, or its holder stopped it before it typed — while it
+    /// waited behind another talk, or let in and not typed yet.
     Untyped,
     /// The holder stopped the talk (Ctrl-C typed when asked); `at_prompt`: the shell showed
     /// its prompt within the settle time.
@@ -161,6 +166,15 @@ impl Running {
         readable
     }
 
+    /// The talk's id, unique to it: sent with the talk to its holder and with every cancel,
+    /// so that a cancel stops this talk — running, or waiting behind another caller's — and
+    /// never the other one.
+    pub(crate) fn talk_id(&self) -> &str {
+        self.0
+            .id
+            .get_or_init(|| uuid::Uuid::new_v4().simple().to_string())
+    }
+
     /// Whether the talk has returned.
     pub(crate) fn is_done(&self) -> bool {
         self.state().done
@@ -185,6 +199,7 @@ impl Running {
         }
         let mut st = self.state();
         if st.cancelled && st.target.is_none() && self.0.wake.get().is_some() {
+            st.refused = true;
             return Err(not_typed(&entry.session_id));
         }
         st.target = Some(Target {
@@ -195,6 +210,7 @@ impl Running {
             self.0.changed.notify_all();
         }
         if st.cancelled {
+            st.refused = true;
             return Err(not_typed(&entry.session_id));
         }
         Ok(())
@@ -266,6 +282,9 @@ impl Running {
             let target = {
                 let mut st = self.state();
                 st.cancelled = true;
+                if st.done && st.refused {
+                    return Stopped::Untyped;
+                }
                 if st.done {
                     return Stopped::Ended;
                 }
@@ -288,7 +307,7 @@ impl Running {
                 let why = format!("{} has no holder socket here", target.session_id);
                 return Stopped::Gone(Error::new(ErrorCode::PtySessionNotFound, why));
             };
-            match cancel_call(&sock, interrupt, settle) {
+            match cancel_call(&sock, interrupt, settle, self.talk_id()) {
                 Ok(v) if v.cancelled && v.untyped => return Stopped::Untyped,
                 Ok(v) if v.cancelled => {
                     return Stopped::Stopped {
@@ -299,10 +318,10 @@ impl Running {
                 Ok(_) => {}
             }
             if !self.wait_change(RETRY.min(deadline.saturating_duration_since(Instant::now()))) {
-                return if self.is_done() {
-                    Stopped::Ended
-                } else {
-                    Stopped::TimedOut
+                return match (self.is_done(), self.state().refused) {
+                    (true, true) => Stopped::Untyped,
+                    (true, false) => Stopped::Ended,
+                    (false, _) => Stopped::TimedOut,
                 };
             }
         }
@@ -412,11 +431,17 @@ pub(crate) fn cancelled_wait(session_id: &str) -> Error {
     })
 }
 
-/// Ask the holder on `sock` to stop its talk.
-fn cancel_call(sock: &std::path::Path, interrupt: bool, settle: Duration) -> Result<CancelBody> {
+/// Ask the holder on `sock` to stop the talk of id `talk_id`.
+fn cancel_call(
+    sock: &std::path::Path,
+    interrupt: bool,
+    settle: Duration,
+    talk_id: &str,
+) -> Result<CancelBody> {
     let req = CancelRequest {
         interrupt,
         settle_ms: settle.as_millis() as u64,
+        talk_id: Some(talk_id.to_string()),
     };
     client::call(sock, req, settle + CALL_MARGIN).map_err(|e| match e {
         client::Unreachable::Gone(err) => Error::new(ErrorCode::PtyProcessExited, err.to_string()),

@@ -61,6 +61,8 @@ pub(super) fn prepare(ctx: &Ctx, p: &TalkArgs) -> Result<Prepared> {
             .as_ref()
             .map(|p| p.to_string_lossy().into_owned()),
         by: Some(ctx.writer(p.agent_id.as_deref())),
+        // The running talk's own, set as it goes out ([`run_local`]).
+        talk_id: None,
     };
     Ok(Prepared {
         entry,
@@ -178,6 +180,8 @@ async fn run_local(
     via: &impl Converse,
 ) -> Result<(String, TalkBody)> {
     t.req.progress_ms = progress.as_ref().map(|(d, _)| d.as_millis() as u64);
+    // What its cancel names: this talk is stopped, never another caller's.
+    t.req.talk_id = Some(running.talk_id().to_string());
     let io_timeout = Duration::from_millis(t.req.timeout_ms) + sessions::REPLY_MARGIN;
     let mut sink = |b| {
         if let Some((_, sink)) = progress.as_mut() {

@@ -28,6 +28,8 @@ pub(super) enum TalkState {
         /// The command went to the terminal (set under the typing lock, as it is typed): a
         /// cancel before then types nothing — neither the command nor a Ctrl-C.
         typed: bool,
+        /// The caller's name for the talk: a cancel naming another talk leaves it alone.
+        id: Option<String>,
     },
     /// A talk returned early because its command waits for input (`waiting_for_input`).
     /// The command still runs: its output is still captured and its end still watched, so
@@ -86,6 +88,11 @@ impl TalkState {
         }
         *self = Self::Idle;
         false
+    }
+
+    /// A talk of id `id` runs.
+    pub(super) fn runs(&self, id: &str) -> bool {
+        matches!(self, Self::Running { id: Some(i), .. } if i == id)
     }
 
     /// The running talk was asked to stop.

@@ -230,11 +230,13 @@ impl Shared {
     /// Before a new talk: wait for a left talk's command to complete. `PTY_BUSY` at once
     /// when it waits for input again; when a program other than the shell holds the terminal
     /// the wait is short (the foreground check answers after it). With `force` the left
-    /// talk is dropped (the caller types into whatever reads).
+    /// talk is dropped (the caller types into whatever reads). Ends early when the waiting
+    /// talk (`ticket`) is to give up.
     pub(super) fn settle_left<'a>(
         &'a self,
         mut st: MutexGuard<'a, State>,
         force: bool,
+        ticket: u64,
         deadline: Instant,
     ) -> Result<MutexGuard<'a, State>> {
         if force && matches!(st.talk, TalkState::Left { .. }) {
@@ -242,7 +244,7 @@ impl Shared {
         }
         let until = deadline.min(Instant::now() + LEFT_GRACE);
         let mut watch = QuietWatch::new();
-        while st.talk.left_pending() && st.exit.is_none() {
+        while st.talk.left_pending() && st.exit.is_none() && !st.queued.stopped(ticket) {
             let (g, look) = self.quiet_reader(st, &mut watch);
             st = g;
             let wake = match look {

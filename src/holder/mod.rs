@@ -26,6 +26,7 @@ pub mod persist;
 mod proc_dir;
 mod proc_tty;
 mod program;
+mod queue;
 mod record;
 mod recording;
 mod requests;

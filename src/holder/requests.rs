@@ -43,6 +43,11 @@ impl Shared {
                 .and_then(|t| jiff::Timestamp::try_from(t).ok())
                 .map(|t| format!("{t:.3}")),
             talking: st.talk.running(),
+            // The running talk left the queue as it was let in: every talk listed waits.
+            waiting_talks: match st.talk {
+                super::completion::TalkState::Idle => 0,
+                _ => st.queued.len(),
+            },
             recording: Some(self.recording_state()),
             output_offset: st.ring.end(),
             protocol_version: crate::proto::PROTOCOL_VERSION,

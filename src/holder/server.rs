@@ -293,7 +293,8 @@ fn answer(body: &[u8], shared: &Arc<Shared>, stream: &UnixStream) -> Answer {
         ))),
         Request::Talk(t) => encode(talk(shared, stream, &t)),
         Request::Cancel(c) => {
-            encode(shared.cancel_talk(c.interrupt, std::time::Duration::from_millis(c.settle_ms)))
+            let settle = std::time::Duration::from_millis(c.settle_ms);
+            encode(shared.cancel_talk(c.interrupt, settle, c.talk_id.as_deref()))
         }
         Request::Resize(r) => {
             encode(
@@ -347,7 +348,7 @@ fn encode<T: serde::Serialize>(r: crate::error::Result<T>) -> Answer {
 /// Run a talk; progress frames go out on a clone of the connection (a failed write means
 /// the client is gone, and the talk stops waiting for it).
 fn talk(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     stream: &UnixStream,
     t: &crate::proto::TalkRequest,
 ) -> crate::error::Result<crate::proto::TalkBody> {
@@ -367,7 +368,7 @@ fn talk(
         "talk by {by}: {}",
         crate::safety::redact::redact(&t.command)
     ));
-    let r = shared.talk(t, progress);
+    let r = shared.talk(t, progress, Some(stream));
     shared.record_mark(&match &r {
         Ok(b) => format!(
             "talk done: {} in {} ms",

@@ -122,6 +122,8 @@ pub struct State {
     pub input_at: Option<(u64, usize)>,
     /// The talk in progress, if any (or an interrupted one's aftermath).
     pub(super) talk: TalkState,
+    /// The talks that wait to be let in (another runs, or the shell is not ready yet).
+    pub(super) queued: super::queue::Queue,
     /// The shell ended.
     pub exit: Option<ExitInfo>,
     /// The PTY reader hit EOF.
@@ -268,6 +270,7 @@ impl Shared {
                 input_ready: None,
                 input_at: None,
                 talk: TalkState::Idle,
+                queued: super::queue::Queue::default(),
                 exit: None,
                 eof: false,
                 cols,

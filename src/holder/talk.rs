@@ -10,7 +10,7 @@ use super::requests::screen_state;
 use super::session::{Shared, State};
 use super::shell::{Integration, ShellKind, typed_command, with_stdin};
 use crate::error::{Error, ErrorCode, Hint, Result};
-use crate::proto::{ProgressBody, TalkBody, TalkRequest};
+use crate::proto::{ProgressBody, TALK_ID_MAX, TalkBody, TalkRequest};
 use std::sync::MutexGuard;
 use std::time::{Duration, Instant};
 
@@ -47,7 +47,12 @@ struct Admitted {
 
 impl Shared {
     /// `Talk`: type the command, wait for its completion marker, return its output.
-    pub fn talk(&self, req: &TalkRequest, progress: Option<Progress<'_>>) -> Result<TalkBody> {
+    pub fn talk(
+        self: &std::sync::Arc<Self>,
+        req: &TalkRequest,
+        progress: Option<Progress<'_>>,
+        caller: Option<&std::os::unix::net::UnixStream>,
+    ) -> Result<TalkBody> {
         let started = Instant::now();
         let deadline = started + Duration::from_millis(req.timeout_ms);
         // Another talk runs: a dangerous command is refused now, not after waiting for it.
@@ -55,9 +60,22 @@ impl Shared {
             refuse_if_dangerous(req)?;
         }
         // Whatever keeps the talk from typing, a dangerous command is refused as such.
-        let (mut a, typed, cleared) = self
-            .ready_to_type(req, deadline)
-            .map_err(|e| danger_first(req, e))?;
+        if req
+            .talk_id
+            .as_ref()
+            .is_some_and(|id| id.len() > TALK_ID_MAX)
+        {
+            return Err(Error::invalid(format!(
+                "a talk's id is at most {TALK_ID_MAX} bytes"
+            )));
+        }
+        let ready = {
+            // Until it is let in, a cancel naming it (or its caller hanging up) ends it where
+            // it waits.
+            let queued = Queued::join(self, req.talk_id.as_deref(), caller);
+            self.ready_to_type(req, queued.ticket, deadline)
+        };
+        let (mut a, typed, cleared) = ready.map_err(|e| danger_first(req, e))?;
         // What came while the line settled (a command submitted just before, answered) is
         // not this talk's: it begins where it types.
         a.begin = self.restart_capture();
@@ -106,9 +124,10 @@ impl Shared {
     fn ready_to_type(
         &self,
         req: &TalkRequest,
+        ticket: u64,
         deadline: Instant,
     ) -> Result<(Admitted, String, Option<String>)> {
-        let a = self.admit(req, deadline)?;
+        let a = self.admit(req, ticket, deadline)?;
         let command = match &req.stdin {
             // A nested shell (a forced talk) cannot see our files.
             Some(path) if !req.force => with_stdin(a.kind, &req.command, path),
@@ -148,14 +167,17 @@ impl Shared {
     /// Let a talk in, or say why not: wait for another talk (and a just-interrupted command)
     /// to end, refuse a full-screen program, a foreground program (unless forced) and a shell
     /// not at its prompt; then mark the talk running.
-    fn admit(&self, req: &TalkRequest, deadline: Instant) -> Result<Admitted> {
+    fn admit(&self, req: &TalkRequest, ticket: u64, deadline: Instant) -> Result<Admitted> {
         // Checking "is anyone else talking" and starting this talk happen under one lock, so
         // two talks can never both type; the foreground is looked up between, outside it.
         let mut settled = false;
         let (mut st, fg) = loop {
-            drop(self.wait_free(req, deadline)?);
+            drop(self.wait_free(req, ticket, deadline)?);
             let fg = self.foreground_other();
             let st = self.lock();
+            if st.queued.stopped(ticket) {
+                return Err(self.cancelled_queued());
+            }
             if matches!(st.talk, TalkState::Idle | TalkState::Left { .. }) || st.exit.is_some() {
                 // A command typed just before (an `exit`, a `cd`) may be ending: give it its
                 // moment once, then look again — another talk may have come in meanwhile.
@@ -206,7 +228,10 @@ impl Shared {
             capture: Capture::at(begin),
             cancel: Cancel::No,
             typed: false,
+            id: req.talk_id.clone(),
         };
+        // Let in: a cancel naming it now finds it running.
+        st.queued.leave(ticket);
         Ok(Admitted {
             method,
             kind: if nested { ShellKind::Posix } else { self.kind },
@@ -222,9 +247,17 @@ impl Shared {
 
     /// Wait until no talk runs and an interrupted command had its moment to return to the
     /// prompt (or the shell ended); `PTY_BUSY` when another talk outlasts `deadline`.
-    fn wait_free(&self, req: &TalkRequest, deadline: Instant) -> Result<MutexGuard<'_, State>> {
+    fn wait_free(
+        &self,
+        req: &TalkRequest,
+        ticket: u64,
+        deadline: Instant,
+    ) -> Result<MutexGuard<'_, State>> {
         let mut st = self.lock();
         while st.talk.running() && st.exit.is_none() {
+            if st.queued.stopped(ticket) {
+                return Err(self.cancelled_queued());
+            }
             let (g, up) = self.wait_on(&self.events, st, deadline);
             st = g;
             if up && st.talk.running() {
@@ -240,6 +273,9 @@ impl Shared {
         // A talk cancelled just before this one had its command interrupted: give the shell a
         // moment to come back to its prompt rather than calling the session busy.
         while let TalkState::Interrupted(at) = st.talk {
+            if st.queued.stopped(ticket) {
+                return Err(self.cancelled_queued());
+            }
             let settle = (at + INTERRUPT_SETTLE).min(deadline);
             if Instant::now() >= settle || st.exit.is_some() {
                 st.talk = TalkState::Idle;
@@ -249,7 +285,11 @@ impl Shared {
             st = g;
         }
         // A talk left waiting for input: its command first.
-        self.settle_left(st, req.force, deadline)
+        let st = self.settle_left(st, req.force, ticket, deadline)?;
+        if st.queued.stopped(ticket) {
+            return Err(self.cancelled_queued());
+        }
+        Ok(st)
     }
 
     /// Type `typed`, checked with what earlier writes left on the line (the command lands
@@ -431,13 +471,30 @@ impl Shared {
     }
 
     /// `Cancel`: stop the talk in progress; with `interrupt`, type Ctrl-C as well and wait up
-    /// to `settle` for the prompt it brings back (the answer's `at_prompt`).
+    /// to `settle` for the prompt it brings back (the answer's `at_prompt`). With `talk_id`,
+    /// only that talk: running, or waiting to be let in (it then ends there, having typed
+    /// nothing); another caller's talk is left alone.
     pub fn cancel_talk(
         self: &std::sync::Arc<Self>,
         interrupt: bool,
         settle: Duration,
+        talk_id: Option<&str>,
     ) -> Result<crate::proto::CancelBody> {
         let mut st = self.lock();
+        if let Some(id) = talk_id.filter(|id| !st.talk.runs(id)) {
+            // Not the talk that runs: one waiting to be let in, or none here (not yet, or no
+            // more) — `cancelled: false`, and the caller asks again until its talk returns.
+            let found = st.queued.stop_id(id);
+            drop(st);
+            if found {
+                self.notify();
+            }
+            return Ok(crate::proto::CancelBody {
+                cancelled: found,
+                at_prompt: false,
+                untyped: found,
+            });
+        }
         // One Ctrl-C a talk, however many cancels come (a front end's and its shutdown's): a
         // second one would reach the shell at its prompt, which then eats the next line. None
         // before the command is typed: it then never is, and there is nothing to interrupt.
@@ -501,6 +558,88 @@ impl Shared {
         drop(st);
         self.notify();
     }
+}
+
+/// A talk's place among those waiting to be let in, while it waits: taken when the talk is
+/// let in, or left when this is dropped (never while the state is locked). When the talk
+/// has to wait behind another, its caller's connection is watched meanwhile: a caller that
+/// hangs up (killed, or its connection closed) has its talk give up, never typed later for
+/// nobody.
+struct Queued<'a> {
+    shared: &'a Shared,
+    ticket: u64,
+    /// Ends the watch when dropped (the watching thread sees this end close).
+    _watch: Option<std::os::unix::net::UnixStream>,
+}
+
+impl<'a> Queued<'a> {
+    /// Join the queue (as `id`, the caller's name for the talk), watching `caller` when
+    /// another talk is ahead.
+    fn join(
+        shared: &'a std::sync::Arc<Shared>,
+        id: Option<&str>,
+        caller: Option<&std::os::unix::net::UnixStream>,
+    ) -> Self {
+        let mut st = shared.lock();
+        let ticket = st.queued.join(id);
+        let behind = !matches!(st.talk, TalkState::Idle);
+        drop(st);
+        let watch = caller
+            .filter(|_| behind)
+            .and_then(|c| watch_caller(shared, c, ticket));
+        Self {
+            shared,
+            ticket,
+            _watch: watch,
+        }
+    }
+}
+
+impl Drop for Queued<'_> {
+    fn drop(&mut self) {
+        self.shared.lock().queued.leave(self.ticket);
+    }
+}
+
+/// Watch `caller` (a talk's connection) on a thread of its own until the returned end is
+/// dropped: when the caller hangs up first, the waiting talk `ticket` gives up. The thread
+/// only polls the connection for its hang-up (it reads nothing from it). `None` when it
+/// cannot be watched.
+fn watch_caller(
+    shared: &std::sync::Arc<Shared>,
+    caller: &std::os::unix::net::UnixStream,
+    ticket: u64,
+) -> Option<std::os::unix::net::UnixStream> {
+    use rustix::event::{PollFd, PollFlags, poll};
+    let peer = caller.try_clone().ok()?;
+    let (end, watched) = std::os::unix::net::UnixStream::pair().ok()?;
+    let s = shared.clone();
+    let spawned = std::thread::Builder::new()
+        .name("kpty-talk-peer".into())
+        .spawn(move || {
+            // No events asked of the caller's connection: a hang-up (or error) is always
+            // reported, and the end of its requests (half-closed) is not one.
+            let hung_up = loop {
+                let mut fds = [
+                    PollFd::new(&peer, PollFlags::empty()),
+                    PollFd::new(&watched, PollFlags::IN),
+                ];
+                match poll(&mut fds, None) {
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Err(_) => break false,
+                    Ok(_) if !fds[1].revents().is_empty() => break false,
+                    Ok(_) if fds[0].revents().intersects(PollFlags::HUP | PollFlags::ERR) => {
+                        break true;
+                    }
+                    Ok(_) => continue,
+                }
+            };
+            if hung_up {
+                s.lock().queued.stop(ticket);
+                s.notify();
+            }
+        });
+    spawned.ok().map(|_| end)
 }
 
 /// How a talk stopped without completing.

@@ -54,6 +54,19 @@ impl Shared {
         })
     }
 
+    /// The error of a talk whose caller cancelled it while it waited to be let in.
+    pub(super) fn cancelled_queued(&self) -> Error {
+        Error::new(
+            ErrorCode::Cancelled,
+            format!(
+                "the talk on {} was cancelled by its caller while it waited for the session: \
+                 nothing of it ran",
+                self.session_id
+            ),
+        )
+        .with_details(crate::error::details::Session::of(&self.session_id))
+    }
+
     /// The error of a talk that stopped without completing.
     pub(super) fn stop_error(
         &self,

@@ -3,6 +3,7 @@
 //! written to stdout; logs go to stderr (`KPTY_LOG`, else `RUST_LOG`, else `warn`). Every
 //! line read is checked first ([`transport`]): a bad one gets a JSON-RPC error reply.
 
+mod cancels;
 pub mod guard;
 mod holder_conn;
 pub mod lifecycle;

@@ -11,11 +11,11 @@ use crate::core::running::{Progress, Running, Runs};
 use crate::core::{self, Ctx};
 use crate::error::{Error, ErrorCode};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,
+    ContentBlock, Implementation, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 use std::sync::Arc;
@@ -48,6 +48,8 @@ pub struct KptyServer {
     talks: Runs,
     /// Where talks in named sessions wait, with the connections they keep.
     on_loop: OnLoop,
+    /// The calls in flight, and cancels that came before their call.
+    cancels: super::cancels::Cancels,
 }
 
 impl KptyServer {
@@ -57,6 +59,7 @@ impl KptyServer {
             ctx: Arc::new(ctx),
             talks: Runs::default(),
             on_loop: OnLoop::default(),
+            cancels: super::cancels::Cancels::default(),
         }
     }
 
@@ -261,11 +264,25 @@ impl ServerHandler for KptyServer {
                 None,
             ));
         }
+        // Cancelled at once when its cancel overtook it (two HTTP requests).
+        let _in_flight = self.cancels.start(&context.id, &context.ct);
         let value = match schema::parse(request.arguments) {
             Ok((action, params)) => self.run(action, params, &context).await,
             Err(e) => self.failed(e),
         };
         Ok(to_result(value).into())
+    }
+
+    async fn on_cancelled(
+        &self,
+        notification: CancelledNotificationParam,
+        _context: NotificationContext<RoleServer>,
+    ) {
+        // rmcp has stopped the call if it knew it; one it did not know yet is stopped here
+        // when it comes.
+        if let Some(id) = notification.request_id {
+            self.cancels.cancelled(id);
+        }
     }
 }
 

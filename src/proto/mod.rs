@@ -21,8 +21,8 @@ pub use crate::api::Open;
 pub use crate::api::sessions::ProcessStatus;
 pub use request::{
     Call, CancelBody, CancelRequest, Done, KillRequest, ReadRequest, Request, ResizeBody,
-    ResizeRequest, SetLabelRequest, SpecRequest, StatusRequest, TalkRequest, TermReadRequest,
-    WriteRequest,
+    ResizeRequest, SetLabelRequest, SpecRequest, StatusRequest, TALK_ID_MAX, TalkRequest,
+    TermReadRequest, WriteRequest,
 };
 
 use crate::api::{BufferType, Completion, Integration, ShellKind, TerminalState};
@@ -241,6 +241,9 @@ pub struct StatusBody {
     pub command_started_at: Option<String>,
     /// A `talk` is in progress.
     pub talking: bool,
+    /// Talks waiting behind it to be let in (0 from older holders).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub waiting_talks: u64,
     /// Absolute offset of the end of output.
     pub output_offset: u64,
     /// Holder protocol version.
@@ -357,3 +360,7 @@ pub struct KillBody {
 #[cfg(test)]
 #[path = "wire_tests.rs"]
 mod wire_tests;
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}

@@ -142,8 +142,10 @@ pub struct KillRequest {
 }
 
 /// `Cancel`: stop the talk in progress (it answers `CANCELLED`); with `interrupt`, also type
-/// Ctrl-C so the command itself stops and the session is free again.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+/// Ctrl-C so the command itself stops and the session is free again. With `talk_id`, only the
+/// talk of that id is stopped — running, or waiting for another talk to end (it then never
+/// types) —, never another caller's.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CancelRequest {
     /// Type Ctrl-C into the terminal too.
     #[serde(default)]
@@ -152,6 +154,10 @@ pub struct CancelRequest {
     /// answering.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub settle_ms: u64,
+    /// The talk to stop (its [`TalkRequest::talk_id`]); `None` (an older client): whichever
+    /// talk runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub talk_id: Option<String>,
 }
 
 /// `SetLabel`: the session's new label (`rename`, `update_ownership`), for its
@@ -190,7 +196,14 @@ pub struct TalkRequest {
     /// Who talks, for the recording's markers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
+    /// The caller's name for this talk, unique to it (at most [`TALK_ID_MAX`] bytes): what
+    /// its `Cancel` names, so that a cancel stops this talk and no other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub talk_id: Option<String>,
 }
+
+/// The longest [`TalkRequest::talk_id`] a holder takes.
+pub const TALK_ID_MAX: usize = 64;
 
 /// What `Resize` returns: the size the terminal really has.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]

@@ -74,18 +74,25 @@ fn talk_request() -> impl Strategy<Value = TalkRequest> {
         any::<u64>(),
         proptest::option::of(any::<u64>()),
         any::<(bool, bool)>(),
-        (proptest::option::of(text()), proptest::option::of(text())),
+        (
+            proptest::option::of(text()),
+            proptest::option::of(text()),
+            proptest::option::of(text()),
+        ),
     )
         .prop_map(
-            |(command, sentinel, timeout_ms, progress_ms, (raw, force), (stdin, by))| TalkRequest {
-                command,
-                sentinel,
-                timeout_ms,
-                progress_ms,
-                raw,
-                force,
-                stdin,
-                by,
+            |(command, sentinel, timeout_ms, progress_ms, (raw, force), (stdin, by, talk_id))| {
+                TalkRequest {
+                    command,
+                    sentinel,
+                    timeout_ms,
+                    progress_ms,
+                    raw,
+                    force,
+                    stdin,
+                    by,
+                    talk_id,
+                }
             },
         )
 }
@@ -176,11 +183,14 @@ fn any_request() -> impl Strategy<Value = Request> {
         talk_request().prop_map(Call::into_request),
         any::<(u16, u16)>().prop_map(|(cols, rows)| ResizeRequest { cols, rows }.into_request()),
         any::<u64>().prop_map(|grace_ms| KillRequest { grace_ms }.into_request()),
-        any::<(bool, u64)>().prop_map(|(interrupt, settle_ms)| CancelRequest {
-            interrupt,
-            settle_ms,
-        }
-        .into_request()),
+        (any::<(bool, u64)>(), proptest::option::of(text())).prop_map(
+            |((interrupt, settle_ms), talk_id)| CancelRequest {
+                interrupt,
+                settle_ms,
+                talk_id,
+            }
+            .into_request()
+        ),
         (
             open::<TermMode>(TermMode::SPELLINGS),
             any::<(u32, u32, bool)>(),
@@ -275,10 +285,20 @@ fn requests_keep_their_wire_bytes() {
     let c = CancelRequest {
         interrupt: true,
         settle_ms: 0,
+        talk_id: None,
     };
     assert_eq!(
         enc(c.into_request()),
         r#"{"v":1,"req":{"op":"cancel","interrupt":true}}"#
+    );
+    let c = CancelRequest {
+        interrupt: false,
+        settle_ms: 0,
+        talk_id: Some("t1".into()),
+    };
+    assert_eq!(
+        enc(c.into_request()),
+        r#"{"v":1,"req":{"op":"cancel","interrupt":false,"talk_id":"t1"}}"#
     );
     let t = TermReadRequest {
         mode: TermMode::Delta.into(),
@@ -455,6 +475,7 @@ fn progress_frames_arrive_typed_before_the_reply() {
         force: false,
         stdin: None,
         by: None,
+        talk_id: None,
     };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let body = client::call_until(&mut a, req, deadline, &mut |p| seen.push(p)).unwrap();
