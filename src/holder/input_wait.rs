@@ -290,11 +290,13 @@ impl Shared {
     }
 
     /// Ctrl-C typed while a talk is left waiting: its command (and the rest of its typed
-    /// line, the sentinel's done line too) is abandoned; new talks wait briefly for the prompt.
-    pub(super) fn interrupt_left(&self) {
+    /// line, the sentinel's done line too) is abandoned; new talks wait for the prompt —
+    /// unless it came already (a prompt since `sent`, when the Ctrl-C went out).
+    pub(super) fn interrupt_left(&self, sent: Instant) {
         let mut st = self.lock();
-        if matches!(st.talk, TalkState::Left { .. }) {
-            st.talk = TalkState::Interrupted(Instant::now());
+        let redrawn = st.prompt_at.is_some_and(|p| p >= sent);
+        if matches!(st.talk, TalkState::Left { .. }) && !redrawn {
+            st.talk = TalkState::Interrupted(sent);
         }
     }
 }

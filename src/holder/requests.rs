@@ -86,6 +86,8 @@ impl Shared {
             data.as_bytes(),
             super::record::writer_name(req.by.as_deref()),
         );
+        // When it went out: a prompt since then is the one a Ctrl-C in it brings.
+        let sent = Instant::now();
         match self.write_remote(data.as_bytes()) {
             Ok(_) => *typing = next,
             Err(e) => {
@@ -98,10 +100,10 @@ impl Shared {
             }
         }
         if data.contains('\x03') {
-            self.interrupt_left();
+            self.interrupt_left(sent);
         }
         if data.contains('\x03') && !foreground {
-            self.interrupted_at_prompt();
+            self.interrupted_at_prompt(sent);
         }
         Ok(WriteBody {
             bytes_written: data.len(),
@@ -110,8 +112,9 @@ impl Shared {
 
     /// Ctrl-C reached the shell itself: bash acts on it (SIGINT) only when it next runs, and
     /// text typed before then can be eaten with the abandoned line. The next talk waits
-    /// (briefly) for the prompt the interrupt brings, as after a cancelled talk.
-    fn interrupted_at_prompt(&self) {
+    /// for the prompt the interrupt brings, as after a cancelled talk — unless it came
+    /// already (a prompt since `sent`, when the Ctrl-C went out).
+    fn interrupted_at_prompt(&self, sent: Instant) {
         if !matches!(
             self.kind,
             ShellKind::Bash | ShellKind::Zsh | ShellKind::Posix
@@ -119,8 +122,9 @@ impl Shared {
             return;
         }
         let mut st = self.lock();
-        if !st.talk.running() && st.exit.is_none() {
-            st.talk = TalkState::Interrupted(Instant::now());
+        let redrawn = st.prompt_at.is_some_and(|p| p >= sent);
+        if !st.talk.running() && st.exit.is_none() && !redrawn {
+            st.talk = TalkState::Interrupted(sent);
         }
     }
 

@@ -276,7 +276,21 @@ impl Shared {
             if st.queued.stopped(ticket) {
                 return Err(self.cancelled_queued());
             }
-            let settle = (at + INTERRUPT_SETTLE).min(deadline);
+            // No command started since the prompt: the Ctrl-C reached the line editor, which
+            // throws its line away and — in bash and zsh — draws a new prompt. A line typed
+            // before then goes to the line being thrown away (its first keys lost, however
+            // long the shell takes: it may be starved, or stopped), so that prompt is waited
+            // for, until the deadline.
+            let redraws = st.at_prompt
+                && st.integration == Integration::Osc133
+                && matches!(self.kind, ShellKind::Bash | ShellKind::Zsh);
+            let settle = match redraws {
+                true => deadline,
+                false => (at + INTERRUPT_SETTLE).min(deadline),
+            };
+            if st.exit.is_none() && redraws && Instant::now() >= settle {
+                return Err(self.not_redrawn(req));
+            }
             if Instant::now() >= settle || st.exit.is_some() {
                 st.talk = TalkState::Idle;
                 break;

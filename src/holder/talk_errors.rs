@@ -54,6 +54,20 @@ impl Shared {
         })
     }
 
+    /// `PTY_BUSY`: a cancel's Ctrl-C reached the shell's line editor, and the shell has not
+    /// drawn its new prompt within the talk's timeout.
+    pub(super) fn not_redrawn(&self, req: &TalkRequest) -> Error {
+        Error::new(
+            ErrorCode::PtyBusy,
+            format!(
+                "{} has not drawn its prompt again within {} ms since a cancel's Ctrl-C reached \
+                 its line editor (is the shell stopped?); try again later",
+                self.session_id, req.timeout_ms
+            ),
+        )
+        .with_details(crate::error::details::Session::of(&self.session_id))
+    }
+
     /// The error of a talk whose caller cancelled it while it waited to be let in.
     pub(super) fn cancelled_queued(&self) -> Error {
         Error::new(
