@@ -58,11 +58,25 @@ fn a_cancel_at_any_moment_stops_the_command_and_only_it() {
         .into_iter()
         .flat_map(|sh| [2, 10, 30, 60, 120, 250].map(|ms| (sh, ms)))
         .collect();
+    at_once(&cells, |(sh, ms)| cancel_after(sh, *ms));
+}
+
+/// Run `cell` for each of `cells`, all at once (a thread each).
+fn at_once<T: Sync>(cells: &[T], cell: impl Fn(&T) + Sync) {
+    let cell = &cell;
     std::thread::scope(|s| {
-        for (sh, ms) in &cells {
-            s.spawn(move || cancel_after(sh, *ms));
+        for c in cells {
+            s.spawn(move || cell(c));
         }
     });
+}
+
+/// The shells among `wanted` that are installed.
+fn shells_of(wanted: &[&str]) -> Vec<&'static str> {
+    shells()
+        .into_iter()
+        .filter(|sh| wanted.contains(sh))
+        .collect()
 }
 
 /// One cell of [`a_cancel_at_any_moment_stops_the_command_and_only_it`].
@@ -114,15 +128,7 @@ fn sigint_default_for_children() {
 /// where input starts.
 #[test]
 fn a_talk_cancelled_before_its_command_is_typed_runs_nothing() {
-    let marked: Vec<&str> = shells()
-        .into_iter()
-        .filter(|sh| matches!(*sh, "/bin/bash" | "zsh"))
-        .collect();
-    std::thread::scope(|s| {
-        for sh in &marked {
-            s.spawn(move || untyped(sh));
-        }
-    });
+    at_once(&shells_of(&["/bin/bash", "zsh"]), |sh| untyped(sh));
 }
 
 /// One cell of [`a_talk_cancelled_before_its_command_is_typed_runs_nothing`].
@@ -163,11 +169,7 @@ fn untyped(sh: &str) {
 /// group), and the holder interrupts it too. In every shell, all at once.
 #[test]
 fn a_cancel_interrupts_the_program_a_command_started_after_catching_its_ctrl_c() {
-    std::thread::scope(|s| {
-        for sh in shells() {
-            s.spawn(move || caught_then_exec(sh));
-        }
-    });
+    at_once(&shells(), |sh| caught_then_exec(sh));
 }
 
 /// One cell of [`a_cancel_interrupts_the_program_a_command_started_after_catching_its_ctrl_c`].
@@ -196,11 +198,7 @@ fn a_cancel_interrupts_the_command_its_ctrl_c_missed_in_every_shell() {
         .into_iter()
         .flat_map(|sh| [(sh, ";"), (sh, "&&")])
         .collect();
-    std::thread::scope(|s| {
-        for (sh, sep) in &cells {
-            s.spawn(move || missed_ctrl_c(sh, sep));
-        }
-    });
+    at_once(&cells, |(sh, sep)| missed_ctrl_c(sh, sep));
 }
 
 /// One cell of [`a_cancel_interrupts_the_command_its_ctrl_c_missed_in_every_shell`].
@@ -233,14 +231,8 @@ impl Drop for Resume {
 /// new prompt for a Ctrl-C (fish's draws none).
 #[test]
 fn a_talk_after_a_ctrl_c_that_reached_the_line_editor_waits_for_the_new_prompt() {
-    let redrawing: Vec<&str> = shells()
-        .into_iter()
-        .filter(|sh| matches!(*sh, "/bin/bash" | "zsh"))
-        .collect();
-    std::thread::scope(|s| {
-        for sh in &redrawing {
-            s.spawn(move || ctrl_c_into_the_line_editor(sh));
-        }
+    at_once(&shells_of(&["/bin/bash", "zsh"]), |sh| {
+        ctrl_c_into_the_line_editor(sh)
     });
 }
 

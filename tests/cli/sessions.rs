@@ -341,6 +341,51 @@ fn holder_answers_a_protocol_mismatch_with_an_error() {
     assert_eq!(env.out(&id, "echo still-fine"), "still-fine");
 }
 
+/// A talk's id is at most 64 bytes: a longer one is refused `INVALID_PARAMS` and nothing of
+/// the talk is typed; one of 64 bytes is taken. A cancel naming a talk the holder does not
+/// have (none runs or waits under that id) stops nothing: `cancelled: false`.
+#[test]
+fn a_talk_id_is_bounded_and_a_cancel_for_another_id_stops_nothing() {
+    let env = Env::new();
+    let id = env.create(&[]);
+    let socket = holder_socket(&env, &id);
+    let talk = |talk_id: &str, word: &str| {
+        let command = format!("echo {word}''-typed");
+        serde_json::json!({"v": 1, "req": {"op": "talk", "command": command,
+            "timeout_ms": 10000, "talk_id": talk_id}})
+        .to_string()
+    };
+    for len in [65, 200, 4096] {
+        let word = format!("long{len}");
+        let reply = ask_holder(&mut connect_holder(&socket), &talk(&"x".repeat(len), &word));
+        let e = reply.error.expect("an error reply");
+        assert_eq!(
+            e.code,
+            kpty::error::ErrorCode::InvalidParams,
+            "{len}: {}",
+            e.message
+        );
+        let read = env.json(&["read", "-s", &id, "--since", "0"]);
+        let seen = read["output"].as_str().unwrap_or_default();
+        assert!(
+            !seen.contains(&word),
+            "{len}: the refused talk was typed: {read}"
+        );
+    }
+    let reply = ask_holder(&mut connect_holder(&socket), &talk(&"y".repeat(64), "ok64"));
+    assert!(reply.ok, "a 64-byte id: {:?}", reply.error);
+    let cancel = serde_json::json!({"v": 1, "req": {"op": "cancel", "interrupt": true,
+        "talk_id": "no-such-talk"}})
+    .to_string();
+    let reply = ask_holder(&mut connect_holder(&socket), &cancel);
+    let body: serde_json::Value =
+        serde_json::from_str(reply.body.expect("a cancel's body").get()).expect("body JSON");
+    assert_eq!(body["cancelled"], false, "{body}");
+    let (typed, since) = env.ctrl_c_shown(&id, 0);
+    assert_eq!(typed, 0, "a cancel for another talk typed Ctrl-C: {since}");
+    assert_eq!(env.out(&id, "echo still-fine"), "still-fine");
+}
+
 /// Connections that never send a request (a stuck client, a slow one) each hold only their
 /// own thread: however many are open, and opened in bursts, talks and status probes from
 /// others are answered, and a silent connection's own late request still is.
