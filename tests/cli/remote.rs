@@ -9,6 +9,8 @@
 //! for every call: stdin, Ctrl-C, calls at once; its far end fed any bytes), the web
 //! console's overview of the hosts' sessions, and a remote session's terminal view in the
 //! console (over the channel; the host's end, `kpty __attach-stream`, run directly too).
+//! The logins "there" run with a home and a runtime directory of the test's ([`Sshd`]): no
+//! test installs into, or leaves sessions under, the user's own.
 
 use crate::support::*;
 use serde_json::{Value, json};
@@ -19,6 +21,20 @@ use std::process::{Command, Stdio};
 pub(crate) struct Sshd {
     dir: tempfile::TempDir,
     pid: u32,
+    /// The logins' home: where kpty is installed there and keeps its key.
+    home: PathBuf,
+    /// The logins' runtime directory (`KPTY_RUNTIME_DIR`): the sockets of the sessions
+    /// made there.
+    run: PathBuf,
+}
+
+/// The home of every test's logins but the install test's: a folder of this build's test
+/// area, never the user's own home, kept between runs so that the 300 MB debug build is
+/// copied there once a build (kpty prunes the builds it no longer uses).
+fn shared_home() -> PathBuf {
+    let home = Path::new(env!("CARGO_TARGET_TMPDIR")).join("remote-home");
+    std::fs::create_dir_all(&home).expect("the logins' home");
+    home
 }
 
 impl Sshd {
@@ -28,7 +44,9 @@ impl Sshd {
     }
 
     /// Start one whose logins get a home of their own (`home/` in its folder: no kpty there
-    /// yet) when `own_home`.
+    /// yet) when `own_home`, else [`shared_home`]; their runtime directory is always the
+    /// server's own (`run/` in its folder): no test reads or writes the user's home or
+    /// `/tmp/kpty-UID`, here or "there".
     pub(crate) fn start_with(own_home: bool) -> Option<Self> {
         let sshd = Path::new("/usr/sbin/sshd");
         if !sshd.exists() || Command::new("ssh").arg("-V").output().is_err() {
@@ -48,16 +66,22 @@ impl Sshd {
         }
         std::fs::copy(d.join("userkey.pub"), d.join("authorized_keys")).unwrap();
         let port = free_port();
-        let extra = if own_home {
+        let home = if own_home {
             let home = d.join("home");
             std::fs::create_dir_all(&home).unwrap();
-            format!(
-                "ForceCommand HOME={} exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n",
-                home.display()
-            )
+            home
         } else {
-            String::new()
+            shared_home()
         };
+        let run = d.join("run");
+        std::fs::create_dir_all(&run).unwrap();
+        std::fs::set_permissions(&run, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+            .unwrap();
+        let extra = format!(
+            "ForceCommand HOME='{}' KPTY_RUNTIME_DIR='{}' exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n",
+            home.display(),
+            run.display()
+        );
         let conf = format!(
             "Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/hostkey\nPidFile {d}/sshd.pid\n\
              AuthorizedKeysFile {d}/authorized_keys\nUsePAM no\nStrictModes no\n\
@@ -121,12 +145,43 @@ impl Sshd {
         ]
         .concat();
         std::fs::write(d.join("config"), config).unwrap();
-        Some(Self { dir, pid })
+        Some(Self {
+            dir,
+            pid,
+            home,
+            run,
+        })
     }
 
     /// `KPTY_SSH_COMMAND` for it.
     pub(crate) fn ssh_command(&self) -> String {
         format!("ssh -F {}", self.dir.path().join("config").display())
+    }
+
+    /// `kpty ARGS` on the state directory `state` (the host's, read here directly, as the
+    /// logins there run it: their home and runtime directory).
+    fn at_host(&self, state: &Path, args: &[&str]) -> std::process::Output {
+        Command::new(env!("CARGO_BIN_EXE_kpty"))
+            .arg("--state-dir")
+            .arg(state)
+            .args(args)
+            .env("HOME", &self.home)
+            .env("KPTY_RUNTIME_DIR", &self.run)
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("XDG_RUNTIME_DIR")
+            .output()
+            .unwrap()
+    }
+
+    /// `kpty --json list` of the state directory `state` (the host's, read here directly).
+    fn listed(&self, state: &Path) -> Value {
+        json_of(&self.at_host(state, &["--json", "list"]))
+    }
+
+    /// The sessions made "on the host" under the remote directory `dir`, killed when the
+    /// test ends, however it ends.
+    fn sessions(&self, dir: &Path) -> Sessions<'_> {
+        Sessions(self, dir.to_path_buf())
     }
 
     /// A directory on "the host" (the same machine) for a test's remote state.
@@ -193,55 +248,20 @@ fn on_testbox(env: &Env, ssh: &Sshd, remote: &Path, args: &[&str]) -> String {
     stdout(&out)
 }
 
-/// `kpty ARGS` on the state directory `state` (the host's, read here directly).
-fn at_host(state: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_kpty"))
-        .arg("--state-dir")
-        .arg(state)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-/// `kpty --json list` of the state directory `state` (the host's, read here directly).
-fn listed(state: &Path) -> Value {
-    json_of(&at_host(state, &["--json", "list"]))
-}
-
 fn json_of(out: &std::process::Output) -> Value {
     serde_json::from_str(stdout(out).lines().last().unwrap_or("")).unwrap_or(Value::Null)
 }
 
 /// The sessions made "on the host" under a remote directory: they are this machine's
-/// holders too, killed when the test ends, however it ends.
-struct Sessions(PathBuf);
+/// holders too ([`Sshd::sessions`]).
+struct Sessions<'a>(&'a Sshd, PathBuf);
 
-impl Drop for Sessions {
+impl Drop for Sessions<'_> {
     fn drop(&mut self) {
-        kill_all(&self.0, None);
-    }
-}
-
-/// `kpty kill --all` in the state directory under `dir`, as a user whose home is `home` (the
-/// registry is sealed with a key kept in the home kpty ran with).
-fn kill_all(dir: &Path, home: Option<&Path>) {
-    let state = dir.join("ai/checkpoints/pty");
-    if state.exists() {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_kpty"));
-        c.arg("--state-dir").arg(&state).args(["kill", "--all"]);
-        if let Some(h) = home {
-            c.env("HOME", h).env_remove("XDG_STATE_HOME");
+        let state = self.1.join("ai/checkpoints/pty");
+        if state.exists() {
+            let _ = self.0.at_host(&state, &["kill", "--all"]);
         }
-        let _ = c.output();
-    }
-}
-
-/// The sessions made there by logins with a home of their own ([`Sshd::start_with`]).
-struct SessionsAt(PathBuf, PathBuf);
-
-impl Drop for SessionsAt {
-    fn drop(&mut self) {
-        kill_all(&self.0, Some(&self.1));
     }
 }
 
@@ -250,7 +270,7 @@ fn talk_over_ssh_persists_across_calls_and_is_audited_here() {
     let Some(ssh) = Sshd::start() else { return };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
-    let _sessions = Sessions(remote.clone());
+    let _sessions = ssh.sessions(&remote);
     let run = |args: &[&str]| cmd(&env, &ssh, &remote, args).output().unwrap();
     let out = run(&[
         "--host",
@@ -301,7 +321,7 @@ fn every_verb_over_ssh_answers_as_the_kpty_there_does() {
     let Some(ssh) = Sshd::start() else { return };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
-    let _sessions = Sessions(remote.clone());
+    let _sessions = ssh.sessions(&remote);
     let state = remote.join("ai/checkpoints/pty");
     on_testbox(&env, &ssh, &remote, &["create", "--label", "far"]);
     on_testbox(&env, &ssh, &remote, &["talk", "-s", "far", "echo hi-there"]);
@@ -334,7 +354,7 @@ fn every_verb_over_ssh_answers_as_the_kpty_there_does() {
     ];
     for (args, same_text) in cases {
         let json: Vec<&str> = [&["--json"][..], args].concat();
-        let there = at_host(&state, &json);
+        let there = ssh.at_host(&state, &json);
         let here = cmd(
             &env,
             &ssh,
@@ -358,14 +378,14 @@ fn every_verb_over_ssh_answers_as_the_kpty_there_does() {
         };
         assert_eq!(keys(&a), keys(&b), "{what}");
         if *same_text {
-            let there = stdout(&at_host(&state, args));
+            let there = stdout(&ssh.at_host(&state, args));
             let here = on_testbox(&env, &ssh, &remote, args);
             assert_eq!(here, there, "{args:?}");
         }
     }
     // And the last: the session ends there.
     on_testbox(&env, &ssh, &remote, &["kill", "-s", "far"]);
-    assert_eq!(listed(&state)["count"], 0, "{}", listed(&state));
+    assert_eq!(ssh.listed(&state)["count"], 0, "{}", ssh.listed(&state));
 }
 
 #[test]
@@ -373,7 +393,7 @@ fn an_unreachable_host_or_a_changed_host_key_is_host_unreachable() {
     let Some(ssh) = Sshd::start() else { return };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
-    let _sessions = Sessions(remote.clone());
+    let _sessions = ssh.sessions(&remote);
     for (host, says) in [("deadbox", "refused"), ("imposter", "host key")] {
         let out = cmd(
             &env,
@@ -410,7 +430,7 @@ fn a_connection_killed_mid_talk_leaves_the_remote_session_running() {
     let Some(ssh) = Sshd::start() else { return };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
-    let _sessions = Sessions(remote.clone());
+    let _sessions = ssh.sessions(&remote);
     let out = cmd(
         &env,
         &ssh,
@@ -432,7 +452,7 @@ fn a_connection_killed_mid_talk_leaves_the_remote_session_running() {
     .unwrap();
     // The command runs there (the host is this machine: its state is read directly).
     let state = remote.join("ai/checkpoints/pty");
-    let busy = || listed(&state)["sessions"][0]["busy"] == true;
+    let busy = || ssh.listed(&state)["sessions"][0]["busy"] == true;
     wait_for(20_000, "the remote talk to start", busy);
     // The connection to the host goes away: the master ends its sessions.
     let mut stop = Command::new("sh");
@@ -463,7 +483,7 @@ fn list_all_hosts_shows_every_host_and_a_dead_one_as_unreachable() {
     let Some(ssh) = Sshd::start() else { return };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
-    let _sessions = Sessions(remote.clone());
+    let _sessions = ssh.sessions(&remote);
     let out = cmd(
         &env,
         &ssh,
@@ -551,7 +571,7 @@ async fn over_mcp_an_action_with_host_runs_there_and_streams_its_progress() {
     let Some(ssh) = Sshd::start() else { return };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
-    let _sessions = Sessions(remote.clone());
+    let _sessions = ssh.sessions(&remote);
     let m = crate::mcp::start_cmd(cmd(&env, &ssh, &remote, &["mcp"])).await;
     let v = m
         .json(json!({"action": "talk", "host": "testbox", "command": "echo 'from afar GITHUB_TOKEN=ghp_R4nd0mGitHubT0kenAbCdEfGhIjKlMnOpQr'"}))
@@ -563,7 +583,7 @@ async fn over_mcp_an_action_with_host_runs_there_and_streams_its_progress() {
     );
     // It ran there: the session is the host's, and none was made here.
     let state = remote.join("ai/checkpoints/pty");
-    let there = listed(&state);
+    let there = ssh.listed(&state);
     assert!(
         there["sessions"]
             .as_array()
@@ -611,7 +631,7 @@ async fn over_mcp_a_cancelled_talk_with_host_is_interrupted_there() {
     let Some(ssh) = Sshd::start() else { return };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
-    let _sessions = Sessions(remote.clone());
+    let _sessions = ssh.sessions(&remote);
     let mut c = cmd(&env, &ssh, &remote, &["mcp"]);
     // The channel's log says where a cancel went, should one be lost.
     c.env("KPTY_LOG", "info");
@@ -623,7 +643,7 @@ async fn over_mcp_a_cancelled_talk_with_host_is_interrupted_there() {
     );
     let peer = m.client.peer().clone();
     let terminal = || {
-        let out = at_host(
+        let out = ssh.at_host(
             &state,
             &["--json", "read", "-s", &id, "--timeout-ms", "100"],
         );
@@ -632,7 +652,7 @@ async fn over_mcp_a_cancelled_talk_with_host_is_interrupted_there() {
     // The command runs (its process in front), not only the talk let in: a cancel before
     // the command is typed types nothing (tests/cli/cancel_timing.rs).
     let sleeping = || {
-        listed(&state)["sessions"]
+        ssh.listed(&state)["sessions"]
             .as_array()
             .into_iter()
             .flatten()
@@ -644,8 +664,8 @@ async fn over_mcp_a_cancelled_talk_with_host_is_interrupted_there() {
         h.cancel(Some("test".into())).await.expect("cancel");
         if !holds_within(10_000, || terminal() == "prompt") {
             // What each side saw: the host's terminal and trail, and the channel's own log.
-            let read = at_host(&state, &["--json", "read", "-s", &id]);
-            let trail = at_host(&state, &["log", "--after", "1m"]);
+            let read = ssh.at_host(&state, &["--json", "read", "-s", &id]);
+            let trail = ssh.at_host(&state, &["log", "--after", "1m"]);
             let logs: Vec<String> = std::fs::read_dir(env.runtime().join("ssh"))
                 .into_iter()
                 .flatten()
@@ -663,7 +683,7 @@ async fn over_mcp_a_cancelled_talk_with_host_is_interrupted_there() {
         let v = m
             .json(json!({"action": "talk", "host": "testbox", "session_id": id, "command": format!("echo after{round}"), "timeout_ms": 20000}))
             .await;
-        let read = at_host(&state, &["--json", "read", "-s", &id]);
+        let read = ssh.at_host(&state, &["--json", "read", "-s", &id]);
         assert_eq!(
             v["output"],
             format!("after{round}"),
@@ -703,7 +723,7 @@ fn attach_through_ssh_types_resizes_and_detaches_in_a_real_terminal() {
     let Some(ssh) = Sshd::start() else { return };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
-    let _sessions = Sessions(remote.clone());
+    let _sessions = ssh.sessions(&remote);
     let out = cmd(
         &env,
         &ssh,
@@ -726,7 +746,7 @@ fn attach_through_ssh_types_resizes_and_detaches_in_a_real_terminal() {
     // The terminal's size reaches the session there.
     let state = remote.join("ai/checkpoints/pty");
     let size = || {
-        let s = listed(&state)["sessions"][0].clone();
+        let s = ssh.listed(&state)["sessions"][0].clone();
         (
             s["cols"].as_u64(),
             s["rows"].as_u64(),
@@ -776,7 +796,7 @@ fn one_channel_carries_every_call_stdin_signals_and_calls_at_once() {
     let Some(ssh) = Sshd::start() else { return };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
-    let _sessions = Sessions(remote.clone());
+    let _sessions = ssh.sessions(&remote);
     let run = |args: &[&str]| cmd(&env, &ssh, &remote, args).output().unwrap();
     let out = run(&["--host", "testbox", "talk", "echo first"]);
     assert_eq!(stdout(&out).trim(), "first", "{}", stderr(&out));
@@ -891,7 +911,7 @@ fn one_channel_carries_every_call_stdin_signals_and_calls_at_once() {
     .unwrap();
     let state = remote.join("ai/checkpoints/pty");
     let busy = || {
-        listed(&state)["sessions"].as_array().is_some_and(|a| {
+        ssh.listed(&state)["sessions"].as_array().is_some_and(|a| {
             a.iter()
                 .any(|e| e["session_id"] == names[0].as_str() && e["busy"] == true)
         })
@@ -899,7 +919,7 @@ fn one_channel_carries_every_call_stdin_signals_and_calls_at_once() {
     // The command itself runs (not just typed: a Ctrl-C before bash has read the line is
     // another story).
     let sleeping = || {
-        listed(&state)["sessions"].as_array().is_some_and(|a| {
+        ssh.listed(&state)["sessions"].as_array().is_some_and(|a| {
             a.iter().any(|e| {
                 e["session_id"] == names[0].as_str()
                     && e["foreground_command"]
@@ -1084,7 +1104,7 @@ fn the_web_console_lists_the_known_hosts_sessions_and_names_a_dead_host() {
     let Some(ssh) = Sshd::start() else { return };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
-    let _sessions = Sessions(remote.clone());
+    let _sessions = ssh.sessions(&remote);
     let out = cmd(
         &env,
         &ssh,
@@ -1186,9 +1206,9 @@ fn a_host_without_this_kpty_gets_it_once_or_is_told_how_to_install_it() {
     };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
-    let _sessions = SessionsAt(remote.clone(), ssh.dir.path().join("home"));
+    let _sessions = ssh.sessions(&remote);
     let installed = || -> Vec<String> {
-        let bin = ssh.dir.path().join("home/.cache/kpty/bin");
+        let bin = ssh.home.join(".cache/kpty/bin");
         std::fs::read_dir(bin)
             .map(|d| {
                 d.flatten()
@@ -1220,7 +1240,7 @@ fn a_host_without_this_kpty_gets_it_once_or_is_told_how_to_install_it() {
     );
     assert!(installed().is_empty());
     // Builds left there before (older kpty versions, partial copies, someone's own file).
-    let bin = ssh.dir.path().join("home/.cache/kpty/bin");
+    let bin = ssh.home.join(".cache/kpty/bin");
     std::fs::create_dir_all(&bin).unwrap();
     let ago =
         |minutes: u64| std::time::SystemTime::now() - std::time::Duration::from_secs(minutes * 60);
@@ -1291,8 +1311,8 @@ fn a_host_without_this_kpty_gets_it_once_or_is_told_how_to_install_it() {
 
 /// The web console's actions (`web_*`) in the trail of session `id` on the host's state
 /// directory `state`.
-fn host_web_trail(state: &Path, id: &str) -> Vec<Value> {
-    stdout(&at_host(state, &["--json", "log", "-s", id]))
+fn host_web_trail(ssh: &Sshd, state: &Path, id: &str) -> Vec<Value> {
+    stdout(&ssh.at_host(state, &["--json", "log", "-s", id]))
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|e| e["action"].as_str().is_some_and(|a| a.starts_with("web_")))
@@ -1327,7 +1347,7 @@ fn a_remote_session_is_joined_from_the_web_console_as_a_local_one_is() {
     let env = Env::new();
     let remote = ssh.remote_dir("work");
     let state = remote.join("ai/checkpoints/pty");
-    let _sessions = Sessions(remote.clone());
+    let _sessions = ssh.sessions(&remote);
     let at = |args: &[&str]| on_testbox(&env, &ssh, &remote, args);
     let made = |args: &[&str]| {
         let v: Value = serde_json::from_str(at(args).lines().last().unwrap_or("")).unwrap();
@@ -1354,8 +1374,8 @@ fn a_remote_session_is_joined_from_the_web_console_as_a_local_one_is() {
     v.until_output("before-42");
     at(&["talk", "-s", &far, "echo live-$((7*6))"]);
     v.until_output("live-42");
-    let attached = || listed(&state)["sessions"][0]["attached"].as_u64();
-    assert_eq!(attached(), Some(1), "{}", listed(&state));
+    let attached = || ssh.listed(&state)["sessions"][0]["attached"].as_u64();
+    assert_eq!(attached(), Some(1), "{}", ssh.listed(&state));
 
     // Watching, its keys reach nothing; once it writes, a typed command runs there.
     v.send(json!({"type": "input", "data": "echo sneaky-$((4*4))\r"}));
@@ -1410,7 +1430,7 @@ fn a_remote_session_is_joined_from_the_web_console_as_a_local_one_is() {
     v.send(json!({"type": "input", "data": "exit\r"}));
     v.until_event("exited", |e| e["type"] == "exited");
     while v.read_one() {}
-    let trail = host_web_trail(&state, &far);
+    let trail = host_web_trail(&ssh, &state, &far);
     let actions: Vec<&str> = trail.iter().filter_map(|e| e["action"].as_str()).collect();
     for want in ["web_join", "web_control", "web_write", "web_leave"] {
         assert!(actions.contains(&want), "{want}: {trail:?}");
@@ -1439,10 +1459,10 @@ fn a_remote_session_is_joined_from_the_web_console_as_a_local_one_is() {
     a.until_output(WEB_WARNING);
     a.send(json!({"type": "input", "data": "\x15echo alive-$((6*7))\r"}));
     a.until_output("alive-42");
-    let blocked_there = host_web_trail(&state, &agent)
+    let blocked_there = host_web_trail(&ssh, &state, &agent)
         .iter()
         .any(|e| e["action"] == "web_write" && e["error_code"] == "INPUT_BLOCKED");
-    assert!(blocked_there, "{:?}", host_web_trail(&state, &agent));
+    assert!(blocked_there, "{:?}", host_web_trail(&ssh, &state, &agent));
     drop(a);
 
     // A name that is not a known host's session is refused, and no ssh is run for it: an
@@ -1572,7 +1592,7 @@ fn in_a_real_browser_a_remote_tile_opens_its_terminal_there() {
     let Some(ssh) = Sshd::start() else { return };
     let env = Env::new();
     let remote = ssh.remote_dir("work");
-    let _sessions = Sessions(remote.clone());
+    let _sessions = ssh.sessions(&remote);
     let at = |args: &[&str]| on_testbox(&env, &ssh, &remote, args);
     let made: Value =
         serde_json::from_str(&at(&["--json", "create", "--label", "far-tile"])).unwrap();
