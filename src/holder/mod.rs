@@ -95,7 +95,12 @@ pub fn main() -> i32 {
     std::thread::spawn(move || server::serve(listener, srv));
     let p = shared.clone();
     let (pstate, pmeta) = (state.clone(), meta.clone());
-    let saver = std::thread::spawn(move || persist::debounced(p, pstate, pmeta));
+    // The saver says when it has ended: the wind-down waits for it with a deadline.
+    let (saved, saver) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        persist::debounced(p, pstate, pmeta);
+        let _ = saved.send(());
+    });
 
     wind_down(&shared, &spec, &state, &meta, saver);
     tracing::info!("holder exiting");
@@ -122,15 +127,18 @@ fn read_spec() -> Option<HolderSpec> {
     }
 }
 
+/// How long the wind-down waits for a debounced save under way.
+const SAVER_DEADLINE: Duration = Duration::from_secs(10);
+
 /// Wait for the shell to end, save, remove the socket, end the shells opened beside PTY 0,
-/// and give requests in flight a moment to write their replies. `saver` is the debounced
-/// saving thread, which ends once the shell has.
+/// and give requests in flight a moment to write their replies. `saver` hears when the
+/// debounced saving thread, which ends once the shell has, is done.
 fn wind_down(
     shared: &Arc<Shared>,
     spec: &HolderSpec,
     state: &StateDir,
     meta: &Metadata,
-    saver: std::thread::JoinHandle<()>,
+    saver: std::sync::mpsc::Receiver<()>,
 ) {
     // Wait for the shell to end.
     let mut st = shared.lock();
@@ -140,7 +148,11 @@ fn wind_down(
     drop(st);
     // A save the debounced thread began before the end (its files taken while the shell ran)
     // lands first: the final save is the last word on disk, never overwritten by a stale one.
-    let _ = saver.join();
+    // A save stuck in its write (a hung disk) past the deadline does not keep the holder
+    // from ending: the final save goes ahead, and the process ends soon after it.
+    if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = saver.recv_timeout(SAVER_DEADLINE) {
+        tracing::warn!("the last debounced save did not end within {SAVER_DEADLINE:?}");
+    }
     if let Some(r) = shared.recorder.get() {
         r.finish(Duration::from_secs(2));
     }

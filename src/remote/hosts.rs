@@ -17,15 +17,13 @@ fn file() -> Result<PathBuf> {
     Ok(dir.join("hosts"))
 }
 
-/// The hosts kept in the file.
+/// The hosts kept in the file: read as kpty reads its own state (never through a symbolic
+/// link, only when it is this user's and no one else can write it, at most a few MiB).
 fn saved() -> Result<Vec<Host>> {
-    let f = file()?;
-    let text = match std::fs::read_to_string(&f) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::state(&f, e)),
+    let Some(bytes) = crate::store::secure::read(&file()?)? else {
+        return Ok(Vec::new());
     };
-    Ok(text
+    Ok(String::from_utf8_lossy(&bytes)
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -72,16 +70,15 @@ pub fn remove(host: &Host) -> Result<Vec<Host>> {
     Ok(hosts)
 }
 
+/// Replace the file with `hosts` (a private folder made when missing; the file replaced
+/// whole, never written through a link).
 fn write(hosts: &[Host]) -> Result<()> {
     let f = file()?;
-    if let Some(dir) = f.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| Error::state(dir, e))?;
+    if let Some(config) = f.parent().and_then(std::path::Path::parent) {
+        std::fs::create_dir_all(config).map_err(|e| Error::state(config, e))?;
     }
     let text: String = hosts.iter().map(|h| format!("{h}\n")).collect();
-    let tmp = f.with_extension("tmp");
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, &f))
-        .map_err(|e| Error::state(&f, e))
+    crate::store::atomic::write_bytes(&f, text.as_bytes())
 }
 
 /// One host's answer to `list`.

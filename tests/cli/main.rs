@@ -95,6 +95,7 @@ mod evidence;
 mod flags;
 mod hints;
 mod hostile;
+mod hosts;
 mod housekeeping;
 mod inspector;
 mod io;

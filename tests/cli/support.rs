@@ -79,6 +79,8 @@ impl Env {
             .env("SHELL", "/bin/bash")
             .env("KPTY_LOG", "warn")
             .env_remove("XDG_STATE_HOME")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_RUNTIME_DIR")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
