@@ -120,12 +120,20 @@ fn end_ptys(ctx: &Ctx, e: &RegistryEntry, id: &crate::api::SessionId) -> Vec<Str
 
 /// Last resort when a holder does not answer: SIGKILL it and its shell's process group —
 /// but only pids the kernel vouches for. The holder is the process listening on this
-/// session's socket in the private runtime directory (`SO_PEERCRED`, same uid); the shell is
-/// signalled only when it is that holder's child. Pids written in state files are never
+/// session's socket in the private runtime directory (`SO_PEERCRED`, same uid), or, when no
+/// socket is found, the holder process with this session's own `holder.log` open as its
+/// standard error ([`super::elsewhere`]); the shell is signalled only when it is that
+/// holder's child. Pids written in state files are never
 /// trusted: a cloned repository could name any process.
 fn signal_proven(ctx: &Ctx, e: &RegistryEntry) {
     use rustix::process::{Signal, kill_process, kill_process_group};
-    let Some(holder) = sessions::socket_of(ctx, e).and_then(|s| proven_holder(&s)) else {
+    let by_socket = sessions::socket_of(ctx, e).and_then(|s| proven_holder(&s));
+    // A holder whose socket is not where this kpty looks proves itself by the session's log.
+    let by_log = || {
+        let id = super::handle::files_id(&e.session_id)?;
+        super::elsewhere::proven_holder(&ctx.state, &id, e.holder_pid)
+    };
+    let Some(holder) = by_socket.or_else(by_log) else {
         tracing::warn!(
             "session {}: no holder proves itself on its socket; nothing signalled",
             e.session_id

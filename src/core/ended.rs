@@ -51,7 +51,7 @@ fn holder_running(e: &RegistryEntry) -> bool {
 
 /// Whether a holder still answers on the socket of session `id` (it may still write there).
 fn holder_listening(ctx: &Ctx, id: &SessionId) -> bool {
-    crate::store::paths::socket_path(&ctx.state, id).is_ok_and(|sock| {
+    crate::store::paths::holder_socket(&ctx.state, id).is_ok_and(|sock| {
         // A full backlog (a stopped holder) is someone listening too.
         match crate::proto::client::connect_within(&sock, super::sessions::KNOCK_TIMEOUT) {
             Ok(_) => true,

@@ -89,7 +89,7 @@ impl Handle {
     /// A local session's socket, derived from the private runtime directory, the state
     /// directory and the id.
     pub fn socket(&self, ctx: &Ctx) -> Option<PathBuf> {
-        crate::store::paths::socket_path(&ctx.state, self.files_id()?).ok()
+        crate::store::paths::holder_socket(&ctx.state, self.files_id()?).ok()
     }
 }
 

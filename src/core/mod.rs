@@ -17,6 +17,7 @@ mod confine;
 pub mod control;
 pub(crate) mod converse;
 pub mod create;
+mod elsewhere;
 pub mod ended;
 pub mod evidence;
 pub mod follow;

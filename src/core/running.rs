@@ -302,7 +302,7 @@ impl Running {
                 }
             };
             let socket = target.holder.as_ref();
-            let socket = socket.and_then(|(s, id)| crate::store::paths::socket_path(s, id).ok());
+            let socket = socket.and_then(|(s, id)| crate::store::paths::holder_socket(s, id).ok());
             let Some(sock) = socket else {
                 let why = format!("{} has no holder socket here", target.session_id);
                 return Stopped::Gone(Error::new(ErrorCode::PtySessionNotFound, why));

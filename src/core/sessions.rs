@@ -237,19 +237,20 @@ impl Liveness {
     }
 }
 
-/// The socket of a local session: always derived from the private runtime directory, this
-/// state directory and the id — never read from a state file, which anyone who can write the
-/// state directory (a cloned repository) controls.
+/// The socket of a local session: always derived from kpty's private runtime directories
+/// (this process's first: [`crate::store::paths::holder_socket`]), this state directory and
+/// the id — never read from a state file, which anyone who can write the state directory (a
+/// cloned repository) controls.
 pub fn socket_of(ctx: &Ctx, e: &RegistryEntry) -> Option<PathBuf> {
     let id = files_id(&e.session_id)?;
-    crate::store::paths::socket_path(&ctx.state, &id).ok()
+    crate::store::paths::holder_socket(&ctx.state, &id).ok()
 }
 
 /// [`socket_of`] in `runtime`, the runtime directory found once for many sessions (`None`:
 /// there is none to use).
 fn socket_in(ctx: &Ctx, e: &RegistryEntry, runtime: Option<&Path>) -> Option<PathBuf> {
     let id = files_id(&e.session_id)?;
-    crate::store::paths::socket_path_in(runtime?, &ctx.state, &id).ok()
+    crate::store::paths::holder_socket_in(runtime?, &ctx.state, &id).ok()
 }
 
 /// Remove `sock` when it is provably a dead holder's: a socket of ours in the private runtime
@@ -344,6 +345,13 @@ pub fn judge(
             // dtach: a refused connection means a dead holder; clean its socket.
             if err.kind() == std::io::ErrorKind::ConnectionRefused {
                 remove_dead_socket(sock);
+            }
+            // No socket here, but a holder the kernel vouches for still runs.
+            if let Some(pid) = files_id(&e.session_id)
+                .and_then(|id| super::elsewhere::proven_holder(&ctx.state, &id, e.holder_pid))
+                && saved_exit(ctx, e).is_none()
+            {
+                return Liveness::Unresponsive(super::elsewhere::unreached(&e.session_id, pid));
             }
         }
         Err(Unreachable::Other(err)) => {
@@ -508,13 +516,20 @@ fn connect_by<T>(
     e: &RegistryEntry,
     how: impl FnOnce(&std::path::Path) -> std::result::Result<T, Unreachable>,
 ) -> Result<T> {
-    let gone = |why: String| -> Error {
-        match probe(ctx, e) {
+    let gone =
+        |why: String| -> Error {
+            match probe(ctx, e) {
             Liveness::Exited {
                 exit_code,
                 exit_signal,
                 ..
             } => shell_exited(e, exit_code, exit_signal, Some(true)).with_cause(Cause::Unreachable),
+            // Its holder runs where this kpty does not look: nothing reached it.
+            Liveness::Unresponsive(why) => Error::new(
+                ErrorCode::StateError,
+                format!("session {} cannot be reached from here: {why}", e.session_id),
+            )
+            .with_cause(Cause::Unreachable),
             _ => Error::new(
                 ErrorCode::PtyProcessExited,
                 format!(
@@ -532,7 +547,7 @@ fn connect_by<T>(
             })
             .with_cause(Cause::Unreachable),
         }
-    };
+        };
     if !super::kind::is_local(e) {
         return Err(Error::new(
             ErrorCode::InvalidParams,

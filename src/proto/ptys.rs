@@ -36,7 +36,7 @@ pub fn ids(state: &StateDir, id: &SessionId) -> Vec<SessionId> {
 /// Whether a holder still listens on the socket of `id` (a full backlog counts: a stopped
 /// holder is still there).
 pub fn listening(state: &StateDir, id: &SessionId) -> bool {
-    crate::store::paths::socket_path(state, id).is_ok_and(|sock| {
+    crate::store::paths::holder_socket(state, id).is_ok_and(|sock| {
         match client::connect_within(&sock, Duration::from_millis(250)) {
             Ok(_) => true,
             Err(e) => e.kind() == std::io::ErrorKind::WouldBlock,
@@ -72,7 +72,7 @@ pub fn end_all(state: &StateDir, id: &SessionId, timeout: Duration) -> Vec<Ended
 
 /// Hang up shell PTY `pty` if its shell still runs.
 fn end_one(state: &StateDir, pty: &SessionId, timeout: Duration) -> Option<Ended> {
-    let sock = crate::store::paths::socket_path(state, pty).ok()?;
+    let sock = crate::store::paths::holder_socket(state, pty).ok()?;
     if !sock.exists() {
         return None;
     }

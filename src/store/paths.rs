@@ -465,13 +465,16 @@ pub fn runtime_dir() -> Result<PathBuf> {
 
 /// Every runtime directory where kpty may keep sockets for this user: [`runtime_dir`] (made
 /// if missing) and the defaults other environments would pick (`$XDG_RUNTIME_DIR/kpty`,
-/// `<tmp>/kpty-<uid>`), made too when their parent exists, so a sandboxed session cannot plant
+/// `/run/user/<uid>/kpty`, `<tmp>/kpty-<uid>`), made too when their parent exists, so a sandboxed session cannot plant
 /// one; those that cannot be made private are left out (kpty would refuse them as well).
 pub fn runtime_dirs() -> Result<Vec<PathBuf>> {
     let mut out = vec![runtime_dir()?];
     let uid = rustix::process::getuid().as_raw();
     let defaults = [
         dirs::runtime_dir().map(|d| d.join("kpty")),
+        // systemd's per-user directory, there for a login even where `XDG_RUNTIME_DIR` is
+        // not set (`su`, cron, a container's exec).
+        Some(PathBuf::from(format!("/run/user/{uid}/kpty"))),
         Some(std::env::temp_dir().join(format!("kpty-{uid}"))),
     ];
     for d in defaults.into_iter().flatten() {
@@ -627,14 +630,43 @@ fn ensure_private_dir(dir: &Path) -> Result<PathBuf> {
     Ok(dir.to_path_buf())
 }
 
-/// The socket path for a session; errors when it would not fit in `sun_path`.
+/// The socket path for a new holder of a session (in this process's runtime directory; a
+/// holder's that may run already is [`holder_socket`]); errors when it would not fit in
+/// `sun_path`.
 pub fn socket_path(state: &StateDir, id: &SessionId) -> Result<PathBuf> {
     socket_path_in(&runtime_dir()?, state, id)
 }
 
+/// The socket of the holder of session `id`, which may have been started in another
+/// environment than this process's: in this process's runtime directory when a socket is
+/// there, else in the first of kpty's other runtime directories ([`runtime_dirs`]) that
+/// holds one of this user's — a session made where `XDG_RUNTIME_DIR` was set is reached from
+/// a login where it is not, and the other way round. Every place looked at is a private
+/// directory kpty itself picks, never a path read from a file; when no socket is found, the
+/// path in this process's directory.
+pub fn holder_socket(state: &StateDir, id: &SessionId) -> Result<PathBuf> {
+    holder_socket_in(&runtime_dir()?, state, id)
+}
+
+/// [`holder_socket`], `runtime` being this process's [`runtime_dir`] found once for many
+/// sessions (`list`).
+pub fn holder_socket_in(runtime: &Path, state: &StateDir, id: &SessionId) -> Result<PathBuf> {
+    let here = socket_path_in(runtime, state, id)?;
+    if std::fs::symlink_metadata(&here).is_ok() {
+        return Ok(here);
+    }
+    let elsewhere = runtime_dirs()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| d.as_path() != runtime)
+        .filter_map(|d| socket_path_in(&d, state, id).ok())
+        .find(|p| secure::is_own_socket(p));
+    Ok(elsewhere.unwrap_or(here))
+}
+
 /// [`socket_path`] in `runtime`, a [`runtime_dir`] the caller has just found (one for many
 /// sessions: `list`).
-pub fn socket_path_in(runtime: &Path, state: &StateDir, id: &SessionId) -> Result<PathBuf> {
+fn socket_path_in(runtime: &Path, state: &StateDir, id: &SessionId) -> Result<PathBuf> {
     let path = runtime.join(format!("{}-{}.sock", state.tag(), id));
     let len = path.as_os_str().len();
     if len >= 108 {

@@ -23,6 +23,14 @@ fn listed(v: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The rule: not empty, at most 255 bytes, no leading `-`, no whitespace or control character.
+fn ssh_could_name(h: &str) -> bool {
+    !h.is_empty()
+        && h.len() <= 255
+        && !h.starts_with('-')
+        && !h.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
 /// A host ssh could name: an alias, `user@host`, `ssh://user@host:port`, an IPv6 literal.
 fn good_host() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -69,13 +77,14 @@ proptest! {
             }
             prop_assert_eq!(listed(&v), expected.clone());
         }
+        prop_assert!(!ssh_could_name(&bad));
         let v = env.fails(&["hosts", "add", "--", &bad], INVALID, "INVALID_PARAMS");
         prop_assert!(v["message"].as_str().is_some_and(|m| m.contains("ssh")), "{}", v);
         prop_assert_eq!(listed(&env.ok_json(&["hosts"])), expected.clone());
         // A bad name in KPTY_HOSTS is refused too, whatever the file holds (its entries are
         // trimmed, and an empty one is no entry).
         let t = bad.trim();
-        if !t.is_empty() {
+        if !t.is_empty() && !ssh_could_name(t) {
             let out = env
                 .cmd(&["--json", "hosts"])
                 .env("KPTY_HOSTS", format!("{},{bad}", good[0]))

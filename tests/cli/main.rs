@@ -89,6 +89,7 @@ mod completion;
 mod console;
 mod console_term;
 mod deadlines;
+mod elsewhere;
 mod environment;
 mod errors;
 mod evidence;
