@@ -238,9 +238,9 @@ impl Liveness {
 }
 
 /// The socket of a local session: always derived from kpty's private runtime directories
-/// (this process's first: [`crate::store::paths::holder_socket`]), this state directory and
-/// the id — never read from a state file, which anyone who can write the state directory (a
-/// cloned repository) controls.
+/// (this process's first, then the defaults: `store::paths::holder_socket`), this state
+/// directory and the id — never read from a state file, which anyone who can write the state
+/// directory (a cloned repository) controls.
 pub fn socket_of(ctx: &Ctx, e: &RegistryEntry) -> Option<PathBuf> {
     let id = files_id(&e.session_id)?;
     crate::store::paths::holder_socket(&ctx.state, &id).ok()
