@@ -123,8 +123,8 @@ fn end_ptys(ctx: &Ctx, e: &RegistryEntry, id: &crate::api::SessionId) -> Vec<Str
 /// session's socket in the private runtime directory (`SO_PEERCRED`, same uid), or, when no
 /// socket is found, the holder process with this session's own `holder.log` open as its
 /// standard error ([`super::elsewhere`]); the shell is signalled only when it is that
-/// holder's child. Pids written in state files are never
-/// trusted: a cloned repository could name any process.
+/// holder's child. Pids written in state files are never trusted: a cloned repository could
+/// name any process.
 fn signal_proven(ctx: &Ctx, e: &RegistryEntry) {
     use rustix::process::{Signal, kill_process, kill_process_group};
     let by_socket = sessions::socket_of(ctx, e).and_then(|s| proven_holder(&s));

@@ -509,6 +509,44 @@ pub fn connect_at_once(
     connect_by(ctx, e, client::connect_at_once)
 }
 
+/// The error of a call whose holder (of session `e`) could not be reached (`why`), said as
+/// the session is: its shell ended, its holder runs where this kpty does not look, or it
+/// is gone.
+fn unreachable_holder(ctx: &Ctx, e: &RegistryEntry, why: &str) -> Error {
+    match probe(ctx, e) {
+        Liveness::Exited {
+            exit_code,
+            exit_signal,
+            ..
+        } => shell_exited(e, exit_code, exit_signal, Some(true)).with_cause(Cause::Unreachable),
+        // Its holder runs where this kpty does not look: nothing reached it.
+        Liveness::Unresponsive(problem) => Error::new(
+            ErrorCode::StateError,
+            format!(
+                "session {} cannot be reached from here: {problem}",
+                e.session_id
+            ),
+        )
+        .with_cause(Cause::Unreachable),
+        _ => Error::new(
+            ErrorCode::PtyProcessExited,
+            format!(
+                "the holder of session {} is gone ({why}); its shell is no longer reachable",
+                e.session_id
+            ),
+        )
+        .with_hint(Hint::KillToCleanUp {
+            session: e.session_id.clone(),
+        })
+        .with_details(crate::error::details::Dead {
+            session_id: e.session_id.clone(),
+            state: "dead".into(),
+            unreachable: true,
+        })
+        .with_cause(Cause::Unreachable),
+    }
+}
+
 /// Connect to the holder of local session `e` with `how`, its failures said as [`connect`]
 /// says them.
 fn connect_by<T>(
@@ -516,38 +554,7 @@ fn connect_by<T>(
     e: &RegistryEntry,
     how: impl FnOnce(&std::path::Path) -> std::result::Result<T, Unreachable>,
 ) -> Result<T> {
-    let gone =
-        |why: String| -> Error {
-            match probe(ctx, e) {
-            Liveness::Exited {
-                exit_code,
-                exit_signal,
-                ..
-            } => shell_exited(e, exit_code, exit_signal, Some(true)).with_cause(Cause::Unreachable),
-            // Its holder runs where this kpty does not look: nothing reached it.
-            Liveness::Unresponsive(why) => Error::new(
-                ErrorCode::StateError,
-                format!("session {} cannot be reached from here: {why}", e.session_id),
-            )
-            .with_cause(Cause::Unreachable),
-            _ => Error::new(
-                ErrorCode::PtyProcessExited,
-                format!(
-                    "the holder of session {} is gone ({why}); its shell is no longer reachable",
-                    e.session_id
-                ),
-            )
-            .with_hint(Hint::KillToCleanUp {
-                session: e.session_id.clone(),
-            })
-            .with_details(crate::error::details::Dead {
-                session_id: e.session_id.clone(),
-                state: "dead".into(),
-                unreachable: true,
-            })
-            .with_cause(Cause::Unreachable),
-        }
-        };
+    let gone = |why: String| unreachable_holder(ctx, e, &why);
     if !super::kind::is_local(e) {
         return Err(Error::new(
             ErrorCode::InvalidParams,

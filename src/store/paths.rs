@@ -465,8 +465,9 @@ pub fn runtime_dir() -> Result<PathBuf> {
 
 /// Every runtime directory where kpty may keep sockets for this user: [`runtime_dir`] (made
 /// if missing) and the defaults other environments would pick (`$XDG_RUNTIME_DIR/kpty`,
-/// `/run/user/<uid>/kpty`, `<tmp>/kpty-<uid>`), made too when their parent exists, so a sandboxed session cannot plant
-/// one; those that cannot be made private are left out (kpty would refuse them as well).
+/// `/run/user/<uid>/kpty`, `<tmp>/kpty-<uid>`), made too when their parent exists, so a
+/// sandboxed session cannot plant one; those that cannot be made private are left out (kpty
+/// would refuse them as well).
 pub fn runtime_dirs() -> Result<Vec<PathBuf>> {
     let mut out = vec![runtime_dir()?];
     let uid = rustix::process::getuid().as_raw();
