@@ -294,7 +294,7 @@ impl Shared {
     /// unless it came already (a prompt since `sent`, when the Ctrl-C went out).
     pub(super) fn interrupt_left(&self, sent: Instant) {
         let mut st = self.lock();
-        let redrawn = st.prompt_at.is_some_and(|p| p >= sent);
+        let redrawn = st.prompt_since(sent);
         if matches!(st.talk, TalkState::Left { .. }) && !redrawn {
             st.talk = TalkState::Interrupted(sent);
         }

@@ -122,7 +122,7 @@ impl Shared {
             return;
         }
         let mut st = self.lock();
-        let redrawn = st.prompt_at.is_some_and(|p| p >= sent);
+        let redrawn = st.prompt_since(sent);
         if !st.talk.running() && st.exit.is_none() && !redrawn {
             st.talk = TalkState::Interrupted(sent);
         }

@@ -468,6 +468,11 @@ impl Shared {
 }
 
 impl State {
+    /// Whether the shell began a prompt at `t` or since.
+    pub fn prompt_since(&self, t: Instant) -> bool {
+        self.prompt_at.is_some_and(|p| p >= t)
+    }
+
     /// Take one shell-integration marker: where the shell is (prompt, input line, command),
     /// since when, and a running talk's capture bounds.
     fn take_mark(&mut self, m: &super::markers::Mark, inputs: &[(u64, Option<(u64, usize)>)]) {

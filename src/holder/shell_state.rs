@@ -50,7 +50,7 @@ impl Shared {
             !busy
                 && st.integration == Integration::Osc133
                 && st.at_prompt
-                && st.prompt_at.is_some_and(|p| p >= st.last_input)
+                && st.prompt_since(st.last_input)
         };
         typing.set_busy(busy);
         let cwd = self.own_child_cwd();

@@ -284,9 +284,10 @@ impl Shared {
             let redraws = st.at_prompt
                 && st.integration == Integration::Osc133
                 && matches!(self.kind, ShellKind::Bash | ShellKind::Zsh);
-            let settle = match redraws {
-                true => deadline,
-                false => (at + INTERRUPT_SETTLE).min(deadline),
+            let settle = if redraws {
+                deadline
+            } else {
+                (at + INTERRUPT_SETTLE).min(deadline)
             };
             if st.exit.is_none() && redraws && Instant::now() >= settle {
                 return Err(self.not_redrawn(req));

@@ -215,7 +215,7 @@ fn at_prompt(st: &State, fg: bool, now: Instant) -> bool {
         return false;
     }
     match st.integration {
-        Integration::Osc133 => st.at_prompt && st.prompt_at.is_some_and(|t| t >= st.last_input),
+        Integration::Osc133 => st.at_prompt && st.prompt_since(st.last_input),
         Integration::Sentinel => {
             st.last_output >= st.last_input && now >= st.last_output + SENTINEL_SETTLE
         }

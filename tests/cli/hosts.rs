@@ -113,7 +113,7 @@ proptest! {
 
 /// The file is kpty's own: a symbolic link in its place is refused (its target never read
 /// nor written), so is a file others could write; lines kpty cannot use (comments, blank
-/// lines, names ssh would misread) are skipped, not fatal.
+/// lines, names ssh would misread) are passed over, not fatal.
 #[test]
 fn the_hosts_file_is_read_and_written_only_when_it_is_this_users_own() {
     let env = Env::new();
