@@ -116,6 +116,19 @@ impl TalkState {
         }
     }
 
+    /// The running talk, its command not typed yet, gives up (its caller went away): it
+    /// will not be typed, and there is nothing to interrupt.
+    pub(super) fn give_up_untyped(&mut self) {
+        if let Self::Running {
+            cancel: cancel @ Cancel::No,
+            typed: false,
+            ..
+        } = self
+        {
+            *cancel = Cancel::Asked;
+        }
+    }
+
     /// A Ctrl-C was typed for a cancel and no prompt has been seen since (the talk still
     /// running or ended).
     pub(super) fn interrupt_pending(&self) -> bool {

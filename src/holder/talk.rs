@@ -73,7 +73,16 @@ impl Shared {
             // Until it is let in, a cancel naming it (or its caller hanging up) ends it where
             // it waits.
             let queued = Queued::join(self, req.talk_id.as_deref(), caller);
-            self.ready_to_type(req, queued.ticket, deadline)
+            let ready = self.ready_to_type(req, queued.ticket, deadline);
+            // Let in, it may have waited (for a prompt to be drawn, a line to settle): a
+            // caller that hung up meanwhile gets nothing typed for nobody.
+            if ready.is_ok()
+                && (self.lock().queued.stopped(queued.ticket) || caller.is_some_and(hung_up))
+            {
+                tracing::info!("the talk's caller hung up before its command was typed");
+                self.lock().talk.give_up_untyped();
+            }
+            ready
         };
         let (mut a, typed, cleared) = ready.map_err(|e| danger_first(req, e))?;
         // What came while the line settled (a command submitted just before, answered) is
@@ -579,7 +588,7 @@ impl Shared {
 /// let in, or left when this is dropped (never while the state is locked). When the talk
 /// has to wait behind another, its caller's connection is watched meanwhile: a caller that
 /// hangs up (killed, or its connection closed) has its talk give up, never typed later for
-/// nobody.
+/// nobody. Once let in, the talk looks at its caller again just before it types.
 struct Queued<'a> {
     shared: &'a Shared,
     ticket: u64,
@@ -614,6 +623,19 @@ impl Drop for Queued<'_> {
     fn drop(&mut self) {
         self.shared.lock().queued.leave(self.ticket);
     }
+}
+
+/// Whether `caller` (a talk's connection) was closed by its other end, looked at now.
+fn hung_up(caller: &std::os::unix::net::UnixStream) -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    // No events asked: a hang-up (or error) is always reported; a half-close is not one.
+    let mut fds = [PollFd::new(caller, PollFlags::empty())];
+    let now = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    poll(&mut fds, Some(&now)).is_ok()
+        && fds[0].revents().intersects(PollFlags::HUP | PollFlags::ERR)
 }
 
 /// Watch `caller` (a talk's connection) on a thread of its own until the returned end is

@@ -164,6 +164,88 @@ fn untyped(sh: &str) {
     );
 }
 
+/// Where a talk that was let in waits before it types.
+#[derive(Debug, Clone, Copy)]
+enum LetInWait {
+    /// For the prompt's input start: the prompt takes 5 s to draw (bash, zsh).
+    SlowPrompt,
+    /// For the input line a forced talk clears to show empty: the shell is stopped, text
+    /// typed on its line (bash, zsh, fish: their line editors, not the terminal, echo it).
+    LineToClear,
+}
+
+/// A talk let in that still waits to type — for its prompt, for the line it clears — and
+/// whose caller hangs up meanwhile (killed: no cancel sent, its connection just closes)
+/// types nothing once the wait is over: the command never runs, and the next talk gets the
+/// session. Each wait in each shell it applies to, all at once.
+#[test]
+fn a_talk_whose_caller_hangs_up_before_it_types_runs_nothing() {
+    let mut cells: Vec<(LetInWait, &str)> = shells_of(&["/bin/bash", "zsh"])
+        .into_iter()
+        .map(|sh| (LetInWait::SlowPrompt, sh))
+        .collect();
+    cells.extend(
+        shells_of(&["/bin/bash", "zsh", "fish"])
+            .into_iter()
+            .map(|sh| (LetInWait::LineToClear, sh)),
+    );
+    at_once(&cells, |(wait, sh)| hung_up_while_let_in(*wait, sh));
+}
+
+/// One cell of [`a_talk_whose_caller_hangs_up_before_it_types_runs_nothing`].
+fn hung_up_while_let_in(wait: LetInWait, sh: &str) {
+    let what = format!("{sh}, {wait:?}");
+    let env = Env::new();
+    let id = env.create(&["--shell", sh]);
+    let mut resume = None;
+    let mut talk = vec!["--json", "talk", "-s", &id];
+    match wait {
+        LetInWait::SlowPrompt => {
+            let slow = "$(if [ -e slow ]; then rm slow; touch drawing; sleep 5; fi)";
+            let line = match sh {
+                "zsh" => format!("setopt prompt_subst; PS1='{slow}'\"$PS1\"; touch slow"),
+                _ => format!("PS1='{slow}'\"$PS1\"; touch slow"),
+            };
+            env.ok(&["send-line", "-s", &id, &line]);
+            let drawing = env.home().join("drawing");
+            wait_for(10_000, &format!("{what}: the slow prompt"), || {
+                drawing.exists()
+            });
+        }
+        LetInWait::LineToClear => {
+            let shell = env.entry(&id)["pid"].as_i64().expect("the shell's pid");
+            let shell = rustix::process::Pid::from_raw(shell as i32).expect("pid");
+            rustix::process::kill_process(shell, rustix::process::Signal::STOP)
+                .expect("stop the shell");
+            resume = Some(Resume(shell));
+            env.ok_json(&["send-keys", "-l", "-s", &id, "left"]);
+            talk.push("--force");
+        }
+    }
+    talk.push("touch ran");
+    let child = spawn(env.cmd(&talk));
+    wait_for(
+        4_000,
+        &format!("{what}: the talk to be let in"),
+        || match wait {
+            LetInWait::SlowPrompt => {
+                env.json(&["read", "-s", &id, "--timeout-ms", "100"])["terminal_state"] == "running"
+            }
+            LetInWait::LineToClear => env.entry(&id)["busy"] == true,
+        },
+    );
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("pid");
+    rustix::process::kill_process(pid, rustix::process::Signal::KILL).expect("kill kpty talk");
+    drop(wait_child(child, &["talk", &what]));
+    drop(resume);
+    // Lines run in order: had the talk typed its command, it would have run by now.
+    let after = free_again(&env, &id, &what);
+    assert!(
+        !env.home().join("ran").exists(),
+        "{what}: the command of a talk whose caller hung up ran; then {after}"
+    );
+}
+
 /// The command in front catches the Ctrl-C, then starts another program in its place
 /// (`exec`): that program never saw the Ctrl-C (its process is the same, and so is its
 /// group), and the holder interrupts it too. In every shell, all at once.
