@@ -9,7 +9,9 @@ processes, medians:
        `kpty talk 'echo hi'` and a warm `ssh -o ControlPath=… benchbox 'echo hi'`, interleaved
   (s2) a cold first call (no connection, no channel; the kpty there already installed)
        against a plain `ssh benchbox true`
-  (s3) `kpty list --all-hosts` over the ten aliases against over one host
+  (s3) `kpty list --all-hosts` over the ten aliases against over one host; then the same
+       again with every process of it on one CPU (a fresh sshd, channels and sessions, all
+       started from a process pinned to that CPU), to show what the ten cost in CPU time
 
 Both sessions' shells run without the user's ~/.bashrc (KPTY_USER_BASHRC=/dev/null, passed
 to the remote session with `create --env`), as in bench/run.sh: a PROMPT_COMMAND from the
@@ -111,43 +113,97 @@ def main():
     if not os.path.exists("/usr/sbin/sshd") or not shutil.which("ssh"):
         print("(sshd or ssh is not installed: no figures)")
         return
-    d = tempfile.mkdtemp(prefix="kpty-bench-ssh-")
-    pid, config = sshd(d)
-    ssh = ["ssh", "-F", config]
-    local_dir, remote_dir, run = f"{d}/local", f"{d}/remote", f"{d}/run"
-    for p in (local_dir, remote_dir, run):
-        os.makedirs(p, mode=0o700)
-    env = dict(os.environ)
-    env.update(
-        KPTY_SSH_COMMAND=" ".join(ssh),
-        KPTY_REMOTE_DIR=remote_dir,
-        KPTY_RUNTIME_DIR=run,
-        KPTY_USER_BASHRC="/dev/null",
-        KPTY_STATE_DIR=f"{local_dir}/ai/checkpoints/pty",
-    )
-    env.pop("KPTY_HOST", None)
-    try:
-        report(env, ssh, run, remote_dir)
-    finally:
-        for p in [*children(pid), pid]:
+    if len(sys.argv) > 3 and sys.argv[3] == "--one-cpu":
+        one_cpu()
+        return
+    with Host() as h:
+        one, ten = report(h.env, h.ssh, h.run)
+    scaling(one, ten)
+
+
+class Host:
+    """A private sshd in a temporary directory, kpty's directories on both sides and the
+    environment that points kpty at them; on exit every process of it stopped, every session
+    killed and the directory removed."""
+
+    def __enter__(self):
+        self.d = d = tempfile.mkdtemp(prefix="kpty-bench-ssh-")
+        self.pid, config = sshd(d)
+        self.ssh = ["ssh", "-F", config]
+        self.local_dir, self.remote_dir, self.run = f"{d}/local", f"{d}/remote", f"{d}/run"
+        for p in (self.local_dir, self.remote_dir, self.run):
+            os.makedirs(p, mode=0o700)
+        self.env = dict(os.environ)
+        self.env.update(
+            KPTY_SSH_COMMAND=" ".join(self.ssh),
+            KPTY_REMOTE_DIR=self.remote_dir,
+            KPTY_RUNTIME_DIR=self.run,
+            KPTY_USER_BASHRC="/dev/null",
+            KPTY_STATE_DIR=f"{self.local_dir}/ai/checkpoints/pty",
+        )
+        self.env.pop("KPTY_HOST", None)
+        return self
+
+    def __exit__(self, *exc):
+        for p in [*children(self.pid), self.pid]:
             try:
                 os.kill(p, 15)
             except OSError:
                 pass
         # Each side's holders are found through its own runtime directory: the local one
         # this bench set, the host's the default (ssh passes no environment).
+        env = self.env
         there = {k: v for k, v in env.items() if k != "KPTY_RUNTIME_DIR"}
-        for state, e in ((f"{local_dir}/ai/checkpoints/pty", env), (f"{remote_dir}/ai/checkpoints/pty", there)):
+        for state, e in (
+            (f"{self.local_dir}/ai/checkpoints/pty", env),
+            (f"{self.remote_dir}/ai/checkpoints/pty", there),
+        ):
             subprocess.run([KPTY, "--state-dir", state, "kill", "--all"], env=e, capture_output=True)
-        shutil.rmtree(d, ignore_errors=True)
+        shutil.rmtree(self.d, ignore_errors=True)
+        return False
 
 
-def report(env, ssh, run, remote_dir):
+def one_cpu():
+    """(s3) again with this process, and so every process it starts (sshd and what it runs,
+    kpty's channels and holders on both sides), on one CPU; its medians as JSON."""
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    with Host() as h:
+        remote_session(h.env)
+        one, ten = all_hosts(h.env)
+    print(json.dumps({"one": one, "ten": ten}))
+
+
+def scaling(one, ten):
+    """How `list --all-hosts` over ten aliases scales with the CPUs it gets: (s3) on this
+    machine's CPUs beside (s3) on one of them."""
+    cpus = len(os.sched_getaffinity(0))
+    if cpus < 2:
+        return
+    r = subprocess.run([sys.executable, __file__, KPTY, str(RUNS), "--one-cpu"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"remote.py --one-cpu: exit {r.returncode}: {r.stderr}")
+    pinned = json.loads(r.stdout)
+    print()
+    print("`list --all-hosts` by the CPUs it gets (the same calls, every process of them on one CPU):")
+    print()
+    print("| CPUs | one host ms | ten aliases ms | ten − one ms | ten / one |")
+    print("| ---: | ---: | ---: | ---: | ---: |")
+    print(f"| 1 | {pinned['one']:.2f} | {pinned['ten']:.2f} | {pinned['ten'] - pinned['one']:.2f} | {pinned['ten'] / pinned['one']:.2f}× |")
+    print(f"| {cpus} | {one:.2f} | {ten:.2f} | {ten - one:.2f} | {ten / one:.2f}× |")
+
+
+def remote_session(env):
+    """A session on the host (the first remote call installs kpty there when needed, and
+    opens the channel); its id."""
+    made = timed([KPTY, "--host", "benchbox", "--json", "create", "--env", "KPTY_USER_BASHRC=/dev/null"], env)[1]
+    return json.loads(made)["session_id"]
+
+
+def report(env, ssh, run):
+    """(s1)-(s3) as Markdown; (s3)'s medians."""
     remote = [KPTY, "--host", "benchbox"]
     local_sid = json.loads(timed([KPTY, "--json", "create"], env)[1])["session_id"]
-    # The first remote call installs kpty there (when needed) and opens the channel.
-    made = timed([*remote, "--json", "create", "--env", "KPTY_USER_BASHRC=/dev/null"], env)[1]
-    remote_sid = json.loads(made)["session_id"]
+    remote_sid = remote_session(env)
     master = [*ssh, "-o", f"ControlPath={run}/ssh/%C", "benchbox"]
     for _ in range(3):
         timed([KPTY, "talk", "-s", local_sid, "echo hi"], env)
@@ -187,6 +243,7 @@ def report(env, ssh, run, remote_dir):
     print()
     verdict = "PASS" if ten <= 1.5 * one else "FAIL"
     print(f"`list --all-hosts`, ten aliases / one host: {ten / one:.2f}× (target: at most 1.5×) — **{verdict}**")
+    return one, ten
 
 
 def rc_cost():

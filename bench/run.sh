@@ -23,7 +23,7 @@
 #       evidence pack (bench/recording.py)
 #   (s) other machines over a loopback sshd: a warm remote talk vs a local one and vs ssh over a
 #       ControlMaster, a cold first call vs `ssh host true`, `list --all-hosts` over ten
-#       aliases vs one (bench/remote.py)
+#       aliases vs one, and the same with every process of it on one CPU (bench/remote.py)
 #   the host's floors: a pipe round trip across CPUs and on one, a raw PTY round trip to bash
 # Writes bench/results/ (raw JSON, git-ignored, plus summary.md) and regenerates BENCHMARKS.md.
 #
@@ -344,7 +344,7 @@ EOF
   printf 'bench/recording.py: whole `kpty` processes; a recorded session and one made with `--no-record` timed in alternation; the cast'"'"'s growth against the output offset; a PNG screenshot of a 200×50 screen of coloured text; an evidence pack of a 10-command range.\n\n'
   cat "$RES/recording.md"
   printf '\n### (s) Other machines: `--host` over OpenSSH\n\n'
-  printf 'bench/remote.py: a private sshd on 127.0.0.1 (its own host key and client config; `benchbox` and ten aliases of it); whole `kpty` processes, medians, the local and remote talks and the ssh command interleaved run by run; both sessions'"'"' shells without the user'"'"'s ~/.bashrc. The cold call starts from an empty runtime directory (no ControlMaster, no channel; the kpty there already installed).\n\n'
+  printf 'bench/remote.py: a private sshd on 127.0.0.1 (its own host key and client config; `benchbox` and ten aliases of it); whole `kpty` processes, medians, the local and remote talks and the ssh command interleaved run by run; both sessions'"'"' shells without the user'"'"'s ~/.bashrc. The cold call starts from an empty runtime directory (no ControlMaster, no channel; the kpty there already installed). `list --all-hosts` is then timed again with every process of it (sshd and what it runs, the channels, the holders) started from a process pinned to one CPU.\n\n'
   cat "$RES/remote.md"
   printf '\n### (e) The command policy: cost per line\n\n'
   printf 'In process (`cargo bench --bench policy`, bench/policy.rs): parse, expand and judge one line, as every talk/send_line does before typing; median and p99 of 200 rounds.\n\n'
