@@ -135,18 +135,7 @@ fn a_talk_cancelled_before_its_command_is_typed_runs_nothing() {
 fn untyped(sh: &str) {
     let env = Env::new();
     let id = env.create(&["--shell", sh]);
-    // The next prompt, once: 5 s in a command substitution (`drawing` says it began), then
-    // the prompt as it was, its input-start marker kept.
-    let slow = "$(if [ -e slow ]; then rm slow; touch drawing; sleep 5; fi)";
-    let line = match sh {
-        "zsh" => format!("setopt prompt_subst; PS1='{slow}'\"$PS1\"; touch slow"),
-        _ => format!("PS1='{slow}'\"$PS1\"; touch slow"),
-    };
-    env.ok(&["send-line", "-s", &id, &line]);
-    let drawing = env.home().join("drawing");
-    wait_for(10_000, &format!("{sh}: the slow prompt"), || {
-        drawing.exists()
-    });
+    slow_next_prompt(&env, &id, sh, sh);
     let talk = "touch ran";
     let child = spawn(env.cmd(&["--json", "talk", "-s", &id, talk]));
     // The talk is let in, and waits for the prompt's input start before it types.
@@ -200,18 +189,7 @@ fn hung_up_while_let_in(wait: LetInWait, sh: &str) {
     let mut resume = None;
     let mut talk = vec!["--json", "talk", "-s", &id];
     match wait {
-        LetInWait::SlowPrompt => {
-            let slow = "$(if [ -e slow ]; then rm slow; touch drawing; sleep 5; fi)";
-            let line = match sh {
-                "zsh" => format!("setopt prompt_subst; PS1='{slow}'\"$PS1\"; touch slow"),
-                _ => format!("PS1='{slow}'\"$PS1\"; touch slow"),
-            };
-            env.ok(&["send-line", "-s", &id, &line]);
-            let drawing = env.home().join("drawing");
-            wait_for(10_000, &format!("{what}: the slow prompt"), || {
-                drawing.exists()
-            });
-        }
+        LetInWait::SlowPrompt => slow_next_prompt(&env, &id, sh, &what),
         LetInWait::LineToClear => {
             let shell = env.entry(&id)["pid"].as_i64().expect("the shell's pid");
             let shell = rustix::process::Pid::from_raw(shell as i32).expect("pid");
@@ -244,6 +222,22 @@ fn hung_up_while_let_in(wait: LetInWait, sh: &str) {
         !env.home().join("ran").exists(),
         "{what}: the command of a talk whose caller hung up ran; then {after}"
     );
+}
+
+/// Make the session's next prompt slow to draw, once: 5 s in a command substitution
+/// between its start (OSC 133 A) and its input start (B), the prompt as it was after it;
+/// returns once that prompt has begun drawing. For bash and zsh.
+fn slow_next_prompt(env: &Env, id: &str, sh: &str, what: &str) {
+    let slow = "$(if [ -e slow ]; then rm slow; touch drawing; sleep 5; fi)";
+    let line = match sh {
+        "zsh" => format!("setopt prompt_subst; PS1='{slow}'\"$PS1\"; touch slow"),
+        _ => format!("PS1='{slow}'\"$PS1\"; touch slow"),
+    };
+    env.ok(&["send-line", "-s", id, &line]);
+    let drawing = env.home().join("drawing");
+    wait_for(10_000, &format!("{what}: the slow prompt"), || {
+        drawing.exists()
+    });
 }
 
 /// The command in front catches the Ctrl-C, then starts another program in its place
